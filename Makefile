@@ -1,0 +1,28 @@
+# Everything a fresh machine needs: `make demo` and `make test` create .venv and install.
+VENV   ?= .venv
+PY     := $(VENV)/bin/python
+# torch is installed first and pinned: a range that admits a newer release would make
+# pip fetch a multi-GB CUDA build. numpy stops `import torch` warning into every capture.
+TORCH  := torch==2.13.0
+
+.PHONY: install demo test validate bench clean
+
+install: $(VENV)/.installed
+
+$(VENV)/.installed: pyproject.toml Makefile
+	test -x $(PY) || python3 -m venv $(VENV)
+	$(PY) -m pip install -q --disable-pip-version-check $(TORCH) numpy
+	$(PY) -m pip install -q --disable-pip-version-check -e '.[test]'
+	touch $@
+
+demo: install
+	$(VENV)/bin/graders demo
+
+test: install
+	$(VENV)/bin/pytest -q
+
+validate: install
+	$(VENV)/bin/graders validate
+
+clean:
+	rm -rf $(VENV) .graders-cache autograded release build *.egg-info

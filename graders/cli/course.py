@@ -1,0 +1,49 @@
+"""Commands about the course itself: validate, schema, key."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import click
+
+from . import course_option, isolation_option, main
+
+
+@main.command()
+@course_option
+@click.option("--no-truth", is_flag=True, help="Check the files only; do not run torch.")
+@isolation_option
+def validate(course: Path | None, no_truth: bool, isolation: str) -> None:
+    """Check course.yml and every exercise; report every problem as path:line:column."""
+    from ..validate import validate_course
+
+    click.echo(str(validate_course(course, truth=not no_truth, isolation=isolation)))
+
+
+@main.command()
+def schema() -> None:
+    """Print the JSON Schema of exercise files (for editors)."""
+    from ..schema import exercise_schema
+
+    click.echo(json.dumps(exercise_schema(), indent=2, ensure_ascii=False))
+
+
+@main.command()
+@click.argument("assignment")
+@course_option
+@click.option("--json", "as_json", is_flag=True, help="Print {item: answer} as JSON, usable as an answers file's 'answers'.")
+@isolation_option
+def key(assignment: str, course: Path | None, as_json: bool, isolation: str) -> None:
+    """Print the answer key of ASSIGNMENT, computed by running torch."""
+    from ..grade import prepare_assignment
+    from ..key import answer_key
+    from ..tables import key_table, print_table
+    from ..workspace import open_workspace
+
+    with open_workspace(course, isolation=isolation) as ws:
+        answers = answer_key(prepare_assignment(ws.loaded, assignment, ws.ctx))
+    if as_json:
+        click.echo(json.dumps(answers, indent=2, ensure_ascii=False))
+    else:
+        print_table(key_table(answers))

@@ -1,0 +1,68 @@
+"""Commands that grade: grade (answers files) and demo (the bundled examples)."""
+
+from __future__ import annotations
+
+import json
+from datetime import datetime, timezone
+from pathlib import Path
+
+import click
+
+from ..errors import ExitCode
+from . import course_option, exit_with, isolation_option, main
+
+
+@main.command()
+@click.argument("assignment")
+@click.argument("files", nargs=-1, required=True, type=click.Path(path_type=Path))
+@course_option
+@click.option("--json", "as_json", is_flag=True, help="Print the results document (and nothing else).")
+@click.option("--workers", type=click.IntRange(1, 64), default=1, show_default=True)
+@isolation_option
+def grade(assignment: str, files: tuple[Path, ...], course: Path | None, as_json: bool, workers: int, isolation: str) -> None:
+    """Grade answers FILES (YAML) for ASSIGNMENT; print a table or the results document."""
+    doc = grade_files_document(assignment, list(files), course, workers, isolation)
+    _show(doc, as_json)
+    exit_with(ExitCode.SOME_UNGRADED if any(s["status"] == "ungradable" for s in doc["students"]) else ExitCode.OK)
+
+
+@main.command()
+@course_option
+@isolation_option
+def demo(course: Path | None, isolation: str) -> None:
+    """Grade the bundled example answers of the first assignment and print the table."""
+    from ..workspace import load
+
+    loaded = load(course)
+    first = loaded.course.assignments[0].id
+    files = sorted((loaded.root / "examples" / first).glob("*.yml"))
+    if not files:
+        raise click.ClickException(f"no example answers in {loaded.root / 'examples' / first}")
+    _show(grade_files_document(first, files, course, 1, isolation), as_json=False)
+
+
+def grade_files_document(assignment: str, files: list[Path], course: Path | None, workers: int, isolation: str) -> dict:
+    """Grade answers files and build the results document."""
+    from ..answersfile import grade_answer_files
+    from ..grade import prepare_assignment
+    from ..results import results_document
+    from ..truth import torch_version
+    from ..workspace import open_workspace
+
+    with open_workspace(course, isolation=isolation, workers=workers) as ws:
+        prep = prepare_assignment(ws.loaded, assignment, ws.ctx)
+        results = grade_answer_files(prep, files, workers)
+        graded_at = datetime.now(timezone.utc).isoformat(timespec="seconds")
+        return results_document(ws.loaded.course.id, assignment, torch_version(), graded_at, ws.isolation, results)
+
+
+def _show(doc: dict, as_json: bool) -> None:
+    from ..tables import print_table, results_table
+
+    if as_json:
+        click.echo(json.dumps(doc, indent=2, ensure_ascii=False))
+        return
+    print_table(results_table(doc))
+    for s in doc["students"]:
+        if s["error"]:
+            click.echo(f"{s['student']}: {s['error']}", err=True)

@@ -1,0 +1,68 @@
+"""The three outcomes kept apart: a learner who is wrong is not an error at all; a
+broken submission is a ``SubmissionError``; a broken course is a ``SpecError``.
+
+``ExitCode`` is what every command returns, in the spirit of pytest's.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from enum import IntEnum
+
+
+class ExitCode(IntEnum):
+    """Process exit codes shared by every command."""
+
+    OK = 0
+    SOME_UNGRADED = 1  # grading ran, but some submission could not be graded
+    USAGE = 2  # bad arguments, or the course itself is broken
+    INTERNAL = 3  # a bug in graders
+
+
+class GraderError(Exception):
+    """Base of the errors a user can act on; the CLI prints them without a traceback."""
+
+    exit_code: ExitCode = ExitCode.USAGE
+
+
+@dataclass(frozen=True)
+class Location:
+    """A place in a course file: ``path:line:column`` (1-based, as editors count)."""
+
+    path: str
+    line: int = 0
+    column: int = 0
+
+    def __str__(self) -> str:
+        if not self.line:
+            return self.path
+        return f"{self.path}:{self.line}:{self.column}"
+
+
+@dataclass(frozen=True)
+class Problem:
+    """One thing wrong with the course, where it is and what is wrong."""
+
+    location: Location
+    message: str
+
+    def __str__(self) -> str:
+        return f"{self.location}: {self.message}"
+
+
+class SpecError(GraderError):
+    """The course files are broken; carries every problem found, not only the first."""
+
+    def __init__(self, problems: list[Problem]) -> None:
+        self.problems = sorted(problems, key=lambda p: (p.location.path, p.location.line, p.location.column))
+        super().__init__("\n".join(str(p) for p in self.problems))
+
+
+class SubmissionError(GraderError):
+    """A submission cannot be read at all (not a notebook, too large, …)."""
+
+    exit_code = ExitCode.SOME_UNGRADED
+
+
+class UsageError(GraderError):
+    """The command was called wrongly (unknown assignment, missing file, …)."""

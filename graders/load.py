@@ -1,0 +1,206 @@
+"""Read ``course.yml`` and ``exercises/*.yml`` into validated models.
+
+Validation happens once, early and all at once: every problem in every file is
+collected and raised together as a ``SpecError``, each as ``path:line:column: message``.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from pydantic import BaseModel, ValidationError
+
+from .errors import Location, Problem, SpecError, UsageError
+from .registry import Kind, did_you_mean, get_kind, known_kinds
+from .spec import SECTIONS, Course, ExerciseBase
+from .yamlsource import Marks, read_yaml
+
+COURSE_FILE = "course.yml"
+EXERCISES_DIR = "exercises"
+
+
+@dataclass(frozen=True)
+class LoadedExercise:
+    """An exercise, the kind that grades it, and where its values are in its file."""
+
+    exercise: Any  # the kind's model, a subclass of ExerciseBase
+    kind: Kind
+    marks: Marks
+
+
+@dataclass(frozen=True)
+class LoadedCourse:
+    """A whole course, valid: every exercise an assignment names exists."""
+
+    root: Path
+    course: Course
+    marks: Marks
+    exercises: dict[str, LoadedExercise]
+
+
+def find_course(course: Path | None) -> Path:
+    """The course.yml to use: ``--course PATH`` (file or folder) or the current folder's."""
+    path = Path(course) if course else Path.cwd()
+    if path.is_dir():
+        path = path / COURSE_FILE
+    if not path.is_file():
+        raise UsageError(f"no course file at {path} (run inside a course folder or pass --course)")
+    return path
+
+
+def load_course(course_file: Path) -> LoadedCourse:
+    """Load and validate a course; raise ``SpecError`` listing every problem found."""
+    root = course_file.parent
+    course, marks, problems = _load_course_file(course_file, root)
+    exercises: dict[str, LoadedExercise] = {}
+    for path in sorted((root / EXERCISES_DIR).glob("*.y*ml")):
+        loaded, found = load_exercise(path, root)
+        problems += found
+        if loaded is not None:
+            exercises[loaded.exercise.id] = loaded
+    if course is not None:
+        problems += _missing_exercises(course, marks, exercises, root)
+    if problems:
+        raise SpecError(problems)
+    assert course is not None
+    return LoadedCourse(root, course, marks, exercises)
+
+
+def load_exercise(path: Path, root: Path) -> tuple[LoadedExercise | None, list[Problem]]:
+    """Load one exercise file with the model of its kind."""
+    shown = _shown(path, root)
+    data, marks, problems = read_yaml(path, shown)
+    if data is None:
+        return None, problems
+    if not isinstance(data, dict):
+        return None, problems + [Problem(marks.at(()), "an exercise file must be a mapping")]
+    kind = _kind_of(data, marks, problems)
+    if kind is None:
+        return None, problems
+    exercise = _validate(kind.model, data, marks, problems)
+    if exercise is None:
+        return None, problems
+    problems += _common_checks(exercise, path, marks) + kind.check(exercise, marks, root)
+    return (LoadedExercise(exercise, kind, marks) if not problems else None), problems
+
+
+def _load_course_file(path: Path, root: Path) -> tuple[Course | None, Marks, list[Problem]]:
+    data, marks, problems = read_yaml(path, _shown(path, root))
+    if data is None:
+        return None, marks, problems
+    course = _validate(Course, data, marks, problems)
+    if course is not None:
+        problems += _duplicate_ids([a.id for a in course.assignments], ("assignments",), marks, "assignment")
+    return course, marks, problems
+
+
+def _kind_of(data: dict[str, Any], marks: Marks, problems: list[Problem]) -> Kind | None:
+    name = data.get("kind")
+    if name is None:
+        problems.append(Problem(marks.at(()), f"missing required field 'kind' (one of: {', '.join(known_kinds())})"))
+        return None
+    kind = get_kind(str(name))
+    if kind is None:
+        hint = did_you_mean(str(name), known_kinds())
+        problems.append(Problem(marks.at(("kind",)), f"kind: unknown kind '{name}'{hint}"))
+    return kind
+
+
+def _validate(model: type[BaseModel], data: Any, marks: Marks, problems: list[Problem]) -> Any:
+    try:
+        return model.model_validate(data)
+    except ValidationError as exc:
+        problems += [_problem_from(err, model, marks) for err in exc.errors()]
+        return None
+
+
+def _problem_from(err: Any, model: type[BaseModel], marks: Marks) -> Problem:
+    loc = tuple(err["loc"])
+    dotted = _dotted(loc)
+    if err["type"] == "extra_forbidden":
+        parent = _fields_at(model, loc[:-1])
+        hint = did_you_mean(str(loc[-1]), parent)
+        return Problem(marks.at(loc), f"{dotted}: unknown key{hint}")
+    if err["type"] == "missing":
+        return Problem(marks.at(loc[:-1]), f"{dotted}: missing required field")
+    got = err.get("input")
+    shown = f", got {got!r:.60}" if not isinstance(got, (dict, list)) else ""
+    message = err["msg"].removeprefix("Value error, ")
+    return Problem(marks.at(loc), f"{dotted}: {message}{shown}")
+
+
+def _dotted(loc: tuple[Any, ...]) -> str:
+    out = ""
+    for part in loc:
+        out += f"[{part}]" if isinstance(part, int) else (f".{part}" if out else str(part))
+    return out or "(file)"
+
+
+def _fields_at(model: type[BaseModel], loc: tuple[Any, ...]) -> list[str]:
+    """The field names that are allowed at ``loc``, for did-you-mean hints."""
+    current: Any = model
+    for part in loc:
+        if isinstance(part, int):
+            continue
+        field = getattr(current, "model_fields", {}).get(part)
+        if field is None:
+            return []
+        current = _inner_model(field.annotation)
+    return list(getattr(current, "model_fields", {}))
+
+
+def _inner_model(annotation: Any) -> Any:
+    if isinstance(annotation, type) and issubclass(annotation, BaseModel):
+        return annotation
+    for arg in getattr(annotation, "__args__", ()):
+        found = _inner_model(arg)
+        if found is not None:
+            return found
+    return None
+
+
+def _common_checks(exercise: ExerciseBase, path: Path, marks: Marks) -> list[Problem]:
+    problems = []
+    if exercise.id != path.stem:
+        problems.append(Problem(marks.at(("id",)), f"id: '{exercise.id}' must equal the file name '{path.stem}'"))
+    if exercise.section not in SECTIONS:
+        hint = did_you_mean(exercise.section, list(SECTIONS))
+        problems.append(Problem(marks.at(("section",)), f"section: '{exercise.section}' is not an article section ({', '.join(SECTIONS)}){hint}"))
+    return problems
+
+
+def _missing_exercises(course: Course, marks: Marks, exercises: dict[str, LoadedExercise], root: Path) -> list[Problem]:
+    problems = []
+    for a_index, assignment in enumerate(course.assignments):
+        ids = [item.id for item in assignment.exercises]
+        problems += _duplicate_ids(ids, ("assignments", a_index, "exercises"), marks, "exercise")
+        for e_index, exercise_id in enumerate(ids):
+            if exercise_id not in exercises and not (root / EXERCISES_DIR / f"{exercise_id}.yml").exists():
+                hint = did_you_mean(exercise_id, list(exercises))
+                where = marks.at(("assignments", a_index, "exercises", e_index))
+                problems.append(Problem(where, f"assignment '{assignment.id}' names a missing exercise '{exercise_id}'{hint}"))
+    return problems
+
+
+def _duplicate_ids(ids: list[str], key: tuple[Any, ...], marks: Marks, what: str) -> list[Problem]:
+    seen: set[str] = set()
+    problems = []
+    for index, ident in enumerate(ids):
+        if ident in seen:
+            problems.append(Problem(marks.at(key + (index,)), f"duplicate {what} id '{ident}'"))
+        seen.add(ident)
+    return problems
+
+
+def _shown(path: Path, root: Path) -> str:
+    try:
+        return str(path.resolve().relative_to(root.resolve()))
+    except ValueError:
+        return str(path)
+
+
+def location_of(loaded: LoadedExercise, *key: Any) -> Location:
+    """Where ``key`` is in an exercise's file (for problems found after loading)."""
+    return loaded.marks.at(key)

@@ -1,0 +1,86 @@
+"""The truth engine, parent side: ask torch (in a sandbox child) what each question gives.
+
+Truths are cached on disk by exercise content hash + seed + torch version, so a course
+is run through torch once per change, not once per student or per command.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from functools import lru_cache
+from importlib import metadata
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from .registry import Context
+    from .sandbox import Limits
+
+TRUTH_TASK = "graders.truth_child:compute"
+
+
+@lru_cache(maxsize=1)
+def torch_version() -> str:
+    """The installed torch version, read without importing torch (which takes seconds)."""
+    try:
+        return metadata.version("torch")
+    except metadata.PackageNotFoundError:
+        return "unknown"
+
+
+def compute_truth(exercise_id: str, content_hash: str, payload: dict[str, Any], ctx: "Context") -> dict[str, Any]:
+    """Run ``payload`` through ``graders.truth_child`` (cached). Never raises for torch errors.
+
+    Returns the child's result, or ``{"error": message}`` when the child failed as a whole
+    (crash, timeout): that is the course author's problem, reported by ``validate``.
+    """
+    cache = _cache_file(ctx, exercise_id, content_hash, payload.get("seed", 0))
+    cached = _read_cache(cache)
+    if cached is not None:
+        return cached
+    outcome = ctx.runner.run(_job(TRUTH_TASK, payload, ctx))
+    if outcome.status != "ok" or outcome.result is None:
+        return {"error": f"computing the truth failed ({outcome.status}): {outcome.message}"}
+    _write_cache(cache, outcome.result)
+    return outcome.result
+
+
+def _job(task: str, payload: dict[str, Any], ctx: "Context") -> Any:
+    from .sandbox import Job
+
+    return Job(task=task, payload=payload, limits=course_limits(ctx))
+
+
+def course_limits(ctx: "Context") -> "Limits":
+    """The sandbox limits the course asks for."""
+    from .sandbox import Limits
+
+    return Limits(timeout_s=ctx.course.limits.timeout_s, memory_mib=ctx.course.limits.memory_mib)
+
+
+def _cache_file(ctx: "Context", exercise_id: str, content_hash: str, seed: int) -> Path | None:
+    if ctx.cache_dir is None:
+        return None
+    return ctx.cache_dir / "truth" / f"{exercise_id}-{content_hash}-s{seed}-torch{torch_version()}.json"
+
+
+def _read_cache(path: Path | None) -> dict[str, Any] | None:
+    if path is None or not path.is_file():
+        return None
+    try:
+        return json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return None  # a damaged cache entry is recomputed, not trusted
+
+
+def _write_cache(path: Path | None, data: dict[str, Any]) -> None:
+    if path is None:
+        return
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        tmp = path.with_suffix(f".{os.getpid()}.tmp")
+        tmp.write_text(json.dumps(data), encoding="utf-8")
+        os.replace(tmp, path)  # atomic: concurrent graders never read half a file
+    except OSError:
+        pass  # a read-only course folder still grades, only slower
