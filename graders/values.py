@@ -168,15 +168,18 @@ def _checked(value: Value) -> Value:
             and all(isinstance(fields[k], (str, type(None))) for k in _OPTIONAL_STR if k in fields)
             and all(isinstance(fields[k], (bool, type(None))) for k in _OPTIONAL_BOOL if k in fields)):
         raise ValueError(f"a field of {type(value).__name__} has the wrong type")
-    if isinstance(value, TensorValue) and nested_shape(value.values) != _listed_shape(value.shape):
+    if isinstance(value, TensorValue) and nested_shape(value.values) != listed_shape(value.shape):
         raise ValueError(f"tensor values do not have shape {value.shape}")
     if isinstance(value, Scalar) and not (value.value is None or _is_number(value.value) or isinstance(value.value, str)):
         raise ValueError(f"not a scalar: {value.value!r:.40}")
     return value
 
 
-def _listed_shape(shape: tuple[int, ...]) -> tuple[int, ...]:
-    # tolist() stops at the first empty dimension: shape (0, 3) lists as [], (2, 0, 3) as [[], []]
+def listed_shape(shape: tuple[int, ...]) -> tuple[int, ...]:
+    """The shape ``tolist()`` shows: it stops at the first empty dimension.
+
+    Shape (0, 3) lists as ``[]`` and (2, 0, 3) as ``[[], []]``.
+    """
     return shape[: shape.index(0) + 1] if 0 in shape else shape
 
 
