@@ -31,15 +31,15 @@ import re
 
 from .literals import DTYPE_ALIASES, DTYPES, dtype_kind, literal_dtype, render_answer
 from .values import (
-    DtypeValue, Name, Nested, NoError, Scalar, Sequence, SizeValue, TensorValue, Value,
-    listed_shape, nested_shape,
+    DtypeValue, Name, Nested, NoError, Opaque, Scalar, Sequence, SizeValue, TensorValue,
+    Value, listed_shape, nested_shape,
 )
 
-__all__ = ["AnswerSyntaxError", "parse_answer", "render_answer", "ACCEPTED_FORMS", "NO_ERROR_PHRASES"]
+__all__ = ["AnswerSyntaxError", "parse_answer", "render_answer", "is_writable", "ACCEPTED_FORMS", "NO_ERROR_PHRASES"]
 
 MAX_CHARS = 10_000
 MAX_DEPTH = 32
-MAX_ELEMENTS = 10_000
+MAX_ELEMENTS = 4096  # nodes; well below what MAX_CHARS allows (~5000)
 
 ACCEPTED_FORMS = (
     "Write a Python literal (2, 2.5, True, None, 'text', (1, 2)), a tensor as torch prints it "
@@ -77,6 +77,21 @@ def parse_answer(text: str) -> Value:
         return NoError()
     source = _ANGLE_OR_STRING.sub(lambda m: m["str"] or m["name"], source)
     return _Reader(source).value(_parse(source), 0)
+
+
+def is_writable(value: Value) -> bool:
+    """Whether a learner can write ``value``: it renders to an answer the parser accepts.
+
+    False for ``Opaque`` values and for values too big or too deeply nested for the
+    answer limits (a truth like that cannot be asked as a prediction).
+    """
+    if isinstance(value, Opaque):
+        return False
+    try:
+        parse_answer(render_answer(value))
+    except AnswerSyntaxError:
+        return False
+    return True
 
 
 def _parse(source: str) -> ast.expr:

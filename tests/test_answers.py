@@ -1,0 +1,282 @@
+"""The answer parser: what a learner may write, what it means, and what is refused.
+
+Answers are parsed, never run: hostile text must come back as AnswerSyntaxError with a
+learner-facing reason, and must not do anything.
+"""
+
+from __future__ import annotations
+
+import math
+import random
+
+import pytest
+
+from graders.answers import (
+    ACCEPTED_FORMS, MAX_CHARS, MAX_ELEMENTS, AnswerSyntaxError, is_writable, parse_answer, render_answer,
+)
+from graders.compare import compare
+from graders.literals import DTYPES
+from graders.values import (
+    DtypeValue, ExceptionValue, GradFnValue, Name, NoError, Opaque, Scalar, Sequence,
+    SizeValue, TensorValue, Value,
+)
+
+
+def T(values, shape=(), dtype=None, requires_grad=None, grad_fn=None) -> TensorValue:  # noqa: N802
+    """An answer-side tensor: flags the learner did not write stay None."""
+    return TensorValue(values, shape, dtype, requires_grad, None, grad_fn)
+
+
+def seq(kind: str, *items: object) -> Sequence:
+    return Sequence(kind, tuple(Scalar(i) for i in items))
+
+
+ACCEPTED = [
+    # Python literals
+    ("int", "2", Scalar(2)),
+    ("negative int", "-3", Scalar(-3)),
+    ("float", "2.5", Scalar(2.5)),
+    ("float with trailing dot", "2.", Scalar(2.0)),
+    ("scientific", "1.0000e-08", Scalar(1e-08)),
+    ("typographic minus", "\u22122", Scalar(-2)),
+    ("True", "True", Scalar(True)),
+    ("None", "None", Scalar(None)),
+    ("string", "'hello'", Scalar("hello")),
+    ("unicode string", "'grad \u00fcber alles'", Scalar("grad \u00fcber alles")),
+    ("string with angle brackets kept", "'<MulBackward0>'", Scalar("<MulBackward0>")),
+    ("nan", "nan", Scalar(math.nan)),
+    ("minus inf", "-inf", Scalar(-math.inf)),
+    ("tuple", "(True, False)", seq("tuple", True, False)),
+    ("one-tuple", "(1,)", seq("tuple", 1)),
+    ("list", "[1, 2]", seq("list", 1, 2)),
+    ("empty tuple", "()", Sequence("tuple", ())),
+    ("surrounding whitespace", "  \n 7 \t", Scalar(7)),
+    # tensors as torch prints them
+    ("0-dim float tensor", "tensor(5.)", T(5.0)),
+    ("0-dim int tensor", "tensor(2)", T(2)),
+    ("torch.tensor spelling", "torch.tensor(2.)", T(2.0)),
+    ("matrix", "tensor([[1., 2.], [3., 4.]])", T([[1.0, 2.0], [3.0, 4.0]], (2, 2))),
+    ("tuple rows", "tensor(((1, 2), (3, 4)))", T([[1, 2], [3, 4]], (2, 2))),
+    ("requires_grad", "tensor(1., requires_grad=True)", T(1.0, requires_grad=True)),
+    ("requires_grad False", "tensor(1., requires_grad=False)", T(1.0, requires_grad=False)),
+    ("grad_fn in angle brackets", "tensor(2., grad_fn=<MulBackward0>)", T(2.0, grad_fn="MulBackward0")),
+    ("grad_fn bare", "tensor(2., grad_fn=MulBackward0)", T(2.0, grad_fn="MulBackward0")),
+    ("grad_fn without version", "tensor(1., grad_fn=<SelectBackward>)", T(1.0, grad_fn="SelectBackward")),
+    ("dtype converts values", "tensor([1, 2], dtype=torch.float64)", T([1.0, 2.0], (2,), "float64")),
+    ("dtype alias", "tensor([1, 2], dtype=torch.long)", T([1, 2], (2,), "int64")),
+    ("bool dtype", "tensor([1, 0], dtype=torch.bool)", T([True, False], (2,), "bool")),
+    ("int dtype truncates like torch", "tensor(1.7, dtype=torch.int32)", T(1, (), "int32")),
+    ("mixed literal becomes float", "tensor([1, 2.5, True])", T([1.0, 2.5, 1.0], (3,))),
+    ("bool tensor", "tensor([True, False])", T([True, False], (2,))),
+    ("nan and inf", "tensor([nan, inf, -inf])", T([math.nan, math.inf, -math.inf], (3,))),
+    ("torch's scientific print", "tensor([1.0000e-08, 1.0000e+00])", T([1e-08, 1.0], (2,))),
+    ("empty", "tensor([])", T([], (0,))),
+    ("empty with size", "tensor([], size=(0, 3))", T([], (0, 3))),
+    ("empty rows with size", "tensor([], size=(3, 0))", T([[], [], []], (3, 0))),
+    ("fullwidth letters normalise like Python", "\uff54\uff45\uff4e\uff53\uff4f\uff52(1)", T(1)),
+    # torch objects
+    ("Size", "torch.Size([3, 4])", SizeValue((3, 4))),
+    ("empty Size", "torch.Size([])", SizeValue(())),
+    ("dtype", "torch.float32", DtypeValue("float32")),
+    ("dtype alias double", "torch.double", DtypeValue("float64")),
+    # names: compare decides what they mean
+    ("exception name", "RuntimeError", Name("RuntimeError")),
+    ("grad_fn in brackets", "<CloneBackward0>", Name("CloneBackward0")),
+    ("grad_fn object repr", "<CloneBackward0 object at 0x7f3a2c1b9e50>", Name("CloneBackward0")),
+    ("custom Function repr", "<torch.autograd.function.MyFnBackward object at 0x7f>", Name("MyFnBackward")),
+    # no error
+    ("no error", "no error", NoError()),
+    ("No Error.", "No Error.", NoError()),
+    ("no exception", "  no   exception ", NoError()),
+]
+
+
+@pytest.mark.parametrize(("text", "expected"), [pytest.param(t, v, id=i) for i, t, v in ACCEPTED])
+def test_accepted_forms(text: str, expected: Value) -> None:
+    got = parse_answer(text)
+    assert repr(got) == repr(expected)  # repr: nan == nan, and 2 vs 2.0 vs True differ
+
+
+REJECTED = [
+    ("empty", "   ", "it is empty"),
+    ("arithmetic", "1 + 2", "arithmetic is not worked out"),
+    ("comparison", "a == b", "comparisons are not worked out"),
+    ("indexing", "tensor([1, 2])[0]", "indexing is not worked out"),
+    ("lambda", "lambda: 1", "functions are not answers"),
+    ("dict", "{'a': 1}", "dicts are not answer forms"),
+    ("set", "{1, 2}", "sets are not answer forms"),
+    ("bytes", "b'x'", "only numbers, strings"),
+    ("complex", "1j", "only numbers, strings"),
+    ("ellipsis", "...", "only numbers, strings"),
+    ("f-string", "f'{x}'", "not an answer form"),
+    ("other torch call", "torch.ones(3)", "only calls allowed are tensor(...) and torch.Size"),
+    ("method call", "a.clone()", "only calls allowed"),
+    ("attribute chain", "torch.nn.Linear", "only torch names allowed are dtypes"),
+    ("other attribute", "os.system", "only torch names allowed are dtypes"),
+    ("unknown dtype", "torch.float33", "only torch names allowed are dtypes"),
+    ("ragged tensor", "tensor([[1, 2], [3]])", "different lengths"),
+    ("string in tensor", "tensor(['a'])", "is not a number"),
+    ("None in tensor", "tensor([1, None])", "is not a number"),
+    ("signed bool", "tensor(-True)", "a sign goes before a number"),
+    ("two values", "tensor(1, 2)", "takes exactly one value"),
+    ("no value", "tensor()", "takes exactly one value"),
+    ("starred", "tensor(*[1])", "takes exactly one value"),
+    ("unknown keyword", "tensor(1., device='cpu')", "does not take device="),
+    ("double-star keywords", "tensor(1., **{'a': 1})", "does not take **="),
+    ("grad_fn None", "tensor(1., grad_fn=None)", "grad_fn= takes a name"),
+    ("requires_grad not bool", "tensor(1., requires_grad=1)", "requires_grad= takes True or False"),
+    ("size of a non-empty tensor", "tensor([1.], size=(1,))", "size=... is only for empty tensors"),
+    ("huge empty size", "tensor([], size=(1000000000, 0))", "size=... is only for empty tensors"),
+    ("size not matching", "tensor([[]], size=(2, 0))", "do not match size"),
+    ("negative Size", "torch.Size([-1])", "not a list of sizes"),
+    ("Size of floats", "torch.Size([1.5])", "not a list of sizes"),
+    ("Size with keyword", "torch.Size([1], x=1)", "torch.Size takes one list"),
+    ("nan in an int tensor", "tensor(nan, dtype=torch.int64)", "cannot hold nan"),
+    ("overflowing float", "1e999", "too large for a float"),
+    ("overflow in tensor", "tensor([1e999])", "too large for a float"),
+    ("syntax error", "tensor([1, 2", "not valid Python syntax"),
+    ("null byte", "1\x00", "not valid Python syntax"),
+    ("statement", "import os", "not valid Python syntax"),
+    ("walrus", "(x := 1)", "not an answer form"),
+]
+
+
+@pytest.mark.parametrize(("text", "fragment"), [pytest.param(t, f, id=i) for i, t, f in REJECTED])
+def test_rejected_forms_say_why(text: str, fragment: str) -> None:
+    with pytest.raises(AnswerSyntaxError) as info:
+        parse_answer(text)
+    assert fragment in info.value.reason
+    assert ACCEPTED_FORMS in str(info.value)  # the learner sees what to write instead
+
+
+def test_error_is_a_value_error() -> None:
+    assert issubclass(AnswerSyntaxError, ValueError)
+
+
+def test_import_call_is_refused_and_runs_nothing(tmp_path, monkeypatch) -> None:
+    monkeypatch.chdir(tmp_path)
+    with pytest.raises(AnswerSyntaxError):
+        parse_answer("__import__('os').system('touch x')")
+    with pytest.raises(AnswerSyntaxError):
+        parse_answer("tensor(__import__('os').system('touch y'))")
+    assert list(tmp_path.iterdir()) == []
+
+
+@pytest.mark.parametrize("depth", [33, 1000, 4999], ids=lambda d: f"depth-{d}")
+def test_deep_nesting_is_refused_not_recursion_error(depth: int) -> None:
+    for text in ("[" * depth + "]" * depth, f"tensor({'[' * depth}1{']' * depth})"):
+        with pytest.raises(AnswerSyntaxError, match="nested"):
+            parse_answer(text[:MAX_CHARS])
+
+
+def test_long_chain_of_signs_is_refused() -> None:
+    with pytest.raises(AnswerSyntaxError, match="nested"):
+        parse_answer("-" * (MAX_CHARS - 1) + "1")
+
+
+def test_brackets_inside_strings_do_not_count_as_nesting() -> None:
+    assert parse_answer(repr("(" * 100)) == Scalar("(" * 100)
+
+
+@pytest.mark.parametrize("size", [MAX_CHARS + 1, 1 << 20], ids=["just-over", "1MB"])
+def test_long_input_is_refused(size: int) -> None:
+    with pytest.raises(AnswerSyntaxError, match="longer than"):
+        parse_answer("1" * size)
+
+
+def test_too_many_elements_is_refused() -> None:
+    parse_answer("[" + ",".join(["1"] * (MAX_ELEMENTS - 1)) + "]")  # the list itself is one more
+    text = "[" + ",".join(["1"] * MAX_ELEMENTS) + "]"
+    assert len(text) <= MAX_CHARS
+    with pytest.raises(AnswerSyntaxError, match="more than"):
+        parse_answer(text)
+
+
+RENDERED = [
+    ("float 0-dim", TensorValue(5.0, (), "float32", False, True, None), "tensor(5.)"),
+    ("int 0-dim", TensorValue(2, (), "int64", False, True, None), "tensor(2)"),
+    ("leaf that requires grad", TensorValue([[1.0, 2.0], [3.0, 4.0]], (2, 2), "float32", True, True, None),
+     "tensor([[1., 2.], [3., 4.]], requires_grad=True)"),
+    ("non-leaf shows grad_fn only", TensorValue(2.0, (), "float32", True, False, "MulBackward0"),
+     "tensor(2., grad_fn=<MulBackward0>)"),
+    ("float32 gets 7 digits", TensorValue(1 / 3, (), "float32", False, True, None), "tensor(0.3333333)"),
+    ("float64 gets 15 digits and dtype", TensorValue(1 / 3, (), "float64", False, True, None),
+     "tensor(0.333333333333333, dtype=torch.float64)"),
+    ("small float", TensorValue([1e-08, 1.0], (2,), "float32", False, True, None), "tensor([1e-08, 1.])"),
+    ("non-finite", TensorValue([math.nan, -math.inf], (2,), "float32", False, True, None), "tensor([nan, -inf])"),
+    ("int32 shows dtype", TensorValue([1, 2], (2,), "int32", False, True, None), "tensor([1, 2], dtype=torch.int32)"),
+    ("bool", TensorValue([True], (1,), "bool", False, True, None), "tensor([True])"),
+    ("empty float", TensorValue([], (0,), "float32", False, True, None), "tensor([])"),
+    ("empty int shows dtype", TensorValue([], (0,), "int64", False, True, None), "tensor([], dtype=torch.int64)"),
+    ("empty 2-d shows size", TensorValue([[], [], []], (3, 0), "float32", False, True, None), "tensor([], size=(3, 0))"),
+    ("Size", SizeValue((3, 4)), "torch.Size([3, 4])"),
+    ("dtype", DtypeValue("float32"), "torch.float32"),
+    ("grad_fn", GradFnValue("CloneBackward0"), "<CloneBackward0>"),
+    ("exception", ExceptionValue("RuntimeError", "long message"), "RuntimeError"),
+    ("no error", NoError(), "no error"),
+    ("True", Scalar(True), "True"),
+    ("float", Scalar(5.0), "5.0"),
+    ("string", Scalar("it's"), '"it\'s"'),
+    ("one-tuple", Sequence("tuple", (Scalar(False),)), "(False,)"),
+    ("list", Sequence("list", (Scalar(1), Scalar(None))), "[1, None]"),
+    ("opaque shows its repr", Opaque("dict", "{}"), "{}"),
+]
+
+
+@pytest.mark.parametrize(("value", "text"), [pytest.param(v, t, id=i) for i, v, t in RENDERED])
+def test_render_answer(value: Value, text: str) -> None:
+    assert render_answer(value) == text
+
+
+def _random_tensor(rng: random.Random) -> TensorValue:
+    shape = tuple(rng.choice([0, 1, 2, 3]) for _ in range(rng.randint(0, 3)))
+    dtype = rng.choice(["float32", "float64", "float16", "bfloat16", "int64", "int32", "uint8", "bool"])
+    values = _random_values(rng, shape, dtype)
+    requires_grad = dtype.startswith(("float", "bfloat")) and rng.random() < 0.5
+    grad_fn = rng.choice([None, "MulBackward0", "CloneBackward0"]) if requires_grad else None
+    return TensorValue(values, shape, dtype, requires_grad, grad_fn is None, grad_fn)
+
+
+def _random_values(rng: random.Random, shape: tuple[int, ...], dtype: str):  # type: ignore[no-untyped-def]
+    if shape:
+        return [] if shape[0] == 0 else [_random_values(rng, shape[1:], dtype) for _ in range(shape[0])]
+    if dtype == "bool":
+        return rng.random() < 0.5
+    if dtype.startswith(("int", "uint")):
+        return rng.choice([0, 1, -7, 255, 2**31 - 1, -(2**63)]) if dtype != "uint8" else rng.randint(0, 255)
+    special = [math.nan, math.inf, -math.inf, -0.0, 1e-30, 3.4028234663852886e38, 0.1, 1 / 3]
+    return rng.choice(special) if rng.random() < 0.3 else rng.uniform(-1e3, 1e3) * 10 ** rng.randint(-8, 8)
+
+
+def _random_value(rng: random.Random, depth: int = 0) -> Value:
+    makers = [
+        *[lambda: _random_tensor(rng)] * 4,  # tensors have the most ways to go wrong
+        lambda: Scalar(rng.choice([None, True, False, 0, -5, 2**100, 0.1, -0.0, math.nan, math.inf, 1e-300, 2.5])),
+        lambda: Scalar(rng.choice(["", "it's", 'say "hi"', "back\\slash", "<MulBackward0>", "line\nbreak", "\u00fc\u4e2d"])),
+        lambda: SizeValue(tuple(rng.randint(0, 5) for _ in range(rng.randint(0, 4)))),
+        lambda: DtypeValue(rng.choice(sorted(DTYPES))),
+        lambda: GradFnValue(rng.choice(["MulBackward0", "SelectBackward0", "AccumulateGrad", "MyFnBackward"])),
+    ]
+    if depth == 0:  # outcomes of a `run`: never inside a tuple
+        makers += [lambda: ExceptionValue(rng.choice(["RuntimeError", "TypeError"]), "message"), NoError]
+    if depth < 3 and rng.random() < 0.2:
+        items = tuple(_random_value(rng, depth + 1) for _ in range(rng.randint(0, 3)))
+        return Sequence(rng.choice(["tuple", "list"]), items)
+    return rng.choice(makers)()
+
+
+GENERATED = [_random_value(random.Random(seed)) for seed in range(400)]
+
+
+@pytest.mark.parametrize("value", GENERATED, ids=[f"seed-{i}" for i in range(len(GENERATED))])
+def test_rendered_truth_reads_back_as_a_correct_answer(value: Value) -> None:
+    text = render_answer(value)
+    verdict = compare(parse_answer(text), value)
+    assert verdict.correct, (text, verdict.feedback)
+    assert is_writable(value)
+
+
+def test_opaque_and_oversized_values_are_not_writable() -> None:
+    assert not is_writable(Opaque("dict", "{}"))
+    big = TensorValue([0.5] * 5000, (5000,), "float32", False, True, None)
+    assert not is_writable(big)
