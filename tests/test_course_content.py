@@ -22,6 +22,7 @@ from graders.spec import SECTIONS
 from graders.truth_child import compute
 from graders.values import Value, from_json
 
+COURSE_FILE = Path(__file__).resolve().parent.parent / "course.yml"
 MIN_QUESTIONS = 35
 MIN_FILES = 10
 MIN_WITH_MISCONCEPTIONS = 25
@@ -35,8 +36,8 @@ ASSIGNMENT_SECTIONS = {
 
 
 @pytest.fixture(scope="module")
-def loaded(course_file: Path) -> LoadedCourse:
-    return load_course(course_file)
+def loaded() -> LoadedCourse:
+    return load_course(COURSE_FILE)
 
 
 @pytest.fixture(scope="module")
