@@ -111,9 +111,15 @@ def _dtype(answer: TensorValue, truth: TensorValue) -> str | None:
 
 
 def _requires_grad(answer: TensorValue, truth: TensorValue) -> str | None:
-    if None in (answer.requires_grad, truth.requires_grad) or answer.requires_grad == truth.requires_grad:
+    got, expected = _requires_grad_of(answer), _requires_grad_of(truth)
+    if None in (got, expected) or got == expected:
         return None
-    return f"Got requires_grad={answer.requires_grad}, expected requires_grad={truth.requires_grad}."
+    return f"Got requires_grad={got}, expected requires_grad={expected}."
+
+
+def _requires_grad_of(t: TensorValue) -> bool | None:
+    # a written grad_fn says requires_grad=True even when requires_grad is not written
+    return t.requires_grad if t.requires_grad is not None else (True if t.grad_fn else None)
 
 
 def _grad_fn(answer: TensorValue, truth: TensorValue) -> str | None:
@@ -145,7 +151,7 @@ def _values(answer: TensorValue, truth: TensorValue) -> str | None:
 
 def _scalar(answer: Value, truth: Scalar) -> Verdict:
     if not isinstance(answer, Scalar):
-        return _wrong(answer, truth, _scalar_noun(truth.value))
+        return _wrong(answer, truth, "" if truth.value is None else _scalar_noun(truth.value))
     got, expected = _scalar_noun(answer.value), _scalar_noun(truth.value)
     if got != expected:
         return Verdict(False, f"Got {_show(answer)} ({got}), expected {_show(truth)} ({expected}).")
