@@ -154,3 +154,28 @@ def test_audit_reports_the_drifts(
     drifts = {d.question: d for d in audit_course(loaded, truths)}
     assert drifts[question].verdict == verdict
     assert mentions in drifts[question].note
+
+
+@pytest.mark.parametrize(
+    ("question", "cls", "fragment"),
+    [
+        ("clone-requires-grad/unset-requires-grad-on-clone", "RuntimeError", "only change requires_grad flags of leaf variables"),
+        ("clone-grad-accumulates/non-leaf-grad-warns", "UserWarning", "not a leaf Tensor"),
+        ("leaf-inplace-ops/resize", "RuntimeError", "cannot resize variables that require grad"),
+        ("leaf-inplace-ops/resize-as", "RuntimeError", "cannot resize variables that require grad"),
+        ("leaf-inplace-ops/transpose", "RuntimeError", "leaf Variable that requires grad is being used in an in-place operation"),
+        ("leaf-inplace-ops/set", "RuntimeError", "leaf Variable that requires grad is being used in an in-place operation"),
+        ("leaf-inplace-ops/element-write", "RuntimeError", "leaf Variable that requires grad is being used in an in-place operation"),
+        ("clone-detach-order/backward-through-copy", "RuntimeError", "does not require grad"),
+        ("detach-inplace-caught/backward-after-zero", "RuntimeError", "modified by an inplace operation"),
+        ("detach-between-modules/article-backward", "RuntimeError", "grad can be implicitly created only for scalar outputs"),
+        ("freeze-inference-mode/inference-into-b", "RuntimeError", "Inference tensors cannot be saved for backward"),
+    ],
+)
+def test_errors_are_raised_for_the_reason_taught(
+    truths: dict[str, dict[str, Any]], question: str, cls: str, fragment: str,
+) -> None:
+    # Graded by class alone; the message proves the question teaches the right cause.
+    ex_id, q_id = question.split("/")
+    truth = _truth(truths, ex_id, q_id)
+    assert (getattr(truth, "cls", None), fragment in getattr(truth, "message", "")) == (cls, True)
