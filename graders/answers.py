@@ -28,6 +28,8 @@ from __future__ import annotations
 import ast
 import math
 import re
+from collections.abc import Callable
+from typing import Any
 
 from .literals import DTYPE_ALIASES, DTYPES, dtype_kind, literal_dtype, render_answer
 from .values import (
@@ -102,7 +104,9 @@ def _parse(source: str) -> ast.expr:
     except SyntaxError as exc:
         where = f" at character {exc.offset}" if exc.offset else ""
         raise AnswerSyntaxError(f"it is not valid Python syntax{where}") from None
-    except (MemoryError, RecursionError, ValueError):  # CPython's parser stack overflow
+    except ValueError:  # null bytes, on Pythons that do not call that a SyntaxError
+        raise AnswerSyntaxError("it is not valid Python syntax") from None
+    except (MemoryError, RecursionError):  # CPython's parser stack overflows on "- - - ... 1"
         raise AnswerSyntaxError("it is too deeply nested") from None
 
 
@@ -122,9 +126,11 @@ class _Reader:
         self.budget = MAX_ELEMENTS
 
     def value(self, node: ast.expr, depth: int) -> Value:
+        if isinstance(node, ast.UnaryOp):
+            return Scalar(self._number(node, depth))
         self._spend(depth)
-        if isinstance(node, (ast.Constant, ast.UnaryOp)):
-            return Scalar(self._constant(node) if isinstance(node, ast.Constant) else self._number(node, depth))
+        if isinstance(node, ast.Constant):
+            return Scalar(self._constant(node))
         if isinstance(node, (ast.Tuple, ast.List)):
             kind = "tuple" if isinstance(node, ast.Tuple) else "list"
             return Sequence(kind, tuple(self.value(e, depth + 1) for e in node.elts))
@@ -195,8 +201,8 @@ class _Reader:
         values = _as_dtype(values, options.get("dtype") or literal_dtype(values), self._text(node))
         return TensorValue(values, shape, **options)
 
-    def _tensor_keywords(self, node: ast.Call, depth: int) -> dict:  # type: ignore[type-arg]
-        options: dict = {}  # type: ignore[type-arg]
+    def _tensor_keywords(self, node: ast.Call, depth: int) -> dict[str, Any]:
+        options: dict[str, Any] = {}
         for kw in node.keywords:
             if kw.arg not in _TENSOR_KEYWORDS:
                 name = kw.arg or "**"
@@ -273,18 +279,20 @@ def _dotted(node: ast.expr) -> str | None:
 
 def _as_dtype(values: Nested, dtype: str, where: str) -> Nested:
     """Convert literal values the way ``torch.tensor(values, dtype=...)`` does."""
-    kind = dtype_kind(dtype)
-    if isinstance(values, list):
-        return [_as_dtype(v, dtype, where) for v in values]
-    if kind == "float":
-        return float(values)
-    if kind == "bool":
-        return bool(values)
-    if kind == "int":
-        if not math.isfinite(values):
-            raise AnswerSyntaxError(f"{where}: an integer tensor cannot hold nan or inf")
-        return int(values)
-    return values
+    convert = _CONVERT.get(dtype_kind(dtype))
+    if convert is None:
+        return values  # complex and quantized dtypes: no describable truth to compare with
+    try:
+        return _map(values, convert)
+    except (OverflowError, ValueError):
+        raise AnswerSyntaxError(f"{where}: a value does not fit dtype {dtype}") from None
+
+
+def _map(values: Nested, convert: Callable[[Any], bool | int | float]) -> Nested:
+    return [_map(v, convert) for v in values] if isinstance(values, list) else convert(values)
+
+
+_CONVERT: dict[str, Callable[[Any], bool | int | float]] = {"float": float, "int": int, "bool": bool}
 
 
 def _empty(listed: tuple[int, ...]) -> Nested:

@@ -14,7 +14,7 @@ import pytest
 from graders.answers import (
     ACCEPTED_FORMS, MAX_CHARS, MAX_ELEMENTS, AnswerSyntaxError, is_writable, parse_answer, render_answer,
 )
-from graders.compare import compare
+from graders.compare import compare, same_value
 from graders.literals import DTYPES
 from graders.values import (
     DtypeValue, ExceptionValue, GradFnValue, Name, NoError, Opaque, Scalar, Sequence,
@@ -131,7 +131,8 @@ REJECTED = [
     ("negative Size", "torch.Size([-1])", "not a list of sizes"),
     ("Size of floats", "torch.Size([1.5])", "not a list of sizes"),
     ("Size with keyword", "torch.Size([1], x=1)", "torch.Size takes one list"),
-    ("nan in an int tensor", "tensor(nan, dtype=torch.int64)", "cannot hold nan"),
+    ("nan in an int tensor", "tensor(nan, dtype=torch.int64)", "does not fit dtype int64"),
+    ("huge int in a float tensor", "tensor([0.5, 1" + "0" * 400 + "])", "does not fit dtype float32"),
     ("overflowing float", "1e999", "too large for a float"),
     ("overflow in tensor", "tensor([1e999])", "too large for a float"),
     ("syntax error", "tensor([1, 2", "not valid Python syntax"),
@@ -280,3 +281,12 @@ def test_opaque_and_oversized_values_are_not_writable() -> None:
     assert not is_writable(Opaque("dict", "{}"))
     big = TensorValue([0.5] * 5000, (5000,), "float32", False, True, None)
     assert not is_writable(big)
+
+
+def test_compare_never_raises_and_same_value_is_symmetric() -> None:
+    values = GENERATED[:80] + [Opaque("dict", "{}"), Name("RuntimeError"), parse_answer("5.")]
+    for a in values:
+        for b in values:
+            verdict = compare(a, b)
+            assert verdict.feedback.endswith(".")
+            assert same_value(a, b) == same_value(b, a)
