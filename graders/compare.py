@@ -72,6 +72,12 @@ def same_number(a: bool | int | float, b: bool | int | float) -> bool:
     return a == b
 
 
+def same_name(a: str, b: str) -> bool:
+    """grad_fn names: equal, or equal but for a trailing version number one side left out."""
+    base_a, base_b = re.sub(r"\d+$", "", a), re.sub(r"\d+$", "", b)
+    return a == b or (base_a == base_b and (a == base_a or b == base_b))
+
+
 def _tensor(answer: Value, truth: TensorValue) -> Verdict:
     if isinstance(answer, Scalar) and truth.shape == () and _number_kind(answer.value):
         return _bare_number(answer, truth)
@@ -136,17 +142,16 @@ def _grad_fn(answer: TensorValue, truth: TensorValue) -> str | None:
 
 
 def _values(answer: TensorValue, truth: TensorValue) -> str | None:
-    pairs = zip(flatten(answer.values), flatten(truth.values))
-    wrong = next((i for i, (a, t) in enumerate(pairs) if not same_number(a, t)), None)
+    got, expected = list(flatten(answer.values)), list(flatten(truth.values))
+    wrong = next((i for i, (a, t) in enumerate(zip(got, expected)) if not same_number(a, t)), None)
     if wrong is None:
         return None
     shown = f"Got {render_answer(answer)}, expected {render_answer(truth)}."
     if len(shown) <= 2 * MAX_SHOWN:
         return shown
-    got, expected = list(flatten(answer.values))[wrong], list(flatten(truth.values))[wrong]
     digits = 15 if truth.dtype == "float64" else 7
-    where = list(_unravel(wrong, truth.shape))
-    return f"Got {render_number(got, digits)} at index {where}, expected {render_number(expected, digits)} there."
+    got_text, expected_text = render_number(got[wrong], digits), render_number(expected[wrong], digits)
+    return f"Got {got_text} at index {_unravel(wrong, truth.shape)}, expected {expected_text} there."
 
 
 def _scalar(answer: Value, truth: Scalar) -> Verdict:
@@ -196,12 +201,6 @@ def _by_name(names: Callable[[Value], str | None], match: Callable[[str, str], b
         return Verdict(True, "Correct.") if got == expected else _right(answer, truth)
 
     return judge
-
-
-def same_name(a: str, b: str) -> bool:
-    """grad_fn names: equal, or equal but for a trailing version number one side left out."""
-    base_a, base_b = re.sub(r"\d+$", "", a), re.sub(r"\d+$", "", b)
-    return a == b or (base_a == base_b and (a == base_a or b == base_b))
 
 
 def _name_of(v: Value) -> str | None:
@@ -270,7 +269,7 @@ def _unravel(index: int, shape: tuple[int, ...]) -> list[int]:
 
 
 def _size_text(shape: tuple[int, ...]) -> str:
-    return f"torch.Size([{', '.join(map(str, shape))}])"
+    return render_answer(SizeValue(shape))
 
 
 _BY_TRUTH: dict[type, Callable[[Value, Any], Verdict]] = {

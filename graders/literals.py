@@ -85,7 +85,7 @@ def render_number(v: bool | int | float, digits: int) -> str:
     if not math.isfinite(v):
         return repr(v)  # nan, inf, -inf: the parser reads these names back
     text = format(v, f".{digits}g")
-    return text if any(c in text for c in ".en") else text + "."
+    return text if any(c in text for c in ".e") else text + "."
 
 
 def _tensor(t: TensorValue) -> str:
