@@ -97,7 +97,7 @@ def get_kind(name: str) -> Kind | None:
 
 def did_you_mean(word: str, choices: list[str]) -> str:
     """A ' (did you mean ...?)' suffix, or '' when nothing is close."""
-    close = difflib.get_close_matches(word, choices, n=1)
+    close = difflib.get_close_matches(word, choices, n=1, cutoff=0.7)
     return f" (did you mean '{close[0]}'?)" if close else ""
 
 

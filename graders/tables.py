@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import Any, Mapping
+from typing import Any, Mapping, Sequence
 
 from rich.console import Console
 from rich.table import Table
@@ -32,6 +32,20 @@ def key_table(key: Mapping[str, str]) -> Table:
     table.add_column("answer")
     for item, answer in key.items():
         table.add_row(item, answer if "\n" not in answer else "(solution code)")
+    return table
+
+
+VERDICT_STYLE = {"same": "green", "renamed": "cyan", "new warning": "yellow", "changed": "bold red"}
+
+
+def drift_table(drifts: Sequence[Any], torch_version: str) -> Table:
+    """The audit: what the article printed, what torch gives today, and a verdict."""
+    table = Table(title=f"article vs torch {torch_version}")
+    for name in ("question", "§", "article printed", "torch today", "verdict", "note"):
+        table.add_column(name, overflow="fold")
+    for d in drifts:
+        style = VERDICT_STYLE.get(d.verdict, "")
+        table.add_row(d.question, d.section, d.article, d.torch, f"[{style}]{d.verdict}[/]", d.note[:160])
     return table
 
 

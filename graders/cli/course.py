@@ -47,3 +47,24 @@ def key(assignment: str, course: Path | None, as_json: bool, isolation: str) -> 
         click.echo(json.dumps(answers, indent=2, ensure_ascii=False))
     else:
         print_table(key_table(answers))
+
+
+@main.command()
+@course_option
+@click.option("--json", "as_json", is_flag=True, help="Print the drift entries as JSON.")
+@isolation_option
+def audit(course: Path | None, as_json: bool, isolation: str) -> None:
+    """Compare what the article printed with what today's torch gives."""
+    from ..audit import audit_course
+    from ..grade import prepare_exercises
+    from ..tables import drift_table, print_table
+    from ..truth import torch_version
+    from ..workspace import open_workspace
+
+    with open_workspace(course, isolation=isolation) as ws:
+        truths = prepare_exercises(ws.loaded, ws.loaded.exercises, ws.ctx)
+    drifts = audit_course(ws.loaded, truths)
+    if as_json:
+        click.echo(json.dumps({"torch_version": torch_version(), "drift": [d.to_json() for d in drifts]}, indent=2, ensure_ascii=False))
+    else:
+        print_table(drift_table(drifts, torch_version()))
