@@ -1,0 +1,176 @@
+"""Files made from a results document: grades.csv, JUnit XML, Gradescope results.
+
+    write_outputs(doc, out)   ->  out/results.json, out/grades.csv, out/junit.xml,
+                                  out/gradescope/<student>.json
+
+Every file is written whole or not at all (a temporary file renamed into place), so a
+batch killed while exporting leaves the previous outputs readable.
+"""
+
+from __future__ import annotations
+
+import csv
+import io
+import json
+import os
+import re
+import xml.etree.ElementTree as ET
+from pathlib import Path
+from typing import Any, Iterable, Mapping
+
+from .inbox import safe_student
+
+Doc = Mapping[str, Any]
+PASSED = {"correct"}
+ERRORS = {"error", "timeout", "integrity"}  # the code failed, as opposed to a wrong answer
+# Characters XML 1.0 cannot carry at all (a learner's answer may contain them).
+_NOT_XML = re.compile("[\x00-\x08\x0b\x0c\x0e-\x1f\ud800-\udfff\ufffe\uffff]")
+# A cell starting with one of these is run as a formula by spreadsheet programs.
+_FORMULA_START = ("=", "+", "-", "@", "\t", "\r")
+GRADESCOPE_VISIBILITY = "visible"
+
+
+def write_outputs(doc: Doc, out: Path) -> None:
+    """Write every output file of a results document into ``out``."""
+    out.mkdir(parents=True, exist_ok=True)
+    write_atomic(out / "results.json", json.dumps(doc, indent=2, ensure_ascii=False) + "\n")
+    write_atomic(out / "grades.csv", grades_csv(doc))
+    write_atomic(out / "junit.xml", junit_xml(doc))
+    for student in doc["students"]:
+        if safe_student(student["student"]):
+            path = out / "gradescope" / f"{student['student']}.json"
+            write_atomic(path, json.dumps(gradescope_result(student), indent=2, ensure_ascii=False) + "\n")
+
+
+def write_atomic(path: Path, text: str) -> None:
+    """Write ``text`` to ``path`` so that readers see the old file or the new one, never half."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
+    tmp.write_text(text, encoding="utf-8")
+    os.replace(tmp, path)
+
+
+def question_ids(doc: Doc) -> list[str]:
+    """Every question id in the document, in assignment order."""
+    ids: dict[str, None] = {}
+    for student in doc["students"]:
+        ids.update((q["id"], None) for q in student["questions"])
+    return list(ids)
+
+
+def grades_csv(doc: Doc) -> str:
+    """One row per student, one column per question (points), then the late factor and total."""
+    qids = question_ids(doc)
+    buffer = io.StringIO()
+    writer = csv.writer(buffer, lineterminator="\n")
+    writer.writerow(["student", "status", *qids, "late_factor", "total", "max_total"])
+    for s in doc["students"]:
+        points = {q["id"]: q["points"] for q in s["questions"]}
+        writer.writerow([_cell(s["student"]), s["status"], *(points.get(q, "") for q in qids),
+                         s["late_factor"], s["score"], s["max_score"]])
+    return buffer.getvalue()
+
+
+def _cell(text: str) -> str:
+    return "'" + text if text.startswith(_FORMULA_START) else text
+
+
+def junit_xml(doc: Doc) -> str:
+    """JUnit XML: a test suite per student, a test case per question, points as properties."""
+    root = ET.Element("testsuites", name=_xml(f"{doc['course']} {doc['assignment']}"))
+    for s in doc["students"]:
+        root.append(_suite(doc["assignment"], s))
+    _count(root, root.findall("testsuite"))
+    ET.indent(root)
+    return ET.tostring(root, encoding="unicode", xml_declaration=True) + "\n"
+
+
+def _suite(assignment: str, s: Mapping[str, Any]) -> ET.Element:
+    suite = ET.Element("testsuite", name=_xml(s["student"]))
+    _properties(suite, score=s["score"], max_score=s["max_score"], status=s["status"], late_factor=s["late_factor"])
+    classname = _xml(f"{assignment}.{s['student']}")
+    if s["status"] == "ungradable":
+        case = ET.SubElement(suite, "testcase", classname=classname, name="submission")
+        ET.SubElement(case, "error", message=_xml(s["error"] or "ungradable"), type="ungradable")
+    for q in s["questions"]:
+        suite.append(_case(classname, q))
+    _count(suite, suite.findall("testcase"))
+    return suite
+
+
+def _case(classname: str, q: Mapping[str, Any]) -> ET.Element:
+    case = ET.Element("testcase", classname=classname, name=_xml(q["id"]))
+    _properties(case, points=q["points"], max_points=q["max_points"], status=q["status"],
+                section=q.get("section"), misconception=q.get("misconception"))
+    if q["status"] not in PASSED:
+        tag = "error" if q["status"] in ERRORS else "failure"
+        child = ET.SubElement(case, tag, message=_xml(_verdict(q)), type=q["status"])
+        child.text = _xml(q.get("feedback") or "")
+    return case
+
+
+def _properties(parent: ET.Element, **values: Any) -> None:
+    props = ET.SubElement(parent, "properties")
+    for name, value in values.items():
+        if value is not None:
+            ET.SubElement(props, "property", name=name, value=_xml(str(value)))
+
+
+def _count(parent: ET.Element, children: Iterable[ET.Element]) -> None:
+    children = list(children)
+    if parent.tag == "testsuites":
+        totals = {k: sum(int(c.get(k, "0")) for c in children) for k in ("tests", "failures", "errors")}
+    else:
+        totals = {"tests": len(children), "failures": sum(c.find("failure") is not None for c in children),
+                  "errors": sum(c.find("error") is not None for c in children)}
+    for key, value in totals.items():
+        parent.set(key, str(value))
+
+
+def _verdict(q: Mapping[str, Any]) -> str:
+    answer = "no answer" if q.get("answer") in (None, "") else f"answered {_short(q['answer'])}"
+    expected = f", expected {_short(q['expected'])}" if q.get("expected") is not None else ""
+    return f"{q['status']}: {answer}{expected}"
+
+
+def _short(text: str, limit: int = 60) -> str:
+    # One line of a code answer is enough in a one-line message; the feedback has the rest.
+    line = text.strip().splitlines()[0] if text.strip() else ""
+    return line if len(line) <= limit and "\n" not in text.strip() else line[:limit].rstrip() + " …"
+
+
+def _xml(text: str) -> str:
+    return _NOT_XML.sub("\ufffd", text)
+
+
+def gradescope_result(s: Mapping[str, Any]) -> dict[str, Any]:
+    """One student's results in Gradescope's autograder format (``results.json``)."""
+    result: dict[str, Any] = {
+        "score": s["score"],
+        "visibility": GRADESCOPE_VISIBILITY,
+        "tests": [_gradescope_test(i, q) for i, q in enumerate(s["questions"], 1)],
+    }
+    notes = [s["error"] or ""] if s["status"] != "graded" else []
+    if s["late_factor"] < 1 and s["status"] == "graded":
+        notes.append(f"Late penalty: the score is multiplied by {s['late_factor']:g}.")
+    if any(notes):
+        result["output"] = "\n".join(n for n in notes if n)
+    return result
+
+
+def _gradescope_test(number: int, q: Mapping[str, Any]) -> dict[str, Any]:
+    lines = [_verdict(q)]
+    if q.get("misconception"):
+        lines.append(f"This answer matches a common misconception: {q['misconception']}.")
+    if q.get("feedback"):
+        lines += ["", q["feedback"]]
+    return {
+        "name": q["id"],
+        "number": str(number),
+        "score": q["points"],
+        "max_score": q["max_points"],
+        "status": "passed" if q["status"] in PASSED else "failed",
+        "output": "\n".join(lines),
+        "visibility": GRADESCOPE_VISIBILITY,
+        "tags": [q["section"]] if q.get("section") else [],
+    }
