@@ -9,6 +9,7 @@ from pathlib import Path
 from .errors import SpecError
 from .grade import prepare_exercises, truth_problems
 from .load import LoadedCourse
+from .spec import SECTIONS
 from .workspace import load, open_workspace
 
 
@@ -48,5 +49,5 @@ def _summary(loaded: LoadedCourse, truth: bool) -> CourseSummary:
         n = len(ex.kind.items(ex.exercise))
         items += n
         by_section[ex.exercise.section] += n
-    ordered = dict(sorted(by_section.items()))
+    ordered = dict(sorted(by_section.items(), key=lambda kv: SECTIONS.index(kv[0]) if kv[0] in SECTIONS else len(SECTIONS)))
     return CourseSummary(len(loaded.exercises), items, len(loaded.course.assignments), ordered, truth)

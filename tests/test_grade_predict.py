@@ -1,0 +1,233 @@
+"""Prediction grading end to end: truth from torch, answers parsed, results document."""
+
+from __future__ import annotations
+
+import json
+import os
+from pathlib import Path
+
+import pytest
+import torch
+from click.testing import CliRunner
+
+from graders.cli import main
+from graders.errors import SpecError
+from graders.grade import Submission, grade_submission, prepare_assignment
+from graders.key import answer_key
+from graders.validate import validate_course
+from graders.workspace import open_workspace
+
+COURSE = """\
+id: tiny
+title: Tiny course
+seed: 0
+limits: {timeout_s: 20, memory_mib: 2048}
+assignments:
+  - id: ps1
+    title: First
+    due: "2026-10-05T23:59:00+02:00"
+    late: {penalty_per_day: 0.1, cutoff_days: 3}
+    exercises:
+      - clone-basics
+      - {id: detach-basics, points: 6}
+"""
+
+CLONE = """\
+id: clone-basics
+title: clone basics
+section: "§1a"
+kind: predict
+setup: |
+  import torch
+  a = torch.tensor(1.0, requires_grad=True)
+  b = a.clone()
+questions:
+  - id: shares
+    prompt: "a.data_ptr() == b.data_ptr()?"
+    expr: a.data_ptr() == b.data_ptr()
+    explain: clone copies.
+    misconceptions:
+      - {answer: "True", name: clone-shares-memory, explain: "That is detach()."}
+  - id: grad-fn
+    prompt: "b.grad_fn?"
+    expr: b.grad_fn
+    explain: clone is an operation.
+  - id: backward
+    prompt: "d = b * 3; d.backward()"
+    run: "d = b * 3; d.backward()"
+    explain: scalar output.
+  - id: grad
+    prompt: "a.grad?"
+    expr: a.grad
+    explain: 3.
+  - id: nonleaf-grad
+    prompt: "b.grad?"
+    expr: b.grad
+    explain: non-leaf.
+"""
+
+DETACH = """\
+id: detach-basics
+title: detach basics
+section: "§2"
+kind: predict
+setup: |
+  import torch
+  a = torch.ones(2, 3, requires_grad=True)
+  b = a.detach()
+questions:
+  - id: size
+    prompt: "b.shape?"
+    expr: b.shape
+    explain: same shape.
+  - id: write
+    prompt: "b[0][0] = 5; a[0][0]?"
+    run: "b[0][0] = 5"
+    explain: a plain write.
+  - id: seen
+    prompt: "a[0][0]?"
+    expr: a[0][0]
+    explain: shared memory.
+  - id: backward-nonscalar
+    prompt: "a.sum(0).backward()?"
+    run: "(a * 2).backward()"
+    explain: non-scalar outputs need a gradient.
+"""
+
+
+def write_course(root: Path, extra: dict[str, str] | None = None, course: str = COURSE) -> Path:
+    (root / "exercises").mkdir(parents=True, exist_ok=True)
+    (root / "course.yml").write_text(course)
+    (root / "exercises" / "clone-basics.yml").write_text(CLONE)
+    (root / "exercises" / "detach-basics.yml").write_text(DETACH)
+    for name, text in (extra or {}).items():
+        (root / "exercises" / name).write_text(text)
+    return root / "course.yml"
+
+
+@pytest.fixture(scope="module")
+def prepared(tmp_path_factory: pytest.TempPathFactory):
+    course = write_course(tmp_path_factory.mktemp("course"))
+    with open_workspace(course) as ws:
+        yield prepare_assignment(ws.loaded, "ps1", ws.ctx)
+
+
+def test_the_key_agrees_with_torch(prepared) -> None:
+    key = answer_key(prepared)
+    a = torch.tensor(1.0, requires_grad=True)
+    b = a.clone()
+    assert key["clone-basics/shares"] == repr(a.data_ptr() == b.data_ptr())
+    assert key["clone-basics/grad-fn"] == f"<{type(b.grad_fn).__name__}>"
+    assert key["clone-basics/backward"] == "no error"
+    assert key["clone-basics/grad"] == "tensor(3.)"
+    assert key["clone-basics/nonleaf-grad"] == "None"
+    assert key["detach-basics/size"] == "torch.Size([2, 3])"
+    assert key["detach-basics/seen"].startswith("tensor(5., grad_fn=<SelectBackward0>")
+    assert key["detach-basics/backward-nonscalar"] == "RuntimeError"
+
+
+def test_the_key_earns_full_marks_and_points_overrides_scale(prepared) -> None:
+    result = grade_submission(prepared, Submission("key", "ps1", answers=answer_key(prepared)))
+    assert [q.status.value for q in result.questions] == ["correct"] * 9
+    assert result.max_score == pytest.approx(5 + 6)
+    assert result.score == pytest.approx(11)
+
+
+def test_the_truth_keeps_warnings(prepared) -> None:
+    clone = next(e for e in prepared.exercises if e.loaded.exercise.id == "clone-basics")
+    warnings = clone.prepared["questions"]["nonleaf-grad"]["warnings"]
+    assert [w["category"] for w in warnings] == ["UserWarning"]
+    assert "not a leaf Tensor" in warnings[0]["message"]
+
+
+@pytest.mark.parametrize(
+    "item, answer, status, misconception",
+    [
+        pytest.param("clone-basics/shares", "True", "wrong", "clone-shares-memory", id="declared-misconception"),
+        pytest.param("clone-basics/shares", "False", "correct", None, id="right"),
+        pytest.param("clone-basics/grad-fn", "CloneBackward", "correct", None, id="grad-fn-version-digit-optional"),
+        pytest.param("clone-basics/grad", "tensor(2.)", "wrong", None, id="wrong-value"),
+        pytest.param("clone-basics/grad", "3", "correct", None, id="number-for-0-dim-tensor"),
+        pytest.param("clone-basics/grad", "tensor(3", "invalid", None, id="unparseable"),
+        pytest.param("clone-basics/grad", "...", "unanswered", None, id="template-left"),
+        pytest.param("detach-basics/backward-nonscalar", "no error", "wrong", None, id="no-error-but-raises"),
+        pytest.param("detach-basics/seen", "tensor(5., grad_fn=<SelectBackward>)", "correct", None, id="article-spelling"),
+    ],
+)
+def test_one_answer(prepared, item: str, answer: str, status: str, misconception: str | None) -> None:
+    result = grade_submission(prepared, Submission("s", "ps1", answers={item: answer}))
+    q = next(q for q in result.questions if q.id == item)
+    assert (q.status.value, q.misconception) == (status, misconception)
+    assert q.feedback  # every outcome explains itself
+
+
+def test_a_hostile_answer_is_invalid_and_nothing_runs(prepared, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.chdir(tmp_path)
+    hostile = "__import__('os').system('touch x')"
+    result = grade_submission(prepared, Submission("s", "ps1", answers={"clone-basics/shares": hostile}))
+    assert result.questions[0].status.value == "invalid"
+    assert not (tmp_path / "x").exists()
+
+
+def test_unanswered_questions_score_zero_with_the_explanation(prepared) -> None:
+    result = grade_submission(prepared, Submission("s", "ps1"))
+    assert {q.status.value for q in result.questions} == {"unanswered"}
+    assert result.score == 0
+
+
+CRASHING = """\
+id: crashes
+title: crashes the interpreter
+section: "§2"
+kind: predict
+setup: |
+  import os
+  os._exit(1)
+questions:
+  - id: q
+    prompt: "?"
+    expr: "1"
+    explain: never reached.
+"""
+
+
+def test_a_setup_that_kills_the_interpreter_is_that_exercise_s_error(tmp_path: Path) -> None:
+    course = write_course(tmp_path, {"crashes.yml": CRASHING})
+    with pytest.raises(SpecError) as info:
+        validate_course(course)
+    problems = [str(p) for p in info.value.problems]
+    assert len(problems) == 1, problems
+    assert problems[0].startswith("exercises/crashes.yml:5:1: computing the truth failed (error)")
+
+
+def test_truths_are_identical_across_runs(tmp_path: Path) -> None:
+    course = write_course(tmp_path)
+    keys = []
+    for _ in range(2):
+        with open_workspace(course, cache=False) as ws:
+            keys.append(answer_key(prepare_assignment(ws.loaded, "ps1", ws.ctx)))
+    assert keys[0] == keys[1]
+
+
+def test_grade_json_prints_only_the_results_document(tmp_path: Path) -> None:
+    course = write_course(tmp_path)
+    answers = tmp_path / "ada.yml"
+    answers.write_text('student: ada\nassignment: ps1\nanswers:\n  clone-basics/shares: "False"\n  clone-basics/grad: tensor(3.)\n')
+    broken = tmp_path / "bob.yml"
+    broken.write_text("student: [unclosed\n")
+    result = CliRunner().invoke(main, ["grade", "ps1", str(answers), str(broken), "--json", "--course", str(course)])
+    doc = json.loads(result.stdout)
+    assert result.exit_code == 1  # bob's file cannot be read
+    assert set(doc) >= {"course", "assignment", "torch_version", "graded_at", "students"}
+    ada, bob = doc["students"]
+    assert (ada["student"], ada["score"], ada["status"]) == ("ada", pytest.approx(2.0), "graded")
+    assert bob["status"] == "ungradable" and "invalid YAML" in bob["error"]
+    assert set(ada["questions"][0]) == {"id", "status", "points", "max_points", "answer", "expected", "feedback", "misconception"}
+
+
+def test_key_json_is_an_answers_mapping(tmp_path: Path) -> None:
+    course = write_course(tmp_path)
+    result = CliRunner().invoke(main, ["key", "ps1", "--json", "--course", str(course)])
+    key = json.loads(result.stdout)
+    assert key["clone-basics/grad"] == "tensor(3.)"
+    assert os.path.exists(tmp_path / ".graders-cache")
