@@ -78,11 +78,13 @@ def opaque(obj: Any) -> Opaque:
 
 def _describe_tensor(t: Any) -> Value:
     dtype = dtype_name(t.dtype)
-    if not dtype.startswith(_LISTABLE_PREFIXES) or t.numel() > MAX_TENSOR_ELEMENTS:
+    if not dtype.startswith(_LISTABLE_PREFIXES):
         return opaque(t)
     try:
+        if t.numel() > MAX_TENSOR_ELEMENTS:
+            return opaque(t)
         values = t.tolist()
-    except (RuntimeError, NotImplementedError, TypeError):  # meta, sparse, ... tensors
+    except (RuntimeError, TypeError):  # meta, sparse, nested tensors have no plain list form
         return opaque(t)
     grad_fn = None if t.grad_fn is None else type(t.grad_fn).__name__
     return TensorValue(

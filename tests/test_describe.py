@@ -76,6 +76,7 @@ OPAQUE = [
     ("complex tensor", lambda: torch.ones(2, dtype=torch.complex64), "torch.Tensor"),
     ("meta tensor", lambda: torch.ones(2, device="meta"), "torch.Tensor"),
     ("sparse tensor", lambda: torch.ones(2).to_sparse(), "torch.Tensor"),
+    ("nested tensor", lambda: torch.nested.nested_tensor([torch.ones(2), torch.ones(3)]), "torch.Tensor"),
     ("huge tensor", lambda: torch.zeros(300, 300), "torch.Tensor"),
     ("huge list", lambda: list(range(MAX_ITEMS + 1)), "list"),
     ("tuple holding a dict", lambda: (1, {}), "tuple"),
@@ -83,6 +84,7 @@ OPAQUE = [
 ]
 
 
+@pytest.mark.filterwarnings("ignore:The PyTorch API of nested tensors")
 @pytest.mark.parametrize(("make", "type_name"), [pytest.param(m, t, id=i) for i, m, t in OPAQUE])
 def test_unwritable_things_are_opaque(make, type_name: str) -> None:  # type: ignore[no-untyped-def]
     value = describe(make())
