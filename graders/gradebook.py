@@ -19,7 +19,7 @@ import os
 from dataclasses import dataclass
 from datetime import datetime, timezone
 from pathlib import Path
-from typing import Any, Iterable, Mapping
+from typing import Any, Mapping
 
 from sqlalchemy import (Boolean, DateTime, Float, ForeignKey, Integer, String, Text, TypeDecorator, UniqueConstraint,
                         create_engine, delete, event, select)
@@ -134,9 +134,10 @@ def shown_url(url: str) -> str:
 
 def open_gradebook(url: str) -> Engine:
     """Connect to (and create, if needed) the gradebook at ``url``."""
-    if url.startswith("sqlite:///") and url != "sqlite:///:memory:":
-        _create_private_file(Path(url.removeprefix("sqlite:///")))
-    engine = create_engine(url)
+    parsed = make_url(url)
+    if parsed.get_backend_name() == "sqlite" and parsed.database not in (None, "", ":memory:"):
+        _create_private_file(Path(parsed.database))
+    engine = create_engine(parsed)
     if engine.dialect.name == "sqlite":
         event.listen(engine, "connect", _sqlite_pragmas)
     Base.metadata.create_all(engine)
@@ -183,18 +184,6 @@ def grading_keys(engine: Engine, course: str, assignment: str) -> dict[str, str 
         return {student: (None if retry else key) for student, key, retry in session.execute(query)}
 
 
-def record(engine: Engine, course: str, assignment: str, graded: "Graded") -> None:
-    """Save one student's grade, replacing any earlier one, in one transaction."""
-    result = graded.result
-    with Session(engine) as session, session.begin():
-        old = list(session.scalars(select(SubmissionRow.id).where(
-            SubmissionRow.course == course, SubmissionRow.assignment == assignment, SubmissionRow.student == result.student)))
-        if old:
-            session.execute(delete(QuestionRow).where(QuestionRow.submission_id.in_(old)))
-            session.execute(delete(SubmissionRow).where(SubmissionRow.id.in_(old)))
-        session.add(_submission_row(course, assignment, graded))
-
-
 @dataclass(frozen=True)
 class Graded:
     """A grade ready to save: the result, and where and under which key it was made."""
@@ -208,6 +197,18 @@ class Graded:
     isolation: str | None
     details: Mapping[str, tuple[str, str]]  # item id -> (article section, prompt)
     retry: bool = False  # the grader failed, not the learner: grade again next run
+
+
+def record(engine: Engine, course: str, assignment: str, graded: Graded) -> None:
+    """Save one student's grade, replacing any earlier one, in one transaction."""
+    result = graded.result
+    with Session(engine) as session, session.begin():
+        old = list(session.scalars(select(SubmissionRow.id).where(
+            SubmissionRow.course == course, SubmissionRow.assignment == assignment, SubmissionRow.student == result.student)))
+        if old:
+            session.execute(delete(QuestionRow).where(QuestionRow.submission_id.in_(old)))
+            session.execute(delete(SubmissionRow).where(SubmissionRow.id.in_(old)))
+        session.add(_submission_row(course, assignment, graded))
 
 
 def _submission_row(course: str, assignment: str, graded: Graded) -> SubmissionRow:
@@ -268,12 +269,6 @@ def _student_json(row: SubmissionRow, prompts: bool) -> dict[str, Any]:
 
 def _question_result(q: QuestionRow) -> QuestionResult:
     return QuestionResult(q.item_id, Status(q.status), q.points, q.max_points, q.answer, q.expected, q.feedback, q.misconception)
-
-
-def students_in(doc: Mapping[str, Any], names: Iterable[str]) -> list[dict[str, Any]]:
-    """The entries of ``doc`` for the students named, in the document's order."""
-    wanted = set(names)
-    return [s for s in doc["students"] if s["student"] in wanted]
 
 
 def _iso(value: datetime | None) -> str | None:

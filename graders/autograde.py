@@ -1,0 +1,210 @@
+"""The batch: grade every student's notebook for an assignment into the gradebook.
+
+    find notebooks -> key each one -> skip the unchanged -> grade the rest, ``workers`` at
+    a time -> save each grade as soon as it is ready -> write the outputs from the gradebook
+
+A grade is saved in its own transaction the moment it is ready, so a crash, ``kill -9``
+or Ctrl-C loses nothing already graded, and the next run picks up where this one
+stopped. The grading key covers the notebook's bytes, the submission time and everything
+in the course that decides a grade (exercise content, points, due date, late policy,
+seed, torch version): fix an exercise and its submissions are graded again.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from concurrent.futures import Future, ThreadPoolExecutor, as_completed
+from dataclasses import dataclass, replace
+from pathlib import Path
+from typing import Protocol
+
+from . import __version__, gradebook
+from .errors import SubmissionError
+from .exports import write_outputs
+from .grade import PreparedAssignment, get_assignment, grade_submission, prepare_assignment, ungradable
+from .inbox import Found, find_submissions
+from .load import LoadedCourse
+from .results import Status, SubmissionResult, SubmissionStatus
+from .truth import torch_version
+from .workspace import Workspace
+
+OUT_DIR = "autograded"
+CRASHED = {Status.ERROR.value, Status.TIMEOUT.value, Status.INTEGRITY.value}
+HASH_CHUNK = 1 << 20
+
+
+class Reporter(Protocol):
+    """Told about the batch as it goes (a progress bar, log lines)."""
+
+    def start(self, total: int, skipped: int) -> None:
+        """``total`` submissions are about to be graded; ``skipped`` are unchanged."""
+
+    def done(self, result: SubmissionResult) -> None:
+        """One submission was graded and saved."""
+
+
+class Silent:
+    """A reporter that says nothing."""
+
+    def start(self, total: int, skipped: int) -> None:
+        """Nothing to show."""
+
+    def done(self, result: SubmissionResult) -> None:
+        """Nothing to show."""
+
+
+@dataclass(frozen=True)
+class Summary:
+    """What a batch did, and where its outputs are."""
+
+    assignment: str
+    found: int  # students in the submissions folder
+    graded: int  # graded by this run
+    skipped: int  # unchanged since their saved grade
+    ungradable: tuple[tuple[str, str], ...]  # (student, reason) of this folder, graded now or before
+    late: int  # graded with a late penalty or past the cutoff
+    crashed: tuple[tuple[str, tuple[str, ...]], ...]  # (student, items whose code failed, timed out or tampered)
+    out_dir: Path
+    db_url: str
+
+    @property
+    def all_graded(self) -> bool:
+        return not self.ungradable
+
+
+def default_out_dir(loaded: LoadedCourse, assignment: str) -> Path:
+    """Where outputs go unless ``--out`` says otherwise: ``autograded/<assignment>/``."""
+    return loaded.root / OUT_DIR / assignment
+
+
+def autograde(ws: Workspace, assignment: str, submissions: Path, *, db_url: str | None = None,
+              out_dir: Path | None = None, workers: int = 1, force: bool = False,
+              reporter: Reporter | None = None) -> Summary:
+    """Grade the notebooks in ``submissions`` into the gradebook and write the outputs."""
+    course = ws.loaded.course.id
+    get_assignment(ws.loaded, assignment)  # an unknown assignment fails before any work
+    found = find_submissions(submissions, assignment)
+    url = db_url or gradebook.default_url(ws.loaded.root)
+    out = out_dir or default_out_dir(ws.loaded, assignment)
+    engine = gradebook.open_gradebook(url)
+    prep = prepare_assignment(ws.loaded, assignment, ws.ctx)
+    course_hash = course_key(prep)
+    keyed = [keyed_submission(f, course_hash) for f in found]
+    saved = gradebook.grading_keys(engine, course, assignment)
+    todo = [(f, key) for f, key in keyed if force or saved.get(f.student) != key]
+    run_id = gradebook.start_run(engine, course, assignment, torch_version(), ws.isolation)
+    batch = _Batch(ws, prep, engine, run_id, reporter or Silent())
+    outcome = "interrupted"
+    try:
+        batch.run(todo, skipped=len(keyed) - len(todo), workers=workers)
+        outcome = "finished"
+    finally:
+        # Written even when interrupted: the outputs always match what the gradebook holds.
+        gradebook.finish_run(engine, run_id, outcome, batch.graded, len(keyed) - len(todo), batch.failed)
+        doc = gradebook.results_document(engine, course, assignment)
+        write_outputs(doc, out)
+    return _summary(doc, [f for f, _ in keyed], batch.graded, len(keyed) - len(todo), out, url)
+
+
+class _Batch:
+    """Grades submissions on worker threads; saves each grade from the calling thread."""
+
+    def __init__(self, ws: Workspace, prep: PreparedAssignment, engine: gradebook.Engine, run_id: int,
+                 reporter: Reporter) -> None:
+        self.ws, self.prep, self.engine, self.run_id, self.reporter = ws, prep, engine, run_id, reporter
+        self.details = question_details(prep)
+        self.graded = self.failed = 0
+
+    def run(self, todo: list[tuple[Found, str]], skipped: int, workers: int) -> None:
+        self.reporter.start(len(todo), skipped)
+        pool = ThreadPoolExecutor(max_workers=max(1, workers), thread_name_prefix="autograde")
+        try:
+            futures: dict[Future[tuple[SubmissionResult, bool]], tuple[Found, str]] = {
+                pool.submit(grade_found, self.prep, self.ws.loaded, found): (found, key) for found, key in todo}
+            for future in as_completed(futures):
+                self._save(*futures[future], *future.result())
+        finally:
+            # On Ctrl-C, drop what has not started; the runner's shutdown ends what has.
+            pool.shutdown(wait=False, cancel_futures=True)
+
+    def _save(self, found: Found, key: str, result: SubmissionResult, retry: bool) -> None:
+        gradebook.record(self.engine, self.ws.loaded.course.id, self.prep.assignment.id, gradebook.Graded(
+            result, key=key, run_id=self.run_id, source=found.source, submitted_at=found.submitted_at,
+            torch_version=torch_version(), isolation=self.ws.isolation, details=self.details, retry=retry))
+        self.graded += 1
+        self.failed += result.status is SubmissionStatus.UNGRADABLE
+        self.reporter.done(result)
+
+
+def grade_found(prep: PreparedAssignment, loaded: LoadedCourse, found: Found) -> tuple[SubmissionResult, bool]:
+    """Read and grade one student's notebook; also says whether to retry it next run.
+
+    Never raises: a notebook that cannot be read is that student's ``ungradable`` result.
+    """
+    from .notebook.collect import read_submission
+
+    if found.error is not None or found.path is None:
+        return ungradable(found.student, found.error or "no notebook"), False
+    try:
+        sub = read_submission(found.path, prep.assignment.id, loaded, found.student)
+    except SubmissionError as exc:
+        return ungradable(found.student, str(exc).replace(str(found.path), found.source)), False
+    except Exception as exc:  # noqa: BLE001 - a reader bug costs this student, and is retried
+        return ungradable(found.student, f"internal error while reading {found.source}: {type(exc).__name__}: {exc}"), True
+    result = grade_submission(prep, replace(sub, student=found.student, submitted_at=found.submitted_at))
+    # grade_submission reports only grader failures as ungradable: worth another try.
+    return result, result.status is SubmissionStatus.UNGRADABLE
+
+
+def course_key(prep: PreparedAssignment) -> str:
+    """A hash of everything in the course and the machine that decides a grade."""
+    blob = json.dumps({
+        "assignment": prep.assignment.model_dump(mode="json"),
+        "seed": prep.ctx.course.seed,
+        "exercises": [[ex.loaded.exercise.id, ex.loaded.exercise.content_hash()] for ex in prep.exercises],
+        "torch": torch_version(),
+        "graders": __version__,
+    }, sort_keys=True)
+    return hashlib.sha256(blob.encode()).hexdigest()
+
+
+def keyed_submission(found: Found, course_hash: str) -> tuple[Found, str]:
+    """The submission and its grading key (an unreadable notebook becomes an error entry)."""
+    digest = hashlib.sha256(course_hash.encode())
+    digest.update(b"\0" + (found.submitted_at.isoformat() if found.submitted_at else "").encode())
+    if found.path is not None:
+        try:
+            digest.update(b"\0notebook\0" + _file_hash(found.path))
+        except OSError as exc:
+            found = replace(found, path=None, error=f"{found.source}: cannot read: {exc.strerror}")
+    if found.error is not None:
+        digest.update(b"\0error\0" + found.error.encode())
+    return found, digest.hexdigest()
+
+
+def _file_hash(path: Path) -> bytes:
+    digest = hashlib.sha256()
+    with path.open("rb") as handle:
+        while chunk := handle.read(HASH_CHUNK):
+            digest.update(chunk)
+    return digest.digest()
+
+
+def question_details(prep: PreparedAssignment) -> dict[str, tuple[str, str]]:
+    """Item id -> (article section, prompt), saved with every question's grade."""
+    return {item.id: (ex.loaded.exercise.section, item.prompt)
+            for ex in prep.exercises for item in ex.loaded.kind.items(ex.loaded.exercise)}
+
+
+def _summary(doc: dict, found: list[Found], graded: int, skipped: int, out: Path, url: str) -> Summary:
+    present = {f.student for f in found}
+    mine = [s for s in doc["students"] if s["student"] in present]
+    failed = tuple((s["student"], s["error"] or "") for s in mine if s["status"] == SubmissionStatus.UNGRADABLE.value)
+    late = sum(1 for s in mine if s["status"] == SubmissionStatus.LATE_CUTOFF.value or s["late_factor"] < 1)
+    crashed = tuple((s["student"], items) for s in mine if (items := _crashed_items(s)))
+    return Summary(doc["assignment"], len(found), graded, skipped, failed, late, crashed, out, url)
+
+
+def _crashed_items(student: dict) -> tuple[str, ...]:
+    return tuple(f"{q['id']}: {q['status']}" for q in student["questions"] if q["status"] in CRASHED)

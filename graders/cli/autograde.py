@@ -1,0 +1,145 @@
+"""Commands for a whole class: autograde (notebooks -> gradebook -> exports) and feedback."""
+
+from __future__ import annotations
+
+import time
+from contextlib import contextmanager
+from pathlib import Path
+from typing import TYPE_CHECKING, Iterator
+
+import click
+
+from ..errors import ExitCode
+from . import course_option, exit_with, isolation_option, main
+
+if TYPE_CHECKING:
+    from rich.progress import Progress
+
+    from ..autograde import Reporter, Summary
+    from ..results import SubmissionResult
+
+db_option = click.option("--db", "db_url", default=None, metavar="URL",
+                         help="SQLAlchemy URL of the gradebook; default: sqlite:///<course folder>/gradebook.db.")
+
+
+@main.command()
+@click.argument("assignment")
+@click.argument("submissions", type=click.Path(exists=True, file_okay=False, path_type=Path))
+@course_option
+@db_option
+@click.option("--out", "out_dir", type=click.Path(file_okay=False, path_type=Path), default=None,
+              help="Where results.json, grades.csv, junit.xml and gradescope/ go; default: autograded/ASSIGNMENT/ in the course folder.")
+@click.option("--workers", type=click.IntRange(1, 64), default=2, show_default=True, help="Submissions graded at once.")
+@click.option("--force", is_flag=True, help="Grade every submission again, even those whose saved grade is up to date.")
+@isolation_option
+def autograde(assignment: str, submissions: Path, course: Path | None, db_url: str | None, out_dir: Path | None,
+              workers: int, force: bool, isolation: str) -> None:
+    """Grade every student's notebook in SUBMISSIONS for ASSIGNMENT into the gradebook.
+
+    SUBMISSIONS holds <student>/<assignment>.ipynb, or is nbgrader's submitted/ folder
+    (or its course root). Unchanged submissions are skipped, so an interrupted run can
+    simply be started again. Exit 0: everyone graded; 1: some submission could not be.
+    """
+    from ..autograde import autograde as run_batch
+    from ..workspace import open_workspace
+
+    with open_workspace(course, isolation=isolation, workers=workers) as ws, _reporter() as reporter:
+        summary = run_batch(ws, assignment, submissions, db_url=db_url, out_dir=out_dir, workers=workers,
+                            force=force, reporter=reporter)
+    _print_summary(summary)
+    exit_with(ExitCode.OK if summary.all_graded else ExitCode.SOME_UNGRADED)
+
+
+@main.command()
+@click.argument("assignment")
+@course_option
+@db_option
+@click.option("--out", "out_dir", type=click.Path(file_okay=False, path_type=Path), default=None,
+              help="Where the pages go; default: autograded/ASSIGNMENT/feedback/ in the course folder.")
+def feedback(assignment: str, course: Path | None, db_url: str | None, out_dir: Path | None) -> None:
+    """Write one self-contained HTML feedback page per student of ASSIGNMENT, from the gradebook."""
+    from ..autograde import default_out_dir
+    from ..feedback import write_feedback
+    from ..gradebook import existing_url
+    from ..grade import get_assignment
+    from ..workspace import load
+
+    loaded = load(course)
+    get_assignment(loaded, assignment)
+    out = out_dir or default_out_dir(loaded, assignment) / "feedback"
+    written = write_feedback(loaded, assignment, existing_url(db_url, loaded.root), out)
+    click.echo(f"wrote {len(written)} feedback page{'s' * (len(written) != 1)} to {out}")
+
+
+def _print_summary(summary: "Summary") -> None:
+    from ..gradebook import shown_url
+
+    counts = f"graded {summary.graded}, skipped {summary.skipped} unchanged (of {summary.found} in the folder)"
+    click.echo(counts + (f"; {summary.late} late" if summary.late else ""))
+    if summary.ungradable:
+        click.echo(f"{len(summary.ungradable)} could not be graded:")
+        for student, reason in summary.ungradable:
+            click.echo(f"  {student!r}: {reason}" if not student.isprintable() else f"  {student}: {reason}")
+    if summary.crashed:
+        click.echo(f"code failed, timed out or tampered with grading for {len(summary.crashed)} (graded, those items score 0):")
+        for student, items in summary.crashed:
+            click.echo(f"  {student}: {', '.join(items)}")
+    click.echo(f"outputs: {summary.out_dir} (results.json, grades.csv, junit.xml, gradescope/)")
+    click.echo(f"gradebook: {shown_url(summary.db_url)}")
+
+
+@contextmanager
+def _reporter() -> Iterator["Reporter"]:
+    """A progress bar on a terminal, one line per submission otherwise (logs, CI)."""
+    from rich.console import Console
+
+    console = Console(stderr=True)
+    if not console.is_terminal:
+        yield _Lines()
+        return
+    from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeRemainingColumn
+
+    columns = (TextColumn("grading"), BarColumn(), MofNCompleteColumn(),
+               TextColumn("{task.fields[rate]}"), TextColumn("ETA"), TimeRemainingColumn())
+    with Progress(*columns, console=console, transient=False) as progress:
+        yield _Bar(progress)
+
+
+class _Bar:
+    """Feeds a rich progress bar."""
+
+    def __init__(self, progress: "Progress") -> None:
+        self.progress = progress
+        self.task = progress.add_task("grading", total=None, rate="", start=False)
+        self.started = time.monotonic()
+
+    def start(self, total: int, skipped: int) -> None:
+        if skipped:
+            self.progress.console.print(f"skipping {skipped} unchanged submission{'s' * (skipped != 1)}")
+        self.progress.update(self.task, total=total)
+        self.progress.start_task(self.task)
+        self.started = time.monotonic()
+
+    def done(self, result: "SubmissionResult") -> None:
+        rate = (self.progress.tasks[0].completed + 1) / max(time.monotonic() - self.started, 1e-9)
+        self.progress.update(self.task, advance=1, rate=f"{rate:.1f}/s")
+
+
+class _Lines:
+    """One plain line per graded submission: done/total, rate and time left."""
+
+    def __init__(self) -> None:
+        self.total = self.count = 0
+        self.started = time.monotonic()
+
+    def start(self, total: int, skipped: int) -> None:
+        self.total, self.started = total, time.monotonic()
+        click.echo(f"grading {total} submission{'s' * (total != 1)}; skipping {skipped} unchanged", err=True)
+
+    def done(self, result: "SubmissionResult") -> None:
+        self.count += 1
+        elapsed = max(time.monotonic() - self.started, 1e-9)
+        rate = self.count / elapsed
+        eta = (self.total - self.count) / rate
+        what = f"{result.score:g}/{result.max_score:g}" if result.status.value != "ungradable" else "could not be graded"
+        click.echo(f"[{self.count}/{self.total}] {result.student}: {what} ({rate:.2f}/s, ETA {eta:.0f}s)", err=True)
