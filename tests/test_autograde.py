@@ -37,7 +37,7 @@ assignments:
 """
 CLONE = """\
 id: clone-basics
-title: clone basics
+title: "clone() of a leaf"
 section: "§1a"
 kind: predict
 setup: |
@@ -46,7 +46,11 @@ setup: |
   b = a.clone()
 questions:
   - id: shares
-    prompt: "What does `a.data_ptr() == b.data_ptr()` give?"
+    prompt: |
+      ```python
+      b = a.clone()
+      ```
+      What does `a.data_ptr() == b.data_ptr()` give?
     expr: a.data_ptr() == b.data_ptr()
     explain: clone copies.
     misconceptions:

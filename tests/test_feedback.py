@@ -13,48 +13,14 @@ from graders.cli import main
 from graders.feedback import prose, write_feedback
 from graders.load import load_course
 from graders.results import QuestionResult, Status, SubmissionResult, SubmissionStatus
+from test_autograde import make_course
 
-COURSE = """\
-id: tiny
-title: Tiny autograd course
-assignments:
-  - id: ps1
-    title: "clone() basics"
-    due: "2026-10-05T23:59:00+02:00"
-    exercises: [clone-basics]
-"""
-EXERCISE = """\
-id: clone-basics
-title: "clone() of a leaf"
-section: "§1a"
-kind: predict
-setup: |
-  import torch
-  a = torch.tensor(1.0, requires_grad=True)
-  b = a.clone()
-questions:
-  - id: shares
-    prompt: |
-      ```python
-      b = a.clone()
-      ```
-      What does `a.data_ptr() == b.data_ptr()` give?
-    expr: a.data_ptr() == b.data_ptr()
-    explain: clone copies.
-  - id: flag
-    prompt: "What is `b.requires_grad`?"
-    expr: b.requires_grad
-    explain: clone keeps requires_grad.
-"""
 Q = QuestionResult
 
 
 @pytest.fixture
 def course(tmp_path: Path) -> Path:
-    (tmp_path / "exercises").mkdir()
-    (tmp_path / "course.yml").write_text(COURSE)
-    (tmp_path / "exercises" / "clone-basics.yml").write_text(EXERCISE)
-    return tmp_path
+    return make_course(tmp_path)
 
 
 def save(root: Path, *results: SubmissionResult) -> None:
