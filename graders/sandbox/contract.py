@@ -1,0 +1,99 @@
+"""The sandbox contract: what callers hand in (``Job`` with ``Limits``) and get back (``Outcome``).
+
+These types are plain frozen data, shared by every runner (the warm fork server and the
+in-process fake), so a caller never needs to know which one it talks to.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field, fields
+from typing import Any, Protocol
+
+STATUSES = ("ok", "error", "timeout", "integrity")
+ISOLATION_LEVELS = ("bubblewrap", "unshare", "plain", "unsafe")
+_TASK = re.compile(r"[A-Za-z_][\w.]*:[A-Za-z_]\w*")
+
+
+class SandboxError(RuntimeError):
+    """The sandbox itself cannot do what was asked (level unavailable, unknown task, closed).
+
+    Never raised for anything the child does: that always becomes an ``Outcome``.
+    """
+
+
+@dataclass(frozen=True)
+class Limits:
+    """Per-job resource limits; defaults match course.yml's ``limits``."""
+
+    timeout_s: float = 10.0  # wall clock per job, enforced by the parent
+    memory_mib: int = 2048  # address-space cap of the child (the warm interpreter included)
+    max_output_bytes: int = 65536  # stdout/stderr capture cap (each)
+    max_result_bytes: int = 4 << 20  # cap on the JSON result channel
+    max_procs: int = 32
+    max_file_bytes: int = 16 << 20
+    max_open_files: int = 256
+
+    def __post_init__(self) -> None:
+        for f in fields(self):
+            value = getattr(self, f.name)
+            if isinstance(value, bool) or not isinstance(value, (int, float)) or value <= 0:
+                raise ValueError(f"Limits.{f.name} must be a positive number, got {value!r}")
+
+    def to_json(self) -> dict[str, Any]:
+        """The limits as a plain dict (sent to the fork server)."""
+        return {f.name: getattr(self, f.name) for f in fields(self)}
+
+
+@dataclass(frozen=True)
+class Job:
+    """One call of ``task(payload)`` in a fresh child.
+
+    ``task`` is ``"package.module:function"``; the function takes the JSON-able payload
+    and returns a JSON-able dict.
+    """
+
+    task: str
+    payload: dict[str, Any]
+    limits: Limits = field(default_factory=Limits)
+
+    def __post_init__(self) -> None:
+        if not _TASK.fullmatch(self.task):
+            raise ValueError(f"Job.task must look like 'package.module:function', got {self.task!r}")
+        if not isinstance(self.payload, dict):
+            raise ValueError(f"Job.payload must be a dict, got {type(self.payload).__name__}")
+
+    @property
+    def module(self) -> str:
+        return self.task.partition(":")[0]
+
+    @property
+    def function(self) -> str:
+        return self.task.partition(":")[2]
+
+
+@dataclass(frozen=True)
+class Outcome:
+    """What became of a job. ``result`` is set only when ``status == "ok"``."""
+
+    status: str  # "ok" | "error" | "timeout" | "integrity"
+    result: dict[str, Any] | None
+    stdout: str  # captured, capped, decoded with errors="replace"
+    stderr: str
+    message: str  # human-readable reason when not ok (no grader internals)
+    isolation: str  # "bubblewrap" | "unshare" | "plain" | "unsafe" | "inprocess"
+    duration_s: float
+
+    @property
+    def ok(self) -> bool:
+        return self.status == "ok"
+
+
+class Runner(Protocol):
+    """Runs jobs; ``run`` is thread-safe and never raises for what a child does."""
+
+    isolation: str
+
+    def run(self, job: Job) -> Outcome: ...
+
+    def close(self) -> None: ...

@@ -1,0 +1,132 @@
+"""``open_runner``: a pool of warm fork servers behind the ``Runner`` interface."""
+
+from __future__ import annotations
+
+import os
+import queue
+import shutil
+import tempfile
+import threading
+import weakref
+from concurrent.futures import ThreadPoolExecutor
+from typing import Any, Iterable, Sequence
+
+from .contract import Job, Outcome, SandboxError
+from .isolation import BASE_ENV, PRIVATE_SCRATCH, Launch, choose
+from .paths import make_view
+from .worker import Worker
+
+DEFAULT_PRELOAD = ("graders.truth_child", "graders.harness")
+MAX_WORKERS = 64
+UID_BASE = 1_000_000_000  # children's uids: far above any system or human account
+
+
+class ForkServerRunner:
+    """Runs each job in a fresh child of one of ``workers`` warm fork servers.
+
+    ``run`` is thread-safe: it borrows an idle server for the duration of the job.
+    ``notes`` lists what this machine could not provide (e.g. no seccomp).
+    """
+
+    def __init__(self, launch: Launch, configs: Sequence[dict[str, Any]], host_scratch: str | None) -> None:
+        self.isolation = launch.level
+        # Servers are spawned from one long-lived thread: bwrap's --die-with-parent is tied to
+        # the thread that started it, and a short-lived caller thread would take it down.
+        self._spawner = ThreadPoolExecutor(1, thread_name_prefix="graders-sandbox-spawn")
+        self._workers = [Worker(launch, config, self._spawn) for config in configs]
+        self._idle: queue.SimpleQueue[Worker] = queue.SimpleQueue()
+        self._closed = threading.Event()
+        self._finalizer = weakref.finalize(self, _shut_down, self._workers, self._spawner, host_scratch)
+        try:
+            for worker in self._workers:
+                worker.begin_start()  # all servers warm up at once
+            for worker in self._workers:
+                worker.finish_start()
+        except BaseException:
+            self.close()
+            raise
+        for worker in self._workers:
+            self._idle.put(worker)
+        self.notes = tuple(sorted({note for worker in self._workers for note in worker.notes}))
+
+    def _spawn(self, *args: Any, **kwargs: Any) -> Any:
+        import subprocess
+
+        return self._spawner.submit(subprocess.Popen, *args, **kwargs).result()
+
+    def run(self, job: Job) -> Outcome:
+        """Run ``job`` in a fresh child; only sandbox failures raise (``SandboxError``)."""
+        if self._closed.is_set():
+            raise SandboxError("the runner is closed")
+        worker = self._idle.get()
+        try:
+            return worker.run(job)
+        finally:
+            self._idle.put(worker)
+
+    def close(self) -> None:
+        """Stop every server and remove the scratch directories; idempotent."""
+        self._closed.set()
+        self._finalizer()
+
+    def __enter__(self) -> "ForkServerRunner":
+        return self
+
+    def __exit__(self, *exc_info: object) -> None:
+        self.close()
+
+
+def _shut_down(workers: list[Worker], spawner: ThreadPoolExecutor, host_scratch: str | None) -> None:
+    for worker in workers:
+        worker.stop()
+    spawner.shutdown(wait=False)
+    if host_scratch is not None:
+        shutil.rmtree(host_scratch, ignore_errors=True)
+
+
+def open_runner(
+    level: str = "auto",
+    workers: int = 1,
+    hide: Iterable[str] = (),
+    require_full: bool = False,
+    *,
+    task_paths: Iterable[str] = (),
+    preload: Iterable[str] = DEFAULT_PRELOAD,
+    tmp_mib: int = 512,
+) -> ForkServerRunner:
+    """Start ``workers`` warm fork servers at isolation ``level`` and return the runner.
+
+    ``level``: "auto" (the best this machine offers: bubblewrap, unshare, then plain),
+    or one of "bubblewrap", "unshare", "plain", "unsafe" (never chosen by "auto").
+    ``hide``: paths children must not see (the course directory). ``require_full``: fail
+    rather than fall back to "plain". ``task_paths``: extra directories to import task
+    modules from; ``preload``: task modules imported before forking (missing ones are
+    noted, not fatal). ``tmp_mib``: size of the private /tmp holding scratch directories.
+    Raises ``SandboxError`` when the level is not available or a server does not start.
+    """
+    if not 1 <= workers <= MAX_WORKERS:
+        raise ValueError(f"workers must be between 1 and {MAX_WORKERS}, got {workers}")
+    task_paths = [os.path.realpath(p) for p in task_paths]
+    launch = choose(level, make_view(hide, task_paths), tmp_mib, require_full)
+    view = make_view(hide, task_paths)
+    host_scratch = None if launch.private_tmp else tempfile.mkdtemp(prefix="graders-sandbox-")
+    base = {
+        **launch.server_config(view), "env": BASE_ENV, "task_paths": task_paths, "preload": list(preload),
+        "scratch_root": PRIVATE_SCRATCH if host_scratch is None else host_scratch,
+    }
+    configs = [{**base, "uid": _child_uid(launch, index)} for index in range(workers)]
+    if host_scratch is not None:
+        configs = [{**config, "scratch_root": os.path.join(host_scratch, f"w{index}")} for index, config in enumerate(configs)]
+        os.chmod(host_scratch, 0o711)
+    return ForkServerRunner(launch, configs, host_scratch)
+
+
+def _child_uid(launch: Launch, index: int) -> int | None:
+    """A uid of its own for each server's children, when the runner is root.
+
+    Unique per server (and, through the pid, per runner process), so that RLIMIT_NPROC
+    and signals never reach another server's child.
+    """
+    if not launch.confine or os.geteuid() != 0:
+        return None
+    return UID_BASE + (os.getpid() % 10_000_000) * MAX_WORKERS + index

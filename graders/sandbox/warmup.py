@@ -1,0 +1,75 @@
+"""Pre-warm the fork server, so that children do not pay torch's lazy imports (0.5-2 s each).
+
+Importing torch is not enough: building each optimizer, a non-scalar ``backward``, and the
+first use of common modules all import or initialise more on first use. Everything is
+done single-threaded, so no OpenMP pool exists to be inherited across ``fork()``.
+"""
+
+from __future__ import annotations
+
+import gc
+import importlib
+from typing import Any, Iterable
+
+# Standard modules a harness or learner may import that torch does not already load; a
+# child may be unable to read the standard library later (plain level, private prefix).
+EXTRA_STDLIB = ("decimal", "fractions", "statistics", "faulthandler", "resource", "tracemalloc", "unicodedata", "copy", "traceback")
+
+
+def warm(modules: Iterable[str]) -> list[str]:
+    """Import torch and ``modules`` and exercise torch once; return problems, one per line.
+
+    A module that cannot be imported is reported, not fatal: jobs naming it are refused
+    with the import error, every other job runs.
+    """
+    import torch
+
+    torch.set_num_threads(1)
+    if torch.get_num_interop_threads() != 1:
+        torch.set_num_interop_threads(1)
+    _exercise_torch(torch)
+    problems = []
+    for name in (*EXTRA_STDLIB, "numpy", *modules):
+        try:
+            importlib.import_module(name)
+        except Exception as exc:  # noqa: BLE001 - reported to the runner, see docstring
+            problems.append(f"{name}: {type(exc).__name__}: {exc}")
+    gc.collect()
+    gc.freeze()  # children then never touch (and copy) the warm objects when collecting
+    return problems
+
+
+def _exercise_torch(torch: Any) -> None:
+    weight = torch.nn.Parameter(torch.ones(2, 2))
+    out = weight * torch.tensor([1.0, 2.0])
+    out.backward(gradient=torch.ones_like(out))  # non-scalar backward
+    torch.autograd.grad((weight * 2).sum(), weight)
+    with torch.no_grad(), torch.inference_mode():
+        (weight + 1).clone()
+    repr(weight.detach())  # tensor printing has its own lazy set-up
+    _modules(torch)
+    _optimizers(torch)
+
+
+def _modules(torch: Any) -> None:
+    net = torch.nn.Sequential(torch.nn.Linear(2, 2), torch.nn.BatchNorm1d(2), torch.nn.ReLU(), torch.nn.Dropout(0.5))
+    net(torch.ones(3, 2)).sum().backward()
+    net.eval()
+    net(torch.ones(3, 2))
+    torch.nn.functional.mse_loss(torch.ones(2, requires_grad=True), torch.zeros(2)).backward()
+
+
+def _optimizers(torch: Any) -> None:
+    """Build and step every optimizer class once; the ones needing special inputs stay cold."""
+    for name in getattr(torch.optim, "__all__", ()):
+        cls = getattr(torch.optim, name)
+        if not (isinstance(cls, type) and issubclass(cls, torch.optim.Optimizer)) or cls is torch.optim.Optimizer:
+            continue
+        weight = torch.nn.Parameter(torch.ones(2, 2))
+        try:
+            optimizer = cls([weight], lr=0.1)
+            (weight * weight).sum().backward()
+            optimizer.step((lambda: (weight * weight).sum()) if name == "LBFGS" else None)
+            optimizer.zero_grad()
+        except Exception:  # noqa: BLE001 - SparseAdam wants sparse gradients: it stays cold
+            continue

@@ -1,0 +1,229 @@
+"""The fork server ("zygote"): a warm interpreter that forks one fresh child per job.
+
+Started by the runner (``python -I -c ...`` possibly inside bubblewrap or unshare), it
+receives its configuration, pre-warms torch, then serves ``run`` requests on its control
+socket one at a time: fork a confined child, wait for it (or kill it when the parent's
+watchdog says so), sweep every process the job left, report the exit status, clean the
+scratch directory. It never sees a payload or a result: those go through pipes between
+the parent and the child.
+"""
+
+from __future__ import annotations
+
+import importlib
+import os
+import selectors
+import shutil
+import signal
+import socket
+import sys
+from dataclasses import dataclass
+from typing import Any, Callable, NoReturn
+
+from . import landlock, reaper, syscalls
+from .child import ChildFds, ChildSpec, describe_exception, run_child
+from .contract import Limits
+from .mounts import set_up_view
+from .paths import DEVICES, PSEUDO_READ
+from .protocol import recv_message, send_message
+from .warmup import warm
+
+
+@dataclass(frozen=True)
+class ServerConfig:
+    """What the runner tells a fork server at start-up (one JSON message)."""
+
+    level: str
+    confine: bool  # uid drop, Landlock and seccomp in children
+    uid: int | None  # children run as this uid and gid (the server runs as root)
+    scratch_root: str
+    env: dict[str, str]  # children's environment, before HOME/TMPDIR
+    read_roots: list[str]
+    task_paths: list[str]
+    preload: list[str]
+    private_tmp_mib: int | None = None  # unshare level: the server mounts its own view
+    masks: tuple[str, ...] = ()
+    keeps: tuple[str, ...] = ()
+
+
+class ForkServer:
+    """The serving loop; one job at a time."""
+
+    def __init__(self, ctrl: socket.socket, config: ServerConfig) -> None:
+        self.ctrl = ctrl
+        self.config = config
+        self.landlock_abi = 0
+        self.syscall_filter: Any = None
+        self.parent_gone = False
+        self.selector = selectors.DefaultSelector()
+        self.selector.register(ctrl, selectors.EVENT_READ)
+
+    def prepare(self) -> list[str]:
+        """Set up the view, become the subreaper, warm torch; return notes for the runner."""
+        config = self.config
+        if config.private_tmp_mib:
+            set_up_view(config.private_tmp_mib, config.masks, config.keeps)
+        reaper.become_subreaper()
+        os.makedirs(config.scratch_root, mode=0o711, exist_ok=True)
+        os.chmod(config.scratch_root, 0o711)  # children reach their own directory, list none
+        sys.path[:0] = config.task_paths
+        notes = []
+        if config.confine:
+            self.landlock_abi = landlock.abi_version()
+            if not self.landlock_abi:
+                notes.append("Landlock is not available: children may write outside scratch")
+            if syscalls.available():
+                self.syscall_filter = syscalls.build_filter()
+            else:
+                notes.append("seccomp (pyseccomp/libseccomp) is not available: no syscall filter")
+        return notes + warm(config.preload)
+
+    def serve(self) -> None:
+        """Handle requests until the parent hangs up."""
+        while not self.parent_gone:
+            message, fds = recv_message(self.ctrl)
+            if message is None:
+                return
+            if message.get("op") == "run" and len(fds) == 4:
+                self.run_job(message, fds)
+            else:
+                _close_all(fds)  # a kill for a job that already ended
+
+    def run_job(self, message: dict[str, Any], fds: list[int]) -> None:
+        job = message["job"]
+        try:
+            function = resolve(message["task"])
+        except Exception as exc:  # noqa: BLE001 - any import error is reported to the parent
+            _close_all(fds)
+            send_message(self.ctrl, {"event": "refused", "job": job, "message": describe_exception(exc)})
+            return
+        scratch = self.new_scratch(job)
+        spec = self.child_spec(function, Limits(**message["limits"]), ChildFds(*fds), scratch)
+        pid = fork_child(spec)
+        _close_all([*fds, spec.ruleset_fd] if spec.ruleset_fd is not None else fds)
+        send_message(self.ctrl, {"event": "started", "job": job, "pid": pid})
+        status, killed = self.wait(pid, job)
+        clean = reaper.sweep()
+        if not self.parent_gone:
+            send_message(self.ctrl, {"event": "exited", "job": job, "status": status, "killed": killed, "clean": clean})
+        remove_tree(scratch)
+
+    def new_scratch(self, job: int) -> str:
+        scratch = os.path.join(self.config.scratch_root, f"job-{job}")
+        if os.path.lexists(scratch):
+            remove_tree(scratch)
+        os.mkdir(scratch, 0o700)
+        if self.config.uid is not None:
+            os.chown(scratch, self.config.uid, self.config.uid)
+        return scratch
+
+    def child_spec(self, function: Callable[[dict[str, Any]], Any], limits: Limits, fds: ChildFds, scratch: str) -> ChildSpec:
+        return ChildSpec(
+            function=function, limits=limits, fds=fds, scratch=scratch,
+            env={**self.config.env, "HOME": scratch, "TMPDIR": scratch},
+            uid=self.config.uid, ruleset_fd=self.ruleset(scratch), syscall_filter=self.syscall_filter,
+        )
+
+    def ruleset(self, scratch: str) -> int | None:
+        if not self.landlock_abi:
+            return None
+        rules = [(root, landlock.READ) for root in [*self.config.read_roots, *PSEUDO_READ]]
+        rules += [(DEVICES, landlock.DEVICES), (scratch, landlock.handled_fs(self.landlock_abi))]
+        return landlock.build_ruleset(self.landlock_abi, rules)
+
+    def wait(self, pid: int, job: int) -> tuple[int, bool]:
+        """Wait for the child; kill its group on the parent's request. Returns (status, killed)."""
+        pidfd = os.pidfd_open(pid)
+        self.selector.register(pidfd, selectors.EVENT_READ)
+        killed = False
+        try:
+            while True:
+                for key, _events in self.selector.select():
+                    if key.fd == pidfd:
+                        reaper.kill_group(pid)  # while the zombie still holds the group id
+                        return os.waitpid(pid, 0)[1], killed
+                    killed = self.handle_during_job(pid, job) or killed
+        finally:
+            self.selector.unregister(pidfd)
+            os.close(pidfd)
+
+    def handle_during_job(self, pid: int, job: int) -> bool:
+        """A control message while a child runs; True when it asked to kill this job."""
+        message, fds = recv_message(self.ctrl)
+        _close_all(fds)
+        if message is None:
+            self.parent_gone = True
+        elif not (message.get("op") == "kill" and message.get("job") == job):
+            return False
+        reaper.kill_group(pid)
+        _kill(pid)
+        return message is not None
+
+
+def resolve(task: str) -> Callable[[dict[str, Any]], Any]:
+    """Import ``module:function`` (once, in the server: later children get it warm)."""
+    module_name, _, name = task.partition(":")
+    function = getattr(importlib.import_module(module_name), name)
+    if not callable(function):
+        raise TypeError(f"{task} is not a function")
+    return function
+
+
+def fork_child(spec: ChildSpec) -> int:
+    """Fork; the child confines itself and runs the task, the server gets the pid."""
+    for stream in (sys.stdout, sys.stderr):
+        stream.flush()  # nothing buffered here may be written twice
+    pid = os.fork()
+    if pid == 0:
+        run_child(spec)
+    return pid
+
+
+def remove_tree(path: str) -> None:
+    """Remove a scratch directory, even one whose subdirectories the job made unreadable."""
+    try:
+        shutil.rmtree(path)
+    except OSError:
+        for root, dirs, _files in os.walk(path):
+            for name in dirs:
+                os.chmod(os.path.join(root, name), 0o700)
+        shutil.rmtree(path, ignore_errors=True)
+
+
+def _kill(pid: int) -> None:
+    try:
+        os.kill(pid, signal.SIGKILL)
+    except ProcessLookupError:
+        pass
+
+
+def _close_all(fds: list[int]) -> None:
+    for fd in fds:
+        os.close(fd)
+
+
+def main(fd: int) -> NoReturn:
+    """Entry point: ``python -I -c "...; main(fd)"`` with the control socket on ``fd``."""
+    signal.signal(signal.SIGINT, signal.SIG_IGN)  # the runner decides when the server stops
+    ctrl = socket.socket(fileno=fd)
+    message, _fds = recv_message(ctrl)
+    if message is None:
+        os._exit(0)
+    try:
+        server = ForkServer(ctrl, ServerConfig(**message["config"]))
+        notes = server.prepare()
+    except Exception as exc:  # noqa: BLE001 - the runner shows why the server could not start
+        send_message(ctrl, {"event": "failed", "message": describe_exception(exc)})
+        os._exit(1)
+    send_message(ctrl, {"event": "ready", "notes": notes, "vm_mib": _vm_mib()})
+    server.serve()
+    reaper.sweep()
+    os._exit(0)
+
+
+def _vm_mib() -> int:
+    with open("/proc/self/status") as f:
+        for line in f:
+            if line.startswith("VmSize:"):
+                return int(line.split()[1]) // 1024
+    return 0
