@@ -1,0 +1,209 @@
+"""Pure aggregation over a results document: scores, questions, students.
+
+Two populations are kept apart on purpose. Score statistics count ``graded`` submissions
+only (a ``late-cutoff`` score is 0 by policy, not by understanding). Question statistics
+count every submission that was read (``graded`` and ``late-cutoff``): what a learner
+answered says what they understood, whenever they handed it in. ``ungradable``
+submissions have no answers and appear only in the list of problems.
+"""
+
+from __future__ import annotations
+
+import statistics
+from collections import Counter
+from dataclasses import dataclass
+from typing import Any, Iterator, Mapping
+
+from .course_info import CourseInfo, ItemInfo
+
+QUESTION_STATUSES = ("correct", "wrong", "invalid", "unanswered", "error", "timeout", "integrity")
+MAX_UNIT_BINS = 20  # up to this many points, one histogram bar per point
+DEFAULT_BINS = 10
+LOW_SHARE = 0.5  # below half of the points: may need help
+MANY_MISCONCEPTIONS = 2  # holding this many distinct misconceptions: may need help
+
+
+@dataclass(frozen=True)
+class Bin:
+    """One histogram bar: scores in [lo, hi) (the last bar includes hi)."""
+
+    lo: float
+    hi: float
+    count: int
+
+
+@dataclass(frozen=True)
+class ScoreStats:
+    """The distribution of final scores of graded submissions."""
+
+    count: int
+    max_score: float
+    mean: float | None
+    median: float | None
+    highest: float | None
+    lowest: float | None
+    bins: tuple[Bin, ...]
+
+
+@dataclass(frozen=True)
+class QuestionStats:
+    """How the class did on one question or code check."""
+
+    info: ItemInfo
+    counts: Mapping[str, int]  # status -> submissions
+    total: int
+    max_points: float
+    expected: str | None
+
+    @property
+    def id(self) -> str:
+        return self.info.id
+
+    def share(self, status: str) -> float:
+        """The fraction of submissions with ``status`` (0 when nobody answered)."""
+        return self.counts.get(status, 0) / self.total if self.total else 0.0
+
+
+@dataclass(frozen=True)
+class StudentRow:
+    """One submission, summarised for the drill-down table."""
+
+    student: str
+    status: str
+    score: float
+    max_score: float
+    raw_score: float  # points before any late penalty
+    late_factor: float
+    error: str | None
+    counts: Mapping[str, int]
+    misconceptions: tuple[str, ...]
+    questions: tuple[Mapping[str, Any], ...]
+
+    @property
+    def share(self) -> float:
+        return self.score / self.max_score if self.max_score else 0.0
+
+    @property
+    def raw_share(self) -> float:
+        return self.raw_score / self.max_score if self.max_score else 0.0
+
+
+@dataclass(frozen=True)
+class HelpNeeded:
+    """A student who may need help, and why."""
+
+    row: StudentRow
+    reasons: tuple[str, ...]
+
+
+def read_submissions(doc: Mapping[str, Any]) -> list[Mapping[str, Any]]:
+    """Students whose answers were read (everything but ``ungradable``)."""
+    return [s for s in doc["students"] if s["status"] != "ungradable"]
+
+
+def question_results(doc: Mapping[str, Any]) -> Iterator[tuple[Mapping[str, Any], Mapping[str, Any]]]:
+    """Every (student, question result) pair of the read submissions."""
+    for s in read_submissions(doc):
+        for q in s["questions"]:
+            yield s, q
+
+
+def max_score(doc: Mapping[str, Any]) -> float:
+    """The assignment's total points (every read submission has the same total)."""
+    return max((s["max_score"] for s in read_submissions(doc)), default=0.0)
+
+
+def score_stats(doc: Mapping[str, Any]) -> ScoreStats:
+    """Mean, median, extremes and histogram of graded submissions' final scores."""
+    scores = [float(s["score"]) for s in doc["students"] if s["status"] == "graded"]
+    top = max_score(doc)
+    if not scores:
+        return ScoreStats(0, top, None, None, None, None, histogram(scores, top))
+    return ScoreStats(len(scores), top, statistics.fmean(scores), statistics.median(scores), max(scores), min(scores), histogram(scores, top))
+
+
+def histogram(scores: list[float], top: float) -> tuple[Bin, ...]:
+    """Bars of equal width from 0 to ``top``: one per point for small totals, else ten."""
+    if top <= 0:
+        return ()
+    whole = abs(top - round(top)) < 1e-9 and top <= MAX_UNIT_BINS
+    n = int(round(top)) if whole else DEFAULT_BINS
+    width = top / n
+    counts = Counter(min(max(int(s / width + 1e-9), 0), n - 1) for s in scores)
+    return tuple(Bin(i * width, (i + 1) * width, counts.get(i, 0)) for i in range(n))
+
+
+def item_order(doc: Mapping[str, Any], info: CourseInfo) -> list[str]:
+    """Item ids in course order when the course knows the assignment, else as first seen."""
+    seen = list(dict.fromkeys(q["id"] for _, q in question_results(doc)))
+    declared = info.assignment(doc.get("assignment", ""))
+    if declared is None:
+        return seen
+    return [i for i in declared.items if i in seen] + [i for i in seen if i not in declared.items]
+
+
+def question_stats(doc: Mapping[str, Any], info: CourseInfo) -> list[QuestionStats]:
+    """Status counts per question, in course order."""
+    counts: dict[str, Counter[str]] = {}
+    points: dict[str, float] = {}
+    expected: dict[str, str | None] = {}
+    for _, q in question_results(doc):
+        counts.setdefault(q["id"], Counter())[q["status"]] += 1
+        points[q["id"]] = max(points.get(q["id"], 0.0), float(q["max_points"]))
+        expected[q["id"]] = expected.get(q["id"]) or q.get("expected")
+    return [
+        QuestionStats(_item_info(info, doc, i), dict(counts[i]), sum(counts[i].values()), points[i], expected[i])
+        for i in item_order(doc, info)
+    ]
+
+
+def hardest_first(stats: list[QuestionStats]) -> list[QuestionStats]:
+    """Questions from the lowest share correct to the highest; more wrong answers first on ties."""
+    return sorted(stats, key=lambda q: (q.share("correct"), -q.share("wrong"), q.id))
+
+
+def student_rows(doc: Mapping[str, Any]) -> list[StudentRow]:
+    """One row per submission (including ungradable ones), in document order."""
+    return [_student_row(s) for s in doc["students"]]
+
+
+def needs_help(rows: list[StudentRow], low_share: float = LOW_SHARE, many: int = MANY_MISCONCEPTIONS) -> list[HelpNeeded]:
+    """Read submissions with under ``low_share`` of the points (before late penalties) or
+    at least ``many`` distinct misconceptions; lowest first."""
+    found = []
+    for row in rows:
+        if row.status == "ungradable":
+            continue
+        reasons = []
+        if row.raw_share < low_share:
+            reasons.append(f"{row.raw_share:.0%} of the points")
+        if len(row.misconceptions) >= many:
+            reasons.append(f"{len(row.misconceptions)} misconceptions")
+        if reasons:
+            found.append(HelpNeeded(row, tuple(reasons)))
+    return sorted(found, key=lambda h: (h.row.raw_share, -len(h.row.misconceptions), h.row.student))
+
+
+def late_or_ungradable(rows: list[StudentRow]) -> list[StudentRow]:
+    """Submissions that lost points to lateness, passed the cutoff, or could not be read."""
+    return [r for r in rows if r.status != "graded" or r.late_factor < 1.0]
+
+
+def _student_row(s: Mapping[str, Any]) -> StudentRow:
+    questions = tuple(s["questions"])
+    names = (q.get("misconception") for q in questions)
+    return StudentRow(
+        student=s["student"], status=s["status"], score=float(s["score"]), max_score=float(s["max_score"]),
+        raw_score=sum(float(q["points"]) for q in questions), late_factor=float(s.get("late_factor", 1.0)),
+        error=s.get("error"), counts=dict(Counter(q["status"] for q in questions)),
+        misconceptions=tuple(dict.fromkeys(n for n in names if n)), questions=questions,
+    )
+
+
+def _item_info(info: CourseInfo, doc: Mapping[str, Any], item_id: str) -> ItemInfo:
+    # A gradebook document may carry the section itself; the course's word comes first.
+    found = info.item(item_id)
+    if found.section or item_id in info.items:
+        return found
+    section = next((q.get("section") for _, q in question_results(doc) if q["id"] == item_id and q.get("section")), "")
+    return ItemInfo(found.id, found.exercise, found.exercise_title, section or "", found.prompt, found.kind)
