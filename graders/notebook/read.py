@@ -1,0 +1,131 @@
+"""Read a notebook as plain JSON, defensively, and find its answer cells by metadata.
+
+Nothing here executes anything or trusts the file: the size is checked before reading,
+the bytes must be UTF-8, the JSON must be an nbformat 4 notebook. Outputs are never
+looked at. Answer cells are found by ``metadata.graders``, never by position, so moved,
+added or split cells do not matter.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from ..errors import SubmissionError
+from . import META_KEY
+
+MAX_NOTEBOOK_BYTES = 20 * 1024 * 1024
+
+
+@dataclass(frozen=True)
+class AnswerCell:
+    """One cell that says which question (or code exercise) it answers."""
+
+    index: int  # position in the notebook, for messages only
+    key: str  # an item id "<exercise>/<question>" or a code exercise id
+    kind: str  # "question" or "exercise"
+    source: str
+    meta: dict[str, Any] = field(default_factory=dict)  # its metadata.graders
+
+
+@dataclass(frozen=True)
+class NotebookAnswers:
+    """A notebook's answer cells grouped by key, in notebook order, and its own metadata."""
+
+    cells: dict[str, list[AnswerCell]]
+    meta: dict[str, Any]  # notebook-level metadata.graders ({} when absent)
+    nbgrader: bool  # whether any cell carries nbgrader metadata (answer cells are run)
+
+    def last(self, key: str) -> AnswerCell | None:
+        """The cell that counts for ``key``: the last one, when a cell was duplicated."""
+        found = self.cells.get(key)
+        return found[-1] if found else None
+
+
+def read_notebook(path: Path, max_bytes: int = MAX_NOTEBOOK_BYTES) -> dict[str, Any]:
+    """The notebook at ``path`` as JSON data; ``SubmissionError`` saying why it cannot be."""
+    raw = _read_bytes(path, max_bytes)
+    try:
+        text = raw.decode("utf-8-sig")
+    except UnicodeDecodeError as exc:
+        raise SubmissionError(f"{path}: not a notebook: byte 0x{raw[exc.start]:02x} at offset {exc.start} is not UTF-8 text") from exc
+    try:
+        data = json.loads(text)
+    except json.JSONDecodeError as exc:
+        raise SubmissionError(f"{path}: not a notebook: invalid JSON at line {exc.lineno}, column {exc.colno}: {exc.msg}") from exc
+    except RecursionError as exc:
+        raise SubmissionError(f"{path}: not a notebook: JSON nested too deeply") from exc
+    _check_format(path, data)
+    return data
+
+
+def answer_cells(path: Path, data: dict[str, Any]) -> NotebookAnswers:
+    """Every cell whose ``metadata.graders`` names a question or a code exercise."""
+    cells: dict[str, list[AnswerCell]] = {}
+    nbgrader = False
+    for index, cell in enumerate(data["cells"]):
+        if not isinstance(cell, dict):
+            raise SubmissionError(f"{path}: cell {index + 1} is not a JSON object")
+        meta = cell.get("metadata")
+        nbgrader = nbgrader or (isinstance(meta, dict) and "nbgrader" in meta)
+        found = _answer_cell(path, index, cell)
+        if found is not None:
+            cells.setdefault(found.key, []).append(found)
+    meta = data.get("metadata", {}).get(META_KEY) if isinstance(data.get("metadata"), dict) else None
+    return NotebookAnswers(cells, meta if isinstance(meta, dict) else {}, nbgrader)
+
+
+def _read_bytes(path: Path, max_bytes: int) -> bytes:
+    try:
+        size = path.stat().st_size
+        if size > max_bytes:
+            raise SubmissionError(f"{path}: {size_text(size)} is larger than the {size_text(max_bytes)} a notebook may be (clear the outputs and save again)")
+        if size == 0:
+            raise SubmissionError(f"{path}: the file is empty")
+        with path.open("rb") as f:
+            return f.read(max_bytes + 1)  # a file that grew after stat() is still capped
+    except OSError as exc:
+        raise SubmissionError(f"{path}: cannot read: {exc.strerror or exc}") from exc
+
+
+def size_text(size: int) -> str:
+    """``20 MB``, ``1.5 MB``, ``300 KB``, ``10 bytes``."""
+    for unit, scale in (("MB", 2**20), ("KB", 2**10)):
+        if size >= scale:
+            return f"{size / scale:.1f}".removesuffix(".0") + f" {unit}"
+    return f"{size} bytes"
+
+
+def _check_format(path: Path, data: Any) -> None:
+    if not isinstance(data, dict) or "cells" not in data and "worksheets" not in data:
+        raise SubmissionError(f"{path}: not a notebook: JSON without notebook 'cells'")
+    version = data.get("nbformat")
+    if version == 3 or "worksheets" in data:
+        raise SubmissionError(f"{path}: an nbformat 3 notebook (from an old Jupyter); open it in a current Jupyter and save it again as nbformat 4")
+    if version != 4:
+        raise SubmissionError(f"{path}: nbformat {version!r} is not supported; graders reads nbformat 4 notebooks")
+    if not isinstance(data["cells"], list):
+        raise SubmissionError(f"{path}: not a notebook: 'cells' is not a list")
+
+
+def _answer_cell(path: Path, index: int, cell: dict[str, Any]) -> AnswerCell | None:
+    meta = cell.get("metadata")
+    tag = meta.get(META_KEY) if isinstance(meta, dict) else None
+    if not isinstance(tag, dict):
+        return None
+    kind = "question" if "question" in tag else "exercise" if "exercise" in tag else None
+    if kind is None or not isinstance(tag[kind], str):
+        return None
+    return AnswerCell(index, tag[kind], kind, cell_source(path, index, cell), dict(tag))
+
+
+def cell_source(path: Path, index: int, cell: dict[str, Any]) -> str:
+    """A cell's source as one string (nbformat allows a string or a list of lines)."""
+    source = cell.get("source", "")
+    if isinstance(source, list) and all(isinstance(line, str) for line in source):
+        return "".join(source)
+    if isinstance(source, str):
+        return source
+    raise SubmissionError(f"{path}: cell {index + 1}: 'source' is not text")

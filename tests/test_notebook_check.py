@@ -1,0 +1,146 @@
+"""`graders check`: which answers the grader cannot read, never whether they are right."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+from typing import Any, Iterator
+
+import pytest
+from click.testing import CliRunner
+
+from graders import check as check_module
+from graders.check import check, check_notebook, find_notebook
+from graders.cli import main
+from graders.errors import SubmissionError, UsageError
+from graders.grade import prepare_assignment
+from graders.key import answer_key
+from graders.load import load_course
+from graders.notebook.release import student_notebook
+from graders.workspace import open_workspace
+from notebook_helpers import answer_index, copy_course, fill, save_nb
+
+SAVED = 1_790_000_000  # a fixed mtime, so two reports can be compared whole
+
+
+@pytest.fixture(scope="module")
+def released(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[dict[str, Any], dict[str, str]]]:
+    """The student notebook of nb1 (as JSON) and the key computed by torch."""
+    course = copy_course(tmp_path_factory.mktemp("check") / "course")
+    with open_workspace(course) as ws:
+        key = answer_key(prepare_assignment(ws.loaded, "nb1", ws.ctx))
+    loaded = load_course(course / "course.yml")
+    nb = student_notebook(loaded, loaded.course.assignments[0])
+    yield _as_json(nb), key
+
+
+def _as_json(nb: Any) -> dict[str, Any]:
+    import json
+
+    return json.loads(json.dumps(nb))
+
+
+def _saved(nb: dict[str, Any], path: Path) -> Path:
+    save_nb(nb, path)
+    os.utime(path, (SAVED, SAVED))
+    return path
+
+
+def test_a_complete_notebook_is_ok(released, tmp_path: Path) -> None:
+    nb, key = released
+    report = check_notebook(_saved(fill(nb, key), tmp_path / "nb1.ipynb"))
+    assert report.ok and len(report.readable) == 7
+    assert report.text().endswith("7 of 7 answers can be read. This check never tells whether an answer is right.")
+
+
+def test_the_report_is_the_same_for_right_and_wrong_answers(released, tmp_path: Path) -> None:
+    nb, key = released
+    wrong = {item: ("True" if text == "False" else "False") for item, text in key.items()}
+    right_report = check_notebook(_saved(fill(nb, key), tmp_path / "a" / "nb1.ipynb"))
+    wrong_report = check_notebook(_saved(fill(nb, wrong), tmp_path / "b" / "nb1.ipynb"))
+    assert right_report.text() == wrong_report.text()
+
+
+def test_the_report_names_each_problem(released, tmp_path: Path) -> None:
+    nb, key = released
+    nb = fill(nb, {k: v for k, v in key.items() if k != "clone-basics/backward"})
+    index = answer_index(nb)
+    nb["cells"][index["clone-basics/grad"]]["source"] = "answer = tensor(3.) + 1"
+    nb["cells"][index["detach-basics/flags"]]["source"] = "%pip install torch\nanswer = 1"
+    nb["cells"].insert(index["clone-basics/shares-memory"], dict(nb["cells"][index["clone-basics/shares-memory"]], id="dup"))
+    del nb["cells"][answer_index(nb)["detach-basics/resize-leaf"]]
+    report = check_notebook(_saved(nb, tmp_path / "nb1.ipynb"))
+    assert not report.ok
+    assert [f.key for f in report.unreadable] == ["clone-basics/grad", "detach-basics/flags"]
+    assert "Could not read this answer" in report.unreadable[0].message
+    assert report.unreadable[1].message.startswith("Lines starting with `!` or `%` are not Python.")
+    assert report.unanswered == ("clone-basics/backward",)
+    assert report.missing == ("detach-basics/resize-leaf",)
+    assert [f.key for f in report.duplicated] == ["clone-basics/shares-memory"]
+    text = report.text()
+    assert "The grader cannot read 2 of your answers:" in text and "3 of 7 answers can be read." in text
+    assert "Answer cells missing from the notebook (1)" in text and "only the last one was graded" in text
+
+
+CODE_CASES = [
+    pytest.param("def copy_of(t):\n    return t.clone()\n", "", id="defines-entry"),
+    pytest.param("copy_of = lambda t: t.clone()\n", "", id="assigns-entry"),
+    pytest.param("def copy_of(t)\n    return t\n", "not valid Python: expected ':' (line 1)", id="syntax-error"),
+    pytest.param("!pip install x\ndef copy_of(t):\n    return t\n", "lines starting with `!` or `%` are IPython commands", id="magic"),
+    pytest.param("def copy(t):\n    return t\n", "does not define `copy_of`", id="wrong-name"),
+    pytest.param("if True:\n    def copy_of(t):\n        return t\n", "does not define `copy_of`", id="not-top-level"),
+]
+
+
+@pytest.mark.parametrize(("source", "problem"), CODE_CASES)
+def test_code_cells_are_parsed_never_run(tmp_path: Path, source: str, problem: str) -> None:
+    cell = {"cell_type": "code", "id": "c", "metadata": {"graders": {"exercise": "copy", "entry": "copy_of"}}, "source": source, "outputs": [], "execution_count": None}
+    nb = {"cells": [cell], "metadata": {}, "nbformat": 4, "nbformat_minor": 5}
+    report = check_notebook(_saved(nb, tmp_path / "c.ipynb"))
+    found = [f.message for f in report.unreadable]
+    assert (found == []) if not problem else (len(found) == 1 and problem in found[0])
+
+
+def test_the_command_exits_1_when_an_answer_cannot_be_read(released, tmp_path: Path) -> None:
+    nb, key = released
+    good = _saved(fill(nb, key), tmp_path / "good.ipynb")
+    bad = _saved(fill(nb, {"clone-basics/grad": "tensor(3.) + 1"}), tmp_path / "bad.ipynb")
+    assert CliRunner().invoke(main, ["check", str(good), "--assignment", "nb1"]).exit_code == 0
+    result = CliRunner().invoke(main, ["check", str(bad)])
+    assert result.exit_code == 1 and "clone-basics/grad: Could not read this answer" in result.output
+
+
+def test_the_command_explains_an_unreadable_or_mismatched_notebook(released, tmp_path: Path) -> None:
+    nb, _ = released
+    path = _saved(nb, tmp_path / "nb1.ipynb")
+    result = CliRunner().invoke(main, ["check", str(path), "--assignment", "ps9"])
+    assert result.exit_code == 1 and "this notebook is for assignment 'nb1', not 'ps9'" in result.output
+    (tmp_path / "empty.ipynb").write_bytes(b"")
+    result = CliRunner().invoke(main, ["check", str(tmp_path / "empty.ipynb")])
+    assert result.exit_code == 1 and "the file is empty" in result.output
+
+
+def test_check_in_a_kernel_finds_its_notebook_from_jupyter(released, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]) -> None:
+    nb, _ = released
+    _saved(nb, tmp_path / "work" / "nb1.ipynb")
+    _saved(nb, tmp_path / "work" / "other.ipynb")
+    monkeypatch.chdir(tmp_path / "work")
+    monkeypatch.setenv("JPY_SESSION_NAME", str(tmp_path / "work" / "nb1.ipynb"))
+    check()
+    assert capsys.readouterr().out.startswith("Checked nb1.ipynb (assignment nb1)")
+
+
+def test_without_a_session_the_only_notebook_in_the_folder_is_checked(released, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.delenv("JPY_SESSION_NAME", raising=False)
+    monkeypatch.setattr(check_module, "_ipython", lambda: None)
+    _saved(released[0], tmp_path / "only.ipynb")
+    assert find_notebook(tmp_path) == tmp_path / "only.ipynb"
+    _saved(released[0], tmp_path / "second.ipynb")
+    with pytest.raises(UsageError, match=r"cannot tell which notebook to check \(2 notebooks in"):
+        find_notebook(tmp_path)
+
+
+def test_a_notebook_without_answer_cells_is_refused(tmp_path: Path) -> None:
+    nb = {"cells": [], "metadata": {}, "nbformat": 4, "nbformat_minor": 5}
+    with pytest.raises(SubmissionError, match="no answer cells"):
+        check_notebook(_saved(nb, tmp_path / "x.ipynb"))

@@ -1,0 +1,165 @@
+"""`graders release`: student, instructor and nbgrader notebooks, valid, locked, stable."""
+
+from __future__ import annotations
+
+import json
+import re
+from pathlib import Path
+
+import nbformat
+import pytest
+from click.testing import CliRunner
+from nbgrader.nbgraderformat import MetadataValidator
+
+from graders.cli import main
+from graders.errors import UsageError
+from graders.load import load_course
+from graders.notebook import layout
+from graders.notebook.cells import cell_id
+from graders.notebook.release import write_release
+from notebook_helpers import GOLDEN, copy_course, load_nb
+
+ITEMS = [
+    "clone-basics/shares-memory", "clone-basics/grad-fn", "clone-basics/backward", "clone-basics/grad",
+    "detach-basics/flags", "detach-basics/write-through", "detach-basics/resize-leaf",
+]
+FILES = {"student": "nb1/nb1.ipynb", "instructor": "nb1/nb1-instructor.ipynb", "source": "source/nb1/nb1.ipynb"}
+
+
+@pytest.fixture(scope="module")
+def release(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """The test course's assignment nb1, released by the command."""
+    root = tmp_path_factory.mktemp("release")
+    course = copy_course(root / "course")
+    result = CliRunner().invoke(main, ["release", "nb1", "--out", str(root / "out"), "--course", str(course)])
+    assert result.exit_code == 0, result.output
+    return root / "out"
+
+
+@pytest.mark.parametrize("name", FILES)
+def test_released_notebook_matches_its_golden_file(release: Path, name: str, update_goldens: bool) -> None:
+    written = (release / FILES[name]).read_text(encoding="utf-8")
+    golden = GOLDEN / f"{name}.ipynb"
+    if update_goldens:
+        golden.parent.mkdir(parents=True, exist_ok=True)
+        golden.write_text(written, encoding="utf-8")
+    assert written == golden.read_text(encoding="utf-8")
+
+
+@pytest.mark.parametrize("name", FILES)
+def test_released_notebooks_are_valid_nbformat_4(release: Path, name: str) -> None:
+    nb = nbformat.read(release / FILES[name], as_version=4)
+    nbformat.validate(nb)
+    assert nb.nbformat == 4 and nb.metadata["graders"] == {"course": "notebook-demo", "assignment": "nb1", "answers": ITEMS}
+
+
+@pytest.mark.parametrize("name", FILES)
+def test_each_question_has_exactly_one_answer_cell_found_by_metadata(release: Path, name: str) -> None:
+    cells = load_nb(release / FILES[name])["cells"]
+    tagged = [c["metadata"]["graders"]["question"] for c in cells if "graders" in c["metadata"]]
+    assert tagged == ITEMS
+
+
+def test_student_answer_cells_are_unanswered_and_editable(release: Path) -> None:
+    cells = [c for c in load_nb(release / FILES["student"])["cells"] if "graders" in c["metadata"]]
+    assert {c["source"] for c in cells} == {"answer = ..."}
+    assert all(c["cell_type"] == "code" and "editable" not in c["metadata"] for c in cells)
+
+
+def test_everything_but_answer_cells_is_locked(release: Path) -> None:
+    cells = load_nb(release / FILES["student"])["cells"]
+    others = [c for c in cells if "graders" not in c["metadata"]]
+    assert others and all(c["metadata"]["editable"] is False and c["metadata"]["deletable"] is False for c in others)
+    setups = [c for c in others if c["cell_type"] == "code"]
+    assert [c["id"] for c in setups] == ["setup--clone-basics", "setup--detach-basics"]
+    assert setups[0]["source"].startswith("import torch; torch.manual_seed(0)")
+
+
+def test_intro_cites_the_article_sections_of_the_exercises(release: Path) -> None:
+    intro = load_nb(release / FILES["student"])["cells"][0]["source"]
+    assert "sections §1a, §2" in intro
+    assert "| 2 | detach() shares memory | §2 | 4 |" in intro
+    assert "graders check nb1.ipynb" in intro
+
+
+def test_instructor_notebook_holds_the_key_computed_by_torch(release: Path) -> None:
+    cells = load_nb(release / FILES["instructor"])["cells"]
+    answers = {c["metadata"]["graders"]["question"]: c["source"] for c in cells if "graders" in c["metadata"]}
+    assert answers["clone-basics/shares-memory"] == 'answer = "False"'
+    assert answers["clone-basics/grad"] == 'answer = "tensor(3.)"'
+    assert answers["detach-basics/resize-leaf"] == 'answer = "RuntimeError"'
+
+
+def test_nbgrader_source_passes_nbgraders_own_metadata_validation(release: Path) -> None:
+    nb = nbformat.read(release / FILES["source"], as_version=4)
+    MetadataValidator().validate_nb(nb)
+    grade_ids = [c.metadata["nbgrader"]["grade_id"] for c in nb.cells]
+    assert len(set(grade_ids)) == len(grade_ids) and all(re.fullmatch(r"[a-zA-Z0-9_-]+", g) for g in grade_ids)
+
+
+def test_nbgrader_solutions_and_hidden_tests(release: Path) -> None:
+    cells = load_nb(release / FILES["source"])["cells"]
+    solutions = [c for c in cells if c["metadata"]["nbgrader"]["solution"]]
+    tests = [c for c in cells if c["metadata"]["nbgrader"]["grade"]]
+    assert len(solutions) == len(tests) == len(ITEMS)
+    assert solutions[0]["source"] == '### BEGIN SOLUTION\nanswer = "False"\n### END SOLUTION'
+    assert tests[0]["source"].splitlines() == [
+        "### BEGIN HIDDEN TESTS",
+        "import graders.nbgrader",
+        'graders.nbgrader.check("clone-basics/shares-memory", globals().pop("answer", ...), assignment="nb1")',
+        "### END HIDDEN TESTS",
+    ]
+    assert all(t["metadata"]["nbgrader"]["locked"] for t in tests)
+    assert sum(t["metadata"]["nbgrader"]["points"] for t in tests) == pytest.approx(5 + 4, abs=1e-3)
+
+
+def test_release_writes_the_course_pointer_for_nbgrader(release: Path) -> None:
+    pointer = json.loads((release / "source" / "nb1" / "graders-course.json").read_text())
+    assert pointer["course_id"] == "notebook-demo" and pointer["assignment"] == "nb1"
+    assert Path(pointer["course"]).is_file()
+
+
+def test_release_is_deterministic(tmp_path: Path, release: Path) -> None:
+    loaded = load_course(copy_course(tmp_path / "course") / "course.yml")
+    key = _key_from(release)
+    for out in ("a", "b"):
+        write_release(loaded, loaded.course.assignments[0], key, tmp_path / out)
+    for name in FILES.values():
+        assert (tmp_path / "a" / name).read_bytes() == (tmp_path / "b" / name).read_bytes() == (release / name).read_bytes()
+
+
+def test_release_without_an_answer_for_every_question_is_refused(tmp_path: Path, release: Path) -> None:
+    loaded = load_course(copy_course(tmp_path / "course") / "course.yml")
+    key = _key_from(release)
+    del key["detach-basics/flags"]
+    with pytest.raises(UsageError, match="no answer could be computed for detach-basics/flags"):
+        write_release(loaded, loaded.course.assignments[0], key, tmp_path / "out")
+
+
+def test_a_kind_without_a_notebook_layout_is_a_usage_error(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    loaded = load_course(copy_course(tmp_path / "course") / "course.yml")
+    monkeypatch.delitem(layout.LAYOUTS, "predict")
+    with pytest.raises(UsageError, match="notebooks cannot show exercises of kind 'predict'"):
+        layout.assignment_parts(loaded, loaded.course.assignments[0], {})
+
+
+@pytest.mark.parametrize(
+    ("parts", "expected"),
+    [
+        pytest.param(("answer", "clone-basics/grad"), "answer--clone-basics--grad", id="readable"),
+        pytest.param(("answer", "e" * 40 + "/" + "q" * 40), None, id="long-hashed"),
+    ],
+)
+def test_cell_ids_are_stable_and_valid(parts: tuple[str, ...], expected: str | None) -> None:
+    ident = cell_id(*parts)
+    assert re.fullmatch(r"[a-zA-Z0-9_-]{1,64}", ident) and ident == cell_id(*parts)
+    if expected is not None:
+        assert ident == expected
+    else:
+        assert ident != cell_id(parts[0], parts[1] + "x")
+
+
+def _key_from(release: Path) -> dict[str, str]:
+    """The key as the instructor notebook wrote it (a string literal per answer cell)."""
+    cells = load_nb(release / FILES["instructor"])["cells"]
+    return {c["metadata"]["graders"]["question"]: json.loads(c["source"].removeprefix("answer = ")) for c in cells if "graders" in c["metadata"]}
