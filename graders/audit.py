@@ -17,7 +17,7 @@ from typing import Any, Iterator
 from .answers import AnswerSyntaxError, parse_answer, render_answer
 from .compare import compare
 from .load import LoadedCourse
-from .values import GradFnValue, Sequence, TensorValue, Value, from_json
+from .values import ExceptionValue, GradFnValue, Name, NoError, Sequence, TensorValue, Value, from_json
 
 VERDICTS = ("same", "renamed", "new warning", "changed")
 
@@ -62,9 +62,8 @@ def _verdict(article_text: str, truth: Value, warnings: list[dict[str, str]]) ->
         article = parse_answer(article_text)
     except AnswerSyntaxError as exc:
         return "changed", f"the article's output is not an answer literal: {exc}"
-    verdict = compare(article, truth)
-    if not verdict.correct:
-        return "changed", verdict.feedback
+    if not compare(article, truth).correct:
+        return "changed", _change(article, truth)
     renamed = [(a, t) for a, t in zip(_grad_fns(article), _grad_fns(truth)) if a != t]
     if renamed:
         return "renamed", "; ".join(f"{a} is now {t}" for a, t in renamed)
@@ -73,9 +72,19 @@ def _verdict(article_text: str, truth: Value, warnings: list[dict[str, str]]) ->
     return "same", ""
 
 
+def _change(article: Value, truth: Value) -> str:
+    if isinstance(article, Name) and isinstance(truth, NoError):
+        return f"no longer raises {article.ident}"
+    if isinstance(truth, ExceptionValue):
+        return f"now raises {truth.cls}: {truth.message[:100]}"
+    return "torch gives another value today: teach what it does now"
+
+
 def _grad_fns(value: Value) -> Iterator[str]:
     if isinstance(value, GradFnValue):
         yield value.name
+    elif isinstance(value, Name):  # the article's bare `<SelectBackward>` parses as a name
+        yield value.ident
     elif isinstance(value, TensorValue) and value.grad_fn:
         yield value.grad_fn
     elif isinstance(value, Sequence):

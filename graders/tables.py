@@ -45,12 +45,20 @@ def drift_table(drifts: Sequence[Any], torch_version: str) -> Table:
         table.add_column(name, overflow="fold")
     for d in drifts:
         style = VERDICT_STYLE.get(d.verdict, "")
-        table.add_row(d.question, d.section, d.article, d.torch, f"[{style}]{d.verdict}[/]", d.note[:160])
+        table.add_row(d.question, d.section, d.article, d.torch, f"[{style}]{d.verdict}[/]", _first_sentence(d.note))
     return table
 
 
 def print_table(table: Table) -> None:
-    Console(soft_wrap=False).print(table)
+    """Print to stdout; wide when piped, so tables in logs are not folded to 80 columns."""
+    import sys
+
+    Console(soft_wrap=False, width=None if sys.stdout.isatty() else 200).print(table)
+
+
+def _first_sentence(text: str) -> str:
+    head, dot, _ = text.partition(". ")
+    return (head + dot).strip()[:120]
 
 
 def _question_ids(students: list[dict[str, Any]]) -> list[str]:

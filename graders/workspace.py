@@ -6,10 +6,11 @@ server) starts once and is shut down when the ``with`` block ends, whatever happ
 
 from __future__ import annotations
 
+import threading
 from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Iterator
+from typing import Any, Iterator
 
 from .load import LoadedCourse, find_course, load_course
 from .registry import Context
@@ -25,8 +26,43 @@ class Workspace:
     ctx: Context
 
     @property
+    def isolation(self) -> str | None:
+        """The isolation level code ran under, or None when nothing had to run."""
+        runner = self.ctx.runner
+        return runner.isolation if not isinstance(runner, LazyRunner) or runner.started else None
+
+
+class LazyRunner:
+    """Starts the sandbox on the first job, so that cached work never pays ~3 s of warm-up."""
+
+    def __init__(self, level: str, workers: int, hide: tuple[str, ...]) -> None:
+        self._args = (level, workers, hide)
+        self._runner: Any = None
+        self._lock = threading.Lock()
+
+    @property
+    def started(self) -> bool:
+        return self._runner is not None
+
+    @property
     def isolation(self) -> str:
-        return self.ctx.runner.isolation
+        return self._get().isolation
+
+    def run(self, job: Any) -> Any:
+        return self._get().run(job)
+
+    def close(self) -> None:
+        if self._runner is not None:
+            self._runner.close()
+
+    def _get(self) -> Any:
+        with self._lock:
+            if self._runner is None:
+                from .sandbox import open_runner
+
+                level, workers, hide = self._args
+                self._runner = open_runner(level, workers=workers, hide=hide)
+            return self._runner
 
 
 def load(course: Path | None) -> LoadedCourse:
@@ -37,10 +73,8 @@ def load(course: Path | None) -> LoadedCourse:
 @contextmanager
 def open_workspace(course: Path | None, *, isolation: str = "auto", workers: int = 1, cache: bool = True) -> Iterator[Workspace]:
     """Load the course and start the sandbox; always stops the sandbox on exit."""
-    from .sandbox import open_runner
-
     loaded = load(course)
-    runner = open_runner(isolation, workers=workers, hide=(str(loaded.root.resolve()),))
+    runner = LazyRunner(isolation, workers, (str(loaded.root.resolve()),))
     try:
         cache_dir = loaded.root / CACHE_DIR if cache else None
         yield Workspace(loaded, Context(loaded.course, loaded.root, runner, cache_dir))

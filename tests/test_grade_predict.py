@@ -59,7 +59,7 @@ questions:
   - id: grad
     prompt: "a.grad?"
     expr: a.grad
-    explain: 3.
+    explain: "b = a.clone() passes its gradient (3) back to a."
   - id: nonleaf-grad
     prompt: "b.grad?"
     expr: b.grad
@@ -147,7 +147,8 @@ def test_the_truth_keeps_warnings(prepared) -> None:
         pytest.param("clone-basics/shares", "False", "correct", None, id="right"),
         pytest.param("clone-basics/grad-fn", "CloneBackward", "correct", None, id="grad-fn-version-digit-optional"),
         pytest.param("clone-basics/grad", "tensor(2.)", "wrong", None, id="wrong-value"),
-        pytest.param("clone-basics/grad", "3", "correct", None, id="number-for-0-dim-tensor"),
+        pytest.param("clone-basics/grad", "3.", "correct", None, id="number-for-0-dim-tensor"),
+        pytest.param("clone-basics/grad", "tensor(3)", "wrong", None, id="int-tensor-for-float-tensor"),
         pytest.param("clone-basics/grad", "tensor(3", "invalid", None, id="unparseable"),
         pytest.param("clone-basics/grad", "...", "unanswered", None, id="template-left"),
         pytest.param("detach-basics/backward-nonscalar", "no error", "wrong", None, id="no-error-but-raises"),

@@ -56,6 +56,9 @@ def grade_files_document(assignment: str, files: list[Path], course: Path | None
         return results_document(ws.loaded.course.id, assignment, torch_version(), graded_at, ws.isolation, results)
 
 
+LEGEND = "✓ correct  ✗ wrong  ? invalid  – unanswered  ! error  ⏱ timeout  ⚠ integrity"
+
+
 def _show(doc: dict, as_json: bool) -> None:
     from ..tables import print_table, results_table
 
@@ -63,6 +66,7 @@ def _show(doc: dict, as_json: bool) -> None:
         click.echo(json.dumps(doc, indent=2, ensure_ascii=False))
         return
     print_table(results_table(doc))
+    click.echo(LEGEND)
     for s in doc["students"]:
         if s["error"]:
             click.echo(f"{s['student']}: {s['error']}", err=True)

@@ -11,14 +11,14 @@ from typing import Annotated, Any, Literal
 
 from pydantic import BeforeValidator, Field, model_validator
 
-from ..answers import AnswerSyntaxError, parse_answer, render_answer
+from ..answers import AnswerSyntaxError, is_writable, parse_answer, render_answer
 from ..compare import compare, same_value
 from ..errors import Problem
 from ..registry import Context, ExerciseAnswers, Item, register
 from ..results import QuestionResult, Status
 from ..spec import ExerciseBase, Ident, Strict
 from ..truth import compute_truth
-from ..values import Value, from_json
+from ..values import ExceptionValue, Opaque, Value, from_json
 from ..yamlsource import Marks
 
 
@@ -185,10 +185,10 @@ def _literal_problems(q: Question, marks: Marks, i: int) -> list[Problem]:
 
 
 def _broken_truth(truth: Value) -> str:
-    from ..values import ExceptionValue, Opaque
-
     if isinstance(truth, Opaque):
         return f"the value is a {truth.type_name}, which learners cannot write as an answer"
+    if not is_writable(truth):
+        return "the value is too large or too deeply nested for learners to write as an answer"
     if isinstance(truth, ExceptionValue) and truth.cls in ("NameError", "SyntaxError", "UnboundLocalError"):
         return f"computing the truth raised {truth.cls}: {truth.message} (a mistake in the exercise?)"
     return ""
