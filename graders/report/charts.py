@@ -144,6 +144,7 @@ class Series:
     name: str
     css: str
     points: tuple[tuple[float, float, str], ...]  # x, y, label
+    labelled: bool  # the first series carries value labels; the others would overlap it
 
 
 @dataclass(frozen=True)
@@ -164,7 +165,7 @@ def trend_chart(labels: Sequence[str], series: Mapping[str, Sequence[float | Non
     y_of = lambda share: frame.bottom - share * (frame.bottom - frame.top)  # noqa: E731
     y_ticks = tuple(Tick(y_of(p / 100), f"{p}%") for p in range(0, 101, 25))
     lines = tuple(
-        Series(name, f"s{k}", tuple((xs[i], y_of(v), f"{v:.0%}") for i, v in enumerate(values) if v is not None))
+        Series(name, f"s{k}", tuple((xs[i], y_of(v), f"{v:.0%}") for i, v in enumerate(values) if v is not None), k == 0)
         for k, (name, values) in enumerate(series.items())
     )
     return Trend(frame, tuple(Tick(x, label) for x, label in zip(xs, labels)), y_ticks, lines)

@@ -20,6 +20,7 @@ from ..feedback import prose
 from .aggregate import QUESTION_STATUSES
 from .charts import number, share_bar, stacked_bar
 from .model import AssignmentReport
+from .summary import CourseSummary
 
 STATUS_MARKS = {"correct": "✓", "wrong": "✗", "invalid": "?", "unanswered": "–", "error": "!", "timeout": "⏱", "integrity": "⚠"}
 
@@ -32,7 +33,7 @@ def environment() -> Environment:
     )
     env.filters.update(num=number, pct=percent, anchor=section_anchor, prose=prose, slug=slug, quoted=quoted, when=when)
     env.globals.update(
-        statuses=QUESTION_STATUSES, marks=STATUS_MARKS, stacked_bar=stacked_bar, share_bar=share_bar,
+        statuses=QUESTION_STATUSES, marks=STATUS_MARKS, stacked_bar=stacked_bar, share_bar=share_bar, zip=zip,
     )
     return env
 
@@ -45,6 +46,11 @@ def render_page(template: str, **context: Any) -> str:
 def render_assignment(report: AssignmentReport) -> str:
     """The class report of one assignment, as one HTML page."""
     return render_page("assignment.html.j2", r=report, course_title=report.course_title)
+
+
+def render_course(summary: CourseSummary) -> str:
+    """The course summary, as one HTML page."""
+    return render_page("course.html.j2", c=summary, course_title=summary.course_title)
 
 
 def write_page(html: str, out: Path) -> Path:
