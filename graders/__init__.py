@@ -18,6 +18,7 @@ _PUBLIC = {
     "grade_submission": "graders.grade",
     "parse_answer": "graders.answers",
     "compare": "graders.compare",
+    "check": "graders.check",
     "GraderError": "graders.errors",
     "SpecError": "graders.errors",
 }
