@@ -78,60 +78,91 @@ def default_out_dir(loaded: LoadedCourse, assignment: str) -> Path:
     return loaded.root / OUT_DIR / assignment
 
 
+@dataclass(frozen=True)
+class Plan:
+    """What a batch will do: everyone in the folder with their grading key, and who to grade."""
+
+    course: str
+    assignment: str
+    db_url: str
+    out_dir: Path
+    keyed: tuple[tuple[Found, str], ...]  # every student in the folder, with their grading key
+    todo: tuple[tuple[Found, str], ...]  # those whose saved grade is missing or out of date
+
+    @property
+    def skipped(self) -> int:
+        return len(self.keyed) - len(self.todo)
+
+
+def plan_batch(loaded: LoadedCourse, assignment: str, submissions: Path, *, db_url: str | None = None,
+               out_dir: Path | None = None, force: bool = False) -> Plan:
+    """Find the notebooks, key them, and compare with the gradebook; runs no torch."""
+    get_assignment(loaded, assignment)  # an unknown assignment fails before any work
+    found = find_submissions(submissions, assignment)
+    url = db_url or gradebook.default_url(loaded.root)
+    course_hash = course_key(loaded, assignment)
+    keyed = tuple(keyed_submission(f, course_hash) for f in found)
+    saved = gradebook.grading_keys(gradebook.open_gradebook(url), loaded.course.id, assignment)
+    todo = tuple((f, key) for f, key in keyed if force or saved.get(f.student) != key)
+    return Plan(loaded.course.id, assignment, url, out_dir or default_out_dir(loaded, assignment), keyed, todo)
+
+
+def grade_plan(plan: Plan, ws: Workspace | None, *, workers: int = 1, reporter: Reporter | None = None) -> Summary:
+    """Grade what the plan says, then write the outputs (``ws`` may be None if there is nothing to grade)."""
+    engine = gradebook.open_gradebook(plan.db_url)
+    batch = _Batch(plan, ws, engine, reporter or Silent())
+    outcome = "interrupted"
+    try:
+        batch.run(workers)
+        outcome = "finished"
+    finally:
+        # Written even when interrupted: the outputs always match what the gradebook holds.
+        gradebook.finish_run(engine, batch.run_id, outcome, batch.graded, plan.skipped, batch.failed)
+        doc = gradebook.results_document(engine, plan.course, plan.assignment)
+        write_outputs(doc, plan.out_dir)
+    return _summary(doc, plan, batch.graded)
+
+
 def autograde(ws: Workspace, assignment: str, submissions: Path, *, db_url: str | None = None,
               out_dir: Path | None = None, workers: int = 1, force: bool = False,
               reporter: Reporter | None = None) -> Summary:
     """Grade the notebooks in ``submissions`` into the gradebook and write the outputs."""
-    course = ws.loaded.course.id
-    get_assignment(ws.loaded, assignment)  # an unknown assignment fails before any work
-    found = find_submissions(submissions, assignment)
-    url = db_url or gradebook.default_url(ws.loaded.root)
-    out = out_dir or default_out_dir(ws.loaded, assignment)
-    engine = gradebook.open_gradebook(url)
-    prep = prepare_assignment(ws.loaded, assignment, ws.ctx)
-    course_hash = course_key(prep)
-    keyed = [keyed_submission(f, course_hash) for f in found]
-    saved = gradebook.grading_keys(engine, course, assignment)
-    todo = [(f, key) for f, key in keyed if force or saved.get(f.student) != key]
-    run_id = gradebook.start_run(engine, course, assignment, torch_version(), ws.isolation)
-    batch = _Batch(ws, prep, engine, run_id, reporter or Silent())
-    outcome = "interrupted"
-    try:
-        batch.run(todo, skipped=len(keyed) - len(todo), workers=workers)
-        outcome = "finished"
-    finally:
-        # Written even when interrupted: the outputs always match what the gradebook holds.
-        gradebook.finish_run(engine, run_id, outcome, batch.graded, len(keyed) - len(todo), batch.failed)
-        doc = gradebook.results_document(engine, course, assignment)
-        write_outputs(doc, out)
-    return _summary(doc, [f for f, _ in keyed], batch.graded, len(keyed) - len(todo), out, url)
+    plan = plan_batch(ws.loaded, assignment, submissions, db_url=db_url, out_dir=out_dir, force=force)
+    return grade_plan(plan, ws, workers=workers, reporter=reporter)
 
 
 class _Batch:
     """Grades submissions on worker threads; saves each grade from the calling thread."""
 
-    def __init__(self, ws: Workspace, prep: PreparedAssignment, engine: gradebook.Engine, run_id: int,
-                 reporter: Reporter) -> None:
-        self.ws, self.prep, self.engine, self.run_id, self.reporter = ws, prep, engine, run_id, reporter
-        self.details = question_details(prep)
+    def __init__(self, plan: Plan, ws: Workspace | None, engine: gradebook.Engine, reporter: Reporter) -> None:
+        self.plan, self.ws, self.engine, self.reporter = plan, ws, engine, reporter
+        isolation = ws.isolation if ws else None
+        self.run_id = gradebook.start_run(engine, plan.course, plan.assignment, torch_version(), isolation)
         self.graded = self.failed = 0
 
-    def run(self, todo: list[tuple[Found, str]], skipped: int, workers: int) -> None:
-        self.reporter.start(len(todo), skipped)
+    def run(self, workers: int) -> None:
+        self.reporter.start(len(self.plan.todo), self.plan.skipped)
+        if not self.plan.todo:
+            return
+        if self.ws is None:
+            raise ValueError("grading submissions needs a workspace (a sandbox runner)")
+        prep = prepare_assignment(self.ws.loaded, self.plan.assignment, self.ws.ctx)
+        details = question_details(prep)
         pool = ThreadPoolExecutor(max_workers=max(1, workers), thread_name_prefix="autograde")
         try:
             futures: dict[Future[tuple[SubmissionResult, bool]], tuple[Found, str]] = {
-                pool.submit(grade_found, self.prep, self.ws.loaded, found): (found, key) for found, key in todo}
+                pool.submit(grade_found, prep, self.ws.loaded, found): (found, key) for found, key in self.plan.todo}
             for future in as_completed(futures):
-                self._save(*futures[future], *future.result())
+                self._save(*futures[future], *future.result(), details)
         finally:
             # On Ctrl-C, drop what has not started; the runner's shutdown ends what has.
             pool.shutdown(wait=False, cancel_futures=True)
 
-    def _save(self, found: Found, key: str, result: SubmissionResult, retry: bool) -> None:
-        gradebook.record(self.engine, self.ws.loaded.course.id, self.prep.assignment.id, gradebook.Graded(
+    def _save(self, found: Found, key: str, result: SubmissionResult, retry: bool,
+              details: dict[str, tuple[str, str]]) -> None:
+        gradebook.record(self.engine, self.plan.course, self.plan.assignment, gradebook.Graded(
             result, key=key, run_id=self.run_id, source=found.source, submitted_at=found.submitted_at,
-            torch_version=torch_version(), isolation=self.ws.isolation, details=self.details, retry=retry))
+            torch_version=torch_version(), isolation=self.ws.isolation if self.ws else None, details=details, retry=retry))
         self.graded += 1
         self.failed += result.status is SubmissionStatus.UNGRADABLE
         self.reporter.done(result)
@@ -157,12 +188,15 @@ def grade_found(prep: PreparedAssignment, loaded: LoadedCourse, found: Found) ->
     return result, result.status is SubmissionStatus.UNGRADABLE
 
 
-def course_key(prep: PreparedAssignment) -> str:
+def course_key(loaded: LoadedCourse, assignment: str) -> str:
     """A hash of everything in the course and the machine that decides a grade."""
+    found = get_assignment(loaded, assignment)
+    exercises = [loaded.exercises[item.id].exercise for item in found.exercises]
     blob = json.dumps({
-        "assignment": prep.assignment.model_dump(mode="json"),
-        "seed": prep.ctx.course.seed,
-        "exercises": [[ex.loaded.exercise.id, ex.loaded.exercise.content_hash()] for ex in prep.exercises],
+        "assignment": found.model_dump(mode="json"),
+        "seed": loaded.course.seed,
+        "limits": loaded.course.limits.model_dump(mode="json"),  # a longer timeout can change a result
+        "exercises": [[ex.id, ex.content_hash()] for ex in exercises],
         "torch": torch_version(),
         "graders": __version__,
     }, sort_keys=True)
@@ -197,13 +231,13 @@ def question_details(prep: PreparedAssignment) -> dict[str, tuple[str, str]]:
             for ex in prep.exercises for item in ex.loaded.kind.items(ex.loaded.exercise)}
 
 
-def _summary(doc: dict, found: list[Found], graded: int, skipped: int, out: Path, url: str) -> Summary:
-    present = {f.student for f in found}
+def _summary(doc: dict, plan: Plan, graded: int) -> Summary:
+    present = {f.student for f, _ in plan.keyed}
     mine = [s for s in doc["students"] if s["student"] in present]
     failed = tuple((s["student"], s["error"] or "") for s in mine if s["status"] == SubmissionStatus.UNGRADABLE.value)
     late = sum(1 for s in mine if s["status"] == SubmissionStatus.LATE_CUTOFF.value or s["late_factor"] < 1)
     crashed = tuple((s["student"], items) for s in mine if (items := _crashed_items(s)))
-    return Summary(doc["assignment"], len(found), graded, skipped, failed, late, crashed, out, url)
+    return Summary(plan.assignment, len(plan.keyed), graded, plan.skipped, failed, late, crashed, plan.out_dir, plan.db_url)
 
 
 def _crashed_items(student: dict) -> tuple[str, ...]:

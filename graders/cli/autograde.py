@@ -2,8 +2,9 @@
 
 from __future__ import annotations
 
+import sys
 import time
-from contextlib import contextmanager
+from contextlib import contextmanager, nullcontext
 from pathlib import Path
 from typing import TYPE_CHECKING, Iterator
 
@@ -18,6 +19,7 @@ if TYPE_CHECKING:
     from ..autograde import Reporter, Summary
     from ..results import SubmissionResult
 
+INTERRUPTED = 130  # 128 + SIGINT, as shells report a command stopped by Ctrl-C
 db_option = click.option("--db", "db_url", default=None, metavar="URL",
                          help="SQLAlchemy URL of the gradebook; default: sqlite:///<course folder>/gradebook.db.")
 
@@ -40,12 +42,18 @@ def autograde(assignment: str, submissions: Path, course: Path | None, db_url: s
     (or its course root). Unchanged submissions are skipped, so an interrupted run can
     simply be started again. Exit 0: everyone graded; 1: some submission could not be.
     """
-    from ..autograde import autograde as run_batch
-    from ..workspace import open_workspace
+    from ..autograde import grade_plan, plan_batch
+    from ..workspace import load, open_workspace
 
-    with open_workspace(course, isolation=isolation, workers=workers) as ws, _reporter() as reporter:
-        summary = run_batch(ws, assignment, submissions, db_url=db_url, out_dir=out_dir, workers=workers,
-                            force=force, reporter=reporter)
+    plan = plan_batch(load(course), assignment, submissions, db_url=db_url, out_dir=out_dir, force=force)
+    # The sandbox (seconds to start) only when there is something to grade.
+    workspace = open_workspace(course, isolation=isolation, workers=workers) if plan.todo else nullcontext(None)
+    try:
+        with workspace as ws, _reporter() as reporter:
+            summary = grade_plan(plan, ws, workers=workers, reporter=reporter)
+    except KeyboardInterrupt:
+        click.echo("interrupted: every grade finished so far is saved; run the same command again to go on", err=True)
+        sys.exit(INTERRUPTED)
     _print_summary(summary)
     exit_with(ExitCode.OK if summary.all_graded else ExitCode.SOME_UNGRADED)
 

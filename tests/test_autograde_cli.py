@@ -1,0 +1,141 @@
+"""``graders autograde`` as a process, with the real sandbox: exit codes, kill -9, Ctrl-C.
+
+The course folder (and so its truth cache) is shared by the module; each test has its own
+gradebook (``--db``) and output folder (``--out``).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import sqlite3
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+from test_autograde import RIGHT, WRONG, hand_in, make_course, notebook
+
+CLASS_SIZE = 150  # grading takes a few seconds: the window for killing the batch midway
+
+
+@pytest.fixture(scope="module")
+def course(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    return make_course(tmp_path_factory.mktemp("cli") / "course")
+
+
+def graders(course: Path, tmp: Path, *args: str) -> list[str]:
+    return [sys.executable, "-m", "graders", *args, "--course", str(course), "--db", f"sqlite:///{tmp / 'g.db'}",
+            "--out", str(tmp / "out")]
+
+
+def autograde(course: Path, tmp: Path, subs: Path, *extra: str) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(graders(course, tmp, "autograde", "ps1", str(subs), *extra), capture_output=True, text=True,
+                          timeout=600)
+
+
+def a_class(folder: Path, size: int) -> set[str]:
+    names = {f"s{i:03d}" for i in range(size)}
+    for i, name in enumerate(sorted(names)):
+        hand_in(folder, name, notebook(RIGHT if i % 3 else WRONG))
+    return names
+
+
+def rows(db: Path) -> dict[str, tuple[int, int]]:
+    """Student -> (row id, run id) of every saved grade; {} while the gradebook does not exist."""
+    try:
+        with sqlite3.connect(f"file:{db}?mode=ro", uri=True, timeout=30) as conn:
+            return {s: (i, r) for s, i, r in conn.execute("select student, id, run_id from submissions")}
+    except sqlite3.OperationalError:
+        return {}
+
+
+def run_outcomes(db: Path) -> list[tuple[int, str, int, int]]:
+    with sqlite3.connect(db) as conn:
+        return list(conn.execute("select id, outcome, graded, skipped from runs order by id"))
+
+
+def start_and_stop(course: Path, tmp: Path, subs: Path, sig: int, saved_at_least: int = 3) -> subprocess.CompletedProcess[str]:
+    """Start a batch; once some grades are saved, send ``sig`` to the grading process only."""
+    proc = subprocess.Popen(graders(course, tmp, "autograde", "ps1", str(subs), "--workers", "2"),
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, start_new_session=True)
+    try:
+        while len(rows(tmp / "g.db")) < saved_at_least and proc.poll() is None:
+            time.sleep(0.01)
+        assert proc.poll() is None, "the batch ended before it could be stopped: make CLASS_SIZE larger"
+        proc.send_signal(sig)
+        out, err = proc.communicate(timeout=120)
+    finally:
+        _end_session(proc)
+    return subprocess.CompletedProcess(proc.args, proc.returncode, out, err)
+
+
+def _end_session(proc: subprocess.Popen[str]) -> None:
+    # Whatever the grading process started (its sandbox) goes with the session we created.
+    try:
+        os.killpg(proc.pid, signal.SIGKILL)
+    except ProcessLookupError:
+        pass
+    proc.wait(timeout=60)
+
+
+def test_exit_codes_and_a_second_run_that_grades_nothing(course: Path, tmp_path: Path) -> None:
+    subs = tmp_path / "subs"
+    hand_in(subs, "ada", notebook(RIGHT))
+    hand_in(subs, "bob", b"{ not json")
+    first = autograde(course, tmp_path, subs)
+    assert first.returncode == 1, first.stderr
+    assert "graded 2, skipped 0 unchanged" in first.stdout and "bob: bob/ps1.ipynb: not a notebook" in first.stdout
+    again = autograde(course, tmp_path, subs)
+    assert again.returncode == 1 and "graded 0, skipped 2 unchanged" in again.stdout and "bob:" in again.stdout
+    only_ada = tmp_path / "only-ada"
+    (only_ada / "ada").mkdir(parents=True)
+    os.link(subs / "ada" / "ps1.ipynb", only_ada / "ada" / "ps1.ipynb")  # same bytes, same time
+    assert autograde(course, tmp_path, only_ada).returncode == 0
+    results = json.loads((tmp_path / "out" / "results.json").read_text())
+    assert [s["student"] for s in results["students"]] == ["ada", "bob"]
+
+
+@pytest.mark.parametrize(("args", "message"), [
+    (["ps9"], "no assignment 'ps9'"),
+    (["ps1", "/nonexistent/submissions"], "does not exist"),
+])
+def test_usage_errors_exit_2(course: Path, tmp_path: Path, args: list[str], message: str) -> None:
+    subs = tmp_path / "subs"
+    hand_in(subs, "ada", notebook(RIGHT))
+    argv = args if len(args) == 2 else [*args, str(subs)]
+    result = subprocess.run(graders(course, tmp_path, "autograde", *argv), capture_output=True, text=True, timeout=120)
+    assert result.returncode == 2 and message in result.stderr
+
+
+def test_kill_9_mid_batch_loses_nothing_and_grades_no_one_twice(course: Path, tmp_path: Path) -> None:
+    names = a_class(tmp_path / "subs", CLASS_SIZE)
+    killed = start_and_stop(course, tmp_path, tmp_path / "subs", signal.SIGKILL)
+    assert killed.returncode == -signal.SIGKILL
+    before = rows(tmp_path / "g.db")
+    assert 0 < len(before) < len(names)
+    assert run_outcomes(tmp_path / "g.db") == [(1, "running", 0, 0)]  # the killed run never finished
+
+    resumed = autograde(course, tmp_path, tmp_path / "subs", "--workers", "2")
+    assert resumed.returncode == 0, resumed.stderr
+    after = rows(tmp_path / "g.db")
+    assert set(after) == names
+    assert {s: after[s] for s in before} == before  # grades saved before the kill were kept, not redone
+    assert all(run == 2 for s, (_, run) in after.items() if s not in before)
+    assert f"graded {len(names) - len(before)}, skipped {len(before)} unchanged" in resumed.stdout
+    results = json.loads((tmp_path / "out" / "results.json").read_text())
+    assert sorted(s["student"] for s in results["students"]) == sorted(names)
+
+
+def test_ctrl_c_saves_the_outputs_and_says_how_to_go_on(course: Path, tmp_path: Path) -> None:
+    a_class(tmp_path / "subs", CLASS_SIZE)
+    stopped = start_and_stop(course, tmp_path, tmp_path / "subs", signal.SIGINT)
+    assert stopped.returncode == 130
+    assert "run the same command again" in stopped.stderr
+    saved = rows(tmp_path / "g.db")
+    results = json.loads((tmp_path / "out" / "results.json").read_text())
+    assert sorted(s["student"] for s in results["students"]) == sorted(saved)
+    assert run_outcomes(tmp_path / "g.db")[-1][1] == "interrupted"
