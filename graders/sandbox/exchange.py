@@ -164,6 +164,19 @@ class Follower:
         chunk = os.read(capture.fd, READ_CHUNK)
         if chunk:
             capture.feed(chunk)
-        else:
-            self.selector.unregister(capture.fd)
-            self.pipes.close(capture.fd)
+            return
+        self.selector.unregister(capture.fd)
+        self.pipes.close(capture.fd)
+        if self.ending is None and self.outputs_done():
+            # The child wrote one complete result and closed every output: it is done, and
+            # only the teardown of its address space is left. Do not wait for that; the
+            # server kills whatever remains and sweeps before it takes the next job.
+            send_message(self.ctrl, {"op": "kill", "job": self.job})
+            self.ending = Ending(0)
+
+    def outputs_done(self) -> bool:
+        pipes = self.pipes
+        if {pipes.stdout.fd, pipes.stderr.fd, pipes.result.fd} & pipes.open_fds:
+            return False
+        result = pipes.result
+        return not result.overflow and result.data.endswith(b"\n") and result.data.count(b"\n") == 1

@@ -22,6 +22,7 @@ from .contract import SandboxError
 SYSTEM_READ = ("/usr", "/bin", "/sbin", "/lib", "/lib32", "/lib64", "/libx32", "/etc")
 PSEUDO_READ = ("/proc", "/sys")  # read-only pseudo filesystems
 DEVICES = "/dev"
+PRIVATE_TMP = "/tmp"
 
 
 @dataclass(frozen=True)
@@ -30,7 +31,7 @@ class View:
 
     read_roots: tuple[str, ...]  # readable beneath (besides /proc, /sys, /dev and scratch)
     masks: tuple[str, ...]  # covered by an empty tmpfs (a file: by /dev/null)
-    keeps: tuple[str, ...]  # read roots inside a mask, bound back on top of it
+    keeps: tuple[str, ...]  # read roots inside a mask or /tmp, bound back on top of it
 
 
 def package_parent() -> str:
@@ -56,7 +57,8 @@ def make_view(hide: Iterable[str], task_paths: Iterable[str]) -> View:
         if blocker is not None:
             raise SandboxError(f"cannot hide {h}: the sandbox must read {blocker}")
     masks = _collapse([*hidden, *_private_ancestors(own)])
-    keeps = tuple(r for r in roots if any(_inside(r, m) and r != m for m in masks))
+    covered = [*masks, PRIVATE_TMP]  # the levels that mask also give the server its own /tmp
+    keeps = tuple(r for r in roots if any(_inside(r, m) and r != m for m in covered))
     return View(read_roots=tuple(roots), masks=tuple(masks), keeps=keeps)
 
 
