@@ -1,0 +1,81 @@
+"""The sandbox task of code exercises: run learner source, call its function, return observations.
+
+    Job(task="graders.harness.child:run",
+        payload={"harness": "freeze_module", "source": "...", "entry": "freeze",
+                 "seed": 0, "token": "<random, from the parent>"})
+
+Order matters: the guard is armed (audit hook, snapshot of torch and the grader's modules)
+before the learner's source is even compiled; observations are made with ``pristine``
+references; the guard's verdict is taken after the last line of learner-influenced code
+(hooks the learner left can run during our backward passes). Any violation makes the whole
+result ``integrity``, whatever was measured.
+
+The result is plain JSON with one ``status``:
+``ok`` (+ ``observations``), ``invalid`` (+ ``syntax`` or ``missing`` or ``not_callable``),
+``error`` (+ ``raised``: the top level of the learner's code raised; or ``unmeasurable``:
+what the learner's function left behind broke the measurement), ``integrity``
+(+ ``reasons``). ``token`` is echoed so the parent can tell this result from one forged by
+learner code, which can reach neither the payload nor the frames that hold it.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from . import HARNESSES, guard, pristine
+from . import detach_forward, freeze_module, independent_copy, safe_sgd_step, straight_through  # noqa: F401 - loaded before the fork
+from .calls import compile_source, run_source
+
+_MODULES = {name: globals()[name] for name in HARNESSES}
+
+
+def _warm_up() -> None:
+    """Use once what torch sets up lazily: an optimizer's first construction patches its
+    class's ``step`` and imports dynamo (which wraps ``torch.manual_seed``). Done here, at
+    import (in the warm process, before any fork), torch's own patches precede the guard's
+    snapshot instead of looking like a learner's, and children skip the cost."""
+    import torch
+
+    p = torch.zeros(2, requires_grad=True)
+    (p * 2).sum().backward(gradient=torch.ones(()))
+    for cls in (torch.optim.SGD, torch.optim.Adam, torch.optim.AdamW):
+        opt = cls([p], lr=0.1, weight_decay=0.01)
+        opt.step()
+        opt.zero_grad()
+    torch.manual_seed(0)
+
+
+_warm_up()
+
+
+def run(payload: dict[str, Any]) -> dict[str, Any]:
+    """Payload: {harness, source, entry, seed, token} -> observations (see the module docstring)."""
+    violations = guard.arm()
+    token, harness = str(payload["token"]), _MODULES[payload["harness"]]
+    result = _observe(harness, str(payload["source"]), str(payload["entry"]), int(payload["seed"]))
+    found = violations()
+    if found:
+        result = {"status": "integrity", "reasons": found[:10]}
+    return {"token": token, **result}
+
+
+def _observe(harness: Any, source: str, entry: str, seed: int) -> dict[str, Any]:
+    try:
+        code = compile_source(source)
+    except (SyntaxError, ValueError) as exc:  # ValueError: null bytes in the source
+        line = getattr(exc, "lineno", None)
+        return {"status": "invalid", "syntax": {"message": str(getattr(exc, "msg", exc))[:200], "line": line if type(line) is int else None}}
+    namespace, raised = run_source(code)
+    if raised is not None:
+        return {"status": "error", "raised": raised.to_json()}
+    fn = namespace.get(entry)
+    if fn is None:
+        return {"status": "invalid", "missing": entry}
+    if not callable(fn):
+        return {"status": "invalid", "not_callable": pristine.type_name(fn)}
+    try:
+        return {"status": "ok", "observations": harness.observe(fn, seed)}
+    except pristine.Tampered as exc:
+        return {"status": "integrity", "reasons": [str(exc)]}
+    except BaseException as exc:  # noqa: BLE001 - e.g. a hook the learner left raised in our backward
+        return {"status": "error", "unmeasurable": f"{type(exc).__name__}: {str(exc)[:200]}"}

@@ -1,0 +1,188 @@
+"""Child side: stop, notice and undo learner code that tampers with the grader's own process.
+
+Tripwires, all set before learner code runs:
+
+- an audit hook (``sys.addaudithook``: once added it cannot be removed) that refuses the
+  tools for reaching into the harness: frames (``sys._getframe``, ``tb_frame``, ...) while
+  learner code is on the stack, ``gc.get_referrers``/``get_objects``, ``ctypes``,
+  ``sys.settrace``/``setprofile``, ``/proc/*/mem``, adding another audit hook; and that
+  records any replacement of a method on a torch, graders or builtins class;
+- a snapshot of the attributes of the modules and classes grading relies on (torch, nn,
+  the optimizers, builtins, ``sys.modules``, the graders modules): after learner code
+  ran, an attribute that was replaced or removed is a violation, and is put back so the
+  rest of the child (the result channel) works with the real objects again;
+- the thread count, trace functions, and torch's global interception points (function and
+  dispatch modes, default saved-tensor hooks) checked at the end.
+
+Because frames cannot be reached, learner code cannot find the guard's state. The checks
+bind what they call as default arguments when this module is imported (before learner
+code), so patching ``builtins`` or this module afterwards does not blind them.
+"""
+
+from __future__ import annotations
+
+import _thread
+import builtins
+import collections
+import sys
+import traceback
+import typing
+from typing import Any, Callable
+
+import torch
+
+LEARNER_FILE = "<your code>"
+BLOCKED_EVENTS = frozenset({"gc.get_objects", "gc.get_referrers", "gc.get_referents", "sys.settrace",
+                            "sys.setprofile", "sys.addaudithook", "sys._current_frames"})
+FRAME_ATTRIBUTES = frozenset({"tb_frame", "gi_frame", "cr_frame", "ag_frame"})
+# Library code that looks at frames for strings only (torch.manual_seed formats a stack).
+FRAME_READERS = frozenset({
+    (traceback.__file__, "format_stack"), (traceback.__file__, "extract_stack"),
+    (traceback.__file__, "_extract_from_extended_frame_gen"), (collections.__file__, "namedtuple"),
+    (typing.__file__, "_caller"),
+})
+WATCHED_PREFIXES = ("torch", "graders", "builtins", "json", "math", "copy", "traceback")
+WATCHED_MODULES = (
+    "builtins", "json", "math", "copy", "traceback", "torch", "torch._tensor", "torch.functional", "torch.overrides",
+    "torch.random", "torch.nn", "torch.nn.functional", "torch.nn.init", "torch.nn.parameter", "torch.nn.modules.module",
+    "torch.nn.modules.linear", "torch.nn.modules.container", "torch.nn.modules.activation", "torch.autograd",
+    "torch.autograd.function", "torch.autograd.graph", "torch.autograd.grad_mode", "torch.autograd.variable",
+    "torch.optim", "torch.optim.optimizer", "torch.optim.sgd", "torch.optim.adam", "torch.optim.adamw",
+    "torch.utils.hooks", "torch.utils._foreach_utils",
+)
+SCALARS = (int, float, bool, str, type(None))
+_C = torch._C
+Snapshot = tuple[tuple[Any, tuple[tuple[str, Any], ...]], ...]
+
+
+def arm() -> Callable[[], list[str]]:
+    """Install the hook (once per child) and snapshot; return the function listing violations."""
+    events: list[str] = []
+    sys.addaudithook(_hook(events, [False]))
+    before = snapshot(namespaces())
+    threads = _thread._count()
+
+    def violations() -> list[str]:
+        found = [f"used {e}" for e in dict.fromkeys(events)] + restore(before)
+        return found + _global_state(threads)
+
+    return violations
+
+
+def _hook(events: list[str], busy: list[bool], getframe: Any = sys._getframe, blocked: Any = BLOCKED_EVENTS,
+          frame_attrs: Any = FRAME_ATTRIBUTES, isinstance: Any = isinstance, str: Any = str) -> Callable[[str, tuple[Any, ...]], None]:
+    def hook(event: str, args: tuple[Any, ...]) -> None:
+        if busy[0] or event == "builtins.id":
+            return
+        busy[0] = True  # the checks below raise audit events themselves
+        try:
+            refused = event in blocked or event.startswith("ctypes.") or _reads_memory(event, args)
+            if event == "sys._getframe" or (event == "object.__getattr__" and args[1] in frame_attrs):
+                refused = _frame_leaks(getframe(1))
+            if refused:
+                events.append(event)
+            elif event == "object.__setattr__" and _is_patch(*args[:3]):
+                events.append(f"a replacement of {str(args[1])} on {str(getattr(args[0], '__name__', 'an object'))}")
+                return
+        finally:
+            busy[0] = False
+        if refused:
+            raise RuntimeError(f"{event} is not allowed in graded code")
+
+    return hook
+
+
+def _frame_leaks(caller: Any, readers: Any = FRAME_READERS, learner: str = LEARNER_FILE) -> bool:
+    """Would a frame reach learner code? Yes unless no learner code is running at all, or a
+    known library function reads the frames for text only."""
+    code = caller.f_code
+    if code.co_filename == learner:
+        return True
+    if (code.co_filename, code.co_name) in readers:
+        return False
+    frame = caller
+    while frame is not None:
+        if frame.f_code.co_filename == learner:
+            return True
+        frame = frame.f_back
+    return False
+
+
+def _reads_memory(event: str, args: tuple[Any, ...], isinstance: Any = isinstance, str: Any = str) -> bool:
+    return event == "open" and isinstance(args[0], str) and args[0].startswith("/proc/") and args[0].endswith("/mem")
+
+
+def _is_patch(obj: Any, name: Any, value: Any = None, type: Any = type, isinstance: Any = isinstance,
+              callable: Any = callable, str: Any = str, prefixes: Any = WATCHED_PREFIXES, scalars: Any = SCALARS) -> bool:
+    # A counter bump on a torch class (RemovableHandle.next_id) is data, not a patch.
+    is_function = type(obj).__name__ == "function"
+    module = obj.__dict__.get("__module__") if isinstance(obj, type) else (obj.__module__ if is_function else None)
+    if not isinstance(module, str) or not module.startswith(prefixes):
+        return False
+    if str(name) in ("__code__", "__defaults__", "__kwdefaults__"):
+        return True
+    return not isinstance(value, scalars) and (callable(value) or hasattr(type(value), "__get__"))
+
+
+def namespaces(modules: Any = sys.modules, names: Any = WATCHED_MODULES, type: Any = type, vars: Any = vars,
+               isinstance: Any = isinstance, str: Any = str, prefixes: Any = WATCHED_PREFIXES) -> list[Any]:
+    """The modules grading relies on, the classes they define, and ``sys.modules`` itself."""
+    mods = [modules[name] for name in names if name in modules]
+    mods += [m for name, m in list(modules.items()) if name.startswith("graders.")]
+    classes = {}
+    for m in mods:
+        for v in vars(m).values():
+            if isinstance(v, type) and str(v.__dict__.get("__module__", "")).startswith(prefixes):
+                classes[id(v)] = v
+    return [modules, *mods, *classes.values()]
+
+
+def snapshot(spaces: list[Any], tuple: Any = tuple, dict: Any = dict, vars: Any = vars, isinstance: Any = isinstance) -> Snapshot:
+    """The identity of every attribute of every namespace, frozen in tuples."""
+    return tuple((ns, tuple((ns if isinstance(ns, dict) else vars(ns)).items())) for ns in spaces)
+
+
+def restore(before: Snapshot, dict: Any = dict, vars: Any = vars, isinstance: Any = isinstance,
+            scalars: Any = SCALARS, missing: Any = object()) -> list[str]:
+    """Attributes replaced or removed since ``before``, each put back; their names."""
+    changed = []
+    for ns, items in before:
+        now = ns if isinstance(ns, dict) else vars(ns)
+        for key, value in items:
+            current = now.get(key, missing)
+            if current is value or (isinstance(value, scalars) and isinstance(current, scalars)):
+                continue
+            changed.append(f"replaced {_label(ns)}.{key}")
+            _put_back(ns, key, value)
+    return changed
+
+
+def _put_back(ns: Any, key: str, value: Any, setattr: Any = builtins.setattr, isinstance: Any = isinstance, dict: Any = dict) -> None:
+    try:
+        if isinstance(ns, dict):
+            ns[key] = value
+        else:
+            setattr(ns, key, value)
+    except (TypeError, AttributeError):
+        pass  # an immutable type could not have been changed in the first place
+
+
+def _label(ns: Any, isinstance: Any = isinstance, dict: Any = dict, str: Any = str) -> str:
+    if isinstance(ns, dict):
+        return "sys.modules"
+    return str(getattr(ns, "__qualname__", None) or getattr(ns, "__name__", "?"))
+
+
+def _global_state(threads: int, count: Any = _thread._count, gettrace: Any = sys.gettrace, getprofile: Any = sys.getprofile,
+                  modes: Any = _C._len_torch_function_stack, dispatch: Any = _C._len_torch_dispatch_stack,
+                  saved: Any = _C._autograd._top_saved_tensors_default_hooks) -> list[str]:
+    found = []
+    if count() > threads:
+        found.append("started a thread")
+    if gettrace() is not None or getprofile() is not None:
+        found.append("installed a trace function")
+    if modes() or dispatch():
+        found.append("left a torch function or dispatch mode active")
+    if saved(False) is not None:
+        found.append("left saved-tensor hooks active")
+    return found

@@ -1,0 +1,79 @@
+"""What a code exercise's sandbox outcome means for the learner, before any check is judged.
+
+The sandbox reports how the child ended (``ok``, ``timeout``, ``error``, ``integrity``);
+the harness inside it reports what became of the learner's source (``ok``, ``invalid``,
+``error``, ``integrity``). ``judge_outcome`` folds both into one status and one message, or
+hands back the observations to judge. Messages speak about the learner's code only.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+from ..harness.verdicts import Malformed, explain_raised, sentence
+from ..results import Status
+
+_SANDBOX_STATUS = {"timeout": Status.TIMEOUT, "error": Status.ERROR, "integrity": Status.INTEGRITY}
+FORGED = "What came back from running your code was not written by the grader; this exercise scores zero."
+
+
+@dataclass(frozen=True)
+class Judged:
+    """Observations to judge, or the status and message every check of the exercise gets."""
+
+    status: Status
+    message: str = ""
+    observations: Any = None
+
+
+def judge_outcome(outcome: Any, token: str, entry: str, signature: str) -> Judged:
+    """Fold the sandbox outcome and the harness's own status into one ``Judged``."""
+    if outcome.status != "ok":
+        status = _SANDBOX_STATUS.get(outcome.status, Status.ERROR)
+        return Judged(status, _sandbox_message(outcome))
+    result = outcome.result
+    if not isinstance(result, dict) or result.get("token") != token:
+        return Judged(Status.INTEGRITY, FORGED)
+    try:
+        return _harness_status(result, entry, signature)
+    except Malformed:
+        return Judged(Status.INTEGRITY, FORGED)
+
+
+def _sandbox_message(outcome: Any) -> str:
+    message = (outcome.message or "").strip() or f"running your code ended with status '{outcome.status}'"
+    if outcome.status == "integrity":
+        return f"Your code interfered with grading: {message}. This exercise scores zero."
+    return message[0].upper() + message[1:]
+
+
+def _harness_status(result: dict[str, Any], entry: str, signature: str) -> Judged:
+    status = result.get("status")
+    if status == "ok":
+        return Judged(Status.CORRECT, observations=result.get("observations"))
+    if status == "invalid":
+        return Judged(Status.INVALID, _invalid_message(result, entry, signature))
+    if status == "error":
+        if "unmeasurable" in result:
+            return Judged(Status.ERROR, f"The grader could not measure what your function did ({str(result['unmeasurable'])[:200]}).")
+        return Judged(Status.ERROR, sentence(explain_raised(result.get("raised"), "Running your code")))
+    if status == "integrity":
+        reasons = result.get("reasons")
+        if not isinstance(reasons, list) or not all(isinstance(r, str) for r in reasons):
+            raise Malformed("reasons")
+        return Judged(Status.INTEGRITY, f"Your code interfered with grading ({'; '.join(reasons)}). This exercise scores zero.")
+    raise Malformed("status")
+
+
+def _invalid_message(result: dict[str, Any], entry: str, signature: str) -> str:
+    if "syntax" in result:
+        syntax = result["syntax"]
+        if not isinstance(syntax, dict):
+            raise Malformed("syntax")
+        line = syntax.get("line")
+        where = f" (line {line})" if type(line) is int else ""
+        return f"Your code is not valid Python: {str(syntax.get('message', ''))[:200]}{where}."
+    if "missing" in result:
+        return f"Define a function `{signature}`: your code does not define `{entry}`."
+    return f"`{entry}` must be a function `{signature}`, not a {str(result.get('not_callable', 'value'))[:80]}."
