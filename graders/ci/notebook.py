@@ -1,0 +1,166 @@
+"""One notebook graded with the engine ``graders autograde`` uses for a whole class.
+
+    doc = grade_notebook(course, Path("ps1.ipynb"), "ps1")   # a results document, one student
+
+The truths are prepared once (``prepare_assignment``), the notebook is read and graded by
+autograde's ``grade_found``, so a CI job, the pytest plugin and Gradescope give the same
+points as the instructor's batch. No late policy is applied: a push or an upload time is
+not the submission time the course's due date is about.
+"""
+
+from __future__ import annotations
+
+import stat
+from datetime import datetime, timezone
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from ..errors import SubmissionError, UsageError
+from ..grade import get_assignment, ungradable
+from ..inbox import IGNORED, Found
+from ..load import COURSE_FILE, LoadedCourse
+from ..results import results_document
+from ..truth import torch_version
+
+if TYPE_CHECKING:
+    from ..workspace import Workspace
+
+#: Where ``graders init-ci`` puts the course in a student repository.
+VENDORED_COURSE = Path(".graders") / "course"
+DEFAULT_STUDENT = "student"
+
+
+def course_path(course: Path | None) -> Path | None:
+    """The course to grade with: the one named, else ``.graders/course``, else the current folder's."""
+    if course is not None:
+        return course
+    return VENDORED_COURSE if (VENDORED_COURSE / COURSE_FILE).is_file() else None
+
+
+def resolve_assignment(loaded: LoadedCourse, notebook: Path, given: str | None) -> str:
+    """The assignment named, else the one the notebook declares, else the course's only one."""
+    if given:
+        return get_assignment(loaded, given).id
+    declared = declared_assignment(notebook)
+    if declared is not None and loaded.course.assignment(declared) is not None:
+        return declared
+    ids = [a.id for a in loaded.course.assignments]
+    if len(ids) == 1:
+        return ids[0]
+    raise UsageError(f"which assignment is {notebook} for? pass --assignment (one of: {', '.join(ids)})")
+
+
+def declared_assignment(notebook: Path) -> str | None:
+    """The ``metadata.graders.assignment`` of a released notebook, if it can be read."""
+    from ..notebook.read import answer_cells, read_notebook
+
+    try:
+        path = find_notebook(notebook, None)
+        found = answer_cells(path, read_notebook(path))
+    except SubmissionError:
+        return None
+    declared = found.meta.get("assignment")
+    return declared if isinstance(declared, str) else None
+
+
+def find_notebook(path: Path, assignment: str | None) -> Path:
+    """``path`` itself, or the one notebook in the folder ``path`` (``<assignment>.ipynb`` first)."""
+    if not path.is_dir():
+        return _regular_file(path)
+    notebooks = sorted(p for p in path.rglob("*.ipynb") if not _ignored(p.relative_to(path)))
+    preferred = [p for p in notebooks if p.name == f"{assignment}.ipynb"]
+    if len(preferred) == 1:
+        return _regular_file(preferred[0])
+    if len(notebooks) == 1:
+        return _regular_file(notebooks[0])
+    if not notebooks:
+        raise SubmissionError(f"no notebook (.ipynb file) in {path}")
+    shown = ", ".join(str(p.relative_to(path)) for p in notebooks[:5])
+    wanted = f"{assignment}.ipynb" if assignment else "one notebook"
+    raise SubmissionError(f"{len(notebooks)} notebooks in {path} ({shown}); expected {wanted}")
+
+
+def default_notebook(repo: Path, assignment: str) -> str:
+    """The notebook of a student repository: the one it holds, else ``<assignment>.ipynb``."""
+    try:
+        return find_notebook(repo, assignment).relative_to(repo).as_posix()
+    except SubmissionError:
+        return f"{assignment}.ipynb"
+
+
+def _ignored(relative: Path) -> bool:
+    return any(part in IGNORED or part.startswith(".") for part in relative.parts)
+
+
+def _regular_file(path: Path) -> Path:
+    try:
+        mode = path.lstat().st_mode
+    except OSError as exc:
+        raise SubmissionError(f"{path}: cannot read: {exc.strerror or exc}") from exc
+    if not stat.S_ISREG(mode):
+        # A link or a FIFO could point the grader at files it must not read, or block it.
+        raise SubmissionError(f"{path} is not a regular file")
+    return path
+
+
+def planned_items(loaded: LoadedCourse, assignment: str) -> list[tuple[str, float]]:
+    """(item id, max points) of every question and check, before anything is graded.
+
+    Points are scaled as ``prepare_assignment`` scales them: an assignment's ``points``
+    override is the exercise's total.
+    """
+    planned = []
+    for entry in get_assignment(loaded, assignment).exercises:
+        ex = loaded.exercises[entry.id]
+        items = ex.kind.items(ex.exercise)
+        total = sum(i.points for i in items)
+        scale = entry.points / total if entry.points and total else 1.0
+        planned += [(i.id, i.points * scale) for i in items]
+    return planned
+
+
+def grade_notebook(course: Path | None, notebook: Path, assignment: str | None, *,
+                   student: str = DEFAULT_STUDENT, isolation: str = "auto") -> dict[str, Any]:
+    """The results document of one notebook; a notebook that cannot be read is ``ungradable``.
+
+    Raises ``UsageError``/``SpecError`` only for a wrong command line or a broken course.
+    """
+    from ..workspace import load, open_workspace
+
+    course = course_path(course)
+    loaded = load(course)
+    assignment = resolve_assignment(loaded, notebook, assignment)
+    found = locate(notebook, assignment, student)
+    if found.error is not None:
+        # Nothing to grade: no need to start torch to say so.
+        return _document(loaded, assignment, None, ungradable(student, found.error), {})
+    with open_workspace(course, isolation=isolation) as ws:
+        return grade_in(ws, found, assignment)
+
+
+def locate(notebook: Path, assignment: str, student: str = DEFAULT_STUDENT) -> Found:
+    """The notebook to grade as autograde's ``Found``: a path, or why there is none."""
+    try:
+        return Found(student, find_notebook(notebook, assignment), str(notebook))
+    except SubmissionError as exc:
+        return Found(student, None, str(notebook), error=str(exc))
+
+
+def grade_in(ws: "Workspace", found: Found, assignment: str) -> dict[str, Any]:
+    """Grade ``found`` in an open workspace, with autograde's ``grade_found``."""
+    from ..autograde import grade_found, question_details
+    from ..grade import prepare_assignment
+
+    prep = prepare_assignment(ws.loaded, assignment, ws.ctx)
+    result, _ = grade_found(prep, ws.loaded, found)
+    return _document(ws.loaded, assignment, ws.isolation, result, question_details(prep))
+
+
+def _document(loaded: LoadedCourse, assignment: str, isolation: str | None, result: Any,
+              details: dict[str, tuple[str, str]]) -> dict[str, Any]:
+    graded_at = datetime.now(timezone.utc).isoformat(timespec="seconds")
+    doc = results_document(loaded.course.id, assignment, torch_version(), graded_at, isolation, [result])
+    for q in doc["students"][0]["questions"]:
+        # The article section, as in autograde's documents (JUnit properties, Gradescope tags).
+        q["section"] = details.get(q["id"], (None, None))[0]
+    return doc
