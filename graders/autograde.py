@@ -82,33 +82,44 @@ def default_out_dir(loaded: LoadedCourse, assignment: str) -> Path:
 class Plan:
     """What a batch will do: everyone in the folder with their grading key, and who to grade."""
 
-    course: str
-    assignment: str
+    prep: PreparedAssignment
     db_url: str
     out_dir: Path
     keyed: tuple[tuple[Found, str], ...]  # every student in the folder, with their grading key
     todo: tuple[tuple[Found, str], ...]  # those whose saved grade is missing or out of date
 
     @property
+    def course(self) -> str:
+        return self.prep.ctx.course.id
+
+    @property
+    def assignment(self) -> str:
+        return self.prep.assignment.id
+
+    @property
     def skipped(self) -> int:
         return len(self.keyed) - len(self.todo)
 
 
-def plan_batch(loaded: LoadedCourse, assignment: str, submissions: Path, *, db_url: str | None = None,
+def plan_batch(ws: Workspace, assignment: str, submissions: Path, *, db_url: str | None = None,
                out_dir: Path | None = None, force: bool = False) -> Plan:
-    """Find the notebooks, key them, and compare with the gradebook; runs no torch."""
-    get_assignment(loaded, assignment)  # an unknown assignment fails before any work
+    """Find the notebooks, prepare the assignment, key each notebook, compare with the gradebook.
+
+    Cached truths need no sandbox, so a run with nothing new to grade starts none.
+    """
+    get_assignment(ws.loaded, assignment)  # an unknown assignment or a wrong folder fail before torch runs
     found = find_submissions(submissions, assignment)
-    url = db_url or gradebook.default_url(loaded.root)
-    course_hash = course_key(loaded, assignment)
+    prep = prepare_assignment(ws.loaded, assignment, ws.ctx)
+    url = db_url or gradebook.default_url(ws.loaded.root)
+    course_hash = course_key(prep)
     keyed = tuple(keyed_submission(f, course_hash) for f in found)
-    saved = gradebook.grading_keys(gradebook.open_gradebook(url), loaded.course.id, assignment)
+    saved = gradebook.grading_keys(gradebook.open_gradebook(url), ws.loaded.course.id, assignment)
     todo = tuple((f, key) for f, key in keyed if force or saved.get(f.student) != key)
-    return Plan(loaded.course.id, assignment, url, out_dir or default_out_dir(loaded, assignment), keyed, todo)
+    return Plan(prep, url, out_dir or default_out_dir(ws.loaded, assignment), keyed, todo)
 
 
-def grade_plan(plan: Plan, ws: Workspace | None, *, workers: int = 1, reporter: Reporter | None = None) -> Summary:
-    """Grade what the plan says, then write the outputs (``ws`` may be None if there is nothing to grade)."""
+def grade_plan(plan: Plan, ws: Workspace, *, workers: int = 1, reporter: Reporter | None = None) -> Summary:
+    """Grade what the plan says, saving each grade as it comes, then write the outputs."""
     engine = gradebook.open_gradebook(plan.db_url)
     batch = _Batch(plan, ws, engine, reporter or Silent())
     outcome = "interrupted"
@@ -117,7 +128,7 @@ def grade_plan(plan: Plan, ws: Workspace | None, *, workers: int = 1, reporter: 
         outcome = "finished"
     finally:
         # Written even when interrupted: the outputs always match what the gradebook holds.
-        gradebook.finish_run(engine, batch.run_id, outcome, batch.graded, plan.skipped, batch.failed)
+        gradebook.finish_run(engine, batch.run_id, outcome, batch.graded, plan.skipped, batch.failed, ws.isolation)
         doc = gradebook.results_document(engine, plan.course, plan.assignment)
         write_outputs(doc, plan.out_dir)
     return _summary(doc, plan, batch.graded)
@@ -127,42 +138,38 @@ def autograde(ws: Workspace, assignment: str, submissions: Path, *, db_url: str 
               out_dir: Path | None = None, workers: int = 1, force: bool = False,
               reporter: Reporter | None = None) -> Summary:
     """Grade the notebooks in ``submissions`` into the gradebook and write the outputs."""
-    plan = plan_batch(ws.loaded, assignment, submissions, db_url=db_url, out_dir=out_dir, force=force)
+    plan = plan_batch(ws, assignment, submissions, db_url=db_url, out_dir=out_dir, force=force)
     return grade_plan(plan, ws, workers=workers, reporter=reporter)
 
 
 class _Batch:
     """Grades submissions on worker threads; saves each grade from the calling thread."""
 
-    def __init__(self, plan: Plan, ws: Workspace | None, engine: gradebook.Engine, reporter: Reporter) -> None:
+    def __init__(self, plan: Plan, ws: Workspace, engine: gradebook.Engine, reporter: Reporter) -> None:
         self.plan, self.ws, self.engine, self.reporter = plan, ws, engine, reporter
-        isolation = ws.isolation if ws else None
-        self.run_id = gradebook.start_run(engine, plan.course, plan.assignment, torch_version(), isolation)
+        self.details = question_details(plan.prep)
+        self.run_id = gradebook.start_run(engine, plan.course, plan.assignment, torch_version(), ws.isolation)
         self.graded = self.failed = 0
 
     def run(self, workers: int) -> None:
         self.reporter.start(len(self.plan.todo), self.plan.skipped)
         if not self.plan.todo:
             return
-        if self.ws is None:
-            raise ValueError("grading submissions needs a workspace (a sandbox runner)")
-        prep = prepare_assignment(self.ws.loaded, self.plan.assignment, self.ws.ctx)
-        details = question_details(prep)
         pool = ThreadPoolExecutor(max_workers=max(1, workers), thread_name_prefix="autograde")
         try:
             futures: dict[Future[tuple[SubmissionResult, bool]], tuple[Found, str]] = {
-                pool.submit(grade_found, prep, self.ws.loaded, found): (found, key) for found, key in self.plan.todo}
+                pool.submit(grade_found, self.plan.prep, self.ws.loaded, found): (found, key)
+                for found, key in self.plan.todo}
             for future in as_completed(futures):
-                self._save(*futures[future], *future.result(), details)
+                self._save(*futures[future], *future.result())
         finally:
             # On Ctrl-C, drop what has not started; the runner's shutdown ends what has.
             pool.shutdown(wait=False, cancel_futures=True)
 
-    def _save(self, found: Found, key: str, result: SubmissionResult, retry: bool,
-              details: dict[str, tuple[str, str]]) -> None:
+    def _save(self, found: Found, key: str, result: SubmissionResult, retry: bool) -> None:
         gradebook.record(self.engine, self.plan.course, self.plan.assignment, gradebook.Graded(
             result, key=key, run_id=self.run_id, source=found.source, submitted_at=found.submitted_at,
-            torch_version=torch_version(), isolation=self.ws.isolation if self.ws else None, details=details, retry=retry))
+            torch_version=torch_version(), isolation=self.ws.isolation, details=self.details, retry=retry))
         self.graded += 1
         self.failed += result.status is SubmissionStatus.UNGRADABLE
         self.reporter.done(result)
@@ -188,18 +195,22 @@ def grade_found(prep: PreparedAssignment, loaded: LoadedCourse, found: Found) ->
     return result, result.status is SubmissionStatus.UNGRADABLE
 
 
-def course_key(loaded: LoadedCourse, assignment: str) -> str:
-    """A hash of everything in the course and the machine that decides a grade."""
-    found = get_assignment(loaded, assignment)
-    exercises = [loaded.exercises[item.id].exercise for item in found.exercises]
+def course_key(prep: PreparedAssignment) -> str:
+    """A hash of everything in the course and the machine that decides a grade.
+
+    Each exercise counts with its content and with what grading compares against (its
+    truths, or its reference solution's observations): fixing an exercise, its solution
+    or its harness, or changing torch, grades its submissions again.
+    """
+    course = prep.ctx.course
     blob = json.dumps({
-        "assignment": found.model_dump(mode="json"),
-        "seed": loaded.course.seed,
-        "limits": loaded.course.limits.model_dump(mode="json"),  # a longer timeout can change a result
-        "exercises": [[ex.id, ex.content_hash()] for ex in exercises],
+        "assignment": prep.assignment.model_dump(mode="json"),
+        "seed": course.seed,
+        "limits": course.limits.model_dump(mode="json"),  # a longer timeout can change a result
+        "exercises": [[ex.loaded.exercise.id, ex.loaded.exercise.content_hash(), ex.prepared] for ex in prep.exercises],
         "torch": torch_version(),
         "graders": __version__,
-    }, sort_keys=True)
+    }, sort_keys=True, default=str)
     return hashlib.sha256(blob.encode()).hexdigest()
 
 

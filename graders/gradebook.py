@@ -168,12 +168,14 @@ def start_run(engine: Engine, course: str, assignment: str, torch_version: str, 
         return run.id
 
 
-def finish_run(engine: Engine, run_id: int, outcome: str, graded: int, skipped: int, ungradable: int) -> None:
-    """Record how a run ended (``finished`` or ``interrupted``)."""
+def finish_run(engine: Engine, run_id: int, outcome: str, graded: int, skipped: int, ungradable: int,
+               isolation: str | None = None) -> None:
+    """Record how a run ended (``finished`` or ``interrupted``) and the isolation code ran under."""
     with Session(engine) as session, session.begin():
         run = session.get_one(RunRow, run_id)
         run.finished_at, run.outcome = _now(), outcome
         run.graded, run.skipped, run.ungradable = graded, skipped, ungradable
+        run.isolation = isolation or run.isolation
 
 
 def grading_keys(engine: Engine, course: str, assignment: str) -> dict[str, str | None]:

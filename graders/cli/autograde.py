@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import sys
 import time
-from contextlib import contextmanager, nullcontext
+from contextlib import contextmanager
 from pathlib import Path
 from typing import TYPE_CHECKING, Iterator
 
@@ -42,15 +42,13 @@ def autograde(assignment: str, submissions: Path, course: Path | None, db_url: s
     (or its course root). Unchanged submissions are skipped, so an interrupted run can
     simply be started again. Exit 0: everyone graded; 1: some submission could not be.
     """
-    from ..autograde import grade_plan, plan_batch
-    from ..workspace import load, open_workspace
+    from ..autograde import autograde as run_batch
+    from ..workspace import open_workspace
 
-    plan = plan_batch(load(course), assignment, submissions, db_url=db_url, out_dir=out_dir, force=force)
-    # The sandbox (seconds to start) only when there is something to grade.
-    workspace = open_workspace(course, isolation=isolation, workers=workers) if plan.todo else nullcontext(None)
     try:
-        with workspace as ws, _reporter() as reporter:
-            summary = grade_plan(plan, ws, workers=workers, reporter=reporter)
+        with open_workspace(course, isolation=isolation, workers=workers) as ws, _reporter() as reporter:
+            summary = run_batch(ws, assignment, submissions, db_url=db_url, out_dir=out_dir, workers=workers,
+                                force=force, reporter=reporter)
     except KeyboardInterrupt:
         click.echo("interrupted: every grade finished so far is saved; run the same command again to go on", err=True)
         sys.exit(INTERRUPTED)
