@@ -24,7 +24,7 @@ import sys
 from dataclasses import dataclass
 
 from .contract import ISOLATION_LEVELS, SandboxError
-from .paths import View, package_parent
+from .paths import PRIVATE_TMP, View, package_parent
 
 AUTO_ORDER = ("bubblewrap", "unshare", "plain")
 FULL_LEVELS = ("bubblewrap", "unshare")
@@ -133,6 +133,9 @@ def _bwrap_command(view: View, tmp_mib: int) -> list[str]:
     for mask in view.masks:
         command += ["--tmpfs", mask] if os.path.isdir(mask) else ["--ro-bind", "/dev/null", mask]
     for keep in view.keeps:
+        # bwrap would create the directories leading to a bind mount with mode 0700.
+        for parent in _between(keep, [*view.masks, PRIVATE_TMP]):
+            command += ["--perms", "0755", "--dir", parent]
         command += ["--ro-bind", keep, keep]
     for mask in view.masks:
         if os.path.isdir(mask):
@@ -140,6 +143,13 @@ def _bwrap_command(view: View, tmp_mib: int) -> list[str]:
     if os.geteuid() == 0:
         command += ["--cap-drop", "ALL", *(arg for cap in SERVER_CAPS for arg in ("--cap-add", cap))]
     return command + ["--chdir", "/", "--"]
+
+
+def _between(path: str, covers: list[str]) -> list[str]:
+    """The directories strictly between the innermost cover holding ``path`` and ``path``."""
+    cover = max((c for c in covers if path.startswith(c.rstrip("/") + "/")), key=len)
+    parts = path[len(cover.rstrip("/")) + 1 :].split("/")[:-1]
+    return [cover.rstrip("/") + "/" + "/".join(parts[: i + 1]) for i in range(len(parts))]
 
 
 def _unshare_command() -> list[str]:

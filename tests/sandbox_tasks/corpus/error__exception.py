@@ -1,0 +1,2 @@
+# expect: ValueError: boom
+raise ValueError("boom")

@@ -1,0 +1,2 @@
+# expect: memory
+blob = bytes(8 << 30)

@@ -1,0 +1,4 @@
+# expect: memory
+chunks = []
+while True:
+    chunks.append(bytes(64 << 20))  # calloc: address space grows, no page is touched

@@ -1,0 +1,4 @@
+# expect: memory
+import torch
+
+big = torch.empty(1 << 34, dtype=torch.uint8)

@@ -1,0 +1,4 @@
+# expect: os._exit()
+import os
+
+os._exit(0)

@@ -1,0 +1,3 @@
+# expect: Error
+with open(args["path"]) as f:
+    result = f.read()

@@ -1,0 +1,4 @@
+# expect: SIGSEGV
+import ctypes
+
+ctypes.string_at(0)

@@ -1,0 +1,2 @@
+# expect: SyntaxError
+exec("def broken(:\n    pass")

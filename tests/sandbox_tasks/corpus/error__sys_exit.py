@@ -1,0 +1,4 @@
+# expect: sys.exit(0)
+import sys
+
+sys.exit(0)

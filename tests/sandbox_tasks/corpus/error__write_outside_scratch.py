@@ -1,0 +1,3 @@
+# expect: Error
+with open(args["path"], "w") as f:
+    f.write("escaped")

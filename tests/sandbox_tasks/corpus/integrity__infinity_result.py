@@ -1,0 +1,2 @@
+# expect: NaN or Infinity
+result = [1.0, float("-inf")]

@@ -1,0 +1,2 @@
+# expect: NaN
+result = float("nan")

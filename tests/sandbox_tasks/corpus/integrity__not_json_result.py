@@ -1,0 +1,4 @@
+# expect: not plain JSON
+import torch
+
+result = torch.ones(2)

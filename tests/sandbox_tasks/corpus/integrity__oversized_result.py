@@ -1,0 +1,2 @@
+# expect: larger than the limit
+result = "x" * (8 << 20)

@@ -1,0 +1,3 @@
+# expect: time limit
+while True:
+    pass

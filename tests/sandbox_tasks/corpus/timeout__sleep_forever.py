@@ -1,0 +1,4 @@
+# expect: time limit
+import time
+
+time.sleep(10**6)

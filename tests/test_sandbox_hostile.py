@@ -1,0 +1,165 @@
+"""Hostile and broken learner code through the real sandbox, at every level this machine offers.
+
+Every case of ``tests/sandbox_tasks/corpus`` must end with the status its file name says
+and a message saying why, and the very next job on the same runner must succeed: one
+bad submission costs one job, never the runner. A forced "plain" runner runs the corpus
+too, so the fallback is tested wherever the suite runs.
+"""
+
+from __future__ import annotations
+
+import os
+import socket
+import tempfile
+import uuid
+from pathlib import Path
+from typing import Any, Callable, Iterator
+
+import pytest
+
+from graders.sandbox import Job, Limits, Outcome, SandboxError, open_runner
+from sandbox_tasks import TASK, TASK_PATH, Case, load_corpus, source_of
+
+REPO = Path(__file__).resolve().parent.parent
+LEVELS = ("bubblewrap", "unshare", "plain")
+LIMITS = Limits(timeout_s=2.0, memory_mib=1536, max_output_bytes=4096, max_result_bytes=1 << 20, max_procs=16)
+SHORT = Limits(timeout_s=1.0, memory_mib=1536, max_output_bytes=4096, max_result_bytes=1 << 20, max_procs=16)
+SECRET_NAME, SECRET = "GRADERS_SANDBOX_TEST_SECRET", "hunter2-" + uuid.uuid4().hex
+
+
+class World:
+    """What the hostile cases aim at: a hidden course, a listener, a secret, outside paths."""
+
+    def __init__(self, root: Path) -> None:
+        self.course = root / "course"
+        self.course.mkdir()
+        self.solution = self.course / "solution.py"
+        self.solution.write_text("ANSWER = 42\n")
+        self.solution.chmod(0o644)  # readable by anyone: only the sandbox may keep it hidden
+        self.outside = root / "outside.txt"
+        self.outside_tmp = Path(tempfile.gettempdir()) / f"graders-outside-{uuid.uuid4().hex}.txt"
+        self.listener = socket.create_server(("127.0.0.1", 0))
+        self.listener.setblocking(False)
+        self.token = f"fill-{uuid.uuid4().hex}"
+
+    def args(self, case: str) -> dict[str, Any]:
+        return {
+            "error__network_loopback": {"port": self.listener.getsockname()[1]},
+            "error__write_outside_scratch": {"path": str(self.outside)},
+            "error__read_hidden_course": {"path": str(self.solution)},
+            "ok__environment_secrets": {"parent_pid": os.getpid()},
+            "ok__fill_tmp": {"token": self.token},
+        }.get(case, {})
+
+    def close(self) -> None:
+        self.listener.close()
+
+
+@pytest.fixture(scope="module")
+def world() -> Iterator[World]:
+    artifacts = REPO / "test-artifacts"
+    artifacts.mkdir(exist_ok=True)
+    with tempfile.TemporaryDirectory(dir=artifacts) as root:
+        world = World(Path(root))
+        yield world
+        world.close()
+
+
+@pytest.fixture(scope="module", params=LEVELS)
+def runner(request: pytest.FixtureRequest, world: World) -> Iterator[Any]:
+    os.environ[SECRET_NAME] = SECRET  # present in the parent: children must not see it
+    try:
+        runner = open_runner(request.param, hide=[str(world.course)], task_paths=[TASK_PATH])
+    except SandboxError as exc:
+        pytest.skip(f"{request.param} is not available here: {exc}")
+    finally:
+        del os.environ[SECRET_NAME]
+    yield runner
+    runner.close()
+
+
+def run_source(runner: Any, source: str, limits: Limits = LIMITS, **args: Any) -> Outcome:
+    return runner.run(Job(TASK, {"source": source, "args": args}, limits))
+
+
+def _no_connection(world: World, outcome: Outcome) -> None:
+    with pytest.raises(BlockingIOError):
+        world.listener.accept()
+
+
+def _nothing_written(world: World, outcome: Outcome) -> None:
+    assert not world.outside.exists()
+    world.outside_tmp.unlink(missing_ok=True)
+
+
+def _no_secret(world: World, outcome: Outcome) -> None:
+    assert SECRET not in str(outcome.result)
+    assert outcome.result["result"]["environ"]["HOME"] == outcome.result["result"]["environ"]["TMPDIR"]
+    assert outcome.result["result"]["environ"]["OMP_NUM_THREADS"] == "1"
+
+
+def _real_modules(world: World, outcome: Outcome) -> None:
+    seen = outcome.result["result"]
+    assert not seen["torch"].startswith(seen["cwd"]) and not seen["json"].startswith(seen["cwd"])
+    assert seen["fresh"] == "not importable"
+
+
+def _tmp_refused(world: World, outcome: Outcome) -> None:
+    seen = outcome.result["result"]
+    assert seen["tmp"] in ("EACCES", "EPERM", "EROFS", "ENOSPC")
+    assert seen["one_huge_file"] == "EFBIG"  # the file size limit, not the disk
+    assert seen["home"] is True
+    assert not list(Path(tempfile.gettempdir()).glob(f"{world.token}-*"))
+
+
+def _capped_output(world: World, outcome: Outcome) -> None:
+    assert outcome.result == {"result": "flooded"}
+    assert len(outcome.stdout) == LIMITS.max_output_bytes and set(outcome.stdout) <= {"x", "\n"}
+    assert len(outcome.stderr) == LIMITS.max_output_bytes
+
+
+def _single_thread_matmul(world: World, outcome: Outcome) -> None:
+    assert outcome.result == {"result": {"threads": 1, "finite": True}}
+
+
+CHECKS: dict[str, Callable[[World, Outcome], None]] = {
+    "error__network_loopback": _no_connection,
+    "error__write_outside_scratch": _nothing_written,
+    "ok__environment_secrets": _no_secret,
+    "ok__shadow_modules": _real_modules,
+    "ok__fill_tmp": _tmp_refused,
+    "ok__stdout_flood": _capped_output,
+    "ok__matmul_512": _single_thread_matmul,
+}
+CORPUS = [c for c in load_corpus() if c.name != "ok__process_is_gone"]
+
+
+@pytest.mark.parametrize("case", CORPUS, ids=[c.name for c in CORPUS])
+def test_corpus_case_has_its_outcome_and_the_next_job_runs(runner: Any, world: World, case: Case) -> None:
+    limits = SHORT if case.status == "timeout" else LIMITS
+    outcome = run_source(runner, case.source, limits, **world.args(case.name))
+
+    assert (outcome.status, outcome.isolation) == (case.status, runner.isolation), outcome
+    assert case.expect in outcome.message, outcome.message
+    assert (outcome.result is not None) == (case.status == "ok")
+    CHECKS.get(case.name, lambda w, o: None)(world, outcome)
+    after = run_source(runner, source_of("ok__reference"))
+    assert (after.status, after.result) == ("ok", {"result": [2.0, 4.0]}), after
+
+
+def test_a_setsid_daemon_does_not_survive_its_job(runner: Any) -> None:
+    daemon = run_source(runner, source_of("ok__daemon_survives_setsid"))
+    assert daemon.status == "ok", daemon
+
+    check = run_source(runner, source_of("ok__process_is_gone"), pid=daemon.result["result"])
+
+    assert check.result == {"result": "gone"}, check
+
+
+def test_monkeypatching_does_not_reach_the_next_job(runner: Any) -> None:
+    patched = run_source(runner, source_of("ok__monkeypatch_everything"))
+    assert patched.result == {"result": "patched"}, patched
+
+    after = run_source(runner, "import torch\nresult = [len('ab'), (torch.ones(2) + 1).tolist()]")
+
+    assert after.result == {"result": [2, [2.0, 2.0]]}, after
