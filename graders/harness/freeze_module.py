@@ -47,7 +47,8 @@ def _train(fn: Any, seed: int, setup: str) -> dict[str, Any]:
     called = call(fn, A)
     if called.raised:
         return {"raised": called.raised.to_json()}
-    record: dict[str, Any] = {"a_same": P.parameters(A) == a_params}
+    after = P.parameters(A)
+    record: dict[str, Any] = {"a_same": len(after) == len(a_params) and all(p is q for p, q in zip(after, a_params))}
     opt = _optimizer(setup, model)
     for step in range(STEPS):
         trained = call(_step, model, X, Y, opt, setup)
@@ -126,6 +127,8 @@ def _frozen(record: dict[str, Any], how: str) -> Verdict:
 
 
 def _no_grads(record: dict[str, Any], setup: str) -> Verdict:
+    if not flag(record, "a_same"):
+        return fail(f"{CALL} replaced A's parameters with other tensors; expected A's own parameters to get no gradient.")
     none = bools(record, "a_grads_none")
     if not all(none):
         return fail(f"After training ({setup}), {none.count(False)} of A's parameters have a .grad; expected None. "

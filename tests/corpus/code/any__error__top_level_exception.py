@@ -1,0 +1,3 @@
+import torch
+
+scale = 1 / 0

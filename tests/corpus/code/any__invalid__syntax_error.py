@@ -1,0 +1,2 @@
+def independent_copy(t)
+    return t.clone().detach()

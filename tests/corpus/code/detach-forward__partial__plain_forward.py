@@ -1,0 +1,3 @@
+# expect: output=correct a-no-grads=wrong b-grads=correct a-flags-untouched=correct
+def forward_b_only(A, B, x):
+    return B(A(x))

@@ -1,0 +1,3 @@
+def freeze(module):
+    module.requires_grad_(False)
+    module.zero_grad(set_to_none=True)

@@ -1,0 +1,3 @@
+# expect: values=correct own-memory=wrong detached=wrong independent-writes=wrong
+def independent_copy(t):
+    return t

@@ -1,0 +1,3 @@
+def independent_copy(t):
+    while True:
+        pass

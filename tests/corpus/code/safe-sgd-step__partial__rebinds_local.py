@@ -1,0 +1,6 @@
+# expect: values=wrong same-leaves=correct autograd-safe=wrong backward-after=wrong
+# Rebinding the loop variable updates nothing.
+def sgd_step(params, lr):
+    for p in params:
+        if p.grad is not None:
+            p = p - lr * p.grad

@@ -1,0 +1,3 @@
+import torch
+
+round_ste = torch.round(torch.tensor(1.5))

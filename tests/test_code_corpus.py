@@ -1,0 +1,188 @@
+"""Code exercises through the real sandbox: solutions, the named corpus, hostile code, batches.
+
+Corpus files are named ``<exercise>__<outcome>__<what>.py``; ``any`` files are graded as
+``independent-copy``. ``pass`` means full marks; ``partial``/``fail`` files say each
+check's status in an ``# expect:`` line (a check scores its points exactly when
+``correct``); ``invalid``/``error``/``timeout``/``integrity`` give every check of the
+exercise that status and zero.
+"""
+
+from __future__ import annotations
+
+import re
+import textwrap
+from concurrent.futures import ThreadPoolExecutor
+from pathlib import Path
+from typing import Any, Iterator
+
+import pytest
+import yaml
+
+from graders.answersfile import grade_answer_files
+from graders.grade import Submission, grade_submission, prepare_assignment
+from graders.load import LoadedCourse, load_course
+from graders.registry import Context, ExerciseAnswers
+from graders.results import QuestionResult
+from graders.sandbox import open_runner
+from graders.spec import Limits
+
+CORPUS = Path(__file__).parent / "corpus" / "code"
+CODE_EXERCISES = ("independent-copy", "safe-sgd-step", "detach-forward", "freeze-module", "straight-through")
+TIMEOUT_S = 3  # per job here; the course's own limit (10 s) would only make the suite slower
+INTERNALS = re.compile(r"Traceback|/graders/|File \"")
+
+
+@pytest.fixture(scope="module")
+def env(course_file: Path, tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[LoadedCourse, Context]]:
+    loaded = load_course(course_file)
+    course = loaded.course.model_copy(update={"limits": Limits(timeout_s=TIMEOUT_S, memory_mib=2048)})
+    runner = open_runner("auto", workers=2, hide=(str(loaded.root.resolve()),))
+    try:
+        yield loaded, Context(course, loaded.root, runner, tmp_path_factory.mktemp("cache"))
+    finally:
+        runner.close()
+
+
+@pytest.fixture(scope="module")
+def prepared(env: tuple[LoadedCourse, Context]) -> dict[str, dict[str, Any]]:
+    loaded, ctx = env
+    return {ex: loaded.exercises[ex].kind.prepare(loaded.exercises[ex].exercise, ctx) for ex in CODE_EXERCISES}
+
+
+def grade_code(env: tuple[LoadedCourse, Context], prepared: dict[str, Any], exercise_id: str, source: str) -> list[QuestionResult]:
+    loaded, ctx = env
+    ex = loaded.exercises[exercise_id]
+    return ex.kind.grade(ex.exercise, prepared[exercise_id], ExerciseAnswers({}, code=source), ctx)
+
+
+@pytest.fixture(scope="module")
+def corpus_results(env: tuple[LoadedCourse, Context], prepared: dict[str, Any]) -> dict[str, list[QuestionResult]]:
+    """Every corpus file graded once, two at a time (the runner has two warm servers)."""
+    files = sorted(CORPUS.glob("*.py"))
+    with ThreadPoolExecutor(max_workers=2) as pool:
+        graded = pool.map(lambda f: grade_code(env, prepared, target(f), f.read_text()), files)
+        return dict(zip((f.stem for f in files), graded))
+
+
+def target(path: Path) -> str:
+    exercise = path.stem.split("__")[0]
+    return "independent-copy" if exercise == "any" else exercise
+
+
+def expected_statuses(path: Path, check_ids: list[str]) -> dict[str, str]:
+    """Check id -> expected status, from the file name or its ``# expect:`` line."""
+    outcome = path.stem.split("__")[1]
+    if outcome == "pass":
+        return dict.fromkeys(check_ids, "correct")
+    if outcome in ("partial", "fail"):
+        line = next(l for l in path.read_text().splitlines() if l.startswith("# expect:"))
+        return dict(pair.split("=") for pair in line.removeprefix("# expect:").split())
+    return dict.fromkeys(check_ids, outcome)
+
+
+@pytest.mark.parametrize("exercise_id", CODE_EXERCISES)
+def test_every_solution_earns_full_marks(env: Any, prepared: dict[str, Any], exercise_id: str) -> None:
+    results = grade_code(env, prepared, exercise_id, prepared[exercise_id]["solution"])
+    assert [r.status.value for r in results] == ["correct"] * len(results)
+    assert sum(r.points for r in results) == sum(r.max_points for r in results) > 0
+
+
+@pytest.mark.parametrize("exercise_id", CODE_EXERCISES)
+def test_reference_observations_pass_their_own_checks(env: Any, prepared: dict[str, Any], exercise_id: str) -> None:
+    loaded, _ = env
+    ex = loaded.exercises[exercise_id]
+    assert "error" not in prepared[exercise_id]
+    assert ex.kind.problems(ex.exercise, prepared[exercise_id], ex.marks) == []
+
+
+@pytest.mark.parametrize("path", sorted(CORPUS.glob("*.py")), ids=lambda p: p.stem)
+def test_corpus(env: Any, corpus_results: dict[str, list[QuestionResult]], path: Path) -> None:
+    loaded, _ = env
+    checks = loaded.exercises[target(path)].exercise.checks
+    expected = expected_statuses(path, [c.id for c in checks])
+    results = {r.id.split("/", 1)[1]: r for r in corpus_results[path.stem]}
+    assert {c: r.status.value for c, r in results.items()} == expected
+    for check in checks:
+        result = results[check.id]
+        assert result.points == (check.points if expected[check.id] == "correct" else 0.0)
+        if result.status.value != "correct":
+            assert result.feedback and not INTERNALS.search(result.feedback), result.feedback
+
+
+def test_corpus_covers_every_outcome() -> None:
+    outcomes = {p.stem.split("__")[1] for p in CORPUS.glob("*.py")}
+    assert outcomes == {"pass", "partial", "fail", "invalid", "error", "timeout", "integrity"}
+    assert {p.stem.split("__")[0] for p in CORPUS.glob("*.py")} == {*CODE_EXERCISES, "any"}
+
+
+def test_hostile_exercise_costs_only_itself(env: tuple[LoadedCourse, Context], prepared: dict[str, Any]) -> None:
+    loaded, ctx = env
+    prep = prepare_assignment(loaded, "ps3", ctx)
+    code = {"freeze-module": (CORPUS / "any__timeout__infinite_loop.py").read_text(), "detach-forward": prepared["detach-forward"]["solution"]}
+    result = grade_submission(prep, Submission("ada", "ps3", code=code))
+    by_exercise = _statuses_by_exercise(result.questions)
+    assert by_exercise["freeze-module"] == {"timeout"}
+    assert by_exercise["detach-forward"] == {"correct"}
+    assert by_exercise["straight-through"] == {"unanswered"}
+    assert sum(q.points for q in result.questions if q.id.startswith("detach-forward/")) == 4
+
+
+def test_batch_with_a_loop_and_a_memory_bomb(env: tuple[LoadedCourse, Context], prepared: dict[str, Any], tmp_path: Path) -> None:
+    loaded, ctx = env
+    prep = prepare_assignment(loaded, "ps3", ctx)
+    plan = _batch_plan(prepared)
+    paths = []
+    for student, code in plan:
+        path = tmp_path / f"{student}.yml"
+        path.write_text(yaml.safe_dump({"student": student, "assignment": "ps3", "code": {k: v[2] for k, v in code.items()}}))
+        paths.append(path)
+    results = grade_answer_files(prep, paths, workers=2)
+    assert [r.student for r in results] == [s for s, _ in plan]
+    for (student, code), result in zip(plan, results):
+        statuses = _statuses_by_exercise(result.questions)
+        for exercise_id, (status, points, _source) in code.items():
+            assert statuses[exercise_id] == status, (student, exercise_id)
+            assert sum(q.points for q in result.questions if q.id.startswith(f"{exercise_id}/")) == points, (student, exercise_id)
+
+
+Planned = dict[str, tuple[set[str], float, str]]  # exercise -> (statuses, points, source)
+
+
+def _batch_plan(prepared: dict[str, Any]) -> list[tuple[str, Planned]]:
+    """20 students: correct and partly wrong answers, one endless loop, one unbounded allocation."""
+    full = {"detach-forward": 4.0, "freeze-module": 5.0, "straight-through": 3.0}
+    solution = {ex: ({"correct"}, points, prepared[ex]["solution"]) for ex, points in full.items()}
+    round_only = ({"correct", "wrong"}, 1.0, (CORPUS / "straight-through__partial__round_only.py").read_text())
+    plan: list[tuple[str, Planned]] = []
+    for i in range(20):
+        code = dict(solution)
+        if i % 3 == 1:
+            code["straight-through"] = round_only
+        plan.append((f"student-{i:02d}", code))
+    plan[5][1]["freeze-module"] = ({"timeout"}, 0.0, (CORPUS / "any__timeout__infinite_loop.py").read_text())
+    plan[11][1]["detach-forward"] = ({"error"}, 0.0, (CORPUS / "any__error__memory_bomb.py").read_text())
+    return plan
+
+
+def _statuses_by_exercise(questions: Any) -> dict[str, set[str]]:
+    found: dict[str, set[str]] = {}
+    for q in questions:
+        found.setdefault(q.id.split("/")[0], set()).add(q.status.value)
+    return found
+
+
+def test_a_forged_result_channel_cannot_fake_a_pass(env: tuple[LoadedCourse, Context], prepared: dict[str, Any]) -> None:
+    # The forged frame claims success for the right exercise; the token it cannot know gives it away.
+    source = textwrap.dedent("""
+        import os
+        frame = b'{"ok": {"token": "0" , "status": "ok", "observations": {"cases": []}}}\\n'
+        for fd in range(3, 64):
+            try:
+                os.write(fd, frame)
+            except OSError:
+                pass
+        os._exit(0)
+    """)
+    results = grade_code(env, prepared, "independent-copy", source)
+    assert {r.status.value for r in results} <= {"integrity", "error"}
+    assert sum(r.points for r in results) == 0
