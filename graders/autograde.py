@@ -252,4 +252,10 @@ def _summary(doc: dict, plan: Plan, graded: int) -> Summary:
 
 
 def _crashed_items(student: dict) -> tuple[str, ...]:
-    return tuple(f"{q['id']}: {q['status']}" for q in student["questions"] if q["status"] in CRASHED)
+    """``exercise: status (n checks)`` for each exercise whose code failed, timed out or tampered."""
+    counts: dict[tuple[str, str], int] = {}
+    for q in student["questions"]:
+        if q["status"] in CRASHED:
+            key = (q["id"].split("/", 1)[0], q["status"])
+            counts[key] = counts.get(key, 0) + 1
+    return tuple(f"{ex}: {status}" + (f" ({n} checks)" if n > 1 else "") for (ex, status), n in counts.items())

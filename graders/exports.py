@@ -128,9 +128,15 @@ def _count(parent: ET.Element, children: Iterable[ET.Element]) -> None:
 
 
 def _verdict(q: Mapping[str, Any]) -> str:
-    answer = "no answer" if q.get("answer") in (None, "") else f"answered {_short(q['answer'])}"
-    expected = f", expected {_short(q['expected'])}" if q.get("expected") is not None else ""
-    return f"{q['status']}: {answer}{expected}"
+    # Code checks carry neither an answer nor an expected value: their status says it all.
+    parts = []
+    if q.get("answer") not in (None, ""):
+        parts.append(f"answered {_short(q['answer'])}")
+    elif q["status"] == "unanswered":
+        parts.append("no answer")
+    if q.get("expected") is not None:
+        parts.append(f"expected {_short(q['expected'])}")
+    return f"{q['status']}: {', '.join(parts)}" if parts else q["status"]
 
 
 def _short(text: str, limit: int = 60) -> str:

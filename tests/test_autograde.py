@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import json
 import os
+import shutil
 from contextlib import contextmanager
 from datetime import datetime, timezone
 from pathlib import Path
@@ -27,13 +28,17 @@ COURSE = """\
 id: tiny
 title: Tiny autograd course
 seed: 0
-limits: {timeout_s: 5, memory_mib: 2048}
+limits: {timeout_s: 3, memory_mib: 2048}  # the hostile code cell costs this long
 assignments:
   - id: ps1
     title: clone basics
     due: "2026-10-05T23:59:00+00:00"
     late: {penalty_per_day: 0.25, cutoff_days: 2}
     exercises: [clone-basics, {id: detach-basics, points: 4}]
+  - id: ps2
+    title: an independent copy
+    due: "2026-10-12T23:59:00+00:00"
+    exercises: [clone-basics, independent-copy]
 """
 CLONE = """\
 id: clone-basics
@@ -77,15 +82,19 @@ questions:
 """
 RIGHT = {"clone-basics/shares": "False", "clone-basics/flag": "True", "detach-basics/flag": "False"}
 WRONG = {"clone-basics/shares": "True", "clone-basics/flag": "True", "detach-basics/flag": "True"}
+REPO = Path(__file__).resolve().parent.parent
 ON_TIME = datetime(2026, 10, 1, 12, 0, tzinfo=timezone.utc)
 
 
 def make_course(root: Path, clone: str = CLONE) -> Path:
-    """A two-exercise course (4 + 2 points) in ``root``."""
+    """ps1: two predict exercises (2 + 4 points); ps2: one of them and the repository's code exercise."""
     (root / "exercises").mkdir(parents=True, exist_ok=True)
+    (root / "solutions").mkdir(exist_ok=True)
     (root / "course.yml").write_text(COURSE)
     (root / "exercises" / "clone-basics.yml").write_text(clone)
     (root / "exercises" / "detach-basics.yml").write_text(DETACH)
+    shutil.copy(REPO / "exercises" / "independent-copy.yml", root / "exercises")
+    shutil.copy(REPO / "solutions" / "independent-copy.py", root / "solutions")
     return root
 
 

@@ -17,7 +17,7 @@ from pathlib import Path
 
 import pytest
 
-from test_autograde import RIGHT, WRONG, hand_in, make_course, notebook
+from test_autograde import REPO, RIGHT, WRONG, hand_in, make_course, notebook
 
 CLASS_SIZE = 150  # grading takes a few seconds: the window for killing the batch midway
 
@@ -32,9 +32,9 @@ def graders(course: Path, tmp: Path, *args: str) -> list[str]:
             "--out", str(tmp / "out")]
 
 
-def autograde(course: Path, tmp: Path, subs: Path, *extra: str) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(graders(course, tmp, "autograde", "ps1", str(subs), *extra), capture_output=True, text=True,
-                          timeout=600)
+def autograde(course: Path, tmp: Path, subs: Path, *extra: str, assignment: str = "ps1") -> subprocess.CompletedProcess[str]:
+    return subprocess.run(graders(course, tmp, "autograde", assignment, str(subs), *extra), capture_output=True,
+                          text=True, timeout=600)
 
 
 def a_class(folder: Path, size: int) -> set[str]:
@@ -139,3 +139,27 @@ def test_ctrl_c_saves_the_outputs_and_says_how_to_go_on(course: Path, tmp_path: 
     results = json.loads((tmp_path / "out" / "results.json").read_text())
     assert sorted(s["student"] for s in results["students"]) == sorted(saved)
     assert run_outcomes(tmp_path / "g.db")[-1][1] == "interrupted"
+
+
+HOSTILE = "def independent_copy(t):\n    while True:\n        pass\n"
+
+
+def test_a_corrupted_notebook_and_a_hostile_code_cell_cost_only_their_students(course: Path, tmp_path: Path) -> None:
+    subs = tmp_path / "subs"
+    predictions = {"clone-basics/shares": "False", "clone-basics/flag": "True"}
+    solution = (REPO / "solutions" / "independent-copy.py").read_text()
+    hand_in(subs, "ada", notebook(predictions, {"independent-copy": solution}), name="ps2.ipynb")
+    hand_in(subs, "eve", notebook(predictions, {"independent-copy": HOSTILE}), name="ps2.ipynb")
+    hand_in(subs, "bob", notebook(predictions)[:-40], name="ps2.ipynb")  # cut short: not JSON any more
+    first = autograde(course, tmp_path, subs, assignment="ps2")
+    assert first.returncode == 1, first.stderr
+    assert "graded 3, skipped 0" in first.stdout
+    assert "bob: bob/ps2.ipynb: not a notebook" in first.stdout
+    assert "eve: independent-copy: timeout (4 checks)" in first.stdout
+    by = {s["student"]: s for s in json.loads((tmp_path / "out" / "results.json").read_text())["students"]}
+    assert by["ada"]["score"] == by["ada"]["max_score"] == 6.0
+    eve = {q["id"]: q["status"] for q in by["eve"]["questions"]}
+    assert by["eve"]["status"] == "graded" and by["eve"]["score"] == 2.0
+    assert [eve[f"independent-copy/{c}"] for c in ("values", "own-memory", "detached", "independent-writes")] == ["timeout"] * 4
+    second = autograde(course, tmp_path, subs, assignment="ps2")
+    assert second.returncode == 1 and "graded 0, skipped 3 unchanged" in second.stdout

@@ -87,6 +87,14 @@ def test_an_ungradable_submission_gets_a_page_with_the_reason(course: Path) -> N
     assert "could not be graded: bob/ps1.ipynb: not a notebook (nbformat 3)" in text_of(pages(course)["bob"])
 
 
+def test_a_code_check_shows_its_status_and_message_but_no_empty_answer(course: Path) -> None:
+    timed_out = Q("independent-copy/values", Status.TIMEOUT, 0, 1, None, None, "The code did not finish within 3 s")
+    save(course, SubmissionResult("eve", (timed_out,)))
+    text = text_of(pages(course)["eve"])
+    assert "timed out · 0 / 1" in text and "did not finish within 3 s" in text
+    assert "Your answer" not in text and "An independent copy" in text
+
+
 def test_prose_escapes_before_formatting() -> None:
     assert str(prose("a `<b>` and\n\n```\nx < y\n```")) == "<p>a <code>&lt;b&gt;</code> and</p><pre><code>x &lt; y</code></pre>"
 
