@@ -163,3 +163,15 @@ def test_monkeypatching_does_not_reach_the_next_job(runner: Any) -> None:
     after = run_source(runner, "import torch\nresult = [len('ab'), (torch.ones(2) + 1).tolist()]")
 
     assert after.result == {"result": [2, [2.0, 2.0]]}, after
+
+
+def test_a_module_the_server_never_imported_can_be_imported(runner: Any) -> None:
+    if any("cannot read" in note for note in runner.notes):
+        pytest.skip("at this level the interpreter's own directory is private to its owner: " + "; ".join(runner.notes))
+    outcome = run_source(runner, "import colorsys, encodings.idna\nresult = colorsys.rgb_to_hsv(1, 0, 0)")
+
+    assert outcome.result == {"result": [0.0, 1.0, 1]}, outcome
+
+
+def test_plain_level_says_it_is_reduced(runner: Any) -> None:
+    assert any("reduced isolation" in note for note in runner.notes) == (runner.isolation == "plain")

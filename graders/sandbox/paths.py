@@ -32,6 +32,7 @@ class View:
     read_roots: tuple[str, ...]  # readable beneath (besides /proc, /sys, /dev and scratch)
     masks: tuple[str, ...]  # covered by an empty tmpfs (a file: by /dev/null)
     keeps: tuple[str, ...]  # read roots inside a mask or /tmp, bound back on top of it
+    private: tuple[str, ...] = ()  # directories above a read root that others cannot traverse
 
 
 def package_parent() -> str:
@@ -56,10 +57,11 @@ def make_view(hide: Iterable[str], task_paths: Iterable[str]) -> View:
         blocker = next((r for r in roots if _inside(h, r)), None)
         if blocker is not None:
             raise SandboxError(f"cannot hide {h}: the sandbox must read {blocker}")
-    masks = _collapse([*hidden, *_private_ancestors(own)])
+    private = _private_ancestors(own)
+    masks = _collapse([*hidden, *private])
     covered = [*masks, PRIVATE_TMP]  # the levels that mask also give the server its own /tmp
     keeps = tuple(r for r in roots if any(_inside(r, m) and r != m for m in covered))
-    return View(read_roots=tuple(roots), masks=tuple(masks), keeps=keeps)
+    return View(read_roots=tuple(roots), masks=tuple(masks), keeps=keeps, private=tuple(sorted(set(private))))
 
 
 def _private_ancestors(roots: Iterable[str]) -> list[str]:

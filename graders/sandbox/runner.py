@@ -13,7 +13,7 @@ from typing import Any, Iterable, Sequence
 
 from .contract import Job, Outcome, SandboxError
 from .isolation import BASE_ENV, PRIVATE_SCRATCH, Launch, choose
-from .paths import make_view
+from .paths import View, make_view
 from .worker import Worker
 
 DEFAULT_PRELOAD = ("graders.truth_child", "graders.harness")
@@ -28,7 +28,8 @@ class ForkServerRunner:
     ``notes`` lists what this machine could not provide (e.g. no seccomp).
     """
 
-    def __init__(self, launch: Launch, configs: Sequence[dict[str, Any]], host_scratch: str | None) -> None:
+    def __init__(self, launch: Launch, configs: Sequence[dict[str, Any]], host_scratch: str | None,
+                 notes: Iterable[str] = ()) -> None:
         self.isolation = launch.level
         # Servers are spawned from one long-lived thread: bwrap's --die-with-parent is tied to
         # the thread that started it, and a short-lived caller thread would take it down.
@@ -47,7 +48,7 @@ class ForkServerRunner:
             raise
         for worker in self._workers:
             self._idle.put(worker)
-        self.notes = tuple(sorted({note for worker in self._workers for note in worker.notes}))
+        self.notes = tuple(sorted({*notes, *(note for worker in self._workers for note in worker.notes)}))
 
     def _spawn(self, *args: Any, **kwargs: Any) -> Any:
         import subprocess
@@ -107,8 +108,8 @@ def open_runner(
     if not 1 <= workers <= MAX_WORKERS:
         raise ValueError(f"workers must be between 1 and {MAX_WORKERS}, got {workers}")
     task_paths = [os.path.realpath(p) for p in task_paths]
-    launch = choose(level, make_view(hide, task_paths), tmp_mib, require_full)
     view = make_view(hide, task_paths)
+    launch = choose(level, view, tmp_mib, require_full)
     host_scratch = None if launch.private_tmp else tempfile.mkdtemp(prefix="graders-sandbox-")
     base = {
         **launch.server_config(view), "env": BASE_ENV, "task_paths": task_paths, "preload": list(preload),
@@ -118,7 +119,19 @@ def open_runner(
     if host_scratch is not None:
         configs = [{**config, "scratch_root": os.path.join(host_scratch, f"w{index}")} for index, config in enumerate(configs)]
         os.chmod(host_scratch, 0o711)
-    return ForkServerRunner(launch, configs, host_scratch)
+    return ForkServerRunner(launch, configs, host_scratch, _notes(launch, view, configs[0]["uid"]))
+
+
+def _notes(launch: Launch, view: View, uid: int | None) -> list[str]:
+    notes = []
+    if launch.level == "plain":
+        notes.append("reduced isolation: no namespaces (the network is cut by seccomp only, /tmp is shared)")
+        if uid is not None and view.private:
+            notes.append(f"children cannot read {', '.join(view.private)}: they can import only the modules "
+                         "the warm server imported (torch, numpy, the preloaded tasks)")
+    if launch.level == "unsafe":
+        notes.append("unsafe: children run unconfined, with limits and timeouts only")
+    return notes
 
 
 def _child_uid(launch: Launch, index: int) -> int | None:
