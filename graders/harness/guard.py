@@ -6,7 +6,8 @@ Tripwires, all set before learner code runs:
   tools for reaching into the harness: frames (``sys._getframe``, ``tb_frame``, ...) while
   learner code is on the stack, ``gc.get_referrers``/``get_objects``, ``ctypes``,
   ``sys.settrace``/``setprofile``, ``/proc/*/mem``, adding another audit hook; and that
-  records any replacement of a method on a torch, graders or builtins class;
+  records a swap of ``__code__`` or defaults inside a torch or graders function (the
+  function object stays the same, so the snapshot below would not see it);
 - a snapshot of the attributes of the modules and classes grading relies on (torch, nn,
   the optimizers, builtins, ``sys.modules``, the graders modules): after learner code
   ran, an attribute that was replaced or removed is a violation, and is put back so the
@@ -63,14 +64,14 @@ def arm() -> Callable[[], list[str]]:
     threads = _thread._count()
 
     def violations() -> list[str]:
-        found = [f"used {e}" for e in dict.fromkeys(events)] + restore(before)
+        found = list(dict.fromkeys(events)) + restore(before)
         return found + _global_state(threads)
 
     return violations
 
 
 def _hook(events: list[str], busy: list[bool], getframe: Any = sys._getframe, blocked: Any = BLOCKED_EVENTS,
-          frame_attrs: Any = FRAME_ATTRIBUTES, isinstance: Any = isinstance, str: Any = str) -> Callable[[str, tuple[Any, ...]], None]:
+          frame_attrs: Any = FRAME_ATTRIBUTES, str: Any = str) -> Callable[[str, tuple[Any, ...]], None]:
     def hook(event: str, args: tuple[Any, ...]) -> None:
         if busy[0] or event == "builtins.id":
             return
@@ -80,10 +81,9 @@ def _hook(events: list[str], busy: list[bool], getframe: Any = sys._getframe, bl
             if event == "sys._getframe" or (event == "object.__getattr__" and args[1] in frame_attrs):
                 refused = _frame_leaks(getframe(1))
             if refused:
-                events.append(event)
+                events.append("opened the process's own memory" if event == "open" else f"used {event}")
             elif event == "object.__setattr__" and _is_patch(*args[:3]):
-                events.append(f"a replacement of {str(args[1])} on {str(getattr(args[0], '__name__', 'an object'))}")
-                return
+                events.append(f"replaced {str(args[1])} of {str(getattr(args[0], '__qualname__', 'a grader or torch object'))}")
         finally:
             busy[0] = False
         if refused:

@@ -1,0 +1,4 @@
+# ctypes reaches raw memory: frames, locals, anything.
+import ctypes
+
+ctypes.pythonapi.PyFrame_LocalsToFast
