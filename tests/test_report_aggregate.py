@@ -86,10 +86,11 @@ def test_score_statistics_count_graded_submissions_only(doc: dict[str, Any]) -> 
 
 @pytest.mark.parametrize(("scores", "top", "counts"), [
     ([0.0, 10.0, 10.0], 10.0, [1, 0, 0, 0, 0, 0, 0, 0, 0, 2]),
-    ([0.0, 12.5, 24.9, 25.0], 25.0, [1, 0, 0, 0, 0, 1, 0, 0, 0, 2]),
+    ([0.0, 12.5, 24.9, 25.0], 25.0, [1, 0, 0, 0, 0, 1, 0, 0, 0, 2]),  # bars of 2.5
+    ([0.0, 43.0, 44.0], 44.0, [1, 0, 0, 0, 0, 0, 0, 0, 2]),  # bars of 5; the last one is 40-44
     ([], 3.0, [0, 0, 0]),
-    ([1.5], 2.5, [0, 0, 0, 0, 0, 0, 1, 0, 0, 0]),
-], ids=["one-bar-per-point", "ten-bars-above-20-points", "nobody", "ten-bars-for-a-fractional-total"])
+    ([1.5], 2.5, [0, 0, 0, 0, 0, 0, 1, 0, 0, 0]),  # bars of 0.25
+], ids=["one-bar-per-point", "round-width", "last-bar-shorter", "nobody", "fractional-total"])
 def test_histogram_bars(scores: list[float], top: float, counts: list[int]) -> None:
     bins = histogram(scores, top)
     assert [b.count for b in bins] == counts

@@ -9,6 +9,7 @@ submissions have no answers and appear only in the list of problems.
 
 from __future__ import annotations
 
+import math
 import statistics
 from collections import Counter
 from dataclasses import dataclass
@@ -17,8 +18,7 @@ from typing import Any, Iterator, Mapping
 from .course_info import CourseInfo, ItemInfo
 
 QUESTION_STATUSES = ("correct", "wrong", "invalid", "unanswered", "error", "timeout", "integrity")
-MAX_UNIT_BINS = 20  # up to this many points, one histogram bar per point
-DEFAULT_BINS = 10
+MAX_BINS = 12  # histogram bars: enough to see a shape, few enough to label on a phone
 LOW_SHARE = 0.5  # below half of the points: may need help
 MANY_MISCONCEPTIONS = 2  # holding this many distinct misconceptions: may need help
 
@@ -123,14 +123,22 @@ def score_stats(doc: Mapping[str, Any]) -> ScoreStats:
 
 
 def histogram(scores: list[float], top: float) -> tuple[Bin, ...]:
-    """Bars of equal width from 0 to ``top``: one per point for small totals, else ten."""
+    """Bars from 0 to ``top``: one per point for small whole totals, else of a round width
+    (1, 2, 2.5 or 5 times a power of ten) giving at most MAX_BINS bars."""
     if top <= 0:
         return ()
-    whole = abs(top - round(top)) < 1e-9 and top <= MAX_UNIT_BINS
-    n = int(round(top)) if whole else DEFAULT_BINS
-    width = top / n
+    width = bin_width(top)
+    n = max(1, math.ceil(top / width - 1e-9))
     counts = Counter(min(max(int(s / width + 1e-9), 0), n - 1) for s in scores)
-    return tuple(Bin(i * width, (i + 1) * width, counts.get(i, 0)) for i in range(n))
+    return tuple(Bin(i * width, min((i + 1) * width, top), counts.get(i, 0)) for i in range(n))
+
+
+def bin_width(top: float) -> float:
+    """The histogram's bar width for scores out of ``top``."""
+    if abs(top - round(top)) < 1e-9 and top <= MAX_BINS:
+        return 1.0
+    scale = 10.0 ** math.floor(math.log10(top / MAX_BINS))
+    return next(m * scale for m in (1, 2, 2.5, 5, 10) if top / (m * scale) <= MAX_BINS + 1e-9)
 
 
 def item_order(doc: Mapping[str, Any], info: CourseInfo) -> list[str]:

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
-from typing import Mapping, Sequence
+from typing import Callable, Mapping, Sequence
 
 from .aggregate import QUESTION_STATUSES, Bin, ScoreStats
 from .misconceptions import Cooccurrence
@@ -73,21 +73,17 @@ class Histogram:
     x_title: str
 
 
-def histogram_chart(stats: ScoreStats, width: float = 600, height: float = 250) -> Histogram:
+def histogram_chart(stats: ScoreStats, width: float = 600, height: float = 280) -> Histogram:
     """Bars of graded submissions per score range, with mean and median lines."""
-    frame = Frame(width, height, 44, 36, width - 16, height - 44)
+    frame = Frame(width, height, 44, 52, width - 16, height - 44)
     bins = stats.bins or (Bin(0.0, 1.0, 0),)
-    y_max, y_ticks = _count_axis(max(b.count for b in bins), frame)
-    slot = (frame.right - frame.left) / len(bins)
-    bars = tuple(_bar(frame, i * slot, slot, b, y_max) for i, b in enumerate(bins))
-    every = 1 if len(bins) <= 10 else 2
-    x_ticks = tuple(
-        Tick(frame.left + i * slot, number(bins[0].lo + i * (bins[0].hi - bins[0].lo)), minor=i % every != 0 and i != len(bins))
-        for i in range(len(bins) + 1)
-    )
     top = bins[-1].hi
+    x_of = lambda score: frame.left + score / top * (frame.right - frame.left)  # noqa: E731
+    y_max, y_ticks = _count_axis(max(b.count for b in bins), frame)
+    bars = tuple(_bar(frame, x_of(b.lo), x_of(b.hi) - x_of(b.lo), b, y_max) for b in bins)
+    x_ticks = _score_ticks([b.lo for b in bins] + [top], x_of)
     markers = tuple(
-        Marker(frame.left + value / top * (frame.right - frame.left), f"{name} {number(value)}", name, row)
+        Marker(x_of(value), f"{name} {number(value)}", name, row)
         for row, (name, value) in enumerate((("mean", stats.mean), ("median", stats.median)))
         if value is not None
     )
@@ -171,6 +167,17 @@ def trend_chart(labels: Sequence[str], series: Mapping[str, Sequence[float | Non
     return Trend(frame, tuple(Tick(x, label) for x, label in zip(xs, labels)), y_ticks, lines)
 
 
+def _score_ticks(edges: list[float], x_of: Callable[[float], float]) -> tuple[Tick, ...]:
+    # Every other label is minor when there are many; so is one crowding the final total.
+    every = 1 if len(edges) <= 9 else 2
+    crowded = len(edges) > 2 and (edges[-1] - edges[-2]) < 0.6 * every * (edges[1] - edges[0])
+    last = len(edges) - 1
+    return tuple(
+        Tick(x_of(e), number(e), minor=i != last and (i % every != 0 or (crowded and i == last - 1)))
+        for i, e in enumerate(edges)
+    )
+
+
 def _count_axis(peak: int, frame: Frame) -> tuple[int, tuple[Tick, ...]]:
     step = max(1, math.ceil(peak / 4))
     top = step * max(1, math.ceil(peak / step))
@@ -182,7 +189,7 @@ def _bar(frame: Frame, x: float, slot: float, b: Bin, y_max: int) -> Rect:
     h = (frame.bottom - frame.top) * b.count / y_max
     gap = min(4.0, slot * 0.15)
     label = f"{b.count} student{'s' if b.count != 1 else ''} scored {number(b.lo)}–{number(b.hi)}"
-    return Rect(frame.left + x + gap / 2, frame.bottom - h, slot - gap, h, b.count, label)
+    return Rect(x + gap / 2, frame.bottom - h, slot - gap, h, b.count, label)
 
 
 def _pair_label(co: Cooccurrence, i: int, j: int) -> str:

@@ -64,6 +64,14 @@
     apply();
   }
 
+  /* A link to a closed <details> (a student's answers) opens it. */
+  function openTarget() {
+    var target = location.hash && document.getElementById(decodeURIComponent(location.hash.slice(1)));
+    if (target && target.tagName === "DETAILS") { target.open = true; target.scrollIntoView(); }
+  }
+
   Array.prototype.forEach.call(document.querySelectorAll("table.sortable"), makeSortable);
+  window.addEventListener("hashchange", openTarget);
+  openTarget();
   Array.prototype.forEach.call(document.querySelectorAll("form[data-filter-for]"), makeFilter);
 })();
