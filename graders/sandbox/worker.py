@@ -84,6 +84,11 @@ class Worker:
         pipes = JobPipes(json.dumps(job.payload).encode(), job.limits.max_output_bytes, job.limits.max_result_bytes)
         try:
             ending, follower = self._exchange(job, pipes)
+        except SandboxError:
+            raise  # the server refused the task and is ready for the next one
+        except BaseException:
+            self.stop()  # interrupted mid-job (Ctrl-C): nobody would ever stop that child
+            raise
         finally:
             pipes.close_all()
         if ending.lost:

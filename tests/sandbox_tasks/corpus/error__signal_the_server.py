@@ -1,0 +1,5 @@
+# expect: PermissionError
+import os
+import signal
+
+os.kill(os.getppid(), signal.SIGKILL)
