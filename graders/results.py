@@ -11,7 +11,7 @@ CI reports, gradebook exports) is made from:
 
 from __future__ import annotations
 
-from dataclasses import asdict, dataclass, field, replace
+from dataclasses import dataclass, field, fields, replace
 from enum import Enum
 from typing import Any
 
@@ -54,7 +54,9 @@ class QuestionResult:
         return replace(self, points=self.points * factor, max_points=self.max_points * factor)
 
     def to_json(self) -> dict[str, Any]:
-        data = asdict(self)
+        # A shallow copy of the fields: dataclasses.asdict deep-copies each one, and this
+        # runs for every question of every student, twice (saving, then the results document).
+        data = {f.name: getattr(self, f.name) for f in fields(self)}
         data["status"] = self.status.value
         data["points"] = round(self.points, 4)
         data["max_points"] = round(self.max_points, 4)
