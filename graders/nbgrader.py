@@ -41,6 +41,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from .errors import UsageError
+from .notebook.answer import code_source
 
 if TYPE_CHECKING:
     from .grade import PreparedAssignment
@@ -62,6 +63,7 @@ def check(item: str, answer: Any, *, assignment: str) -> float | None:
     """
     from .grade import Submission, grade_submission
 
+    __tracebackhide__ = True  # IPython and nbgrader's feedback show the test cell, not graders' frames
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")  # a warning on stderr would fail the nbgrader cell
         prep = _prepared(course_file(), assignment)
@@ -70,7 +72,8 @@ def check(item: str, answer: Any, *, assignment: str) -> float | None:
         if question:
             sub = Submission("nbgrader", assignment, answers=_given(item, answer_text(answer)))
         else:
-            sub = Submission("nbgrader", assignment, code={exercise_id: entry_source(answer)})
+            source = code_source(entry_source(answer))
+            sub = Submission("nbgrader", assignment, code={} if source is None else {exercise_id: source})
         results = [q for q in grade_submission(only, sub).questions if q.id == item or not question]
     return _verdict(item, results)
 
@@ -147,6 +150,7 @@ def _given(item: str, text: str | None) -> dict[str, str]:
 
 
 def _verdict(item: str, results: list["QuestionResult"]) -> float | None:
+    __tracebackhide__ = True
     if not results:
         raise UsageError(f"'{item}' is not a question of the course")
     earned, top = sum(r.points for r in results), sum(r.max_points for r in results)

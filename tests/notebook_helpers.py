@@ -45,10 +45,18 @@ def answer_index(nb: dict[str, Any]) -> dict[str, int]:
 
 
 def fill(nb: dict[str, Any], answers: Mapping[str, str], quoted: bool = True) -> dict[str, Any]:
-    """A copy of ``nb`` with each answer cell set to ``answer = <answers[item]>``, found by metadata."""
+    """A copy of ``nb`` with its cells answered from ``answers``, found by metadata.
+
+    A question's cell becomes ``answer = <answers[item]>``; a code exercise's cell (keyed
+    by the exercise id) becomes ``answers[exercise]``, the source itself.
+    """
     nb = copy.deepcopy(nb)
     for key, index in answer_index(nb).items():
-        if key in answers:
-            text = json.dumps(answers[key]) if quoted else answers[key]
-            nb["cells"][index]["source"] = f"answer = {text}"
+        if key not in answers:
+            continue
+        if "/" not in key:
+            nb["cells"][index]["source"] = answers[key]
+            continue
+        text = json.dumps(answers[key]) if quoted else answers[key]
+        nb["cells"][index]["source"] = f"answer = {text}"
     return nb

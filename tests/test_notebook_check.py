@@ -9,8 +9,8 @@ from typing import Any, Iterator
 import pytest
 from click.testing import CliRunner
 
-from graders import check as check_module
-from graders.check import check, check_notebook, find_notebook
+from graders import presubmit as check_module
+from graders.presubmit import check, check_notebook, find_notebook
 from graders.cli import main
 from graders.errors import SubmissionError, UsageError
 from graders.grade import prepare_assignment
@@ -49,13 +49,14 @@ def _saved(nb: dict[str, Any], path: Path) -> Path:
 def test_a_complete_notebook_is_ok(released, tmp_path: Path) -> None:
     nb, key = released
     report = check_notebook(_saved(fill(nb, key), tmp_path / "nb1.ipynb"))
-    assert report.ok and len(report.readable) == 7
-    assert report.text().endswith("7 of 7 answers can be read. This check never tells whether an answer is right.")
+    assert report.ok and len(report.readable) == 8
+    assert report.text().endswith("8 of 8 answers can be read. This check never tells whether an answer is right.")
 
 
 def test_the_report_is_the_same_for_right_and_wrong_answers(released, tmp_path: Path) -> None:
     nb, key = released
     wrong = {item: ("True" if text == "False" else "False") for item, text in key.items()}
+    wrong["independent-copy"] = "def independent_copy(t):\n    return t\n"
     right_report = check_notebook(_saved(fill(nb, key), tmp_path / "a" / "nb1.ipynb"))
     wrong_report = check_notebook(_saved(fill(nb, wrong), tmp_path / "b" / "nb1.ipynb"))
     assert right_report.text() == wrong_report.text()
@@ -63,7 +64,7 @@ def test_the_report_is_the_same_for_right_and_wrong_answers(released, tmp_path: 
 
 def test_the_report_names_each_problem(released, tmp_path: Path) -> None:
     nb, key = released
-    nb = fill(nb, {k: v for k, v in key.items() if k != "clone-basics/backward"})
+    nb = fill(nb, {k: v for k, v in key.items() if k not in ("clone-basics/backward", "independent-copy")})
     index = answer_index(nb)
     nb["cells"][index["clone-basics/grad"]]["source"] = "answer = tensor(3.) + 1"
     nb["cells"][index["detach-basics/flags"]]["source"] = "%pip install torch\nanswer = 1"
@@ -74,11 +75,11 @@ def test_the_report_names_each_problem(released, tmp_path: Path) -> None:
     assert [f.key for f in report.unreadable] == ["clone-basics/grad", "detach-basics/flags"]
     assert "Could not read this answer" in report.unreadable[0].message
     assert report.unreadable[1].message.startswith("Lines starting with `!` or `%` are not Python.")
-    assert report.unanswered == ("clone-basics/backward",)
+    assert report.unanswered == ("clone-basics/backward", "independent-copy")
     assert report.missing == ("detach-basics/resize-leaf",)
     assert [f.key for f in report.duplicated] == ["clone-basics/shares-memory"]
     text = report.text()
-    assert "The grader cannot read 2 of your answers:" in text and "3 of 7 answers can be read." in text
+    assert "The grader cannot read 2 of your answers:" in text and "3 of 8 answers can be read." in text
     assert "Answer cells missing from the notebook (1)" in text and "only the last one was graded" in text
 
 
@@ -89,15 +90,18 @@ CODE_CASES = [
     pytest.param("!pip install x\ndef copy_of(t):\n    return t\n", "lines starting with `!` or `%` are IPython commands", id="magic"),
     pytest.param("def copy(t):\n    return t\n", "does not define `copy_of`", id="wrong-name"),
     pytest.param("if True:\n    def copy_of(t):\n        return t\n", "does not define `copy_of`", id="not-top-level"),
+    pytest.param("import torch\n\n\ndef copy_of(t):\n    ...\n", None, id="template-untouched"),
+    pytest.param("# YOUR CODE HERE\nraise NotImplementedError()", None, id="nbgrader-stub"),
 ]
 
 
 @pytest.mark.parametrize(("source", "problem"), CODE_CASES)
-def test_code_cells_are_parsed_never_run(tmp_path: Path, source: str, problem: str) -> None:
+def test_code_cells_are_parsed_never_run(tmp_path: Path, source: str, problem: str | None) -> None:
     cell = {"cell_type": "code", "id": "c", "metadata": {"graders": {"exercise": "copy", "entry": "copy_of"}}, "source": source, "outputs": [], "execution_count": None}
     nb = {"cells": [cell], "metadata": {}, "nbformat": 4, "nbformat_minor": 5}
     report = check_notebook(_saved(nb, tmp_path / "c.ipynb"))
     found = [f.message for f in report.unreadable]
+    assert report.unanswered == (("copy",) if problem is None else ())
     assert (found == []) if not problem else (len(found) == 1 and problem in found[0])
 
 
@@ -144,3 +148,12 @@ def test_a_notebook_without_answer_cells_is_refused(tmp_path: Path) -> None:
     nb = {"cells": [], "metadata": {}, "nbformat": 4, "nbformat_minor": 5}
     with pytest.raises(SubmissionError, match="no answer cells"):
         check_notebook(_saved(nb, tmp_path / "x.ipynb"))
+
+
+def test_from_graders_import_check_gives_the_function_every_time() -> None:
+    import graders
+
+    first = graders.check
+    from graders import check as again
+
+    assert callable(first) and again is first is check

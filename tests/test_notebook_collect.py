@@ -54,7 +54,8 @@ def test_every_released_instructor_notebook_of_the_repository_course_earns_full_
 @pytest.mark.parametrize("quoted", [True, False], ids=["quoted", "bare"])
 def test_student_notebook_filled_by_metadata_with_the_key_earns_full_marks(graded, student_nb, tmp_path: Path, quoted: bool) -> None:
     path = save_nb(fill(student_nb, graded[2], quoted=quoted), tmp_path / "nb1.ipynb")
-    assert {i: q.status for i, q in grade(graded, path).items()} == {i: Status.CORRECT for i in graded[2]}
+    statuses = {i: q.status for i, q in grade(graded, path).items()}
+    assert len(statuses) == 11 and set(statuses.values()) == {Status.CORRECT}
 
 
 def test_moved_and_added_cells_do_not_matter(graded, student_nb, tmp_path: Path) -> None:
@@ -171,3 +172,21 @@ def test_a_missing_file_is_a_submission_error(tmp_path: Path) -> None:
     loaded = load_course(copy_course(tmp_path / "course") / "course.yml")
     with pytest.raises(SubmissionError, match="cannot read: No such file or directory"):
         read_submission(tmp_path / "absent.ipynb", "nb1", loaded, "ada")
+
+
+CODE = [
+    pytest.param("import torch\n\n\ndef independent_copy(t):\n    ...", {Status.UNANSWERED}, None, id="template-untouched"),
+    pytest.param("# YOUR CODE HERE\nraise NotImplementedError()", {Status.UNANSWERED}, None, id="nbgrader-stub"),
+    pytest.param("def independent_copy(t):\n    return t.clone().detach()\nraise NotImplementedError()", {Status.CORRECT}, None, id="stub-left-below"),
+    pytest.param("def independent_copy(t):\n    return t.detach()", {Status.CORRECT, Status.WRONG}, None, id="detach-alone-partial"),
+    pytest.param("!pip install torch\ndef independent_copy(t):\n    return t.clone().detach()", {Status.INVALID}, "IPython commands, not Python", id="shell-escape"),
+]
+
+
+@pytest.mark.parametrize(("source", "statuses", "note"), CODE)
+def test_code_cells_are_graded_from_their_source(graded, student_nb, tmp_path: Path, source: str, statuses: set[Status], note: str | None) -> None:
+    path = save_nb(fill(student_nb, {"independent-copy": source}), tmp_path / "nb1.ipynb")
+    results = [q for i, q in grade(graded, path).items() if i.startswith("independent-copy/")]
+    assert len(results) == 4 and {q.status for q in results} == statuses
+    notes = read_submission(path, "nb1", graded[0], "ada").notes
+    assert (note in notes["independent-copy"]) if note else "independent-copy" not in notes

@@ -23,6 +23,7 @@ ITEMS = [
     "clone-basics/shares-memory", "clone-basics/grad-fn", "clone-basics/backward", "clone-basics/grad",
     "detach-basics/flags", "detach-basics/write-through", "detach-basics/resize-leaf",
 ]
+ANSWERS = [*ITEMS, "independent-copy"]  # metadata.graders keys: questions, then the code exercise
 FILES = {"student": "nb1/nb1.ipynb", "instructor": "nb1/nb1-instructor.ipynb", "source": "source/nb1/nb1.ipynb"}
 
 
@@ -50,19 +51,20 @@ def test_released_notebook_matches_its_golden_file(release: Path, name: str, upd
 def test_released_notebooks_are_valid_nbformat_4(release: Path, name: str) -> None:
     nb = nbformat.read(release / FILES[name], as_version=4)
     nbformat.validate(nb)
-    assert nb.nbformat == 4 and nb.metadata["graders"] == {"course": "notebook-demo", "assignment": "nb1", "answers": ITEMS}
+    assert nb.nbformat == 4 and nb.metadata["graders"] == {"course": "notebook-demo", "assignment": "nb1", "answers": ANSWERS}
 
 
 @pytest.mark.parametrize("name", FILES)
-def test_each_question_has_exactly_one_answer_cell_found_by_metadata(release: Path, name: str) -> None:
+def test_each_question_and_code_exercise_has_exactly_one_cell_found_by_metadata(release: Path, name: str) -> None:
     cells = load_nb(release / FILES[name])["cells"]
-    tagged = [c["metadata"]["graders"]["question"] for c in cells if "graders" in c["metadata"]]
-    assert tagged == ITEMS
+    tags = [c["metadata"]["graders"] for c in cells if "graders" in c["metadata"]]
+    assert tags == [{"question": item} for item in ITEMS] + [{"exercise": "independent-copy", "entry": "independent_copy"}]
 
 
 def test_student_answer_cells_are_unanswered_and_editable(release: Path) -> None:
     cells = [c for c in load_nb(release / FILES["student"])["cells"] if "graders" in c["metadata"]]
-    assert {c["source"] for c in cells} == {"answer = ..."}
+    assert {c["source"] for c in cells[:-1]} == {"answer = ..."}
+    assert cells[-1]["source"] == "import torch\n\n\ndef independent_copy(t):\n    ..."
     assert all(c["cell_type"] == "code" and "editable" not in c["metadata"] for c in cells)
 
 
@@ -77,15 +79,16 @@ def test_everything_but_answer_cells_is_locked(release: Path) -> None:
 
 def test_intro_cites_the_article_sections_of_the_exercises(release: Path) -> None:
     intro = load_nb(release / FILES["student"])["cells"][0]["source"]
-    assert "sections §1a, §2" in intro
-    assert "| 2 | detach() shares memory | §2 | 4 |" in intro
+    assert "sections §1a, §2, §3" in intro
+    assert "| 2 | detach() shares memory | §2 | 4 |" in intro and "| 3 | An independent copy | §3 | 4 |" in intro
     assert "graders check nb1.ipynb" in intro
 
 
 def test_instructor_notebook_holds_the_key_computed_by_torch(release: Path) -> None:
     cells = load_nb(release / FILES["instructor"])["cells"]
-    answers = {c["metadata"]["graders"]["question"]: c["source"] for c in cells if "graders" in c["metadata"]}
+    answers = {_tag(c): c["source"] for c in cells if "graders" in c["metadata"]}
     assert answers["clone-basics/shares-memory"] == 'answer = "False"'
+    assert answers["independent-copy"].endswith("return t.clone().detach()")
     assert answers["clone-basics/grad"] == 'answer = "tensor(3.)"'
     assert answers["detach-basics/resize-leaf"] == 'answer = "RuntimeError"'
 
@@ -101,7 +104,7 @@ def test_nbgrader_solutions_and_hidden_tests(release: Path) -> None:
     cells = load_nb(release / FILES["source"])["cells"]
     solutions = [c for c in cells if c["metadata"]["nbgrader"]["solution"]]
     tests = [c for c in cells if c["metadata"]["nbgrader"]["grade"]]
-    assert len(solutions) == len(tests) == len(ITEMS)
+    assert len(solutions) == len(tests) == len(ANSWERS)
     assert solutions[0]["source"] == '### BEGIN SOLUTION\nanswer = "False"\n### END SOLUTION'
     assert tests[0]["source"].splitlines() == [
         "### BEGIN HIDDEN TESTS",
@@ -110,7 +113,9 @@ def test_nbgrader_solutions_and_hidden_tests(release: Path) -> None:
         "### END HIDDEN TESTS",
     ]
     assert all(t["metadata"]["nbgrader"]["locked"] for t in tests)
-    assert sum(t["metadata"]["nbgrader"]["points"] for t in tests) == pytest.approx(5 + 4, abs=1e-3)
+    assert tests[-1]["source"].splitlines()[2] == 'graders.nbgrader.check("independent-copy", independent_copy, assignment="nb1")'
+    assert solutions[-1]["source"].startswith("### BEGIN SOLUTION\nimport torch")
+    assert sum(t["metadata"]["nbgrader"]["points"] for t in tests) == pytest.approx(5 + 4 + 4, abs=1e-3)
 
 
 def test_release_writes_the_course_pointer_for_nbgrader(release: Path) -> None:
@@ -161,5 +166,11 @@ def test_cell_ids_are_stable_and_valid(parts: tuple[str, ...], expected: str | N
 
 def _key_from(release: Path) -> dict[str, str]:
     """The key as the instructor notebook wrote it (a string literal per answer cell)."""
-    cells = load_nb(release / FILES["instructor"])["cells"]
-    return {c["metadata"]["graders"]["question"]: json.loads(c["source"].removeprefix("answer = ")) for c in cells if "graders" in c["metadata"]}
+    cells = [c for c in load_nb(release / FILES["instructor"])["cells"] if "graders" in c["metadata"]]
+    key = {_tag(c): c["source"] for c in cells}
+    return {k: json.loads(v.removeprefix("answer = ")) if "/" in k else v for k, v in key.items()}
+
+
+def _tag(cell: dict) -> str:
+    tag = cell["metadata"]["graders"]
+    return tag.get("question") or tag["exercise"]

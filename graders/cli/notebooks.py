@@ -39,7 +39,7 @@ def check(notebook: Path, assignment: str | None) -> None:
 
     Exit status 1 when some answer cannot be read.
     """
-    from ..check import check_notebook
+    from ..presubmit import check_notebook
 
     report = check_notebook(notebook, assignment)
     click.echo(report.text())

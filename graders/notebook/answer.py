@@ -20,6 +20,7 @@ from dataclasses import dataclass
 MAX_ANSWER_CHARS = 20_000  # the answer parser rejects far less; this only bounds the work
 TARGET = "answer"
 _STUB = ("raise", "NotImplementedError")
+_STUB_LINES = ("raise NotImplementedError()", "raise NotImplementedError")  # at column 0 only
 _SKIP = {tokenize.COMMENT, tokenize.NL, tokenize.INDENT, tokenize.DEDENT, tokenize.ENCODING, tokenize.ENDMARKER}
 
 
@@ -42,6 +43,14 @@ def extract_answer(source: str) -> Extracted:
     except (SyntaxError, ValueError, RecursionError, MemoryError):
         return _from_tokens(source)
     return _from_tree(tree, source)
+
+
+def code_source(source: str) -> str | None:
+    """A code cell's source without nbgrader's top-level stub line; None if no code is left."""
+    kept = [line for line in source.splitlines(keepends=True) if line.rstrip() not in _STUB_LINES]
+    if all(not line.strip() or line.lstrip().startswith("#") for line in kept):
+        return None
+    return "".join(kept)
 
 
 def _from_tree(tree: ast.Module, source: str) -> Extracted:

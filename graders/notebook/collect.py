@@ -12,7 +12,7 @@ from pathlib import Path
 from ..errors import SubmissionError
 from ..grade import Submission, get_assignment
 from ..load import LoadedCourse
-from .answer import extract_answer
+from .answer import code_source, extract_answer
 from .read import MAX_NOTEBOOK_BYTES, AnswerCell, NotebookAnswers, answer_cells, read_notebook
 
 MALFORMED_NOTE = (
@@ -84,7 +84,10 @@ def _read_question(cell: AnswerCell, answers: dict[str, str], notes: dict[str, s
 
 
 def _read_code(cell: AnswerCell, code: dict[str, str], notes: dict[str, str]) -> None:
-    code[cell.key] = cell.source
+    source = code_source(cell.source)
+    if source is None:
+        return  # only comments or nbgrader's stub: unanswered
+    code[cell.key] = source
     if has_magic(cell.source):
         _add_note(notes, cell.key, MAGIC_NOTE)
 

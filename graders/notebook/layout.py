@@ -66,6 +66,10 @@ RUN_BY_NBGRADER = (
     "This notebook is run when it is graded, so keep the quotes: an answer cell that "
     "raises an error counts as unanswered."
 )
+CODE_HINT = """\
+For a code exercise, write the function in its code cell, keeping its name. The grader
+runs that cell alone, in a sandbox, so put every import and helper it needs in it.
+"""
 CHECK_HINT = """\
 Before you submit, save the notebook and run `graders check {name}.ipynb` (or
 `from graders import check; check()` in a new cell). It lists the answers the grader
@@ -76,10 +80,9 @@ cannot read; it never tells you whether an answer is right.
 def assignment_parts(loaded: LoadedCourse, assignment: Assignment, key: Mapping[str, str], *, runs_answers: bool = False) -> list[Part]:
     """Every part of ``assignment``'s notebook, in order (``key`` may be empty)."""
     placed = place_exercises(loaded, assignment)
-    parts = [Part("intro", "", intro_text(loaded, assignment, placed, runs_answers))]
-    for p in placed:
-        parts += layout_for(p.loaded)(p, key)
-    return parts
+    body = [part for p in placed for part in layout_for(p.loaded)(p, key)]
+    has_code = any(part.role == "code" for part in body)
+    return [Part("intro", "", intro_text(loaded, assignment, placed, runs_answers, has_code)), *body]
 
 
 def place_exercises(loaded: LoadedCourse, assignment: Assignment) -> list[Placed]:
@@ -101,7 +104,7 @@ def layout_for(ex: LoadedExercise) -> Layout:
     return layout
 
 
-def intro_text(loaded: LoadedCourse, assignment: Assignment, placed: list[Placed], runs_answers: bool) -> str:
+def intro_text(loaded: LoadedCourse, assignment: Assignment, placed: list[Placed], runs_answers: bool, has_code: bool) -> str:
     """The introduction: title, due date, and the article sections the exercises follow."""
     due = assignment.due.isoformat(sep=" ", timespec="minutes")
     total = sum(p.points for p in placed)
@@ -119,6 +122,7 @@ def intro_text(loaded: LoadedCourse, assignment: Assignment, placed: list[Placed
         *rows,
         "",
         HOW_TO_ANSWER.format(reading=RUN_BY_NBGRADER if runs_answers else READ_AS_TEXT),
+        *([CODE_HINT] if has_code else []),
         CHECK_HINT.format(name=assignment.id),
     ])
 
@@ -149,4 +153,16 @@ def predict_layout(p: Placed, key: Mapping[str, str]) -> list[Part]:
     return parts
 
 
-LAYOUTS: dict[str, Layout] = {"predict": predict_layout}
+def code_layout(p: Placed, key: Mapping[str, str]) -> list[Part]:
+    """A code exercise: header with the task, then one cell holding the template."""
+    ex = p.loaded.exercise
+    checks = ", ".join(f"`{c.id}`" for c in ex.checks)
+    lead = (
+        f"{ex.prompt.strip()}\n\nDefine `{ex.signature}` in the code cell below, with everything it needs "
+        f"in that cell. The grader runs it in a sandbox on inputs of its own and checks: {checks}."
+    )
+    code = Part("code", ex.id, ex.template, points=p.points, solution=key.get(ex.id), entry=ex.entry)
+    return [exercise_header(p, lead), code]
+
+
+LAYOUTS: dict[str, Layout] = {"predict": predict_layout, "code": code_layout}

@@ -21,7 +21,7 @@ from typing import Any
 
 from .answers import AnswerSyntaxError, parse_answer
 from .errors import SubmissionError, UsageError
-from .notebook.answer import extract_answer
+from .notebook.answer import code_source, extract_answer
 from .notebook.collect import duplicate_note, has_magic
 from .notebook.read import AnswerCell, NotebookAnswers, answer_cells, read_notebook
 
@@ -153,30 +153,45 @@ def _answer_problem(cell: AnswerCell) -> str | None:
     return ""
 
 
-def _code_problem(cell: AnswerCell) -> str:
-    """"": the code parses and defines its entry function; else what is wrong."""
-    if has_magic(cell.source):
+def _code_problem(cell: AnswerCell) -> str | None:
+    """None: not written yet; "": parses and defines its entry function; else what is wrong."""
+    source = code_source(cell.source)
+    if source is None:
+        return None
+    if has_magic(source):
         return "lines starting with `!` or `%` are IPython commands, not Python: remove them"
     try:
-        tree = ast.parse(cell.source)
+        tree = ast.parse(source)
     except SyntaxError as exc:
         return f"not valid Python: {exc.msg} (line {exc.lineno})"
     except (ValueError, RecursionError, MemoryError) as exc:
         return f"not valid Python: {exc}"
     entry = cell.meta.get("entry")
-    if isinstance(entry, str) and entry not in _top_level_names(tree):
+    if not isinstance(entry, str):
+        return ""
+    defined = _top_level(tree, entry)
+    if defined is None:
         return f"does not define `{entry}` (write `def {entry}(...):` at the top level of the cell)"
-    return ""
+    return None if _is_placeholder(defined) else ""
 
 
-def _top_level_names(tree: ast.Module) -> set[str]:
-    names: set[str] = set()
+def _top_level(tree: ast.Module, name: str) -> ast.stmt | None:
+    """The last top-level statement that defines ``name`` (a def, a class or an assignment)."""
+    found = None
     for stmt in tree.body:
-        if isinstance(stmt, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
-            names.add(stmt.name)
-        elif isinstance(stmt, ast.Assign):
-            names.update(t.id for t in stmt.targets if isinstance(t, ast.Name))
-    return names
+        if isinstance(stmt, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)) and stmt.name == name:
+            found = stmt
+        elif isinstance(stmt, ast.Assign) and any(isinstance(t, ast.Name) and t.id == name for t in stmt.targets):
+            found = stmt
+    return found
+
+
+def _is_placeholder(stmt: ast.stmt) -> bool:
+    """A function whose body is still the template's ``...`` (or ``pass``)."""
+    if not isinstance(stmt, (ast.FunctionDef, ast.AsyncFunctionDef)):
+        return False
+    body = [s for s in stmt.body if not (isinstance(s, ast.Expr) and isinstance(s.value, ast.Constant) and isinstance(s.value.value, str))]
+    return all(isinstance(s, ast.Pass) or (isinstance(s, ast.Expr) and isinstance(s.value, ast.Constant) and s.value.value is Ellipsis) for s in body)
 
 
 def _section(title: str, rows: list[str]) -> list[str]:

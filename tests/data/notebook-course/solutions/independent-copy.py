@@ -1,0 +1,5 @@
+import torch
+
+
+def independent_copy(t):
+    return t.clone().detach()
