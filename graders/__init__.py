@@ -18,7 +18,7 @@ _PUBLIC = {
     "grade_submission": "graders.grade",
     "parse_answer": "graders.answers",
     "compare": "graders.compare",
-    "check": "graders.check",
+    "check": "graders.presubmit",
     "GraderError": "graders.errors",
     "SpecError": "graders.errors",
 }
