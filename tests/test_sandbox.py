@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import os
 import signal
+import time
 from concurrent.futures import ThreadPoolExecutor
 from typing import Any, Iterator
 
@@ -206,3 +207,26 @@ def test_the_view_masks_hidden_paths_and_keeps_what_children_read(tmp_path: Any)
 
     assert os.path.realpath(package) in view.masks
     assert os.path.join(os.path.realpath(package), "graders") in view.keeps
+
+
+def test_a_server_that_dies_mid_job_costs_that_job_only_and_leaves_nothing() -> None:
+    with open_runner("plain", task_paths=[TASK_PATH], preload=()) as runner, ThreadPoolExecutor(1) as pool:
+        worker = runner._workers[0]  # the one server: killed from outside, as by the OOM killer
+        sleeping = pool.submit(runner.run, Job(TASK, {"source": "import time\ntime.sleep(60)"}, LIMITS))
+        time.sleep(1)
+        worker.proc.kill()
+        outcome = sleeping.result()
+        after = runner.run(Job(TASK, {"source": source_of("ok__reference")}, LIMITS))
+
+    assert (outcome.status, outcome.message) == ("error", "the sandbox stopped unexpectedly")
+    assert after.status == "ok"
+    if worker.config["uid"] is not None:
+        assert not [p for p in os.listdir("/proc") if p.isdigit() and _owner(p) == worker.config["uid"]]
+
+
+def _owner(pid: str) -> int | None:
+    try:
+        with open(f"/proc/{pid}/status") as status:
+            return next(int(line.split()[1]) for line in status if line.startswith("Uid:"))
+    except OSError:
+        return None

@@ -77,7 +77,8 @@ class Follower:
 
     def __init__(self, ctrl: socket.socket, job: int, pipes: JobPipes, timeout_s: float) -> None:
         self.ctrl, self.job, self.pipes = ctrl, job, pipes
-        self.deadline = time.monotonic() + timeout_s
+        self.timeout_s = timeout_s
+        self.deadline = float("inf")  # set when following starts
         self.kill_sent_at: float | None = None
         self.exited_at: float | None = None
         self.ending: Ending | None = None
@@ -89,6 +90,7 @@ class Follower:
         self.selector.register(pipes.payload_w, selectors.EVENT_WRITE, "payload")
 
     def follow(self) -> Ending:
+        self.deadline = time.monotonic() + self.timeout_s
         try:
             while not self.finished():
                 for key, _events in self.selector.select(self.wait_time()):

@@ -19,7 +19,7 @@ from .exchange import Follower, JobPipes
 from .isolation import BASE_ENV, Launch
 from .paths import package_parent
 from .protocol import recv_message, send_message
-from .verdict import judge
+from .verdict import Ending, judge
 
 BOOT = "import sys; sys.path.insert(0, sys.argv[2]); from graders.sandbox.zygote import main; main(int(sys.argv[1]))"
 READY_TIMEOUT_S = 180.0  # importing and warming torch takes seconds, more on a loaded machine
@@ -82,10 +82,14 @@ class Worker:
             return self._outcome("error", None, "", "", f"the memory limit of {job.limits.memory_mib} MiB is below the "
                                  f"{self.vm_mib} MiB the warm interpreter already uses: raise limits.memory_mib", started)
         pipes = JobPipes(json.dumps(job.payload).encode(), job.limits.max_output_bytes, job.limits.max_result_bytes)
+        assert self.ctrl is not None
+        follower = Follower(self.ctrl, next(self.job_ids), pipes, job.limits.timeout_s)
         try:
-            ending, follower = self._exchange(job, pipes)
+            ending = self._exchange(job, follower)
         except SandboxError:
             raise  # the server refused the task and is ready for the next one
+        except OSError:
+            ending = Ending(None, lost="the sandbox stopped unexpectedly")  # its socket broke
         except BaseException:
             self.stop()  # interrupted mid-job (Ctrl-C): nobody would ever stop that child
             raise
@@ -97,14 +101,11 @@ class Worker:
         verdict = judge(ending, bytes(pipes.result.data), pipes.result.overflow, limits.timeout_s, limits.max_result_bytes)
         return self._outcome(verdict.status, verdict.result, pipes.stdout.text(), pipes.stderr.text(), verdict.message, started)
 
-    def _exchange(self, job: Job, pipes: JobPipes) -> tuple[Any, Follower]:
-        assert self.ctrl is not None
-        job_id = next(self.job_ids)
-        request = {"op": "run", "job": job_id, "task": job.task, "limits": job.limits.to_json()}
-        send_message(self.ctrl, request, pipes.child_ends)
-        pipes.close_child_ends()
-        follower = Follower(self.ctrl, job_id, pipes, job.limits.timeout_s)
-        return follower.follow(), follower
+    def _exchange(self, job: Job, follower: Follower) -> Ending:
+        request = {"op": "run", "job": follower.job, "task": job.task, "limits": job.limits.to_json()}
+        send_message(follower.ctrl, request, follower.pipes.child_ends)
+        follower.pipes.close_child_ends()
+        return follower.follow()
 
     def _outcome(self, status: str, result: Any, stdout: str, stderr: str, message: str, started: float) -> Outcome:
         return Outcome(status, result, stdout, stderr, message, self.launch.level, time.monotonic() - started)

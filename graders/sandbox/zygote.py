@@ -13,7 +13,6 @@ from __future__ import annotations
 import importlib
 import os
 import selectors
-import shutil
 import signal
 import socket
 import sys
@@ -27,6 +26,7 @@ from .contract import Limits
 from .mounts import set_up_view
 from .paths import DEVICES, PSEUDO_READ
 from .protocol import recv_message, send_message
+from .scratch import make_scratch, remove_tree
 from .verdict import EXIT_SETUP_FAILED
 from .warmup import warm
 
@@ -115,7 +115,7 @@ class ForkServer:
             _close_all(fds)
             send_message(self.ctrl, {"event": "refused", "job": job, "message": describe_exception(exc)})
             return
-        scratch = self.new_scratch(job)
+        scratch = make_scratch(self.config.scratch_root, job, self.config.uid)
         pid = self.hand_over({"task": message["task"], "limits": message["limits"], "scratch": scratch}, fds)
         send_message(self.ctrl, {"event": "started", "job": job, "pid": pid})
         self.spare = self.fork_spare()  # while the job runs
@@ -143,10 +143,11 @@ class ForkServer:
     def fork_spare(self) -> Spare:
         server_end, spare_end = socket.socketpair(socket.AF_UNIX, socket.SOCK_SEQPACKET)
         _flush_stdio()  # nothing buffered here may be written twice
+        server_pid = os.getpid()
         pid = os.fork()
         if pid == 0:
             server_end.close()
-            self.spare_main(spare_end)
+            self.spare_main(spare_end, server_pid)
         spare_end.close()
         return Spare(pid, server_end, len(sys.modules))
 
@@ -157,11 +158,13 @@ class ForkServer:
             os.waitpid(self.spare.pid, 0)
             self.spare = None
 
-    def spare_main(self, sock: socket.socket) -> NoReturn:
+    def spare_main(self, sock: socket.socket, server_pid: int) -> NoReturn:
         """In the spare: wait for a job, then become its child. Never returns."""
         code = EXIT_SETUP_FAILED
         try:
             reaper.prctl(reaper.PR_SET_PDEATHSIG, signal.SIGKILL)  # no spare outlives its server
+            if os.getppid() != server_pid:
+                return  # the server died before the line above
             self.ctrl.close()  # only this process's copy; the child closes every other fd later
             self.selector.close()
             job, fds = recv_message(sock)
@@ -179,15 +182,6 @@ class ForkServer:
             env={**self.config.env, "HOME": scratch, "TMPDIR": scratch}, uid=self.config.uid,
             ruleset_fd=fds[4] if len(fds) > 4 else None, syscall_filter=self.syscall_filter,
         )
-
-    def new_scratch(self, job: int) -> str:
-        scratch = os.path.join(self.config.scratch_root, f"job-{job}")
-        if os.path.lexists(scratch):
-            remove_tree(scratch)
-        os.mkdir(scratch, 0o700)
-        if self.config.uid is not None:
-            os.chown(scratch, self.config.uid, self.config.uid)
-        return scratch
 
     def ruleset(self, scratch: str) -> int | None:
         if not self.landlock_abi:
@@ -236,17 +230,6 @@ def resolve(task: str) -> Callable[[dict[str, Any]], Any]:
     if not callable(function):
         raise TypeError(f"{task} is not a function")
     return function
-
-
-def remove_tree(path: str) -> None:
-    """Remove a scratch directory, even one whose subdirectories the job made unreadable."""
-    try:
-        shutil.rmtree(path)
-    except OSError:
-        for root, dirs, _files in os.walk(path):
-            for name in dirs:
-                os.chmod(os.path.join(root, name), 0o700)
-        shutil.rmtree(path, ignore_errors=True)
 
 
 def _flush_stdio() -> None:
