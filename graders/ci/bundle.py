@@ -1,7 +1,7 @@
 """The part of a course one assignment needs, copied elsewhere and checked to load.
 
     write_course_bundle(loaded, "ps1", dest)   # dest/course.yml (only ps1), dest/exercises/<ps1's>,
-                                               # dest/solutions/<ps1's exercise>.* (unless left out)
+                                               # dest/solutions/<what they name> (unless left out)
 
 A copy that lacks a file an exercise needs fails here, at build time, by loading it the
 way the grader will (every kind checks the files it uses), never later on a learner's
@@ -19,9 +19,8 @@ import yaml
 
 from ..errors import SpecError, UsageError
 from ..grade import get_assignment
+from ..kinds.code import SOLUTIONS_DIR
 from ..load import COURSE_FILE, EXERCISES_DIR, LoadedCourse, load_course
-
-SOLUTIONS_DIR = "solutions"
 
 
 @dataclass(frozen=True)
@@ -34,16 +33,9 @@ class Bundle:
 
 
 def solution_files(loaded: LoadedCourse, assignment: str) -> list[Path]:
-    """The reference solutions of the assignment's exercises: ``solutions/<exercise id>[.*|/]``."""
-    folder = loaded.root / SOLUTIONS_DIR
-    if not folder.is_dir():
-        return []
-    found: list[Path] = []
-    for item in get_assignment(loaded, assignment).exercises:
-        for path in sorted(folder.glob(f"{item.id}*")):
-            if path.name == item.id or path.stem == item.id:
-                found += sorted(p for p in path.rglob("*") if p.is_file()) if path.is_dir() else [path]
-    return [p for p in found if "__pycache__" not in p.parts]
+    """The reference solutions the assignment's exercises name (``solution:``, under ``solutions/``)."""
+    names = [getattr(loaded.exercises[item.id].exercise, "solution", None) for item in get_assignment(loaded, assignment).exercises]
+    return [loaded.root / SOLUTIONS_DIR / name for name in dict.fromkeys(names) if isinstance(name, str)]
 
 
 def write_course_bundle(loaded: LoadedCourse, assignment: str, dest: Path, *, solutions: bool = True) -> Bundle:

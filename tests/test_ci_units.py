@@ -1,0 +1,125 @@
+"""CI building blocks without torch: thresholds, outcomes, job summaries, finding the
+notebook, choosing the assignment, and the course copy one assignment needs."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+import yaml
+from ci_support import write_course, write_notebook
+
+from graders.ci.bundle import solution_files, write_course_bundle
+from graders.ci.notebook import find_notebook, planned_items, resolve_assignment
+from graders.ci.report import Outcome, Threshold, log_lines, outcome, step_summary
+from graders.errors import SubmissionError, UsageError
+from graders.workspace import load
+
+
+@pytest.fixture(scope="module")
+def course(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    return write_course(tmp_path_factory.mktemp("course"))
+
+
+@pytest.mark.parametrize("text, max_score, points", [
+    ("6", 10, 6.0), ("2.5", 10, 2.5), ("60%", 10, 6.0), ("100%", 6, 6.0), (" 0 ", 10, 0.0),
+])
+def test_threshold_in_points(text: str, max_score: float, points: float) -> None:
+    assert Threshold.parse(text).points(max_score) == pytest.approx(points)
+
+
+@pytest.mark.parametrize("text", ["", "six", "-1", "nan", "inf", "5%%"])
+def test_threshold_rejects(text: str) -> None:
+    with pytest.raises(ValueError):
+        Threshold.parse(text)
+
+
+def doc_with(score: float, max_score: float = 6, status: str = "graded", questions: list | None = None) -> dict:
+    student = {"student": "s", "score": score, "max_score": max_score, "status": status,
+               "error": "no notebook" if status == "ungradable" else None, "late_factor": 1.0,
+               "questions": questions or []}
+    return {"course": "c", "assignment": "ci1", "torch_version": "2.13.0", "graded_at": "now",
+            "isolation": "plain", "students": [student]}
+
+
+@pytest.mark.parametrize("score, minimum, expected", [
+    (6, None, Outcome.PASSED), (0, None, Outcome.PASSED), (5, "5", Outcome.PASSED),
+    (4.5, "5", Outcome.BELOW), (3, "50%", Outcome.PASSED), (2.9, "50%", Outcome.BELOW),
+])
+def test_outcome(score: float, minimum: str | None, expected: Outcome) -> None:
+    assert outcome(doc_with(score), Threshold.parse(minimum) if minimum else None) is expected
+
+
+def test_an_ungradable_notebook_is_its_own_outcome_whatever_the_minimum() -> None:
+    assert outcome(doc_with(0, 0, "ungradable"), None) is Outcome.UNGRADABLE
+
+
+def test_the_log_ends_with_the_score_line() -> None:
+    assert log_lines(doc_with(4.5), Threshold.parse("5"))[-1] == "graders: 4.5/6 points (minimum 5: not reached)"
+    assert log_lines(doc_with(6), None)[-1] == "graders: 6/6 points"
+
+
+def test_a_hostile_answer_cannot_break_out_of_the_job_summary() -> None:
+    q = {"id": "ex/q", "status": "wrong", "points": 0, "max_points": 1, "answer": "<img src=x onerror=alert(1)>|[a](http://x)",
+         "expected": "1", "feedback": "no", "misconception": None, "section": "§1a"}
+    text = step_summary(doc_with(0, 1, questions=[q]), None)
+    assert "<img" not in text and "&lt;img" in text
+    assert "](" not in text.replace("\\](", "")
+    assert "| ✗ | ex/q | 0/1 |" in text
+
+
+def test_find_notebook(tmp_path: Path) -> None:
+    write_notebook(tmp_path / "sub" / "ci1.ipynb", {})
+    write_notebook(tmp_path / ".ipynb_checkpoints" / "ci1-checkpoint.ipynb", {})
+    assert find_notebook(tmp_path, "ci1") == tmp_path / "sub" / "ci1.ipynb"
+    write_notebook(tmp_path / "other.ipynb", {})
+    assert find_notebook(tmp_path, "ci1").name == "ci1.ipynb"  # the assignment's name wins
+    with pytest.raises(SubmissionError, match="2 notebooks"):
+        find_notebook(tmp_path, "ci2")
+
+
+@pytest.mark.parametrize("make, message", [
+    pytest.param(lambda p: p.mkdir(), "no notebook", id="empty-folder"),
+    pytest.param(lambda p: None, "cannot read", id="missing"),
+    pytest.param(lambda p: p.symlink_to("/etc/passwd"), "not a regular file", id="symlink"),
+])
+def test_no_notebook_to_grade(tmp_path: Path, make, message: str) -> None:
+    path = tmp_path / "handed-in"
+    make(path)
+    with pytest.raises(SubmissionError, match=message):
+        find_notebook(path, "ci1")
+
+
+def test_the_assignment_comes_from_the_option_then_the_notebook(course: Path, tmp_path: Path) -> None:
+    loaded = load(course)
+    nb = write_notebook(tmp_path / "x.ipynb", {}, assignment="ci2")
+    assert resolve_assignment(loaded, nb, None) == "ci2"
+    assert resolve_assignment(loaded, nb, "ci1") == "ci1"
+    with pytest.raises(UsageError, match="no assignment 'ci'"):
+        resolve_assignment(loaded, nb, "ci")
+    with pytest.raises(UsageError, match="pass --assignment"):
+        resolve_assignment(loaded, tmp_path / "missing.ipynb", None)
+
+
+def test_planned_points_follow_the_assignment_override(course: Path) -> None:
+    planned = dict(planned_items(load(course), "ci1"))
+    assert planned == {"clone-basics/shares-memory": 1, "clone-basics/grad-fn": 1, "clone-basics/backward": 1,
+                       "clone-basics/grad": 2, "detach-basics/flags": 1, "detach-basics/write-through": 1,
+                       "detach-basics/resize-leaf": 1}
+
+
+def test_a_bundle_holds_one_assignment_and_only_its_solutions(course: Path, tmp_path: Path) -> None:
+    loaded = load(course)
+    assert [p.name for p in solution_files(loaded, "ci2")] == ["independent-copy.py"]
+    assert solution_files(loaded, "ci1") == []
+    bundle = write_course_bundle(loaded, "ci2", tmp_path / "b")
+    assert bundle.exercises == ("exercises/detach-basics.yml", "exercises/independent-copy.yml")
+    assert bundle.solutions == ("solutions/independent-copy.py",)
+    data = yaml.safe_load((tmp_path / "b" / "course.yml").read_text())
+    assert [a["id"] for a in data["assignments"]] == ["ci2"] and data["limits"]["timeout_s"] == 20
+    assert load(tmp_path / "b").course.assignments[0].id == "ci2"
+
+
+def test_a_bundle_without_a_needed_solution_fails_when_built(course: Path, tmp_path: Path) -> None:
+    with pytest.raises(UsageError, match="(?s)does not load.*no file solutions/independent-copy.py"):
+        write_course_bundle(load(course), "ci2", tmp_path / "b", solutions=False)
