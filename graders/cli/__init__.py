@@ -16,7 +16,7 @@ import click
 
 from ..errors import ExitCode, GraderError
 
-COMMAND_MODULES = ("course", "grading", "autograde", "notebooks", "report")
+COMMAND_MODULES = ("course", "grading", "autograde", "notebooks", "report", "ci")
 
 
 class _Group(click.Group):
