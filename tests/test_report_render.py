@@ -108,10 +108,12 @@ def test_course_summary_over_every_graded_assignment(course: Path, tmp_path: Pat
         SubmissionResult("bob", (QuestionResult("detach-basics/shares", Status.WRONG, 0.0, 1.0, "False", "True", "", COPIES),)),
     ])
     save(course, "ps2", ps2)
+    assert run("ps1", "--course", str(course)).exit_code == 0
     result = run("--course", str(course), "--csv", str(tmp_path / "csv"))
     assert result.exit_code == 0, result.output
     page = (course / "autograded" / "report.html").read_text()
     assert "ps1 → ps2" in page
+    assert 'href="ps1/report.html"' in page and 'href="ps2/report.html"' not in page  # only reports that exist
     assignments = read_csv(tmp_path / "csv" / "assignments.csv")
     assert [(a["assignment"], a["graded"], a["mean_share"]) for a in assignments] == [("ps1", "5", "0.528"), ("ps2", "2", "0.5")]
     students = {s["student"]: s for s in read_csv(tmp_path / "csv" / "students.csv")}

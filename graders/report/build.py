@@ -75,7 +75,9 @@ def write_course(docs: list[dict[str, Any]], info: CourseInfo, out: Path, csv_di
     if not docs:
         raise UsageError("no assignment has been graded yet (run `graders autograde ASSIGNMENT ...` first)")
     summary = course_summary(docs, info)
-    written = [write_page(render_course(summary), out)]
+    # Link each assignment to its own report when one sits where `graders report ASSIGNMENT` puts it.
+    links = {a.id: f"{a.id}/{REPORT_FILE}" for a in summary.assignments if (out.parent / a.id / REPORT_FILE).is_file()}
+    written = [write_page(render_course(summary, links), out)]
     return written + (write_course_csv(summary, csv_dir) if csv_dir else [])
 
 

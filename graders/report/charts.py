@@ -78,7 +78,10 @@ def histogram_chart(stats: ScoreStats, width: float = 600, height: float = 280) 
     frame = Frame(width, height, 44, 52, width - 16, height - 44)
     bins = stats.bins or (Bin(0.0, 1.0, 0),)
     top = bins[-1].hi
-    x_of = lambda score: frame.left + score / top * (frame.right - frame.left)  # noqa: E731
+
+    def x_of(score: float) -> float:
+        return frame.left + score / top * (frame.right - frame.left)
+
     y_max, y_ticks = _count_axis(max(b.count for b in bins), frame)
     bars = tuple(_bar(frame, x_of(b.lo), x_of(b.hi) - x_of(b.lo), b, y_max) for b in bins)
     x_ticks = _score_ticks([b.lo for b in bins] + [top], x_of)
@@ -153,12 +156,15 @@ class Trend:
     series: tuple[Series, ...]
 
 
-def trend_chart(labels: Sequence[str], series: Mapping[str, Sequence[float | None]], width: float = 600, height: float = 240) -> Trend:
+def trend_chart(labels: Sequence[str], series: Mapping[str, Sequence[float | None]], width: float = 600, height: float = 260) -> Trend:
     """Shares per assignment as lines; gaps where an assignment has no value."""
-    frame = Frame(width, height, 48, 20, width - 24, height - 36)
+    frame = Frame(width, height, 64, 24, width - 28, height - 40)
     step = (frame.right - frame.left) / max(len(labels) - 1, 1)
     xs = [frame.left + (i * step if len(labels) > 1 else (frame.right - frame.left) / 2) for i in range(len(labels))]
-    y_of = lambda share: frame.bottom - share * (frame.bottom - frame.top)  # noqa: E731
+
+    def y_of(share: float) -> float:
+        return frame.bottom - share * (frame.bottom - frame.top)
+
     y_ticks = tuple(Tick(y_of(p / 100), f"{p}%") for p in range(0, 101, 25))
     lines = tuple(
         Series(name, f"s{k}", tuple((xs[i], y_of(v), f"{v:.0%}") for i, v in enumerate(values) if v is not None), k == 0)

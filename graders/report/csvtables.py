@@ -35,7 +35,7 @@ def write_assignment_csv(report: AssignmentReport, folder: Path) -> list[Path]:
 def write_course_csv(summary: CourseSummary, folder: Path) -> list[Path]:
     """assignments.csv, misconceptions.csv and students.csv across assignments."""
     ids = [a.id for a in summary.assignments]
-    tables = {
+    tables: dict[str, Iterable[Row]] = {
         "assignments.csv": [("assignment", "title", "submissions", "graded", "late", "ungradable", "mean_share", "median_share", "correct_share")]
         + [(a.id, a.title, a.submissions, a.graded, a.late, a.ungradable, _f(a.mean_share), _f(a.median_share), _f(a.correct_share)) for a in summary.assignments],
         "misconceptions.csv": [("misconception", *ids)] + [(m.name, *map(_f, m.values)) for m in summary.misconceptions],

@@ -11,7 +11,7 @@ import json
 import re
 from datetime import datetime, timezone
 from pathlib import Path
-from typing import Any
+from typing import Any, Mapping
 
 from jinja2 import Environment, PackageLoader, StrictUndefined
 
@@ -48,9 +48,9 @@ def render_assignment(report: AssignmentReport) -> str:
     return render_page("assignment.html.j2", r=report, course_title=report.course_title)
 
 
-def render_course(summary: CourseSummary) -> str:
-    """The course summary, as one HTML page."""
-    return render_page("course.html.j2", c=summary, course_title=summary.course_title)
+def render_course(summary: CourseSummary, links: Mapping[str, str] | None = None) -> str:
+    """The course summary, as one HTML page; ``links`` maps assignments to their reports."""
+    return render_page("course.html.j2", c=summary, links=links or {}, course_title=summary.course_title)
 
 
 def write_page(html: str, out: Path) -> Path:

@@ -127,7 +127,7 @@ def _holder_shares(doc: Mapping[str, Any]) -> dict[str, float]:
 def _share(student: Mapping[str, Any] | None, top: float) -> float | None:
     if student is None or student["status"] == "ungradable" or not top:
         return None
-    return student["score"] / top
+    return float(student["score"]) / top
 
 
 def _course_position(info: CourseInfo, assignment: str) -> tuple[int, str]:
