@@ -58,7 +58,8 @@ def make_view(hide: Iterable[str], task_paths: Iterable[str]) -> View:
         if blocker is not None:
             raise SandboxError(f"cannot hide {h}: the sandbox must read {blocker}")
     private = _private_ancestors(own)
-    masks = _collapse([*hidden, *private])
+    # /tmp is private at every level that masks, and never readable where none is done.
+    masks = [m for m in _collapse([*hidden, *private]) if not _inside(m, PRIVATE_TMP)]
     covered = [*masks, PRIVATE_TMP]  # the levels that mask also give the server its own /tmp
     keeps = tuple(r for r in roots if any(_inside(r, m) and r != m for m in covered))
     return View(read_roots=tuple(roots), masks=tuple(masks), keeps=keeps, private=tuple(sorted(set(private))))

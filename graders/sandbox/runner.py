@@ -93,7 +93,7 @@ def open_runner(
     *,
     task_paths: Iterable[str] = (),
     preload: Iterable[str] = DEFAULT_PRELOAD,
-    tmp_mib: int = 512,
+    tmp_mib: int = 256,
 ) -> ForkServerRunner:
     """Start ``workers`` warm fork servers at isolation ``level`` and return the runner.
 
