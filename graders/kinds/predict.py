@@ -7,6 +7,7 @@ truth: ``no error`` or the exception class). Answers are parsed, never executed.
 from __future__ import annotations
 
 import ast
+from functools import cached_property, lru_cache
 from typing import Annotated, Any, Literal
 
 from pydantic import BeforeValidator, Field, model_validator
@@ -91,7 +92,7 @@ class PredictKind:
     def prepare(self, exercise: PredictExercise, ctx: Context) -> dict[str, Any]:
         questions = [{"id": q.id, "expr": q.expr} if q.expr is not None else {"id": q.id, "run": q.run} for q in exercise.questions]
         payload = {"seed": ctx.course.seed, "setup": exercise.setup, "questions": questions}
-        return compute_truth(exercise.id, exercise.content_hash(), payload, ctx)
+        return Truths(compute_truth(exercise.id, exercise.content_hash(), payload, ctx))
 
     def problems(self, exercise: PredictExercise, prepared: dict[str, Any], marks: Marks) -> list[Problem]:
         if prepared.get("error"):
@@ -115,25 +116,61 @@ class PredictKind:
         return {f"{exercise.id}/{q.id}": render_answer(from_json(truths[q.id]["value"])) for q in exercise.questions if q.id in truths}
 
 
+class Truths(dict):  # type: ignore[type-arg]
+    """An exercise's prepared truths, as cached (plain JSON), plus each one decoded once.
+
+    Every student's answers are compared with the same truths: decoding and rendering
+    them once per batch, not once per student and question, is most of what grading a
+    prediction would otherwise cost.
+    """
+
+    @cached_property
+    def decoded(self) -> dict[str, tuple[Value, str]]:
+        """Question id -> (truth, the literal that earns full marks)."""
+        return {qid: _decode(entry) for qid, entry in self.get("questions", {}).items()}
+
+
+def _decode(entry: dict[str, Any]) -> tuple[Value, str]:
+    value = from_json(entry["value"])
+    return value, render_answer(value)
+
+
 def truth_value(prepared: dict[str, Any], question_id: str) -> Value | None:
     """The truth of one question, or None when it could not be computed."""
     entry = prepared.get("questions", {}).get(question_id)
     return from_json(entry["value"]) if entry else None
 
 
+def _truth(prepared: dict[str, Any], question_id: str) -> tuple[Value, str] | None:
+    if isinstance(prepared, Truths):
+        return prepared.decoded.get(question_id)
+    entry = prepared.get("questions", {}).get(question_id)
+    return _decode(entry) if entry else None
+
+
+@lru_cache(maxsize=8192)
+def _parsed(text: str) -> Value:
+    """``parse_answer``, once per distinct text: a class writes the same answers many times.
+
+    Values are frozen and never changed by comparing, so one may serve every student.
+    """
+    return parse_answer(text)
+
+
 def _grade_question(exercise_id: str, q: Question, prepared: dict[str, Any], given: ExerciseAnswers) -> QuestionResult:
     item_id = f"{exercise_id}/{q.id}"
     text = given.answers.get(item_id)
     result = QuestionResult(item_id, Status.UNANSWERED, 0.0, q.points, answer=text)
-    truth = truth_value(prepared, q.id)
+    found = _truth(prepared, q.id)
     note = given.note(item_id)
-    if truth is None:
+    if found is None:
         return _with(result, Status.ERROR, "This question could not be graded: its answer could not be computed. Your instructor has been told.", note)
-    result = QuestionResult(item_id, Status.UNANSWERED, 0.0, q.points, answer=text, expected=render_answer(truth))
+    truth, expected = found
+    result = QuestionResult(item_id, Status.UNANSWERED, 0.0, q.points, answer=text, expected=expected)
     if text is None or text.strip() in UNANSWERED:
         return _with(result, Status.UNANSWERED, q.explain, note)
     try:
-        answer = parse_answer(text)
+        answer = _parsed(text)
     except AnswerSyntaxError as exc:
         return _with(result, Status.INVALID, str(exc), note)
     verdict = compare(answer, truth)
@@ -147,7 +184,7 @@ def _grade_question(exercise_id: str, q: Question, prepared: dict[str, Any], giv
 def _misconception(q: Question, answer: Value) -> Misconception | None:
     for m in q.misconceptions:
         try:
-            if same_value(parse_answer(m.answer), answer):
+            if same_value(_parsed(m.answer), answer):
                 return m
         except AnswerSyntaxError:
             continue  # reported by validate; never blocks grading
