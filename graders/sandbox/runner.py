@@ -16,7 +16,7 @@ from .isolation import BASE_ENV, PRIVATE_SCRATCH, Launch, choose
 from .paths import View, make_view
 from .worker import Worker
 
-DEFAULT_PRELOAD = ("graders.truth_child", "graders.harness")
+DEFAULT_PRELOAD = ("graders.truth_child", "graders.harness.child")  # the task modules of truths and code exercises
 MAX_WORKERS = 64
 UID_BASE = 1_000_000_000  # children's uids: far above any system or human account
 
