@@ -14,7 +14,8 @@ from __future__ import annotations
 
 import hashlib
 import json
-from concurrent.futures import Future, ThreadPoolExecutor, as_completed
+import threading
+from concurrent.futures import FIRST_COMPLETED, Future, ThreadPoolExecutor, wait
 from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Protocol
@@ -32,6 +33,7 @@ from .workspace import Workspace
 OUT_DIR = "autograded"
 CRASHED = {Status.ERROR.value, Status.TIMEOUT.value, Status.INTEGRITY.value}
 HASH_CHUNK = 1 << 20
+STOP_POLL_S = 0.2  # how often a waiting batch looks whether it was asked to stop
 
 
 class Reporter(Protocol):
@@ -64,7 +66,8 @@ class Summary:
     skipped: int  # unchanged since their saved grade
     ungradable: tuple[tuple[str, str], ...]  # (student, reason) of this folder, graded now or before
     late: int  # graded with a late penalty or past the cutoff
-    crashed: tuple[tuple[str, tuple[str, ...]], ...]  # (student, items whose code failed, timed out or tampered)
+    crashed: tuple[tuple[str, tuple[str, ...]], ...]  # (student, exercises whose code failed, timed out or tampered)
+    interrupted: bool  # stopped before everything was graded; running again goes on
     out_dir: Path
     db_url: str
 
@@ -118,28 +121,32 @@ def plan_batch(ws: Workspace, assignment: str, submissions: Path, *, db_url: str
     return Plan(prep, url, out_dir or default_out_dir(ws.loaded, assignment), keyed, todo)
 
 
-def grade_plan(plan: Plan, ws: Workspace, *, workers: int = 1, reporter: Reporter | None = None) -> Summary:
-    """Grade what the plan says, saving each grade as it comes, then write the outputs."""
+def grade_plan(plan: Plan, ws: Workspace, *, workers: int = 1, reporter: Reporter | None = None,
+               stop: threading.Event | None = None) -> Summary:
+    """Grade what the plan says, saving each grade as it comes, then write the outputs.
+
+    Setting ``stop`` (from a Ctrl-C handler) ends the batch after the grades in hand are saved.
+    """
     engine = gradebook.open_gradebook(plan.db_url)
     batch = _Batch(plan, ws, engine, reporter or Silent())
     outcome = "interrupted"
     try:
-        batch.run(workers)
-        outcome = "finished"
+        batch.run(workers, stop or threading.Event())
+        outcome = "interrupted" if batch.stopped else "finished"
     finally:
         # Written even when interrupted: the outputs always match what the gradebook holds.
         gradebook.finish_run(engine, batch.run_id, outcome, batch.graded, plan.skipped, batch.failed, ws.isolation)
         doc = gradebook.results_document(engine, plan.course, plan.assignment)
         write_outputs(doc, plan.out_dir)
-    return _summary(doc, plan, batch.graded)
+    return _summary(doc, plan, batch.graded, outcome == "interrupted")
 
 
 def autograde(ws: Workspace, assignment: str, submissions: Path, *, db_url: str | None = None,
               out_dir: Path | None = None, workers: int = 1, force: bool = False,
-              reporter: Reporter | None = None) -> Summary:
+              reporter: Reporter | None = None, stop: threading.Event | None = None) -> Summary:
     """Grade the notebooks in ``submissions`` into the gradebook and write the outputs."""
     plan = plan_batch(ws, assignment, submissions, db_url=db_url, out_dir=out_dir, force=force)
-    return grade_plan(plan, ws, workers=workers, reporter=reporter)
+    return grade_plan(plan, ws, workers=workers, reporter=reporter, stop=stop)
 
 
 class _Batch:
@@ -150,8 +157,9 @@ class _Batch:
         self.details = question_details(plan.prep)
         self.run_id = gradebook.start_run(engine, plan.course, plan.assignment, torch_version(), ws.isolation)
         self.graded = self.failed = 0
+        self.stopped = False
 
-    def run(self, workers: int) -> None:
+    def run(self, workers: int, stop: threading.Event) -> None:
         self.reporter.start(len(self.plan.todo), self.plan.skipped)
         if not self.plan.todo:
             return
@@ -160,8 +168,12 @@ class _Batch:
             futures: dict[Future[tuple[SubmissionResult, bool]], tuple[Found, str]] = {
                 pool.submit(grade_found, self.plan.prep, self.ws.loaded, found): (found, key)
                 for found, key in self.plan.todo}
-            for future in as_completed(futures):
-                self._save(*futures[future], *future.result())
+            pending = set(futures)
+            while pending and not stop.is_set():
+                done, pending = wait(pending, timeout=STOP_POLL_S, return_when=FIRST_COMPLETED)
+                for future in done:
+                    self._save(*futures[future], *future.result())
+            self.stopped = bool(pending)
         finally:
             # On Ctrl-C, drop what has not started; the runner's shutdown ends what has.
             pool.shutdown(wait=False, cancel_futures=True)
@@ -242,13 +254,14 @@ def question_details(prep: PreparedAssignment) -> dict[str, tuple[str, str]]:
             for ex in prep.exercises for item in ex.loaded.kind.items(ex.loaded.exercise)}
 
 
-def _summary(doc: dict, plan: Plan, graded: int) -> Summary:
+def _summary(doc: dict, plan: Plan, graded: int, interrupted: bool) -> Summary:
     present = {f.student for f, _ in plan.keyed}
     mine = [s for s in doc["students"] if s["student"] in present]
     failed = tuple((s["student"], s["error"] or "") for s in mine if s["status"] == SubmissionStatus.UNGRADABLE.value)
     late = sum(1 for s in mine if s["status"] == SubmissionStatus.LATE_CUTOFF.value or s["late_factor"] < 1)
     crashed = tuple((s["student"], items) for s in mine if (items := _crashed_items(s)))
-    return Summary(plan.assignment, len(plan.keyed), graded, plan.skipped, failed, late, crashed, plan.out_dir, plan.db_url)
+    return Summary(plan.assignment, len(plan.keyed), graded, plan.skipped, failed, late, crashed, interrupted,
+                   plan.out_dir, plan.db_url)
 
 
 def _crashed_items(student: dict) -> tuple[str, ...]:

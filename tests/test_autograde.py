@@ -9,6 +9,7 @@ from __future__ import annotations
 import json
 import os
 import shutil
+import threading
 from contextlib import contextmanager
 from datetime import datetime, timezone
 from pathlib import Path
@@ -301,3 +302,15 @@ def test_an_interrupted_batch_keeps_what_it_saved_and_resumes(workspace: Workspa
     assert (summary.graded, summary.skipped) == (4, 2)
     assert saved.isdisjoint(r.student for r in second.results)
     assert len(doc["students"]) == 6
+
+
+def test_a_stop_request_ends_the_batch_and_a_rerun_goes_on(workspace: Workspace, tmp_path: Path) -> None:
+    subs = tmp_path / "subs"
+    for i in range(4):
+        hand_in(subs, f"s{i}", notebook(RIGHT))
+    stop = threading.Event()
+    stop.set()  # what the Ctrl-C handler does; here before the first grade is in hand
+    summary, doc = run(workspace, subs, stop=stop)
+    assert summary.interrupted and summary.graded == 0 and doc["students"] == []
+    resumed, doc = run(workspace, subs)
+    assert not resumed.interrupted and (resumed.graded, resumed.skipped) == (4, 0)

@@ -130,11 +130,11 @@ def test_kill_9_mid_batch_loses_nothing_and_grades_no_one_twice(course: Path, tm
     assert sorted(s["student"] for s in results["students"]) == sorted(names)
 
 
-def test_ctrl_c_saves_the_outputs_and_says_how_to_go_on(course: Path, tmp_path: Path) -> None:
+def test_ctrl_c_stops_cleanly_saves_the_outputs_and_says_how_to_go_on(course: Path, tmp_path: Path) -> None:
     a_class(tmp_path / "subs", CLASS_SIZE)
     stopped = start_and_stop(course, tmp_path, tmp_path / "subs", signal.SIGINT)
     assert stopped.returncode == 130
-    assert "run the same command again" in stopped.stderr
+    assert "stopping: saving the grades in hand" in stopped.stderr and "run the same command again" in stopped.stderr
     saved = rows(tmp_path / "g.db")
     results = json.loads((tmp_path / "out" / "results.json").read_text())
     assert sorted(s["student"] for s in results["students"]) == sorted(saved)

@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import signal
 import sys
+import threading
 import time
 from contextlib import contextmanager
 from pathlib import Path
@@ -45,14 +47,19 @@ def autograde(assignment: str, submissions: Path, course: Path | None, db_url: s
     from ..autograde import autograde as run_batch
     from ..workspace import open_workspace
 
+    stop = threading.Event()
     try:
-        with open_workspace(course, isolation=isolation, workers=workers) as ws, _reporter() as reporter:
+        with open_workspace(course, isolation=isolation, workers=workers) as ws, _reporter() as reporter, \
+                _stop_on_ctrl_c(stop):
             summary = run_batch(ws, assignment, submissions, db_url=db_url, out_dir=out_dir, workers=workers,
-                                force=force, reporter=reporter)
+                                force=force, reporter=reporter, stop=stop)
     except KeyboardInterrupt:
+        summary = None
+    if summary is not None:
+        _print_summary(summary)
+    if summary is None or summary.interrupted:
         click.echo("interrupted: every grade finished so far is saved; run the same command again to go on", err=True)
         sys.exit(INTERRUPTED)
-    _print_summary(summary)
     exit_with(ExitCode.OK if summary.all_graded else ExitCode.SOME_UNGRADED)
 
 
@@ -92,6 +99,21 @@ def _print_summary(summary: "Summary") -> None:
             click.echo(f"  {student}: {', '.join(items)}")
     click.echo(f"outputs: {summary.out_dir} (results.json, grades.csv, junit.xml, gradescope/)")
     click.echo(f"gradebook: {shown_url(summary.db_url)}")
+
+
+@contextmanager
+def _stop_on_ctrl_c(stop: threading.Event) -> Iterator[None]:
+    """The first Ctrl-C asks the batch to stop cleanly (grades in hand are saved); a second one stops at once."""
+    def first(signum: int, frame: object) -> None:
+        stop.set()
+        signal.signal(signal.SIGINT, signal.default_int_handler)
+        click.echo("stopping: saving the grades in hand (Ctrl-C again to stop at once)", err=True)
+
+    previous = signal.signal(signal.SIGINT, first)
+    try:
+        yield
+    finally:
+        signal.signal(signal.SIGINT, previous)
 
 
 @contextmanager
