@@ -2,8 +2,17 @@
 
 ``open_runner`` starts warm fork servers (torch imported and pre-warmed) at the best
 isolation level this machine offers; each ``Job`` runs ``task(payload)`` in a fresh,
-confined child and comes back as an ``Outcome``. ``InProcessRunner`` is the in-process
-fake for unit tests of trusted code.
+confined child and comes back as an ``Outcome``::
+
+    with open_runner(hide=[course_dir]) as runner:
+        outcome = runner.run(Job("graders.truth_child:compute", payload, Limits(timeout_s=10)))
+        if outcome.status == "ok":
+            use(outcome.result)          # plain JSON from the child: check its shape
+        else:
+            report(outcome.status, outcome.message)   # "error" | "timeout" | "integrity"
+
+``InProcessRunner`` is the in-process fake for unit tests of trusted code. Only problems
+of the sandbox itself raise (``SandboxError``); whatever a child does is an ``Outcome``.
 """
 
 from .contract import Job, Limits, Outcome, Runner, SandboxError

@@ -108,6 +108,7 @@ class ForkServer:
                 _close_all(fds)  # a kill for a job that already ended
 
     def run_job(self, message: dict[str, Any], fds: list[int]) -> None:
+        """One job: hand it to the spare, wait, sweep, report, clean up."""
         job = message["job"]
         try:
             resolve(message["task"])  # imported here, once: later spares get it warm
@@ -141,6 +142,7 @@ class ForkServer:
         return spare.pid
 
     def fork_spare(self) -> Spare:
+        """Fork the child that will run the next job; it waits on its own socket."""
         server_end, spare_end = socket.socketpair(socket.AF_UNIX, socket.SOCK_SEQPACKET)
         _flush_stdio()  # nothing buffered here may be written twice
         server_pid = os.getpid()
@@ -152,6 +154,7 @@ class ForkServer:
         return Spare(pid, server_end, len(sys.modules))
 
     def discard_spare(self) -> None:
+        """Kill and reap the spare (it predates an import the next job needs)."""
         if self.spare is not None:
             _kill(self.spare.pid)
             self.spare.sock.close()
@@ -176,6 +179,7 @@ class ForkServer:
             os._exit(code)
 
     def child_spec(self, job: dict[str, Any], fds: list[int]) -> ChildSpec:
+        """In the spare: everything ``run_child`` needs, from the job message and its fds."""
         scratch = job["scratch"]
         return ChildSpec(
             function=resolve(job["task"]), limits=Limits(**job["limits"]), fds=ChildFds(*fds[:4]), scratch=scratch,
@@ -184,6 +188,7 @@ class ForkServer:
         )
 
     def ruleset(self, scratch: str) -> int | None:
+        """A Landlock ruleset fd for a job writing to ``scratch``, or None without Landlock."""
         if not self.landlock_abi:
             return None
         rules = [(root, landlock.READ) for root in [*self.config.read_roots, *PSEUDO_READ]]
