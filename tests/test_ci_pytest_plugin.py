@@ -41,7 +41,7 @@ def test_a_correct_notebook_in_a_student_repository(course: Path, tmp_path: Path
     (tmp_path / ".graders").mkdir()
     (tmp_path / ".graders" / "course").symlink_to(course)  # where init-ci puts the course
     write_notebook(tmp_path / "ci1.ipynb", KEY)
-    run = run_pytest(tmp_path, "--graders-notebook", "ci1.ipynb", "--junitxml", "report.xml")
+    run = run_pytest(tmp_path, "--graders-notebook=ci1.ipynb", "--junitxml=report.xml")
     assert run.returncode == 0, run.stdout + run.stderr
     assert run.stdout.splitlines()[-1] == f"graders: {MAX_CI1}/{MAX_CI1} points"
     cases = junit_cases(tmp_path / "report.xml")
@@ -53,7 +53,7 @@ def test_a_correct_notebook_in_a_student_repository(course: Path, tmp_path: Path
 
 def test_a_wrong_answer_fails_with_its_feedback_and_no_traceback(course: Path, tmp_path: Path) -> None:
     write_notebook(tmp_path / "ci1.ipynb", wrong_answers())
-    run = run_pytest(tmp_path, "--graders-notebook", "ci1.ipynb", "--graders-course", str(course),
+    run = run_pytest(tmp_path, "--graders-notebook=ci1.ipynb", f"--graders-course={course}",
                      "--graders-assignment", "ci1", "--junitxml", "report.xml")
     assert run.returncode == 1, run.stdout + run.stderr
     assert run.stdout.splitlines()[-1] == f"graders: 5/{MAX_CI1} points"
@@ -69,7 +69,7 @@ def test_a_wrong_answer_fails_with_its_feedback_and_no_traceback(course: Path, t
 
 def test_a_notebook_that_cannot_be_read_fails_every_question(course: Path, tmp_path: Path) -> None:
     (tmp_path / "ci1.ipynb").write_text("not json")
-    run = run_pytest(tmp_path, "--graders-notebook", "ci1.ipynb", "--graders-course", str(course),
+    run = run_pytest(tmp_path, "--graders-notebook=ci1.ipynb", f"--graders-course={course}",
                      "--graders-assignment", "ci1", "--junitxml", "report.xml")
     assert run.returncode == 1
     assert run.stdout.splitlines()[-1] == f"graders: 0/{MAX_CI1} points"
@@ -81,8 +81,8 @@ def test_a_notebook_that_cannot_be_read_fails_every_question(course: Path, tmp_p
 
 def test_collecting_lists_the_questions_without_grading(course: Path, tmp_path: Path) -> None:
     write_notebook(tmp_path / "work" / "ci2.ipynb", {}, assignment="ci2")
-    (tmp_path / "course").symlink_to(course)  # relative: pytest takes option values that are paths into the rootdir
-    run = run_pytest(tmp_path, "--graders-notebook", "work", "--graders-course", "course", "--collect-only", "-q")
+    # `--option=value`: pytest reads a separate value that is a path as a test path when it sets its rootdir.
+    run = run_pytest(tmp_path, "--graders-notebook=work", f"--graders-course={course}", "--collect-only", "-q")
     assert run.returncode == 0, run.stdout + run.stderr
     listed = [line.partition("::") for line in run.stdout.splitlines() if "::" in line]
     assert {path for path, _, _ in listed} == {"work/ci2.ipynb"}
@@ -94,6 +94,6 @@ def test_collecting_lists_the_questions_without_grading(course: Path, tmp_path: 
 
 def test_a_wrong_assignment_is_a_usage_error(course: Path, tmp_path: Path) -> None:
     write_notebook(tmp_path / "ci1.ipynb", KEY)
-    run = run_pytest(tmp_path, "--graders-notebook", "ci1.ipynb", "--graders-course", str(course), "--graders-assignment", "c1")
+    run = run_pytest(tmp_path, "--graders-notebook=ci1.ipynb", f"--graders-course={course}", "--graders-assignment", "c1")
     assert run.returncode == pytest.ExitCode.USAGE_ERROR
     assert "graders: no assignment 'c1' in the course" in run.stderr

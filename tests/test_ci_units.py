@@ -97,7 +97,7 @@ def test_the_assignment_comes_from_the_option_then_the_notebook(course: Path, tm
     assert resolve_assignment(loaded, nb, "ci1") == "ci1"
     with pytest.raises(UsageError, match="no assignment 'ci'"):
         resolve_assignment(loaded, nb, "ci")
-    with pytest.raises(UsageError, match="pass --assignment"):
+    with pytest.raises(UsageError, match="name one of ci1, ci2"):
         resolve_assignment(loaded, tmp_path / "missing.ipynb", None)
 
 

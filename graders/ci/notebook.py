@@ -47,7 +47,8 @@ def resolve_assignment(loaded: LoadedCourse, notebook: Path, given: str | None) 
     ids = [a.id for a in loaded.course.assignments]
     if len(ids) == 1:
         return ids[0]
-    raise UsageError(f"which assignment is {notebook} for? pass --assignment (one of: {', '.join(ids)})")
+    raise UsageError(f"which assignment is {notebook} for? name one of {', '.join(ids)} "
+                     "(--assignment; under pytest, --graders-assignment)")
 
 
 def declared_assignment(notebook: Path) -> str | None:
@@ -141,9 +142,12 @@ def grade_notebook(course: Path | None, notebook: Path, assignment: str | None, 
 def locate(notebook: Path, assignment: str, student: str = DEFAULT_STUDENT) -> Found:
     """The notebook to grade as autograde's ``Found``: a path, or why there is none."""
     try:
-        return Found(student, find_notebook(notebook, assignment), str(notebook))
+        path = find_notebook(notebook, assignment)
     except SubmissionError as exc:
         return Found(student, None, str(notebook), error=str(exc))
+    # Messages name the notebook as the learner knows it: inside the folder handed in.
+    shown = path.relative_to(notebook).as_posix() if notebook.is_dir() else str(notebook)
+    return Found(student, path, shown)
 
 
 def grade_in(ws: "Workspace", found: Found, assignment: str) -> dict[str, Any]:

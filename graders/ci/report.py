@@ -104,7 +104,8 @@ def _verdict_line(doc: Mapping[str, Any], minimum: Threshold | None) -> str:
 def step_summary(doc: Mapping[str, Any], minimum: Threshold | None) -> str:
     """Markdown for a job summary (``$GITHUB_STEP_SUMMARY``): the score, a table, the feedback."""
     s = student_of(doc)
-    out = [f"### {_md(doc['assignment'])}: {_md(_verdict_line(doc, minimum))}", ""]
+    out = [f"### {_md(doc['assignment'])}: {_md(_verdict_line(doc, minimum))}", "",
+           f"torch {_md(doc['torch_version'])}, isolation {_md(doc['isolation'] or '-')}", ""]
     if s["error"]:
         out += [f"**Could not be graded:** {_md(s['error'])}", ""]
     if s["questions"]:
