@@ -163,3 +163,10 @@ def test_a_corrupted_notebook_and_a_hostile_code_cell_cost_only_their_students(c
     assert [eve[f"independent-copy/{c}"] for c in ("values", "own-memory", "detached", "independent-writes")] == ["timeout"] * 4
     second = autograde(course, tmp_path, subs, assignment="ps2")
     assert second.returncode == 1 and "graded 0, skipped 3 unchanged" in second.stdout
+
+
+def test_names_and_reasons_from_submissions_cannot_drive_the_terminal() -> None:
+    from graders.cli.autograde import printable
+
+    assert printable("evil\x1b[2J\x07name") == "evil\\x1b[2J\\x07name"
+    assert printable("ada") == "ada"

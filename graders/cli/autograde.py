@@ -84,6 +84,11 @@ def feedback(assignment: str, course: Path | None, db_url: str | None, out_dir: 
     click.echo(f"wrote {len(written)} feedback page{'s' * (len(written) != 1)} to {out}")
 
 
+def printable(text: str) -> str:
+    """Text from submissions (folder names, notebook metadata) made safe for a terminal: no escape sequences."""
+    return "".join(c if c.isprintable() else repr(c)[1:-1] for c in text)
+
+
 def _print_summary(summary: "Summary") -> None:
     from ..gradebook import shown_url
 
@@ -92,11 +97,11 @@ def _print_summary(summary: "Summary") -> None:
     if summary.ungradable:
         click.echo(f"{len(summary.ungradable)} could not be graded:")
         for student, reason in summary.ungradable:
-            click.echo(f"  {student!r}: {reason}" if not student.isprintable() else f"  {student}: {reason}")
+            click.echo(f"  {printable(student)}: {printable(reason)}")
     if summary.crashed:
         click.echo(f"code failed, timed out or tampered with grading for {len(summary.crashed)} (graded, those items score 0):")
         for student, items in summary.crashed:
-            click.echo(f"  {student}: {', '.join(items)}")
+            click.echo(f"  {printable(student)}: {', '.join(items)}")
     click.echo(f"outputs: {summary.out_dir} (results.json, grades.csv, junit.xml, gradescope/)")
     click.echo(f"gradebook: {shown_url(summary.db_url)}")
 
@@ -170,4 +175,4 @@ class _Lines:
         rate = self.count / elapsed
         eta = (self.total - self.count) / rate
         what = f"{result.score:g}/{result.max_score:g}" if result.status.value != "ungradable" else "could not be graded"
-        click.echo(f"[{self.count}/{self.total}] {result.student}: {what} ({rate:.2f}/s, ETA {eta:.0f}s)", err=True)
+        click.echo(f"[{self.count}/{self.total}] {printable(result.student)}: {what} ({rate:.2f}/s, ETA {eta:.0f}s)", err=True)
