@@ -54,8 +54,7 @@ class JobPipes:
         os.set_blocking(self.payload_w, False)
         self.stdout = Capture(out_r, max_output)
         self.stderr = Capture(err_r, max_output)
-        # One byte more than allowed: reading it is how an oversized result is noticed.
-        self.result = Capture(res_r, max_result + 1)
+        self.result = Capture(res_r, max_result)
         self.open_fds = {self.payload_w, out_r, err_r, res_r, *self.child_ends}
 
     def close_child_ends(self) -> None:
