@@ -22,7 +22,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from . import HARNESSES, guard, pristine
+from . import HARNESSES, guard, pristine, snapshot
 from . import detach_forward, freeze_module, independent_copy, safe_sgd_step, straight_through  # noqa: F401 - loaded before the fork
 from .calls import compile_source, run_source
 
@@ -46,11 +46,14 @@ def _warm_up() -> None:
 
 
 _warm_up()
+# What torch, builtins and the grader's modules look like before any learner code: taken
+# once here, in the warm process, and compared in each child after its learner code ran.
+_BEFORE = snapshot.snapshot(snapshot.namespaces())
 
 
 def run(payload: dict[str, Any]) -> dict[str, Any]:
     """Payload: {harness, source, entry, seed, token} -> observations (see the module docstring)."""
-    violations = guard.arm()
+    violations = guard.arm(_BEFORE)
     token, harness = str(payload["token"]), _MODULES[payload["harness"]]
     result = _observe(harness, str(payload["source"]), str(payload["entry"]), int(payload["seed"]))
     found = violations()

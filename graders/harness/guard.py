@@ -3,17 +3,15 @@
 Tripwires, all set before learner code runs:
 
 - an audit hook (``sys.addaudithook``: once added it cannot be removed) that refuses the
-  tools for reaching into the harness: frames (``sys._getframe``, ``tb_frame``, ...) while
-  learner code is on the stack, ``gc.get_referrers``/``get_objects``, ``ctypes``,
-  ``sys.settrace``/``setprofile``, ``/proc/*/mem``, adding another audit hook; and that
-  records a swap of ``__code__`` or defaults inside a torch or graders function (the
-  function object stays the same, so the snapshot below would not see it);
-- a snapshot of the attributes of the modules and classes grading relies on (torch, nn,
-  the optimizers, builtins, ``sys.modules``, the graders modules): after learner code
-  ran, an attribute that was replaced or removed is a violation, and is put back so the
-  rest of the child (the result channel) works with the real objects again;
+  tools for reaching into the harness while learner code is on the stack: frames
+  (``sys._getframe``, ``tb_frame``, ...), ``ctypes``; and always: ``gc.get_referrers`` /
+  ``get_objects``, ``sys.settrace``/``setprofile``, ``/proc/*/mem``, adding another audit
+  hook. It also records a swap of ``__code__`` or defaults inside a torch or graders
+  function (the function object stays the same, so the snapshot would not see it);
+- ``snapshot``: the attributes of the modules and classes grading relies on, compared
+  (and put back) after learner code ran;
 - the thread count, trace functions, and torch's global interception points (function and
-  dispatch modes, default saved-tensor hooks) checked at the end.
+  dispatch modes, default saved-tensor hooks), checked at the end.
 
 Because frames cannot be reached, learner code cannot find the guard's state. The checks
 bind what they call as default arguments when this module is imported (before learner
@@ -32,6 +30,8 @@ from typing import Any, Callable
 
 import torch
 
+from .snapshot import Snapshot, restore
+
 LEARNER_FILE = "<your code>"
 BLOCKED_EVENTS = frozenset({"gc.get_objects", "gc.get_referrers", "gc.get_referents", "sys.settrace",
                             "sys.setprofile", "sys.addaudithook", "sys._current_frames"})
@@ -43,29 +43,23 @@ FRAME_READERS = frozenset({
     (typing.__file__, "_caller"),
 })
 WATCHED_PREFIXES = ("torch", "graders", "builtins", "json", "math", "copy", "traceback")
-WATCHED_MODULES = (
-    "builtins", "json", "math", "copy", "traceback", "torch", "torch._tensor", "torch.functional", "torch.overrides",
-    "torch.random", "torch.nn", "torch.nn.functional", "torch.nn.init", "torch.nn.parameter", "torch.nn.modules.module",
-    "torch.nn.modules.linear", "torch.nn.modules.container", "torch.nn.modules.activation", "torch.autograd",
-    "torch.autograd.function", "torch.autograd.graph", "torch.autograd.grad_mode", "torch.autograd.variable",
-    "torch.optim", "torch.optim.optimizer", "torch.optim.sgd", "torch.optim.adam", "torch.optim.adamw",
-    "torch.utils.hooks", "torch.utils._foreach_utils",
-)
 SCALARS = (int, float, bool, str, type(None))
 _C = torch._C
-Snapshot = tuple[tuple[Any, tuple[tuple[str, Any], ...]], ...]
 
 
-def arm() -> Callable[[], list[str]]:
-    """Install the hook (once per child) and snapshot; return the function listing violations."""
+def arm(before: Snapshot) -> Callable[[], list[str]]:
+    """Install the hook (once per child); return the function listing violations since ``before``.
+
+    ``before`` is taken once in the warm process (``snapshot(namespaces())``), so a child
+    only pays for the comparison.
+    """
     events: list[str] = []
     sys.addaudithook(_hook(events, [False]))
-    before = snapshot(namespaces())
     threads = _thread._count()
 
-    def violations() -> list[str]:
-        found = list(dict.fromkeys(events)) + restore(before)
-        return found + _global_state(threads)
+    # Bound now: learner code may replace the module attributes these names come from.
+    def violations(restore: Any = restore, global_state: Any = _global_state, list: Any = list, dict: Any = dict) -> list[str]:
+        return list(dict.fromkeys(events)) + restore(before) + global_state(threads)
 
     return violations
 
@@ -77,8 +71,8 @@ def _hook(events: list[str], busy: list[bool], getframe: Any = sys._getframe, bl
             return
         busy[0] = True  # the checks below raise audit events themselves
         try:
-            refused = event in blocked or event.startswith("ctypes.") or _reads_memory(event, args)
-            if event == "sys._getframe" or (event == "object.__getattr__" and args[1] in frame_attrs):
+            refused = event in blocked or _reads_memory(event, args)
+            if event == "sys._getframe" or event.startswith("ctypes.") or (event == "object.__getattr__" and args[1] in frame_attrs):
                 refused = _frame_leaks(getframe(1))
             if refused:
                 events.append("opened the process's own memory" if event == "open" else f"used {event}")
@@ -122,55 +116,6 @@ def _is_patch(obj: Any, name: Any, value: Any = None, type: Any = type, isinstan
     if str(name) in ("__code__", "__defaults__", "__kwdefaults__"):
         return True
     return not isinstance(value, scalars) and (callable(value) or hasattr(type(value), "__get__"))
-
-
-def namespaces(modules: Any = sys.modules, names: Any = WATCHED_MODULES, type: Any = type, vars: Any = vars,
-               isinstance: Any = isinstance, str: Any = str, prefixes: Any = WATCHED_PREFIXES) -> list[Any]:
-    """The modules grading relies on, the classes they define, and ``sys.modules`` itself."""
-    mods = [modules[name] for name in names if name in modules]
-    mods += [m for name, m in list(modules.items()) if name.startswith("graders.")]
-    classes = {}
-    for m in mods:
-        for v in vars(m).values():
-            if isinstance(v, type) and str(v.__dict__.get("__module__", "")).startswith(prefixes):
-                classes[id(v)] = v
-    return [modules, *mods, *classes.values()]
-
-
-def snapshot(spaces: list[Any], tuple: Any = tuple, dict: Any = dict, vars: Any = vars, isinstance: Any = isinstance) -> Snapshot:
-    """The identity of every attribute of every namespace, frozen in tuples."""
-    return tuple((ns, tuple((ns if isinstance(ns, dict) else vars(ns)).items())) for ns in spaces)
-
-
-def restore(before: Snapshot, dict: Any = dict, vars: Any = vars, isinstance: Any = isinstance,
-            scalars: Any = SCALARS, missing: Any = object()) -> list[str]:
-    """Attributes replaced or removed since ``before``, each put back; their names."""
-    changed = []
-    for ns, items in before:
-        now = ns if isinstance(ns, dict) else vars(ns)
-        for key, value in items:
-            current = now.get(key, missing)
-            if current is value or (isinstance(value, scalars) and isinstance(current, scalars)):
-                continue
-            changed.append(f"replaced {_label(ns)}.{key}")
-            _put_back(ns, key, value)
-    return changed
-
-
-def _put_back(ns: Any, key: str, value: Any, setattr: Any = builtins.setattr, isinstance: Any = isinstance, dict: Any = dict) -> None:
-    try:
-        if isinstance(ns, dict):
-            ns[key] = value
-        else:
-            setattr(ns, key, value)
-    except (TypeError, AttributeError):
-        pass  # an immutable type could not have been changed in the first place
-
-
-def _label(ns: Any, isinstance: Any = isinstance, dict: Any = dict, str: Any = str) -> str:
-    if isinstance(ns, dict):
-        return "sys.modules"
-    return str(getattr(ns, "__qualname__", None) or getattr(ns, "__name__", "?"))
 
 
 def _global_state(threads: int, count: Any = _thread._count, gettrace: Any = sys.gettrace, getprofile: Any = sys.getprofile,
