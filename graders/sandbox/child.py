@@ -147,7 +147,10 @@ def task_frame(function: Callable[[dict[str, Any]], Any], payload: dict[str, Any
     except MemoryError:
         return encode("error", "the code exceeded the memory limit (MemoryError)")
     except BaseException as exc:  # noqa: BLE001 - whatever the task raised is the outcome
-        return encode("error", describe_exception(exc))
+        text = describe_exception(exc)
+        if "can't allocate memory" in text:  # torch's allocator hitting RLIMIT_AS
+            text = f"the code exceeded the memory limit ({text})"[:MAX_MESSAGE_CHARS]
+        return encode("error", text)
     if not isinstance(value, dict):
         return encode("integrity", f"the task returned a {type(value).__name__}, not a dict")
     try:

@@ -1,2 +1,2 @@
-# expect: memory
+# expect: exceeded the memory limit
 blob = bytes(8 << 30)

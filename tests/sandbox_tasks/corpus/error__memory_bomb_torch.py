@@ -1,4 +1,4 @@
-# expect: memory
+# expect: exceeded the memory limit
 import torch
 
 big = torch.empty(1 << 34, dtype=torch.uint8)
