@@ -6,8 +6,9 @@
 A grade is saved in its own transaction the moment it is ready, so a crash, ``kill -9``
 or Ctrl-C loses nothing already graded, and the next run picks up where this one
 stopped. The grading key covers the notebook's bytes, the submission time and everything
-in the course that decides a grade (exercise content, points, due date, late policy,
-seed, torch version): fix an exercise and its submissions are graded again.
+in the course that decides a grade (exercise content and truths or reference
+observations, points, due date, late policy, seed, limits, torch version): fix an
+exercise or its solution and its submissions are graded again; nothing else is.
 """
 
 from __future__ import annotations
@@ -26,6 +27,8 @@ from .exports import write_outputs
 from .grade import PreparedAssignment, get_assignment, grade_submission, prepare_assignment, ungradable
 from .inbox import Found, find_submissions
 from .load import LoadedCourse
+from .notebook import collect
+from .notebook.read import MAX_NOTEBOOK_BYTES
 from .results import Status, SubmissionResult, SubmissionStatus
 from .truth import torch_version
 from .workspace import Workspace
@@ -192,12 +195,10 @@ def grade_found(prep: PreparedAssignment, loaded: LoadedCourse, found: Found) ->
 
     Never raises: a notebook that cannot be read is that student's ``ungradable`` result.
     """
-    from .notebook.collect import read_submission
-
     if found.error is not None or found.path is None:
         return ungradable(found.student, found.error or "no notebook"), False
     try:
-        sub = read_submission(found.path, prep.assignment.id, loaded, found.student)
+        sub = collect.read_submission(found.path, prep.assignment.id, loaded, found.student)
     except SubmissionError as exc:
         return ungradable(found.student, str(exc).replace(str(found.path), found.source)), False
     except Exception as exc:  # noqa: BLE001 - a reader bug costs this student, and is retried
@@ -242,6 +243,11 @@ def keyed_submission(found: Found, course_hash: str) -> tuple[Found, str]:
 
 def _file_hash(path: Path) -> bytes:
     digest = hashlib.sha256()
+    stat = path.stat()
+    if stat.st_size > MAX_NOTEBOOK_BYTES:
+        # Refused unread by the reader: its size and time identify it without reading gigabytes.
+        digest.update(f"too large:{stat.st_size}:{stat.st_mtime_ns}".encode())
+        return digest.digest()
     with path.open("rb") as handle:
         while chunk := handle.read(HASH_CHUNK):
             digest.update(chunk)
