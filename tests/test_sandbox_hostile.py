@@ -122,6 +122,10 @@ def _single_thread_matmul(world: World, outcome: Outcome) -> None:
     assert outcome.result == {"result": {"threads": 1, "finite": True}}
 
 
+def _threads_work(world: World, outcome: Outcome) -> None:
+    assert outcome.result == {"result": {"seen": ["thread ran"], "threads": 2, "finite": True}}
+
+
 CHECKS: dict[str, Callable[[World, Outcome], None]] = {
     "error__network_loopback": _no_connection,
     "error__write_outside_scratch": _nothing_written,
@@ -130,6 +134,7 @@ CHECKS: dict[str, Callable[[World, Outcome], None]] = {
     "ok__fill_tmp": _tmp_refused,
     "ok__stdout_flood": _capped_output,
     "ok__matmul_512": _single_thread_matmul,
+    "ok__threads": _threads_work,
 }
 CORPUS = [c for c in load_corpus() if c.name != "ok__process_is_gone"]
 
