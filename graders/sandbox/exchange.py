@@ -154,6 +154,8 @@ class Follower:
         pipes = self.pipes
         try:
             written = os.write(pipes.payload_w, pipes.payload[:READ_CHUNK])
+        except BlockingIOError:
+            return
         except BrokenPipeError:
             written = len(pipes.payload)  # the child is gone; its exit tells the story
         pipes.payload = pipes.payload[written:]
