@@ -22,7 +22,8 @@ from typing import Any
 import pytest
 
 from graders.report.aggregate import (
-    hardest_first, histogram, late_or_ungradable, needs_help, question_stats, score_stats, student_rows,
+    StudentRow, hardest_first, histogram, late_or_ungradable, many_misconceptions, needs_help, question_stats,
+    score_stats, student_rows,
 )
 from graders.load import load_course
 from graders.report.course_info import CourseInfo, course_info
@@ -194,3 +195,15 @@ def test_course_info_reads_the_course_files() -> None:
     assert (flag.section, flag.kind, flag.prompt) == ("§1a", "predict", "What is `b.requires_grad`?")
     assert [m.name for m in flag.misconceptions] == [CUTS]
     assert info.item("gone/question").section == ""  # an item the course no longer has
+
+
+@pytest.mark.parametrize(("counts", "many"), [
+    ([0, 0, 0, 1, 1, 3], 2),  # the class above: never fewer than two
+    ([5, 6, 7, 8, 9, 10, 11, 14], 11),  # a long assignment: more than three quarters hold
+    ([], 2),
+], ids=["small-class", "long-assignment", "nobody"])
+def test_several_misconceptions_is_relative_to_the_class(counts: list[int], many: int) -> None:
+    rows = [StudentRow(f"s{i}", "graded", 0.0, 1.0, 1.0, 1.0, None, {}, tuple(f"m{j}" for j in range(n)), ())
+            for i, n in enumerate(counts)]
+    assert many_misconceptions(rows) == many
+    assert sorted(h.row.student for h in needs_help(rows)) == sorted(f"s{i}" for i, n in enumerate(counts) if n >= many)

@@ -20,7 +20,7 @@ from .course_info import CourseInfo, ItemInfo
 QUESTION_STATUSES = ("correct", "wrong", "invalid", "unanswered", "error", "timeout", "integrity")
 MAX_BINS = 12  # histogram bars: enough to see a shape, few enough to label on a phone
 LOW_SHARE = 0.5  # below half of the points: may need help
-MANY_MISCONCEPTIONS = 2  # holding this many distinct misconceptions: may need help
+MANY_MISCONCEPTIONS = 2  # the fewest distinct misconceptions that may mean a student needs help
 
 
 @dataclass(frozen=True)
@@ -175,21 +175,29 @@ def student_rows(doc: Mapping[str, Any]) -> list[StudentRow]:
     return [_student_row(s) for s in doc["students"]]
 
 
-def needs_help(rows: list[StudentRow], low_share: float = LOW_SHARE, many: int = MANY_MISCONCEPTIONS) -> list[HelpNeeded]:
+def needs_help(rows: list[StudentRow], low_share: float = LOW_SHARE, many: int | None = None) -> list[HelpNeeded]:
     """Read submissions with under ``low_share`` of the points (before late penalties) or
-    at least ``many`` distinct misconceptions; lowest first."""
+    at least ``many`` distinct misconceptions (default: ``many_misconceptions``); lowest first."""
+    read = [r for r in rows if r.status != "ungradable"]
+    threshold = many if many is not None else many_misconceptions(read)
     found = []
-    for row in rows:
-        if row.status == "ungradable":
-            continue
+    for row in read:
         reasons = []
         if row.raw_share < low_share:
             reasons.append(f"{row.raw_share:.0%} of the points")
-        if len(row.misconceptions) >= many:
+        if len(row.misconceptions) >= threshold:
             reasons.append(f"{len(row.misconceptions)} misconceptions")
         if reasons:
             found.append(HelpNeeded(row, tuple(reasons)))
     return sorted(found, key=lambda h: (h.row.raw_share, -len(h.row.misconceptions), h.row.student))
+
+
+def many_misconceptions(rows: list[StudentRow]) -> int:
+    """How many misconceptions are "several": at least MANY_MISCONCEPTIONS, and more than
+    three quarters of the class hold, so a long assignment does not flag everybody."""
+    counts = sorted(len(r.misconceptions) for r in rows)
+    upper_quartile = counts[math.ceil(0.75 * len(counts)) - 1] if counts else 0
+    return max(MANY_MISCONCEPTIONS, upper_quartile + 1)
 
 
 def late_or_ungradable(rows: list[StudentRow]) -> list[StudentRow]:

@@ -12,7 +12,7 @@ from typing import Any, Mapping
 from . import charts
 from .aggregate import (
     QUESTION_STATUSES, HelpNeeded, QuestionStats, ScoreStats, StudentRow, hardest_first, item_order, late_or_ungradable,
-    needs_help, question_stats, score_stats, student_rows,
+    many_misconceptions, needs_help, question_stats, score_stats, student_rows,
 )
 from .course_info import CourseInfo
 from .misconceptions import (
@@ -61,6 +61,7 @@ class AssignmentReport:
     unnamed_by_item: Mapping[str, tuple[UnnamedAnswer, ...]]  # every unnamed answer, per item
     students: tuple[StudentRow, ...]
     help: tuple[HelpNeeded, ...]
+    many: int  # this many misconceptions or more: may need help
     problems: tuple[StudentRow, ...]
 
     @property
@@ -89,6 +90,7 @@ def assignment_report(doc: Mapping[str, Any], info: CourseInfo) -> AssignmentRep
     co = cooccurrence(doc, [m.name for m in misconceptions])
     unnamed_all = unnamed_wrong_answers(doc, info)
     rows = student_rows(doc)
+    many = many_misconceptions([r for r in rows if r.status != "ungradable"])
     declared = info.assignment(doc["assignment"])
     return AssignmentReport(
         course_id=doc["course"], course_title=info.title or doc["course"], assignment=doc["assignment"],
@@ -99,7 +101,7 @@ def assignment_report(doc: Mapping[str, Any], info: CourseInfo) -> AssignmentRep
         unseen=tuple(unseen_misconceptions(doc, info)), cooccurrence=co, heatmap=_heatmap(co),
         unnamed=tuple(u for u in unnamed_all if u.count >= MIN_UNNAMED)[:MAX_UNNAMED],
         unnamed_by_item=_by_item(unnamed_all), students=tuple(rows),
-        help=tuple(needs_help(rows)), problems=tuple(late_or_ungradable(rows)),
+        help=tuple(needs_help(rows, many=many)), many=many, problems=tuple(late_or_ungradable(rows)),
     )
 
 
