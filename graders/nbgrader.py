@@ -41,6 +41,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from .errors import UsageError
+from .notebook import POINTER_FILE
 from .notebook.answer import code_source
 
 if TYPE_CHECKING:
@@ -48,7 +49,6 @@ if TYPE_CHECKING:
     from .results import QuestionResult
 
 COURSE_ENV = "GRADERS_COURSE"
-POINTER_FILE = "graders-course.json"
 
 
 class NotCorrect(AssertionError):
@@ -66,7 +66,7 @@ def check(item: str, answer: Any, *, assignment: str) -> float | None:
     __tracebackhide__ = True  # IPython and nbgrader's feedback show the test cell, not graders' frames
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")  # a warning on stderr would fail the nbgrader cell
-        prep = _prepared(course_file(), assignment)
+        prep = _prepared(*course_file(), assignment)
         exercise_id, _, question = item.partition("/")
         only = _only_exercise(prep, exercise_id)
         if question:
@@ -105,13 +105,14 @@ def entry_source(entry: Any) -> str:
         return ""
 
 
-def course_file() -> Path:
-    """The course.yml to grade with: ``$GRADERS_COURSE`` or the release's pointer file."""
+def course_file() -> tuple[Path, str | None]:
+    """The course.yml to grade with, from ``$GRADERS_COURSE`` or the release's pointer file,
+    and the course id the pointer expects there (None when the variable names the course)."""
     from .load import find_course
 
     env = os.environ.get(COURSE_ENV)
     if env:
-        return find_course(Path(env))
+        return find_course(Path(env)), None
     pointer = Path.cwd() / POINTER_FILE
     if not pointer.is_file():
         raise UsageError(
@@ -120,13 +121,14 @@ def course_file() -> Path:
             f"in the assignment's source folder (looked in {Path.cwd()})"
         )
     try:
-        return find_course(Path(json.loads(pointer.read_text(encoding="utf-8"))["course"]))
-    except (OSError, ValueError, KeyError, TypeError) as exc:
+        data = json.loads(pointer.read_text(encoding="utf-8"))
+        return find_course(Path(data["course"])), data.get("course_id")
+    except (OSError, ValueError, KeyError, TypeError, AttributeError) as exc:
         raise UsageError(f"{pointer}: not a graders course pointer ({exc})") from exc
 
 
 @lru_cache(maxsize=4)
-def _prepared(course: Path, assignment: str) -> "PreparedAssignment":
+def _prepared(course: Path, course_id: str | None, assignment: str) -> "PreparedAssignment":
     """The assignment's truths, once per kernel (each test cell reuses them)."""
     from .grade import prepare_assignment
     from .load import load_course
@@ -134,6 +136,8 @@ def _prepared(course: Path, assignment: str) -> "PreparedAssignment":
     from .workspace import CACHE_DIR
 
     loaded = load_course(course)
+    if course_id is not None and loaded.course.id != course_id:
+        raise UsageError(f"{course} is course '{loaded.course.id}', but this assignment was released from course '{course_id}'")
     ctx = Context(loaded.course, loaded.root, _LazyRunner(loaded.root), loaded.root / CACHE_DIR)
     return prepare_assignment(loaded, assignment, ctx)
 
@@ -158,7 +162,7 @@ def _verdict(item: str, results: list["QuestionResult"]) -> float | None:
     if earned <= 0:
         raise NotCorrect(feedback)
     print(feedback)
-    return None if earned >= top else round(earned, 4)
+    return None if earned >= top else earned
 
 
 class _LazyRunner:

@@ -158,11 +158,11 @@ def _code_problem(cell: AnswerCell) -> str | None:
     source = code_source(cell.source)
     if source is None:
         return None
-    if has_magic(source):
-        return "lines starting with `!` or `%` are IPython commands, not Python: remove them"
     try:
         tree = ast.parse(source)
     except SyntaxError as exc:
+        if has_magic(source):
+            return "lines starting with `!` or `%` are IPython commands, not Python: remove them"
         return f"not valid Python: {exc.msg} (line {exc.lineno})"
     except (ValueError, RecursionError, MemoryError) as exc:
         return f"not valid Python: {exc}"

@@ -18,16 +18,15 @@ from typing import Any
 
 import pytest
 import torch
-from click.testing import CliRunner
 from nbgrader.api import Gradebook
 
-from graders.cli import main
 from graders.errors import UsageError
 from graders.grade import grade_submission, prepare_assignment
 from graders.key import answer_key
 from graders.notebook.cells import cell_id
 from graders.nbgrader import NotCorrect, answer_text, check
 from graders.notebook.collect import read_submission
+from graders.notebook.release import write_release
 from graders.workspace import open_workspace
 from notebook_helpers import answer_index, copy_course, fill, load_nb, save_nb
 
@@ -80,20 +79,16 @@ def per_cell(points: dict[str, float], cells: list[str]) -> dict[str, float]:
 
 def test_nbgrader_autograde_gives_the_same_points_as_graders(tmp_path: Path) -> None:
     course = copy_course(tmp_path / "course")
-    out = tmp_path / "out"
-    result = CliRunner().invoke(main, ["release", "nb1", "--out", str(out), "--course", str(course)])
-    assert result.exit_code == 0, result.output
-
     root = tmp_path / "nbgrader-course"
-    shutil.copytree(out / "source", root / "source")
-    (root / "nbgrader_config.py").write_text(NBGRADER_CONFIG)
-    nbgrader(root, "generate_assignment", "nb1")
-    released = load_nb(root / "release" / "nb1" / "nb1.ipynb")
-    assert all("BEGIN HIDDEN TESTS" not in c["source"] and "BEGIN SOLUTION" not in c["source"] for c in released["cells"])
-
-    with open_workspace(course) as ws:
+    with open_workspace(course) as ws:  # one sandbox for the release and our own grading
         prep = prepare_assignment(ws.loaded, "nb1", ws.ctx)
-        key = answer_key(prep)
+        key = answer_key(prep)  # also fills the truth cache the test cells read
+        written = write_release(ws.loaded, prep.assignment, key, tmp_path / "out")
+        shutil.copytree(written.source.parent, root / "source" / "nb1")
+        (root / "nbgrader_config.py").write_text(NBGRADER_CONFIG)
+        nbgrader(root, "generate_assignment", "nb1")
+        released = load_nb(root / "release" / "nb1" / "nb1.ipynb")
+        assert all("BEGIN HIDDEN TESTS" not in c["source"] and "BEGIN SOLUTION" not in c["source"] for c in released["cells"])
         for student, nb in submissions(released, key).items():
             save_nb(nb, root / "submitted" / student / "nb1" / "nb1.ipynb")
         nbgrader(root, "autograde", "nb1", "--create")
@@ -121,6 +116,15 @@ def test_check_passes_a_right_answer_and_explains_a_wrong_one(tmp_path: Path, mo
         check("clone-basics/shares-memory", True, assignment="nb1")
     with pytest.raises(NotCorrect, match="clone-basics/grad: unanswered"):
         check("clone-basics/grad", ..., assignment="nb1")
+
+
+def test_check_refuses_a_pointer_to_another_course(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    course = copy_course(tmp_path / "course")
+    monkeypatch.delenv("GRADERS_COURSE", raising=False)
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "graders-course.json").write_text(json.dumps({"course": str(course), "course_id": "another-course"}))
+    with pytest.raises(UsageError, match="is course 'notebook-demo', but this assignment was released from course 'another-course'"):
+        check("clone-basics/grad", "tensor(3.)", assignment="nb1")
 
 
 def test_check_without_a_course_says_where_it_looked(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:

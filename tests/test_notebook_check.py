@@ -86,6 +86,7 @@ def test_the_report_names_each_problem(released, tmp_path: Path) -> None:
 CODE_CASES = [
     pytest.param("def copy_of(t):\n    return t.clone()\n", "", id="defines-entry"),
     pytest.param("copy_of = lambda t: t.clone()\n", "", id="assigns-entry"),
+    pytest.param("def copy_of(t):\n    return (t\n% 2)\n", "", id="percent-continuation-is-python"),
     pytest.param("def copy_of(t)\n    return t\n", "not valid Python: expected ':' (line 1)", id="syntax-error"),
     pytest.param("!pip install x\ndef copy_of(t):\n    return t\n", "lines starting with `!` or `%` are IPython commands", id="magic"),
     pytest.param("def copy(t):\n    return t\n", "does not define `copy_of`", id="wrong-name"),

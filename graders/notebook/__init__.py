@@ -14,3 +14,5 @@ The modules are small and ordered by the direction data flows:
 
 #: The key in cell metadata (and notebook metadata) that graders owns.
 META_KEY = "graders"
+#: Written next to the nbgrader source notebook: where ``graders.nbgrader.check`` finds the course.
+POINTER_FILE = "graders-course.json"

@@ -7,6 +7,7 @@ cell that is not ``answer = <prediction>`` is passed on whole so the parser repo
 
 from __future__ import annotations
 
+import ast
 from pathlib import Path
 
 from ..errors import SubmissionError
@@ -88,13 +89,23 @@ def _read_code(cell: AnswerCell, code: dict[str, str], notes: dict[str, str]) ->
     if source is None:
         return  # only comments or nbgrader's stub: unanswered
     code[cell.key] = source
-    if has_magic(cell.source):
+    if has_magic(source):
         _add_note(notes, cell.key, MAGIC_NOTE)
 
 
 def has_magic(source: str) -> bool:
-    """Does any line start with an IPython shell escape or magic (``!cmd``, ``%pip``)?"""
-    return any(line.lstrip().startswith(("!", "%")) for line in source.splitlines())
+    """Is ``source`` not Python because of IPython lines (``!cmd``, ``%pip``)?
+
+    Only a source that does not parse counts: a line starting with ``%`` can be the
+    continuation of a valid expression.
+    """
+    if not any(line.lstrip().startswith(("!", "%")) for line in source.splitlines()):
+        return False
+    try:
+        ast.parse(source)
+    except (SyntaxError, ValueError, RecursionError, MemoryError):
+        return True
+    return False
 
 
 def _add_note(notes: dict[str, str], key: str, note: str) -> None:

@@ -36,7 +36,6 @@ class NotebookAnswers:
 
     cells: dict[str, list[AnswerCell]]
     meta: dict[str, Any]  # notebook-level metadata.graders ({} when absent)
-    nbgrader: bool  # whether any cell carries nbgrader metadata (answer cells are run)
 
     def last(self, key: str) -> AnswerCell | None:
         """The cell that counts for ``key``: the last one, when a cell was duplicated."""
@@ -64,17 +63,14 @@ def read_notebook(path: Path, max_bytes: int = MAX_NOTEBOOK_BYTES) -> dict[str, 
 def answer_cells(path: Path, data: dict[str, Any]) -> NotebookAnswers:
     """Every cell whose ``metadata.graders`` names a question or a code exercise."""
     cells: dict[str, list[AnswerCell]] = {}
-    nbgrader = False
     for index, cell in enumerate(data["cells"]):
         if not isinstance(cell, dict):
             raise SubmissionError(f"{path}: cell {index + 1} is not a JSON object")
-        meta = cell.get("metadata")
-        nbgrader = nbgrader or (isinstance(meta, dict) and "nbgrader" in meta)
         found = _answer_cell(path, index, cell)
         if found is not None:
             cells.setdefault(found.key, []).append(found)
     meta = data.get("metadata", {}).get(META_KEY) if isinstance(data.get("metadata"), dict) else None
-    return NotebookAnswers(cells, meta if isinstance(meta, dict) else {}, nbgrader)
+    return NotebookAnswers(cells, meta if isinstance(meta, dict) else {})
 
 
 def _read_bytes(path: Path, max_bytes: int) -> bytes:
@@ -85,9 +81,12 @@ def _read_bytes(path: Path, max_bytes: int) -> bytes:
         if size == 0:
             raise SubmissionError(f"{path}: the file is empty")
         with path.open("rb") as f:
-            return f.read(max_bytes + 1)  # a file that grew after stat() is still capped
+            raw = f.read(max_bytes + 1)  # a file that grew after stat() is still capped
     except OSError as exc:
         raise SubmissionError(f"{path}: cannot read: {exc.strerror or exc}") from exc
+    if len(raw) > max_bytes:
+        raise SubmissionError(f"{path}: grew past the {size_text(max_bytes)} a notebook may be while it was read")
+    return raw
 
 
 def size_text(size: int) -> str:

@@ -23,13 +23,12 @@ from nbformat import NotebookNode
 from nbformat.v4 import new_notebook
 
 from ..errors import UsageError
-from ..load import LoadedCourse
+from ..load import COURSE_FILE, LoadedCourse
 from ..spec import Assignment
-from . import META_KEY
+from . import META_KEY, POINTER_FILE
 from .cells import answer_line, cell_id, code, markdown, nbgrader_meta
 from .layout import Part, assignment_parts
 
-POINTER_FILE = "graders-course.json"
 KERNELSPEC = {"display_name": "Python 3 (ipykernel)", "language": "python", "name": "python3"}
 Render = Callable[[Part], list[NotebookNode]]
 
@@ -74,7 +73,7 @@ def write_release(loaded: LoadedCourse, assignment: Assignment, key: Mapping[str
     _write(student_notebook(loaded, assignment), where.student)
     _write(instructor_notebook(loaded, assignment, key), where.instructor)
     _write(nbgrader_notebook(loaded, assignment, key), where.source)
-    pointer = {"course": str((loaded.root / "course.yml").resolve()), "course_id": loaded.course.id, "assignment": assignment.id}
+    pointer = {"course": str((loaded.root / COURSE_FILE).resolve()), "course_id": loaded.course.id, "assignment": assignment.id}
     where.pointer.write_text(json.dumps(pointer, indent=1) + "\n", encoding="utf-8")
     return where
 
@@ -156,5 +155,5 @@ def _test_cell(part: Part, assignment: str) -> NotebookNode:
     given = 'globals().pop("answer", ...)' if part.role == "answer" else str(part.entry)
     call = f'graders.nbgrader.check("{part.key}", {given}, assignment="{assignment}")'
     source = f"### BEGIN HIDDEN TESTS\nimport graders.nbgrader\n{call}\n### END HIDDEN TESTS"
-    meta = nbgrader_meta(ident, grade=True, locked=True, points=round(part.points, 4))
+    meta = nbgrader_meta(ident, grade=True, locked=True, points=part.points)
     return code(ident, source, locked=True, nbgrader=meta)
