@@ -31,11 +31,13 @@ class World:
     """What the hostile cases aim at: a hidden course, a listener, a secret, outside paths."""
 
     def __init__(self, root: Path) -> None:
+        # Open to everyone, so that file modes are not what keeps the children out.
+        root.chmod(0o777)
         self.course = root / "course"
-        self.course.mkdir()
+        self.course.mkdir(mode=0o755)
         self.solution = self.course / "solution.py"
         self.solution.write_text("ANSWER = 42\n")
-        self.solution.chmod(0o644)  # readable by anyone: only the sandbox may keep it hidden
+        self.solution.chmod(0o644)
         self.outside = root / "outside.txt"
         self.outside_tmp = Path(tempfile.gettempdir()) / f"graders-outside-{uuid.uuid4().hex}.txt"
         self.listener = socket.create_server(("127.0.0.1", 0))
