@@ -170,3 +170,12 @@ def test_names_and_reasons_from_submissions_cannot_drive_the_terminal() -> None:
 
     assert printable("evil\x1b[2J\x07name") == "evil\\x1b[2J\\x07name"
     assert printable("ada") == "ada"
+
+
+def test_a_broken_course_exits_2_with_its_location(tmp_path: Path) -> None:
+    broken = make_course(tmp_path / "course")
+    (broken / "exercises" / "detach-basics.yml").write_text((broken / "exercises" / "detach-basics.yml").read_text()
+                                                           .replace("kind: predict", "kind: predikt"))
+    hand_in(tmp_path / "subs", "ada", notebook(RIGHT))
+    result = autograde(broken, tmp_path, tmp_path / "subs")
+    assert result.returncode == 2 and "exercises/detach-basics.yml:4:1: kind: unknown kind 'predikt'" in result.stderr
