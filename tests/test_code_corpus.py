@@ -19,7 +19,7 @@ import pytest
 import yaml
 
 from graders.answersfile import grade_answer_files
-from graders.grade import Submission, grade_submission, prepare_assignment
+from graders.grade import prepare_assignment
 from graders.load import LoadedCourse, load_course
 from graders.registry import Context, ExerciseAnswers
 from graders.results import QuestionResult
@@ -115,15 +115,19 @@ def test_corpus_covers_every_outcome() -> None:
     assert {p.stem.split("__")[0] for p in CORPUS.glob("*.py")} == {*CODE_EXERCISES, "any"}
 
 
-def test_hostile_exercise_costs_only_itself(env: tuple[LoadedCourse, Context], prepared: dict[str, Any]) -> None:
+@pytest.mark.parametrize("hostile", ["any__timeout__infinite_loop", "freeze-module__integrity__patch_torch_equal", "freeze-module__error__os_exit_in_entry"])
+def test_hostile_exercise_costs_only_itself(env: tuple[LoadedCourse, Context], prepared: dict[str, Any], tmp_path: Path, hostile: str) -> None:
     loaded, ctx = env
     prep = prepare_assignment(loaded, "ps3", ctx)
-    code = {"freeze-module": (CORPUS / "any__timeout__infinite_loop.py").read_text(), "detach-forward": prepared["detach-forward"]["solution"]}
-    result = grade_submission(prep, Submission("ada", "ps3", code=code))
+    code = {"freeze-module": (CORPUS / f"{hostile}.py").read_text(), "detach-forward": prepared["detach-forward"]["solution"]}
+    answers = tmp_path / "ada.yml"
+    answers.write_text(yaml.safe_dump({"student": "ada", "assignment": "ps3", "code": code}))
+    [result] = grade_answer_files(prep, [answers])
     by_exercise = _statuses_by_exercise(result.questions)
-    assert by_exercise["freeze-module"] == {"timeout"}
+    assert by_exercise["freeze-module"] == {hostile.split("__")[1]}
     assert by_exercise["detach-forward"] == {"correct"}
     assert by_exercise["straight-through"] == {"unanswered"}
+    assert sum(q.points for q in result.questions if q.id.startswith("freeze-module/")) == 0
     assert sum(q.points for q in result.questions if q.id.startswith("detach-forward/")) == 4
 
 

@@ -16,6 +16,10 @@ The result is plain JSON with one ``status``:
 what the learner's function left behind broke the measurement), ``integrity``
 (+ ``reasons``). ``token`` is echoed so the parent can tell this result from one forged by
 learner code, which can reach neither the payload nor the frames that hold it.
+
+``run`` installs an audit hook that lasts as long as the process: it belongs in a forked
+child. Do not run it through ``InProcessRunner`` inside a process that lives on (a test
+session); the tests use the real runner.
 """
 
 from __future__ import annotations

@@ -12,7 +12,7 @@ requires_grad -> values, each as "got X, expected Y"; a check chooses which rung
 from __future__ import annotations
 
 from dataclasses import dataclass, replace
-from typing import Any, Callable, Iterable, Mapping
+from typing import Any, Iterable
 
 from ..compare import compare
 from ..values import TensorValue, from_json
@@ -141,5 +141,3 @@ def items(data: Any, key: str, count: int) -> list[Any]:
         raise Malformed(f"{key} should hold {count} records")
     return found
 
-
-Judge = Callable[[Mapping[str, Any], Mapping[str, Any]], dict[str, Verdict]]
