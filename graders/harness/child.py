@@ -81,7 +81,10 @@ def _observe(harness: Any, source: str, entry: str, seed: int) -> dict[str, Any]
     if not callable(fn):
         return {"status": "invalid", "not_callable": pristine.type_name(fn)}
     try:
-        return {"status": "ok", "observations": harness.observe(fn, seed)}
+        # Grad mode on, whatever the learner's top level left behind: the harness's own
+        # forward passes must build graphs (the learner's function may still switch it).
+        with pristine.grad_enabled(True):
+            return {"status": "ok", "observations": harness.observe(fn, seed)}
     except pristine.Tampered as exc:
         return {"status": "integrity", "reasons": [str(exc)]}
     except BaseException as exc:  # noqa: BLE001 - e.g. a hook the learner left raised in our backward
