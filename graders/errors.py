@@ -17,6 +17,7 @@ class ExitCode(IntEnum):
     SOME_UNGRADED = 1  # grading ran, but some submission could not be graded
     USAGE = 2  # bad arguments, or the course itself is broken
     INTERNAL = 3  # a bug in graders
+    INTERRUPTED = 130  # 128 + SIGINT, as shells report a command stopped by Ctrl-C
 
 
 class GraderError(Exception):

@@ -19,7 +19,7 @@ from .errors import Problem, UsageError
 from .load import LoadedCourse, LoadedExercise
 from .registry import Context, ExerciseAnswers, did_you_mean
 from .results import QuestionResult, Status, SubmissionResult, SubmissionStatus
-from .spec import Assignment
+from .spec import Assignment, AssignmentItem
 
 
 @dataclass(frozen=True)
@@ -74,13 +74,27 @@ def prepare_assignment(loaded: LoadedCourse, assignment_id: str, ctx: Context) -
     assignment = get_assignment(loaded, assignment_id)
     items = assignment.exercises
     truths = prepare_exercises(loaded, [i.id for i in items], ctx)
-    exercises = []
-    for item in items:
+    exercises = tuple(
+        PreparedExercise(loaded.exercises[item.id], truths[item.id], exercise_scale(loaded.exercises[item.id], item))
+        for item in items
+    )
+    return PreparedAssignment(assignment, exercises, ctx)
+
+
+def exercise_scale(ex: LoadedExercise, item: AssignmentItem) -> float:
+    """How an assignment's ``points`` override (the exercise's total) scales its items."""
+    total = sum(i.points for i in ex.kind.items(ex.exercise))
+    return item.points / total if item.points and total else 1.0
+
+
+def planned_items(loaded: LoadedCourse, assignment_id: str) -> list[tuple[str, float]]:
+    """(item id, max points) of every question and check, before anything is graded."""
+    planned = []
+    for item in get_assignment(loaded, assignment_id).exercises:
         ex = loaded.exercises[item.id]
-        total = sum(i.points for i in ex.kind.items(ex.exercise))
-        scale = (item.points / total) if item.points and total else 1.0
-        exercises.append(PreparedExercise(ex, truths[item.id], scale))
-    return PreparedAssignment(assignment, tuple(exercises), ctx)
+        scale = exercise_scale(ex, item)
+        planned += [(i.id, i.points * scale) for i in ex.kind.items(ex.exercise)]
+    return planned
 
 
 def truth_problems(loaded: LoadedCourse, truths: Mapping[str, dict[str, Any]]) -> list[Problem]:

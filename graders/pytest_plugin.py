@@ -83,7 +83,8 @@ class Grading:
     @classmethod
     def start(cls, config: pytest.Config, given: Path) -> "Grading":
         """Load the course (fast, no torch) and find what the notebook is to be graded on."""
-        from .ci.notebook import course_path, find_notebook, planned_items, resolve_assignment
+        from .ci.notebook import course_path, find_notebook, resolve_assignment
+        from .grade import planned_items
         from .workspace import load
 
         course_opt = config.getoption("graders_course")

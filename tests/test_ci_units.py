@@ -10,7 +10,8 @@ import yaml
 from ci_support import write_course, write_notebook
 
 from graders.ci.bundle import solution_files, write_course_bundle
-from graders.ci.notebook import find_notebook, planned_items, resolve_assignment
+from graders.ci.notebook import find_notebook, resolve_assignment
+from graders.grade import planned_items
 from graders.ci.report import Outcome, Threshold, log_lines, outcome, step_summary
 from graders.errors import SubmissionError, UsageError
 from graders.workspace import load

@@ -104,22 +104,6 @@ def _regular_file(path: Path) -> Path:
     return path
 
 
-def planned_items(loaded: LoadedCourse, assignment: str) -> list[tuple[str, float]]:
-    """(item id, max points) of every question and check, before anything is graded.
-
-    Points are scaled as ``prepare_assignment`` scales them: an assignment's ``points``
-    override is the exercise's total.
-    """
-    planned = []
-    for entry in get_assignment(loaded, assignment).exercises:
-        ex = loaded.exercises[entry.id]
-        items = ex.kind.items(ex.exercise)
-        total = sum(i.points for i in items)
-        scale = entry.points / total if entry.points and total else 1.0
-        planned += [(i.id, i.points * scale) for i in items]
-    return planned
-
-
 def grade_notebook(course: Path | None, notebook: Path, assignment: str | None, *,
                    student: str = DEFAULT_STUDENT, isolation: str = "auto") -> dict[str, Any]:
     """The results document of one notebook; a notebook that cannot be read is ``ungradable``.

@@ -21,7 +21,6 @@ if TYPE_CHECKING:
     from ..autograde import Reporter, Summary
     from ..results import SubmissionResult
 
-INTERRUPTED = 130  # 128 + SIGINT, as shells report a command stopped by Ctrl-C
 db_option = click.option("--db", "db_url", default=None, metavar="URL",
                          help="SQLAlchemy URL of the gradebook; default: sqlite:///<course folder>/gradebook.db.")
 
@@ -59,7 +58,7 @@ def autograde(assignment: str, submissions: Path, course: Path | None, db_url: s
         _print_summary(summary)
     if summary is None or summary.interrupted:
         click.echo("interrupted: every grade finished so far is saved; run the same command again to go on", err=True)
-        sys.exit(INTERRUPTED)
+        sys.exit(ExitCode.INTERRUPTED)
     exit_with(ExitCode.OK if summary.all_graded else ExitCode.SOME_UNGRADED)
 
 
