@@ -23,7 +23,8 @@ as the cell's partial credit. Nothing is written to stderr: nbgrader scores a te
 with stderr output as failed.
 
 nbgrader runs student code in the same kernel before these cells, so a student can
-defeat any test cell there; ``graders grade`` of the same notebooks never runs it.
+defeat any test cell there. ``graders autograde`` reads the same notebooks as text and
+never runs them: use it where the grade must be trusted.
 """
 
 from __future__ import annotations

@@ -41,14 +41,18 @@ def grade(graded: tuple[LoadedCourse, PreparedAssignment, dict[str, str]], path:
     return {q.id: q for q in result.questions}
 
 
-def test_every_released_instructor_notebook_of_the_repository_course_earns_full_marks(course_file: Path, tmp_path: Path) -> None:
+def test_the_repository_course_key_earns_full_marks_in_every_released_notebook(course_file: Path, tmp_path: Path) -> None:
+    """Per assignment: the instructor notebook, and the student notebook filled by metadata."""
     with open_workspace(course_file) as ws:
         for assignment in ws.loaded.course.assignments:
             prep = prepare_assignment(ws.loaded, assignment.id, ws.ctx)
-            written = write_release(ws.loaded, assignment, answer_key(prep), tmp_path)
-            result = grade_submission(prep, read_submission(written.instructor, assignment.id, ws.loaded, "key"))
-            assert [q.id for q in result.questions if q.status is not Status.CORRECT] == []
-            assert result.raw_score == pytest.approx(result.max_score) and result.max_score > 0
+            key = answer_key(prep)
+            written = write_release(ws.loaded, assignment, key, tmp_path)
+            filled = save_nb(fill(load_nb(written.student), key), tmp_path / f"{assignment.id}-filled.ipynb")
+            for path in (written.instructor, filled):
+                result = grade_submission(prep, read_submission(path, assignment.id, ws.loaded, "key"))
+                assert [q.id for q in result.questions if q.status is not Status.CORRECT] == [], path.name
+                assert result.raw_score == pytest.approx(result.max_score) and result.max_score > 0
 
 
 @pytest.mark.parametrize("quoted", [True, False], ids=["quoted", "bare"])

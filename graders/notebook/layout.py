@@ -47,9 +47,7 @@ class Placed:
 
 Layout = Callable[[Placed, Mapping[str, str]], list[Part]]
 
-HOW_TO_ANSWER = """\
-## How to answer
-
+PREDICT_HINT = """\
 Each question has an answer cell that starts as `answer = ...`. Replace `...` with
 your prediction, written the way torch prints it, in quotes:
 
@@ -81,8 +79,8 @@ def assignment_parts(loaded: LoadedCourse, assignment: Assignment, key: Mapping[
     """Every part of ``assignment``'s notebook, in order (``key`` may be empty)."""
     placed = place_exercises(loaded, assignment)
     body = [part for p in placed for part in layout_for(p.loaded)(p, key)]
-    has_code = any(part.role == "code" for part in body)
-    return [Part("intro", "", intro_text(loaded, assignment, placed, runs_answers, has_code)), *body]
+    hints = how_to_answer({part.role for part in body}, runs_answers)
+    return [Part("intro", "", intro_text(loaded, assignment, placed, hints)), *body]
 
 
 def place_exercises(loaded: LoadedCourse, assignment: Assignment) -> list[Placed]:
@@ -104,7 +102,17 @@ def layout_for(ex: LoadedExercise) -> Layout:
     return layout
 
 
-def intro_text(loaded: LoadedCourse, assignment: Assignment, placed: list[Placed], runs_answers: bool, has_code: bool) -> str:
+def how_to_answer(roles: set[str], runs_answers: bool) -> list[str]:
+    """The instructions for the kinds of answer cells the notebook has."""
+    hints = ["## How to answer\n"]
+    if "answer" in roles:
+        hints.append(PREDICT_HINT.format(reading=RUN_BY_NBGRADER if runs_answers else READ_AS_TEXT))
+    if "code" in roles:
+        hints.append(CODE_HINT)
+    return hints
+
+
+def intro_text(loaded: LoadedCourse, assignment: Assignment, placed: list[Placed], hints: list[str]) -> str:
     """The introduction: title, due date, and the article sections the exercises follow."""
     due = assignment.due.isoformat(sep=" ", timespec="minutes")
     total = sum(p.points for p in placed)
@@ -121,8 +129,7 @@ def intro_text(loaded: LoadedCourse, assignment: Assignment, placed: list[Placed
         "|---|---|---|---|",
         *rows,
         "",
-        HOW_TO_ANSWER.format(reading=RUN_BY_NBGRADER if runs_answers else READ_AS_TEXT),
-        *([CODE_HINT] if has_code else []),
+        *hints,
         CHECK_HINT.format(name=assignment.id),
     ])
 
