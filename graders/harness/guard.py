@@ -23,6 +23,8 @@ from __future__ import annotations
 import _thread
 import builtins
 import collections
+import enum
+import logging
 import sys
 import traceback
 import typing
@@ -36,11 +38,12 @@ LEARNER_FILE = "<your code>"
 BLOCKED_EVENTS = frozenset({"gc.get_objects", "gc.get_referrers", "gc.get_referents", "sys.settrace",
                             "sys.setprofile", "sys.addaudithook", "sys._current_frames"})
 FRAME_ATTRIBUTES = frozenset({"tb_frame", "gi_frame", "cr_frame", "ag_frame"})
-# Library code that looks at frames for strings only (torch.manual_seed formats a stack).
+# Library code that reads frames for names and lines only (torch.manual_seed formats a stack,
+# namedtuple and Enum look up the caller's module, logging its file and line).
 FRAME_READERS = frozenset({
     (traceback.__file__, "format_stack"), (traceback.__file__, "extract_stack"),
     (traceback.__file__, "_extract_from_extended_frame_gen"), (collections.__file__, "namedtuple"),
-    (typing.__file__, "_caller"),
+    (typing.__file__, "_caller"), (enum.__file__, "_create_"), (logging.__file__, "<lambda>"),
 })
 WATCHED_PREFIXES = ("torch", "graders", "builtins", "json", "math", "copy", "traceback")
 SCALARS = (int, float, bool, str, type(None))
