@@ -4,11 +4,13 @@
         payload={"harness": "freeze_module", "source": "...", "entry": "freeze",
                  "seed": 0, "token": "<random, from the parent>"})
 
-Order matters: the guard is armed (audit hook, snapshot of torch and the grader's modules)
-before the learner's source is even compiled; observations are made with ``pristine``
-references; the guard's verdict is taken after the last line of learner-influenced code
-(hooks the learner left can run during our backward passes). Any violation makes the whole
-result ``integrity``, whatever was measured.
+Order matters: the guard is armed (audit hook; the snapshot of torch and the grader's
+modules was taken at import, in the warm process) before the learner's source is even
+compiled; after the top level and after each call of the learner's function, a
+checkpoint puts back whatever was replaced, so the harness goes on measuring with the
+real torch; observations are made with ``pristine`` references; the final verdict comes
+after the last line of learner-influenced code (hooks the learner left can run during our
+backward passes). Any violation makes the whole result ``integrity``, whatever was measured.
 
 The result is plain JSON with one ``status``:
 ``ok`` (+ ``observations``), ``invalid`` (+ ``syntax`` or ``missing`` or ``not_callable``),
@@ -31,6 +33,18 @@ from . import detach_forward, freeze_module, independent_copy, safe_sgd_step, st
 from .calls import compile_source, run_source
 
 _MODULES = {name: globals()[name] for name in HARNESSES}
+
+
+def _checked(fn: Any, checkpoint: Any) -> Any:
+    """The learner's function, followed each time by a guard checkpoint."""
+
+    def learner_function(*args: Any) -> Any:
+        try:
+            return fn(*args)
+        finally:
+            checkpoint()
+
+    return learner_function
 
 
 def _warm_up() -> None:
@@ -57,22 +71,23 @@ _BEFORE = snapshot.snapshot(snapshot.namespaces())
 
 def run(payload: dict[str, Any]) -> dict[str, Any]:
     """Payload: {harness, source, entry, seed, token} -> observations (see the module docstring)."""
-    violations = guard.arm(_BEFORE)
+    armed = guard.arm(_BEFORE)
     token, harness = str(payload["token"]), _MODULES[payload["harness"]]
-    result = _observe(harness, str(payload["source"]), str(payload["entry"]), int(payload["seed"]))
-    found = violations()
+    result = _observe(harness, str(payload["source"]), str(payload["entry"]), int(payload["seed"]), armed.checkpoint)
+    found = armed.violations()
     if found:
         result = {"status": "integrity", "reasons": found[:10]}
     return {"token": token, **result}
 
 
-def _observe(harness: Any, source: str, entry: str, seed: int) -> dict[str, Any]:
+def _observe(harness: Any, source: str, entry: str, seed: int, checkpoint: Any) -> dict[str, Any]:
     try:
         code = compile_source(source)
     except (SyntaxError, ValueError) as exc:  # ValueError: null bytes in the source
         line = getattr(exc, "lineno", None)
         return {"status": "invalid", "syntax": {"message": str(getattr(exc, "msg", exc))[:200], "line": line if type(line) is int else None}}
     namespace, raised = run_source(code)
+    checkpoint()
     if raised is not None:
         return {"status": "error", "raised": raised.to_json()}
     fn = namespace.get(entry)
@@ -84,7 +99,7 @@ def _observe(harness: Any, source: str, entry: str, seed: int) -> dict[str, Any]
         # Grad mode on, whatever the learner's top level left behind: the harness's own
         # forward passes must build graphs (the learner's function may still switch it).
         with pristine.grad_enabled(True):
-            return {"status": "ok", "observations": harness.observe(fn, seed)}
+            return {"status": "ok", "observations": harness.observe(_checked(fn, checkpoint), seed)}
     except pristine.Tampered as exc:
         return {"status": "integrity", "reasons": [str(exc)]}
     except BaseException as exc:  # noqa: BLE001 - e.g. a hook the learner left raised in our backward

@@ -28,7 +28,7 @@ import logging
 import sys
 import traceback
 import typing
-from typing import Any, Callable
+from typing import Any, Callable, NamedTuple
 
 import torch
 
@@ -50,43 +50,33 @@ SCALARS = (int, float, bool, str, type(None))
 _C = torch._C
 
 
-def arm(before: Snapshot) -> Callable[[], list[str]]:
-    """Install the hook (once per child); return the function listing violations since ``before``.
+class Armed(NamedTuple):
+    """What ``arm`` hands back: the final check, and checkpoints around learner code."""
+
+    violations: Callable[[], list[str]]  # everything seen so far, plus the final checks
+    checkpoint: Callable[[], None]  # compare and put back now (after each piece of learner code)
+
+
+def arm(before: Snapshot) -> Armed:
+    """Install the hook (once per child) and return the checks against ``before``.
 
     ``before`` is taken once in the warm process (``snapshot(namespaces())``), so a child
-    only pays for the comparison.
+    only pays for the comparison: about a millisecond when nothing changed. Checkpoints
+    after each piece of learner code put back what it replaced before the harness goes on
+    measuring, so a patch cannot be undone later to hide it.
     """
     events: list[str] = []
     sys.addaudithook(_hook(events, [False]))
     threads = _thread._count()
 
     # Bound now: learner code may replace the module attributes these names come from.
+    def checkpoint(restore: Any = restore) -> None:
+        events.extend(restore(before))
+
     def violations(restore: Any = restore, global_state: Any = _global_state, list: Any = list, dict: Any = dict) -> list[str]:
-        return list(dict.fromkeys(events)) + restore(before) + global_state(threads)
+        return list(dict.fromkeys(events + restore(before))) + global_state(threads)
 
-    return violations
-
-
-def _hook(events: list[str], busy: list[bool], getframe: Any = sys._getframe, blocked: Any = BLOCKED_EVENTS,
-          frame_attrs: Any = FRAME_ATTRIBUTES, str: Any = str) -> Callable[[str, tuple[Any, ...]], None]:
-    def hook(event: str, args: tuple[Any, ...]) -> None:
-        if busy[0] or event == "builtins.id":
-            return
-        busy[0] = True  # the checks below raise audit events themselves
-        try:
-            refused = event in blocked or _reads_memory(event, args)
-            if event == "sys._getframe" or event.startswith("ctypes.") or (event == "object.__getattr__" and args[1] in frame_attrs):
-                refused = _frame_leaks(getframe(1))
-            if refused:
-                events.append("opened the process's own memory" if event == "open" else f"used {event}")
-            elif event == "object.__setattr__" and _is_patch(*args[:3]):
-                events.append(f"replaced {str(args[1])} of {str(getattr(args[0], '__qualname__', 'a grader or torch object'))}")
-        finally:
-            busy[0] = False
-        if refused:
-            raise RuntimeError(f"{event} is not allowed in graded code")
-
-    return hook
+    return Armed(violations, checkpoint)
 
 
 def _frame_leaks(caller: Any, readers: Any = FRAME_READERS, learner: str = LEARNER_FILE) -> bool:
@@ -134,3 +124,28 @@ def _global_state(threads: int, count: Any = _thread._count, gettrace: Any = sys
     if saved(False) is not None:
         found.append("left saved-tensor hooks active")
     return found
+
+
+def _hook(events: list[str], busy: list[bool]) -> Callable[[str, tuple[Any, ...]], None]:
+    # Everything the hook calls is bound here, so replacing this module's functions later
+    # cannot switch it off.
+    def hook(event: str, args: tuple[Any, ...], getframe: Any = sys._getframe, blocked: Any = BLOCKED_EVENTS,
+             frame_attrs: Any = FRAME_ATTRIBUTES, str: Any = str, getattr: Any = getattr, leaks: Any = _frame_leaks,
+             reads_memory: Any = _reads_memory, is_patch: Any = _is_patch) -> None:
+        if busy[0] or event == "builtins.id":
+            return
+        busy[0] = True  # the checks below raise audit events themselves
+        try:
+            refused = event in blocked or reads_memory(event, args)
+            if event == "sys._getframe" or event.startswith("ctypes.") or (event == "object.__getattr__" and args[1] in frame_attrs):
+                refused = leaks(getframe(1))
+            if refused:
+                events.append("opened the process's own memory" if event == "open" else f"used {event}")
+            elif event == "object.__setattr__" and is_patch(*args[:3]):
+                events.append(f"replaced {str(args[1])} of {str(getattr(args[0], '__qualname__', 'a grader or torch object'))}")
+        finally:
+            busy[0] = False
+        if refused:
+            raise RuntimeError(f"{event} is not allowed in graded code")
+
+    return hook
