@@ -24,7 +24,7 @@ ITEMS = [
     "detach-basics/flags", "detach-basics/write-through", "detach-basics/resize-leaf",
 ]
 ANSWERS = [*ITEMS, "independent-copy"]  # metadata.graders keys: questions, then the code exercise
-FILES = {"student": "nb1/nb1.ipynb", "instructor": "nb1/nb1-instructor.ipynb", "source": "source/nb1/nb1.ipynb"}
+FILES = {"student": "nb1/nb1.ipynb", "instructor": "instructor/nb1/nb1.ipynb", "source": "source/nb1/nb1.ipynb"}
 
 
 @pytest.fixture(scope="module")

@@ -1,7 +1,7 @@
 """``graders release``: an assignment as a student, an instructor and an nbgrader notebook.
 
     DIR/<assignment>/<assignment>.ipynb              what learners fill in
-    DIR/<assignment>/<assignment>-instructor.ipynb   the same with the key and explanations
+    DIR/instructor/<assignment>/<assignment>.ipynb   the same with the key and explanations (never hand out)
     DIR/source/<assignment>/<assignment>.ipynb       for an nbgrader course (solution and
     DIR/source/<assignment>/graders-course.json        hidden test cells), and where the
                                                        test cells find the course
@@ -66,7 +66,7 @@ def write_release(loaded: LoadedCourse, assignment: Assignment, key: Mapping[str
     _require_key(loaded, assignment, key)
     where = Released(
         student=out / assignment.id / f"{assignment.id}.ipynb",
-        instructor=out / assignment.id / f"{assignment.id}-instructor.ipynb",
+        instructor=out / "instructor" / assignment.id / f"{assignment.id}.ipynb",
         source=out / "source" / assignment.id / f"{assignment.id}.ipynb",
         pointer=out / "source" / assignment.id / POINTER_FILE,
     )
