@@ -52,7 +52,7 @@ def judge(got: Mapping[str, Any], ref: Mapping[str, Any]) -> dict[str, Verdict]:
         "output": tensor_verdict(got["out"], ref["out"]),
         "a-no-grads": backward or _a_no_grads(got),
         "b-grads": backward or _b_grads(got, ref),
-        "a-flags-untouched": _a_flags(got),
+        "a-flags-untouched": _a_flags(got) if got["out"].get("type") == "tensor" else tensor_verdict(got["out"], ref["out"]),
     }
 
 

@@ -31,13 +31,14 @@ def observe(fn: Any, seed: int) -> dict[str, Any]:
     x = P.randn(5, 3, generator=g)
     P.backward(((x @ w + b) ** 2).mean())
     pending = (w * w).sum() + (b * b).sum()  # saves w and b for its backward
-    params, versions = [w, b, unused], (P.version(w), P.version(b))
+    params, versions, bits = [w, b, unused], (P.version(w), P.version(b)), (P.bits(w), P.bits(b))
     called = call(fn, params, LR)
     if called.raised:
         return {"raised": called.raised.to_json()}
     record = {
         "values": [P.describe(p) for p in (w, b, unused)],
         "leaves": [P.is_leaf(p) and P.requires_grad(p) for p in (w, b, unused)],
+        "moved": [P.bits(w) != bits[0], P.bits(b) != bits[1]],
         "same_list": len(params) == 3 and all(p is q for p, q in zip(params, (w, b, unused))),
         "versions_moved": [P.version(w) > versions[0], P.version(b) > versions[1]],
     }
@@ -77,6 +78,10 @@ def _same_leaves(got: Mapping[str, Any]) -> Verdict:
         return fail(f"After the step, `{broken[0]}` is no longer a leaf that requires grad; expected the same parameters, updated in place.")
     if not flag(got, "same_list"):
         return fail("Your step put other tensors into `params`; expected the same parameter objects, updated in place.")
+    still = [n for n, moved in zip(NAMES, bools(got, "moved", 2)) if not moved]
+    if still:
+        return fail(f"The tensor `{still[0]}` itself did not change: the new values went somewhere else (a new tensor bound to "
+                    "a local name?). Expected the same parameter objects to hold the new values.")
     return PASS
 
 
