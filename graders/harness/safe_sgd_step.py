@@ -19,6 +19,7 @@ CALL = "`sgd_step(params, lr)`"
 NAMES = ("w", "b", "unused")  # unused: its .grad is None, so the step must skip it
 LR = 0.1
 STALE = "modified by an inplace operation"
+VALUES = ("shape", "dtype", "values")
 
 
 def observe(fn: Any, seed: int) -> dict[str, Any]:
@@ -64,7 +65,7 @@ def judge(got: Mapping[str, Any], ref: Mapping[str, Any]) -> dict[str, Verdict]:
         return dict.fromkeys(CHECKS, errored(got["raised"], CALL))
     mine, theirs = items(got, "values", len(NAMES)), items(ref, "values", len(NAMES))
     return {
-        "values": first_failure(tensor_verdict(m, r, ("shape", "dtype", "values"), f"For `{n}` after the step: ") for n, m, r in zip(NAMES, mine, theirs)),
+        "values": first_failure(tensor_verdict(m, r, VALUES, f"For `{n}` after the step: ") for n, m, r in zip(NAMES, mine, theirs)),
         "same-leaves": _same_leaves(got),
         "autograd-safe": _autograd_safe(got),
         "backward-after": _backward_verdict(got, ref),
@@ -100,4 +101,4 @@ def _backward_verdict(got: Mapping[str, Any], ref: Mapping[str, Any]) -> Verdict
     if got.get("after_raised") is not None:
         return fail(sentence(explain_raised(got["after_raised"], "A new forward and backward pass after your step")))
     mine, theirs = items(got, "after_grads", 2), items(ref, "after_grads", 2)
-    return first_failure(tensor_verdict(m, r, ("shape", "dtype", "values"), f"For `{n}.grad` after a new backward pass: ") for n, m, r in zip(NAMES, mine, theirs))
+    return first_failure(tensor_verdict(m, r, VALUES, f"For `{n}.grad` after a new backward pass: ") for n, m, r in zip(NAMES, mine, theirs))

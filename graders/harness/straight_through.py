@@ -68,7 +68,8 @@ def judge(got: Mapping[str, Any], ref: Mapping[str, Any]) -> dict[str, Verdict]:
         if "raised" in mine:
             return dict.fromkeys(CHECKS, errored(mine["raised"], f"With {case} as `x`: {CALL}"))
         if flag(mine, "input_changed"):
-            return dict.fromkeys(CHECKS, fail(f"With {case} as `x`: {CALL} changed `x` in place. It must return a new tensor and leave `x` as it was."))
+            changed = f"With {case} as `x`: {CALL} changed `x` in place. It must return a new tensor and leave `x` as it was."
+            return dict.fromkeys(CHECKS, fail(changed))
     return {
         "forward": first_failure(tensor_verdict(m["out"], r["out"], ("shape", "dtype", "values"), f"With {c} as `x`: ") for c, m, r in pairs),
         "gradient": first_failure(_gradient(c, m, r) for c, m, r in pairs),

@@ -31,6 +31,7 @@ from ..yamlsource import Marks
 from .code_feedback import Judged, judge_outcome
 
 SOLUTIONS_DIR = "solutions"
+NO_REFERENCE = "This exercise could not be graded: its reference solution could not be run. Your instructor has been told."
 PyName = Annotated[str, StringConstraints(pattern=r"^[A-Za-z_][A-Za-z0-9_]*$")]
 
 
@@ -103,7 +104,7 @@ class CodeKind:
         if source is None or not source.strip() or source.strip() == exercise.template.strip():
             return _all(exercise, Status.UNANSWERED, f"No code was submitted: define `{exercise.signature}`.")
         if prepared.get("error"):
-            return _all(exercise, Status.ERROR, "This exercise could not be graded: its reference solution could not be run. Your instructor has been told.")
+            return _all(exercise, Status.ERROR, NO_REFERENCE)
         judged = _run(exercise, source, ctx)
         if judged.observations is None:
             return _all(exercise, judged.status, judged.message)
@@ -167,7 +168,8 @@ def _harness_problems(exercise: CodeExercise, marks: Marks) -> list[Problem]:
             problems.append(Problem(marks.at(("checks", i, "id")), f"checks[{i}].id: duplicate check id '{c.id}'"))
         elif c.id not in known:
             hint = did_you_mean(c.id, list(known))
-            problems.append(Problem(marks.at(("checks", i, "id")), f"checks[{i}].id: harness '{exercise.harness}' has no check '{c.id}'{hint}; it has: {', '.join(known)}"))
+            message = f"checks[{i}].id: harness '{exercise.harness}' has no check '{c.id}'{hint}; it has: {', '.join(known)}"
+            problems.append(Problem(marks.at(("checks", i, "id")), message))
         seen.add(c.id)
     return problems
 
