@@ -1,6 +1,6 @@
 """Per-job latency of the sandbox: a small autograd task run through ``open_runner``.
 
-    .venv/bin/python benchmarks/sandbox_fork.py [--jobs 50] [--level auto] [--gap-ms 50]
+    .venv/bin/python benchmarks/sandbox_fork.py [--jobs 50] [--level bubblewrap] [--gap-ms 50]
 
 Prints, per isolation level, the start-up time of the warm fork server and the latency
 of ``Runner.run`` for ``graders.sandbox.selftest:autograd``, both back-to-back and with a
