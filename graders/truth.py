@@ -11,7 +11,7 @@ import os
 from functools import lru_cache
 from importlib import metadata
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Callable
 
 if TYPE_CHECKING:
     from .registry import Context
@@ -35,15 +35,29 @@ def compute_truth(exercise_id: str, content_hash: str, payload: dict[str, Any], 
     Returns the child's result, or ``{"error": message}`` when the child failed as a whole
     (crash, timeout): that is the course author's problem, reported by ``validate``.
     """
-    cache = _cache_file(ctx, exercise_id, content_hash, payload.get("seed", 0))
-    cached = _read_cache(cache)
-    if cached is not None:
-        return cached
-    outcome = ctx.runner.run(_job(TRUTH_TASK, payload, ctx))
-    if outcome.status != "ok" or outcome.result is None:
-        return {"error": f"computing the truth failed ({outcome.status}): {outcome.message}"}
-    _write_cache(cache, outcome.result)
-    return outcome.result
+    def run_in_torch() -> dict[str, Any]:
+        outcome = ctx.runner.run(_job(TRUTH_TASK, payload, ctx))
+        if outcome.status != "ok" or outcome.result is None:
+            return {"error": f"computing the truth failed ({outcome.status}): {outcome.message}"}
+        return outcome.result
+
+    return cached(ctx, exercise_id, content_hash, run_in_torch)
+
+
+def cached(ctx: "Context", name: str, content_hash: str, compute: Callable[[], dict[str, Any]]) -> dict[str, Any]:
+    """``compute()``'s result, from the course's cache when this content was seen before.
+
+    One cache serves every kind (truths, reference observations). A result holding an
+    ``error`` is never stored: a crash or a timeout may be the machine's, not the course's.
+    """
+    path = _cache_file(ctx, name, content_hash, ctx.course.seed)
+    found = _read_cache(path)
+    if found is not None:
+        return found
+    result = compute()
+    if not result.get("error"):
+        _write_cache(path, result)
+    return result
 
 
 def _job(task: str, payload: dict[str, Any], ctx: "Context") -> Any:

@@ -21,7 +21,6 @@ code), so patching ``builtins`` or this module afterwards does not blind them.
 from __future__ import annotations
 
 import _thread
-import builtins
 import collections
 import enum
 import logging

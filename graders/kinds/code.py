@@ -16,6 +16,7 @@ from __future__ import annotations
 import ast
 import hashlib
 import secrets
+from dataclasses import replace
 from pathlib import Path
 from typing import Annotated, Any, Literal
 
@@ -26,7 +27,7 @@ from ..errors import Problem
 from ..registry import Context, ExerciseAnswers, Item, did_you_mean, register
 from ..results import QuestionResult, Status
 from ..spec import ExerciseBase, Ident, Strict
-from ..truth import _cache_file, _read_cache, _write_cache, course_limits  # one cache for every kind's truths
+from ..truth import cached, course_limits
 from ..yamlsource import Marks
 from .code_feedback import Judged, judge_outcome
 
@@ -79,16 +80,14 @@ class CodeKind:
 
     def prepare(self, exercise: CodeExercise, ctx: Context) -> dict[str, Any]:
         source = (ctx.root / SOLUTIONS_DIR / exercise.solution).read_text(encoding="utf-8")
-        cache = _cache_file(ctx, exercise.id, _content_hash(exercise, source), ctx.course.seed)
-        cached = _read_cache(cache)
-        if cached is not None:
-            return cached
-        judged = _run(exercise, source, ctx)
-        if judged.observations is None:
-            return {"error": judged.message, "solution": source}
-        prepared = {"observations": judged.observations, "solution": source}
-        _write_cache(cache, prepared)
-        return prepared
+
+        def observe_reference() -> dict[str, Any]:
+            judged = _run(exercise, source, ctx)
+            if judged.observations is None:
+                return {"error": judged.message, "solution": source}
+            return {"observations": judged.observations, "solution": source}
+
+        return cached(ctx, exercise.id, _content_hash(exercise, source), observe_reference)
 
     def problems(self, exercise: CodeExercise, prepared: dict[str, Any], marks: Marks) -> list[Problem]:
         where = marks.at(("solution",))
@@ -100,7 +99,11 @@ class CodeKind:
         return [Problem(where, f"solution: {exercise.solution} fails its own check '{c}': {v.feedback}") for c, v in verdicts.items() if not v.passed]
 
     def grade(self, exercise: CodeExercise, prepared: dict[str, Any], given: ExerciseAnswers, ctx: Context) -> list[QuestionResult]:
-        source = given.code
+        note = given.note(exercise.id)
+        results = self._grade(exercise, prepared, given.code, ctx)
+        return [replace(r, feedback=f"{r.feedback}\n{note}") for r in results] if note else results
+
+    def _grade(self, exercise: CodeExercise, prepared: dict[str, Any], source: str | None, ctx: Context) -> list[QuestionResult]:
         if source is None or not source.strip() or source.strip() == exercise.template.strip():
             return _all(exercise, Status.UNANSWERED, f"No code was submitted: define `{exercise.signature}`.")
         if prepared.get("error"):
