@@ -10,14 +10,17 @@ import re
 from dataclasses import dataclass, field, fields
 from typing import Any, Protocol
 
+from ..errors import GraderError
+
 ISOLATION_LEVELS = ("bubblewrap", "unshare", "plain", "unsafe")
 _TASK = re.compile(r"[A-Za-z_][\w.]*:[A-Za-z_]\w*")
 
 
-class SandboxError(RuntimeError):
+class SandboxError(GraderError, RuntimeError):
     """The sandbox itself cannot do what was asked (level unavailable, unknown task, closed).
 
-    Never raised for anything the child does: that always becomes an ``Outcome``.
+    Never raised for anything the child does: that always becomes an ``Outcome``. A
+    ``GraderError``, so the command line shows it as one line, not a traceback.
     """
 
 
