@@ -34,7 +34,6 @@ import inspect
 import json
 import linecache
 import os
-import threading
 import warnings
 from dataclasses import replace
 from functools import lru_cache
@@ -134,12 +133,14 @@ def _prepared(course: Path, course_id: str | None, assignment: str) -> "Prepared
     from .grade import prepare_assignment
     from .load import load_course
     from .registry import Context
-    from .workspace import CACHE_DIR
+    from .workspace import CACHE_DIR, LazyRunner
 
     loaded = load_course(course)
     if course_id is not None and loaded.course.id != course_id:
         raise UsageError(f"{course} is course '{loaded.course.id}', but this assignment was released from course '{course_id}'")
-    ctx = Context(loaded.course, loaded.root, _LazyRunner(loaded.root), loaded.root / CACHE_DIR)
+    runner = LazyRunner("auto", 1, (str(loaded.root.resolve()),))
+    atexit.register(runner.close)  # the kernel keeps the runner for every later test cell
+    ctx = Context(loaded.course, loaded.root, runner, loaded.root / CACHE_DIR)
     return prepare_assignment(loaded, assignment, ctx)
 
 
@@ -164,28 +165,3 @@ def _verdict(item: str, results: list["QuestionResult"]) -> float | None:
         raise NotCorrect(feedback)
     print(feedback)
     return None if earned >= top else earned
-
-
-class _LazyRunner:
-    """Starts the sandbox only when a truth is missing from the cache (rare after release)."""
-
-    isolation = "lazy"
-
-    def __init__(self, root: Path) -> None:
-        self._root = root
-        self._runner: Any = None
-        self._lock = threading.Lock()  # truths are prepared by several threads at once
-
-    def run(self, job: Any) -> Any:
-        with self._lock:
-            if self._runner is None:
-                from .sandbox import open_runner
-
-                self._runner = open_runner("auto", workers=1, hide=(str(self._root.resolve()),))
-                self.isolation = self._runner.isolation
-                atexit.register(self.close)
-        return self._runner.run(job)
-
-    def close(self) -> None:
-        if self._runner is not None:
-            self._runner.close()
