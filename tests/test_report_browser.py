@@ -35,7 +35,7 @@ CHROMIUM_ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-backg
                  "--disable-component-update", "--no-first-run", "--disable-sync"]
 REPO = Path(__file__).resolve().parent.parent
 ARTIFACTS = REPO / "test-artifacts"
-NAMES = ("ada alan barbara claude dana edsger frances grace hedy ivan joan ken linus margaret niklaus olga peter "
+NAMES = ("ada alan barbara carol dana edsger frances grace hedy ivan joan ken linus margaret niklaus olga peter "
          "radia sophie tim ursula vint whitfield xiaoyun yukihiro zoe amal bjarne chen dorothy emmy fei guido "
          "hanna imre jun karen").split()
 UNREADABLE = ("tensor(2.", "true?", "same as a", "Tensor 2")
