@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 import signal
 import sys
 import threading
@@ -32,7 +33,8 @@ db_option = click.option("--db", "db_url", default=None, metavar="URL",
 @db_option
 @click.option("--out", "out_dir", type=click.Path(file_okay=False, path_type=Path), default=None,
               help="Where results.json, grades.csv, junit.xml and gradescope/ go; default: autograded/ASSIGNMENT/ in the course folder.")
-@click.option("--workers", type=click.IntRange(1, 64), default=2, show_default=True, help="Submissions graded at once.")
+@click.option("--workers", type=click.IntRange(1, 64), default=lambda: min(os.cpu_count() or 1, 64),
+              show_default="the number of CPUs", help="Submissions graded at once.")
 @click.option("--force", is_flag=True, help="Grade every submission again, even those whose saved grade is up to date.")
 @isolation_option
 def autograde(assignment: str, submissions: Path, course: Path | None, db_url: str | None, out_dir: Path | None,
