@@ -7,7 +7,8 @@ For each assignment: ``graders release`` it (truths computed cold), let nbgrader
 the student notebook from the released nbgrader source, fill it in for N synthetic
 students (``synth``), then grade them all with ``graders autograde --workers W`` as a
 subprocess (wall time, CPU time and peak memory of its whole process tree), grade the
-first ``--growth-base`` of them again on their own (growth), measure per-submission costs
+first ``--growth-base`` of them again on their own (growth), grade them all once more
+while reading every process's PSS (memory; it slows the run, so it is not timed), measure per-submission costs
 in one process (``costs``), and grade a subset with ``nbgrader autograde`` and check it
 gives every student of the subset the same score. Then time ``graders check`` started
 cold. Prints the figures and the targets they meet; ``--json`` keeps them all.
@@ -47,6 +48,7 @@ class Options:
     subset: int
     growth_base: int
     code_share: float
+    hostile_every: int
     seed: int
     check_runs: int
     course: Path
@@ -58,7 +60,7 @@ def main(argv: list[str] | None = None) -> int:
     opts, json_out, keep = _options(argv)
     figures: dict[str, Any] = {"command": " ".join(["benchmarks/class_batch.py", *(argv or sys.argv[1:])]),
                                "machine": report.machine(), "students": opts.students, "workers": opts.workers,
-                               "code_share": opts.code_share, "assignments": {}}
+                               "code_share": opts.code_share, "hostile_every": opts.hostile_every, "assignments": {}}
     try:
         course = _copy_course(opts.course, opts.work / "course")
         for assignment in opts.assignments:
@@ -86,11 +88,12 @@ def run_assignment(opts: Options, course: Path, assignment: str) -> dict[str, An
         template = nbgrader_side.generate(nb_root, work / "release" / "source" / assignment, assignment)
     else:
         template = work / "release" / assignment / f"{assignment}.ipynb"
-    cohort = synth.students(opts.students, opts.seed, opts.code_share)
+    cohort = synth.students(opts.students, opts.seed, opts.code_share, opts.hostile_every)
     subs = write_class(course, assignment, json.loads(template.read_text(encoding="utf-8")), cohort, key, work / "submitted", opts.seed)
     batch = autograde(course, assignment, subs, work, "all", opts.workers)
+    memory = autograde(course, assignment, subs, work, "memory", opts.workers, pss=True)
     figures: dict[str, Any] = {"release": report.measured(release), "batch": report.measured(batch),
-                               "mix": report.mix(cohort)}
+                               "memory": report.measured(memory), "mix": report.mix(cohort)}
     if 0 < opts.growth_base < opts.students:
         base = copy_students(subs, work / f"first-{opts.growth_base}", [s.id for s in cohort[:opts.growth_base]])
         figures["growth"] = {"base": opts.growth_base, "batch": report.measured(autograde(course, assignment, base, work, "base", opts.workers))}
@@ -126,21 +129,21 @@ def course_facts(course: Path, assignment: str) -> tuple[dict[str, list[str]], d
     return wrong, entries
 
 
-def autograde(course: Path, assignment: str, subs: Path, work: Path, label: str, workers: int) -> Measured:
-    """``graders autograde`` into a fresh gradebook, measured as a whole."""
+def autograde(course: Path, assignment: str, subs: Path, work: Path, label: str, workers: int, pss: bool = False) -> Measured:
+    """``graders autograde`` into a fresh gradebook, measured as a whole (``pss``: see ``proctree``)."""
     db = work / f"gradebook-{label}.db"
     for stale in work.glob(f"gradebook-{label}.db*"):
         stale.unlink()
     done = graders_cli(course, "autograde", assignment, str(subs), "--workers", str(workers),
-                       "--db", f"sqlite:///{db}", "--out", str(work / f"out-{label}"), check=False)
+                       "--db", f"sqlite:///{db}", "--out", str(work / f"out-{label}"), check=False, pss=pss)
     if done.returncode not in (0, 1):  # 1: some submission could not be graded, which is a result
         raise RuntimeError(f"graders autograde failed ({done.returncode}):\n{done.stderr[-3000:]}")
     return done
 
 
-def graders_cli(course: Path, *args: str, check: bool = True) -> Measured:
+def graders_cli(course: Path, *args: str, check: bool = True, pss: bool = False) -> Measured:
     """Run ``graders ARGS --course COURSE`` as its own process, measured."""
-    done = run_measured([str(BIN / "graders"), *args, "--course", str(course)], cwd=course)
+    done = run_measured([str(BIN / "graders"), *args, "--course", str(course)], cwd=course, pss=pss, interval=0.1 if pss else 0.05)
     if check and done.returncode != 0:
         raise RuntimeError(f"graders {' '.join(args)} failed ({done.returncode}):\n{done.stderr[-3000:]}")
     return done
@@ -213,6 +216,8 @@ def _options(argv: list[str] | None) -> tuple[Options, Path | None, bool]:
     parser.add_argument("--nbgrader-subset", type=int, default=20, help="submissions nbgrader grades per assignment; 0: none (default 20)")
     parser.add_argument("--growth-base", type=int, default=100, help="the smaller batch of the growth ratio (default 100)")
     parser.add_argument("--code-share", type=float, default=0.3, help="share of students who write code (default 0.3)")
+    parser.add_argument("--hostile-every", type=int, default=synth.HOSTILE_EVERY,
+                        help=f"one hostile student in this many; 0: none (default {synth.HOSTILE_EVERY})")
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--check-runs", type=int, default=5, help="cold starts of graders check (default 5)")
     parser.add_argument("--course", type=Path, default=REPO, help="the course folder (default: the repository's)")
@@ -224,7 +229,7 @@ def _options(argv: list[str] | None) -> tuple[Options, Path | None, bool]:
         args.students, args.assignments, args.nbgrader_subset, args.growth_base, args.check_runs = 5, "ps1", 0, 0, 1
     work = args.workdir or Path(tempfile.mkdtemp(prefix="graders-bench-"))
     opts = Options(args.students, tuple(a for a in args.assignments.split(",") if a), args.workers, args.nbgrader_subset,
-                   args.growth_base, args.code_share, args.seed, args.check_runs, args.course.resolve(), work.resolve())
+                   args.growth_base, args.code_share, args.hostile_every, args.seed, args.check_runs, args.course.resolve(), work.resolve())
     return opts, args.json, args.workdir is not None
 
 

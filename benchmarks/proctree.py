@@ -1,21 +1,22 @@
 """Run a command and measure it as a whole: wall time, CPU time and peak memory of its tree.
 
-Peak memory is taken two ways, because neither alone answers "how much memory did the
-run need":
+Memory, sampled from ``/proc`` every ``interval`` seconds over the command's whole tree:
 
-- ``rusage_maxrss_mib``: the ``ru_maxrss`` that ``wait4`` reports for the command, i.e.
-  the largest peak RSS of any single process it reaped (the kernel keeps no sum; bwrap's
-  pid namespace is not reaped, see below), and ``single_rss_mib``, the same sampled over
-  the whole tree;
-- ``tree_rss_mib`` / ``tree_pss_mib``: the largest sum over the whole process tree,
-  sampled from ``/proc`` every ``interval`` seconds. RSS counts the pages a forked child
-  shares with its warm parent once per process (an over-count); PSS splits shared pages
-  between their users, so the PSS sum is the memory the run really occupied.
+- ``tree_rss_mib``: the largest sum of RSS. It counts the pages a forked child shares with
+  its warm parent once per process, so it over-counts; ``single_rss_mib`` is the largest
+  RSS of one process; ``rusage_maxrss_mib`` is what ``wait4`` reports (the largest of the
+  processes the command reaped: bwrap's pid namespace is not among them, see below).
+- with ``pss=True`` only: ``tree_pss_mib``, the largest sum of PSS, which splits shared
+  pages between their users: the memory the run really occupied; and ``own_pss_mib``,
+  the same without the pages that processes forked by a fork server (its spare and the
+  jobs running learner code, each capped by the course's memory limit) hold privately:
+  what the grader itself occupied. Reading PSS walks a process's page tables (~17 ms for
+  500 MB) and slows the run being measured, so timed runs leave it off.
 
-CPU time is taken from the samples too: ``wait4`` covers the command and the processes
-it reaped, but not what runs under bubblewrap (bwrap does not reap its pid namespace's
-processes, so their time reaches no one). Deeper processes add their own CPU time and
-that of the children they reaped (``/proc/<pid>/stat`` fields 14-17), each as last seen.
+CPU time: ``wait4`` covers the command and the processes it reaped, but not what runs
+under bubblewrap (bwrap does not reap its pid namespace's processes, so their time
+reaches no one). The samples add, for each deeper process, its own CPU time and that of
+the children it reaped (``/proc/<pid>/stat`` fields 14-17), as last seen.
 
 Processes are found by walking parent links from the command's pid, which also finds
 fork servers inside bubblewrap's pid namespace (they keep their host pids in ``/proc``).
@@ -34,31 +35,33 @@ from typing import Sequence
 
 PAGE_KIB = os.sysconf("SC_PAGE_SIZE") // 1024
 TICKS = os.sysconf("SC_CLK_TCK")
+FORK_SERVER = b"graders.sandbox.zygote"  # in the command line of graders' fork servers
 
 
 @dataclass(frozen=True)
 class Measured:
-    """What one command cost."""
+    """What one command cost (memory in MiB; PSS figures are 0 unless asked for)."""
 
     returncode: int
     wall_s: float
-    cpu_s: float  # user + system of the whole tree (see the module docstring)
+    cpu_s: float
     rusage_maxrss_mib: float
-    single_rss_mib: float  # the largest RSS one process of the tree had, sampled
+    single_rss_mib: float
     tree_rss_mib: float
     tree_pss_mib: float
+    own_pss_mib: float
     peak_processes: int
     stdout: str
     stderr: str
 
 
 def run_measured(command: Sequence[str], *, cwd: Path | None = None, env: dict[str, str] | None = None,
-                 interval: float = 0.05) -> Measured:
-    """Run ``command`` to completion, sampling its process tree's memory meanwhile."""
+                 pss: bool = False, interval: float = 0.05) -> Measured:
+    """Run ``command`` to completion, sampling its process tree meanwhile."""
     with tempfile.TemporaryFile("w+") as out, tempfile.TemporaryFile("w+") as err:
         started = time.perf_counter()
         proc = subprocess.Popen(list(command), cwd=cwd, env=env, stdin=subprocess.DEVNULL, stdout=out, stderr=err, text=True)
-        sampler = _Sampler(proc.pid, interval)
+        sampler = _Sampler(proc.pid, interval, pss)
         sampler.start()
         try:
             # wait4, not wait: its rusage covers the command and every descendant it reaped.
@@ -71,8 +74,9 @@ def run_measured(command: Sequence[str], *, cwd: Path | None = None, env: dict[s
         err.seek(0)
         stdout, stderr = out.read(), err.read()
     cpu = usage.ru_utime + usage.ru_stime + sampler.unreaped_cpu_s()
-    return Measured(proc.returncode, wall, cpu, usage.ru_maxrss / 1024, sampler.peak_single_kib / 1024,
-                    sampler.peak_rss_kib / 1024, sampler.peak_pss_kib / 1024, sampler.peak_count, stdout, stderr)
+    peaks = sampler.peaks
+    return Measured(proc.returncode, wall, cpu, usage.ru_maxrss / 1024, peaks["single"] / 1024, peaks["rss"] / 1024,
+                    peaks["pss"] / 1024, peaks["own"] / 1024, sampler.peak_count, stdout, stderr)
 
 
 @dataclass
@@ -88,13 +92,14 @@ class _Seen:
 class _Sampler(threading.Thread):
     """Samples the tree under ``root`` until stopped; keeps the peaks and each process's CPU."""
 
-    def __init__(self, root: int, interval: float) -> None:
+    def __init__(self, root: int, interval: float, pss: bool) -> None:
         super().__init__(daemon=True)
-        self.root, self.interval = root, interval
-        self.peak_rss_kib = self.peak_pss_kib = self.peak_single_kib = 0
+        self.root, self.interval, self.pss = root, interval, pss
+        self.peaks = {"single": 0, "rss": 0, "pss": 0, "own": 0}
         self.peak_count = 0
         self.seen: dict[int, _Seen] = {}
         self.samples = 0
+        self.commands: dict[int, bytes] = {}
         self._stop_event = threading.Event()
 
     def run(self) -> None:
@@ -109,16 +114,33 @@ class _Sampler(threading.Thread):
     def sample(self) -> None:
         self.samples += 1
         stats = _stats()
-        pids = tree(self.root, {pid: stat[0] for pid, stat in stats.items()})
+        pids = [pid for pid in tree(self.root, {pid: stat[0] for pid, stat in stats.items()}) if pid in stats]
         for pid in pids:
-            if pid in stats:
-                parent, own, reaped = stats[pid]
-                self.seen[pid] = _Seen(parent, own, reaped, self.samples)
+            parent, own, reaped = stats[pid]
+            self.seen[pid] = _Seen(parent, own, reaped, self.samples)
         rss = [_rss_kib(pid) for pid in pids]
-        self.peak_rss_kib = max(self.peak_rss_kib, sum(rss))
-        self.peak_single_kib = max(self.peak_single_kib, max(rss))
-        self.peak_pss_kib = max(self.peak_pss_kib, sum(_pss_kib(pid) for pid in pids))
+        self._peak("single", max(rss, default=0))
+        self._peak("rss", sum(rss))
         self.peak_count = max(self.peak_count, len(pids))
+        if self.pss:
+            forked = {pid for pid in pids if FORK_SERVER in self.command(stats[pid][0])}
+            memory = {pid: _pss_and_private_kib(pid) for pid in pids}
+            total = sum(pss for pss, _ in memory.values())
+            self._peak("pss", total)
+            self._peak("own", total - sum(private for pid, (_, private) in memory.items() if pid in forked))
+
+    def _peak(self, name: str, value: int) -> None:
+        self.peaks[name] = max(self.peaks[name], value)
+
+    def command(self, pid: int) -> bytes:
+        """A process's command line, read once (fork servers live as long as the run)."""
+        if pid not in self.commands:
+            try:
+                with open(f"/proc/{pid}/cmdline", "rb") as f:
+                    self.commands[pid] = f.read()
+            except OSError:
+                self.commands[pid] = b""
+        return self.commands[pid]
 
     def unreaped_cpu_s(self) -> float:
         """CPU time of the processes below the command's children, which ``wait4`` misses.
@@ -137,21 +159,8 @@ class _Sampler(threading.Thread):
         return ticks / TICKS
 
 
-def _stats() -> dict[int, tuple[int, int, int]]:
-    """pid -> (parent, own CPU ticks, reaped children's CPU ticks), for every process."""
-    found = {}
-    for entry in os.scandir("/proc"):
-        if entry.name.isdigit():
-            fields = _stat_fields(entry.name)
-            if fields is not None:
-                found[int(entry.name)] = (int(fields[1]), int(fields[11]) + int(fields[12]), int(fields[13]) + int(fields[14]))
-    return found
-
-
-def tree(root: int, parents: dict[int, int] | None = None) -> list[int]:
-    """``root`` and every live descendant, from the parent links in ``/proc/<pid>/stat``."""
-    if parents is None:
-        parents = {pid: stat[0] for pid, stat in _stats().items()}
+def tree(root: int, parents: dict[int, int]) -> list[int]:
+    """``root`` and every descendant, from a pid -> parent map."""
     children: dict[int, list[int]] = {}
     for pid, parent in parents.items():
         children.setdefault(parent, []).append(pid)
@@ -163,14 +172,19 @@ def tree(root: int, parents: dict[int, int] | None = None) -> list[int]:
     return found
 
 
-def _stat_fields(pid: str) -> list[bytes] | None:
-    """The fields of ``/proc/<pid>/stat`` after the command name (field 3 is index 0)."""
-    try:
-        with open(f"/proc/{pid}/stat", "rb") as f:
-            stat = f.read()
-    except OSError:
-        return None
-    return stat[stat.rindex(b")") + 2:].split()
+def _stats() -> dict[int, tuple[int, int, int]]:
+    """pid -> (parent, own CPU ticks, reaped children's CPU ticks), for every process."""
+    found = {}
+    for entry in os.scandir("/proc"):
+        if entry.name.isdigit():
+            try:
+                with open(f"/proc/{entry.name}/stat", "rb") as f:
+                    stat = f.read()
+            except OSError:
+                continue
+            fields = stat[stat.rindex(b")") + 2:].split()  # the command name may hold spaces
+            found[int(entry.name)] = (int(fields[1]), int(fields[11]) + int(fields[12]), int(fields[13]) + int(fields[14]))
+    return found
 
 
 def _rss_kib(pid: int) -> int:
@@ -181,12 +195,15 @@ def _rss_kib(pid: int) -> int:
         return 0
 
 
-def _pss_kib(pid: int) -> int:
+def _pss_and_private_kib(pid: int) -> tuple[int, int]:
+    pss = private = 0
     try:
         with open(f"/proc/{pid}/smaps_rollup", "rb") as f:
             for line in f:
                 if line.startswith(b"Pss:"):
-                    return int(line.split()[1])
+                    pss = int(line.split()[1])
+                elif line.startswith((b"Private_Clean:", b"Private_Dirty:")):
+                    private += int(line.split()[1])
     except (OSError, ValueError):
         pass
-    return 0
+    return pss, private

@@ -9,9 +9,11 @@ the nbgrader subset is the very same files graders grades. The mix:
 - code cells: ``code_share`` of the students write code, the reference solution most of
   the time and a wrong body (``return None``) otherwise; the others leave the template;
 - hostile: every ``HOSTILE_EVERY``-th student (from ``HOSTILE_OFFSET``) puts something
-  hostile in their code cells, cycling through ``HOSTILE``: a memory bomb, an infinite
-  loop, a stdout flood and ``os._exit``. It is inside the function body, so it runs when
-  the function is called, in graders' sandbox and in nbgrader's test cell alike.
+  hostile in the assignment's first code cell (and leaves the others as released),
+  cycling through ``HOSTILE``: a memory bomb that writes to what it allocates (so it
+  really takes memory, up to the course's per-job limit), an infinite loop (it runs to
+  the time limit), a stdout flood and ``os._exit``. It is inside the function body, so it
+  runs when the function is called, in graders' sandbox and in nbgrader's test cell alike.
 
 Predictions are written the way the released notebook asks (``answer = "<literal>"``);
 a few Python literals are written without quotes, which both graders (reads the text) and
@@ -36,7 +38,7 @@ GENERIC_WRONG = ("None", "RuntimeError", "True", "tensor(0.)", "no error")
 INVALID = "tensor(3.) +"
 SUBMITTED_AT = "2026-10-01 12:00:00.000000 UTC"  # before every due date of the course
 HOSTILE_BODIES = {
-    "memory-bomb": "    hoard = []\n    while True:\n        hoard.append(bytearray(64 << 20))\n",
+    "memory-bomb": "    hoard = []\n    while True:\n        hoard.append(b'x' * (64 << 20))\n",
     "infinite-loop": "    while True:\n        pass\n",
     "stdout-flood": "    while True:\n        print('x' * 4096)\n",
     "os-exit": "    import os\n    os._exit(0)\n",
@@ -60,14 +62,14 @@ class Student:
         return self.code != "none"
 
 
-def students(n: int, seed: int = 0, code_share: float = 0.3) -> list[Student]:
-    """The class: ``n`` students, deterministic for a given seed."""
+def students(n: int, seed: int = 0, code_share: float = 0.3, hostile_every: int = HOSTILE_EVERY) -> list[Student]:
+    """The class: ``n`` students, deterministic for a given seed (``hostile_every=0``: none hostile)."""
     rng = random.Random(seed)
     made = []
     for i in range(n):
         skill = 0.55 + 0.45 * rng.random()
-        if i % HOSTILE_EVERY == HOSTILE_OFFSET:
-            code = HOSTILE[(i // HOSTILE_EVERY) % len(HOSTILE)]
+        if hostile_every and i % hostile_every == HOSTILE_OFFSET % hostile_every:
+            code = HOSTILE[(i // hostile_every) % len(HOSTILE)]
         elif rng.random() < code_share:
             code = "solution" if rng.random() < 0.8 else "wrong"
         else:
@@ -92,10 +94,12 @@ def fill(released: Mapping[str, Any], student: Student, key: Mapping[str, str], 
     """A copy of the released notebook as ``student`` hands it in."""
     rng = random.Random(f"{seed}:{student.id}")
     nb = copy.deepcopy(dict(released))
+    first_code = next((item for item in answer_cells(nb) if item in entries), None)
     for item, index in answer_cells(nb).items():
         cell = nb["cells"][index]
         if item in entries:
-            cell["source"] = _code(cell_text(cell), student, entries[item], key.get(item, ""))
+            hostile_here = student.hostile and item == first_code
+            cell["source"] = _code(cell_text(cell), student, entries[item], key.get(item, ""), hostile_here)
         else:
             cell["source"] = _prediction(rng, student.skill, key.get(item), wrong.get(item, []))
     return nb
@@ -133,13 +137,13 @@ def _plain_python(text: str) -> bool:
     return True
 
 
-def _code(template: str, student: Student, entry: str, solution: str) -> str:
+def _code(template: str, student: Student, entry: str, solution: str, hostile_here: bool) -> str:
     if student.code == "solution" and solution:
         return solution
-    if student.code == "none":
+    if student.code == "none" or (student.hostile and not hostile_here):
         return template
     header = _signature_line(template, entry)
-    if student.hostile:
+    if hostile_here:
         return f"{_imports(template)}\n\n{header}\n{HOSTILE_BODIES[student.code]}"
     return f"{_imports(template)}\n\n{header}\n    return None\n"
 
