@@ -1,17 +1,24 @@
 """Benchmark: a synthetic class graded by ``graders autograde`` and by real ``nbgrader autograde``.
 
-    .venv/bin/python benchmarks/class_batch.py --students 500            # the full run (~30 min)
+    .venv/bin/python benchmarks/class_batch.py --students 500            # the full run (~15 min)
     .venv/bin/python benchmarks/class_batch.py --quick                   # 5 students, ps1, no nbgrader
 
-For each assignment: ``graders release`` it (truths computed cold), let nbgrader generate
-the student notebook from the released nbgrader source, fill it in for N synthetic
-students (``synth``), then grade them all with ``graders autograde --workers W`` as a
-subprocess (wall time, CPU time and peak memory of its whole process tree), grade the
-first ``--growth-base`` of them again on their own (growth), grade them all once more
-while reading every process's PSS (memory; it slows the run, so it is not timed), measure per-submission costs
-in one process (``costs``), and grade a subset with ``nbgrader autograde`` and check it
-gives every student of the subset the same score. Then time ``graders check`` started
-cold. Prints the figures and the targets they meet; ``--json`` keeps them all.
+For each assignment:
+
+1. ``graders release`` it (truths computed cold) and let nbgrader generate the student
+   notebook from the released nbgrader source;
+2. fill that notebook in for N synthetic students (``synth``);
+3. grade them all with ``graders autograde --workers W`` as a subprocess: wall time and
+   CPU time of its whole process tree (``proctree``);
+4. grade them all again while reading every process's PSS: peak memory (reading PSS
+   slows the run, so this run is not the timed one);
+5. grade the first ``--growth-base`` of them on their own (growth);
+6. measure per-submission costs in one process (``costs``);
+7. grade a subset with ``nbgrader autograde`` and check that every student of the subset
+   gets the same score from both.
+
+Then time ``graders check`` started cold. Prints the figures and the targets they meet;
+``--json`` keeps every figure.
 """
 
 from __future__ import annotations

@@ -1,9 +1,15 @@
-"""The benchmark's figures as text: tables per assignment, then each target met or missed."""
+"""The benchmark's figures as text: tables per assignment, then each target met or missed.
+
+    .venv/bin/python benchmarks/report.py bench.json     # print a saved run (class_batch.py --json) again
+"""
 
 from __future__ import annotations
 
+import json
 import os
+import sys
 from collections import Counter
+from pathlib import Path
 from typing import Any, Iterable
 
 from proctree import Measured
@@ -57,17 +63,19 @@ def text(f: dict[str, Any]) -> str:
 
 
 def _batches(f: dict[str, Any]) -> list[str]:
-    rows = ["batch      graders: wall    sub/s   CPU s | peak PSS  grader's own  1-proc RSS | nbgrader: n   wall    sub/s  median/sub | ratio   scores"]
+    rows = ["           graders autograde, N submissions          | memory (untimed run)              | nbgrader autograde, subset",
+            "batch      wall    sub/s   CPU s  median/sub | peak PSS  grader's own  1-proc RSS |  n    wall   sub/s  median/sub | ratio  scores"]
     for name, a in f["assignments"].items():
         b, m, n = a["batch"], a["memory"], f["students"]
-        row = (f"{name:<10} {b['wall_s']:>13.1f}s {n / b['wall_s']:>8.1f} {b['cpu_s']:>7.1f} | {m['tree_pss_mib']:>7.0f}M "
-               f"{m['own_pss_mib']:>12.0f}M {m['single_rss_mib']:>10.0f}M")
+        ours = a["costs"]["submission"].get("median_ms", float("nan"))
+        row = (f"{name:<6} {b['wall_s']:>7.1f}s {n / b['wall_s']:>8.1f} {b['cpu_s']:>7.1f} {ours:>9.1f}ms | {m['tree_pss_mib']:>7.0f}M "
+               f"{m['own_pss_mib']:>12.0f}M {m['single_rss_mib']:>10.0f}M |")
         nb = a.get("nbgrader")
         if nb:
             k = len(nb["subset"])
             median = _median(list(nb["per_submission_s"].values()))
-            row += (f" | {k:>11} {nb['batch']['wall_s']:>6.0f}s {k / nb['batch']['wall_s']:>8.3f} {median:>10.1f}s"
-                    f" | {throughput_ratio(a, n):>5.0f}x  {'same' if nb['same_scores'] else 'DIFFER: ' + str(nb['differ'])}")
+            row += (f" {k:>2} {nb['batch']['wall_s']:>6.0f}s {k / nb['batch']['wall_s']:>7.3f} {median:>10.1f}s"
+                    f" | {throughput_ratio(a, n):>4.0f}x  {'same' if nb['same_scores'] else 'DIFFER: ' + str(nb['differ'])}")
         rows.append(row)
     return rows
 
@@ -152,3 +160,7 @@ def _mp(stats: dict[str, Any], p90: bool = True) -> str:
 def _median(values: list[float]) -> float:
     ordered = sorted(values)
     return ordered[len(ordered) // 2] if ordered else float("nan")
+
+
+if __name__ == "__main__":
+    print(text(json.loads(Path(sys.argv[1]).read_text(encoding="utf-8"))))
