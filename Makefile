@@ -24,5 +24,9 @@ test: install
 validate: install
 	$(VENV)/bin/graders validate
 
+# The performance benchmark against real nbgrader (about 15 minutes on 2 cores).
+bench: install
+	$(PY) benchmarks/class_batch.py --students 500
+
 clean:
 	rm -rf $(VENV) .graders-cache autograded release build *.egg-info
