@@ -112,8 +112,8 @@ class PredictKind:
         return [_grade_question(exercise.id, q, prepared, given) for q in exercise.questions]
 
     def key(self, exercise: PredictExercise, prepared: dict[str, Any]) -> dict[str, str]:
-        truths = prepared.get("questions", {})
-        return {f"{exercise.id}/{q.id}": render_answer(from_json(truths[q.id]["value"])) for q in exercise.questions if q.id in truths}
+        found = {q.id: _truth(prepared, q.id) for q in exercise.questions}
+        return {f"{exercise.id}/{qid}": truth[1] for qid, truth in found.items() if truth is not None}
 
 
 class Truths(dict):  # type: ignore[type-arg]
@@ -133,12 +133,6 @@ class Truths(dict):  # type: ignore[type-arg]
 def _decode(entry: dict[str, Any]) -> tuple[Value, str]:
     value = from_json(entry["value"])
     return value, render_answer(value)
-
-
-def truth_value(prepared: dict[str, Any], question_id: str) -> Value | None:
-    """The truth of one question, or None when it could not be computed."""
-    entry = prepared.get("questions", {}).get(question_id)
-    return from_json(entry["value"]) if entry else None
 
 
 def _truth(prepared: dict[str, Any], question_id: str) -> tuple[Value, str] | None:
