@@ -48,7 +48,7 @@ def measure(course: Path, assignment: str, submissions: Path, limit: int, code_l
         subs, read_wall, read_cpu = _timed_all(lambda f: read_submission(f.path, assignment, ws.loaded, f.student), found)
         predict = _only(prep, "predict")
         _, pred_wall, pred_cpu = _timed_all(lambda s: grade_submission(predict, s), subs)
-        code, hostile = _code_costs(prep, subs, code_limit)
+        code, hostile, by_exercise = _code_costs(prep, subs, code_limit)
         _, whole, _ = _timed_all(lambda f: grade_submission(prep, read_submission(f.path, assignment, ws.loaded, f.student)), found)
         isolation = ws.isolation
     return {
@@ -56,13 +56,15 @@ def measure(course: Path, assignment: str, submissions: Path, limit: int, code_l
         "questions": sum(len(ex.loaded.kind.items(ex.loaded.exercise)) for ex in predict.exercises),
         "read": _stats(read_wall, read_cpu), "predictions": _stats(pred_wall, pred_cpu),
         "code": _stats(code), "code_hostile": _stats(hostile), "submission": _stats(whole),
+        "code_by_exercise": {ex_id: _stats(times) for ex_id, times in by_exercise.items()},
     }
 
 
-def _code_costs(prep: PreparedAssignment, subs: list[Submission], limit: int) -> tuple[list[float], list[float]]:
-    """Wall time of each code exercise graded alone, split into ordinary and hostile runs."""
+def _code_costs(prep: PreparedAssignment, subs: list[Submission], limit: int) -> tuple[list[float], list[float], dict[str, list[float]]]:
+    """Wall time of each code exercise graded alone: ordinary runs, hostile runs, ordinary by exercise."""
     ordinary: list[float] = []
     hostile: list[float] = []
+    by_exercise: dict[str, list[float]] = {}
     for ex in (e for e in prep.exercises if e.loaded.kind.name == "code"):
         only = replace(prep, exercises=(ex,))
         ex_id = ex.loaded.exercise.id
@@ -75,7 +77,9 @@ def _code_costs(prep: PreparedAssignment, subs: list[Submission], limit: int) ->
             took = (time.perf_counter() - started) * 1e3
             crashed = any(q.status.value in ("timeout", "error") for q in result.questions)
             (hostile if crashed else ordinary).append(took)
-    return ordinary, hostile
+            if not crashed:
+                by_exercise.setdefault(ex_id, []).append(took)
+    return ordinary, hostile, by_exercise
 
 
 def _wrote_code(source: str | None, template: str) -> bool:
