@@ -26,7 +26,7 @@ validate: install
 
 # The performance benchmark against real nbgrader (about 15 minutes on 2 cores).
 bench: install
-	$(PY) benchmarks/class_batch.py --students 500
+	$(PY) benchmarks/class_batch.py --students 500 --json bench.json
 
 clean:
 	rm -rf $(VENV) .graders-cache autograded release build *.egg-info
