@@ -15,7 +15,7 @@ from pydantic import BaseModel, ValidationError
 from .errors import Location, Problem, SpecError, UsageError
 from .registry import Kind, did_you_mean, get_kind, known_kinds
 from .spec import SECTIONS, Course, ExerciseBase
-from .yamlsource import Marks, read_yaml
+from .yamlsource import Marks, duplicate_ids, read_yaml
 
 COURSE_FILE = "course.yml"
 EXERCISES_DIR = "exercises"
@@ -92,7 +92,7 @@ def _load_course_file(path: Path, root: Path) -> tuple[Course | None, Marks, lis
         return None, marks, problems
     course = _validate(Course, data, marks, problems)
     if course is not None:
-        problems += _duplicate_ids([a.id for a in course.assignments], ("assignments",), marks, "assignment")
+        problems += _dups([a.id for a in course.assignments], ("assignments",), marks, "assignment")
     return course, marks, problems
 
 
@@ -175,7 +175,7 @@ def _missing_exercises(course: Course, marks: Marks, exercises: dict[str, Loaded
     problems = []
     for a_index, assignment in enumerate(course.assignments):
         ids = [item.id for item in assignment.exercises]
-        problems += _duplicate_ids(ids, ("assignments", a_index, "exercises"), marks, "exercise")
+        problems += _dups(ids, ("assignments", a_index, "exercises"), marks, "exercise")
         for e_index, exercise_id in enumerate(ids):
             if exercise_id not in exercises and not (root / EXERCISES_DIR / f"{exercise_id}.yml").exists():
                 hint = did_you_mean(exercise_id, list(exercises))
@@ -184,14 +184,8 @@ def _missing_exercises(course: Course, marks: Marks, exercises: dict[str, Loaded
     return problems
 
 
-def _duplicate_ids(ids: list[str], key: tuple[Any, ...], marks: Marks, what: str) -> list[Problem]:
-    seen: set[str] = set()
-    problems = []
-    for index, ident in enumerate(ids):
-        if ident in seen:
-            problems.append(Problem(marks.at(key + (index,)), f"duplicate {what} id '{ident}'"))
-        seen.add(ident)
-    return problems
+def _dups(ids: list[str], key: tuple[Any, ...], marks: Marks, what: str) -> list[Problem]:
+    return list(duplicate_ids(ids, key, marks, what).values())
 
 
 def _shown(path: Path, root: Path) -> str:

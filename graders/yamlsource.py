@@ -83,3 +83,20 @@ def _mapping(node: yaml.MappingNode, key: PathKey, marks: Marks, problems: list[
         # Point at the key, not the value: that is where an editor should jump.
         marks.by_path[key + (name,)] = (key_node.start_mark.line + 1, key_node.start_mark.column + 1)
     return out
+
+
+def duplicate_ids(ids: list[str], key: PathKey, marks: Marks, what: str, field: str | None = None) -> dict[int, Problem]:
+    """A problem for every repeat of an id in a list, keyed by the repeat's index.
+
+    ``key`` is the list's path; with ``field`` the ids sit under ``field`` of each item
+    (``questions[2].id``) and the message names that place.
+    """
+    seen: set[str] = set()
+    problems: dict[int, Problem] = {}
+    for index, ident in enumerate(ids):
+        if ident in seen:
+            where = key + (index, field) if field else key + (index,)
+            prefix = f"{key[-1]}[{index}].{field}: " if field else ""
+            problems[index] = Problem(marks.at(where), f"{prefix}duplicate {what} id '{ident}'")
+        seen.add(ident)
+    return problems

@@ -28,7 +28,7 @@ from ..registry import Context, ExerciseAnswers, Item, did_you_mean, register
 from ..results import QuestionResult, Status
 from ..spec import ExerciseBase, Ident, Strict
 from ..truth import cached, course_limits
-from ..yamlsource import Marks
+from ..yamlsource import Marks, duplicate_ids
 from .code_feedback import Judged, judge_outcome
 
 SOLUTIONS_DIR = "solutions"
@@ -165,15 +165,13 @@ def _harness_problems(exercise: CodeExercise, marks: Marks) -> list[Problem]:
         hint = did_you_mean(exercise.harness, list(harnesses.HARNESSES))
         return [Problem(marks.at(("harness",)), f"harness: unknown harness '{exercise.harness}'{hint}; known: {', '.join(harnesses.HARNESSES)}")]
     known = harnesses.check_ids(exercise.harness)
-    problems, seen = [], set()
+    repeats = duplicate_ids([c.id for c in exercise.checks], ("checks",), marks, "check", "id")
+    problems = list(repeats.values())
     for i, c in enumerate(exercise.checks):
-        if c.id in seen:
-            problems.append(Problem(marks.at(("checks", i, "id")), f"checks[{i}].id: duplicate check id '{c.id}'"))
-        elif c.id not in known:
+        if i not in repeats and c.id not in known:
             hint = did_you_mean(c.id, list(known))
             message = f"checks[{i}].id: harness '{exercise.harness}' has no check '{c.id}'{hint}; it has: {', '.join(known)}"
             problems.append(Problem(marks.at(("checks", i, "id")), message))
-        seen.add(c.id)
     return problems
 
 

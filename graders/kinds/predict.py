@@ -20,7 +20,7 @@ from ..results import QuestionResult, Status
 from ..spec import ExerciseBase, Ident, Strict
 from ..truth import compute_truth
 from ..values import ExceptionValue, Opaque, Value, from_json
-from ..yamlsource import Marks
+from ..yamlsource import Marks, duplicate_ids
 
 
 def _as_literal(value: Any) -> Any:
@@ -76,11 +76,8 @@ class PredictKind:
 
     def check(self, exercise: PredictExercise, marks: Marks, root: Any) -> list[Problem]:
         problems = _syntax_problem(exercise.setup, "exec", marks, ("setup",))
-        seen: set[str] = set()
+        problems += duplicate_ids([q.id for q in exercise.questions], ("questions",), marks, "question", "id").values()
         for i, q in enumerate(exercise.questions):
-            if q.id in seen:
-                problems.append(Problem(marks.at(("questions", i, "id")), f"questions[{i}].id: duplicate question id '{q.id}'"))
-            seen.add(q.id)
             field = "expr" if q.expr is not None else "run"
             problems += _syntax_problem(q.expr or q.run or "", "eval" if q.expr is not None else "exec", marks, ("questions", i, field))
             problems += _literal_problems(q, marks, i)
