@@ -4,6 +4,7 @@ warm fork server at the best level this machine offers (hostile code: test_sandb
 
 from __future__ import annotations
 
+import json
 import os
 import signal
 import time
@@ -14,8 +15,9 @@ import pytest
 
 from graders.sandbox import InProcessRunner, Job, Limits, SandboxError, open_runner
 from graders.sandbox.paths import PRIVATE_TMP, make_view
-from graders.sandbox.protocol import FrameError, decode_frame
-from graders.sandbox.verdict import EXIT_CHANNEL_LOST, Ending, judge
+from graders.sandbox.reaper import parent_of
+from graders.sandbox.protocol import FrameError, decode_frame, decode_line
+from graders.sandbox.verdict import channel_abuse, died, from_end, timed_out
 from sandbox_tasks import TASK, TASK_PATH, source_of
 
 LIMITS = Limits(timeout_s=5.0, memory_mib=1536, max_output_bytes=1000, max_result_bytes=4096)
@@ -43,49 +45,71 @@ def test_jobs_refuse_malformed_tasks_and_payloads(task: str, payload: Any) -> No
 
 
 @pytest.mark.parametrize("data, kind", [
-    (b'{"ok":{"a":[1,2,{"b":null}]}}\n', "ok"),
-    (b'{"error":"ValueError: boom"}\n', "error"),
-    (b'{"integrity":"the result is nested too deeply"}\n', "integrity"),
+    (b'{"begin":0}', "begin"),
+    (b'{"end":0,"ok":{"a":[1,2,{"b":null}]}}', "ok"),
+    (b'{"end":0,"error":"ValueError: boom"}', "error"),
+    (b'{"end":0,"integrity":"the result is nested too deeply"}', "integrity"),
 ])
-def test_well_formed_frames_are_read(data: bytes, kind: str) -> None:
-    assert decode_frame(data)[0] == kind
+def test_well_formed_step_lines_are_read(data: bytes, kind: str) -> None:
+    assert decode_line(data, 0)[0] == kind
 
 
 @pytest.mark.parametrize("data, message", [
-    (b'{"ok":{}}', "cut off"),
-    (b'{"ok":{}}\n{"ok":{}}\n', "more than one"),
-    (b'{"ok":{"x":NaN}}\n', "NaN"),
-    (b'{"ok":{"x":-Infinity}}\n', "Infinity"),
-    (b"[" * 200_000 + b"]" * 200_000 + b"\n", "nested"),
-    (b'{"ok":{"a":' + b"[" * 150 + b"]" * 150 + b"}}\n", "nested"),
-    (b'{"ok":[1]}\n', "not an object"),
-    (b'{"ok":{},"error":"x"}\n', "not a frame"),
-    (b'{"score":100}\n', "not a frame"),
-    (b'{"error":{"forged":1}}\n', "not a frame"),
-    (b"\xff\xfe\n", "not valid JSON"),
-    (b"total: 100/100\n", "not valid JSON"),
+    (b'{"end":1,"ok":{}}', "channel"),
+    (b'{"begin":1}', "channel"),
+    (b'{"end":true,"ok":{}}', "channel"),
+    (b'{"end":0,"ok":{"x":NaN}}', "NaN"),
+    (b'{"end":0,"ok":{"x":-Infinity}}', "Infinity"),
+    (b"[" * 200_000 + b"]" * 200_000, "nested"),
+    (b'{"end":0,"ok":{"a":' + b"[" * 150 + b"]" * 150 + b"}}", "nested"),
+    (b'{"end":0,"ok":[1]}', "not an object"),
+    (b'{"end":0,"ok":{},"error":"x"}', "channel"),
+    (b'{"ok":{"result":"full marks"}}', "channel"),
+    (b'{"score":100}', "channel"),
+    (b'{"end":0,"error":{"forged":1}}', "channel"),
+    (b"\xff\xfe", "not valid JSON"),
+    (b"total: 100/100", "not valid JSON"),
 ], ids=lambda v: v[:30] if isinstance(v, bytes) else v)
-def test_malformed_frames_are_refused_with_a_reason(data: bytes, message: str) -> None:
+def test_malformed_step_lines_are_refused_with_a_reason(data: bytes, message: str) -> None:
     with pytest.raises(FrameError, match=message):
-        decode_frame(data)
+        decode_line(data, 0)
 
 
-@pytest.mark.parametrize("ending, frame, overflow, status, message", [
-    (Ending(exited(0)), b'{"ok":{"v":1}}\n', False, "ok", ""),
-    (Ending(exited(0)), b'{"error":"ValueError: boom"}\n', False, "error", "ValueError: boom"),
-    (Ending(exited(0)), b"", False, "error", "os._exit() or sys.exit()"),
-    (Ending(exited(3)), b"", False, "error", "exit status 3"),
-    (Ending(exited(EXIT_CHANNEL_LOST)), b"", False, "integrity", "closed or replaced"),
-    (Ending(signal.SIGSEGV), b'{"ok":{"v":1}}\n', False, "error", "killed by SIGSEGV"),
-    (Ending(signal.SIGKILL), b"", False, "error", "too much memory"),
-    (Ending(signal.SIGXCPU), b"", False, "error", "CPU time limit"),
-    (Ending(exited(0)), b'{"ok":{"v":1}}\n', True, "integrity", "larger than the limit of 4096 bytes"),
-    (Ending(signal.SIGKILL, timed_out=True), b"", False, "timeout", "time limit of 5 s"),
-    (Ending(None, lost="the sandbox stopped unexpectedly"), b"", False, "error", "stopped unexpectedly"),
-    (Ending(exited(0)), b'{"internal":"rlimit failed"}\n', False, "error", "could not run the job: rlimit failed"),
+RECORD = {"status": "ok", "result": {"v": 1}, "message": "", "stdout": "", "stderr": "", "duration_s": 0.1}
+
+
+@pytest.mark.parametrize("frame, message", [
+    ({"token": "t", "steps": [RECORD]}, None),
+    ({"token": "other", "steps": [RECORD]}, "this job's keeper"),
+    ({"token": "t", "steps": [RECORD, RECORD, RECORD]}, "number of steps"),
+    ({"token": "t", "steps": [{**RECORD, "status": "passed"}]}, "status"),
+    ({"token": "t", "steps": [{**RECORD, "result": None}]}, "status"),
+    ({"token": "t", "steps": [{**RECORD, "duration_s": "fast"}]}, "duration_s"),
+    ({"token": "t", "steps": [RECORD], "score": 1}, "this job's keeper"),
+], ids=str)
+def test_the_runner_reads_only_frames_a_keeper_writes(frame: dict[str, Any], message: str | None) -> None:
+    data = json.dumps(frame).encode() + b"\n"
+    if message is None:
+        assert decode_frame(data, "t", 2) == frame["steps"]
+    else:
+        with pytest.raises(FrameError, match=message):
+            decode_frame(data, "t", 2)
+
+
+@pytest.mark.parametrize("verdict, status, message", [
+    (from_end("ok", {"v": 1}), "ok", ""),
+    (from_end("error", "ValueError: boom"), "error", "ValueError: boom"),
+    (from_end("internal", "rlimit failed"), "error", "could not run the job: rlimit failed"),
+    (died(exited(0)), "error", "os._exit() or sys.exit()"),
+    (died(exited(3)), "error", "exit status 3"),
+    (died(signal.SIGSEGV), "error", "killed by SIGSEGV"),
+    (died(signal.SIGKILL), "error", "too much memory"),
+    (died(signal.SIGKILL, "1280 MiB"), "error", "exceeded the memory limit (1280 MiB)"),
+    (died(signal.SIGXCPU), "error", "CPU time limit"),
+    (timed_out(5.0), "timeout", "time limit of 5 s"),
+    (channel_abuse("the code wrote to the grader's channel"), "integrity", "grader's channel"),
 ], ids=lambda v: v.message if hasattr(v, "message") else None)
-def test_verdicts(ending: Ending, frame: bytes, overflow: bool, status: str, message: str) -> None:
-    verdict = judge(ending, frame, overflow, 5.0, 4096)
+def test_verdicts(verdict: Any, status: str, message: str) -> None:
     assert verdict.status == status
     assert message in verdict.message
     assert (verdict.result is not None) == (status == "ok")
@@ -211,19 +235,42 @@ def test_the_view_masks_hidden_paths_and_keeps_what_children_read(tmp_path: Any)
     assert os.path.join(os.path.realpath(package), "graders") in view.keeps
 
 
-def test_a_server_that_dies_mid_job_costs_that_job_only_and_leaves_nothing() -> None:
+def _kill_server_when_its_job_runs(worker: Any, times: int) -> None:
+    """Kill ``worker``'s fork server from outside (as the OOM killer would), once a job's child
+    runs in it; ``times`` times, each time in the server that replaced the last one."""
+    killed: set[int] = set()
+    deadline = time.monotonic() + 120
+    while len(killed) < times and time.monotonic() < deadline:
+        server = worker.proc
+        if server is not None and server.pid not in killed and server.poll() is None \
+                and any(parent_of(parent_of(p)) == server.pid for p in _pids()):
+            server.kill()
+            killed.add(server.pid)
+        time.sleep(0.02)
+
+
+@pytest.mark.parametrize("kills, source, expected", [
+    (1, "import time\ntime.sleep(3)\nresult = 'slept'", ("ok", "")),  # replaced, and the job retried once
+    (2, "import time\ntime.sleep(60)", ("error", "the sandbox stopped unexpectedly")),  # that job only
+], ids=["killed-once-retried", "killed-twice-lost"])
+def test_a_server_that_dies_mid_job_costs_at_most_that_job_and_leaves_nothing(
+        kills: int, source: str, expected: tuple[str, str]) -> None:
+    slow = Limits(timeout_s=60.0, memory_mib=1536)
     with open_runner("plain", task_paths=[TASK_PATH], preload=()) as runner, ThreadPoolExecutor(1) as pool:
-        worker = runner._workers[0]  # the one server: killed from outside, as by the OOM killer
-        sleeping = pool.submit(runner.run, Job(TASK, {"source": "import time\ntime.sleep(60)"}, LIMITS))
-        time.sleep(1)
-        worker.proc.kill()
-        outcome = sleeping.result()
+        worker = runner._workers[0]
+        killer = pool.submit(_kill_server_when_its_job_runs, worker, kills)
+        outcome = runner.run(Job(TASK, {"source": source}, slow))
+        killer.result()
         after = runner.run(Job(TASK, {"source": source_of("ok__reference")}, LIMITS))
 
-    assert (outcome.status, outcome.message) == ("error", "the sandbox stopped unexpectedly")
+    assert (outcome.status, outcome.message) == expected, outcome
     assert after.status == "ok"
     if worker.config["uid"] is not None:
         assert not [p for p in os.listdir("/proc") if p.isdigit() and _owner(p) == worker.config["uid"]]
+
+
+def _pids() -> list[int]:
+    return [int(p) for p in os.listdir("/proc") if p.isdigit()]
 
 
 def _owner(pid: str) -> int | None:
@@ -232,3 +279,26 @@ def _owner(pid: str) -> int | None:
             return next(int(line.split()[1]) for line in status if line.startswith("Uid:"))
     except OSError:
         return None
+
+
+def test_a_jobs_memory_cgroup_counts_the_pages_its_address_space_limit_misses() -> None:
+    from graders.sandbox.memory import Cgroups, JobMemory
+
+    groups, why_not = Cgroups.create()
+    if groups is None:
+        pytest.skip(f"no memory cgroup can be made here: {why_not}")
+    try:
+        memory = JobMemory(groups.for_server(0))
+        memory.set_limit(64)
+        pid = os.fork()
+        if pid == 0:  # a memfd's pages are not mapped: RLIMIT_AS would never see them
+            memory.admit(os.getpid())
+            fd = os.memfd_create("hoard")
+            for _ in range(32):
+                os.write(fd, b"x" * (8 << 20))
+            os._exit(0)
+        status = os.waitpid(pid, 0)[1]
+        assert os.WIFSIGNALED(status) and os.WTERMSIG(status) == signal.SIGKILL, status
+        assert memory.oom_kills() == 1
+    finally:
+        groups.close()

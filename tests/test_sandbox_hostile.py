@@ -128,7 +128,22 @@ def _threads_work(world: World, outcome: Outcome) -> None:
     assert outcome.result == {"result": {"seen": ["thread ran"], "threads": 2, "finite": True}}
 
 
+def _no_course_path(world: World, outcome: Outcome) -> None:
+    assert outcome.result["result"], "no command line was readable"
+    assert not [line for line in outcome.result["result"] if str(world.course) in line], outcome.result
+
+
+def _result_is(expected: str) -> Callable[[World, Outcome], None]:
+    def check(world: World, outcome: Outcome) -> None:
+        assert outcome.result == {"result": expected}, outcome
+
+    return check
+
+
 CHECKS: dict[str, Callable[[World, Outcome], None]] = {
+    "ok__proc_cmdline": _no_course_path,
+    "ok__nested_directories": _result_is("nested"),
+    "ok__mkdir_storm": _result_is("stormed"),
     "error__network_loopback": _no_connection,
     "error__write_outside_scratch": _nothing_written,
     "ok__environment_secrets": _no_secret,

@@ -1,9 +1,11 @@
-"""The forked child: confine itself, run ``task(payload)``, write one result frame, ``_exit``.
+"""The confined child: confine itself, run each step's task, report on the step socket, ``_exit``.
 
-Everything here runs after ``fork()`` in the fork server, so it must never return into the
-server's loop: every path ends in ``os._exit`` (which also skips interpreter teardown,
-about a second with torch loaded). The order of the set-up matters and is spelled out in
-``_confine``.
+Forked by the keeper (``keeper.py``), which holds everything that matters: the job's
+token, the result pipe to the runner, the clock. The child gets only the step payloads
+(through a pipe it reads once), its stdout/stderr pipes and the step socket. It never
+returns into the fork server's loop: every path ends in ``os._exit``, which also skips
+interpreter teardown (about a second with torch loaded). The order of the set-up matters
+and is spelled out in ``_confine``.
 """
 
 from __future__ import annotations
@@ -17,28 +19,29 @@ from typing import Any, Callable, NoReturn
 
 from .contract import Limits
 from .limits import apply_rlimits
-from .protocol import encode_frame
-from .reaper import PR_SET_NO_NEW_PRIVS, prctl
+from .protocol import encode_line
+from .reaper import PR_SET_NO_NEW_PRIVS, PR_SET_PDEATHSIG, prctl
 from .verdict import EXIT_CHANNEL_LOST, EXIT_SETUP_FAILED
 
 MAX_MESSAGE_CHARS = 2000
+Task = Callable[[dict[str, Any]], Any]
 
 
 @dataclass(frozen=True)
 class ChildFds:
-    """The pipe ends a child inherits from the parent (through the fork server)."""
+    """The descriptors a child keeps (every other one is closed before the task runs)."""
 
-    payload: int  # read: the job's payload, JSON, until EOF
+    steps: int  # read: the step payloads, one JSON list, until EOF
     stdout: int
     stderr: int
-    result: int  # write: the one result frame
+    channel: int  # write: the step lines, to the keeper
 
 
 @dataclass(frozen=True)
 class ChildSpec:
-    """Everything the child needs, prepared by the fork server before ``fork()``."""
+    """Everything the child needs, prepared by the fork server and the keeper before ``fork()``."""
 
-    function: Callable[[dict[str, Any]], Any]
+    functions: tuple[Task, ...]  # one per step
     limits: Limits
     fds: ChildFds
     scratch: str
@@ -49,17 +52,58 @@ class ChildSpec:
 
 
 def run_child(spec: ChildSpec) -> NoReturn:
-    """Entry point right after ``fork()``; never returns."""
+    """Entry point right after ``fork()`` in the keeper; never returns."""
     code = EXIT_SETUP_FAILED
+    send = _sender(spec.fds.channel)
     try:
         _single_thread()
         _confine(spec)
-        payload = _read_payload(spec.fds.payload)
-        code = _run_task(spec.function, payload, spec.fds.result, spec.limits.max_result_bytes)
+        payloads = _read_steps(spec.fds.steps)
+        _fresh_library_state()
+        for step, (function, payload) in enumerate(zip(spec.functions, payloads)):
+            send(encode_line({"begin": step}))
+            line = task_line(function, payload, _end_encoder(step), spec.limits.max_result_bytes)
+            _flush_stdio()
+            send(line)
+        code = 0
+    except ChannelLost:
+        code = EXIT_CHANNEL_LOST
     except BaseException as exc:  # noqa: BLE001 - set-up failed: report it, whatever it was
-        code = _report_setup_failure(spec.fds.result, exc)
+        code = _report_setup_failure(send, exc)
     finally:
         os._exit(code)
+
+
+class ChannelLost(Exception):
+    """The step socket was closed or replaced by the task: nothing can reach the keeper."""
+
+
+def _sender(fd: int, write: Any = os.write, fstat: Any = os.fstat) -> Callable[[bytes], None]:
+    # Bound now: a task may replace ``os.write`` later, or put another file at ``fd``.
+    identity = _identity(fstat(fd))
+
+    def send(data: bytes) -> None:
+        try:
+            if _identity(fstat(fd)) != identity:
+                raise ChannelLost
+            view = memoryview(data)
+            while view:
+                view = view[write(fd, view):]
+        except OSError:
+            raise ChannelLost from None
+
+    return send
+
+
+def _identity(st: os.stat_result) -> tuple[int, int]:
+    return st.st_dev, st.st_ino
+
+
+def _end_encoder(step: int) -> Callable[[str, Any], bytes]:
+    def encode(kind: str, value: Any) -> bytes:
+        return encode_line({"end": step, kind: value})
+
+    return encode
 
 
 def _single_thread() -> None:
@@ -71,7 +115,7 @@ def _single_thread() -> None:
 
 
 def _confine(spec: ChildSpec) -> None:
-    os.setsid()  # own session and group: the parent's watchdog kills the whole group
+    os.setsid()  # own session and group: the keeper kills the whole group
     signal.signal(signal.SIGINT, signal.default_int_handler)
     _arrange_fds(spec.fds, spec.ruleset_fd)
     os.environ.clear()
@@ -83,6 +127,8 @@ def _confine(spec: ChildSpec) -> None:
         os.setgroups([])
         os.setresgid(spec.uid, spec.uid, spec.uid)
         os.setresuid(spec.uid, spec.uid, spec.uid)
+    # After the uid change, which clears it: the keeper's end is this child's end.
+    prctl(PR_SET_PDEATHSIG, signal.SIGKILL)
     os.chdir(spec.scratch)
     prctl(PR_SET_NO_NEW_PRIVS, 1)  # required by Landlock and seccomp for unprivileged processes
     if spec.ruleset_fd is not None:
@@ -95,51 +141,40 @@ def _confine(spec: ChildSpec) -> None:
 
 
 def _arrange_fds(fds: ChildFds, ruleset_fd: int | None) -> None:
-    """stdin from /dev/null, stdout/stderr to the capture pipes, every other fd closed."""
+    """stdin from /dev/null, stdout/stderr to their pipes, every fd but the kept ones closed."""
     null = os.open(os.devnull, os.O_RDONLY)
     os.dup2(null, 0)
     os.dup2(fds.stdout, 1)
     os.dup2(fds.stderr, 2)
-    keep = sorted({0, 1, 2, fds.payload, fds.result} | ({ruleset_fd} if ruleset_fd is not None else set()))
+    keep = sorted({0, 1, 2, fds.steps, fds.channel} | ({ruleset_fd} if ruleset_fd is not None else set()))
     for low, high in zip(keep, keep[1:] + [1 << 20]):
-        os.closerange(low + 1, high)  # the server's control socket must not leak into the child
+        os.closerange(low + 1, high)  # the server's and the keeper's descriptors stay out
     for stream in (sys.stdout, sys.stderr):
         if hasattr(stream, "reconfigure"):
             stream.reconfigure(line_buffering=True)  # keep what was printed before a crash
 
 
-def _read_payload(fd: int) -> dict[str, Any]:
+def _read_steps(fd: int) -> list[dict[str, Any]]:
     chunks = []
     while chunk := os.read(fd, 1 << 16):
         chunks.append(chunk)
     os.close(fd)
-    return json.loads(b"".join(chunks))
+    payloads = json.loads(b"".join(chunks))
+    if not isinstance(payloads, list):
+        raise ValueError("the step payloads are not a list")
+    return payloads
 
 
-def _run_task(function: Callable[[dict[str, Any]], Any], payload: dict[str, Any], result_fd: int, max_bytes: int) -> int:
-    # Bound before the task runs: learner code may monkeypatch os, json or this module.
-    write, fstat, close, encode = os.write, os.fstat, os.close, encode_frame
-    channel = _identity(fstat(result_fd))
-    frame = task_frame(function, payload, encode, max_bytes)
-    _flush_stdio()
-    try:
-        if _identity(fstat(result_fd)) != channel:
-            return EXIT_CHANNEL_LOST
-        view = memoryview(frame)
-        while view:
-            view = view[write(result_fd, view):]
-        # Closing every output now lets the parent see end-of-file, and so the end of the
-        # job, before the kernel spends ~10 ms tearing down this large address space.
-        for fd in (result_fd, 1, 2):
-            close(fd)
-    except OSError:
-        return EXIT_CHANNEL_LOST
-    return 0
+def _fresh_library_state() -> None:
+    # The warm server may have asked tempfile for its directory before TMPDIR pointed at
+    # this job's scratch; forget that answer so tempfile.* follows the job's TMPDIR.
+    tempfile = sys.modules.get("tempfile")
+    if tempfile is not None:
+        tempfile.tempdir = None
 
 
-def task_frame(function: Callable[[dict[str, Any]], Any], payload: dict[str, Any],
-               encode: Callable[[str, Any], bytes], max_bytes: int) -> bytes:
-    """Call the task and turn whatever happens into one result frame (never raises)."""
+def task_line(function: Task, payload: dict[str, Any], encode: Callable[[str, Any], bytes], max_bytes: int) -> bytes:
+    """Call the task and turn whatever happens into one end-of-step line (never raises)."""
     try:
         value = function(payload)
     except SystemExit as exc:
@@ -154,14 +189,14 @@ def task_frame(function: Callable[[dict[str, Any]], Any], payload: dict[str, Any
     if not isinstance(value, dict):
         return encode("integrity", f"the task returned a {type(value).__name__}, not a dict")
     try:
-        frame = encode("ok", value)
+        line = encode("ok", value)
     except RecursionError:
         return encode("integrity", "the result is nested too deeply")
     except (ValueError, TypeError) as exc:
         return encode("integrity", _encoding_problem(exc))
-    if len(frame) > max_bytes:
+    if len(line) > max_bytes:
         return encode("integrity", f"the result is larger than the limit of {max_bytes} bytes")
-    return frame
+    return line
 
 
 def describe_exception(exc: BaseException) -> str:
@@ -187,21 +222,17 @@ def _safe_repr(value: Any) -> str:
         return "..."
 
 
-def _identity(st: os.stat_result) -> tuple[int, int]:
-    return st.st_dev, st.st_ino
-
-
 def _flush_stdio() -> None:
     for stream in (sys.stdout, sys.stderr, sys.__stdout__, sys.__stderr__):
         try:
             stream.flush()
-        except Exception:  # noqa: BLE001 - learner code may have replaced or closed them
+        except Exception:  # noqa: BLE001 - the task may have replaced or closed them
             pass
 
 
-def _report_setup_failure(result_fd: int, exc: BaseException) -> int:
+def _report_setup_failure(send: Callable[[bytes], None], exc: BaseException) -> int:
     try:
-        os.write(result_fd, encode_frame("internal", describe_exception(exc)))
-    except (OSError, ValueError):
+        send(encode_line({"end": 0, "internal": describe_exception(exc)}))
+    except (ChannelLost, ValueError):
         return EXIT_SETUP_FAILED
     return 0

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass, field, fields
-from typing import Any, Protocol
+from typing import Any, Protocol, Sequence
 
 from ..errors import GraderError
 
@@ -49,19 +49,27 @@ class Limits:
 
 @dataclass(frozen=True)
 class Job:
-    """One call of ``task(payload)`` in a fresh child.
+    """One call of ``task(payload)`` in a confined child, judged by a trusted keeper.
 
     ``task`` is ``"package.module:function"``; the function takes the JSON-able payload
-    and returns a JSON-able dict.
+    and returns a JSON-able dict. ``check``, when given, is another ``"module:function"``
+    that the keeper (a process that never runs the task) calls on that dict, with the
+    payload, before anything reaches the caller: it returns the dict to pass on, or raises
+    ``ValueError`` (the outcome is then ``integrity``). Use it to hold what a child sends
+    to the shape its task writes, so that a child that forged its data must still forge
+    it in that shape.
     """
 
     task: str
     payload: dict[str, Any]
     limits: Limits = field(default_factory=Limits)
+    check: str | None = None
 
     def __post_init__(self) -> None:
-        if not _TASK.fullmatch(self.task):
-            raise ValueError(f"Job.task must look like 'package.module:function', got {self.task!r}")
+        for name in ("task", "check"):
+            value = getattr(self, name)
+            if (value is not None or name == "task") and not (isinstance(value, str) and _TASK.fullmatch(value)):
+                raise ValueError(f"Job.{name} must look like 'package.module:function', got {value!r}")
         if not isinstance(self.payload, dict):
             raise ValueError(f"Job.payload must be a dict, got {type(self.payload).__name__}")
 
@@ -92,10 +100,16 @@ class Outcome:
 
 
 class Runner(Protocol):
-    """Runs jobs; ``run`` is thread-safe and never raises for what a child does."""
+    """Runs jobs; ``run`` and ``run_all`` are thread-safe and never raise for what a child does."""
 
     isolation: str
 
     def run(self, job: Job) -> Outcome: ...
+
+    def run_all(self, jobs: Sequence[Job]) -> list[Outcome]:
+        """Run ``jobs`` one after the other in as few children as possible, each under its own
+        time limit; after a job that times out, crashes or tampers, the rest run in a fresh
+        child (one failure costs one job). Outcomes are in the order of ``jobs``."""
+        ...
 
     def close(self) -> None: ...

@@ -1,8 +1,10 @@
-"""The parent's side of one job: feed the payload, capture output and result, keep the clock.
+"""The runner's side of one job: feed the payload to the keeper, read its frame, keep a clock.
 
-The parent owns every pipe end that matters: it writes the payload, reads stdout, stderr
-and the result channel with caps (draining, not blocking, past the cap), and it alone
-decides when time is up; the fork server only kills on its request.
+The runner owns the two pipe ends that matter, the payload it writes and the frame it
+reads with a cap, and it alone decides when the keeper itself has taken too long (the
+keeper keeps each step's clock; this one is the backstop): the clock starts when the
+fork server reports that the keeper started, so the clean-up of the previous job is not
+on this job's time.
 """
 
 from __future__ import annotations
@@ -11,58 +13,39 @@ import os
 import selectors
 import socket
 import time
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 
+from .capture import Capture
 from .contract import SandboxError
 from .protocol import recv_message, send_message
-from .verdict import Ending
 
 KILL_GRACE_S = 5.0  # after a kill request, how long the server may take to report the exit
-DRAIN_S = 1.0  # after the exit, how long to wait for the pipes to reach end-of-file
-READ_CHUNK = 1 << 16
-# Past its cap, an output is only drained. Pausing after each read lets a flood pile up in
-# the pipe (the child blocks on a full pipe) instead of costing a core here and a core in
-# the child, for as long as the job runs: ~64 KiB per pause, so 10 MB drain in ~0.2 s.
-FLOOD_PAUSE_S = 0.001
+START_GRACE_S = 60.0  # how long the server may take to start the keeper (a loaded machine)
+DRAIN_S = 1.0  # after the keeper exited, how long to wait for its frame to reach end-of-file
 
 
-@dataclass
-class Capture:
-    """One capped input stream: keeps the first ``limit`` bytes, counts the rest."""
+@dataclass(frozen=True)
+class Ending:
+    """How a job ended, as the runner saw it."""
 
-    fd: int
-    limit: int
-    data: bytearray = field(default_factory=bytearray)
-    overflow: bool = False
-
-    def feed(self, chunk: bytes) -> None:
-        room = self.limit - len(self.data)
-        if len(chunk) > room:
-            self.overflow = True
-        self.data += chunk[: max(room, 0)]
-
-    def text(self) -> str:
-        return self.data.decode(errors="replace")
+    finished: bool  # the keeper wrote a whole frame (or exited: the frame tells)
+    lost: str = ""  # the fork server or the keeper failed: what happened
 
 
 class JobPipes:
-    """The four pipes of a job: payload in, stdout, stderr and result out."""
+    """The two pipes of a job: payload to the keeper, frame from it."""
 
-    def __init__(self, payload: bytes, max_output: int, max_result: int) -> None:
+    def __init__(self, payload: bytes, max_frame: int) -> None:
         payload_r, self.payload_w = os.pipe2(os.O_CLOEXEC)
-        out_r, out_w = os.pipe2(os.O_CLOEXEC)
-        err_r, err_w = os.pipe2(os.O_CLOEXEC)
         res_r, res_w = os.pipe2(os.O_CLOEXEC)
-        self.child_ends: tuple[int, ...] = (payload_r, out_w, err_w, res_w)  # order of ChildFds
+        self.keeper_ends: tuple[int, ...] = (payload_r, res_w)  # the order the keeper expects
         self.payload = memoryview(payload)
         os.set_blocking(self.payload_w, False)
-        self.stdout = Capture(out_r, max_output)
-        self.stderr = Capture(err_r, max_output)
-        self.result = Capture(res_r, max_result)
-        self.open_fds = {self.payload_w, out_r, err_r, res_r, *self.child_ends}
+        self.frame = Capture(res_r, max_frame)
+        self.open_fds = {self.payload_w, res_r, *self.keeper_ends}
 
-    def close_child_ends(self) -> None:
-        for fd in self.child_ends:
+    def close_keeper_ends(self) -> None:
+        for fd in self.keeper_ends:
             self.close(fd)
 
     def close(self, fd: int) -> None:
@@ -81,19 +64,17 @@ class Follower:
     def __init__(self, ctrl: socket.socket, job: int, pipes: JobPipes, timeout_s: float) -> None:
         self.ctrl, self.job, self.pipes = ctrl, job, pipes
         self.timeout_s = timeout_s
-        self.deadline = float("inf")  # set when following starts
+        self.deadline = time.monotonic() + START_GRACE_S + timeout_s  # until the keeper starts
         self.kill_sent_at: float | None = None
         self.exited_at: float | None = None
         self.ending: Ending | None = None
         self.pid: int | None = None
         self.selector = selectors.DefaultSelector()
         self.selector.register(ctrl, selectors.EVENT_READ)
-        for capture in (pipes.stdout, pipes.stderr, pipes.result):
-            self.selector.register(capture.fd, selectors.EVENT_READ, capture)
+        self.selector.register(pipes.frame.fd, selectors.EVENT_READ, "frame")
         self.selector.register(pipes.payload_w, selectors.EVENT_WRITE, "payload")
 
     def follow(self) -> Ending:
-        self.deadline = time.monotonic() + self.timeout_s
         try:
             while not self.finished():
                 for key, _events in self.selector.select(self.wait_time()):
@@ -109,8 +90,8 @@ class Follower:
             return False
         if self.ending.lost or self.exited_at is None:
             return True
-        only_control_left = len(self.selector.get_map()) == 1
-        return only_control_left or time.monotonic() >= self.exited_at + DRAIN_S
+        frame_done = self.pipes.frame.fd not in self.pipes.open_fds
+        return frame_done or time.monotonic() >= self.exited_at + DRAIN_S
 
     def wait_time(self) -> float:
         now = time.monotonic()
@@ -128,7 +109,7 @@ class Follower:
             send_message(self.ctrl, {"op": "kill", "job": self.job})
             self.kill_sent_at = now
         elif self.kill_sent_at is not None and now >= self.kill_sent_at + KILL_GRACE_S:
-            self.ending = Ending(None, timed_out=True, lost="the sandbox did not stop the code in time")
+            self.ending = Ending(False, lost="the sandbox did not stop the code in time")
 
     def handle(self, key: selectors.SelectorKey) -> None:
         if key.data is None:
@@ -136,56 +117,46 @@ class Follower:
         elif key.data == "payload":
             self.on_payload_writable()
         else:
-            self.on_output(key.data)
+            self.on_frame()
 
     def on_control(self) -> None:
         message, fds = recv_message(self.ctrl)
         for fd in fds:
             os.close(fd)
         if message is None:
-            self.ending = Ending(None, lost="the sandbox stopped unexpectedly")
+            self.ending = Ending(False, lost="the sandbox stopped unexpectedly")
         elif message.get("job") != self.job:
             return  # the late report of an earlier job
         elif message["event"] == "started":
             self.pid = message["pid"]
+            self.deadline = time.monotonic() + self.timeout_s  # the keeper's clock starts now
         elif message["event"] == "exited":
             self.exited_at = time.monotonic()
-            self.ending = Ending(message["status"], timed_out=message["killed"])
+            self.ending = Ending(True)
         elif message["event"] == "refused":
             raise SandboxError(f"cannot run the task: {message['message']}")
 
     def on_payload_writable(self) -> None:
         pipes = self.pipes
         try:
-            written = os.write(pipes.payload_w, pipes.payload[:READ_CHUNK])
+            written = os.write(pipes.payload_w, pipes.payload[: 1 << 16])
         except BlockingIOError:
             return
         except BrokenPipeError:
-            written = len(pipes.payload)  # the child is gone; its exit tells the story
+            written = len(pipes.payload)  # the keeper is gone; its exit tells the story
         pipes.payload = pipes.payload[written:]
         if not pipes.payload:
             self.selector.unregister(pipes.payload_w)
             pipes.close(pipes.payload_w)
 
-    def on_output(self, capture: Capture) -> None:
-        chunk = os.read(capture.fd, READ_CHUNK)
-        if chunk:
-            capture.feed(chunk)
-            if capture.overflow:
-                time.sleep(FLOOD_PAUSE_S)
+    def on_frame(self) -> None:
+        frame = self.pipes.frame
+        if frame.read() > 0:
             return
-        self.selector.unregister(capture.fd)
-        self.pipes.close(capture.fd)
-        if self.ending is None and self.outputs_done():
-            # The child wrote one complete result and closed every output: it is done, and
-            # only the teardown of its address space is left. Do not wait for that; the
-            # server kills whatever remains and sweeps before it takes the next job.
+        self.selector.unregister(frame.fd)
+        self.pipes.close(frame.fd)
+        if self.ending is None and frame.data.endswith(b"\n") and not frame.overflow:
+            # The keeper wrote its whole frame and closed the pipe: the job is done. Do not
+            # wait for its exit; the server kills what remains and sweeps before the next job.
             send_message(self.ctrl, {"op": "kill", "job": self.job})
-            self.ending = Ending(0)
-
-    def outputs_done(self) -> bool:
-        pipes = self.pipes
-        if {pipes.stdout.fd, pipes.stderr.fd, pipes.result.fd} & pipes.open_fds:
-            return False
-        result = pipes.result
-        return not result.overflow and result.data.endswith(b"\n") and result.data.count(b"\n") == 1
+            self.ending = Ending(True)

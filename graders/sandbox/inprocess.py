@@ -1,8 +1,9 @@
 """``InProcessRunner``: the honest fake. Runs trusted tasks in this process, same ``Outcome``.
 
-For unit tests of trusted child-side code (truth, harness) without forking: exceptions
-become "error", results are checked exactly as the real runner checks them. There is no
-isolation and no timeout, so it must never see learner code.
+For unit tests of trusted child-side code (truth, checkers) without forking: exceptions
+become "error", results are checked exactly as the keeper checks them (the same strict
+line parser, the same ``check``). There is no isolation and no timeout, so it must never
+see learner code.
 """
 
 from __future__ import annotations
@@ -14,18 +15,20 @@ import json
 import sys
 import threading
 import time
-from typing import Any, Callable, Iterable
+from typing import Any, Callable, Iterable, Sequence
 
-from .child import task_frame
+from .child import task_line
 from .contract import Job, Outcome, SandboxError
-from .protocol import encode_frame
-from .verdict import Ending, judge
+from .protocol import FrameError, decode_line, encode_line
+from .verdict import Verdict, channel_abuse, checked, from_end
 
 
 class InProcessRunner:
     """Runs ``task(payload)`` in the calling process; serialised by a lock (stdout is global)."""
 
     isolation = "inprocess"
+    memory = "none"
+    notes: tuple[str, ...] = ("in-process fake: no isolation",)
 
     def __init__(self, task_paths: Iterable[str] = ()) -> None:
         for path in task_paths:
@@ -38,13 +41,17 @@ class InProcessRunner:
         started = time.monotonic()
         stdout, stderr = io.StringIO(), io.StringIO()
         payload = json.loads(json.dumps(job.payload))  # the task gets a copy, as in a child
-        limits = job.limits
+        encode = lambda kind, value: encode_line({"end": 0, kind: value})  # noqa: E731
         with self._lock, contextlib.redirect_stdout(stdout), contextlib.redirect_stderr(stderr):
-            frame = task_frame(_function(job), payload, encode_frame, limits.max_result_bytes)
-        verdict = judge(Ending(0), frame, False, limits.timeout_s, limits.max_result_bytes)
-        cap = limits.max_output_bytes
+            line = task_line(_function(job.task), payload, encode, job.limits.max_result_bytes)
+            verdict = _verdict(line, job, payload)
+        cap = job.limits.max_output_bytes
         return Outcome(verdict.status, verdict.result, _capped(stdout, cap), _capped(stderr, cap), verdict.message,
                        self.isolation, time.monotonic() - started)
+
+    def run_all(self, jobs: Sequence[Job]) -> list[Outcome]:
+        """Each job in turn (the real runner's grouping into children changes no outcome)."""
+        return [self.run(job) for job in jobs]
 
     def close(self) -> None:
         """Nothing to release."""
@@ -56,9 +63,18 @@ class InProcessRunner:
         self.close()
 
 
-def _function(job: Job) -> Callable[[dict[str, Any]], Any]:
+def _verdict(line: bytes, job: Job, payload: dict[str, Any]) -> Verdict:
     try:
-        return getattr(importlib.import_module(job.module), job.function)
+        kind, value = decode_line(line.rstrip(b"\n"), 0)
+    except FrameError as exc:
+        return channel_abuse(str(exc))
+    return checked(from_end(kind, value), _function(job.check) if job.check else None, payload)
+
+
+def _function(task: str) -> Callable[..., Any]:
+    module, _, name = task.partition(":")
+    try:
+        return getattr(importlib.import_module(module), name)
     except (ImportError, AttributeError) as exc:
         raise SandboxError(f"cannot run the task: {exc}") from exc
 

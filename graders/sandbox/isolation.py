@@ -53,11 +53,23 @@ class Launch:
     """How to start fork servers at one level."""
 
     level: str
-    prefix: tuple[str, ...]  # the command that wraps the interpreter (bwrap ... --)
+    prefix: tuple[str, ...]  # the command that wraps the interpreter (bwrap, unshare ...)
     confine: bool  # children drop uid and get Landlock + seccomp
     mounts_own_view: bool  # the server sets up /tmp and masks itself (unshare)
     private_tmp: bool  # scratch lives in a private tmpfs, not in a host directory
     tmp_mib: int
+    # bwrap's options, which name the masked paths (the course): passed through a file
+    # descriptor (``--args``), so that /proc/1/cmdline inside the sandbox does not show them.
+    options: tuple[str, ...] = ()
+
+    def command(self, program: list[str]) -> tuple[list[str], list[int]]:
+        """The command line that starts ``program`` at this level, and the fds it must inherit."""
+        if not self.options:
+            return [*self.prefix, *program], []
+        fd = os.memfd_create("graders-bwrap-args", 0)  # inheritable (no MFD_CLOEXEC)
+        os.write(fd, b"\0".join(option.encode() for option in self.options) + b"\0")
+        os.lseek(fd, 0, os.SEEK_SET)
+        return [*self.prefix, "--args", str(fd), "--", *program], [fd]
 
     def server_config(self, view: View) -> dict[str, object]:
         """The part of the server's configuration that depends on the level."""
@@ -70,7 +82,7 @@ class Launch:
 def launch_for(level: str, view: View, tmp_mib: int) -> Launch:
     """The launch recipe for ``level`` (not yet known to work here)."""
     if level == "bubblewrap":
-        return Launch(level, tuple(_bwrap_command(view, tmp_mib)), True, False, True, tmp_mib)
+        return Launch(level, (bwrap_binary(),), True, False, True, tmp_mib, tuple(_bwrap_options(view, tmp_mib)))
     if level == "unshare":
         return Launch(level, tuple(_unshare_command()), True, True, True, tmp_mib)
     if level in ("plain", "unsafe"):
@@ -102,11 +114,16 @@ def probe(launch: Launch, view: View) -> str | None:
     if not os.path.exists(launch.prefix[0]):
         return f"{launch.prefix[0]} not found"
     mounts = {"tmp_mib": 1, "masks": list(view.masks), "keeps": list(view.keeps)}
-    command = [*launch.prefix, sys.executable, "-I", "-c", _MOUNT_PROBE if launch.mounts_own_view else "pass", package_parent(), json.dumps(mounts)]
+    program = [sys.executable, "-I", "-c", _MOUNT_PROBE if launch.mounts_own_view else "pass", package_parent(), json.dumps(mounts)]
+    command, fds = launch.command(program)
     try:
-        done = subprocess.run(command, capture_output=True, timeout=PROBE_TIMEOUT_S, env=BASE_ENV, cwd="/", start_new_session=True)
+        done = subprocess.run(command, capture_output=True, timeout=PROBE_TIMEOUT_S, env=BASE_ENV, cwd="/",
+                              start_new_session=True, pass_fds=fds)
     except (OSError, subprocess.TimeoutExpired) as exc:
         return str(exc)
+    finally:
+        for fd in fds:
+            os.close(fd)
     if done.returncode != 0:
         lines = done.stderr.decode(errors="replace").strip().splitlines()
         return lines[-1] if lines else f"exit status {done.returncode}"
@@ -123,9 +140,9 @@ def bwrap_binary() -> str:
         return shutil.which("bwrap") or "/usr/bin/bwrap"
 
 
-def _bwrap_command(view: View, tmp_mib: int) -> list[str]:
+def _bwrap_options(view: View, tmp_mib: int) -> list[str]:
     command = [
-        bwrap_binary(), "--die-with-parent", "--unshare-pid", "--unshare-net", "--unshare-ipc",
+        "--die-with-parent", "--unshare-pid", "--unshare-net", "--unshare-ipc",
         "--unshare-uts", "--unshare-cgroup-try",
         "--ro-bind", "/", "/", "--dev", "/dev", "--proc", "/proc",
         "--size", str(tmp_mib << 20), "--tmpfs", "/tmp",
@@ -142,7 +159,7 @@ def _bwrap_command(view: View, tmp_mib: int) -> list[str]:
             command += ["--remount-ro", mask]
     if os.geteuid() == 0:
         command += ["--cap-drop", "ALL", *(arg for cap in SERVER_CAPS for arg in ("--cap-add", cap))]
-    return command + ["--chdir", "/", "--"]
+    return command + ["--chdir", "/"]
 
 
 def _between(path: str, covers: list[str]) -> list[str]:

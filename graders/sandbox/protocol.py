@@ -1,13 +1,17 @@
-"""Wire formats: control messages between runner and fork server, and the child's result frame.
+"""Wire formats: control messages, the child's step lines, and the keeper's one result frame.
 
-Control messages are small JSON objects, one per ``SOCK_SEQPACKET`` datagram, with file
-descriptors attached where needed; the payload and the result never travel this way (they
-go straight between the trusted parent and the child, so the fork server never holds
-learner data that a later child could find in its memory).
+Three channels, three formats:
 
-The result frame is one line of JSON, ``{"ok": {...}}``, ``{"error": "..."}``,
-``{"integrity": "..."}`` or ``{"internal": "..."}``, written by the child on an inherited
-pipe. It is read by the parent with a size cap and parsed strictly (``decode_frame``).
+- **Control** (runner <-> fork server): small JSON objects, one per ``SOCK_SEQPACKET``
+  datagram, with file descriptors attached where needed. The payload and the result never
+  travel this way, so the fork server never holds learner data a later child could find.
+- **Steps** (child -> keeper, a stream socket): one JSON line per event, ``{"begin": i}``
+  when step ``i`` starts and ``{"end": i, "<kind>": value}`` when it ends, ``kind`` one of
+  ``FRAME_KINDS``. This is the only thing a child can write that the grader reads, so the
+  keeper parses it strictly (``decode_line``). It is a socket, not a pipe: a socket cannot
+  be reopened through ``/proc/self/fd``.
+- **Result** (keeper -> runner, a pipe the child never holds): one line,
+  ``{"token": ..., "steps": [record, ...]}``, written by the keeper only (``decode_frame``).
 """
 
 from __future__ import annotations
@@ -20,10 +24,12 @@ MAX_CONTROL_BYTES = 1 << 16
 MAX_FDS = 8
 MAX_DEPTH = 100  # deeper results are refused: consumers recurse over them
 FRAME_KINDS = ("ok", "error", "integrity", "internal")
+STEP_STATUSES = ("ok", "error", "timeout", "integrity")
+RECORD_FIELDS = {"status": str, "message": str, "stdout": str, "stderr": str, "duration_s": float}
 
 
 class FrameError(ValueError):
-    """The result channel did not hold exactly one well-formed frame."""
+    """A channel did not hold what the sandbox writes there."""
 
 
 def send_message(sock: socket.socket, message: dict[str, Any], fds: tuple[int, ...] = ()) -> None:
@@ -43,52 +49,91 @@ def recv_message(sock: socket.socket) -> tuple[dict[str, Any] | None, list[int]]
     return json.loads(data), fds
 
 
-# An encoder object made once: learner code that replaces ``json.dumps`` does not reach it.
+# An encoder object made once, at import, before any task runs.
 _ENCODER = json.JSONEncoder(allow_nan=False, separators=(",", ":"))
 
 
-def encode_frame(kind: str, value: Any) -> bytes:
-    """One result line. Raises ``ValueError``/``TypeError``/``RecursionError`` on non-JSON data."""
-    return _ENCODER.encode({kind: value}).encode() + b"\n"
+def encode_line(message: dict[str, Any]) -> bytes:
+    """One JSON line. Raises ``ValueError``/``TypeError``/``RecursionError`` on non-JSON data."""
+    return _ENCODER.encode(message).encode() + b"\n"
 
 
 def _refuse_constant(token: str) -> Any:
     raise FrameError(f"the result contains {token}, which is not valid JSON")
 
 
-def decode_frame(data: bytes) -> tuple[str, Any]:
-    """Parse the bytes of the result channel into ``(kind, value)``, strictly.
-
-    Exactly one newline-terminated JSON object with one known key; no NaN/Infinity; at
-    most ``MAX_DEPTH`` levels deep; an ``ok`` value must be an object.
-    """
-    if not data.endswith(b"\n"):
-        raise FrameError("the result was cut off (no end of line)")
-    if data.count(b"\n") != 1:
-        raise FrameError("more than one result was written")
+def _strict_json(data: bytes) -> Any:
     try:
-        frame = json.loads(data, parse_constant=_refuse_constant)
+        return json.loads(data, parse_constant=_refuse_constant)
     except FrameError:
         raise
     except RecursionError:
         raise FrameError(f"the result is nested more than {MAX_DEPTH} levels deep") from None
     except ValueError:  # JSONDecodeError, or bytes that are not UTF-8
         raise FrameError("the result is not valid JSON") from None
-    if not isinstance(frame, dict) or len(frame) != 1 or next(iter(frame)) not in FRAME_KINDS:
-        raise FrameError("the result is not a frame the sandbox writes")
-    kind, value = next(iter(frame.items()))
-    _check_frame_value(kind, value)
+
+
+def decode_line(line: bytes, step: int) -> tuple[str, Any]:
+    """One line from the child, expected for ``step``: ``("begin", None)`` or ``(kind, value)``.
+
+    Anything else (another step's number, an unknown key, an ``ok`` value that is not an
+    object or is nested more than ``MAX_DEPTH`` deep) raises ``FrameError``.
+    """
+    message = _strict_json(line)
+    if not isinstance(message, dict):
+        raise FrameError("the code wrote to the grader's channel")
+    if message == {"begin": step}:
+        return "begin", None
+    kinds = [k for k in message if k != "end"]
+    if message.get("end") != step or type(message.get("end")) is not int or len(kinds) != 1 or kinds[0] not in FRAME_KINDS:
+        raise FrameError("the code wrote to the grader's channel")
+    kind = kinds[0]
+    value = message[kind]
+    _check_value(kind, value)
     return kind, value
 
 
-def _check_frame_value(kind: str, value: Any) -> None:
+def _check_value(kind: str, value: Any) -> None:
     if kind == "ok":
         if not isinstance(value, dict):
             raise FrameError(f"the result is a {type(value).__name__}, not an object")
         if depth(value) > MAX_DEPTH:
             raise FrameError(f"the result is nested more than {MAX_DEPTH} levels deep")
     elif not isinstance(value, str):
-        raise FrameError("the result is not a frame the sandbox writes")
+        raise FrameError("the code wrote to the grader's channel")
+
+
+def encode_frame(token: str, records: list[dict[str, Any]]) -> bytes:
+    """The keeper's result line for the runner."""
+    return encode_line({"token": token, "steps": records})
+
+
+def decode_frame(data: bytes, token: str, max_steps: int) -> list[dict[str, Any]]:
+    """The step records of the keeper's frame; ``FrameError`` unless it is exactly what a
+    keeper writes: one line, the job's token, at most ``max_steps`` well-typed records."""
+    if not data.endswith(b"\n") or data.count(b"\n") != 1:
+        raise FrameError("the keeper's result was cut off")
+    frame = _strict_json(data)
+    if not isinstance(frame, dict) or set(frame) != {"token", "steps"} or frame["token"] != token:
+        raise FrameError("the result did not come from this job's keeper")
+    records = frame["steps"]
+    if not isinstance(records, list) or len(records) > max_steps:
+        raise FrameError("the keeper's result has the wrong number of steps")
+    for record in records:
+        _check_record(record)
+    return records
+
+
+def _check_record(record: Any) -> None:
+    if not isinstance(record, dict) or set(record) != {*RECORD_FIELDS, "result"}:
+        raise FrameError("the keeper's result is malformed")
+    for key, kind in RECORD_FIELDS.items():
+        if not isinstance(record[key], kind):
+            raise FrameError(f"the keeper's result has a malformed {key}")
+    if record["status"] not in STEP_STATUSES or (record["result"] is None) == (record["status"] == "ok"):
+        raise FrameError("the keeper's result has a malformed status")
+    if record["result"] is not None and not isinstance(record["result"], dict):
+        raise FrameError("the keeper's result has a malformed result")
 
 
 def depth(value: Any) -> int:

@@ -4,16 +4,18 @@ from __future__ import annotations
 
 import os
 import queue
-import shutil
 import tempfile
 import threading
 import weakref
 from concurrent.futures import ThreadPoolExecutor
+from dataclasses import replace
 from typing import Any, Iterable, Sequence
 
 from .contract import Job, Outcome, SandboxError
 from .isolation import BASE_ENV, PRIVATE_SCRATCH, Launch, choose
+from .memory import Cgroups
 from .paths import View, make_view
+from .scratch import remove_tree
 from .worker import Worker
 
 DEFAULT_PRELOAD = ("graders.truth_child", "graders.harness.child")  # the task modules of truths and code exercises
@@ -29,15 +31,16 @@ class ForkServerRunner:
     """
 
     def __init__(self, launch: Launch, configs: Sequence[dict[str, Any]], host_scratch: str | None,
-                 notes: Iterable[str] = ()) -> None:
+                 notes: Iterable[str] = (), cgroups: Cgroups | None = None) -> None:
         self.isolation = launch.level
+        self.memory = f"cgroup v{cgroups.layout.version}" if cgroups else "address space"
         # Servers are spawned from one long-lived thread: bwrap's --die-with-parent is tied to
         # the thread that started it, and a short-lived caller thread would take it down.
         self._spawner = ThreadPoolExecutor(1, thread_name_prefix="graders-sandbox-spawn")
         self._workers = [Worker(launch, config, self._spawn) for config in configs]
         self._idle: queue.SimpleQueue[Worker] = queue.SimpleQueue()
         self._closed = threading.Event()
-        self._finalizer = weakref.finalize(self, _shut_down, self._workers, self._spawner, host_scratch)
+        self._finalizer = weakref.finalize(self, _shut_down, self._workers, self._spawner, host_scratch, cgroups)
         try:
             for worker in self._workers:
                 worker.begin_start()  # all servers warm up at once
@@ -57,13 +60,48 @@ class ForkServerRunner:
 
     def run(self, job: Job) -> Outcome:
         """Run ``job`` in a fresh child; only sandbox failures raise (``SandboxError``)."""
+        return self.run_all([job])[0]
+
+    def run_all(self, jobs: Sequence[Job]) -> list[Outcome]:
+        """Run ``jobs`` in as few fresh children as possible (see ``Runner.run_all``).
+
+        Jobs with the same limits (but for the time limit, which is per job) share a child.
+        A server that dies is restarted and the jobs it held are tried once more in a fresh
+        one; if that server dies too, each job runs alone, so that only the one that kills
+        servers is reported as lost.
+        """
+        outcomes: list[Outcome] = []
+        for group in _by_limits(jobs):
+            outcomes += self._run_group(group)
+        return outcomes
+
+    def _run_group(self, jobs: list[Job]) -> list[Outcome]:
+        done: list[Outcome] = []
+        while len(done) < len(jobs):
+            rest = jobs[len(done):]
+            got, lost = self._attempt(rest)
+            if lost:
+                got, lost = self._attempt(rest)  # once more, in a fresh server
+            if lost and len(rest) > 1:
+                return done + [self._alone(job) for job in rest]
+            done += got or [self._lost(lost, rest[0])]
+        return done
+
+    def _alone(self, job: Job) -> Outcome:
+        got, lost = self._attempt([job])
+        return got[0] if got else self._lost(lost, job)
+
+    def _attempt(self, jobs: list[Job]) -> tuple[list[Outcome], str]:
         if self._closed.is_set():
             raise SandboxError("the runner is closed")
         worker = self._idle.get()
         try:
-            return worker.run(job)
+            return worker.run_steps(jobs)
         finally:
             self._idle.put(worker)
+
+    def _lost(self, why: str, job: Job) -> Outcome:
+        return Outcome("error", None, "", "", why, self.isolation, 0.0)
 
     def close(self) -> None:
         """Stop every server and remove the scratch directories; idempotent."""
@@ -77,12 +115,26 @@ class ForkServerRunner:
         self.close()
 
 
-def _shut_down(workers: list[Worker], spawner: ThreadPoolExecutor, host_scratch: str | None) -> None:
+def _shut_down(workers: list[Worker], spawner: ThreadPoolExecutor, host_scratch: str | None,
+               cgroups: Cgroups | None) -> None:
     for worker in workers:
         worker.stop()
     spawner.shutdown(wait=False)
     if host_scratch is not None:
-        shutil.rmtree(host_scratch, ignore_errors=True)
+        remove_tree(host_scratch)
+    if cgroups is not None:
+        cgroups.close()
+
+
+def _by_limits(jobs: Sequence[Job]) -> list[list[Job]]:
+    """Runs of consecutive jobs whose limits differ at most in the time limit."""
+    groups: list[list[Job]] = []
+    for job in jobs:
+        if groups and replace(groups[-1][0].limits, timeout_s=1.0) == replace(job.limits, timeout_s=1.0):
+            groups[-1].append(job)
+        else:
+            groups.append([job])
+    return groups
 
 
 def open_runner(
@@ -119,7 +171,11 @@ def open_runner(
     if host_scratch is not None:
         configs = [{**config, "scratch_root": os.path.join(host_scratch, f"w{index}")} for index, config in enumerate(configs)]
         os.chmod(host_scratch, 0o711)
-    return ForkServerRunner(launch, configs, host_scratch, _notes(launch, view, configs[0]["uid"]))
+    cgroups, why_not = Cgroups.create() if launch.confine else (None, "")
+    if cgroups is not None:
+        configs = [{**config, "memory": cgroups.for_server(index)} for index, config in enumerate(configs)]
+    notes = _notes(launch, view, configs[0]["uid"]) + _memory_notes(launch, cgroups, why_not)
+    return ForkServerRunner(launch, configs, host_scratch, notes, cgroups)
 
 
 def _notes(launch: Launch, view: View, uid: int | None) -> list[str]:
@@ -132,6 +188,14 @@ def _notes(launch: Launch, view: View, uid: int | None) -> list[str]:
     if launch.level == "unsafe":
         notes.append("unsafe: children run unconfined, with limits and timeouts only")
     return notes
+
+
+def _memory_notes(launch: Launch, cgroups: Cgroups | None, why_not: str) -> list[str]:
+    if not launch.confine:
+        return []
+    if cgroups is not None:
+        return [f"memory: each job's memory, shared or not, is counted in a cgroup v{cgroups.layout.version} of its own"]
+    return [f"memory: bounded by address space only ({why_not}); SysV shared memory and memfd are refused"]
 
 
 def _child_uid(launch: Launch, index: int) -> int | None:

@@ -3,7 +3,9 @@
 Denied with ``EPERM``: creating sockets (no network, no talking to host daemons; socket
 pairs still work), tracing or reading other processes, new namespaces, mounts, kernel
 keyrings, BPF, perf, userfaultfd, io_uring (which could issue socket operations behind
-the filter's back) and module or kexec loading. ``clone3`` answers ``ENOSYS`` because its
+the filter's back), module or kexec loading, and memory that outlives the process's
+own mappings and its address-space limit (SysV shared memory, message queues and
+semaphores, memfd). ``clone3`` answers ``ENOSYS`` because its
 flags sit in memory the filter cannot read; libc then falls back to ``clone``, whose
 namespace flags are checked.
 
@@ -25,6 +27,7 @@ DENIED = (
     "io_uring_setup", "io_uring_enter", "io_uring_register",
     "init_module", "finit_module", "delete_module", "kexec_load", "kexec_file_load",
     "reboot", "swapon", "swapoff", "acct", "quotactl", "syslog", "iopl", "ioperm",
+    "shmget", "shmat", "msgget", "semget", "memfd_create", "memfd_secret",
 )
 NAMESPACE_FLAGS = (0x00000080, 0x00020000, 0x02000000, 0x04000000, 0x08000000, 0x10000000, 0x20000000, 0x40000000)
 

@@ -1,7 +1,8 @@
-"""Turn what the parent observed about a finished child into a status and a clear message.
+"""How a step ended, as the keeper saw it, turned into a status and a clear message.
 
-Kept apart from the I/O so every rule can be read (and tested) as a table: how the child
-ended (exit code, signal, killed at the deadline) and what the result channel held.
+Kept apart from the I/O so every rule can be read (and tested) as a table: what the child
+said at the end of the step, how the child died, whether the keeper stopped it at the
+step's deadline. These run in the keeper, a process that never runs the task.
 """
 
 from __future__ import annotations
@@ -9,11 +10,9 @@ from __future__ import annotations
 import os
 import signal
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, Callable
 
-from .protocol import FrameError, decode_frame
-
-EXIT_CHANNEL_LOST = 86  # the child could not write its result: the channel was closed or replaced
+EXIT_CHANNEL_LOST = 86  # the child could not report: its step socket was closed or replaced
 EXIT_SETUP_FAILED = 87  # confining the child failed before the task ran
 
 _SIGNAL_HINTS = {
@@ -29,65 +28,16 @@ _SIGNAL_HINTS = {
 
 
 @dataclass(frozen=True)
-class Ending:
-    """How a child ended, as the parent saw it."""
-
-    wait_status: int | None  # None when the fork server never reported an exit
-    timed_out: bool = False  # the parent killed it at the deadline
-    lost: str = ""  # the fork server itself failed: what happened
-
-
-@dataclass(frozen=True)
 class Verdict:
-    status: str
+    """One step's status, its result (only when ``ok``) and why, in words for the learner."""
+
+    status: str  # "ok" | "error" | "timeout" | "integrity"
     result: dict[str, Any] | None
     message: str
 
 
-def judge(ending: Ending, frame: bytes, frame_overflow: bool, timeout_s: float, max_result_bytes: int) -> Verdict:
-    """The status of a job from how its child ended and what it wrote as its result."""
-    if ending.timed_out:
-        return Verdict("timeout", None, f"the code did not finish within the time limit of {timeout_s:g} s")
-    if ending.lost or ending.wait_status is None:
-        return Verdict("error", None, ending.lost or "the sandbox lost track of the code")
-    died = _death_message(ending.wait_status)
-    if died is not None:
-        return died
-    if frame_overflow:
-        return Verdict("integrity", None, f"the result is larger than the limit of {max_result_bytes} bytes")
-    if not frame:
-        return Verdict("error", None, "the code ended the process (os._exit() or sys.exit()) before the task returned a result")
-    return _from_frame(frame)
-
-
-def _death_message(wait_status: int) -> Verdict | None:
-    if os.WIFSIGNALED(wait_status):
-        number = os.WTERMSIG(wait_status)
-        name = _signal_name(number)
-        hint = _SIGNAL_HINTS.get(number)
-        return Verdict("error", None, f"the code was killed by {name}" + (f" ({hint})" if hint else ""))
-    code = os.waitstatus_to_exitcode(wait_status)
-    if code == EXIT_CHANNEL_LOST:
-        return Verdict("integrity", None, "the result channel was closed or replaced by the code")
-    if code == EXIT_SETUP_FAILED:
-        return Verdict("error", None, "the sandbox could not be set up for this job")
-    if code != 0:
-        return Verdict("error", None, f"the code ended the process with exit status {code} (os._exit())")
-    return None
-
-
-def _signal_name(number: int) -> str:
-    try:
-        return signal.Signals(number).name
-    except ValueError:
-        return f"signal {number}"
-
-
-def _from_frame(frame: bytes) -> Verdict:
-    try:
-        kind, value = decode_frame(frame)
-    except FrameError as exc:
-        return Verdict("integrity", None, str(exc))
+def from_end(kind: str, value: Any) -> Verdict:
+    """What the child reported at the end of a step (already strictly decoded)."""
     if kind == "ok":
         return Verdict("ok", value, "")
     if kind == "integrity":
@@ -95,3 +45,48 @@ def _from_frame(frame: bytes) -> Verdict:
     if kind == "internal":
         return Verdict("error", None, f"the sandbox could not run the job: {value}")
     return Verdict("error", None, value)
+
+
+def timed_out(timeout_s: float) -> Verdict:
+    return Verdict("timeout", None, f"the code did not finish within the time limit of {timeout_s:g} s")
+
+
+def died(wait_status: int, out_of_memory: str = "") -> Verdict:
+    """The child ended during a step: killed by a signal, or exited before reporting."""
+    if out_of_memory:
+        return Verdict("error", None, f"the code exceeded the memory limit ({out_of_memory})")
+    if os.WIFSIGNALED(wait_status):
+        number = os.WTERMSIG(wait_status)
+        hint = _SIGNAL_HINTS.get(number)
+        return Verdict("error", None, f"the code was killed by {_signal_name(number)}" + (f" ({hint})" if hint else ""))
+    code = os.waitstatus_to_exitcode(wait_status)
+    if code == EXIT_CHANNEL_LOST:
+        return Verdict("integrity", None, "the channel to the grader was closed or replaced by the code")
+    if code == EXIT_SETUP_FAILED:
+        return Verdict("error", None, "the sandbox could not be set up for this job")
+    if code != 0:
+        return Verdict("error", None, f"the code ended the process with exit status {code} (os._exit())")
+    return Verdict("error", None, "the code ended the process (os._exit() or sys.exit()) before the task returned a result")
+
+
+def checked(verdict: Verdict, check: Callable[[dict[str, Any], dict[str, Any]], dict[str, Any]] | None,
+            payload: dict[str, Any]) -> Verdict:
+    """``verdict`` after the job's own ``check`` (run by the trusted side) of an ``ok`` result."""
+    if verdict.status != "ok" or check is None:
+        return verdict
+    try:
+        return Verdict("ok", check(payload, verdict.result or {}), "")
+    except (ValueError, TypeError, KeyError) as exc:
+        return channel_abuse(f"what came back is not what the grader's code sends: {str(exc)[:300]}")
+
+
+def channel_abuse(reason: str) -> Verdict:
+    """The child wrote something on the step channel that the sandbox does not write."""
+    return Verdict("integrity", None, reason)
+
+
+def _signal_name(number: int) -> str:
+    try:
+        return signal.Signals(number).name
+    except ValueError:
+        return f"signal {number}"

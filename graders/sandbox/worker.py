@@ -5,6 +5,7 @@ from __future__ import annotations
 import itertools
 import json
 import os
+import secrets
 import select
 import signal
 import socket
@@ -12,19 +13,20 @@ import subprocess
 import sys
 import tempfile
 import time
-from typing import Any, Callable
+from typing import Any, Callable, Sequence
 
 from .contract import Job, Outcome, SandboxError
-from .exchange import Follower, JobPipes
+from .exchange import Ending, Follower, JobPipes
 from .isolation import BASE_ENV, Launch
 from .paths import package_parent
-from .protocol import recv_message, send_message
-from .verdict import Ending, judge
+from .protocol import FrameError, decode_frame, recv_message, send_message
 
 BOOT = "import sys; sys.path.insert(0, sys.argv[2]); from graders.sandbox.zygote import main; main(int(sys.argv[1]))"
 READY_TIMEOUT_S = 180.0  # importing and warming torch takes seconds, more on a loaded machine
 STOP_TIMEOUT_S = 5.0
 MEMORY_HEADROOM_MIB = 64
+KEEPER_SLACK_S = 5.0  # the runner's backstop beyond the steps' own budgets, which the keeper keeps
+FRAME_SLACK = 4096  # a step record's fields and the frame around them
 
 Spawn = Callable[..., "subprocess.Popen[bytes]"]
 
@@ -46,14 +48,19 @@ class Worker:
         """Launch the server and send its configuration (warming continues in the background)."""
         parent_end, server_end = socket.socketpair(socket.AF_UNIX, socket.SOCK_SEQPACKET)
         self._stderr = tempfile.TemporaryFile()
-        command = [*self.launch.prefix, sys.executable, "-I", "-B", "-c", BOOT, str(server_end.fileno()), package_parent()]
+        program = [sys.executable, "-I", "-B", "-c", BOOT, str(server_end.fileno()), package_parent()]
+        command, launch_fds = self.launch.command(program)
+        memory = self.config.get("memory")
+        memory_fds = [memory["procs"], memory["events"], *memory["limits"]] if memory else []
         try:
             self.proc = self.spawn(
-                command, pass_fds=(server_end.fileno(),), stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
-                stderr=self._stderr, env=BASE_ENV, cwd="/", start_new_session=True,
+                command, pass_fds=(server_end.fileno(), *launch_fds, *memory_fds), stdin=subprocess.DEVNULL,
+                stdout=subprocess.DEVNULL, stderr=self._stderr, env=BASE_ENV, cwd="/", start_new_session=True,
             )
         finally:
             server_end.close()
+            for fd in launch_fds:
+                os.close(fd)
         self.ctrl = parent_end
         send_message(parent_end, {"op": "init", "config": self.config})
 
@@ -71,25 +78,34 @@ class Worker:
     def alive(self) -> bool:
         return self.proc is not None and self.proc.poll() is None and self.ctrl is not None
 
-    def run(self, job: Job) -> Outcome:
-        """Run one job; restart the server first if an earlier job broke it."""
+    def run_steps(self, jobs: Sequence[Job]) -> tuple[list[Outcome], str]:
+        """Run ``jobs`` as the steps of one child; restart the server first if an earlier job broke it.
+
+        Returns the outcomes the keeper reported, in order, and ``""``; the list is shorter
+        than ``jobs`` when a step failed (the rest were not run). When the server or the
+        keeper failed, returns no outcomes and what happened.
+        """
         if not self.alive():
             self.stop()
             self.begin_start()
             self.finish_start()
-        started = time.monotonic()
-        if job.limits.memory_mib < self.vm_mib + MEMORY_HEADROOM_MIB:
-            return self._outcome("error", None, "", "", f"the memory limit of {job.limits.memory_mib} MiB is below the "
-                                 f"{self.vm_mib} MiB the warm interpreter already uses: raise limits.memory_mib", started)
-        pipes = JobPipes(json.dumps(job.payload).encode(), job.limits.max_output_bytes, job.limits.max_result_bytes)
+        started, limits = time.monotonic(), jobs[0].limits
+        if limits.memory_mib < self.vm_mib + MEMORY_HEADROOM_MIB:
+            message = (f"the memory limit of {limits.memory_mib} MiB is below the {self.vm_mib} MiB the warm "
+                       "interpreter already uses: raise limits.memory_mib")
+            return [Outcome("error", None, "", "", message, self.launch.level, 0.0)], ""
+        token = secrets.token_hex(16)
+        payload = json.dumps({"token": token, "steps": [job.payload for job in jobs]}).encode()
+        pipes = JobPipes(payload, len(jobs) * (limits.max_result_bytes + 2 * limits.max_output_bytes + FRAME_SLACK) + FRAME_SLACK)
         assert self.ctrl is not None
-        follower = Follower(self.ctrl, next(self.job_ids), pipes, job.limits.timeout_s)
+        budget = sum(job.limits.timeout_s for job in jobs) + KEEPER_SLACK_S
+        follower = Follower(self.ctrl, next(self.job_ids), pipes, budget)
         try:
-            ending = self._exchange(job, follower)
+            ending = self._exchange(jobs, follower)
         except SandboxError:
-            raise  # the server refused the task and is ready for the next one
+            raise  # the server refused a task and is ready for the next one
         except OSError:
-            ending = Ending(None, lost="the sandbox stopped unexpectedly")  # its socket broke
+            ending = Ending(False, lost="the sandbox stopped unexpectedly")  # its socket broke
         except BaseException:
             self.stop()  # interrupted mid-job (Ctrl-C): nobody would ever stop that child
             raise
@@ -97,18 +113,25 @@ class Worker:
             pipes.close_all()
         if ending.lost:
             self._abandon(follower.pid)
-        limits = job.limits
-        verdict = judge(ending, bytes(pipes.result.data), pipes.result.overflow, limits.timeout_s, limits.max_result_bytes)
-        return self._outcome(verdict.status, verdict.result, pipes.stdout.text(), pipes.stderr.text(), verdict.message, started)
+            return [], ending.lost
+        try:
+            records = decode_frame(bytes(pipes.frame.data), token, len(jobs))
+        except FrameError as exc:
+            return [], f"the sandbox lost track of the job ({exc})"
+        if not records:
+            return [], "the sandbox lost track of the job (no step was reported)"
+        return [self._outcome(record) for record in records], ""
 
-    def _exchange(self, job: Job, follower: Follower) -> Ending:
-        request = {"op": "run", "job": follower.job, "task": job.task, "limits": job.limits.to_json()}
-        send_message(follower.ctrl, request, follower.pipes.child_ends)
-        follower.pipes.close_child_ends()
+    def _exchange(self, jobs: Sequence[Job], follower: Follower) -> Ending:
+        steps = [{"task": job.task, "check": job.check, "timeout_s": job.limits.timeout_s} for job in jobs]
+        request = {"op": "run", "job": follower.job, "steps": steps, "limits": jobs[0].limits.to_json()}
+        send_message(follower.ctrl, request, follower.pipes.keeper_ends)
+        follower.pipes.close_keeper_ends()
         return follower.follow()
 
-    def _outcome(self, status: str, result: Any, stdout: str, stderr: str, message: str, started: float) -> Outcome:
-        return Outcome(status, result, stdout, stderr, message, self.launch.level, time.monotonic() - started)
+    def _outcome(self, record: dict[str, Any]) -> Outcome:
+        return Outcome(record["status"], record["result"], record["stdout"], record["stderr"], record["message"],
+                       self.launch.level, record["duration_s"])
 
     def _abandon(self, child_pid: int | None) -> None:
         """The server failed mid-job: kill it (namespaced levels take the job down with it)."""

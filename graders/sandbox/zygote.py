@@ -1,11 +1,12 @@
-"""The fork server ("zygote"): a warm interpreter that forks one fresh child per job.
+"""The fork server ("zygote"): a warm interpreter that forks one fresh keeper per job.
 
 Started by the runner (``python -I -c ...`` possibly inside bubblewrap or unshare), it
 receives its configuration, pre-warms torch, then serves ``run`` requests on its control
-socket one at a time: fork a confined child, wait for it (or kill it when the parent's
-watchdog says so), sweep every process the job left, report the exit status, clean the
-scratch directory. It never sees a payload or a result: those go through pipes between
-the parent and the child.
+socket one at a time: hand the job to a spare (forked ahead of time), which becomes the
+job's keeper and forks the confined child (``keeper.py``); wait for the keeper (or kill it
+when the runner's watchdog says so); then sweep every process the job left, remove its
+SysV IPC objects and its scratch directory. It never sees a payload or a result: those go
+through pipes between the runner and the keeper.
 """
 
 from __future__ import annotations
@@ -20,9 +21,11 @@ from collections import deque
 from dataclasses import dataclass
 from typing import Any, Callable, NoReturn
 
-from . import landlock, reaper, syscalls
-from .child import ChildFds, ChildSpec, describe_exception, run_child
+from . import ipc, landlock, reaper, syscalls
+from .child import ChildFds, ChildSpec, describe_exception
 from .contract import Limits
+from .keeper import KeeperSpec, Step, run_keeper
+from .memory import JobMemory
 from .mounts import set_up_view
 from .paths import DEVICES, PSEUDO_READ
 from .protocol import recv_message, send_message
@@ -46,6 +49,7 @@ class ServerConfig:
     private_tmp_mib: int | None = None  # unshare level: the server mounts its own view
     masks: tuple[str, ...] = ()
     keeps: tuple[str, ...] = ()
+    memory: dict[str, Any] | None = None  # descriptors of this server's memory cgroup (memory.py)
 
 
 @dataclass
@@ -74,6 +78,7 @@ class ForkServer:
         self.pending: deque[tuple[dict[str, Any], list[int]]] = deque()
         self.selector = selectors.DefaultSelector()
         self.selector.register(ctrl, selectors.EVENT_READ)
+        self.memory = JobMemory(config.memory) if config.memory else None
 
     def prepare(self) -> list[str]:
         """Set up the view, become the subreaper, warm torch; return notes for the runner."""
@@ -102,28 +107,34 @@ class ForkServer:
             message, fds = self.pending.popleft() if self.pending else recv_message(self.ctrl)
             if message is None:
                 return
-            if message.get("op") == "run" and len(fds) == 4:
+            if message.get("op") == "run" and len(fds) == 2:
                 self.run_job(message, fds)
             else:
                 _close_all(fds)  # a kill for a job that already ended
 
     def run_job(self, message: dict[str, Any], fds: list[int]) -> None:
-        """One job: hand it to the spare, wait, sweep, report, clean up."""
+        """One job: hand it to the spare (its keeper), wait, sweep, report, clean up."""
         job = message["job"]
         try:
-            resolve(message["task"])  # imported here, once: later spares get it warm
+            for step in message["steps"]:  # imported here, once: later spares get them warm
+                resolve(step["task"]), step["check"] and resolve(step["check"])
         except Exception as exc:  # noqa: BLE001 - any import error is reported to the parent
             _close_all(fds)
             send_message(self.ctrl, {"event": "refused", "job": job, "message": describe_exception(exc)})
             return
+        if self.memory is not None:
+            self.memory.set_limit(int(message["limits"]["memory_mib"]))
         scratch = make_scratch(self.config.scratch_root, job, self.config.uid)
-        pid = self.hand_over({"task": message["task"], "limits": message["limits"], "scratch": scratch}, fds)
+        pid = self.hand_over({"steps": message["steps"], "limits": message["limits"], "scratch": scratch}, fds)
         send_message(self.ctrl, {"event": "started", "job": job, "pid": pid})
         self.spare = self.fork_spare()  # while the job runs
         status, killed = self.wait(pid, job)
         clean = reaper.sweep(keep=self.spare.pid)
         if not self.parent_gone:
             send_message(self.ctrl, {"event": "exited", "job": job, "status": status, "killed": killed, "clean": clean})
+        # After the report: the next job's clock starts when its keeper does, so however
+        # long this takes, it is never on another job's time.
+        ipc.remove_objects(self.config.uid, own_namespace=self.config.level in ("bubblewrap", "unshare"))
         remove_tree(scratch)
 
     def hand_over(self, job: dict[str, Any], fds: list[int]) -> int:
@@ -174,18 +185,25 @@ class ForkServer:
             if job is None:
                 code = 0
             else:
-                run_child(self.child_spec(job, fds))
+                run_keeper(self.keeper_spec(job, fds))
         finally:
             os._exit(code)
 
-    def child_spec(self, job: dict[str, Any], fds: list[int]) -> ChildSpec:
-        """In the spare: everything ``run_child`` needs, from the job message and its fds."""
-        scratch = job["scratch"]
-        return ChildSpec(
-            function=resolve(job["task"]), limits=Limits(**job["limits"]), fds=ChildFds(*fds[:4]), scratch=scratch,
-            env={**self.config.env, "HOME": scratch, "TMPDIR": scratch}, uid=self.config.uid,
-            ruleset_fd=fds[4] if len(fds) > 4 else None, syscall_filter=self.syscall_filter,
-        )
+    def keeper_spec(self, job: dict[str, Any], fds: list[int]) -> KeeperSpec:
+        """In the spare: everything the keeper and its child need, from the job message and its fds."""
+        scratch, limits = job["scratch"], Limits(**job["limits"])
+        steps = tuple(Step(resolve(s["task"]), s["check"] and resolve(s["check"]), float(s["timeout_s"])) for s in job["steps"])
+        ruleset_fd = fds[2] if len(fds) > 2 else None
+
+        def child(child_fds: ChildFds) -> ChildSpec:
+            return ChildSpec(
+                functions=tuple(step.task for step in steps), limits=limits, fds=child_fds, scratch=scratch,
+                env={**self.config.env, "HOME": scratch, "TMPDIR": scratch}, uid=self.config.uid,
+                ruleset_fd=ruleset_fd, syscall_filter=self.syscall_filter,
+            )
+
+        return KeeperSpec(steps=steps, limits=limits, payload_fd=fds[0], result_fd=fds[1], child=child, memory=self.memory,
+                          child_only=() if ruleset_fd is None else (ruleset_fd,))
 
     def ruleset(self, scratch: str) -> int | None:
         """A Landlock ruleset fd for a job writing to ``scratch``, or None without Landlock."""
