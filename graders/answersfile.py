@@ -11,6 +11,12 @@
 
 Values under ``answers`` are answer literals; YAML scalars that are not strings
 (``True``, ``5``) are taken as the literal the learner typed.
+
+The file is the learner's, so it is read as hostile data: YAML anchors and aliases are
+refused (a 500-byte file of nested aliases expands to billions of nodes), every value is
+rendered with a size budget, and the learner is the one the file's name says: a ``student``
+field naming someone else makes the file ungradable, and two files for one learner in a
+batch make that learner's one row ungradable, so no row is written twice or by someone else.
 """
 
 from __future__ import annotations
@@ -26,6 +32,17 @@ from .grade import PreparedAssignment, Submission, grade_all, ungradable
 from .results import SubmissionResult
 
 MAX_BYTES = 2 << 20
+MAX_LITERAL_CHARS = 10_000  # an answer longer than this is not a prediction anyone typed
+
+
+class _NoAliasLoader(yaml.SafeLoader):
+    """``SafeLoader`` that refuses anchors and aliases, with their place in the file."""
+
+    def compose_node(self, parent: Any, index: Any) -> Any:
+        if self.check_event(yaml.AliasEvent) or getattr(self.peek_event(), "anchor", None):
+            mark = self.peek_event().start_mark
+            raise yaml.YAMLError(f"{mark.line + 1}:{mark.column + 1}: YAML anchors and aliases (&, *) are not accepted in answers files")
+        return super().compose_node(parent, index)
 
 
 def read_answers_file(path: Path) -> Submission:
@@ -34,6 +51,9 @@ def read_answers_file(path: Path) -> Submission:
     student = data.get("student")
     if not isinstance(student, str) or not student.strip():
         raise SubmissionError(f"{path}: 'student' must be a non-empty string")
+    if student.strip() != path.stem:
+        raise SubmissionError(f"{path}: the file says student '{student.strip()[:80]}', but answers are graded under the "
+                              f"name of their file ('{path.stem}'); rename the file or correct 'student'")
     answers = _string_map(data.get("answers") or {}, path, "answers")
     code = _string_map(data.get("code") or {}, path, "code")
     return Submission(
@@ -49,13 +69,14 @@ def _load(path: Path) -> dict[str, Any]:
     try:
         if path.stat().st_size > MAX_BYTES:
             raise SubmissionError(f"{path}: larger than {MAX_BYTES // 1024} KiB")
-        data = yaml.safe_load(path.read_text(encoding="utf-8"))
+        data = yaml.load(path.read_text(encoding="utf-8"), Loader=_NoAliasLoader)  # noqa: S506 - a SafeLoader
     except (OSError, UnicodeDecodeError) as exc:
         raise SubmissionError(f"{path}: cannot read: {exc}") from exc
     except yaml.YAMLError as exc:
         mark = getattr(exc, "problem_mark", None)
-        where = f"{path}:{mark.line + 1}:{mark.column + 1}" if mark else str(path)
-        raise SubmissionError(f"{where}: invalid YAML: {getattr(exc, 'problem', exc)}") from exc
+        if mark is None:
+            raise SubmissionError(f"{path}:{exc}") from exc
+        raise SubmissionError(f"{path}:{mark.line + 1}:{mark.column + 1}: invalid YAML: {getattr(exc, 'problem', exc)}") from exc
     if not isinstance(data, dict):
         raise SubmissionError(f"{path}: expected a mapping with 'student' and 'answers'")
     return data
@@ -64,7 +85,42 @@ def _load(path: Path) -> dict[str, Any]:
 def _string_map(raw: Any, path: Path, field: str) -> dict[str, str]:
     if not isinstance(raw, dict):
         raise SubmissionError(f"{path}: '{field}' must be a mapping")
-    return {str(k): (v if isinstance(v, str) else repr(v)) for k, v in raw.items()}
+    if not all(isinstance(k, (str, int, float, bool)) for k in raw):
+        raise SubmissionError(f"{path}: the keys of '{field}' must be question ids")
+    return {str(k): (v if isinstance(v, str) else _literal(v, path)) for k, v in raw.items()}
+
+
+def _literal(value: Any, path: Path) -> str:
+    """The text a learner typed for a non-string YAML value (``[1, 2]``, ``True``), within a budget."""
+    text = repr(value) if isinstance(value, (str, int, float, bool, type(None))) else _bounded_repr(value)
+    if len(text) > MAX_LITERAL_CHARS:
+        raise SubmissionError(f"{path}: an answer longer than {MAX_LITERAL_CHARS} characters")
+    return text
+
+
+def _bounded_repr(value: Any) -> str:
+    """``repr`` of nested lists and dicts, built without recursion and stopped past the budget."""
+    out: list[str] = []
+    size, stack = 0, [(False, value)]  # (is it text to write as is, item)
+    while stack and size <= MAX_LITERAL_CHARS:
+        literal, item = stack.pop()
+        if literal:
+            piece = item
+        elif isinstance(item, (list, dict)):
+            pairs = list(item.items()) if isinstance(item, dict) else [(None, v) for v in item]
+            stack.append((True, "}" if isinstance(item, dict) else "]"))
+            for i, (key, element) in enumerate(reversed(pairs)):
+                stack.append((False, element))
+                if key is not None:
+                    stack += [(True, ": "), (False, key)]
+                if i < len(pairs) - 1:
+                    stack.append((True, ", "))
+            piece = "{" if isinstance(item, dict) else "["
+        else:
+            piece = repr(item)
+        out.append(piece)
+        size += len(piece)
+    return "".join(out)
 
 
 def _when(raw: Any, path: Path) -> datetime | None:
@@ -78,11 +134,25 @@ def _when(raw: Any, path: Path) -> datetime | None:
     return when if when.tzinfo else when.replace(tzinfo=timezone.utc)
 
 
+def _claimed_twice(paths: list[Path]) -> dict[str, list[Path]]:
+    by_student: dict[str, list[Path]] = {}
+    for path in paths:
+        by_student.setdefault(path.stem, []).append(path)
+    return {student: found for student, found in by_student.items() if len(found) > 1}
+
+
 def grade_answer_files(prep: PreparedAssignment, paths: list[Path], workers: int = 1) -> list[SubmissionResult]:
     """Grade answers files; an unreadable or mismatched file is that student's ``ungradable``."""
     readable: list[Submission] = []
     order: list[tuple[str, SubmissionResult | None]] = []
+    twice = _claimed_twice(paths)
     for path in paths:
+        if path.stem in twice:
+            if path == twice[path.stem][0]:  # one row for the learner, naming every file
+                files = ", ".join(str(p) for p in twice[path.stem])
+                order.append((path.stem, ungradable(path.stem, f"more than one file in this batch is for '{path.stem}' "
+                                                               f"({files}); grade one of them")))
+            continue
         try:
             sub = read_answers_file(path)
         except SubmissionError as exc:

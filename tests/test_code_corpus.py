@@ -4,13 +4,13 @@ Corpus files are named ``<exercise>__<outcome>__<what>.py``; ``any`` files are g
 ``independent-copy``. ``pass`` means full marks; ``partial``/``fail`` files say each
 check's status in an ``# expect:`` line (a check scores its points exactly when
 ``correct``); ``invalid``/``error``/``timeout``/``integrity`` give every check of the
-exercise that status and zero.
+exercise that status and zero. An ``# expect-message:`` line names what every check's
+feedback must say.
 """
 
 from __future__ import annotations
 
 import re
-import textwrap
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import Any, Iterator
@@ -23,7 +23,7 @@ from graders.grade import prepare_assignment
 from graders.load import LoadedCourse, load_course
 from graders.registry import Context, ExerciseAnswers
 from graders.results import QuestionResult
-from graders.sandbox import open_runner
+from graders.sandbox import SandboxError, open_runner
 from graders.spec import Limits
 
 CORPUS = Path(__file__).parent / "corpus" / "code"
@@ -107,6 +107,14 @@ def test_corpus(env: Any, corpus_results: dict[str, list[QuestionResult]], path:
         assert result.points == (check.points if expected[check.id] == "correct" else 0.0)
         if result.status.value != "correct":
             assert result.feedback and not INTERNALS.search(result.feedback), result.feedback
+    said = expected_message(path)
+    assert all(said in r.feedback for r in results.values()), [r.feedback for r in results.values()]
+
+
+def expected_message(path: Path) -> str:
+    """What every check's feedback must say, from an ``# expect-message:`` line (or nothing)."""
+    line = next((l for l in path.read_text().splitlines() if l.startswith("# expect-message:")), "# expect-message:")
+    return line.removeprefix("# expect-message:").strip()
 
 
 def test_corpus_covers_every_outcome() -> None:
@@ -115,7 +123,7 @@ def test_corpus_covers_every_outcome() -> None:
     assert {p.stem.split("__")[0] for p in CORPUS.glob("*.py")} == {*CODE_EXERCISES, "any"}
 
 
-@pytest.mark.parametrize("hostile", ["any__timeout__infinite_loop", "freeze-module__integrity__patch_torch_equal", "freeze-module__error__os_exit_in_entry"])
+@pytest.mark.parametrize("hostile", ["any__timeout__infinite_loop", "freeze-module__integrity__patch_torch_equal", "freeze-module__integrity__os_exit_in_entry", "any__error__memory_bomb"])
 def test_hostile_exercise_costs_only_itself(env: tuple[LoadedCourse, Context], prepared: dict[str, Any], tmp_path: Path, hostile: str) -> None:
     loaded, ctx = env
     prep = prepare_assignment(loaded, "ps3", ctx)
@@ -175,18 +183,37 @@ def _statuses_by_exercise(questions: Any) -> dict[str, set[str]]:
     return found
 
 
-def test_a_forged_result_channel_cannot_fake_a_pass(env: tuple[LoadedCourse, Context], prepared: dict[str, Any]) -> None:
-    # The forged frame claims success for the right exercise; the token it cannot know gives it away.
-    source = textwrap.dedent("""
-        import os
-        frame = b'{"ok": {"token": "0" , "status": "ok", "observations": {"cases": []}}}\\n'
-        for fd in range(3, 64):
-            try:
-                os.write(fd, frame)
-            except OSError:
-                pass
-        os._exit(0)
-    """)
-    results = grade_code(env, prepared, "independent-copy", source)
-    assert {r.status.value for r in results} <= {"integrity", "error"}
-    assert sum(r.points for r in results) == 0
+LEVELS = ("bubblewrap", "unshare", "plain")
+# The trust boundary's cases: every forge and tampering attempt, and the legitimate programs
+# an earlier guard misjudged. Each must get its status at every isolation level.
+TRUST_CASES = sorted(p for p in CORPUS.glob("*.py") if p.stem.split("__")[1] == "integrity" or p.stem in {
+    "independent-copy__pass__traceback_print_exc", "independent-copy__pass__logging_exception",
+    "independent-copy__pass__tempfile_roundtrip", "independent-copy__pass__torch_compile_eager",
+    "independent-copy__pass__default_dtype_at_top_level", "independent-copy__pass__nested_tempdirs",
+})
+
+
+@pytest.fixture(scope="module", params=LEVELS)
+def level_env(request: pytest.FixtureRequest, env: tuple[LoadedCourse, Context]) -> Iterator[tuple[LoadedCourse, Context]]:
+    loaded, ctx = env
+    try:
+        runner = open_runner(request.param, workers=1, hide=(str(loaded.root.resolve()),))
+    except SandboxError as exc:
+        pytest.skip(f"{request.param} is not available here: {exc}")
+    try:
+        yield loaded, Context(ctx.course, loaded.root, runner, ctx.cache_dir)
+    finally:
+        runner.close()
+
+
+@pytest.mark.parametrize("path", TRUST_CASES, ids=lambda p: p.stem)
+def test_trust_cases_at_every_isolation_level_and_the_next_learner_gets_full_marks(level_env: tuple[LoadedCourse, Context], prepared: dict[str, Any],
+                                              path: Path) -> None:
+    loaded, _ = level_env
+    checks = loaded.exercises[target(path)].exercise.checks
+    results = grade_code(level_env, prepared, target(path), path.read_text())
+
+    assert {r.id.split("/", 1)[1]: r.status.value for r in results} == expected_statuses(path, [c.id for c in checks])
+    assert all(expected_message(path) in r.feedback for r in results)
+    victim = grade_code(level_env, prepared, "independent-copy", prepared["independent-copy"]["solution"])
+    assert all(r.status.value == "correct" for r in victim), [r.feedback for r in victim]

@@ -16,6 +16,7 @@ import pytest
 from graders.errors import SpecError
 from graders.harness import check_ids
 from graders.harness.verdicts import Malformed, tensor_verdict
+from graders.harness.child import check as harness_child_check
 from graders.kinds.code_feedback import judge_outcome
 from graders.load import load_course
 from graders.registry import Context, ExerciseAnswers
@@ -114,35 +115,45 @@ def outcome(status: str = "ok", result: Any = None, message: str = "") -> Outcom
     (outcome("timeout", message="the code did not finish within the time limit of 10 s"), Status.TIMEOUT, "The code did not finish within the time limit of 10 s"),
     (outcome("error", message="the code ended the process"), Status.ERROR, "The code ended the process"),
     (outcome("integrity", message="the result is nested too deeply"), Status.INTEGRITY, "Your code interfered with grading: the result is nested too deeply. This exercise scores zero."),
-    (outcome(result={"token": "guess", "status": "ok", "observations": {}}), Status.INTEGRITY, "was not written by the grader"),
-    (outcome(result={"token": "T", "status": "invalid", "syntax": {"message": "invalid syntax", "line": 3}}), Status.INVALID, "Your code is not valid Python: invalid syntax (line 3)."),
-    (outcome(result={"token": "T", "status": "invalid", "missing": "freeze"}), Status.INVALID, "Define a function `freeze(module) -> None`: your code does not define `freeze`."),
-    (outcome(result={"token": "T", "status": "invalid", "not_callable": "int"}), Status.INVALID, "`freeze` must be a function `freeze(module) -> None`, not a int."),
-    (outcome(result={"token": "T", "status": "error", "raised": {"cls": "ZeroDivisionError", "message": "division by zero", "line": 2}}), Status.ERROR,
+    (outcome(result={"status": "invalid", "syntax": {"message": "invalid syntax", "line": 3}}), Status.INVALID, "Your code is not valid Python: invalid syntax (line 3)."),
+    (outcome(result={"status": "invalid", "missing": "freeze"}), Status.INVALID, "Define a function `freeze(module) -> None`: your code does not define `freeze`."),
+    (outcome(result={"status": "invalid", "not_callable": "int"}), Status.INVALID, "`freeze` must be a function `freeze(module) -> None`, not a int."),
+    (outcome(result={"status": "error", "raised": {"cls": "ZeroDivisionError", "message": "division by zero", "line": 2}}), Status.ERROR,
      "Running your code raised ZeroDivisionError at line 2 of your code: division by zero."),
-    (outcome(result={"token": "T", "status": "error", "raised": {"cls": "SystemExit", "message": "", "line": 1}}), Status.ERROR, "Running your code raised SystemExit at line 1 of your code."),
-    (outcome(result={"token": "T", "status": "integrity", "reasons": ["replaced torch.equal"]}), Status.INTEGRITY, "Your code interfered with grading (replaced torch.equal). This exercise scores zero."),
-    (outcome(result={"token": "T", "status": "error", "raised": {"cls": 3}}), Status.INTEGRITY, "was not written by the grader"),
-    (outcome(result={"token": "T", "status": "passed"}), Status.INTEGRITY, "was not written by the grader"),
-], ids=["timeout", "crash", "sandbox-integrity", "wrong-token", "syntax", "missing-entry", "not-callable", "raised", "sys-exit", "tampered", "malformed-raised", "unknown-status"])
+    (outcome(result={"status": "error", "raised": {"cls": "SystemExit", "message": "", "line": 1}}), Status.ERROR, "Running your code raised SystemExit at line 1 of your code."),
+    (outcome(result={"status": "integrity", "reasons": ["replaced torch.equal"]}), Status.INTEGRITY, "Your code interfered with grading (replaced torch.equal). This exercise scores zero."),
+    (outcome(result={"status": "error", "raised": {"cls": 3}}), Status.INTEGRITY, "was not written by the grader"),
+    (outcome(result={"status": "passed"}), Status.INTEGRITY, "was not written by the grader"),
+], ids=["timeout", "crash", "sandbox-integrity", "syntax", "missing-entry", "not-callable", "raised", "sys-exit", "tampered", "malformed-raised", "unknown-status"])
 def test_outcome_becomes_one_status_and_message(given: Outcome, status: Status, message: str) -> None:
-    judged = judge_outcome(given, "T", "freeze", "freeze(module) -> None")
+    judged = judge_outcome(given, "freeze", "freeze(module) -> None")
     assert judged.status is status
     assert message in judged.message
     assert judged.observations is None
 
 
+@pytest.mark.parametrize("result", [
+    {"status": "passed"}, {"status": "ok"}, {"status": "ok", "observations": []},
+    {"status": "integrity", "reasons": "tampered"}, {"status": "integrity", "reasons": [1]}, {},
+], ids=str)
+def test_the_keeper_refuses_results_the_harness_does_not_write(result: dict[str, Any]) -> None:
+    with pytest.raises(ValueError):
+        harness_child_check({}, result)
+
+
 class FakeRunner:
-    """Hands back one prepared outcome, echoing the job's token when asked to."""
+    """Hands back one prepared result, passed through the job's keeper-side check as the sandbox does."""
 
     isolation = "fake"
 
-    def __init__(self, result: dict[str, Any], echo_token: bool = True) -> None:
-        self.result, self.echo_token = result, echo_token
+    def __init__(self, result: dict[str, Any]) -> None:
+        self.result = result
 
     def run(self, job: Any) -> Outcome:
-        token = job.payload["token"] if self.echo_token else "guess"
-        return outcome(result={"token": token, **self.result})
+        try:
+            return outcome(result=harness_child_check(job.payload, dict(self.result)))
+        except ValueError as exc:
+            return outcome("integrity", message=str(exc))
 
     def close(self) -> None:
         pass
@@ -201,5 +212,5 @@ def test_ladder_refuses_what_is_not_a_value() -> None:
 
 
 def test_feedback_examples_read_as_sentences() -> None:
-    text = textwrap.dedent(judge_outcome(outcome("timeout", message="time is up"), "T", "f", "f()").message)
+    text = textwrap.dedent(judge_outcome(outcome("timeout", message="time is up"), "f", "f()").message)
     assert text == "Time is up"

@@ -18,6 +18,7 @@ from typing import Any, Callable, Iterator
 import pytest
 
 from graders.sandbox import Job, Limits, Outcome, SandboxError, open_runner
+from graders.sandbox.ipc import objects
 from sandbox_tasks import TASK, TASK_PATH, Case, load_corpus, source_of
 
 REPO = Path(__file__).resolve().parent.parent
@@ -197,3 +198,10 @@ def test_a_module_the_server_never_imported_can_be_imported(runner: Any) -> None
 
 def test_plain_level_says_it_is_reduced(runner: Any) -> None:
     assert any("reduced isolation" in note for note in runner.notes) == (runner.isolation == "plain")
+
+
+def test_no_ipc_object_outlives_the_corpus(runner: Any) -> None:
+    # After every case ran (module scope): the host's SysV tables hold nothing of the children.
+    uids = {w.config["uid"] for w in runner._workers} - {None}
+    for table in ("shm", "msg", "sem"):
+        assert not {creator for _ident, creator in objects(table)} & uids, table

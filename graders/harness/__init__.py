@@ -22,6 +22,7 @@ from types import ModuleType
 
 HARNESSES = ("detach_forward", "freeze_module", "independent_copy", "safe_sgd_step", "straight_through")
 TASK = "graders.harness.child:run"
+CHECK = "graders.harness.child:check"  # run by the sandbox's keeper on each result
 
 
 def load(name: str) -> ModuleType | None:

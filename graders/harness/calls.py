@@ -6,11 +6,11 @@ and the line of *their* code it came from, never a traceback through grader code
 
 from __future__ import annotations
 
-import builtins
 import traceback
-from typing import Any, NamedTuple
+from typing import Any, Iterable, NamedTuple
 
-LEARNER_FILE = "<your code>"
+from .learner import DEFAULT_IMPORTS, LEARNER_FILE, compile_learner, namespace
+
 MAX_MESSAGE = 300
 
 
@@ -32,15 +32,16 @@ class Called(NamedTuple):
     raised: Raised | None
 
 
-def compile_source(source: str) -> Any:
-    """Compile the learner's cell; ``SyntaxError`` propagates (the caller reports the line)."""
-    return compile(source, LEARNER_FILE, "exec", dont_inherit=True)
+def compile_source(source: str, allowed: Iterable[str] = DEFAULT_IMPORTS) -> Any:
+    """Compile the learner's cell under the allowlist (``learner``); ``SyntaxError`` and
+    ``learner.InvalidSource`` propagate (the caller reports the line)."""
+    return compile_learner(source, "exec", allowed)
 
 
-def run_source(code: Any) -> tuple[dict[str, Any], Raised | None]:
-    """Execute compiled learner code in a fresh namespace with the real builtins."""
-    namespace: dict[str, Any] = {"__name__": "__main__", "__builtins__": builtins}
-    return namespace, call(exec, code, namespace).raised
+def run_source(code: Any, allowed: Iterable[str] = DEFAULT_IMPORTS) -> tuple[dict[str, Any], Raised | None]:
+    """Execute compiled learner code in a fresh namespace with its guarded builtins."""
+    globals_, _guards = namespace(allowed)
+    return globals_, call(exec, code, globals_).raised
 
 
 def call(fn: Any, *args: Any) -> Called:

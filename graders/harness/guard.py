@@ -1,118 +1,96 @@
-"""Child side: stop, notice and undo learner code that tampers with the grader's own process.
+"""Child side: the second line behind ``learner``'s allowlist, and the checks after learner code.
 
-Tripwires, all set before learner code runs:
+``learner`` confines what learner code can reach from Python. This module watches what
+the interpreter itself does on its behalf, through an audit hook (``sys.addaudithook``:
+once added it cannot be removed), and refuses:
 
-- an audit hook (``sys.addaudithook``: once added it cannot be removed) that refuses the
-  tools for reaching into the harness while learner code is on the stack: frames
-  (``sys._getframe``, ``tb_frame``, ...), ``ctypes``; and always: ``gc.get_referrers`` /
-  ``get_objects``, ``sys.settrace``/``setprofile``, ``/proc/*/mem``, adding another audit
-  hook. It also records a swap of ``__code__`` or defaults inside a torch or graders
-  function (the function object stays the same, so the snapshot would not see it);
-- ``snapshot``: the attributes of the modules and classes grading relies on, compared
-  (and put back) after learner code ran;
-- the thread count, trace functions, and torch's global interception points (function and
-  dispatch modes, default saved-tensor hooks), checked at the end.
+- when learner code made the call itself: building code or function objects, reading
+  frames (``sys._getframe``, ``sys._current_frames``), loading marshalled code;
+- when learner code is anywhere on the stack: ``ctypes``, ``gc``'s object walks, trace
+  and profile functions, another audit hook, unpickling classes (``torch.load(...,
+  weights_only=False)``, ``numpy.load(..., allow_pickle=True)``), new processes and
+  sockets, opening ``/proc/<pid>/mem`` or ``/proc/<pid>/fd``.
 
-Because frames cannot be reached, learner code cannot find the guard's state. The checks
-bind what they call as default arguments when this module is imported (before learner
-code), so patching ``builtins`` or this module afterwards does not blind them.
+Library code that learner code calls may read frames or build code for itself
+(``traceback.print_exc()``, ``logging.exception()``, ``torch.compile``): the frames it
+hands back are inert, because ``learner`` refuses every attribute of a frame.
+
+Learner code is recognised by provenance: its code objects come from
+``learner.compile_learner`` and carry ``LEARNER_FILE``. The hook never calls anything
+learner code may have defined (no ``str()``, ``repr()`` or attribute lookups on its
+objects), so it can ignore the events it raises itself while it works.
+
+After learner code: ``checkpoint`` puts back torch's global defaults and whatever was
+replaced in the watched modules (``snapshot``), and ``violations`` adds the global state
+learner code may not leave behind (threads, trace functions, torch's interception modes,
+saved-tensor hooks, global module and optimizer hooks).
 """
 
 from __future__ import annotations
 
 import _thread
-import collections
-import enum
-import logging
+import importlib
 import sys
-import traceback
-import typing
 from typing import Any, Callable, NamedTuple
 
 import torch
 
+from .learner import LEARNER_FILE, refusals
 from .snapshot import Snapshot, restore
 
-LEARNER_FILE = "<your code>"
-BLOCKED_EVENTS = frozenset({"gc.get_objects", "gc.get_referrers", "gc.get_referents", "sys.settrace",
-                            "sys.setprofile", "sys.addaudithook", "sys._current_frames"})
-FRAME_ATTRIBUTES = frozenset({"tb_frame", "gi_frame", "cr_frame", "ag_frame"})
-# Library code that reads frames for names and lines only (torch.manual_seed formats a stack,
-# namedtuple and Enum look up the caller's module, logging its file and line).
-FRAME_READERS = frozenset({
-    (traceback.__file__, "format_stack"), (traceback.__file__, "extract_stack"),
-    (traceback.__file__, "_extract_from_extended_frame_gen"), (collections.__file__, "namedtuple"),
-    (typing.__file__, "_caller"), (enum.__file__, "_create_"), (logging.__file__, "<lambda>"),
-})
-WATCHED_PREFIXES = ("torch", "graders", "builtins", "json", "math", "copy", "traceback")
-SCALARS = (int, float, bool, str, type(None))
+DIRECT = frozenset({"code.__new__", "function.__new__", "sys._getframe", "sys._current_frames", "marshal.loads",
+                    "marshal.load", "sys._getframemodulename"})
+ANYWHERE = frozenset({"gc.get_objects", "gc.get_referrers", "gc.get_referents", "sys.settrace", "sys.setprofile",
+                      "sys.addaudithook", "pickle.find_class", "subprocess.Popen", "os.system", "os.exec",
+                      "os.posix_spawn", "os.spawn", "socket.__new__", "socket.connect", "socket.bind",
+                      "sys.remote_exec", "cpython.remote_debugger_script"})
+PRIVATE_FILES = ("/mem", "/fd/", "/environ", "/maps", "/pagemap")
 _C = torch._C
+_module_hooks = importlib.import_module("torch.nn.modules.module")
+_optimizer_hooks = importlib.import_module("torch.optim.optimizer")
+GLOBAL_HOOKS = (
+    (_module_hooks, ("_global_backward_pre_hooks", "_global_backward_hooks", "_global_forward_pre_hooks",
+                     "_global_forward_hooks", "_global_buffer_registration_hooks",
+                     "_global_module_registration_hooks", "_global_parameter_registration_hooks")),
+    (_optimizer_hooks, ("_global_optimizer_pre_hooks", "_global_optimizer_post_hooks")),
+)
 
 
 class Armed(NamedTuple):
     """What ``arm`` hands back: the final check, and checkpoints around learner code."""
 
     violations: Callable[[], list[str]]  # everything seen so far, plus the final checks
-    checkpoint: Callable[[], None]  # compare and put back now (after each piece of learner code)
+    checkpoint: Callable[[], None]  # put back now (after each piece of learner code)
 
 
 def arm(before: Snapshot) -> Armed:
     """Install the hook (once per child) and return the checks against ``before``.
 
     ``before`` is taken once in the warm process (``snapshot(namespaces())``), so a child
-    only pays for the comparison: about a millisecond when nothing changed. Checkpoints
-    after each piece of learner code put back what it replaced before the harness goes on
-    measuring, so a patch cannot be undone later to hide it.
+    only pays for the comparison: about a millisecond when nothing changed.
     """
     events: list[str] = []
     sys.addaudithook(_hook(events, [False]))
     threads = _thread._count()
+    dtype = torch.get_default_dtype()
 
-    # Bound now: learner code may replace the module attributes these names come from.
-    def checkpoint(restore: Any = restore) -> None:
+    # Bound now: nothing learner code does later can change what these names mean here.
+    def checkpoint(restore: Any = restore, set_dtype: Any = torch.set_default_dtype) -> None:
+        set_dtype(dtype)  # torch.set_default_dtype is allowed; it also swaps torch.Storage
         events.extend(restore(before))
 
-    def violations(restore: Any = restore, global_state: Any = _global_state, list: Any = list, dict: Any = dict) -> list[str]:
-        return list(dict.fromkeys(events + restore(before))) + global_state(threads)
+    def violations(restore: Any = restore, global_state: Any = _global_state, refusals: Any = refusals,
+                   list: Any = list, dict: Any = dict) -> list[str]:
+        checkpoint()
+        return list(dict.fromkeys(refusals() + events + restore(before))) + global_state(threads)
 
     return Armed(violations, checkpoint)
 
 
-def _frame_leaks(caller: Any, readers: Any = FRAME_READERS, learner: str = LEARNER_FILE) -> bool:
-    """Would a frame reach learner code? Yes unless no learner code is running at all, or a
-    known library function reads the frames for text only."""
-    code = caller.f_code
-    if code.co_filename == learner:
-        return True
-    if (code.co_filename, code.co_name) in readers:
-        return False
-    frame = caller
-    while frame is not None:
-        if frame.f_code.co_filename == learner:
-            return True
-        frame = frame.f_back
-    return False
-
-
-def _reads_memory(event: str, args: tuple[Any, ...], isinstance: Any = isinstance, str: Any = str) -> bool:
-    return event == "open" and isinstance(args[0], str) and args[0].startswith("/proc/") and args[0].endswith("/mem")
-
-
-def _is_patch(obj: Any, name: Any, value: Any = None, type: Any = type, isinstance: Any = isinstance,
-              callable: Any = callable, str: Any = str, prefixes: Any = WATCHED_PREFIXES, scalars: Any = SCALARS) -> bool:
-    # A counter bump on a torch class (RemovableHandle.next_id) is data, not a patch.
-    is_function = type(obj).__name__ == "function"
-    module = obj.__dict__.get("__module__") if isinstance(obj, type) else (obj.__module__ if is_function else None)
-    if not isinstance(module, str) or not module.startswith(prefixes):
-        return False
-    if str(name) in ("__code__", "__defaults__", "__kwdefaults__"):
-        return True
-    return not isinstance(value, scalars) and (callable(value) or hasattr(type(value), "__get__"))
-
-
 def _global_state(threads: int, count: Any = _thread._count, gettrace: Any = sys.gettrace, getprofile: Any = sys.getprofile,
                   modes: Any = _C._len_torch_function_stack, dispatch: Any = _C._len_torch_dispatch_stack,
-                  saved: Any = _C._autograd._top_saved_tensors_default_hooks) -> list[str]:
+                  saved: Any = _C._autograd._top_saved_tensors_default_hooks, hooks: Any = GLOBAL_HOOKS,
+                  getattr: Any = getattr, len: Any = len) -> list[str]:
     found = []
     if count() > threads:
         found.append("started a thread")
@@ -122,26 +100,45 @@ def _global_state(threads: int, count: Any = _thread._count, gettrace: Any = sys
         found.append("left a torch function or dispatch mode active")
     if saved(False) is not None:
         found.append("left saved-tensor hooks active")
+    if any(len(getattr(module, name, ())) for module, names in hooks for name in names):
+        found.append("registered a global module or optimizer hook")
     return found
 
 
+def _learner_on_stack(frame: Any, learner: str = LEARNER_FILE) -> bool:
+    while frame is not None:
+        if frame.f_code.co_filename == learner:
+            return True
+        frame = frame.f_back
+    return False
+
+
+def _private_file(event: str, args: tuple[Any, ...], type: Any = type, str: Any = str, files: Any = PRIVATE_FILES) -> bool:
+    if event != "open" or type(args[0]) is not str:
+        return False
+    path = args[0]
+    return path.startswith(("/proc/", "/dev/fd/")) and (path.startswith("/dev/fd/") or any(f in path for f in files))
+
+
 def _hook(events: list[str], busy: list[bool]) -> Callable[[str, tuple[Any, ...]], None]:
-    # Everything the hook calls is bound here, so replacing this module's functions later
-    # cannot switch it off.
-    def hook(event: str, args: tuple[Any, ...], getframe: Any = sys._getframe, blocked: Any = BLOCKED_EVENTS,
-             frame_attrs: Any = FRAME_ATTRIBUTES, str: Any = str, getattr: Any = getattr, leaks: Any = _frame_leaks,
-             reads_memory: Any = _reads_memory, is_patch: Any = _is_patch) -> None:
+    # Everything the hook calls is bound here, so replacing a module attribute later cannot
+    # switch it off; and it calls nothing learner code may have defined.
+    def hook(event: str, args: tuple[Any, ...], getframe: Any = sys._getframe, direct: Any = DIRECT,
+             anywhere: Any = ANYWHERE, on_stack: Any = _learner_on_stack, private_file: Any = _private_file,
+             learner: str = LEARNER_FILE) -> None:
         if busy[0] or event == "builtins.id":
-            return
-        busy[0] = True  # the checks below raise audit events themselves
+            return  # an event the checks below raise themselves
+        busy[0] = True
         try:
-            refused = event in blocked or reads_memory(event, args)
-            if event == "sys._getframe" or event.startswith("ctypes.") or (event == "object.__getattr__" and args[1] in frame_attrs):
-                refused = leaks(getframe(1))
+            caller = getframe(1)
+            if event in direct:
+                refused = caller.f_code.co_filename == learner
+            elif event in anywhere or event.startswith("ctypes.") or private_file(event, args):
+                refused = on_stack(caller)
+            else:
+                refused = False
             if refused:
-                events.append("opened the process's own memory" if event == "open" else f"used {event}")
-            elif event == "object.__setattr__" and is_patch(*args[:3]):
-                events.append(f"replaced {str(args[1])} of {str(getattr(args[0], '__qualname__', 'a grader or torch object'))}")
+                events.append("opened the process's own files" if event == "open" else f"used {event}")
         finally:
             busy[0] = False
         if refused:

@@ -15,7 +15,6 @@ from __future__ import annotations
 
 import ast
 import hashlib
-import secrets
 from dataclasses import replace
 from pathlib import Path
 from typing import Annotated, Any, Literal
@@ -124,10 +123,9 @@ class CodeKind:
 def _run(exercise: CodeExercise, source: str, ctx: Context) -> Judged:
     from ..sandbox import Job
 
-    token = secrets.token_hex(16)
-    payload = {"harness": exercise.harness, "source": source, "entry": exercise.entry, "seed": ctx.course.seed, "token": token}
-    outcome = ctx.runner.run(Job(task=harnesses.TASK, payload=payload, limits=course_limits(ctx)))
-    return judge_outcome(outcome, token, exercise.entry, exercise.signature)
+    payload = {"harness": exercise.harness, "source": source, "entry": exercise.entry, "seed": ctx.course.seed}
+    outcome = ctx.runner.run(Job(task=harnesses.TASK, payload=payload, limits=course_limits(ctx), check=harnesses.CHECK))
+    return judge_outcome(outcome, exercise.entry, exercise.signature)
 
 
 def _judge(exercise: CodeExercise, observations: Any, prepared: dict[str, Any]) -> dict[str, Any] | None:

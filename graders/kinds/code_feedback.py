@@ -27,13 +27,13 @@ class Judged:
     observations: Any = None
 
 
-def judge_outcome(outcome: Any, token: str, entry: str, signature: str) -> Judged:
+def judge_outcome(outcome: Any, entry: str, signature: str) -> Judged:
     """Fold the sandbox outcome and the harness's own status into one ``Judged``."""
     if outcome.status != "ok":
         status = _SANDBOX_STATUS.get(outcome.status, Status.ERROR)
         return Judged(status, _sandbox_message(outcome))
     result = outcome.result
-    if not isinstance(result, dict) or result.get("token") != token:
+    if not isinstance(result, dict):
         return Judged(Status.INTEGRITY, FORGED)
     try:
         return _harness_status(result, entry, signature)

@@ -22,14 +22,14 @@ def remove_objects(owner: int | None, own_namespace: bool) -> int:
         return 0
     removed = 0
     for table, call in _TABLES:
-        for ident, creator in _objects(table):
+        for ident, creator in objects(table):
             if own_namespace or creator == owner:
                 args = (ident, 0, IPC_RMID) if call == "semctl" else (ident, IPC_RMID, None)
                 removed += getattr(_libc, call)(*args) == 0
     return removed
 
 
-def _objects(table: str) -> list[tuple[int, int]]:
+def objects(table: str) -> list[tuple[int, int]]:
     """(id, creator uid) of each object listed in /proc/sysvipc/<table>."""
     try:
         lines = Path(f"/proc/sysvipc/{table}").read_text().splitlines()

@@ -227,17 +227,18 @@ class Watch:
         return f"{memory.limit_mib} MiB"
 
     def stop_child(self) -> None:
-        """Kill the child's group and the child (done, or given up on); reap it."""
-        for kill in (os.killpg, os.kill):
-            try:
-                kill(self.pid, signal.SIGKILL)
-            except (ProcessLookupError, PermissionError):
-                pass
+        """Kill the child's group and the child (done, or given up on); reap it.
+
+        Only while the child is unreaped: its pid (and so its group id) cannot be reused
+        until then. Once reaped, what it left is swept by the fork server (the subreaper).
+        """
         if self.wait_status is None:
             try:
-                os.waitpid(self.pid, 0)
-            except ChildProcessError:
-                pass
+                os.killpg(self.pid, signal.SIGKILL)
+            except (ProcessLookupError, PermissionError):
+                pass  # it never reached setsid(): there is no group yet
+            signal.pidfd_send_signal(self.pidfd, signal.SIGKILL)
+            os.waitpid(self.pid, 0)
         self.selector.close()
         os.close(self.pidfd)
 

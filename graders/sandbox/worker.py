@@ -7,7 +7,6 @@ import json
 import os
 import secrets
 import select
-import signal
 import socket
 import subprocess
 import sys
@@ -89,7 +88,7 @@ class Worker:
             self.stop()
             self.begin_start()
             self.finish_start()
-        started, limits = time.monotonic(), jobs[0].limits
+        limits = jobs[0].limits
         if limits.memory_mib < self.vm_mib + MEMORY_HEADROOM_MIB:
             message = (f"the memory limit of {limits.memory_mib} MiB is below the {self.vm_mib} MiB the warm "
                        "interpreter already uses: raise limits.memory_mib")
@@ -112,7 +111,7 @@ class Worker:
         finally:
             pipes.close_all()
         if ending.lost:
-            self._abandon(follower.pid)
+            self.stop()  # the keeper and its child die with the server (parent-death signals)
             return [], ending.lost
         try:
             records = decode_frame(bytes(pipes.frame.data), token, len(jobs))
@@ -132,15 +131,6 @@ class Worker:
     def _outcome(self, record: dict[str, Any]) -> Outcome:
         return Outcome(record["status"], record["result"], record["stdout"], record["stderr"], record["message"],
                        self.launch.level, record["duration_s"])
-
-    def _abandon(self, child_pid: int | None) -> None:
-        """The server failed mid-job: kill it (namespaced levels take the job down with it)."""
-        if child_pid is not None and not self.launch.prefix:
-            try:
-                os.killpg(child_pid, signal.SIGKILL)  # plain levels: same pid namespace
-            except (ProcessLookupError, PermissionError):
-                pass
-        self.stop()
 
     def stop(self) -> None:
         """Hang up; the server kills its current job and exits. Kill it if it lingers."""

@@ -1,3 +1,2 @@
-import sys
-
-sys.exit(0)
+# A top-level SystemExit (sys.exit() without the sys module) ends nothing but this exercise.
+raise SystemExit(0)

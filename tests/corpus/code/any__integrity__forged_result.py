@@ -1,7 +1,9 @@
-# Writing a result frame of our own on every inherited descriptor, then leaving at once.
+# expect-message: `os`
+# Writing a result frame of our own on every inherited descriptor, then leaving at once:
+# `os` is a tool for reaching into the process: refused and flagged, nothing is written.
 import os
 
-forged = b'{"ok": {"token": "guess", "status": "ok", "observations": {}}}\n'
+forged = b'{"end": 0, "ok": {"status": "ok", "observations": {}}}\n'
 for fd in range(3, 256):
     try:
         os.write(fd, forged)

@@ -1,3 +1,4 @@
+# expect-message: `os`
 # The reference solutions live next to the grader's package: try to read and run them.
 import os
 from pathlib import Path

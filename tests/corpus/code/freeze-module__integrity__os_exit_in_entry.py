@@ -1,3 +1,4 @@
+# expect-message: `os`
 import os
 
 
