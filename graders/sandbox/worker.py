@@ -11,7 +11,6 @@ import socket
 import subprocess
 import sys
 import tempfile
-import time
 from typing import Any, Callable, Sequence
 
 from .contract import Job, Outcome, SandboxError
