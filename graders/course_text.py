@@ -96,7 +96,7 @@ def split_texts(model: type[BaseModel], data: Any, languages: Sequence[str], mar
     """Raw file data with every per-language text replaced by its default-language string.
 
     Returns that data (for the model to validate), the texts by place, and the problems
-    found: an unknown language key, a text that is not a string, no default-language text.
+    found: a text that is not a string, no text in the default language.
     """
     texts: Texts = {}
     problems: list[Problem] = []
@@ -126,39 +126,41 @@ def _split(model: type[BaseModel], data: Any, path: PathKey, languages: list[str
 
 
 def _pick(given: dict[Any, Any], path: PathKey, languages: list[str], marks: Marks, texts: Texts, problems: list[Problem]) -> Any:
-    from .registry import did_you_mean  # the registry imports the models, which import this module
-
-    languages = languages or [str(k) for k in given]  # the course's list is broken: take what is given
-    shown = ", ".join(languages)
     by_language: dict[str, str] = {}
     for language, text in given.items():
-        where = marks.at(path + (language,))
-        if language not in languages:
-            hint = did_you_mean(str(language), languages)
-            problems.append(Problem(where, f"{dotted(path + (language,))}: unknown language '{language}' (the course's languages: {shown}){hint}"))
-        elif not isinstance(text, str):
-            problems.append(Problem(where, f"{dotted(path + (language,))}: expected text, got {text!r:.60}"))
+        if isinstance(text, str):
+            by_language[str(language)] = text
         else:
-            by_language[language] = text
-    default = languages[0]
+            problems.append(Problem(marks.at(path + (language,)), f"{dotted(path + (language,))}: expected text, got {text!r:.60}"))
+    default = languages[0] if languages else next(iter(given), "")  # no usable course list: reported there
     if default not in by_language:
-        if default in given:  # given, but not as text: reported above
-            return ""
-        problems.append(Problem(marks.at(path), f"{dotted(path)}: no text in the course's default language '{default}'"))
+        if default not in given:  # given, but not as text: reported above
+            problems.append(Problem(marks.at(path), f"{dotted(path)}: no text in the course's default language '{default}'"))
         return next(iter(by_language.values()), "")
     texts[path] = {default: by_language[default], **{k: v for k, v in by_language.items() if k != default}}
     return by_language[default]
 
 
-def missing_languages(model: BaseModel, languages: Sequence[str], marks: Marks) -> list[Problem]:
-    """A problem for every text of ``model`` that lacks one of ``languages``."""
+def language_problems(model: BaseModel, languages: Sequence[str], marks: Marks) -> list[Problem]:
+    """A problem for every text of ``model`` given in a language the course lacks, or lacking one it has.
+
+    Neither stops a course from loading (a text falls back to the default language), so
+    they are ``graders validate``'s to report.
+    """
+    from .registry import did_you_mean  # the registry imports the models, which import this module
+
+    shown = ", ".join(languages)
     problems = []
     for path in text_paths(model):
-        given = model.text_languages(path) if isinstance(model, Translatable) else ()
-        missing = [language for language in languages if language not in (given or languages[:1])]
+        given = (model.text_languages(path) if isinstance(model, Translatable) else ()) or tuple(languages[:1])
+        for language in given:
+            if language not in languages:
+                hint = did_you_mean(language, list(languages))
+                message = f"{dotted(path + (language,))}: unknown language '{language}' (the course's languages: {shown}){hint}"
+                problems.append(Problem(marks.at(path + (language,)), message))
+        missing = [language for language in languages if language not in given]
         if missing:
-            message = f"{dotted(path)}: no {' or '.join(missing)} text (the course's languages: {', '.join(languages)})"
-            problems.append(Problem(marks.at(path), message))
+            problems.append(Problem(marks.at(path), f"{dotted(path)}: no {' or '.join(missing)} text (the course's languages: {shown})"))
     return problems
 
 

@@ -6,7 +6,7 @@ from collections import Counter
 from dataclasses import dataclass
 from pathlib import Path
 
-from .course_text import missing_languages
+from .course_text import language_problems
 from .errors import Problem, SpecError
 from .grade import prepare_exercises, truth_problems
 from .load import LoadedCourse
@@ -47,11 +47,11 @@ def validate_course(course: Path | None, *, truth: bool = True, isolation: str =
 
 
 def untranslated(loaded: LoadedCourse) -> list[Problem]:
-    """Every text of the course and its exercises that lacks one of the course's languages."""
+    """Every text of the course and its exercises in a language the course lacks, or lacking one it has."""
     languages = loaded.course.languages
-    problems = missing_languages(loaded.course, languages, loaded.marks)
+    problems = language_problems(loaded.course, languages, loaded.marks)
     for ex in loaded.exercises.values():
-        problems += missing_languages(ex.exercise, languages, ex.marks)
+        problems += language_problems(ex.exercise, languages, ex.marks)
     return problems
 
 

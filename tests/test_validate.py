@@ -200,7 +200,6 @@ def test_a_question_may_cite_its_own_section(tmp_path: Path) -> None:
 
 
 BROKEN_TEXTS = [  # (file, old, new, the one problem reported)
-    pytest.param("exercise", "zh: clone() 会复制数据。}", "zn: clone() 会复制数据。}", "exercises/clone-basics.yml:15:34: questions[0].explain.zn: unknown language 'zn' (the course's languages: en, zh)", id="unknown-language"),
     pytest.param("exercise", "{en: clone copies., zh:", "{zh:", "exercises/clone-basics.yml:15:5: questions[0].explain: no text in the course's default language 'en'", id="no-default-language"),
     pytest.param("exercise", "{en: That is detach().,", "{en: no,", "exercises/clone-basics.yml:17:56: questions[0].misconceptions[0].explain.en: expected text, got False", id="yaml-bool-not-text"),
     pytest.param("exercise", "section: beyond", "section: beyon", "exercises/clone-basics.yml:21:5: questions[1].section: 'beyon' is not an article section (§1a, §1b, §2, §3, §4, §5, supplement, beyond) (did you mean 'beyond'?)", id="bad-question-section"),
@@ -222,7 +221,8 @@ def test_a_language_that_is_no_code_is_reported(tmp_path: Path) -> None:
     assert problems == ["course.yml:4:17: languages[1]: String should match pattern '^[a-z]{2,3}(-[A-Za-z0-9]{2,8})*$', got 'Chinese'"]
 
 
-MISSING_LANGUAGE = [
+LANGUAGE_PROBLEMS = [  # (course, exercise, the one problem validate reports)
+    pytest.param(BILINGUAL_COURSE, BILINGUAL_EXERCISE.replace("zh: clone() 会复制数据。}", "zh: clone() 会复制数据。, zn: 复制}"), "exercises/clone-basics.yml:15:54: questions[0].explain.zn: unknown language 'zn' (the course's languages: en, zh)", id="unknown-language"),
     pytest.param(BILINGUAL_COURSE.replace("{en: First, zh: 第一次}", "First"), BILINGUAL_EXERCISE, "course.yml:8:5: assignments[0].title: no zh text (the course's languages: en, zh)", id="assignment-title"),
     pytest.param(BILINGUAL_COURSE, BILINGUAL_EXERCISE.replace("title: {en: clone basics, zh: clone() 基础}", "title: clone basics"), "exercises/clone-basics.yml:2:1: title: no zh text (the course's languages: en, zh)", id="exercise-title"),
     pytest.param(BILINGUAL_COURSE, BILINGUAL_EXERCISE.replace('{en: "b.requires_grad?", zh: "b.requires_grad 是什么？"}', '{en: "b.requires_grad?"}'), "exercises/clone-basics.yml:19:5: questions[1].prompt: no zh text (the course's languages: en, zh)", id="mapping-without-zh"),
@@ -230,12 +230,17 @@ MISSING_LANGUAGE = [
 ]
 
 
-@pytest.mark.parametrize("course, exercise, expected", MISSING_LANGUAGE)
-def test_validate_reports_every_text_missing_a_language(tmp_path: Path, course: str, exercise: str, expected: str) -> None:
+@pytest.mark.parametrize("course, exercise, expected", LANGUAGE_PROBLEMS)
+def test_validate_reports_every_text_missing_a_language_or_in_an_unknown_one(tmp_path: Path, course: str, exercise: str, expected: str) -> None:
     course_file = make_course(tmp_path, course=course, exercise=exercise)
-    load_course(course_file)  # a missing translation falls back: the course still loads and grades
+    load_course(course_file)  # the text falls back to the default language: the course still loads and grades
     result = CliRunner().invoke(main, ["validate", "--no-truth", "--course", str(course_file)])
     assert (result.exit_code, result.output.strip().splitlines()) == (2, [f"error: {expected}"])
+
+
+def test_an_exercise_with_more_languages_than_its_course_loads(tmp_path: Path) -> None:
+    loaded = load_course(make_course(tmp_path, exercise=BILINGUAL_EXERCISE))  # the course is English only
+    assert loaded.exercises["clone-basics"].exercise.title == "clone basics"
 
 
 def test_validate_passes_a_complete_bilingual_course(tmp_path: Path) -> None:
