@@ -10,6 +10,7 @@ per exercise would only slow the suite down.
 
 from __future__ import annotations
 
+import re
 from collections import Counter
 from pathlib import Path
 from typing import Any
@@ -27,16 +28,19 @@ from graders.validate import untranslated
 from graders.values import ExceptionValue, GradFnValue, NoError, Value, from_json
 
 COURSE_FILE = Path(__file__).resolve().parent.parent / "course.yml"
-MIN_QUESTIONS = 35
-MIN_FILES = 10
-MIN_WITH_MISCONCEPTIONS = 25
+MIN_QUESTIONS = 140
+MIN_FILES = 30
 QUESTIONS_PER_FILE = range(3, 7)
 # Which sections each problem set teaches (code exercises may join them later).
 ASSIGNMENT_SECTIONS = {
     "ps1": {"§1a", "§1b", "§2", "§3"},
     "ps2": {"§4"},
     "ps3": {"§5", BEYOND},
+    "ps4": {"§3", BEYOND},
+    "ps5": {BEYOND},
 }
+# Course v2's new problem sets, and at least how many predict questions each adds.
+NEW_ASSIGNMENTS = {"ps4": 25, "ps5": 25}
 # The only questions whose output the article printed (§1a, §1b, §2): drift detection.
 ARTICLE_PRINTED = {
     "clone-requires-grad/same-object", "clone-requires-grad/same-memory", "clone-requires-grad/requires-grad-copied",
@@ -86,10 +90,17 @@ def _truth(truths: dict[str, dict[str, Any]], ex_id: str, q_id: str) -> Value:
 
 def test_enough_questions_and_files(predict: dict[str, Any]) -> None:
     questions = _questions(predict)
-    with_misconceptions = [q for _, q in questions if q.misconceptions]
     assert len(predict) >= MIN_FILES
     assert len(questions) >= MIN_QUESTIONS
-    assert len(with_misconceptions) >= MIN_WITH_MISCONCEPTIONS
+    assert [f"{ex_id}/{q.id}" for ex_id, q in questions if not q.misconceptions] == []
+
+
+def test_the_new_problem_sets_have_their_questions(loaded: LoadedCourse, predict: dict[str, Any]) -> None:
+    for assignment_id, at_least in NEW_ASSIGNMENTS.items():
+        found = loaded.course.assignment(assignment_id)
+        assert found is not None and found.due.year == 2027, assignment_id
+        count = sum(len(predict[item.id].questions) for item in found.exercises if item.id in predict)
+        assert count >= at_least, (assignment_id, count)
 
 
 def test_every_article_section_is_covered(loaded: LoadedCourse) -> None:
@@ -187,6 +198,14 @@ def test_audit_reports_the_drifts(
         ("detach-inplace-caught/backward-after-zero", "RuntimeError", "modified by an inplace operation"),
         ("detach-between-modules/article-backward", "RuntimeError", "grad can be implicitly created only for scalar outputs"),
         ("freeze-inference-mode/inference-into-b", "RuntimeError", "Inference tensors cannot be saved for backward"),
+        ("deepcopy-module/deepcopy-non-leaf", "RuntimeError", "Only Tensors created explicitly by the user (graph leaves) support the deepcopy protocol"),
+        ("optimizer-param-groups/add-twice", "ValueError", "some parameters appear in more than one parameter group"),
+        ("version-counter-errors/backward-reads-the-count", "RuntimeError", "which is output 0 of Sigmoid, is at version 2; expected version 0 instead"),
+        ("version-counter-errors/relu-inplace-after-sigmoid", "RuntimeError", "is at version 1; expected version 0 instead"),
+        ("retain-grad-and-hooks/hook-needs-grad", "RuntimeError", "cannot register a hook on a tensor that doesn't require gradient"),
+        ("backward-inputs-and-grad/second-backward", "RuntimeError", "Trying to backward through the graph a second time"),
+        ("backward-inputs-and-grad/grad-of-unused", "RuntimeError", "The differentiated Tensor at index 0 appears to not have been used in the graph"),
+        ("detach-inplace-and-copy/detach-in-place-on-view", "RuntimeError", "Can't detach views in-place. Use detach() instead."),
     ],
 )
 def test_errors_are_raised_for_the_reason_taught(
@@ -296,3 +315,17 @@ def test_detach_keeps_a_fixed_only_while_a_has_no_gradient(predict: dict[str, An
     assert render_answer(_truth(truths, "detach-vs-full-backward", "stale-grads-move-a")) == "False"
     explain = " ".join(next(q.explain for q in predict["detach-between-modules"].questions if q.id == "step-leaves-a").split())
     assert "alone is enough" not in explain and "only stops new gradients" in explain
+
+
+def test_quoted_error_messages_are_what_torch_says(predict: dict[str, Any], truths: dict[str, dict[str, Any]]) -> None:
+    # An explanation that quotes the error quotes today's torch, word for word.
+    misquoted = []
+    for ex_id, q in _questions(predict):
+        truth = _truth(truths, ex_id, q.id)
+        if not isinstance(truth, ExceptionValue):
+            continue
+        message = " ".join(truth.message.split())
+        quoted = [" ".join(m.split()) for m in re.findall(r'"([^"]{15,})"', q.explain)]
+        if quoted and not any(m.rstrip(".") in message for m in quoted):
+            misquoted.append(f"{ex_id}/{q.id}: {quoted}")
+    assert misquoted == []
