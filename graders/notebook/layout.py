@@ -137,11 +137,11 @@ def intro_text(loaded: LoadedCourse, assignment: Assignment, placed: list[Placed
 
 def _follows(sections: list[str]) -> str:
     """The sentence that says which article sections the exercises follow."""
-    cited = ", ".join(dict.fromkeys(s for s in sections if in_article(s)))
+    cited = list(dict.fromkeys(s for s in sections if in_article(s)))
     if not cited:
         return "The exercises go beyond the article:"
     beyond = "; some go beyond the article" if not all(in_article(s) for s in sections) else ""
-    return f"The exercises follow the article's sections {cited}{beyond}:"
+    return f"The exercises follow the article's section{'s' if len(cited) > 1 else ''} {', '.join(cited)}{beyond}:"
 
 
 def exercise_header(p: Placed, lead: str) -> Part:
