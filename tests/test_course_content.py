@@ -329,3 +329,11 @@ def test_quoted_error_messages_are_what_torch_says(predict: dict[str, Any], trut
         if quoted and not any(m.rstrip(".") in message for m in quoted):
             misquoted.append(f"{ex_id}/{q.id}: {quoted}")
     assert misquoted == []
+
+
+def test_chinese_paragraphs_are_not_broken_mid_sentence(predict: dict[str, Any]) -> None:
+    # Markdown and the feedback page would show a soft line break between two Chinese characters.
+    broken = [k for k, t in _all_texts(predict).items() if ":zh:" in k
+              for outside in re.split(r"```.*?```", t, flags=re.S)
+              if re.search(r"[\u4e00-\u9fff，。：；、（）]\n[\u4e00-\u9fff，。：；、（）]", outside)]
+    assert broken == []
