@@ -72,7 +72,7 @@ class Translatable(BaseModel):
 
 
 def with_texts(model: Any, texts: Texts) -> Any:
-    """``model`` with its other-language texts attached (models that cannot carry them unchanged)."""
+    """``model`` with its other-language texts attached; a model that cannot carry them, as it is."""
     if texts and isinstance(model, Translatable):
         model._texts = texts
     return model
