@@ -256,7 +256,7 @@ def _file_hash(path: Path) -> bytes:
 
 def question_details(prep: PreparedAssignment) -> dict[str, tuple[str, str]]:
     """Item id -> (article section, prompt), saved with every question's grade."""
-    return {item.id: (ex.loaded.exercise.section, item.prompt)
+    return {item.id: (item.section or ex.loaded.exercise.section, item.prompt)
             for ex in prep.exercises for item in ex.loaded.kind.items(ex.loaded.exercise)}
 
 

@@ -21,6 +21,7 @@ from .errors import UsageError
 from .exports import write_atomic
 from .inbox import safe_student
 from .load import LoadedCourse
+from .spec import in_article, section_label
 
 TEMPLATE = "feedback.html.j2"
 STATUS_TEXT = {"correct": "correct", "wrong": "not correct", "unanswered": "not answered", "invalid": "not an answer",
@@ -61,6 +62,8 @@ def environment() -> Environment:
     env.filters["prose"] = prose
     env.filters["num"] = number
     env.filters["human"] = lambda name: name.replace("-", " ")
+    env.filters["section_label"] = section_label
+    env.tests["in_article"] = in_article
     return env
 
 

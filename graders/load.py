@@ -6,16 +6,18 @@ collected and raised together as a ``SpecError``, each as ``path:line:column: me
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
 from pydantic import BaseModel, ValidationError
 
+from .course_text import DEFAULT_LANGUAGES, declared_languages, model_in, split_texts, with_texts
 from .errors import Location, Problem, SpecError, UsageError
 from .registry import Kind, did_you_mean, get_kind, known_kinds
-from .spec import SECTIONS, Course, ExerciseBase
+from .spec import SECTIONS, Course, ExerciseBase, not_a_section
 from .yamlsource import Marks, duplicate_ids, read_yaml
+from .yamlsource import dotted as _dotted
 
 COURSE_FILE = "course.yml"
 EXERCISES_DIR = "exercises"
@@ -39,6 +41,13 @@ class LoadedCourse:
     marks: Marks
     exercises: dict[str, LoadedExercise]
 
+    def in_language(self, language: str) -> "LoadedCourse":
+        """The same course with every text in ``language`` (the default language where a text has none)."""
+        if language not in self.course.languages:
+            raise UsageError(f"the course has no language '{language}' (its languages: {', '.join(self.course.languages)})")
+        exercises = {i: replace(e, exercise=e.exercise.in_language(language)) for i, e in self.exercises.items()}
+        return replace(self, course=self.course.in_language(language), exercises=exercises)
+
 
 def find_course(course: Path | None) -> Path:
     """The course.yml to use: ``--course PATH`` (file or folder) or the current folder's."""
@@ -53,10 +62,10 @@ def find_course(course: Path | None) -> Path:
 def load_course(course_file: Path) -> LoadedCourse:
     """Load and validate a course; raise ``SpecError`` listing every problem found."""
     root = course_file.parent
-    course, marks, problems = _load_course_file(course_file, root)
+    course, marks, problems, languages = _load_course_file(course_file, root)
     exercises: dict[str, LoadedExercise] = {}
     for path in sorted((root / EXERCISES_DIR).glob("*.y*ml")):
-        loaded, found = load_exercise(path, root)
+        loaded, found = load_exercise(path, root, languages)
         problems += found
         if loaded is not None:
             exercises[loaded.exercise.id] = loaded
@@ -68,8 +77,8 @@ def load_course(course_file: Path) -> LoadedCourse:
     return LoadedCourse(root, course, marks, exercises)
 
 
-def load_exercise(path: Path, root: Path) -> tuple[LoadedExercise | None, list[Problem]]:
-    """Load one exercise file with the model of its kind."""
+def load_exercise(path: Path, root: Path, languages: tuple[str, ...] = DEFAULT_LANGUAGES) -> tuple[LoadedExercise | None, list[Problem]]:
+    """Load one exercise file with the model of its kind; its texts may be given in ``languages``."""
     shown = _shown(path, root)
     data, marks, problems = read_yaml(path, shown)
     if data is None:
@@ -79,21 +88,23 @@ def load_exercise(path: Path, root: Path) -> tuple[LoadedExercise | None, list[P
     kind = _kind_of(data, marks, problems)
     if kind is None:
         return None, problems
-    exercise = _validate(kind.model, data, marks, problems)
+    exercise = _validate(kind.model, data, marks, problems, languages)
     if exercise is None:
         return None, problems
     problems += _common_checks(exercise, path, marks) + kind.check(exercise, marks, root)
     return (LoadedExercise(exercise, kind, marks) if not problems else None), problems
 
 
-def _load_course_file(path: Path, root: Path) -> tuple[Course | None, Marks, list[Problem]]:
+def _load_course_file(path: Path, root: Path) -> tuple[Course | None, Marks, list[Problem], tuple[str, ...]]:
+    """The course, where its values are, its problems, and the languages to read texts in."""
     data, marks, problems = read_yaml(path, _shown(path, root))
     if data is None:
-        return None, marks, problems
-    course = _validate(Course, data, marks, problems)
+        return None, marks, problems, DEFAULT_LANGUAGES
+    languages = declared_languages(data)
+    course = _validate(Course, data, marks, problems, languages)
     if course is not None:
         problems += _dups([a.id for a in course.assignments], ("assignments",), marks, "assignment")
-    return course, marks, problems
+    return course, marks, problems, languages
 
 
 def _kind_of(data: dict[str, Any], marks: Marks, problems: list[Problem]) -> Kind | None:
@@ -108,9 +119,11 @@ def _kind_of(data: dict[str, Any], marks: Marks, problems: list[Problem]) -> Kin
     return kind
 
 
-def _validate(model: type[BaseModel], data: Any, marks: Marks, problems: list[Problem]) -> Any:
+def _validate(model: type[BaseModel], data: Any, marks: Marks, problems: list[Problem], languages: tuple[str, ...]) -> Any:
+    data, texts, found = split_texts(model, data, languages, marks)
+    problems += found
     try:
-        return model.model_validate(data)
+        return with_texts(model.model_validate(data), texts)
     except ValidationError as exc:
         problems += [_problem_from(err, model, marks) for err in exc.errors()]
         return None
@@ -131,13 +144,6 @@ def _problem_from(err: Any, model: type[BaseModel], marks: Marks) -> Problem:
     return Problem(marks.at(loc), f"{dotted}: {message}{shown}")
 
 
-def _dotted(loc: tuple[Any, ...]) -> str:
-    out = ""
-    for part in loc:
-        out += f"[{part}]" if isinstance(part, int) else (f".{part}" if out else str(part))
-    return out or "(file)"
-
-
 def _fields_at(model: type[BaseModel], loc: tuple[Any, ...]) -> list[str]:
     """The field names that are allowed at ``loc``, for did-you-mean hints."""
     current: Any = model
@@ -147,18 +153,8 @@ def _fields_at(model: type[BaseModel], loc: tuple[Any, ...]) -> list[str]:
         field = getattr(current, "model_fields", {}).get(part)
         if field is None:
             return []
-        current = _inner_model(field.annotation)
+        current = model_in(field.annotation)
     return list(getattr(current, "model_fields", {}))
-
-
-def _inner_model(annotation: Any) -> Any:
-    if isinstance(annotation, type) and issubclass(annotation, BaseModel):
-        return annotation
-    for arg in getattr(annotation, "__args__", ()):
-        found = _inner_model(arg)
-        if found is not None:
-            return found
-    return None
 
 
 def _common_checks(exercise: ExerciseBase, path: Path, marks: Marks) -> list[Problem]:
@@ -167,7 +163,7 @@ def _common_checks(exercise: ExerciseBase, path: Path, marks: Marks) -> list[Pro
         problems.append(Problem(marks.at(("id",)), f"id: '{exercise.id}' must equal the file name '{path.stem}'"))
     if exercise.section not in SECTIONS:
         hint = did_you_mean(exercise.section, list(SECTIONS))
-        problems.append(Problem(marks.at(("section",)), f"section: '{exercise.section}' is not an article section ({', '.join(SECTIONS)}){hint}"))
+        problems.append(Problem(marks.at(("section",)), f"section: {not_a_section(exercise.section, hint)}"))
     return problems
 
 

@@ -29,6 +29,7 @@ class Item:
     id: str  # "<exercise-id>/<question-or-check-id>"
     points: float
     prompt: str
+    section: str | None = None  # the article section it cites; None: the exercise's
 
 
 @dataclass(frozen=True)

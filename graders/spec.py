@@ -11,8 +11,11 @@ from typing import Annotated, Any
 
 from pydantic import AwareDatetime, BaseModel, ConfigDict, Field, StringConstraints, field_validator
 
+from .course_text import DEFAULT_LANGUAGES, Language, Text, Translatable
+
 Ident = Annotated[str, StringConstraints(pattern=r"^[a-z0-9][a-z0-9_-]*$", max_length=64)]
-SECTIONS = ("§1a", "§1b", "§2", "§3", "§4", "§5", "supplement")
+BEYOND = "beyond"  # what the article does not say: taught by the course on its own authority
+SECTIONS = ("§1a", "§1b", "§2", "§3", "§4", "§5", "supplement", BEYOND)
 
 
 class Strict(BaseModel):
@@ -56,7 +59,7 @@ class Assignment(Strict):
     """A problem set: which exercises, when due, how lateness costs."""
 
     id: Ident
-    title: str
+    title: Text
     due: AwareDatetime
     late: LatePolicy = LatePolicy()
     exercises: list[AssignmentItem] = Field(min_length=1)
@@ -70,36 +73,61 @@ class Assignment(Strict):
         return value
 
 
-class Course(Strict):
+class Course(Strict, Translatable):
     """``course.yml``."""
 
     id: Ident
-    title: str
+    title: Text
+    description: Text = ""
+    languages: list[Language] = Field(list(DEFAULT_LANGUAGES), min_length=1)  # the first is the default
     seed: int = 0
     limits: Limits = Limits()
     assignments: list[Assignment] = Field(min_length=1)
+
+    @field_validator("languages")
+    @classmethod
+    def _distinct(cls, value: list[str]) -> list[str]:
+        repeated = sorted({x for x in value if value.count(x) > 1})
+        if repeated:
+            raise ValueError(f"languages listed twice: {', '.join(repeated)}")
+        return value
 
     def assignment(self, assignment_id: str) -> Assignment | None:
         return next((a for a in self.assignments if a.id == assignment_id), None)
 
 
-class ExerciseBase(Strict):
+class ExerciseBase(Strict, Translatable):
     """Fields every exercise has, whatever its kind."""
 
     id: Ident
-    title: str
+    title: Text
     section: str
     kind: str
 
     def content_hash(self) -> str:
-        """A stable hash of everything that defines this exercise (for truth caches)."""
-        blob = json.dumps(self.model_dump(mode="json"), sort_keys=True).encode()
+        """A stable hash of everything that defines this exercise (for truth caches), whatever its language."""
+        blob = json.dumps(self.in_default_language().model_dump(mode="json"), sort_keys=True).encode()
         return hashlib.sha256(blob).hexdigest()[:16]
 
 
 def section_ok(section: str) -> bool:
     """Is this one of the article's sections that exercises may cite?"""
     return section in SECTIONS
+
+
+def not_a_section(section: str, hint: str = "") -> str:
+    """The message for a section that exercises may not cite."""
+    return f"'{section}' is not an article section ({', '.join(SECTIONS)}){hint}"
+
+
+def in_article(section: str | None) -> bool:
+    """Does ``section`` name a part of the article (rather than what goes beyond it)?"""
+    return bool(section) and section != BEYOND
+
+
+def section_label(section: str) -> str:
+    """A section as readers see it: '§2', 'supplement', or 'beyond the article'."""
+    return "beyond the article" if section == BEYOND else section
 
 
 def json_ready(model: BaseModel) -> dict[str, Any]:

@@ -85,6 +85,14 @@ def _mapping(node: yaml.MappingNode, key: PathKey, marks: Marks, problems: list[
     return out
 
 
+def dotted(key: PathKey) -> str:
+    """A path inside the data as messages name it: ``questions[2].points``."""
+    out = ""
+    for part in key:
+        out += f"[{part}]" if isinstance(part, int) else (f".{part}" if out else str(part))
+    return out or "(file)"
+
+
 def duplicate_ids(ids: list[str], key: PathKey, marks: Marks, what: str, field: str | None = None) -> dict[int, Problem]:
     """A problem for every repeat of an id in a list, keyed by the repeat's index.
 

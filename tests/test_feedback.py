@@ -23,10 +23,10 @@ def course(tmp_path: Path) -> Path:
     return make_course(tmp_path)
 
 
-def save(root: Path, *results: SubmissionResult) -> None:
+def save(root: Path, *results: SubmissionResult, section: str = "§1a") -> None:
     loaded = load_course(root / "course.yml")
     ex = loaded.exercises["clone-basics"]
-    details = {item.id: ("§1a", item.prompt) for item in ex.kind.items(ex.exercise)}
+    details = {item.id: (section, item.prompt) for item in ex.kind.items(ex.exercise)}
     engine = gradebook.open_gradebook(gradebook.default_url(root))
     for r in results:
         gradebook.record(engine, "tiny", "ps1", gradebook.Graded(r, key="k", run_id=None, source=None, submitted_at=None,
@@ -66,6 +66,13 @@ def test_a_page_shows_score_answers_expected_explanation_misconception_and_secti
     assert "Sharing memory is what <code>detach()</code> does (§2)." in page  # the explanation, formatted
     assert "section §1a" in text and "clone() of a leaf" in text
     assert "<pre><code>b = a.clone()</code></pre>" in page  # the prompt's code block
+
+
+def test_a_question_beyond_the_article_says_so_instead_of_a_section_to_reread(course: Path) -> None:
+    save(course, ADA, section="beyond")
+    text = text_of(pages(course)["ada"])
+    assert "beyond the article: the course teaches this, the article does not say it" in text
+    assert "Reread" not in text and "section beyond" not in text
 
 
 def test_pages_are_self_contained(course: Path) -> None:

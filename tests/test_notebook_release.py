@@ -84,6 +84,21 @@ def test_intro_cites_the_article_sections_of_the_exercises(release: Path) -> Non
     assert "graders check nb1.ipynb" in intro
 
 
+def test_exercises_beyond_the_article_and_the_course_description_are_shown(tmp_path: Path) -> None:
+    course = copy_course(tmp_path / "course")
+    exercise = course / "exercises" / "detach-basics.yml"
+    exercise.write_text(exercise.read_text().replace('section: "§2"', "section: beyond"))
+    course_file = course / "course.yml"
+    course_file.write_text(course_file.read_text().replace("\nseed:", '\ndescription: "Read the article first."\nseed:', 1))
+    loaded = load_course(course_file)
+    parts = layout.assignment_parts(loaded, loaded.course.assignments[0], {})
+    intro, header = parts[0].text, next(p.text for p in parts if p.key == "detach-basics" and p.role == "exercise")
+    assert "Read the article first." in intro
+    assert "sections §1a, §3; some go beyond the article:" in intro
+    assert "| 2 | detach() shares memory | beyond the article | 4 |" in intro
+    assert "**Beyond the article** · 4 points." in header
+
+
 def test_instructor_notebook_holds_the_key_computed_by_torch(release: Path) -> None:
     cells = load_nb(release / FILES["instructor"])["cells"]
     answers = {_tag(c): c["source"] for c in cells if "graders" in c["metadata"]}

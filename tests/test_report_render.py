@@ -71,6 +71,17 @@ def test_report_from_the_gradebook_is_one_self_contained_page(course: Path) -> N
     assert "detached-resize-raises" in page  # declared, seen in nobody's answers
 
 
+def test_a_section_beyond_the_article_is_shown_as_such(course: Path) -> None:
+    exercise = course / "exercises" / "detach-basics.yml"
+    exercise.write_text(exercise.read_text().replace('section: "§2"', "section: beyond"))
+    save(course, "ps1", class_document())
+    assert run("ps1", "--course", str(course)).exit_code == 0
+    page = (course / "autograded" / "ps1" / "report.html").read_text()
+    assert '<a class="badge" href="#section-beyond" title="not in the article">beyond the article</a>' in page
+    assert '<tr id="section-beyond" data-section="beyond"><td>beyond the article</td>' in page
+    assert page.index('id="section-1a"') < page.index('id="section-beyond"')  # after the article's sections
+
+
 def test_learner_answers_are_escaped(course: Path) -> None:
     doc = results_document("tiny", "ps1", "2.13.0", "", None, [SubmissionResult("mallory", (
         QuestionResult("clone-basics/shares", Status.WRONG, 0.0, 1.0, "<script>alert(1)</script>", "False"),))] * 2)

@@ -134,3 +134,125 @@ def test_schema_describes_exercise_files() -> None:
     schema = json.loads(result.output)
     assert result.exit_code == 0
     assert "questions" in json.dumps(schema)
+
+
+# Two languages: course.yml names them; a text is a string (the default language) or a mapping.
+BILINGUAL_COURSE = COURSE.replace("seed: 0\n", "seed: 0\nlanguages: [en, zh]\n").replace("title: Tiny course", "title: {en: Tiny course, zh: 小课程}").replace("    title: First", "    title: {en: First, zh: 第一次}")
+BILINGUAL_EXERCISE = EXERCISE.split("questions:\n")[0].replace("title: clone basics", "title: {en: clone basics, zh: clone() 基础}") + """\
+questions:
+  - id: shares
+    prompt:
+      en: "a.data_ptr() == b.data_ptr()?"
+      zh: "a.data_ptr() == b.data_ptr() 的结果是什么？"
+    expr: a.data_ptr() == b.data_ptr()
+    explain: {en: clone copies., zh: clone() 会复制数据。}
+    misconceptions:
+      - {answer: "True", name: clone-shares, explain: {en: That is detach()., zh: 那是 detach()。}}
+  - id: flag
+    prompt: {en: "b.requires_grad?", zh: "b.requires_grad 是什么？"}
+    expr: b.requires_grad
+    section: beyond
+    explain: {en: clone keeps requires_grad., zh: clone() 保留 requires_grad。}
+"""
+
+
+def test_a_bilingual_course_loads_in_its_default_language(tmp_path: Path) -> None:
+    loaded = load_course(make_course(tmp_path, course=BILINGUAL_COURSE, exercise=BILINGUAL_EXERCISE))
+    exercise = loaded.exercises["clone-basics"].exercise
+    assert loaded.course.languages == ["en", "zh"]
+    assert (loaded.course.title, exercise.title, exercise.questions[0].prompt) == ("Tiny course", "clone basics", "a.data_ptr() == b.data_ptr()?")
+
+
+def test_in_language_gives_every_text_in_that_language(tmp_path: Path) -> None:
+    loaded = load_course(make_course(tmp_path, course=BILINGUAL_COURSE, exercise=BILINGUAL_EXERCISE)).in_language("zh")
+    exercise = loaded.exercises["clone-basics"].exercise
+    q = exercise.questions[0]
+    assert (loaded.course.title, loaded.course.assignments[0].title) == ("小课程", "第一次")
+    assert (exercise.title, q.prompt, q.explain, q.misconceptions[0].explain) == ("clone() 基础", "a.data_ptr() == b.data_ptr() 的结果是什么？", "clone() 会复制数据。", "那是 detach()。")
+    assert (q.expr, q.misconceptions[0].answer) == ("a.data_ptr() == b.data_ptr()", "True")  # grading is language-independent
+    assert exercise.in_language("en").title == "clone basics"
+
+
+def test_a_text_without_the_language_falls_back_to_the_default(tmp_path: Path) -> None:
+    exercise = BILINGUAL_EXERCISE.replace('{en: "b.requires_grad?", zh: "b.requires_grad 是什么？"}', '"b.requires_grad?"')
+    loaded = load_course(make_course(tmp_path, course=BILINGUAL_COURSE, exercise=exercise))
+    assert loaded.in_language("zh").exercises["clone-basics"].exercise.questions[1].prompt == "b.requires_grad?"
+
+
+def test_the_truth_cache_key_does_not_depend_on_the_language(tmp_path: Path) -> None:
+    loaded = load_course(make_course(tmp_path, course=BILINGUAL_COURSE, exercise=BILINGUAL_EXERCISE))
+    exercise = loaded.exercises["clone-basics"].exercise
+    assert exercise.in_language("zh").content_hash() == exercise.content_hash()
+
+
+def test_in_language_refuses_a_language_the_course_lacks(tmp_path: Path) -> None:
+    from graders.errors import UsageError
+
+    loaded = load_course(make_course(tmp_path, course=BILINGUAL_COURSE, exercise=BILINGUAL_EXERCISE))
+    with pytest.raises(UsageError, match=r"the course has no language 'fr' \(its languages: en, zh\)"):
+        loaded.in_language("fr")
+
+
+def test_a_question_may_cite_its_own_section(tmp_path: Path) -> None:
+    loaded = load_course(make_course(tmp_path, course=BILINGUAL_COURSE, exercise=BILINGUAL_EXERCISE))
+    entry = loaded.exercises["clone-basics"]
+    assert [item.section for item in entry.kind.items(entry.exercise)] == ["§1a", "beyond"]
+
+
+BROKEN_TEXTS = [  # (file, old, new, the one problem reported)
+    pytest.param("exercise", "{en: clone copies., zh:", "{zh:", "exercises/clone-basics.yml:15:5: questions[0].explain: no text in the course's default language 'en'", id="no-default-language"),
+    pytest.param("exercise", "{en: That is detach().,", "{en: no,", "exercises/clone-basics.yml:17:56: questions[0].misconceptions[0].explain.en: expected text, got False", id="yaml-bool-not-text"),
+    pytest.param("exercise", "section: beyond", "section: beyon", "exercises/clone-basics.yml:21:5: questions[1].section: 'beyon' is not an article section (§1a, §1b, §2, §3, §4, §5, supplement, beyond) (did you mean 'beyond'?)", id="bad-question-section"),
+    pytest.param("course", "languages: [en, zh]", "languages: [en, zh, zh]", "course.yml:4:1: languages: languages listed twice: zh", id="language-twice"),
+    pytest.param("course", "languages: [en, zh]", "languages: []", "course.yml:4:1: languages: List should have at least 1 item after validation, not 0", id="no-language"),
+]
+
+
+@pytest.mark.parametrize("where, old, new, expected", BROKEN_TEXTS)
+def test_broken_text_is_reported_with_its_location(tmp_path: Path, where: str, old: str, new: str, expected: str) -> None:
+    files = {"course": BILINGUAL_COURSE, "exercise": BILINGUAL_EXERCISE}
+    assert old in files[where]
+    files[where] = files[where].replace(old, new, 1)
+    assert problems_of(make_course(tmp_path, **files)) == [expected]
+
+
+def test_a_language_that_is_no_code_is_reported(tmp_path: Path) -> None:
+    problems = problems_of(make_course(tmp_path, course=BILINGUAL_COURSE.replace("[en, zh]", "[en, Chinese]"), exercise=BILINGUAL_EXERCISE))
+    assert problems == ["course.yml:4:17: languages[1]: String should match pattern '^[a-z]{2,3}(-[A-Za-z0-9]{2,8})*$', got 'Chinese'"]
+
+
+LANGUAGE_PROBLEMS = [  # (course, exercise, the one problem validate reports)
+    pytest.param(BILINGUAL_COURSE, BILINGUAL_EXERCISE.replace("zh: clone() 会复制数据。}", "zh: clone() 会复制数据。, zn: 复制}"), "exercises/clone-basics.yml:15:54: questions[0].explain.zn: unknown language 'zn' (the course's languages: en, zh)", id="unknown-language"),
+    pytest.param(BILINGUAL_COURSE.replace("{en: First, zh: 第一次}", "First"), BILINGUAL_EXERCISE, "course.yml:8:5: assignments[0].title: no zh text (the course's languages: en, zh)", id="assignment-title"),
+    pytest.param(BILINGUAL_COURSE, BILINGUAL_EXERCISE.replace("title: {en: clone basics, zh: clone() 基础}", "title: clone basics"), "exercises/clone-basics.yml:2:1: title: no zh text (the course's languages: en, zh)", id="exercise-title"),
+    pytest.param(BILINGUAL_COURSE, BILINGUAL_EXERCISE.replace('{en: "b.requires_grad?", zh: "b.requires_grad 是什么？"}', '{en: "b.requires_grad?"}'), "exercises/clone-basics.yml:19:5: questions[1].prompt: no zh text (the course's languages: en, zh)", id="mapping-without-zh"),
+    pytest.param(BILINGUAL_COURSE, BILINGUAL_EXERCISE.replace(", zh: 那是 detach()。}", "}"), "exercises/clone-basics.yml:17:46: questions[0].misconceptions[0].explain: no zh text (the course's languages: en, zh)", id="misconception"),
+]
+
+
+@pytest.mark.parametrize("course, exercise, expected", LANGUAGE_PROBLEMS)
+def test_validate_reports_every_text_missing_a_language_or_in_an_unknown_one(tmp_path: Path, course: str, exercise: str, expected: str) -> None:
+    course_file = make_course(tmp_path, course=course, exercise=exercise)
+    load_course(course_file)  # the text falls back to the default language: the course still loads and grades
+    result = CliRunner().invoke(main, ["validate", "--no-truth", "--course", str(course_file)])
+    assert (result.exit_code, result.output.strip().splitlines()) == (2, [f"error: {expected}"])
+
+
+def test_an_exercise_with_more_languages_than_its_course_loads(tmp_path: Path) -> None:
+    loaded = load_course(make_course(tmp_path, exercise=BILINGUAL_EXERCISE))  # the course is English only
+    assert loaded.exercises["clone-basics"].exercise.title == "clone basics"
+
+
+def test_validate_passes_a_complete_bilingual_course(tmp_path: Path) -> None:
+    course_file = make_course(tmp_path, course=BILINGUAL_COURSE, exercise=BILINGUAL_EXERCISE)
+    result = CliRunner().invoke(main, ["validate", "--no-truth", "--course", str(course_file)])
+    assert result.exit_code == 0, result.output
+    assert "texts in en, zh" in result.output
+    assert "beyond 1" in result.output
+
+
+def test_schema_accepts_a_text_per_language() -> None:
+    import json
+
+    schema = json.dumps(json.loads(CliRunner().invoke(main, ["schema"]).output))
+    assert '"additionalProperties": {"type": "string"}' in schema

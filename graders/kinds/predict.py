@@ -14,10 +14,11 @@ from pydantic import BeforeValidator, Field, model_validator
 
 from ..answers import AnswerSyntaxError, is_writable, parse_answer, render_answer
 from ..compare import compare, same_value
+from ..course_text import Text
 from ..errors import Problem
-from ..registry import Context, ExerciseAnswers, Item, register
+from ..registry import Context, ExerciseAnswers, Item, did_you_mean, register
 from ..results import QuestionResult, Status
-from ..spec import ExerciseBase, Ident, Strict
+from ..spec import SECTIONS, ExerciseBase, Ident, Strict, not_a_section
 from ..truth import compute_truth
 from ..values import ExceptionValue, Opaque, Value, from_json
 from ..yamlsource import Marks, duplicate_ids
@@ -37,20 +38,21 @@ class Misconception(Strict):
 
     answer: AnswerText
     name: Ident
-    explain: str
+    explain: Text
 
 
 class Question(Strict):
     """One prediction."""
 
     id: Ident
-    prompt: str
+    prompt: Text
     expr: str | None = None
     run: str | None = None
     points: float = Field(1.0, gt=0)
-    explain: str
+    explain: Text
     misconceptions: list[Misconception] = []
     article_says: AnswerText | None = None
+    section: str | None = None  # where it differs from the exercise's (a question going beyond the article)
 
     @model_validator(mode="after")
     def _one_of_expr_run(self) -> "Question":
@@ -81,10 +83,13 @@ class PredictKind:
             field = "expr" if q.expr is not None else "run"
             problems += _syntax_problem(q.expr or q.run or "", "eval" if q.expr is not None else "exec", marks, ("questions", i, field))
             problems += _literal_problems(q, marks, i)
+            if q.section is not None and q.section not in SECTIONS:
+                hint = did_you_mean(q.section, list(SECTIONS))
+                problems.append(Problem(marks.at(("questions", i, "section")), f"questions[{i}].section: {not_a_section(q.section, hint)}"))
         return problems
 
     def items(self, exercise: PredictExercise) -> list[Item]:
-        return [Item(f"{exercise.id}/{q.id}", q.points, q.prompt) for q in exercise.questions]
+        return [Item(f"{exercise.id}/{q.id}", q.points, q.prompt, q.section or exercise.section) for q in exercise.questions]
 
     def prepare(self, exercise: PredictExercise, ctx: Context) -> dict[str, Any]:
         questions = [{"id": q.id, "expr": q.expr} if q.expr is not None else {"id": q.id, "run": q.run} for q in exercise.questions]

@@ -12,7 +12,7 @@ from typing import Callable, Literal, Mapping
 
 from ..errors import UsageError
 from ..load import LoadedCourse, LoadedExercise
-from ..spec import Assignment
+from ..spec import Assignment, in_article, section_label
 from .cells import points_text
 
 Role = Literal["intro", "exercise", "setup", "prompt", "answer", "code"]
@@ -116,14 +116,15 @@ def intro_text(loaded: LoadedCourse, assignment: Assignment, placed: list[Placed
     """The introduction: title, due date, and the article sections the exercises follow."""
     due = assignment.due.isoformat(sep=" ", timespec="minutes")
     total = sum(p.points for p in placed)
-    rows = [f"| {p.number} | {p.loaded.exercise.title} | {p.loaded.exercise.section} | {round(p.points, 2):g} |" for p in placed]
-    sections = ", ".join(dict.fromkeys(p.loaded.exercise.section for p in placed))
+    rows = [f"| {p.number} | {p.loaded.exercise.title} | {section_label(p.loaded.exercise.section)} | {round(p.points, 2):g} |" for p in placed]
+    description = [loaded.course.description.strip(), ""] if loaded.course.description.strip() else []
     return "\n".join([
         f"# {assignment.title}",
         "",
         f"*{loaded.course.title}*, assignment `{assignment.id}`: due {due}, {points_text(total)}.",
         "",
-        f"The exercises follow the article's sections {sections}:",
+        *description,
+        _follows([p.loaded.exercise.section for p in placed]),
         "",
         "| # | exercise | article section | points |",
         "|---|---|---|---|",
@@ -134,10 +135,20 @@ def intro_text(loaded: LoadedCourse, assignment: Assignment, placed: list[Placed
     ])
 
 
+def _follows(sections: list[str]) -> str:
+    """The sentence that says which article sections the exercises follow."""
+    cited = list(dict.fromkeys(s for s in sections if in_article(s)))
+    if not cited:
+        return "The exercises go beyond the article:"
+    beyond = "; some go beyond the article" if not all(in_article(s) for s in sections) else ""
+    return f"The exercises follow the article's section{'s' if len(cited) > 1 else ''} {', '.join(cited)}{beyond}:"
+
+
 def exercise_header(p: Placed, lead: str) -> Part:
     """The exercise's title, its article section and what to do."""
     ex = p.loaded.exercise
-    text = f"## {p.number}. {ex.title}\n\nArticle section **{ex.section}** · {points_text(p.points)}.\n\n{lead}"
+    where = f"Article section **{ex.section}**" if in_article(ex.section) else f"**{section_label(ex.section).capitalize()}**"
+    text = f"## {p.number}. {ex.title}\n\n{where} · {points_text(p.points)}.\n\n{lead}"
     return Part("exercise", ex.id, text)
 
 

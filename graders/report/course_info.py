@@ -88,7 +88,7 @@ def course_info(loaded: "LoadedCourse") -> CourseInfo:
         for item in ex.kind.items(ex.exercise):
             items[item.id] = ItemInfo(
                 id=item.id, exercise=ex.exercise.id, exercise_title=ex.exercise.title,
-                section=ex.exercise.section, prompt=item.prompt.strip(), kind=ex.kind.name,
+                section=item.section or ex.exercise.section, prompt=item.prompt.strip(), kind=ex.kind.name,
                 misconceptions=declared.get(item.id, ()),
             )
     assignments = tuple(

@@ -9,6 +9,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any, Mapping
 
+from ..spec import SECTIONS
 from . import charts
 from .aggregate import (
     QUESTION_STATUSES, HelpNeeded, QuestionStats, ScoreStats, StudentRow, hardest_first, item_order, late_or_ungradable,
@@ -117,10 +118,8 @@ def section_stats(stats: list[QuestionStats]) -> list[SectionStats]:
 
 
 def _section_key(section: str) -> tuple[int, str]:
-    # §1a < §1b < §2 < ... < supplement < anything unknown
-    if section.startswith("§"):
-        return (0, section)
-    return (1 if section == "supplement" else 2, section)
+    # §1a < §1b < §2 < ... < supplement < beyond < anything unknown
+    return (SECTIONS.index(section) if section in SECTIONS else len(SECTIONS), section)
 
 
 def _heatmap(co: Cooccurrence) -> charts.Heatmap | None:

@@ -17,6 +17,7 @@ from jinja2 import Environment, PackageLoader, StrictUndefined
 
 from ..exports import write_atomic
 from ..feedback import prose
+from ..spec import in_article, section_label
 from .aggregate import QUESTION_STATUSES
 from .charts import number, share_bar, stacked_bar
 from .model import AssignmentReport
@@ -31,7 +32,9 @@ def environment() -> Environment:
         loader=PackageLoader("graders.report", "templates"), autoescape=True,
         undefined=StrictUndefined, trim_blocks=True, lstrip_blocks=True,
     )
-    env.filters.update(num=number, pct=percent, anchor=section_anchor, prose=prose, slug=slug, quoted=quoted, when=when)
+    env.filters.update(num=number, pct=percent, anchor=section_anchor, prose=prose, slug=slug, quoted=quoted, when=when,
+                       section_label=section_label)
+    env.tests["in_article"] = in_article
     env.globals.update(
         statuses=QUESTION_STATUSES, marks=STATUS_MARKS, stacked_bar=stacked_bar, share_bar=share_bar, zip=zip,
     )
