@@ -35,7 +35,7 @@ from typing import Any, Callable, NamedTuple
 
 import torch
 
-from .learner import LEARNER_FILE, refusals
+from .learner import LEARNER_FILE, forget_refusals, refusals
 from .snapshot import Snapshot, restore
 
 DIRECT = frozenset({"code.__new__", "function.__new__", "sys._getframe", "sys._current_frames", "marshal.loads",
@@ -63,14 +63,24 @@ class Armed(NamedTuple):
     checkpoint: Callable[[], None]  # put back now (after each piece of learner code)
 
 
-def arm(before: Snapshot) -> Armed:
-    """Install the hook (once per child) and return the checks against ``before``.
+_EVENTS: list[str] = []  # what the hook refused since the last ``arm``
+_INSTALLED: list[bool] = [False]
 
-    ``before`` is taken once in the warm process (``snapshot(namespaces())``), so a child
-    only pays for the comparison: about a millisecond when nothing changed.
+
+def arm(before: Snapshot) -> Armed:
+    """Install the hook (once per process) and return the checks against ``before``.
+
+    In the sandbox every job is a fresh child, so this runs once per job; where a process
+    lives on (the in-process fake in tests), later calls reuse the one hook and start
+    afresh. ``before`` is taken once in the warm process (``snapshot(namespaces())``), so
+    a child only pays for the comparison: about a millisecond when nothing changed.
     """
-    events: list[str] = []
-    sys.addaudithook(_hook(events, [False]))
+    events = _EVENTS
+    if not _INSTALLED[0]:
+        sys.addaudithook(_hook(events, [False]))
+        _INSTALLED[0] = True
+    events.clear()
+    forget_refusals()
     threads = _thread._count()
     dtype = torch.get_default_dtype()
 

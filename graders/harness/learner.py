@@ -105,8 +105,13 @@ _IMPORT_NAME = dis.opmap["IMPORT_NAME"]
 
 
 def refusals() -> list[str]:
-    """Everything learner code was refused so far in this process."""
+    """Everything learner code was refused since ``forget_refusals``."""
     return list(_REFUSALS.found)
+
+
+def forget_refusals() -> None:
+    """Start a fresh record (each job does; in the sandbox each job is a fresh child anyway)."""
+    _REFUSALS.found.clear()
 
 
 # -- compiling -----------------------------------------------------------------------------
