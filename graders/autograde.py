@@ -213,7 +213,7 @@ def course_key(prep: PreparedAssignment) -> str:
 
     Each exercise counts with its content and with what grading compares against (its
     truths, or its reference solution's observations): fixing an exercise, its solution
-    or its harness, or changing torch, grades its submissions again.
+    or its checker, or changing torch, grades its submissions again.
     """
     course = prep.ctx.course
     blob = json.dumps({

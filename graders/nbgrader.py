@@ -132,13 +132,13 @@ def _prepared(course: Path, course_id: str | None, assignment: str) -> "Prepared
     """The assignment's truths, once per kernel (each test cell reuses them)."""
     from .grade import prepare_assignment
     from .load import load_course
-    from .registry import Context
+    from .registry import Context, sandbox_modules
     from .workspace import CACHE_DIR, LazyRunner
 
     loaded = load_course(course)
     if course_id is not None and loaded.course.id != course_id:
         raise UsageError(f"{course} is course '{loaded.course.id}', but this assignment was released from course '{course_id}'")
-    runner = LazyRunner("auto", 1, (str(loaded.root.resolve()),))
+    runner = LazyRunner("auto", 1, (str(loaded.root.resolve()),), sandbox_modules(loaded.exercises.values(), loaded.root))
     atexit.register(runner.close)  # the kernel keeps the runner for every later test cell
     ctx = Context(loaded.course, loaded.root, runner, loaded.root / CACHE_DIR)
     return prepare_assignment(loaded, assignment, ctx)

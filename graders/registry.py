@@ -10,7 +10,7 @@ from __future__ import annotations
 import difflib
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Mapping, Protocol, TypeVar
+from typing import TYPE_CHECKING, Any, Iterable, Mapping, Protocol, TypeVar
 
 from .errors import Problem
 from .spec import ExerciseBase
@@ -94,6 +94,17 @@ def get_kind(name: str) -> Kind | None:
     """The kind registered under ``name``, loading the built-in kinds first."""
     _load_builtin_kinds()
     return KINDS.get(name)
+
+
+def sandbox_modules(exercises: Iterable[Any], root: Path) -> dict[str, tuple[str, str]]:
+    """Modules (name -> (file, source)) the sandbox must import before forking, for these
+    loaded exercises: what each kind says it needs (a code exercise's checker)."""
+    found: dict[str, tuple[str, str]] = {}
+    for loaded in exercises:
+        needs = getattr(loaded.kind, "sandbox_modules", None)
+        if needs is not None:
+            found.update(needs(loaded.exercise, root))
+    return found
 
 
 def did_you_mean(word: str, choices: list[str]) -> str:

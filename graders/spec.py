@@ -82,6 +82,9 @@ class Course(Strict, Translatable):
     languages: list[Language] = Field(list(DEFAULT_LANGUAGES), min_length=1)  # the first is the default
     seed: int = 0
     limits: Limits = Limits()
+    # Modules a code answer may import; None: torch's public modules the course uses, numpy
+    # and a few of the standard library (the code kind's default list).
+    code_imports: list[str] | None = None
     assignments: list[Assignment] = Field(min_length=1)
 
     @field_validator("languages")

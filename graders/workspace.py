@@ -13,7 +13,7 @@ from pathlib import Path
 from typing import Any, Iterator
 
 from .load import LoadedCourse, find_course, load_course
-from .registry import Context
+from .registry import Context, sandbox_modules
 
 CACHE_DIR = ".graders-cache"
 
@@ -35,8 +35,9 @@ class Workspace:
 class LazyRunner:
     """Starts the sandbox on the first job, so that cached work never pays ~3 s of warm-up."""
 
-    def __init__(self, level: str, workers: int, hide: tuple[str, ...]) -> None:
+    def __init__(self, level: str, workers: int, hide: tuple[str, ...], modules: dict[str, tuple[str, str]] | None = None) -> None:
         self._args = (level, workers, hide)
+        self._modules = modules or {}
         self._runner: Any = None
         self._lock = threading.Lock()
 
@@ -51,6 +52,9 @@ class LazyRunner:
     def run(self, job: Any) -> Any:
         return self._get().run(job)
 
+    def run_all(self, jobs: Any) -> Any:
+        return self._get().run_all(jobs)
+
     def close(self) -> None:
         if self._runner is not None:
             self._runner.close()
@@ -61,7 +65,7 @@ class LazyRunner:
                 from .sandbox import open_runner
 
                 level, workers, hide = self._args
-                self._runner = open_runner(level, workers=workers, hide=hide)
+                self._runner = open_runner(level, workers=workers, hide=hide, modules=self._modules)
             return self._runner
 
 
@@ -74,7 +78,8 @@ def load(course: Path | None) -> LoadedCourse:
 def open_workspace(course: Path | None, *, isolation: str = "auto", workers: int = 1, cache: bool = True) -> Iterator[Workspace]:
     """Load the course and start the sandbox; always stops the sandbox on exit."""
     loaded = load(course)
-    runner = LazyRunner(isolation, workers, (str(loaded.root.resolve()),))
+    modules = sandbox_modules(loaded.exercises.values(), loaded.root)
+    runner = LazyRunner(isolation, workers, (str(loaded.root.resolve()),), modules)
     try:
         cache_dir = loaded.root / CACHE_DIR if cache else None
         yield Workspace(loaded, Context(loaded.course, loaded.root, runner, cache_dir))

@@ -14,10 +14,10 @@ from typing import Any
 import pytest
 
 from graders.errors import SpecError
-from graders.harness import check_ids
-from graders.harness.verdicts import Malformed, tensor_verdict
-from graders.harness.child import check as harness_child_check
-from graders.kinds.code_feedback import judge_outcome
+from graders.checker import Malformed, tensor_verdict
+from graders.kinds.code.checkers import load_checker
+from graders.kinds.code.child import check as keeper_check
+from graders.kinds.code.outcome import judge_outcome
 from graders.load import load_course
 from graders.registry import Context, ExerciseAnswers
 from graders.results import Status
@@ -44,7 +44,7 @@ template: |
   def independent_copy(t):
       ...
 solution: copy.py
-harness: independent_copy
+checker: checkers/copy.py
 checks:
   - id: values
     explain: Same values.
@@ -53,13 +53,15 @@ checks:
     explain: New memory.
 """
 SOLUTION = "def independent_copy(t):\n    return t.clone().detach()\n"
+CHECKER = (Path(__file__).resolve().parent.parent / "checkers" / "independent-copy.py").read_text()
 
 
-def make_course(root: Path, exercise: str = EXERCISE, solution: str | None = SOLUTION) -> Path:
-    (root / "exercises").mkdir()
-    (root / "solutions").mkdir()
+def make_course(root: Path, exercise: str = EXERCISE, solution: str | None = SOLUTION, checker: str = CHECKER) -> Path:
+    for folder in ("exercises", "solutions", "checkers"):
+        (root / folder).mkdir()
     (root / "course.yml").write_text(COURSE)
     (root / "exercises" / "copy.yml").write_text(exercise)
+    (root / "checkers" / "copy.py").write_text(checker)
     if solution is not None:
         (root / "solutions" / "copy.py").write_text(solution)
     return root / "course.yml"
@@ -72,15 +74,19 @@ def problems_of(root: Path, **kwargs: Any) -> list[str]:
 
 
 @pytest.mark.parametrize(("change", "expected"), [
-    (("  - id: own-memory", "  - id: own-memroy"), r"exercises/copy\.yml:16:5: checks\[1\]\.id: harness 'independent_copy' has no check 'own-memroy' \(did you mean 'own-memory'\?\)"),
-    (("harness: independent_copy", "harness: independent_cpy"), r"exercises/copy\.yml:12:1: harness: unknown harness 'independent_cpy' \(did you mean 'independent_copy'\?\)"),
+    (("  - id: own-memory", "  - id: own-memroy"), r"exercises/copy\.yml:16:5: checks\[1\]\.id: checkers/copy\.py has no check 'own-memroy'; it has: values, own-memory, detached, independent-writes"),
+    (("checker: checkers/copy.py", "checker: checkers/cpy.py"), r"exercises/copy\.yml:12:1: checker: no file checkers/cpy\.py"),
+    (("checker: checkers/copy.py", "checker: ../copy.py"), r"exercises/copy\.yml:12:1: checker: must be a path inside the course folder"),
+    (("checks:", "samples:\n  - {file: samples/none.py, expect: {values: fail}}\nchecks:"), r"exercises/copy\.yml:14:\d+: samples\[0\]\.file: no file samples/none\.py"),
+    (("checks:", "samples:\n  - {file: checkers/copy.py, expect: {valeus: fail}}\nchecks:"), r"exercises/copy\.yml:14:\d+: samples\[0\]\.expect: no check 'valeus' in this exercise"),
+    (("checks:", "samples:\n  - {file: checkers/copy.py, expect: {values: wrong}}\nchecks:"), r"exercises/copy\.yml:14:\d+: samples\[0\]\.expect\.values: Input should be 'pass', 'fail'"),
     (("  def independent_copy(t):\n      ...", "  def copy(t):\n      ..."), r"exercises/copy\.yml:8:1: template: template does not define a function 'independent_copy'"),
     (("  def independent_copy(t):\n      ...", "  def independent_copy(t)\n      ..."), r"exercises/copy\.yml:8:1: template: template is not valid Python: expected ':' \(line 1\)"),
     (('signature: "independent_copy(t) -> Tensor"', 'signature: "copy(t)"'), r"exercises/copy\.yml:7:1: signature: must start with 'independent_copy\('"),
     (("entry: independent_copy", "entry: independent-copy"), r"exercises/copy\.yml:6:1: entry: String should match pattern"),
     (("  - id: values\n", "  - id: own-memory\n"), r"exercises/copy\.yml:16:5: checks\[1\]\.id: duplicate check id 'own-memory'"),
     (("solution: copy.py", "solution: ../copy.py"), r"exercises/copy\.yml:11:1: solution: String should match pattern"),
-], ids=["unknown-check", "unknown-harness", "template-without-entry", "template-syntax", "signature", "entry-name", "duplicate-check", "solution-path"])
+], ids=["unknown-check", "no-checker-file", "checker-path", "no-sample-file", "sample-unknown-check", "sample-unknown-status", "template-without-entry", "template-syntax", "signature", "entry-name", "duplicate-check", "solution-path"])
 def test_validation_names_the_place(tmp_path: Path, change: tuple[str, str], expected: str) -> None:
     problems = problems_of(tmp_path, exercise=EXERCISE.replace(*change))
     assert any(re.search(expected, p) for p in problems), problems
@@ -102,9 +108,23 @@ def test_items_and_key(tmp_path: Path) -> None:
     assert ex.kind.key(ex.exercise, {"solution": SOLUTION}) == {"copy": SOLUTION}
 
 
-def test_every_harness_lists_its_checks() -> None:
-    assert check_ids("independent_copy") == ("values", "own-memory", "detached", "independent-writes")
-    assert check_ids("no_such_harness") == ()
+@pytest.mark.parametrize(("checker", "expected"), [
+    ("CHECKS = ('values',)\ndef observe(fn, seed):\n    return {}\n", r"checker: copy\.py does not define judge"),
+    ("CHECKS = ['values']\nobserve = judge = None\n", r"checker: copy\.py: CHECKS must be a tuple of check ids"),
+    ("CHECKS = ('values',)\ndef observe(fn, seed)\n", r"checkers/copy\.py:2:1: copy\.py is not valid Python: expected ':'"),
+    ("import no_such_module\n", r"checkers/copy\.py:1:1: importing copy\.py failed: ModuleNotFoundError"),
+], ids=["no-judge", "checks-not-tuple", "syntax", "import"])
+def test_a_broken_checker_is_reported_where_it_is(tmp_path: Path, checker: str, expected: str) -> None:
+    problems = problems_of(tmp_path, checker=checker)
+    assert any(re.search(expected, p) for p in problems), problems
+
+
+def test_a_checker_is_loaded_once_per_content(tmp_path: Path) -> None:
+    make_course(tmp_path)
+    first, again = load_checker(tmp_path / "checkers" / "copy.py"), load_checker(tmp_path / "checkers" / "copy.py")
+    assert first.module is again.module and first.checks == ("values", "own-memory", "detached", "independent-writes")
+    (tmp_path / "checkers" / "copy.py").write_text(CHECKER + "\n# edited\n")
+    assert load_checker(tmp_path / "checkers" / "copy.py").name != first.name
 
 
 def outcome(status: str = "ok", result: Any = None, message: str = "") -> Outcome:
@@ -138,7 +158,7 @@ def test_outcome_becomes_one_status_and_message(given: Outcome, status: Status, 
 ], ids=str)
 def test_the_keeper_refuses_results_the_harness_does_not_write(result: dict[str, Any]) -> None:
     with pytest.raises(ValueError):
-        harness_child_check({}, result)
+        keeper_check({}, result)
 
 
 class FakeRunner:
@@ -151,7 +171,7 @@ class FakeRunner:
 
     def run(self, job: Any) -> Outcome:
         try:
-            return outcome(result=harness_child_check(job.payload, dict(self.result)))
+            return outcome(result=keeper_check(job.payload, dict(self.result)))
         except ValueError as exc:
             return outcome("integrity", message=str(exc))
 

@@ -19,6 +19,7 @@ from typing import Any, Callable, Iterable, Sequence
 
 from .child import task_line
 from .contract import Job, Outcome, SandboxError
+from .modules import Sources, install
 from .protocol import FrameError, decode_line, encode_line
 from .verdict import Verdict, channel_abuse, checked, from_end
 
@@ -30,10 +31,13 @@ class InProcessRunner:
     memory = "none"
     notes: tuple[str, ...] = ("in-process fake: no isolation",)
 
-    def __init__(self, task_paths: Iterable[str] = ()) -> None:
+    def __init__(self, task_paths: Iterable[str] = (), modules: Sources | None = None) -> None:
         for path in task_paths:
             if path not in sys.path:
                 sys.path.append(path)
+        for name, (filename, source) in (modules or {}).items():
+            if name not in sys.modules:
+                install(name, filename, source)
         self._lock = threading.Lock()
 
     def run(self, job: Job) -> Outcome:

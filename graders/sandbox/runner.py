@@ -14,11 +14,12 @@ from typing import Any, Iterable, Sequence
 from .contract import Job, Outcome, SandboxError
 from .isolation import BASE_ENV, PRIVATE_SCRATCH, Launch, choose
 from .memory import Cgroups
+from .modules import Sources
 from .paths import View, make_view
 from .scratch import remove_tree
 from .worker import Worker
 
-DEFAULT_PRELOAD = ("graders.truth_child", "graders.harness.child")  # the task modules of truths and code exercises
+DEFAULT_PRELOAD = ("graders.truth_child", "graders.kinds.code.child")  # the task modules of truths and code exercises
 MAX_WORKERS = 64
 UID_BASE = 1_000_000_000  # children's uids: far above any system or human account
 
@@ -31,13 +32,13 @@ class ForkServerRunner:
     """
 
     def __init__(self, launch: Launch, configs: Sequence[dict[str, Any]], host_scratch: str | None,
-                 notes: Iterable[str] = (), cgroups: Cgroups | None = None) -> None:
+                 notes: Iterable[str] = (), cgroups: Cgroups | None = None, modules: Sources | None = None) -> None:
         self.isolation = launch.level
         self.memory = f"cgroup v{cgroups.layout.version}" if cgroups else "address space"
         # Servers are spawned from one long-lived thread: bwrap's --die-with-parent is tied to
         # the thread that started it, and a short-lived caller thread would take it down.
         self._spawner = ThreadPoolExecutor(1, thread_name_prefix="graders-sandbox-spawn")
-        self._workers = [Worker(launch, config, self._spawn) for config in configs]
+        self._workers = [Worker(launch, config, self._spawn, modules or {}) for config in configs]
         self._idle: queue.SimpleQueue[Worker] = queue.SimpleQueue()
         self._closed = threading.Event()
         self._finalizer = weakref.finalize(self, _shut_down, self._workers, self._spawner, host_scratch, cgroups)
@@ -145,6 +146,7 @@ def open_runner(
     *,
     task_paths: Iterable[str] = (),
     preload: Iterable[str] = DEFAULT_PRELOAD,
+    modules: Sources | None = None,
     tmp_mib: int = 256,
 ) -> ForkServerRunner:
     """Start ``workers`` warm fork servers at isolation ``level`` and return the runner.
@@ -154,7 +156,8 @@ def open_runner(
     ``hide``: paths children must not see (the course directory). ``require_full``: fail
     rather than fall back to "plain". ``task_paths``: extra directories to import task
     modules from; ``preload``: task modules imported before forking (missing ones are
-    noted, not fatal). ``tmp_mib``: size of the private /tmp holding scratch directories.
+    noted, not fatal); ``modules``: modules given as source (name -> (file name, source)),
+    installed in each server before ``preload`` (a course's checkers). ``tmp_mib``: size of the private /tmp holding scratch directories.
     Raises ``SandboxError`` when the level is not available or a server does not start.
     """
     if not 1 <= workers <= MAX_WORKERS:
@@ -175,7 +178,7 @@ def open_runner(
     if cgroups is not None:
         configs = [{**config, "memory": cgroups.for_server(index)} for index, config in enumerate(configs)]
     notes = _notes(launch, view, configs[0]["uid"]) + _memory_notes(launch, cgroups, why_not)
-    return ForkServerRunner(launch, configs, host_scratch, notes, cgroups)
+    return ForkServerRunner(launch, configs, host_scratch, notes, cgroups, modules)
 
 
 def _notes(launch: Launch, view: View, uid: int | None) -> list[str]:

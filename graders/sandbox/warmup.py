@@ -11,7 +11,7 @@ import gc
 import importlib
 from typing import Any, Iterable
 
-# Standard modules a harness or learner may import that torch does not already load; a
+# Standard modules a checker or learner may import that torch does not already load; a
 # child may be unable to read the standard library later (plain level, private prefix).
 EXTRA_STDLIB = ("decimal", "fractions", "statistics", "faulthandler", "resource", "tracemalloc", "unicodedata", "copy", "traceback")
 

@@ -15,6 +15,7 @@ from typing import Any, Callable, Sequence
 
 from .contract import Job, Outcome, SandboxError
 from .exchange import Ending, Follower, JobPipes
+from .modules import Sources, to_fd
 from .isolation import BASE_ENV, Launch
 from .paths import package_parent
 from .protocol import FrameError, decode_frame, recv_message, send_message
@@ -32,10 +33,11 @@ Spawn = Callable[..., "subprocess.Popen[bytes]"]
 class Worker:
     """A fork server process and its control socket."""
 
-    def __init__(self, launch: Launch, config: dict[str, Any], spawn: Spawn) -> None:
+    def __init__(self, launch: Launch, config: dict[str, Any], spawn: Spawn, modules: Sources | None = None) -> None:
         self.launch = launch
         self.config = config
         self.spawn = spawn
+        self.modules = modules or {}
         self.proc: subprocess.Popen[bytes] | None = None
         self.ctrl: socket.socket | None = None
         self.notes: list[str] = []
@@ -50,17 +52,19 @@ class Worker:
         command, launch_fds = self.launch.command(program)
         memory = self.config.get("memory")
         memory_fds = [memory["procs"], memory["events"], *memory["limits"]] if memory else []
+        modules_fd = to_fd(self.modules) if self.modules else None
+        own_fds = [*launch_fds, *([modules_fd] if modules_fd is not None else [])]
         try:
             self.proc = self.spawn(
-                command, pass_fds=(server_end.fileno(), *launch_fds, *memory_fds), stdin=subprocess.DEVNULL,
+                command, pass_fds=(server_end.fileno(), *own_fds, *memory_fds), stdin=subprocess.DEVNULL,
                 stdout=subprocess.DEVNULL, stderr=self._stderr, env=BASE_ENV, cwd="/", start_new_session=True,
             )
         finally:
             server_end.close()
-            for fd in launch_fds:
+            for fd in own_fds:
                 os.close(fd)
         self.ctrl = parent_end
-        send_message(parent_end, {"op": "init", "config": self.config})
+        send_message(parent_end, {"op": "init", "config": {**self.config, "modules_fd": modules_fd}})
 
     def finish_start(self) -> None:
         """Wait until the server is warm; raise ``SandboxError`` with its stderr if it fails."""

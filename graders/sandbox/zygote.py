@@ -26,6 +26,7 @@ from .child import ChildFds, ChildSpec, describe_exception
 from .contract import Limits
 from .keeper import KeeperSpec, Step, run_keeper
 from .memory import JobMemory
+from .modules import install_from
 from .mounts import set_up_view
 from .paths import DEVICES, PSEUDO_READ
 from .protocol import recv_message, send_message
@@ -50,6 +51,7 @@ class ServerConfig:
     masks: tuple[str, ...] = ()
     keeps: tuple[str, ...] = ()
     memory: dict[str, Any] | None = None  # descriptors of this server's memory cgroup (memory.py)
+    modules_fd: int | None = None  # modules given as source, to install before warming (modules.py)
 
 
 @dataclass
@@ -98,6 +100,8 @@ class ForkServer:
                 self.syscall_filter = syscalls.build_filter()
             else:
                 notes.append("seccomp (pyseccomp/libseccomp) is not available: no syscall filter")
+        if config.modules_fd is not None:
+            notes += install_from(config.modules_fd)
         return notes + warm(config.preload)
 
     def serve(self) -> None:

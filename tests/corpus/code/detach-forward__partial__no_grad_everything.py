@@ -1,4 +1,4 @@
-# expect: output=wrong a-no-grads=wrong b-grads=wrong a-flags-untouched=correct
+# expect: output=wrong a-no-grads=wrong b-grads=wrong a-left-alone=correct
 import torch
 
 

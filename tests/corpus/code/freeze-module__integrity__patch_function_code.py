@@ -1,5 +1,5 @@
 # Swapping the code inside a grader function keeps the function object the same.
-import graders.harness.pristine as pristine
+import graders.checker.measure as pristine
 
 
 def fake_bits(t):

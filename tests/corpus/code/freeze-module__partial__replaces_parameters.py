@@ -1,4 +1,4 @@
-# expect: frozen-sgd=wrong frozen-adamw=wrong no-grads=wrong stale-grads=wrong rest-trains=correct
+# expect: frozen-sgd=wrong frozen-adamw=wrong no-grads=wrong stale-grads=wrong stats-fixed=wrong rest-trains=correct
 # Frozen copies instead of the module's own parameters: anything holding the originals
 # (an optimizer built earlier) still trains them.
 from torch import nn

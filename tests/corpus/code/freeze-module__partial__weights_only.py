@@ -1,4 +1,4 @@
-# expect: frozen-sgd=wrong frozen-adamw=wrong no-grads=wrong stale-grads=wrong rest-trains=correct
+# expect: frozen-sgd=wrong frozen-adamw=wrong no-grads=wrong stale-grads=wrong stats-fixed=wrong rest-trains=correct
 # The biases are parameters too.
 def freeze(module):
     for m in module.modules():

@@ -1,4 +1,4 @@
-# expect: frozen-sgd=wrong frozen-adamw=wrong no-grads=wrong stale-grads=wrong rest-trains=correct
+# expect: frozen-sgd=wrong frozen-adamw=wrong no-grads=wrong stale-grads=wrong stats-fixed=wrong rest-trains=correct
 # A zero gradient is still a gradient: weight decay and momentum move the parameters.
 import torch
 

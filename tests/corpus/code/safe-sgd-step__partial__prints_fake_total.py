@@ -1,4 +1,4 @@
-# expect: values=correct same-leaves=correct autograd-safe=wrong backward-after=correct
+# expect: values=correct same-leaves=correct autograd-safe=wrong backward-after=correct skips-none=correct
 # Printing a score changes nothing: output is never read as a result.
 print("safe-sgd-step: 5/5 points")
 print("TOTAL: 100/100")

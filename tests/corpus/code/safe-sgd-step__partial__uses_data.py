@@ -1,4 +1,4 @@
-# expect: values=correct same-leaves=correct autograd-safe=wrong backward-after=correct
+# expect: values=correct same-leaves=correct autograd-safe=wrong backward-after=correct skips-none=correct
 # .data hides the change from autograd (§4).
 def sgd_step(params, lr):
     for p in params:

@@ -4,14 +4,18 @@ Inputs cover what breaks half-right answers: a leaf that requires grad, a view i
 larger tensor (its data starts inside another tensor's storage), a non-leaf, a 0-dim
 tensor and an integer tensor. Per input, the child measures the returned value, whether
 it shares the input's storage (``untyped_storage().data_ptr()``), whether the input was
-changed by the call, and whether writing into either one shows up in the other.
+changed by the call, and whether writing into either one shows up in the other (or what
+the write raised: an inference-mode tensor, say, cannot be written outside that mode).
 """
 
 from __future__ import annotations
 
 from typing import Any, Mapping
 
-from .verdicts import PASS, Verdict, errored, fail, first_failure, flag, items, tensor_verdict
+from graders.checker import (
+    PASS, Described, RaisedRecord, Schema, Verdict, errored, explain_raised, fail, first_failure, flag, items,
+    sentence, tensor_verdict,
+)
 
 CHECKS = ("values", "own-memory", "detached", "independent-writes")
 CALL = "`independent_copy(t)`"
@@ -24,54 +28,64 @@ CASES = (
 )
 
 
+class Case(Schema):
+    raised: RaisedRecord | None = None
+    out: Described | None = None
+    input_changed: bool | None = None
+    shares_storage: bool | None = None
+    writes_leak: bool | None = None
+    write_raised: RaisedRecord | None = None
+
+
+class Observations(Schema):
+    cases: list[Case]
+
+
 def observe(fn: Any, seed: int) -> dict[str, Any]:
     """Child side: call ``fn`` on each input and measure the copy it returns."""
-    from . import pristine as P
+    from graders.checker import measure as M
 
-    g = P.generator(seed)
-    return {"cases": [_measure(fn, t, P) for t in _inputs(g, P)]}
+    g = M.generator(seed)
+    return {"cases": [_measure(fn, t, M) for t in _inputs(g, M)]}
 
 
-def _inputs(g: Any, P: Any) -> list[Any]:
+def _inputs(g: Any, M: Any) -> list[Any]:
     import torch
 
-    base = P.randn(4, 5, generator=g)
-    weights = P.randn(3, generator=g, requires_grad=True)
+    base = M.randn(4, 5, generator=g)
+    weights = M.randn(3, generator=g, requires_grad=True)
     return [
-        P.randn(3, 4, generator=g, requires_grad=True),
+        M.randn(3, 4, generator=g, requires_grad=True),
         base[1:3, 2:],
         weights * 2,
-        P.randn(generator=g),
+        M.randn(generator=g),
         torch.arange(6).reshape(2, 3),
     ]
 
 
-def _measure(fn: Any, t: Any, P: Any) -> dict[str, Any]:
-    from .calls import call
-
-    before, wanted_grad = P.bits(t), P.requires_grad(t)
-    called = call(fn, t)
+def _measure(fn: Any, t: Any, M: Any) -> dict[str, Any]:
+    before, wanted_grad = M.bits(t), M.requires_grad(t)
+    called = M.call(fn, t)
     if called.raised:
         return {"raised": called.raised.to_json()}
     out = called.value
-    record = {"out": P.describe(out), "input_changed": P.bits(t) != before or P.requires_grad(t) != wanted_grad}
-    if P.kind_of(out) == "tensor":
-        record["shares_storage"] = P.storage_ptr(out) == P.storage_ptr(t)
-        record["writes_leak"] = _writes_leak(out, t, P)
+    record: dict[str, Any] = {"out": M.describe(out), "input_changed": M.bits(t) != before or M.requires_grad(t) != wanted_grad}
+    if M.kind_of(out) == "tensor":
+        record["shares_storage"] = M.storage_ptr(out) == M.storage_ptr(t)
+        record |= _writes(out, t, M)
     return record
 
 
-def _writes_leak(out: Any, t: Any, P: Any) -> bool:
-    """Does writing into one of ``out`` and ``t`` change the other?"""
-    seen_t, seen_out = P.bits(t), P.bits(out)
-    try:
-        P.bump(out)
-        leaked = P.bits(t) != seen_t
-        seen_out = P.bits(out)
-        P.bump(t)
-        return leaked or P.bits(out) != seen_out
-    except RuntimeError:
-        return True  # an expanded view cannot even be written: it overlaps its input
+def _writes(out: Any, t: Any, M: Any) -> dict[str, Any]:
+    """Does writing into one of ``out`` and ``t`` change the other? Or did the write raise?"""
+    seen_t = M.bits(t)
+    wrote = M.call(M.bump, out)
+    if wrote.raised:
+        return {"write_raised": wrote.raised.to_json()}
+    leaked = M.bits(t) != seen_t
+    seen_out = M.bits(out)
+    M.bump(t)
+    return {"writes_leak": leaked or M.bits(out) != seen_out}
 
 
 def judge(got: Mapping[str, Any], ref: Mapping[str, Any]) -> dict[str, Verdict]:
@@ -85,14 +99,14 @@ def judge(got: Mapping[str, Any], ref: Mapping[str, Any]) -> dict[str, Verdict]:
         "values": first_failure(tensor_verdict(m["out"], r["out"], ("shape", "dtype", "values"), _for(c)) for c, m, r in pairs),
         "own-memory": first_failure(_own_memory(c, m) for c, m, _ in pairs),
         "detached": first_failure(_detached(c, m, r) for c, m, r in pairs),
-        "independent-writes": first_failure(_writes(c, m) for c, m, _ in pairs),
+        "independent-writes": first_failure(_writes_verdict(c, m) for c, m, _ in pairs),
     }
 
 
 def _broken(pairs: list[tuple[tuple[str, str], dict[str, Any], dict[str, Any]]]) -> Verdict | None:
     """A failure that costs every check: the function raised, returned no tensor, or changed ``t``."""
     for case, mine, _ in pairs:
-        if "raised" in mine:
+        if mine.get("raised"):
             return errored(mine["raised"], f"{_for(case)}{CALL}")
         if flag(mine, "input_changed"):
             return fail(f"{_for(case)}{CALL} changed its input `t`. A copy must leave the original as it was.")
@@ -116,7 +130,10 @@ def _detached(case: tuple[str, str], mine: dict[str, Any], ref: dict[str, Any]) 
     return verdict
 
 
-def _writes(case: tuple[str, str], mine: dict[str, Any]) -> Verdict:
+def _writes_verdict(case: tuple[str, str], mine: dict[str, Any]) -> Verdict:
+    if mine.get("write_raised"):
+        return fail(sentence(explain_raised(mine["write_raised"], f"{_for(case)}writing into your copy (`copy += 1`)"))
+                    + " A copy must be an ordinary tensor that can be written.")
     if flag(mine, "writes_leak"):
         return fail(f"{_for(case)}writing into your copy changed `t` (or the other way round); expected them to be independent.")
     return PASS

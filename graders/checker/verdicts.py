@@ -1,9 +1,9 @@
 """Parent side: read a child's observations strictly, and judge them against the reference's.
 
 The child sends plain JSON; the reference solution's observations come from the same
-harness run on the solution in a clean child. Judges compare the two here, in the trusted
+checker run on the solution in a clean child. Judges compare the two here, in the trusted
 parent, and return one ``Verdict`` per check. A value of the wrong shape or type means the
-observations were not written by the harness (a forged result): ``Malformed``.
+observations were not written by the checker (a forged result): ``Malformed``.
 
 Tensors follow the fixed ladder of ``compare``: defined -> is a tensor -> shape -> dtype ->
 requires_grad -> values, each as "got X, expected Y"; a check chooses which rungs matter.
@@ -21,7 +21,7 @@ RUNGS = ("shape", "dtype", "requires_grad", "values")
 
 
 class Malformed(ValueError):
-    """The observations do not have the shape the harness writes."""
+    """The observations do not have the shape the checker writes."""
 
 
 @dataclass(frozen=True)
@@ -135,7 +135,7 @@ def bools(data: Any, key: str, count: int | None = None) -> list[bool]:
 
 
 def items(data: Any, key: str, count: int) -> list[Any]:
-    """A list of exactly ``count`` dicts (the harness always measures the same cases)."""
+    """A list of exactly ``count`` dicts (a checker always measures the same cases)."""
     found = field(data, key, list)
     if len(found) != count or not all(isinstance(i, dict) for i in found):
         raise Malformed(f"{key} should hold {count} records")

@@ -1,26 +1,36 @@
-"""Child side: torch functions grabbed before any learner code runs, and measurements made with them.
+"""Child side of a checker: torch functions grabbed before learner code runs, measurements
+made with them, and calls of learner code that catch everything.
 
-Learner code may replace ``torch.equal``, ``Tensor.backward``, ``builtins.isinstance`` or
-anything else it can reach. Every fact the harness measures in the child (values, flags,
-storage addresses, version counters) is read through the references taken here at import
-time, straight from the immutable C types (``torch._C.TensorBase``, ``UntypedStorage``),
-so a patched Python attribute cannot change what is measured. Whatever is patched anyway is
-caught by ``guard`` and turns the run into an ``integrity`` outcome.
+Learner code may replace ``torch.equal``, ``Tensor.backward`` or anything else it manages
+to reach (the allowlist refuses, but a checker should not depend on one line of defence).
+Every fact a checker measures in the child (values, flags, storage addresses, version
+counters) is read through the references taken here at import time, straight from the
+immutable C types (``torch._C.TensorBase``, ``UntypedStorage``), so a patched Python
+attribute cannot change what is measured. Only plain ``torch.Tensor`` and
+``torch.nn.Parameter`` objects are measured: a subclass can answer every C method through
+``__torch_function__``, so it raises ``Tampered``.
 
-Only plain ``torch.Tensor`` and ``torch.nn.Parameter`` objects are measured: a subclass can
-answer every C method through ``__torch_function__``, so it raises ``Tampered``.
+``call(fn, *args)`` runs learner code and turns whatever it raises, ``SystemExit``
+included, into a ``Raised`` record: the class, a capped message and the line of the
+learner's own code, never a traceback through grader code.
 
-This module imports torch at import time on purpose; the parent never imports it.
+This module imports torch at import time on purpose; a checker imports it inside
+``observe``, which runs in the sandbox (the grader's own process never imports torch).
 """
 
 from __future__ import annotations
 
 import builtins
-from typing import Any
+import traceback
+from typing import Any, NamedTuple
 
 import torch
 
 from ..values import TensorValue, to_json
+
+LEARNER_FILE = "<your code>"  # the file name of code compiled from learner source
+MAX_MESSAGE = 300
+
 
 _TB = torch._C.TensorBase
 # Separate names, not a dict: a module attribute that is replaced shows in guard's snapshot,
@@ -44,6 +54,9 @@ _equal = torch._C._VariableFunctions.equal
 _randn = torch._C._VariableFunctions.randn
 _add_ = _TB.add_
 _backward = torch.autograd.backward
+_grad = torch.autograd.grad
+_AccumulateGrad = type(torch.ones(1, requires_grad=True).expand(1).grad_fn.next_functions[0][0])
+_node_variable = _AccumulateGrad.variable.__get__
 _set_grad_enabled = torch._C._set_grad_enabled
 _is_grad_enabled = torch._C.is_grad_enabled
 _function_modes = torch._C._len_torch_function_stack
@@ -62,11 +75,11 @@ Tensor = torch.Tensor
 Parameter = torch.nn.Parameter
 FLOAT = torch.float32
 TRUSTED_TYPES = (Tensor, Parameter)
-MAX_ELEMENTS = 4096  # the harnesses use small tensors; more is not a plausible answer
+MAX_ELEMENTS = 4096  # checkers use small tensors; more is not a plausible answer
 
 
 class Tampered(Exception):
-    """Something the harness must measure cannot be trusted (a tensor subclass, a patch)."""
+    """Something a checker must measure cannot be trusted (a tensor subclass, a patch)."""
 
 
 def kind_of(obj: Any) -> str:
@@ -210,6 +223,48 @@ def generator(seed: int) -> Any:
     return g
 
 
+def graph_leaves(t: Any, limit: int = 10_000) -> tuple[Any, ...]:
+    """The leaf tensors whose gradients a backward pass from ``t`` would accumulate: the
+    ``variable`` of every ``AccumulateGrad`` node reachable from ``t.grad_fn``."""
+    start = _get_grad_fn(tensor(t))
+    found, seen, stack = [], set(), [start] if start is not None else []
+    while stack and len(seen) < limit:
+        node = stack.pop()
+        if id(node) in seen:
+            continue
+        seen.add(id(node))
+        if _type(node) is _AccumulateGrad:
+            found.append(_node_variable(node))
+        # A data descriptor of torch's C node types: an instance attribute cannot shadow it.
+        stack += [n for n, _index in node.next_functions if n is not None]
+    return tuple(found)
+
+
+def contains(tensors: Any, t: Any) -> bool:
+    """Whether ``t`` itself (not an equal tensor) is among ``tensors``."""
+    return any(x is t for x in tensors)
+
+
+def gradient(out: Any, inputs: Any, upstream: Any) -> tuple[Any, ...]:
+    """``torch.autograd.grad(out, inputs, upstream, allow_unused=True)`` through torch's own
+    engine entry point, grad mode on: gradients computed now, not read from ``.grad``."""
+    with grad_enabled(True):
+        return tuple(_grad(tensor(out), inputs, upstream, allow_unused=True))
+
+
+def buffers(module: Any) -> tuple[Any, ...]:
+    """The buffers registered in ``module`` and its submodules, read from their own dicts."""
+    found = [tensor(b) for b in _dict_values(_getattribute(module, "_buffers")) if b is not None]
+    for child in _dict_values(_getattribute(module, "_modules")):
+        found += buffers(child) if child is not None else ()
+    return tuple(found)
+
+
+def training(module: Any) -> bool:
+    """``module.training``, read from the instance's own dict."""
+    return bool(_getattribute(module, "__dict__").get("training"))
+
+
 def seed_global(seed: int) -> None:
     """Seed torch's default generator (module initialisation draws from it)."""
     _seed_generator(_default_generator, int(seed))
@@ -232,3 +287,50 @@ class grad_enabled:
 
 def no_grad() -> grad_enabled:
     return grad_enabled(False)
+
+
+# -- calling learner code --------------------------------------------------------------
+
+class Raised(NamedTuple):
+    """An exception raised by learner code (immutable: nothing can edit it afterwards)."""
+
+    cls: str
+    message: str
+    line: int | None
+
+    def to_json(self) -> dict[str, Any]:
+        return {"cls": self.cls, "message": self.message, "line": self.line}
+
+
+class Called(NamedTuple):
+    """The outcome of one call of learner code: its return value, or what it raised."""
+
+    value: Any
+    raised: Raised | None
+
+
+def call(fn: Any, *args: Any, **kwargs: Any) -> Called:
+    """``fn(*args, **kwargs)``; any exception, even ``SystemExit``, becomes a ``Raised``."""
+    try:
+        return Called(fn(*args, **kwargs), None)
+    except BaseException as exc:  # noqa: BLE001 - sys.exit() in learner code must not end the child
+        return Called(None, raised_by(exc))
+
+
+def raised_by(exc: BaseException) -> Raised:
+    """Class, capped message and the learner's line of an exception."""
+    try:
+        message = str(exc)[:MAX_MESSAGE]
+    except BaseException:  # noqa: BLE001 - a learner-defined __str__ may raise anything
+        message = ""
+    return Raised(type(exc).__name__[:80], message, _learner_line(exc))
+
+
+def _learner_line(exc: BaseException) -> int | None:
+    try:
+        frames = traceback.extract_tb(exc.__traceback__)
+    except BaseException:  # noqa: BLE001 - never let a broken traceback hide the exception
+        return None
+    lines = [f.lineno for f in frames if f.filename == LEARNER_FILE]
+    return lines[-1] if lines else None
+

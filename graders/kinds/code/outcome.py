@@ -1,7 +1,7 @@
 """What a code exercise's sandbox outcome means for the learner, before any check is judged.
 
 The sandbox reports how the child ended (``ok``, ``timeout``, ``error``, ``integrity``);
-the harness inside it reports what became of the learner's source (``ok``, ``invalid``,
+the checker inside it reports what became of the learner's source (``ok``, ``invalid``,
 ``error``, ``integrity``). ``judge_outcome`` folds both into one status and one message, or
 hands back the observations to judge. Messages speak about the learner's code only.
 """
@@ -11,8 +11,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from ..harness.verdicts import Malformed, explain_raised, sentence
-from ..results import Status
+from ...checker.verdicts import Malformed, explain_raised, sentence
+from ...results import Status
 
 _SANDBOX_STATUS = {"timeout": Status.TIMEOUT, "error": Status.ERROR, "integrity": Status.INTEGRITY}
 FORGED = "What came back from running your code was not written by the grader; this exercise scores zero."
@@ -28,7 +28,7 @@ class Judged:
 
 
 def judge_outcome(outcome: Any, entry: str, signature: str) -> Judged:
-    """Fold the sandbox outcome and the harness's own status into one ``Judged``."""
+    """Fold the sandbox outcome and the checker's own status into one ``Judged``."""
     if outcome.status != "ok":
         status = _SANDBOX_STATUS.get(outcome.status, Status.ERROR)
         return Judged(status, _sandbox_message(outcome))
@@ -36,7 +36,7 @@ def judge_outcome(outcome: Any, entry: str, signature: str) -> Judged:
     if not isinstance(result, dict):
         return Judged(Status.INTEGRITY, FORGED)
     try:
-        return _harness_status(result, entry, signature)
+        return _checker_status(result, entry, signature)
     except Malformed:
         return Judged(Status.INTEGRITY, FORGED)
 
@@ -48,7 +48,7 @@ def _sandbox_message(outcome: Any) -> str:
     return message[0].upper() + message[1:]
 
 
-def _harness_status(result: dict[str, Any], entry: str, signature: str) -> Judged:
+def _checker_status(result: dict[str, Any], entry: str, signature: str) -> Judged:
     status = result.get("status")
     if status == "ok":
         return Judged(Status.CORRECT, observations=result.get("observations"))

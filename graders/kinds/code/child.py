@@ -1,0 +1,134 @@
+"""The sandbox task of code exercises: run learner source, call its function through the course's
+checker, return observations; and the keeper's check of what comes back.
+
+    Job(task="graders.kinds.code.child:run", check="graders.kinds.code.child:check",
+        payload={"checker": "<module name>", "source": "...", "entry": "freeze", "seed": 0,
+                 "imports": [...]})
+
+The checker is a module of the course, registered in the warm fork server before it
+forks (``checkers.sandbox_modules``), so children find it in ``sys.modules`` already
+imported. Order matters: the guard is armed (audit hook; the snapshot of torch and the
+grader's modules was taken at import, in the warm process) before the learner's source is
+even compiled, and the source is compiled under the allowlist (``learner``); after the top
+level and after each call of the learner's function, a checkpoint puts back whatever was
+replaced, so the checker goes on measuring with the real torch; the final verdict comes
+after the last line of learner-influenced code (hooks the learner left can run during the
+checker's backward passes). Any violation makes the whole result ``integrity``.
+
+The result is plain JSON with one ``status``:
+``ok`` (+ ``observations``), ``invalid`` (+ ``syntax`` or ``missing`` or ``not_callable``),
+``error`` (+ ``raised``: the top level of the learner's code raised; or ``unmeasurable``:
+what the learner's function left behind broke the measurement), ``integrity``
+(+ ``reasons``). ``check`` holds that shape, and the checker's ``Observations``, in the
+sandbox's keeper, a process that never runs learner code.
+"""
+
+from __future__ import annotations
+
+import sys
+from typing import Any, Callable
+
+from ...checker import measure
+from ...checker.schema import validated
+from . import guard, snapshot
+from .learner import DEFAULT_IMPORTS, NotAllowed, compile_learner, namespace, refusals
+
+
+def _checked(fn: Any, checkpoint: Callable[[], None]) -> Any:
+    """The learner's function, followed each time by a guard checkpoint."""
+
+    def learner_function(*args: Any, **kwargs: Any) -> Any:
+        try:
+            return fn(*args, **kwargs)
+        finally:
+            checkpoint()
+
+    return learner_function
+
+
+def _warm_up() -> None:
+    """Use once what torch sets up lazily: an optimizer's first construction patches its
+    class's ``step`` and imports dynamo (which wraps ``torch.manual_seed``); the first
+    ``torch.compile`` wraps more. Done here, at import (in the warm process, before any
+    fork), torch's own patches precede the guard's snapshot instead of looking like a
+    learner's, and children skip the cost."""
+    import torch
+
+    p = torch.zeros(2, requires_grad=True)
+    (p * 2).sum().backward(gradient=torch.ones(()))
+    for cls in (torch.optim.SGD, torch.optim.Adam, torch.optim.AdamW):
+        opt = cls([p], lr=0.1, weight_decay=0.01)
+        opt.step()
+        opt.zero_grad()
+    torch.manual_seed(0)
+    # torch.compile wraps optimizer and module internals the first time it runs (and takes
+    # ~1.5 s to import): done here, it is torch's own set-up, paid once per fork server.
+    torch.compile(lambda x: x * 2, backend="eager")(torch.ones(2))
+
+
+_warm_up()
+# What torch, builtins and the grader's modules look like before any learner code: taken
+# once here, in the warm process, and compared in each child after its learner code ran.
+_BEFORE = snapshot.snapshot(snapshot.namespaces())
+
+
+def run(payload: dict[str, Any]) -> dict[str, Any]:
+    """Payload: {checker, source, entry, seed, imports?} -> observations (see the module docstring)."""
+    armed = guard.arm(_BEFORE)
+    checker = sys.modules[str(payload["checker"])]
+    allowed = tuple(payload.get("imports") or DEFAULT_IMPORTS)
+    result = _observe(checker, str(payload["source"]), str(payload["entry"]), int(payload["seed"]), armed.checkpoint, allowed)
+    found = armed.violations()
+    if found:
+        result = {"status": "integrity", "reasons": found[:10]}
+    return result
+
+
+def _observe(checker: Any, source: str, entry: str, seed: int, checkpoint: Callable[[], None],
+             allowed: tuple[str, ...]) -> dict[str, Any]:
+    try:
+        code = compile_learner(source, "exec", allowed)
+    except (SyntaxError, ValueError) as exc:  # ValueError: null bytes, or learner.InvalidSource
+        line = getattr(exc, "lineno", None)
+        return {"status": "invalid", "syntax": {"message": str(getattr(exc, "msg", exc))[:200], "line": line if type(line) is int else None}}
+    globals_, _guards = namespace(allowed)
+    raised = measure.call(exec, code, globals_).raised
+    checkpoint()
+    if raised is not None:
+        return {"status": "error", "raised": raised.to_json()}
+    fn = globals_.get(entry)
+    if fn is None:
+        return {"status": "invalid", "missing": entry}
+    if not callable(fn):
+        return {"status": "invalid", "not_callable": measure.type_name(fn)}
+    try:
+        # Grad mode on, whatever the learner's top level left behind: the checker's own
+        # forward passes must build graphs (the learner's function may still switch it).
+        with measure.grad_enabled(True):
+            return {"status": "ok", "observations": checker.observe(_checked(fn, checkpoint), seed)}
+    except measure.Tampered as exc:
+        return {"status": "integrity", "reasons": [str(exc)]}
+    except NotAllowed:
+        return {"status": "integrity", "reasons": refusals()[:10]}
+    except BaseException as exc:  # noqa: BLE001 - e.g. a hook the learner left raised in the checker's backward
+        return {"status": "error", "unmeasurable": f"{type(exc).__name__}: {str(exc)[:200]}"}
+
+
+STATUSES: dict[str, dict[str, type]] = {"ok": {"observations": dict}, "invalid": {}, "error": {}, "integrity": {"reasons": list}}
+
+
+def check(payload: dict[str, Any], result: dict[str, Any]) -> dict[str, Any]:
+    """Keeper side: ``result`` has the shape ``run`` writes and the checker's ``Observations``,
+    or ``ValueError``. Runs in the keeper, which never ran learner code."""
+    status = result.get("status")
+    if status not in STATUSES:
+        raise ValueError("the result has no status the checker writes")
+    for key, kind in STATUSES[status].items():
+        if type(result.get(key)) is not kind:
+            raise ValueError(f"a {status} result must hold {key}")
+    if status == "integrity" and not all(type(r) is str for r in result["reasons"]):
+        raise ValueError("reasons must be text")
+    model = getattr(sys.modules[str(payload["checker"])], "Observations", None)
+    if status == "ok" and model is not None:
+        return {**result, "observations": validated(model, result["observations"])}
+    return result
