@@ -5,7 +5,7 @@ PY     := $(VENV)/bin/python
 # pip fetch a multi-GB CUDA build. numpy stops `import torch` warning into every capture.
 TORCH  := torch==2.13.0
 
-.PHONY: install demo test validate bench clean
+.PHONY: install demo test lint validate bench clean
 
 install: $(VENV)/.installed
 
@@ -18,8 +18,14 @@ $(VENV)/.installed: pyproject.toml Makefile
 demo: install
 	$(VENV)/bin/graders demo
 
-test: install
+# Lint, format check and type check first (seconds), then the suite (minutes).
+test: lint
 	$(VENV)/bin/pytest -q
+
+lint: install
+	$(VENV)/bin/ruff check graders tests benchmarks
+	$(VENV)/bin/ruff format --check graders tests benchmarks
+	$(VENV)/bin/mypy
 
 validate: install
 	$(VENV)/bin/graders validate

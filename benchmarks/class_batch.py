@@ -1,7 +1,7 @@
 """Benchmark: a synthetic class graded by ``graders autograde`` and by real ``nbgrader autograde``.
 
     .venv/bin/python benchmarks/class_batch.py --students 500            # the full run (~15 min)
-    .venv/bin/python benchmarks/class_batch.py --quick                   # 5 students, ps1, no nbgrader
+    .venv/bin/python benchmarks/class_batch.py --quick              # 5 students, ps1, no nbgrader
 
 For each assignment:
 
@@ -65,13 +65,22 @@ class Options:
 def main(argv: list[str] | None = None) -> int:
     """Run the benchmark and print its figures; exit 1 when a score differs from nbgrader's."""
     opts, json_out, keep = _options(argv)
-    figures: dict[str, Any] = {"command": " ".join(["benchmarks/class_batch.py", *(argv or sys.argv[1:])]),
-                               "machine": report.machine(), "students": opts.students, "workers": opts.workers,
-                               "code_share": opts.code_share, "hostile_every": opts.hostile_every, "assignments": {}}
+    figures: dict[str, Any] = {
+        "command": " ".join(["benchmarks/class_batch.py", *(argv or sys.argv[1:])]),
+        "machine": report.machine(),
+        "students": opts.students,
+        "workers": opts.workers,
+        "code_share": opts.code_share,
+        "hostile_every": opts.hostile_every,
+        "assignments": {},
+    }
     try:
         course = _copy_course(opts.course, opts.work / "course")
         for assignment in opts.assignments:
-            _say(f"{assignment}: release, {opts.students} submissions, graders autograde" + (", nbgrader" if opts.subset else ""))
+            _say(
+                f"{assignment}: release, {opts.students} submissions, graders autograde"
+                + (", nbgrader" if opts.subset else "")
+            )
             figures["assignments"][assignment] = run_assignment(opts, course, assignment)
         first = next((opts.work / opts.assignments[0] / "submitted").glob("*/*/*.ipynb"))
         figures["check"] = time_check(first, opts.check_runs)
@@ -82,7 +91,13 @@ def main(argv: list[str] | None = None) -> int:
     print(report.text(figures))
     if json_out:
         json_out.write_text(json.dumps(figures, indent=1) + "\n", encoding="utf-8")
-    return 0 if all(a.get("nbgrader", {}).get("same_scores", True) for a in figures["assignments"].values()) else 1
+    return (
+        0
+        if all(
+            a.get("nbgrader", {}).get("same_scores", True) for a in figures["assignments"].values()
+        )
+        else 1
+    )
 
 
 def run_assignment(opts: Options, course: Path, assignment: str) -> dict[str, Any]:
@@ -92,37 +107,72 @@ def run_assignment(opts: Options, course: Path, assignment: str) -> dict[str, An
     key = json.loads(graders_cli(course, "key", assignment, "--json").stdout)
     nb_root = work / "nbgrader"
     if opts.subset:
-        template = nbgrader_side.generate(nb_root, work / "release" / "source" / assignment, assignment)
+        template = nbgrader_side.generate(
+            nb_root, work / "release" / "source" / assignment, assignment
+        )
     else:
         template = work / "release" / assignment / f"{assignment}.ipynb"
     cohort = synth.students(opts.students, opts.seed, opts.code_share, opts.hostile_every)
-    subs = write_class(course, assignment, json.loads(template.read_text(encoding="utf-8")), cohort, key, work / "submitted", opts.seed)
+    subs = write_class(
+        course,
+        assignment,
+        json.loads(template.read_text(encoding="utf-8")),
+        cohort,
+        key,
+        work / "submitted",
+        opts.seed,
+    )
     batch = autograde(course, assignment, subs, work, "all", opts.workers)
     memory = autograde(course, assignment, subs, work, "memory", opts.workers, pss=True)
-    figures: dict[str, Any] = {"release": report.measured(release), "batch": report.measured(batch),
-                               "memory": report.measured(memory), "mix": report.mix(cohort)}
+    figures: dict[str, Any] = {
+        "release": report.measured(release),
+        "batch": report.measured(batch),
+        "memory": report.measured(memory),
+        "mix": report.mix(cohort),
+    }
     if 0 < opts.growth_base < opts.students:
-        base = copy_students(subs, work / f"first-{opts.growth_base}", [s.id for s in cohort[:opts.growth_base]])
-        figures["growth"] = {"base": opts.growth_base, "batch": report.measured(autograde(course, assignment, base, work, "base", opts.workers))}
+        base = copy_students(
+            subs, work / f"first-{opts.growth_base}", [s.id for s in cohort[: opts.growth_base]]
+        )
+        figures["growth"] = {
+            "base": opts.growth_base,
+            "batch": report.measured(
+                autograde(course, assignment, base, work, "base", opts.workers)
+            ),
+        }
     figures["costs"] = costs(course, assignment, subs)
     if opts.subset:
-        figures["nbgrader"] = compare_with_nbgrader(nb_root, assignment, subs, pick_subset(cohort, opts.subset),
-                                                    work / "out-all" / "results.json")
+        figures["nbgrader"] = compare_with_nbgrader(
+            nb_root,
+            assignment,
+            subs,
+            pick_subset(cohort, opts.subset),
+            work / "out-all" / "results.json",
+        )
     return figures
 
 
-def write_class(course: Path, assignment: str, template: dict[str, Any], cohort: list[synth.Student],
-                key: dict[str, str], folder: Path, seed: int) -> Path:
+def write_class(
+    course: Path,
+    assignment: str,
+    template: dict[str, Any],
+    cohort: list[synth.Student],
+    key: dict[str, str],
+    folder: Path,
+    seed: int,
+) -> Path:
     """Fill ``template`` for every student; nbgrader's ``submitted`` layout."""
     wrong, entries = course_facts(course, assignment)
     for student in cohort:
-        synth.write_submission(synth.fill(template, student, key, wrong, entries, seed), folder, student.id, assignment)
+        synth.write_submission(
+            synth.fill(template, student, key, wrong, entries, seed), folder, student.id, assignment
+        )
     return folder
 
 
 def course_facts(course: Path, assignment: str) -> tuple[dict[str, list[str]], dict[str, str]]:
     """Item id -> its misconceptions' answers; code exercise id -> its entry function."""
-    from graders.workspace import load
+    from graders.session import load
 
     loaded = load(course)
     wrong: dict[str, list[str]] = {}
@@ -136,13 +186,34 @@ def course_facts(course: Path, assignment: str) -> tuple[dict[str, list[str]], d
     return wrong, entries
 
 
-def autograde(course: Path, assignment: str, subs: Path, work: Path, label: str, workers: int, pss: bool = False) -> Measured:
-    """``graders autograde`` into a fresh gradebook, measured as a whole (``pss``: see ``proctree``)."""
+def autograde(
+    course: Path,
+    assignment: str,
+    subs: Path,
+    work: Path,
+    label: str,
+    workers: int,
+    pss: bool = False,
+) -> Measured:
+    """``graders autograde`` into a fresh gradebook, measured as a whole (``pss``: see
+    ``proctree``)."""
     db = work / f"gradebook-{label}.db"
     for stale in work.glob(f"gradebook-{label}.db*"):
         stale.unlink()
-    done = graders_cli(course, "autograde", assignment, str(subs), "--workers", str(workers),
-                       "--db", f"sqlite:///{db}", "--out", str(work / f"out-{label}"), check=False, pss=pss)
+    done = graders_cli(
+        course,
+        "autograde",
+        assignment,
+        str(subs),
+        "--workers",
+        str(workers),
+        "--db",
+        f"sqlite:///{db}",
+        "--out",
+        str(work / f"out-{label}"),
+        check=False,
+        pss=pss,
+    )
     if done.returncode not in (0, 1):  # 1: some submission could not be graded, which is a result
         raise RuntimeError(f"graders autograde failed ({done.returncode}):\n{done.stderr[-3000:]}")
     return done
@@ -150,26 +221,44 @@ def autograde(course: Path, assignment: str, subs: Path, work: Path, label: str,
 
 def graders_cli(course: Path, *args: str, check: bool = True, pss: bool = False) -> Measured:
     """Run ``graders ARGS --course COURSE`` as its own process, measured."""
-    done = run_measured([str(BIN / "graders"), *args, "--course", str(course)], cwd=course, pss=pss, interval=0.1 if pss else 0.05)
+    done = run_measured(
+        [str(BIN / "graders"), *args, "--course", str(course)],
+        cwd=course,
+        pss=pss,
+        interval=0.1 if pss else 0.05,
+    )
     if check and done.returncode != 0:
-        raise RuntimeError(f"graders {' '.join(args)} failed ({done.returncode}):\n{done.stderr[-3000:]}")
+        raise RuntimeError(
+            f"graders {' '.join(args)} failed ({done.returncode}):\n{done.stderr[-3000:]}"
+        )
     return done
 
 
 def costs(course: Path, assignment: str, subs: Path) -> dict[str, Any]:
     """Per-submission costs, from ``costs.py`` in a process of its own."""
     script = Path(__file__).resolve().parent / "costs.py"
-    done = run_measured([sys.executable, str(script), "--course", str(course), "--assignment", assignment,
-                         "--submissions", str(subs)])
+    done = run_measured(
+        [
+            sys.executable,
+            str(script),
+            "--course",
+            str(course),
+            "--assignment",
+            assignment,
+            "--submissions",
+            str(subs),
+        ]
+    )
     if done.returncode != 0:
         raise RuntimeError(f"costs.py failed:\n{done.stderr[-3000:]}")
     return json.loads(done.stdout)
 
 
 def pick_subset(cohort: list[synth.Student], size: int) -> list[synth.Student]:
-    """A subset that holds every kind of student: two hostile, code writers, then the rest in order."""
+    """A subset that holds every kind of student: two hostile, code writers, then the rest
+    in order."""
     hostile = [s for s in cohort if s.hostile][:2]
-    coders = [s for s in cohort if s.code in ("solution", "wrong")][:max(0, size // 4)]
+    coders = [s for s in cohort if s.code in ("solution", "wrong")][: max(0, size // 4)]
     chosen = {s.id: s for s in hostile + coders}
     for student in cohort:
         if len(chosen) >= size:
@@ -178,18 +267,30 @@ def pick_subset(cohort: list[synth.Student], size: int) -> list[synth.Student]:
     return sorted(list(chosen.values())[:size], key=lambda s: s.id)
 
 
-def compare_with_nbgrader(root: Path, assignment: str, subs: Path, subset: list[synth.Student], results: Path) -> dict[str, Any]:
+def compare_with_nbgrader(
+    root: Path, assignment: str, subs: Path, subset: list[synth.Student], results: Path
+) -> dict[str, Any]:
     """nbgrader's scores of the subset next to graders' (from the full batch's results.json)."""
     run = nbgrader_side.autograde(root, assignment, [subs / s.id for s in subset])
     ours = {s["student"]: s for s in json.loads(results.read_text(encoding="utf-8"))["students"]}
-    differ = {sid: {"graders": ours[sid]["score"], "nbgrader": run.scores[sid]}
-              for sid in run.scores if abs(ours[sid]["score"] - run.scores[sid]) > 1e-3}
-    return {"subset": [s.id for s in subset], "batch": report.measured(run.measured),
-            "per_submission_s": run.per_student_s, "scores": run.scores, "same_scores": not differ, "differ": differ}
+    differ = {
+        sid: {"graders": ours[sid]["score"], "nbgrader": run.scores[sid]}
+        for sid in run.scores
+        if abs(ours[sid]["score"] - run.scores[sid]) > 1e-3
+    }
+    return {
+        "subset": [s.id for s in subset],
+        "batch": report.measured(run.measured),
+        "per_submission_s": run.per_student_s,
+        "scores": run.scores,
+        "same_scores": not differ,
+        "differ": differ,
+    }
 
 
 def copy_students(subs: Path, dest: Path, students: list[str]) -> Path:
-    """A submissions folder holding only ``students`` (copies: graders refuses symlinked folders)."""
+    """A submissions folder holding only ``students`` (copies: graders refuses symlinked
+    folders)."""
     for student in students:
         shutil.copytree(subs / student, dest / student, dirs_exist_ok=True)
     return dest
@@ -197,7 +298,9 @@ def copy_students(subs: Path, dest: Path, students: list[str]) -> Path:
 
 def time_check(notebook: Path, runs: int) -> dict[str, Any]:
     """``graders check`` of one submitted notebook, each run a fresh interpreter (cold start)."""
-    walls = [run_measured([str(BIN / "graders"), "check", str(notebook)]).wall_s for _ in range(runs)]
+    walls = [
+        run_measured([str(BIN / "graders"), "check", str(notebook)]).wall_s for _ in range(runs)
+    ]
     return {"runs": runs, "first_s": walls[0], "median_s": sorted(walls)[len(walls) // 2]}
 
 
@@ -217,26 +320,84 @@ def _say(text: str) -> None:
 
 def _options(argv: list[str] | None) -> tuple[Options, Path | None, bool]:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--students", type=int, default=500, help="submissions per assignment (default 500)")
-    parser.add_argument("--assignments", default="ps1,ps2,ps3", help="comma-separated (default ps1,ps2,ps3)")
-    parser.add_argument("--workers", type=int, default=os.cpu_count() or 1, help="graders autograde --workers (default: CPUs)")
-    parser.add_argument("--nbgrader-subset", type=int, default=20, help="submissions nbgrader grades per assignment; 0: none (default 20)")
-    parser.add_argument("--growth-base", type=int, default=100, help="the smaller batch of the growth ratio (default 100)")
-    parser.add_argument("--code-share", type=float, default=0.3, help="share of students who write code (default 0.3)")
-    parser.add_argument("--hostile-every", type=int, default=synth.HOSTILE_EVERY,
-                        help=f"one hostile student in this many; 0: none (default {synth.HOSTILE_EVERY})")
+    parser.add_argument(
+        "--students", type=int, default=500, help="submissions per assignment (default 500)"
+    )
+    parser.add_argument(
+        "--assignments", default="ps1,ps2,ps3", help="comma-separated (default ps1,ps2,ps3)"
+    )
+    parser.add_argument(
+        "--workers",
+        type=int,
+        default=os.cpu_count() or 1,
+        help="graders autograde --workers (default: CPUs)",
+    )
+    parser.add_argument(
+        "--nbgrader-subset",
+        type=int,
+        default=20,
+        help="submissions nbgrader grades per assignment; 0: none (default 20)",
+    )
+    parser.add_argument(
+        "--growth-base",
+        type=int,
+        default=100,
+        help="the smaller batch of the growth ratio (default 100)",
+    )
+    parser.add_argument(
+        "--code-share",
+        type=float,
+        default=0.3,
+        help="share of students who write code (default 0.3)",
+    )
+    parser.add_argument(
+        "--hostile-every",
+        type=int,
+        default=synth.HOSTILE_EVERY,
+        help=f"one hostile student in this many; 0: none (default {synth.HOSTILE_EVERY})",
+    )
     parser.add_argument("--seed", type=int, default=0)
-    parser.add_argument("--check-runs", type=int, default=5, help="cold starts of graders check (default 5)")
-    parser.add_argument("--course", type=Path, default=REPO, help="the course folder (default: the repository's)")
-    parser.add_argument("--workdir", type=Path, default=None, help="keep every file here (default: a temporary folder, removed)")
-    parser.add_argument("--json", type=Path, default=None, help="also write every figure to this file")
-    parser.add_argument("--quick", action="store_true", help="smoke run: 5 students, ps1, no nbgrader, no growth")
+    parser.add_argument(
+        "--check-runs", type=int, default=5, help="cold starts of graders check (default 5)"
+    )
+    parser.add_argument(
+        "--course", type=Path, default=REPO, help="the course folder (default: the repository's)"
+    )
+    parser.add_argument(
+        "--workdir",
+        type=Path,
+        default=None,
+        help="keep every file here (default: a temporary folder, removed)",
+    )
+    parser.add_argument(
+        "--json", type=Path, default=None, help="also write every figure to this file"
+    )
+    parser.add_argument(
+        "--quick", action="store_true", help="smoke run: 5 students, ps1, no nbgrader, no growth"
+    )
     args = parser.parse_args(argv)
     if args.quick:
-        args.students, args.assignments, args.nbgrader_subset, args.growth_base, args.check_runs = 5, "ps1", 0, 0, 1
+        args.students, args.assignments, args.nbgrader_subset, args.growth_base, args.check_runs = (
+            5,
+            "ps1",
+            0,
+            0,
+            1,
+        )
     work = args.workdir or Path(tempfile.mkdtemp(prefix="graders-bench-"))
-    opts = Options(args.students, tuple(a for a in args.assignments.split(",") if a), args.workers, args.nbgrader_subset,
-                   args.growth_base, args.code_share, args.hostile_every, args.seed, args.check_runs, args.course.resolve(), work.resolve())
+    opts = Options(
+        args.students,
+        tuple(a for a in args.assignments.split(",") if a),
+        args.workers,
+        args.nbgrader_subset,
+        args.growth_base,
+        args.code_share,
+        args.hostile_every,
+        args.seed,
+        args.check_runs,
+        args.course.resolve(),
+        work.resolve(),
+    )
     return opts, args.json, args.workdir is not None
 
 

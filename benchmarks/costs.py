@@ -24,53 +24,85 @@ import json
 import statistics
 import sys
 import time
+from collections.abc import Callable
 from dataclasses import replace
 from pathlib import Path
-from typing import Any, Callable
+from typing import Any
 
-from graders.grade import PreparedAssignment, Submission, grade_submission, prepare_assignment
-from graders.inbox import find_submissions
+from graders.batch.grading import (
+    PreparedAssignment,
+    Submission,
+    grade_submission,
+    prepare_assignment,
+)
+from graders.batch.submissions import find_submissions
 from graders.notebook.collect import read_submission
-from graders.workspace import open_workspace
+from graders.session import open_session
 
 
 def main(argv: list[str] | None = None) -> None:
     """Measure and print the costs as JSON."""
     args = _parser().parse_args(argv)
-    print(json.dumps(measure(args.course, args.assignment, args.submissions, args.limit, args.code_limit), indent=1))
+    print(
+        json.dumps(
+            measure(args.course, args.assignment, args.submissions, args.limit, args.code_limit),
+            indent=1,
+        )
+    )
 
 
-def measure(course: Path, assignment: str, submissions: Path, limit: int, code_limit: int) -> dict[str, Any]:
+def measure(
+    course: Path, assignment: str, submissions: Path, limit: int, code_limit: int
+) -> dict[str, Any]:
     """Every figure of the module docstring, for the first ``limit`` submissions."""
     found = [f for f in find_submissions(submissions, assignment) if f.path is not None][:limit]
-    with open_workspace(course, workers=1) as ws:
+    with open_session(course, workers=1) as ws:
         prep = prepare_assignment(ws.loaded, assignment, ws.ctx)
-        subs, read_wall, read_cpu = _timed_all(lambda f: read_submission(f.path, assignment, ws.loaded, f.student), found)
+        subs, read_wall, read_cpu = _timed_all(
+            lambda f: read_submission(f.path, assignment, ws.loaded, f.student), found
+        )
         predict = _only(prep, "predict")
         _, pred_wall, pred_cpu = _timed_all(lambda s: grade_submission(predict, s), subs)
         code, hostile, by_exercise = _code_costs(prep, subs, code_limit)
-        _, whole, _ = _timed_all(lambda f: grade_submission(prep, read_submission(f.path, assignment, ws.loaded, f.student)), found)
+        _, whole, _ = _timed_all(
+            lambda f: grade_submission(
+                prep, read_submission(f.path, assignment, ws.loaded, f.student)
+            ),
+            found,
+        )
         isolation = ws.isolation
     return {
-        "assignment": assignment, "submissions": len(subs), "isolation": isolation,
+        "assignment": assignment,
+        "submissions": len(subs),
+        "isolation": isolation,
         "questions": sum(len(ex.loaded.kind.items(ex.loaded.exercise)) for ex in predict.exercises),
-        "read": _stats(read_wall, read_cpu), "predictions": _stats(pred_wall, pred_cpu),
-        "code": _stats(code), "code_hostile": _stats(hostile), "submission": _stats(whole),
+        "read": _stats(read_wall, read_cpu),
+        "predictions": _stats(pred_wall, pred_cpu),
+        "code": _stats(code),
+        "code_hostile": _stats(hostile),
+        "submission": _stats(whole),
         "code_by_exercise": {ex_id: _stats(times) for ex_id, times in by_exercise.items()},
     }
 
 
-def _code_costs(prep: PreparedAssignment, subs: list[Submission], limit: int) -> tuple[list[float], list[float], dict[str, list[float]]]:
-    """Wall time of each code exercise graded alone: ordinary runs, hostile runs, ordinary by exercise."""
+def _code_costs(
+    prep: PreparedAssignment, subs: list[Submission], limit: int
+) -> tuple[list[float], list[float], dict[str, list[float]]]:
+    """Wall time of each code exercise graded alone: ordinary runs, hostile runs, ordinary by
+    exercise."""
     ordinary: list[float] = []
     hostile: list[float] = []
     by_exercise: dict[str, list[float]] = {}
     for ex in (e for e in prep.exercises if e.loaded.kind.name == "code"):
         only = replace(prep, exercises=(ex,))
         ex_id = ex.loaded.exercise.id
-        written = [s for s in subs if _wrote_code(s.code.get(ex_id), ex.loaded.exercise.template)][:limit]
+        written = [s for s in subs if _wrote_code(s.code.get(ex_id), ex.loaded.exercise.template)][
+            :limit
+        ]
         if written:
-            grade_submission(only, written[0])  # the first job imports the harness in the fork server
+            grade_submission(
+                only, written[0]
+            )  # the first job imports the harness in the fork server
         for sub in written:
             started = time.perf_counter()
             result = grade_submission(only, sub)
@@ -90,7 +122,9 @@ def _only(prep: PreparedAssignment, kind: str) -> PreparedAssignment:
     return replace(prep, exercises=tuple(e for e in prep.exercises if e.loaded.kind.name == kind))
 
 
-def _timed_all(step: Callable[[Any], Any], items: list[Any]) -> tuple[list[Any], list[float], list[float]]:
+def _timed_all(
+    step: Callable[[Any], Any], items: list[Any]
+) -> tuple[list[Any], list[float], list[float]]:
     """``step`` applied to each item, with each call's wall and CPU time in milliseconds."""
     out, wall, cpu = [], [], []
     for item in items:
@@ -105,8 +139,12 @@ def _stats(wall: list[float], cpu: list[float] | None = None) -> dict[str, Any]:
     if not wall:
         return {"n": 0}
     ordered = sorted(wall)
-    stats: dict[str, Any] = {"n": len(wall), "median_ms": round(statistics.median(wall), 3),
-                             "p90_ms": round(ordered[int(0.9 * (len(ordered) - 1))], 3), "max_ms": round(ordered[-1], 3)}
+    stats: dict[str, Any] = {
+        "n": len(wall),
+        "median_ms": round(statistics.median(wall), 3),
+        "p90_ms": round(ordered[int(0.9 * (len(ordered) - 1))], 3),
+        "max_ms": round(ordered[-1], 3),
+    }
     if cpu:
         stats["cpu_median_ms"] = round(statistics.median(cpu), 3)
     return stats
@@ -114,11 +152,19 @@ def _stats(wall: list[float], cpu: list[float] | None = None) -> dict[str, Any]:
 
 def _parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--course", type=Path, required=True, help="the course folder (holding course.yml)")
+    parser.add_argument(
+        "--course", type=Path, required=True, help="the course folder (holding course.yml)"
+    )
     parser.add_argument("--assignment", required=True)
-    parser.add_argument("--submissions", type=Path, required=True, help="a folder of <student>/<assignment>/*.ipynb")
-    parser.add_argument("--limit", type=int, default=200, help="submissions to read and grade (default 200)")
-    parser.add_argument("--code-limit", type=int, default=40, help="code runs per code exercise (default 40)")
+    parser.add_argument(
+        "--submissions", type=Path, required=True, help="a folder of <student>/<assignment>/*.ipynb"
+    )
+    parser.add_argument(
+        "--limit", type=int, default=200, help="submissions to read and grade (default 200)"
+    )
+    parser.add_argument(
+        "--code-limit", type=int, default=40, help="code runs per code exercise (default 40)"
+    )
     return parser
 
 

@@ -45,7 +45,9 @@ class NbgraderRun:
 def nbgrader_env() -> dict[str, str]:
     """This interpreter's environment, with its bin first (nbgrader's kernels use it)."""
     env = {**os.environ, "PATH": f"{BIN}{os.pathsep}{os.environ.get('PATH', '')}"}
-    env.pop("GRADERS_COURSE", None)  # the test cells must find the course through the release's pointer
+    env.pop(
+        "GRADERS_COURSE", None
+    )  # the test cells must find the course through the release's pointer
     return env
 
 
@@ -53,7 +55,9 @@ def nbgrader(root: Path, *args: str) -> Measured:
     """Run an nbgrader command in the course folder ``root``; raise with its log if it fails."""
     done = run_measured([str(BIN / "nbgrader"), *args], cwd=root, env=nbgrader_env())
     if done.returncode != 0:
-        raise RuntimeError(f"nbgrader {' '.join(args)} failed:\n{done.stdout[-3000:]}\n{done.stderr[-3000:]}")
+        raise RuntimeError(
+            f"nbgrader {' '.join(args)} failed:\n{done.stdout[-3000:]}\n{done.stderr[-3000:]}"
+        )
     return done
 
 
@@ -71,7 +75,9 @@ def autograde(root: Path, assignment: str, students: list[Path]) -> NbgraderRun:
         shutil.copytree(folder, root / "submitted" / folder.name, dirs_exist_ok=True)
     measured = nbgrader(root, "autograde", assignment, "--create", "--force")
     scores, items = _gradebook_scores(root, assignment, [f.name for f in students])
-    return NbgraderRun(measured, per_student_times(measured.stderr + measured.stdout), scores, items)
+    return NbgraderRun(
+        measured, per_student_times(measured.stderr + measured.stdout), scores, items
+    )
 
 
 def per_student_times(log: str) -> dict[str, float]:
@@ -90,10 +96,12 @@ def per_student_times(log: str) -> dict[str, float]:
             first[found.group(1)] = when
     ordered = sorted(first.items(), key=lambda item: item[1])
     ends = [when for _, when in ordered[1:]] + [last_stamp]
-    return {student: end - start for (student, start), end in zip(ordered, ends)}
+    return {student: end - start for (student, start), end in zip(ordered, ends, strict=True)}
 
 
-def _gradebook_scores(root: Path, assignment: str, students: list[str]) -> tuple[dict[str, float], dict[str, dict[str, float]]]:
+def _gradebook_scores(
+    root: Path, assignment: str, students: list[str]
+) -> tuple[dict[str, float], dict[str, dict[str, float]]]:
     from nbgrader.api import Gradebook
 
     scores: dict[str, float] = {}
@@ -101,7 +109,9 @@ def _gradebook_scores(root: Path, assignment: str, students: list[str]) -> tuple
     with Gradebook(f"sqlite:///{root / 'gradebook.db'}") as gb:
         for student in students:
             submission = gb.find_submission(assignment, student)
-            grades = {g.name: float(g.auto_score or 0.0) for nb in submission.notebooks for g in nb.grades}
+            grades = {
+                g.name: float(g.auto_score or 0.0) for nb in submission.notebooks for g in nb.grades
+            }
             items[student] = grades
             scores[student] = round(sum(grades.values()), 4)
     return scores, items

@@ -29,9 +29,9 @@ import subprocess
 import tempfile
 import threading
 import time
+from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Sequence
 
 PAGE_KIB = os.sysconf("SC_PAGE_SIZE") // 1024
 TICKS = os.sysconf("SC_CLK_TCK")
@@ -55,12 +55,26 @@ class Measured:
     stderr: str
 
 
-def run_measured(command: Sequence[str], *, cwd: Path | None = None, env: dict[str, str] | None = None,
-                 pss: bool = False, interval: float = 0.05) -> Measured:
+def run_measured(
+    command: Sequence[str],
+    *,
+    cwd: Path | None = None,
+    env: dict[str, str] | None = None,
+    pss: bool = False,
+    interval: float = 0.05,
+) -> Measured:
     """Run ``command`` to completion, sampling its process tree meanwhile."""
     with tempfile.TemporaryFile("w+") as out, tempfile.TemporaryFile("w+") as err:
         started = time.perf_counter()
-        proc = subprocess.Popen(list(command), cwd=cwd, env=env, stdin=subprocess.DEVNULL, stdout=out, stderr=err, text=True)
+        proc = subprocess.Popen(
+            list(command),
+            cwd=cwd,
+            env=env,
+            stdin=subprocess.DEVNULL,
+            stdout=out,
+            stderr=err,
+            text=True,
+        )
         sampler = _Sampler(proc.pid, interval, pss)
         sampler.start()
         try:
@@ -75,8 +89,19 @@ def run_measured(command: Sequence[str], *, cwd: Path | None = None, env: dict[s
         stdout, stderr = out.read(), err.read()
     cpu = usage.ru_utime + usage.ru_stime + sampler.unreaped_cpu_s()
     peaks = sampler.peaks
-    return Measured(proc.returncode, wall, cpu, usage.ru_maxrss / 1024, peaks["single"] / 1024, peaks["rss"] / 1024,
-                    peaks["pss"] / 1024, peaks["own"] / 1024, sampler.peak_count, stdout, stderr)
+    return Measured(
+        proc.returncode,
+        wall,
+        cpu,
+        usage.ru_maxrss / 1024,
+        peaks["single"] / 1024,
+        peaks["rss"] / 1024,
+        peaks["pss"] / 1024,
+        peaks["own"] / 1024,
+        sampler.peak_count,
+        stdout,
+        stderr,
+    )
 
 
 @dataclass
@@ -114,7 +139,11 @@ class _Sampler(threading.Thread):
     def sample(self) -> None:
         self.samples += 1
         stats = _stats()
-        pids = [pid for pid in tree(self.root, {pid: stat[0] for pid, stat in stats.items()}) if pid in stats]
+        pids = [
+            pid
+            for pid in tree(self.root, {pid: stat[0] for pid, stat in stats.items()})
+            if pid in stats
+        ]
         for pid in pids:
             parent, own, reaped = stats[pid]
             self.seen[pid] = _Seen(parent, own, reaped, self.samples)
@@ -127,7 +156,9 @@ class _Sampler(threading.Thread):
             memory = {pid: _pss_and_private_kib(pid) for pid in pids}
             total = sum(pss for pss, _ in memory.values())
             self._peak("pss", total)
-            self._peak("own", total - sum(private for pid, (_, private) in memory.items() if pid in forked))
+            self._peak(
+                "own", total - sum(private for pid, (_, private) in memory.items() if pid in forked)
+            )
 
     def _peak(self, name: str, value: int) -> None:
         self.peaks[name] = max(self.peaks[name], value)
@@ -182,8 +213,12 @@ def _stats() -> dict[int, tuple[int, int, int]]:
                     stat = f.read()
             except OSError:
                 continue
-            fields = stat[stat.rindex(b")") + 2:].split()  # the command name may hold spaces
-            found[int(entry.name)] = (int(fields[1]), int(fields[11]) + int(fields[12]), int(fields[13]) + int(fields[14]))
+            fields = stat[stat.rindex(b")") + 2 :].split()  # the command name may hold spaces
+            found[int(entry.name)] = (
+                int(fields[1]),
+                int(fields[11]) + int(fields[12]),
+                int(fields[13]) + int(fields[14]),
+            )
     return found
 
 

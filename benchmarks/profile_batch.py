@@ -1,6 +1,7 @@
 """Where the time of one ``graders autograde`` batch goes, phase by phase.
 
-    .venv/bin/python benchmarks/profile_batch.py --course DIR --assignment ps3 --submissions DIR [--workers 2] [--top 25]
+    .venv/bin/python benchmarks/profile_batch.py --course DIR --assignment ps3 \
+        --submissions DIR [--workers 2] [--top 25]
 
 Runs the batch in this process, as the command does (``plan_batch`` then ``grade_plan``),
 with each phase wrapped to add up its calls, wall time and CPU time of the calling thread
@@ -22,19 +23,28 @@ import sys
 import threading
 import time
 from collections import defaultdict
+from collections.abc import Callable
 from pathlib import Path
-from typing import Any, Callable
+from typing import Any
 
 PHASES = (  # (module, attribute, label): wrapped in place for the run
-    ("graders.autograde", "plan_batch", "plan: find, prepare truths, key notebooks"),
-    ("graders.autograde", "grade_found", "worker: read + grade one submission"),
+    ("graders.batch.autograde", "plan_batch", "plan: find, prepare truths, key notebooks"),
+    ("graders.batch.autograde", "grade_found", "worker: read + grade one submission"),
     ("graders.notebook.collect", "read_submission", "worker:   read notebook -> answers"),
     ("graders.kinds.predict", "PredictKind.grade", "worker:   predictions (one exercise)"),
     ("graders.kinds.code", "CodeKind.grade", "worker:   code exercise (one, sandbox included)"),
-    ("graders.workspace", "LazyRunner.run", "worker:     sandbox job (fork, run, wait)"),
-    ("graders.autograde", "gradebook.record", "main: save one grade (gradebook)"),
-    ("graders.autograde", "gradebook.results_document", "main: results document from the gradebook"),
-    ("graders.autograde", "write_outputs", "main: write results.json, csv, junit, gradescope"),
+    ("graders.session", "LazyRunner.run", "worker:     sandbox job (fork, run, wait)"),
+    ("graders.batch.autograde", "gradebook.record", "main: save one grade (gradebook)"),
+    (
+        "graders.batch.autograde",
+        "gradebook.results_document",
+        "main: results document from the gradebook",
+    ),
+    (
+        "graders.batch.autograde",
+        "write_outputs",
+        "main: write results.json, csv, junit, gradescope",
+    ),
 )
 
 
@@ -57,6 +67,7 @@ class Phases:
                     entry[0] += 1
                     entry[1] += time.perf_counter() - wall
                     entry[2] += time.thread_time() - cpu
+
         return timed
 
     def table(self) -> str:
@@ -64,7 +75,9 @@ class Phases:
         for _module, _name, label in PHASES:
             calls, wall, cpu = self.totals.get(label, (0, 0.0, 0.0))
             if calls:
-                rows.append(f"{label:<52} {calls:>6} {wall:>8.2f} {cpu:>7.2f} {cpu / calls * 1e3:>12.2f}")
+                rows.append(
+                    f"{label:<52} {calls:>6} {wall:>8.2f} {cpu:>7.2f} {cpu / calls * 1e3:>12.2f}"
+                )
         return "\n".join(rows)
 
 
@@ -83,7 +96,7 @@ def main(argv: list[str] | None = None) -> None:
     args = _parser().parse_args(argv)
     started = time.perf_counter()
     from graders import autograde
-    from graders.workspace import open_workspace
+    from graders.session import open_session
 
     imported = time.perf_counter() - started
     phases = Phases()
@@ -92,12 +105,17 @@ def main(argv: list[str] | None = None) -> None:
     db = f"sqlite:///{args.work / 'profile-gradebook.db'}"
     for stale in args.work.glob("profile-gradebook.db*"):
         stale.unlink()
-    with open_workspace(args.course, workers=args.workers) as ws:
-        plan = autograde.plan_batch(ws, args.assignment, args.submissions, db_url=db, out_dir=args.work / "profile-out")
+    with open_session(args.course, workers=args.workers) as ws:
+        plan = autograde.plan_batch(
+            ws, args.assignment, args.submissions, db_url=db, out_dir=args.work / "profile-out"
+        )
         autograde.grade_plan(plan, ws, workers=args.workers)
     total = time.perf_counter() - started
-    print(f"{len(plan.todo)} submissions of {args.assignment}, {args.workers} workers: {total:.2f}s wall "
-          f"(imports {imported:.2f}s)\n{phases.table()}")
+    print(
+        f"{len(plan.todo)} submissions of {args.assignment}, {args.workers} workers: {total:.2f}s "
+        "wall "
+        f"(imports {imported:.2f}s)\n{phases.table()}"
+    )
     if profiler is not None:
         profiler.disable()
         stats = pstats.Stats(profiler, *phases.profiles)
@@ -106,11 +124,13 @@ def main(argv: list[str] | None = None) -> None:
 
 def _profile_threads(phases: Phases) -> cProfile.Profile:
     """cProfile in the main thread and in every thread started from now on."""
+
     def start(*_args: Any) -> None:
         threading.setprofile(None)
         profile = cProfile.Profile()
         phases.profiles.append(profile)
         profile.enable()  # takes over this new thread's profile hook
+
     threading.setprofile(start)
     main_profile = cProfile.Profile()
     main_profile.enable()
@@ -123,8 +143,15 @@ def _parser() -> argparse.ArgumentParser:
     parser.add_argument("--assignment", required=True)
     parser.add_argument("--submissions", type=Path, required=True)
     parser.add_argument("--workers", type=int, default=2)
-    parser.add_argument("--work", type=Path, default=Path("."), help="where the gradebook and outputs go (default .)")
-    parser.add_argument("--top", type=int, default=0, help="also print the N functions with the most own time")
+    parser.add_argument(
+        "--work",
+        type=Path,
+        default=Path("."),
+        help="where the gradebook and outputs go (default .)",
+    )
+    parser.add_argument(
+        "--top", type=int, default=0, help="also print the N functions with the most own time"
+    )
     return parser
 
 

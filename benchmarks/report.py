@@ -1,6 +1,6 @@
 """The benchmark's figures as text: tables per assignment, then each target met or missed.
 
-    .venv/bin/python benchmarks/report.py bench.json     # print a saved run (class_batch.py --json) again
+.venv/bin/python benchmarks/report.py bench.json  # print a saved run (class_batch.py --json) again
 """
 
 from __future__ import annotations
@@ -9,8 +9,9 @@ import json
 import os
 import sys
 from collections import Counter
+from collections.abc import Iterable
 from pathlib import Path
-from typing import Any, Iterable
+from typing import Any
 
 from proctree import Measured
 
@@ -36,11 +37,17 @@ def torch_version() -> str:
 
 def measured(m: Measured) -> dict[str, Any]:
     """A measured command as JSON-ready figures."""
-    return {"wall_s": round(m.wall_s, 3), "cpu_s": round(m.cpu_s, 3), "tree_pss_mib": round(m.tree_pss_mib, 1),
-            "own_pss_mib": round(m.own_pss_mib, 1),
-            "tree_rss_mib": round(m.tree_rss_mib, 1), "single_rss_mib": round(m.single_rss_mib, 1),
-            "rusage_maxrss_mib": round(m.rusage_maxrss_mib, 1),
-            "processes": m.peak_processes, "load_after": round(os.getloadavg()[0], 2)}
+    return {
+        "wall_s": round(m.wall_s, 3),
+        "cpu_s": round(m.cpu_s, 3),
+        "tree_pss_mib": round(m.tree_pss_mib, 1),
+        "own_pss_mib": round(m.own_pss_mib, 1),
+        "tree_rss_mib": round(m.tree_rss_mib, 1),
+        "single_rss_mib": round(m.single_rss_mib, 1),
+        "rusage_maxrss_mib": round(m.rusage_maxrss_mib, 1),
+        "processes": m.peak_processes,
+        "load_after": round(os.getloadavg()[0], 2),
+    }
 
 
 def mix(cohort: Iterable[Any]) -> dict[str, int]:
@@ -50,44 +57,73 @@ def mix(cohort: Iterable[Any]) -> dict[str, int]:
 
 def text(f: dict[str, Any]) -> str:
     """Every figure, as a plain-text report."""
-    lines = [f"graders benchmark: torch {f.get('torch', '?')}, {f['machine']['cpus']} CPUs, "
-             f"load average {f['machine']['load_before'][0]} at start",
-             f"command: .venv/bin/python {f['command']}",
-             f"{f['students']} submissions per assignment, graders autograde --workers {f['workers']}; code cells: "
-             + ", ".join(f"{n} {k}" for k, n in sorted(next(iter(f["assignments"].values()), {}).get("mix", {}).items())), ""]
+    lines = [
+        f"graders benchmark: torch {f.get('torch', '?')}, {f['machine']['cpus']} CPUs, "
+        f"load average {f['machine']['load_before'][0]} at start",
+        f"command: .venv/bin/python {f['command']}",
+        f"{f['students']} submissions per assignment, graders autograde --workers {f['workers']}; "
+        "code cells: "
+        + ", ".join(
+            f"{n} {k}"
+            for k, n in sorted(next(iter(f["assignments"].values()), {}).get("mix", {}).items())
+        ),
+        "",
+    ]
     lines += _batches(f)
     lines += _costs(f)
     lines += _extras(f)
-    lines += ["", "targets:"] + [f"  [{'met ' if ok else 'MISS'}] {line}" for ok, line in targets(f)]
+    lines += ["", "targets:"] + [
+        f"  [{'met ' if ok else 'MISS'}] {line}" for ok, line in targets(f)
+    ]
     return "\n".join(lines)
 
 
 def _batches(f: dict[str, Any]) -> list[str]:
-    rows = ["           graders autograde, N submissions          | memory (untimed run)              | nbgrader autograde, subset",
-            "batch      wall    sub/s   CPU s  median/sub | peak PSS  grader's own  1-proc RSS |  n    wall   sub/s  median/sub | ratio  scores"]
+    rows = [
+        "           graders autograde, N submissions          | memory (untimed run)              "
+        "| nbgrader autograde, subset",
+        "batch      wall    sub/s   CPU s  median/sub | peak PSS  grader's own  1-proc RSS |  n    "
+        "wall   sub/s  median/sub | ratio  scores",
+    ]
     for name, a in f["assignments"].items():
         b, m, n = a["batch"], a["memory"], f["students"]
         ours = a["costs"]["submission"].get("median_ms", float("nan"))
-        row = (f"{name:<6} {b['wall_s']:>7.1f}s {n / b['wall_s']:>8.1f} {b['cpu_s']:>7.1f} {ours:>9.1f}ms | {m['tree_pss_mib']:>7.0f}M "
-               f"{m['own_pss_mib']:>12.0f}M {m['single_rss_mib']:>10.0f}M |")
+        row = (
+            f"{name:<6} {b['wall_s']:>7.1f}s {n / b['wall_s']:>8.1f} {b['cpu_s']:>7.1f} "
+            f"{ours:>9.1f}ms | {m['tree_pss_mib']:>7.0f}M "
+            f"{m['own_pss_mib']:>12.0f}M {m['single_rss_mib']:>10.0f}M |"
+        )
         nb = a.get("nbgrader")
         if nb:
             k = len(nb["subset"])
             median = _median(list(nb["per_submission_s"].values()))
-            row += (f" {k:>2} {nb['batch']['wall_s']:>6.0f}s {k / nb['batch']['wall_s']:>7.3f} {median:>10.1f}s"
-                    f" | {throughput_ratio(a, n):>4.0f}x  {'same' if nb['same_scores'] else 'DIFFER: ' + str(nb['differ'])}")
+            row += (
+                f" {k:>2} {nb['batch']['wall_s']:>6.0f}s {k / nb['batch']['wall_s']:>7.3f} "
+                f"{median:>10.1f}s"
+                f" | {throughput_ratio(a, n):>4.0f}x  "
+                f"{'same' if nb['same_scores'] else 'DIFFER: ' + str(nb['differ'])}"
+            )
         rows.append(row)
     return rows
 
 
 def _costs(f: dict[str, Any]) -> list[str]:
-    rows = ["", "per submission, one process, warm (median / p90 ms): read = notebook JSON -> answers; predictions = all of them once truths are known",
-            "batch      read            predictions (questions)   code exercise       hostile code (n)   whole submission"]
+    rows = [
+        "",
+        "per submission, one process, warm (median / p90 ms): read = notebook JSON -> answers; "
+        "predictions = all of them once truths are known",
+        "batch      read            predictions (questions)   code exercise       hostile code (n) "
+        "  whole submission",
+    ]
     for name, a in f["assignments"].items():
         c = a["costs"]
-        rows.append(f"{name:<10} {_mp(c['read']):<15} {_mp(c['predictions']):<15} ({c['questions']:>3})     "
-                    f"{_mp(c['code']):<19} {_mp(c['code_hostile'], p90=False)} ({c['code_hostile']['n']})".ljust(96)
-                    + f" {_mp(c['submission'])}")
+        rows.append(
+            f"{name:<10} {_mp(c['read']):<15} {_mp(c['predictions']):<15} ({c['questions']:>3})    "
+            " "
+            f"{_mp(c['code']):<19} {_mp(c['code_hostile'], p90=False)} "
+            f"({c['code_hostile']['n']})".ljust(96)
+            + f" {_mp(c['submission'])}"
+        )
     return rows
 
 
@@ -96,14 +132,23 @@ def _extras(f: dict[str, Any]) -> list[str]:
     for name, a in f["assignments"].items():
         g = a.get("growth")
         if g:
-            rows.append(f"growth {name}: {g['base']} submissions {g['batch']['wall_s']:.1f}s, {f['students']} submissions "
-                        f"{a['batch']['wall_s']:.1f}s: x{growth(a):.2f}")
+            rows.append(
+                f"growth {name}: {g['base']} submissions {g['batch']['wall_s']:.1f}s, "
+                f"{f['students']} submissions "
+                f"{a['batch']['wall_s']:.1f}s: x{growth(a):.2f}"
+            )
     total = course_total(f)
-    rows.append(f"course: {f['students'] * len(f['assignments'])} submissions ({', '.join(f['assignments'])}) in {total:.1f}s "
-                f"(the {len(f['assignments'])} graders autograde runs, each a fresh process, summed)")
+    rows.append(
+        f"course: {f['students'] * len(f['assignments'])} submissions "
+        f"({', '.join(f['assignments'])}) in {total:.1f}s "
+        f"(the {len(f['assignments'])} graders autograde runs, each a fresh process, summed)"
+    )
     check = f.get("check")
     if check:
-        rows.append(f"graders check (cold start, {check['runs']} runs): first {check['first_s']:.2f}s, median {check['median_s']:.2f}s")
+        rows.append(
+            f"graders check (cold start, {check['runs']} runs): first {check['first_s']:.2f}s, "
+            f"median {check['median_s']:.2f}s"
+        )
     return rows
 
 
@@ -115,24 +160,55 @@ def targets(f: dict[str, Any]) -> list[tuple[bool, str]]:
         nb = a.get("nbgrader")
         if nb:
             ratio = throughput_ratio(a, n)
-            found.append((ratio >= TARGET_RATIO and nb["same_scores"],
-                          f"{name}: throughput {ratio:.0f}x nbgrader's (>= {TARGET_RATIO:g}x), scores "
-                          + ("identical" if nb["same_scores"] else "DIFFER") + f" on {len(nb['subset'])} submissions"))
+            found.append(
+                (
+                    ratio >= TARGET_RATIO and nb["same_scores"],
+                    f"{name}: throughput {ratio:.0f}x nbgrader's (>= {TARGET_RATIO:g}x), scores "
+                    + ("identical" if nb["same_scores"] else "DIFFER")
+                    + f" on {len(nb['subset'])} submissions",
+                )
+            )
         pred = a["costs"]["predictions"]
-        found.append((pred["median_ms"] <= TARGET_PREDICTIONS_MS, f"{name}: predictions {pred['median_ms']:.2f} ms per submission "
-                      f"(median; p90 {pred['p90_ms']:.2f}) <= {TARGET_PREDICTIONS_MS:g} ms"))
+        found.append(
+            (
+                pred["median_ms"] <= TARGET_PREDICTIONS_MS,
+                f"{name}: predictions {pred['median_ms']:.2f} ms per submission "
+                f"(median; p90 {pred['p90_ms']:.2f}) <= {TARGET_PREDICTIONS_MS:g} ms",
+            )
+        )
         for ex_id, code in a["costs"].get("code_by_exercise", {}).items():
-            found.append((code["median_ms"] <= TARGET_CODE_MS, f"{name}: code exercise {ex_id} {code['median_ms']:.1f} ms "
-                          f"(median of {code['n']}; p90 {code['p90_ms']:.1f}) <= {TARGET_CODE_MS:g} ms"))
+            found.append(
+                (
+                    code["median_ms"] <= TARGET_CODE_MS,
+                    f"{name}: code exercise {ex_id} {code['median_ms']:.1f} ms "
+                    f"(median of {code['n']}; p90 {code['p90_ms']:.1f}) <= {TARGET_CODE_MS:g} ms",
+                )
+            )
         peak, own = a["memory"]["tree_pss_mib"], a["memory"]["own_pss_mib"]
-        found.append((peak <= TARGET_PEAK_MIB, f"{name}: peak memory of the {n}-submission batch {peak:.0f} MiB "
-                      f"(PSS of the process tree; the grader's own {own:.0f} MiB) <= {TARGET_PEAK_MIB:g} MiB"))
+        found.append(
+            (
+                peak <= TARGET_PEAK_MIB,
+                f"{name}: peak memory of the {n}-submission batch {peak:.0f} MiB "
+                f"(PSS of the process tree; the grader's own {own:.0f} MiB) <= {TARGET_PEAK_MIB:g} "
+                "MiB",
+            )
+        )
         if a.get("growth"):
-            found.append((growth(a) <= TARGET_GROWTH, f"{name}: {n} submissions take x{growth(a):.2f} the time of "
-                          f"{a['growth']['base']} (<= x{TARGET_GROWTH:g})"))
+            found.append(
+                (
+                    growth(a) <= TARGET_GROWTH,
+                    f"{name}: {n} submissions take x{growth(a):.2f} the time of "
+                    f"{a['growth']['base']} (<= x{TARGET_GROWTH:g})",
+                )
+            )
     total = course_total(f)
-    found.append((total < TARGET_COURSE_S, f"course: {n * len(f['assignments'])} submissions in {total:.1f}s "
-                  f"with {f['workers']} workers (< {TARGET_COURSE_S:g}s for 1,500)"))
+    found.append(
+        (
+            total < TARGET_COURSE_S,
+            f"course: {n * len(f['assignments'])} submissions in {total:.1f}s "
+            f"with {f['workers']} workers (< {TARGET_COURSE_S:g}s for 1,500)",
+        )
+    )
     return found
 
 
@@ -153,7 +229,9 @@ def course_total(f: dict[str, Any]) -> float:
 def _mp(stats: dict[str, Any], p90: bool = True) -> str:
     if not stats.get("n"):
         return "-"
-    return f"{stats['median_ms']:.1f} / {stats['p90_ms']:.1f}" if p90 else f"{stats['median_ms']:.0f}"
+    return (
+        f"{stats['median_ms']:.1f} / {stats['p90_ms']:.1f}" if p90 else f"{stats['median_ms']:.0f}"
+    )
 
 
 def _median(values: list[float]) -> float:

@@ -34,8 +34,11 @@ def measure(level: str, jobs: int, gap_s: float) -> None:
         for _ in range(jobs):
             time.sleep(gap_s)
             spaced.append(_timed(runner))
-    print(f"{runner.isolation:>10}: start-up {startup:.2f} s | back-to-back {_summary(back_to_back)} | "
-          f"with {gap_s * 1000:.0f} ms gaps {_summary(spaced)}")
+    print(
+        f"{runner.isolation:>10}: start-up {startup:.2f} s | back-to-back {_summary(back_to_back)} "
+        "| "
+        f"with {gap_s * 1000:.0f} ms gaps {_summary(spaced)}"
+    )
 
 
 def _timed(runner) -> float:
@@ -49,7 +52,10 @@ def _timed(runner) -> float:
 
 def _summary(ms: list[float]) -> str:
     ms = sorted(ms)
-    return f"median {statistics.median(ms):.1f} ms, p90 {ms[int(len(ms) * 0.9)]:.1f} ms, min {ms[0]:.1f} ms"
+    return (
+        f"median {statistics.median(ms):.1f} ms, p90 {ms[int(len(ms) * 0.9)]:.1f} ms, min "
+        f"{ms[0]:.1f} ms"
+    )
 
 
 def main() -> None:

@@ -27,9 +27,10 @@ import copy
 import json
 import random
 import re
+from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Mapping
+from typing import Any
 
 HOSTILE = ("memory-bomb", "infinite-loop", "stdout-flood", "os-exit")
 HOSTILE_EVERY = 125
@@ -62,8 +63,11 @@ class Student:
         return self.code != "none"
 
 
-def students(n: int, seed: int = 0, code_share: float = 0.3, hostile_every: int = HOSTILE_EVERY) -> list[Student]:
-    """The class: ``n`` students, deterministic for a given seed (``hostile_every=0``: none hostile)."""
+def students(
+    n: int, seed: int = 0, code_share: float = 0.3, hostile_every: int = HOSTILE_EVERY
+) -> list[Student]:
+    """The class: ``n`` students, deterministic for a given seed (``hostile_every=0``: none
+    hostile)."""
     rng = random.Random(seed)
     made = []
     for i in range(n):
@@ -89,8 +93,14 @@ def answer_cells(nb: Mapping[str, Any]) -> dict[str, int]:
     return found
 
 
-def fill(released: Mapping[str, Any], student: Student, key: Mapping[str, str], wrong: Mapping[str, list[str]],
-         entries: Mapping[str, str], seed: int = 0) -> dict[str, Any]:
+def fill(
+    released: Mapping[str, Any],
+    student: Student,
+    key: Mapping[str, str],
+    wrong: Mapping[str, list[str]],
+    entries: Mapping[str, str],
+    seed: int = 0,
+) -> dict[str, Any]:
     """A copy of the released notebook as ``student`` hands it in."""
     rng = random.Random(f"{seed}:{student.id}")
     nb = copy.deepcopy(dict(released))
@@ -99,7 +109,9 @@ def fill(released: Mapping[str, Any], student: Student, key: Mapping[str, str], 
         cell = nb["cells"][index]
         if item in entries:
             hostile_here = student.hostile and item == first_code
-            cell["source"] = _code(cell_text(cell), student, entries[item], key.get(item, ""), hostile_here)
+            cell["source"] = _code(
+                cell_text(cell), student, entries[item], key.get(item, ""), hostile_here
+            )
         else:
             cell["source"] = _prediction(rng, student.skill, key.get(item), wrong.get(item, []))
     return nb
@@ -154,11 +166,14 @@ def _signature_line(template: str, entry: str) -> str:
 
 
 def _imports(template: str) -> str:
-    return "\n".join(line for line in template.splitlines() if line.startswith(("import ", "from ")))
+    return "\n".join(
+        line for line in template.splitlines() if line.startswith(("import ", "from "))
+    )
 
 
 def write_submission(nb: Mapping[str, Any], folder: Path, student: str, assignment: str) -> Path:
-    """Write ``nb`` in nbgrader's ``submitted`` layout, with a ``timestamp.txt`` before the due date."""
+    """Write ``nb`` in nbgrader's ``submitted`` layout, with a ``timestamp.txt`` before the due
+    date."""
     where = folder / student / assignment
     where.mkdir(parents=True, exist_ok=True)
     path = where / f"{assignment}.ipynb"

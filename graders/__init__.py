@@ -3,30 +3,32 @@
 The public API is what ``__all__`` lists; everything else is internal and may change.
 """
 
-from __future__ import annotations
-
-from importlib import import_module
-from typing import Any
+from importlib import import_module as _import_module
 
 __version__ = "0.1.0"
 
 # Lazily resolved so that `import graders` (and `graders --help`) never imports torch.
 _PUBLIC = {
-    "load_course": "graders.load",
-    "Submission": "graders.grade",
-    "prepare_assignment": "graders.grade",
-    "grade_submission": "graders.grade",
-    "parse_answer": "graders.answers",
-    "compare": "graders.compare",
-    "check": "graders.presubmit",
     "GraderError": "graders.errors",
     "SpecError": "graders.errors",
+    "Submission": "graders.kinds.base",
+    "check": "graders.notebook.check",
+    "compare": "graders.answers.compare",
+    "grade_submission": "graders.batch.grading",
+    "load_course": "graders.course.load",
+    "open_session": "graders.session",
+    "parse_answer": "graders.answers.parse",
+    "prepare_assignment": "graders.batch.grading",
 }
 
-__all__ = ["__version__", *_PUBLIC]
+__all__ = sorted(["__version__", *_PUBLIC], key=str.casefold)
 
 
-def __getattr__(name: str) -> Any:
+def __getattr__(name: str) -> object:
     if name in _PUBLIC:
-        return getattr(import_module(_PUBLIC[name]), name)
+        return getattr(_import_module(_PUBLIC[name]), name)
     raise AttributeError(f"module 'graders' has no attribute {name!r}")
+
+
+def __dir__() -> list[str]:
+    return sorted({*globals(), *_PUBLIC})

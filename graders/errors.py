@@ -6,6 +6,7 @@ broken submission is a ``SubmissionError``; a broken course is a ``SpecError``.
 
 from __future__ import annotations
 
+import difflib
 from dataclasses import dataclass
 from enum import IntEnum
 
@@ -24,6 +25,14 @@ class GraderError(Exception):
     """Base of the errors a user can act on; the CLI prints them without a traceback."""
 
     exit_code: ExitCode = ExitCode.USAGE
+
+
+def user_errors() -> tuple[type[Exception], ...]:
+    """The errors a user can act on, shown as a message without a traceback: graders' own
+    and the sandbox's (which imports nothing of graders, so cannot derive from ours)."""
+    from .sandbox.contract import SandboxError  # loaded when an error is handled, not at start
+
+    return (GraderError, SandboxError)
 
 
 @dataclass(frozen=True)
@@ -55,7 +64,9 @@ class SpecError(GraderError):
     """The course files are broken; carries every problem found, not only the first."""
 
     def __init__(self, problems: list[Problem]) -> None:
-        self.problems = sorted(problems, key=lambda p: (p.location.path, p.location.line, p.location.column))
+        self.problems = sorted(
+            problems, key=lambda p: (p.location.path, p.location.line, p.location.column)
+        )
         super().__init__("\n".join(str(p) for p in self.problems))
 
 
@@ -67,3 +78,9 @@ class SubmissionError(GraderError):
 
 class UsageError(GraderError):
     """The command was called wrongly (unknown assignment, missing file, …)."""
+
+
+def did_you_mean(word: str, choices: list[str]) -> str:
+    """A ' (did you mean ...?)' suffix for an error message, or '' when nothing is close."""
+    close = difflib.get_close_matches(word, choices, n=1, cutoff=0.7)
+    return f" (did you mean '{close[0]}'?)" if close else ""

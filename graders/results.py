@@ -1,22 +1,32 @@
-"""Results of grading: per question, per submission, and the results document.
+"""The results document: the one typed shape every output is made from.
 
-The results document is the one format every later output (tables, notebooks feedback,
-CI reports, gradebook exports) is made from:
+    ResultsDocument  {course, assignment, torch_version, graded_at, isolation, students}
+    StudentResult    {student, score, max_score, status, error, late_factor,
+                      submitted_at, graded_at, questions}
+    QuestionResult   {id, status, points, max_points, answer, expected, feedback,
+                      misconception, section}   (+ variant, override when set)
 
-    {course, assignment, torch_version, graded_at, isolation,
-     students: [{student, score, max_score, status, error, late_factor,
-                 questions: [{id, status, points, max_points, answer, expected,
-                              feedback, misconception}]}]}
+Grading builds these frozen values; a document that comes from outside (a JSON file, the
+gradebook) is parsed once, where it enters, by ``ResultsDocument.parse`` or
+``StudentResult.parse``. Exports, feedback pages, class reports, CI and Gradescope read
+attributes, never keys. ``score`` and ``max_score`` are computed from the questions, so a
+document cannot disagree with itself.
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field, fields, replace
-from enum import Enum
-from typing import Any
+import json
+from dataclasses import dataclass, fields, replace
+from enum import StrEnum
+from functools import cache
+from typing import Any, TypeVar
+
+from pydantic import TypeAdapter, ValidationError
+
+T = TypeVar("T")
 
 
-class Status(str, Enum):
+class Status(StrEnum):
     """What happened to one question or check."""
 
     CORRECT = "correct"
@@ -28,12 +38,21 @@ class Status(str, Enum):
     INTEGRITY = "integrity"  # the submission tampered with grading
 
 
-class SubmissionStatus(str, Enum):
+#: Statuses that mean the code failed to run properly, as opposed to a wrong answer.
+CRASHED = frozenset({Status.ERROR, Status.TIMEOUT, Status.INTEGRITY})
+
+
+class SubmissionStatus(StrEnum):
     """What happened to a whole submission."""
 
     GRADED = "graded"
     LATE_CUTOFF = "late-cutoff"  # graded, but submitted after the hard cutoff: score 0
     UNGRADABLE = "ungradable"  # could not be read at all
+
+
+# Written only when set: no kind has variants yet, and grades are not overridden by hand
+# yet; the fields exist so that those features extend the document instead of patching it.
+_OPTIONAL = ("variant", "override")
 
 
 @dataclass(frozen=True)
@@ -48,23 +67,39 @@ class QuestionResult:
     expected: str | None = None
     feedback: str = ""
     misconception: str | None = None
+    section: str | None = None  # the article section the exercise cites
+    variant: str | None = None  # which variant of the item was asked
+    override: str | None = None  # why an instructor changed this grade by hand
 
-    def scaled(self, factor: float) -> "QuestionResult":
+    @property
+    def exercise(self) -> str:
+        """The exercise id (the part of ``id`` before the ``/``)."""
+        return self.id.split("/", 1)[0]
+
+    @property
+    def passed(self) -> bool:
+        return self.status is Status.CORRECT
+
+    def scaled(self, factor: float) -> QuestionResult:
         """The same result with points multiplied (assignment points overrides)."""
         return replace(self, points=self.points * factor, max_points=self.max_points * factor)
 
     def to_json(self) -> dict[str, Any]:
+        """The JSON form (points rounded to 4 decimals, unset optional fields left out)."""
         # A shallow copy of the fields: dataclasses.asdict deep-copies each one, and this
-        # runs for every question of every student, twice (saving, then the results document).
+        # runs for every question of every student.
         data = {f.name: getattr(self, f.name) for f in fields(self)}
         data["status"] = self.status.value
         data["points"] = round(self.points, 4)
         data["max_points"] = round(self.max_points, 4)
+        for name in _OPTIONAL:
+            if data[name] is None:
+                del data[name]
         return data
 
 
 @dataclass(frozen=True)
-class SubmissionResult:
+class StudentResult:
     """One student's graded submission of one assignment."""
 
     student: str
@@ -72,7 +107,12 @@ class SubmissionResult:
     status: SubmissionStatus = SubmissionStatus.GRADED
     error: str | None = None
     late_factor: float = 1.0
-    extra: dict[str, Any] = field(default_factory=dict)
+    submitted_at: str | None = None  # ISO 8601, when known
+    graded_at: str | None = None  # ISO 8601, when saved in the gradebook
+
+    def __post_init__(self) -> None:
+        # Any sequence is accepted, a tuple is kept: equal results compare equal.
+        object.__setattr__(self, "questions", tuple(self.questions))
 
     @property
     def max_score(self) -> float:
@@ -80,6 +120,7 @@ class SubmissionResult:
 
     @property
     def raw_score(self) -> float:
+        """Points before any late penalty."""
         return sum(q.points for q in self.questions)
 
     @property
@@ -87,6 +128,19 @@ class SubmissionResult:
         if self.status is not SubmissionStatus.GRADED:
             return 0.0
         return self.raw_score * self.late_factor
+
+    @property
+    def read(self) -> bool:
+        """Were the answers read (graded or late-cutoff, as opposed to ungradable)?"""
+        return self.status is not SubmissionStatus.UNGRADABLE
+
+    @property
+    def misconceptions(self) -> tuple[str, ...]:
+        """The distinct misconceptions the answers revealed, in answer order."""
+        return tuple(dict.fromkeys(q.misconception for q in self.questions if q.misconception))
+
+    def question(self, item_id: str) -> QuestionResult | None:
+        return next((q for q in self.questions if q.id == item_id), None)
 
     def to_json(self) -> dict[str, Any]:
         return {
@@ -96,21 +150,90 @@ class SubmissionResult:
             "status": self.status.value,
             "error": self.error,
             "late_factor": self.late_factor,
-            **self.extra,
+            "submitted_at": self.submitted_at,
+            "graded_at": self.graded_at,
             "questions": [q.to_json() for q in self.questions],
         }
 
+    def dumps(self) -> str:
+        return json.dumps(self.to_json(), ensure_ascii=False)
 
-def results_document(
-    course: str, assignment: str, torch_version: str, graded_at: str,
-    isolation: str | None, submissions: list[SubmissionResult],
-) -> dict[str, Any]:
-    """The results document, the one JSON shape every output is made from."""
-    return {
-        "course": course,
-        "assignment": assignment,
-        "torch_version": torch_version,
-        "graded_at": graded_at,
-        "isolation": isolation,
-        "students": [s.to_json() for s in submissions],
-    }
+    @classmethod
+    def parse(cls, text: str | bytes) -> StudentResult:
+        """A student's results from their JSON (``ValueError`` when it is not one)."""
+        return _parse(_student_adapter(), text)
+
+
+@dataclass(frozen=True)
+class ResultsDocument:
+    """The results of one assignment: the one shape every later output is made from."""
+
+    course: str
+    assignment: str
+    torch_version: str | None
+    graded_at: str | None
+    isolation: str | None  # the isolation level learner code ran under (None: none ran)
+    students: tuple[StudentResult, ...]
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "students", tuple(self.students))
+
+    def question_ids(self) -> list[str]:
+        """Every question id in the document, in assignment order."""
+        ids: dict[str, None] = {}
+        for student in self.students:
+            ids.update((q.id, None) for q in student.questions)
+        return list(ids)
+
+    def read_students(self) -> list[StudentResult]:
+        """Students whose answers were read (everything but ``ungradable``)."""
+        return [s for s in self.students if s.read]
+
+    @property
+    def all_graded(self) -> bool:
+        return all(s.status is not SubmissionStatus.UNGRADABLE for s in self.students)
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "course": self.course,
+            "assignment": self.assignment,
+            "torch_version": self.torch_version,
+            "graded_at": self.graded_at,
+            "isolation": self.isolation,
+            "students": [s.to_json() for s in self.students],
+        }
+
+    def dumps(self) -> str:
+        """The document as indented JSON, as ``results.json`` and ``--json`` write it."""
+        return json.dumps(self.to_json(), indent=2, ensure_ascii=False)
+
+    @classmethod
+    def parse(cls, text: str | bytes) -> ResultsDocument:
+        """A document from its JSON (``ValueError`` saying what is wrong when it is not one)."""
+        return _parse(_document_adapter(), text)
+
+
+def format_points(x: float) -> str:
+    """Points as people write them, as rounded in the document: 1, 0.5, 2.25, 0.3333."""
+    x = round(x, 4)
+    return f"{x:g}" if abs(x - round(x)) > 1e-9 else str(int(round(x)))
+
+
+@cache
+def _student_adapter() -> TypeAdapter[StudentResult]:
+    # Built on first use: pydantic compiles a validator, which `graders --help` never needs.
+    return TypeAdapter(StudentResult)
+
+
+@cache
+def _document_adapter() -> TypeAdapter[ResultsDocument]:
+    return TypeAdapter(ResultsDocument)
+
+
+def _parse(adapter: TypeAdapter[T], text: str | bytes) -> T:
+    try:
+        return adapter.validate_json(text)
+    except ValidationError as exc:
+        first = exc.errors()[0]
+        where = ".".join(str(p) for p in first["loc"]) or "the document"
+        raise ValueError(f"{where}: {first['msg']} ({exc.error_count()} problem(s))") from None

@@ -10,8 +10,8 @@ from __future__ import annotations
 import warnings
 from typing import Any
 
-from .describe import describe, describe_exception
-from .values import NoError, to_json
+from .answers.from_torch import describe, describe_exception
+from .answers.values import NoError, to_json
 
 MAX_WARNINGS = 5
 

@@ -6,8 +6,8 @@ import json
 import os
 import shutil
 import sys
+from collections.abc import Mapping
 from pathlib import Path
-from typing import Mapping
 
 import nbformat
 from nbformat.v4 import new_code_cell, new_markdown_cell, new_notebook
@@ -16,8 +16,10 @@ VENV_BIN = Path(sys.executable).parent
 REPO = Path(__file__).resolve().parent.parent
 
 #: The predictions of the notebook tests' small course, and a code exercise of the repository's.
-PREDICT_EXERCISES = [REPO / "tests" / "data" / "notebook-course" / "exercises" / f"{name}.yml"
-                     for name in ("clone-basics", "detach-basics")]
+PREDICT_EXERCISES = [
+    REPO / "tests" / "data" / "notebook-course" / "exercises" / f"{name}.yml"
+    for name in ("clone-basics", "detach-basics")
+]
 CODE_EXERCISE = REPO / "exercises" / "independent-copy.yml"
 SOLUTION = REPO / "solutions" / "independent-copy.py"
 COURSE = """\
@@ -55,7 +57,11 @@ MAX_CI1 = 5 + 3  # clone-basics: 1 + 1 + 1 + 2 points; detach-basics: 3 question
 
 def write_course(root: Path) -> Path:
     """The test course in ``root``; returns the folder."""
-    for folder, files in (("exercises", [*PREDICT_EXERCISES, CODE_EXERCISE]), ("solutions", [SOLUTION])):
+    for folder, files in (
+        ("exercises", [*PREDICT_EXERCISES, CODE_EXERCISE]),
+        ("solutions", [SOLUTION]),
+        ("checkers", [REPO / "checkers" / "independent-copy.py"]),
+    ):
         (root / folder).mkdir(parents=True, exist_ok=True)
         for path in files:
             shutil.copy(path, root / folder)
@@ -68,17 +74,27 @@ def solution_source() -> str:
     return SOLUTION.read_text(encoding="utf-8")
 
 
-def write_notebook(path: Path, answers: Mapping[str, str], assignment: str = "ci1",
-                   code: Mapping[str, str] | None = None) -> Path:
+def write_notebook(
+    path: Path,
+    answers: Mapping[str, str],
+    assignment: str = "ci1",
+    code: Mapping[str, str] | None = None,
+) -> Path:
     """A released-style notebook: one answer cell per question (``answer = "<literal>"``),
     one code cell per code exercise."""
     cells = [new_markdown_cell("# Predict what torch does")]
     for item, answer in answers.items():
         cells.append(new_markdown_cell(f"**{item}**"))
-        cells.append(new_code_cell(f"answer = {json.dumps(answer)}", metadata={"graders": {"question": item}}))
+        cells.append(
+            new_code_cell(
+                f"answer = {json.dumps(answer)}", metadata={"graders": {"question": item}}
+            )
+        )
     for exercise, source in (code or {}).items():
         cells.append(new_code_cell(source, metadata={"graders": {"exercise": exercise}}))
-    nb = new_notebook(cells=cells, metadata={"graders": {"course": "ci-course", "assignment": assignment}})
+    nb = new_notebook(
+        cells=cells, metadata={"graders": {"course": "ci-course", "assignment": assignment}}
+    )
     path.parent.mkdir(parents=True, exist_ok=True)
     path.write_text(nbformat.writes(nb), encoding="utf-8")
     return path

@@ -11,7 +11,9 @@ COURSE_FILE = REPO / "course.yml"
 
 
 def pytest_addoption(parser: pytest.Parser) -> None:
-    parser.addoption("--update-goldens", action="store_true", help="rewrite golden files from the current output")
+    parser.addoption(
+        "--update-goldens", action="store_true", help="rewrite golden files from the current output"
+    )
 
 
 @pytest.fixture

@@ -5,8 +5,9 @@ from __future__ import annotations
 import copy
 import json
 import shutil
+from collections.abc import Mapping
 from pathlib import Path
-from typing import Any, Mapping
+from typing import Any
 
 NOTEBOOK_COURSE = Path(__file__).resolve().parent / "data" / "notebook-course"
 GOLDEN = Path(__file__).resolve().parent / "golden" / "notebook"

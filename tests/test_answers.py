@@ -11,14 +11,29 @@ import random
 
 import pytest
 
-from graders.answers import (
-    ACCEPTED_FORMS, MAX_CHARS, MAX_ELEMENTS, AnswerSyntaxError, is_writable, parse_answer, render_answer,
+from graders.answers.compare import compare, same_value
+from graders.answers.literal_reader import MAX_ELEMENTS
+from graders.answers.parse import (
+    ACCEPTED_FORMS,
+    MAX_CHARS,
+    AnswerSyntaxError,
+    is_writable,
+    parse_answer,
+    render_answer,
 )
-from graders.compare import compare, same_value
-from graders.literals import DTYPES
-from graders.values import (
-    DtypeValue, ExceptionValue, GradFnValue, Name, NoError, Opaque, Scalar, Sequence,
-    SizeValue, TensorValue, Value,
+from graders.answers.render import DTYPES
+from graders.answers.values import (
+    DtypeValue,
+    ExceptionValue,
+    GradFnValue,
+    Name,
+    NoError,
+    Opaque,
+    Scalar,
+    Sequence,
+    SizeValue,
+    TensorValue,
+    Value,
 )
 
 
@@ -59,10 +74,22 @@ ACCEPTED = [
     ("tuple rows", "tensor(((1, 2), (3, 4)))", T([[1, 2], [3, 4]], (2, 2))),
     ("requires_grad", "tensor(1., requires_grad=True)", T(1.0, requires_grad=True)),
     ("requires_grad False", "tensor(1., requires_grad=False)", T(1.0, requires_grad=False)),
-    ("grad_fn in angle brackets", "tensor(2., grad_fn=<MulBackward0>)", T(2.0, grad_fn="MulBackward0")),
+    (
+        "grad_fn in angle brackets",
+        "tensor(2., grad_fn=<MulBackward0>)",
+        T(2.0, grad_fn="MulBackward0"),
+    ),
     ("grad_fn bare", "tensor(2., grad_fn=MulBackward0)", T(2.0, grad_fn="MulBackward0")),
-    ("grad_fn without version", "tensor(1., grad_fn=<SelectBackward>)", T(1.0, grad_fn="SelectBackward")),
-    ("dtype converts values", "tensor([1, 2], dtype=torch.float64)", T([1.0, 2.0], (2,), "float64")),
+    (
+        "grad_fn without version",
+        "tensor(1., grad_fn=<SelectBackward>)",
+        T(1.0, grad_fn="SelectBackward"),
+    ),
+    (
+        "dtype converts values",
+        "tensor([1, 2], dtype=torch.float64)",
+        T([1.0, 2.0], (2,), "float64"),
+    ),
     ("dtype alias", "tensor([1, 2], dtype=torch.long)", T([1, 2], (2,), "int64")),
     ("bool dtype", "tensor([1, 0], dtype=torch.bool)", T([True, False], (2,), "bool")),
     ("int dtype truncates like torch", "tensor(1.7, dtype=torch.int32)", T(1, (), "int32")),
@@ -83,7 +110,11 @@ ACCEPTED = [
     ("exception name", "RuntimeError", Name("RuntimeError")),
     ("grad_fn in brackets", "<CloneBackward0>", Name("CloneBackward0")),
     ("grad_fn object repr", "<CloneBackward0 object at 0x7f3a2c1b9e50>", Name("CloneBackward0")),
-    ("custom Function repr", "<torch.autograd.function.MyFnBackward object at 0x7f>", Name("MyFnBackward")),
+    (
+        "custom Function repr",
+        "<torch.autograd.function.MyFnBackward object at 0x7f>",
+        Name("MyFnBackward"),
+    ),
     # no error
     ("no error", "no error", NoError()),
     ("No Error.", "No Error.", NoError()),
@@ -132,7 +163,11 @@ REJECTED = [
     ("Size of floats", "torch.Size([1.5])", "not a list of sizes"),
     ("Size with keyword", "torch.Size([1], x=1)", "torch.Size takes one list"),
     ("nan in an int tensor", "tensor(nan, dtype=torch.int64)", "does not fit dtype int64"),
-    ("huge int in a float tensor", "tensor([0.5, 1" + "0" * 400 + "])", "does not fit dtype float32"),
+    (
+        "huge int in a float tensor",
+        "tensor([0.5, 1" + "0" * 400 + "])",
+        "does not fit dtype float32",
+    ),
     ("overflowing float", "1e999", "too large for a float"),
     ("overflow in tensor", "tensor([1e999])", "too large for a float"),
     ("syntax error", "tensor([1, 2", "not valid Python syntax"),
@@ -196,20 +231,53 @@ def test_too_many_elements_is_refused() -> None:
 RENDERED = [
     ("float 0-dim", TensorValue(5.0, (), "float32", False, True, None), "tensor(5.)"),
     ("int 0-dim", TensorValue(2, (), "int64", False, True, None), "tensor(2)"),
-    ("leaf that requires grad", TensorValue([[1.0, 2.0], [3.0, 4.0]], (2, 2), "float32", True, True, None),
-     "tensor([[1., 2.], [3., 4.]], requires_grad=True)"),
-    ("non-leaf shows grad_fn only", TensorValue(2.0, (), "float32", True, False, "MulBackward0"),
-     "tensor(2., grad_fn=<MulBackward0>)"),
-    ("float32 gets 7 digits", TensorValue(1 / 3, (), "float32", False, True, None), "tensor(0.3333333)"),
-    ("float64 gets 15 digits and dtype", TensorValue(1 / 3, (), "float64", False, True, None),
-     "tensor(0.333333333333333, dtype=torch.float64)"),
-    ("small float", TensorValue([1e-08, 1.0], (2,), "float32", False, True, None), "tensor([1e-08, 1.])"),
-    ("non-finite", TensorValue([math.nan, -math.inf], (2,), "float32", False, True, None), "tensor([nan, -inf])"),
-    ("int32 shows dtype", TensorValue([1, 2], (2,), "int32", False, True, None), "tensor([1, 2], dtype=torch.int32)"),
+    (
+        "leaf that requires grad",
+        TensorValue([[1.0, 2.0], [3.0, 4.0]], (2, 2), "float32", True, True, None),
+        "tensor([[1., 2.], [3., 4.]], requires_grad=True)",
+    ),
+    (
+        "non-leaf shows grad_fn only",
+        TensorValue(2.0, (), "float32", True, False, "MulBackward0"),
+        "tensor(2., grad_fn=<MulBackward0>)",
+    ),
+    (
+        "float32 gets 7 digits",
+        TensorValue(1 / 3, (), "float32", False, True, None),
+        "tensor(0.3333333)",
+    ),
+    (
+        "float64 gets 15 digits and dtype",
+        TensorValue(1 / 3, (), "float64", False, True, None),
+        "tensor(0.333333333333333, dtype=torch.float64)",
+    ),
+    (
+        "small float",
+        TensorValue([1e-08, 1.0], (2,), "float32", False, True, None),
+        "tensor([1e-08, 1.])",
+    ),
+    (
+        "non-finite",
+        TensorValue([math.nan, -math.inf], (2,), "float32", False, True, None),
+        "tensor([nan, -inf])",
+    ),
+    (
+        "int32 shows dtype",
+        TensorValue([1, 2], (2,), "int32", False, True, None),
+        "tensor([1, 2], dtype=torch.int32)",
+    ),
     ("bool", TensorValue([True], (1,), "bool", False, True, None), "tensor([True])"),
     ("empty float", TensorValue([], (0,), "float32", False, True, None), "tensor([])"),
-    ("empty int shows dtype", TensorValue([], (0,), "int64", False, True, None), "tensor([], dtype=torch.int64)"),
-    ("empty 2-d shows size", TensorValue([[], [], []], (3, 0), "float32", False, True, None), "tensor([], size=(3, 0))"),
+    (
+        "empty int shows dtype",
+        TensorValue([], (0,), "int64", False, True, None),
+        "tensor([], dtype=torch.int64)",
+    ),
+    (
+        "empty 2-d shows size",
+        TensorValue([[], [], []], (3, 0), "float32", False, True, None),
+        "tensor([], size=(3, 0))",
+    ),
     ("Size", SizeValue((3, 4)), "torch.Size([3, 4])"),
     ("dtype", DtypeValue("float32"), "torch.float32"),
     ("grad_fn", GradFnValue("CloneBackward0"), "<CloneBackward0>"),
@@ -231,7 +299,9 @@ def test_render_answer(value: Value, text: str) -> None:
 
 def _random_tensor(rng: random.Random) -> TensorValue:
     shape = tuple(rng.choice([0, 1, 2, 3]) for _ in range(rng.randint(0, 3)))
-    dtype = rng.choice(["float32", "float64", "float16", "bfloat16", "int64", "int32", "uint8", "bool"])
+    dtype = rng.choice(
+        ["float32", "float64", "float16", "bfloat16", "int64", "int32", "uint8", "bool"]
+    )
     values = _random_values(rng, shape, dtype)
     requires_grad = dtype.startswith(("float", "bfloat")) and rng.random() < 0.5
     grad_fn = rng.choice([None, "MulBackward0", "CloneBackward0"]) if requires_grad else None
@@ -240,26 +310,59 @@ def _random_tensor(rng: random.Random) -> TensorValue:
 
 def _random_values(rng: random.Random, shape: tuple[int, ...], dtype: str):  # type: ignore[no-untyped-def]
     if shape:
-        return [] if shape[0] == 0 else [_random_values(rng, shape[1:], dtype) for _ in range(shape[0])]
+        return (
+            []
+            if shape[0] == 0
+            else [_random_values(rng, shape[1:], dtype) for _ in range(shape[0])]
+        )
     if dtype == "bool":
         return rng.random() < 0.5
     if dtype.startswith(("int", "uint")):
-        return rng.choice([0, 1, -7, 255, 2**31 - 1, -(2**63)]) if dtype != "uint8" else rng.randint(0, 255)
+        return (
+            rng.choice([0, 1, -7, 255, 2**31 - 1, -(2**63)])
+            if dtype != "uint8"
+            else rng.randint(0, 255)
+        )
     special = [math.nan, math.inf, -math.inf, -0.0, 1e-30, 3.4028234663852886e38, 0.1, 1 / 3]
-    return rng.choice(special) if rng.random() < 0.3 else rng.uniform(-1e3, 1e3) * 10 ** rng.randint(-8, 8)
+    return (
+        rng.choice(special)
+        if rng.random() < 0.3
+        else rng.uniform(-1e3, 1e3) * 10 ** rng.randint(-8, 8)
+    )
 
 
 def _random_value(rng: random.Random, depth: int = 0) -> Value:
     makers = [
         *[lambda: _random_tensor(rng)] * 4,  # tensors have the most ways to go wrong
-        lambda: Scalar(rng.choice([None, True, False, 0, -5, 2**100, 0.1, -0.0, math.nan, math.inf, 1e-300, 2.5])),
-        lambda: Scalar(rng.choice(["", "it's", 'say "hi"', "back\\slash", "<MulBackward0>", "line\nbreak", "\u00fc\u4e2d"])),
+        lambda: Scalar(
+            rng.choice(
+                [None, True, False, 0, -5, 2**100, 0.1, -0.0, math.nan, math.inf, 1e-300, 2.5]
+            )
+        ),
+        lambda: Scalar(
+            rng.choice(
+                [
+                    "",
+                    "it's",
+                    'say "hi"',
+                    "back\\slash",
+                    "<MulBackward0>",
+                    "line\nbreak",
+                    "\u00fc\u4e2d",
+                ]
+            )
+        ),
         lambda: SizeValue(tuple(rng.randint(0, 5) for _ in range(rng.randint(0, 4)))),
         lambda: DtypeValue(rng.choice(sorted(DTYPES))),
-        lambda: GradFnValue(rng.choice(["MulBackward0", "SelectBackward0", "AccumulateGrad", "MyFnBackward"])),
+        lambda: GradFnValue(
+            rng.choice(["MulBackward0", "SelectBackward0", "AccumulateGrad", "MyFnBackward"])
+        ),
     ]
     if depth == 0:  # outcomes of a `run`: never inside a tuple
-        makers += [lambda: ExceptionValue(rng.choice(["RuntimeError", "TypeError"]), "message"), NoError]
+        makers += [
+            lambda: ExceptionValue(rng.choice(["RuntimeError", "TypeError"]), "message"),
+            NoError,
+        ]
     if depth < 3 and rng.random() < 0.2:
         items = tuple(_random_value(rng, depth + 1) for _ in range(rng.randint(0, 3)))
         return Sequence(rng.choice(["tuple", "list"]), items)

@@ -7,23 +7,38 @@ from pathlib import Path
 
 import pytest
 
-from graders.answersfile import read_answers_file
+from graders.batch.answers_files import read_answers_file
 from graders.errors import SubmissionError
 
 ALIAS_BOMB = "\n".join(
     ["student: ada", "answers:"]
     + ["  a0: &a0 [x, x, x, x, x, x, x, x, x, x]"]
-    + [f"  a{i}: &a{i} [*a{i-1}, *a{i-1}, *a{i-1}, *a{i-1}, *a{i-1}, *a{i-1}, *a{i-1}, *a{i-1}, *a{i-1}, *a{i-1}]" for i in range(1, 9)]
+    + [
+        f"  a{i}: &a{i} [*a{i - 1}, *a{i - 1}, *a{i - 1}, *a{i - 1}, *a{i - 1}, *a{i - 1}, *a{i - 1}, *a{i - 1}, *a{i - 1}, *a{i - 1}]"
+        for i in range(1, 9)
+    ]
 )
 
 
-@pytest.mark.parametrize("text, message", [
-    (ALIAS_BOMB, "ada.yml:3:7: YAML anchors and aliases (&, *) are not accepted"),
-    ("student: bob\nanswers: {q/a: 'True'}\n", "the file says student 'bob', but answers are graded under the name of their file ('ada')"),
-    ("student: ada\nanswers: {q/a: [" + ", ".join(["1"] * 5000) + "]}\n", "an answer longer than 10000 characters"),
-    ("student: ada\nanswers: [1, 2\n", "ada.yml:3:1: invalid YAML"),
-], ids=["alias-bomb", "impersonation", "huge-literal", "broken"])
-def test_a_hostile_answers_file_is_refused_with_its_place(tmp_path: Path, text: str, message: str) -> None:
+@pytest.mark.parametrize(
+    "text, message",
+    [
+        (ALIAS_BOMB, "ada.yml:3:7: YAML anchors and aliases (&, *) are not accepted"),
+        (
+            "student: bob\nanswers: {q/a: 'True'}\n",
+            "the file says student 'bob', but answers are graded under the name of their file ('ada')",
+        ),
+        (
+            "student: ada\nanswers: {q/a: [" + ", ".join(["1"] * 5000) + "]}\n",
+            "an answer longer than 10000 characters",
+        ),
+        ("student: ada\nanswers: [1, 2\n", "ada.yml:3:1: invalid YAML"),
+    ],
+    ids=["alias-bomb", "impersonation", "huge-literal", "broken"],
+)
+def test_a_hostile_answers_file_is_refused_with_its_place(
+    tmp_path: Path, text: str, message: str
+) -> None:
     path = tmp_path / "ada.yml"
     path.write_text(text)
     with pytest.raises(SubmissionError) as raised:
@@ -33,22 +48,33 @@ def test_a_hostile_answers_file_is_refused_with_its_place(tmp_path: Path, text: 
 
 def test_unquoted_yaml_values_are_the_literal_the_learner_typed(tmp_path: Path) -> None:
     path = tmp_path / "ada.yml"
-    path.write_text("student: ada\nanswers:\n  q/a: True\n  q/b: [1, [2, 3]]\n  q/c: {x: 1}\n  q/d: 2.5\n")
-    assert read_answers_file(path).answers == {"q/a": "True", "q/b": "[1, [2, 3]]", "q/c": "{'x': 1}", "q/d": "2.5"}
+    path.write_text(
+        "student: ada\nanswers:\n  q/a: True\n  q/b: [1, [2, 3]]\n  q/c: {x: 1}\n  q/d: 2.5\n"
+    )
+    assert read_answers_file(path).answers == {
+        "q/a": "True",
+        "q/b": "[1, [2, 3]]",
+        "q/c": "{'x': 1}",
+        "q/d": "2.5",
+    }
 
 
 def test_impersonation_and_a_learner_twice_cost_those_files_only(tmp_path: Path) -> None:
     import json
 
     from click.testing import CliRunner
+    from test_grade_predict import write_course
 
     from graders.cli import main
-    from test_grade_predict import write_course
 
     course = write_course(tmp_path / "course")
     right = 'answers:\n  clone-basics/shares: "False"\n  clone-basics/grad: tensor(3.)\n'
-    files = {"ada.yml": "student: bob\n" + right, "bob.yml": "student: bob\n" + right,
-             "one/cy.yml": "student: cy\n" + right, "two/cy.yml": "student: cy\n" + right}
+    files = {
+        "ada.yml": "student: bob\n" + right,
+        "bob.yml": "student: bob\n" + right,
+        "one/cy.yml": "student: cy\n" + right,
+        "two/cy.yml": "student: cy\n" + right,
+    }
     for name, text in files.items():
         (tmp_path / name).parent.mkdir(exist_ok=True)
         (tmp_path / name).write_text(text)
@@ -61,4 +87,8 @@ def test_impersonation_and_a_learner_twice_cost_those_files_only(tmp_path: Path)
     bob = next(s for s in doc["students"] if s["student"] == "bob")
     assert bob["score"] == pytest.approx(2.0)
     cy = next(s for s in doc["students"] if s["student"] == "cy")
-    assert "more than one file in this batch is for 'cy'" in cy["error"] and "one/cy.yml" in cy["error"] and "two/cy.yml" in cy["error"]
+    assert (
+        "more than one file in this batch is for 'cy'" in cy["error"]
+        and "one/cy.yml" in cy["error"]
+        and "two/cy.yml" in cy["error"]
+    )

@@ -7,133 +7,34 @@ These tests run the library with the in-process runner (trusted truths only, fas
 from __future__ import annotations
 
 import json
-import os
-import shutil
 import threading
-from contextlib import contextmanager
-from datetime import datetime, timezone
+from collections.abc import Iterator
+from datetime import UTC, datetime
 from pathlib import Path
-from typing import Iterator, Mapping
 
-import nbformat
 import pytest
+from small_course import (
+    RIGHT,
+    WRONG,
+    hand_in,
+    notebook,
+    open_small_course,
+    small_course,
+    students,
+    text,
+)
 
-from graders import gradebook
-from graders.autograde import Summary, autograde
-from graders.load import load_course
-from graders.registry import Context
-from graders.results import SubmissionResult
-from graders.workspace import Workspace
-
-COURSE = """\
-id: tiny
-title: Tiny autograd course
-seed: 0
-limits: {timeout_s: 3, memory_mib: 2048}  # the hostile code cell costs this long
-assignments:
-  - id: ps1
-    title: clone basics
-    due: "2026-10-05T23:59:00+00:00"
-    late: {penalty_per_day: 0.25, cutoff_days: 2}
-    exercises: [clone-basics, {id: detach-basics, points: 4}]
-  - id: ps2
-    title: an independent copy
-    due: "2026-10-12T23:59:00+00:00"
-    exercises: [clone-basics, independent-copy]
-"""
-CLONE = """\
-id: clone-basics
-title: "clone() of a leaf"
-section: "§1a"
-kind: predict
-setup: |
-  import torch
-  a = torch.tensor(1.0, requires_grad=True)
-  b = a.clone()
-questions:
-  - id: shares
-    prompt: |
-      ```python
-      b = a.clone()
-      ```
-      What does `a.data_ptr() == b.data_ptr()` give?
-    expr: a.data_ptr() == b.data_ptr()
-    explain: clone copies.
-    misconceptions:
-      - {answer: "True", name: clone-shares-memory, explain: "Sharing memory is detach()."}
-  - id: flag
-    prompt: "What is `b.requires_grad`?"
-    expr: b.requires_grad
-    explain: clone keeps requires_grad.
-"""
-DETACH = """\
-id: detach-basics
-title: detach basics
-section: "§2"
-kind: predict
-setup: |
-  import torch
-  a = torch.tensor([1.0, 2.0], requires_grad=True)
-  b = a.detach()
-questions:
-  - id: flag
-    prompt: "What is `b.requires_grad`?"
-    expr: b.requires_grad
-    explain: detach leaves the graph.
-"""
-RIGHT = {"clone-basics/shares": "False", "clone-basics/flag": "True", "detach-basics/flag": "False"}
-WRONG = {"clone-basics/shares": "True", "clone-basics/flag": "True", "detach-basics/flag": "True"}
-REPO = Path(__file__).resolve().parent.parent
-ON_TIME = datetime(2026, 10, 1, 12, 0, tzinfo=timezone.utc)
-
-
-def make_course(root: Path, clone: str = CLONE) -> Path:
-    """ps1: two predict exercises (2 + 4 points); ps2: one of them and the repository's code exercise."""
-    (root / "exercises").mkdir(parents=True, exist_ok=True)
-    (root / "solutions").mkdir(exist_ok=True)
-    (root / "course.yml").write_text(COURSE)
-    (root / "exercises" / "clone-basics.yml").write_text(clone)
-    (root / "exercises" / "detach-basics.yml").write_text(DETACH)
-    shutil.copy(REPO / "exercises" / "independent-copy.yml", root / "exercises")
-    shutil.copy(REPO / "solutions" / "independent-copy.py", root / "solutions")
-    return root
-
-
-def notebook(answers: Mapping[str, str], code: Mapping[str, str] | None = None) -> str:
-    """A student's notebook: one tagged answer cell per question, one per code exercise."""
-    cells = [nbformat.v4.new_markdown_cell("# Problem set 1")]
-    for key, literal in answers.items():
-        cells.append(nbformat.v4.new_code_cell(f"answer = {literal}", metadata={"graders": {"question": key}}))
-    for key, source in (code or {}).items():
-        cells.append(nbformat.v4.new_code_cell(source, metadata={"graders": {"exercise": key}}))
-    return nbformat.writes(nbformat.v4.new_notebook(cells=cells))
-
-
-def hand_in(folder: Path, student: str, text: str | bytes, when: datetime = ON_TIME, name: str = "ps1.ipynb") -> Path:
-    """``folder/<student>/<name>`` with ``text``, last modified at ``when``."""
-    path = folder / student / name
-    path.parent.mkdir(parents=True, exist_ok=True)
-    path.write_bytes(text if isinstance(text, bytes) else text.encode())
-    os.utime(path, (when.timestamp(), when.timestamp()))
-    return path
-
-
-@contextmanager
-def open_test_course(root: Path) -> Iterator[Workspace]:
-    """The test course in ``root``, opened with the in-process runner."""
-    from graders.sandbox import InProcessRunner
-
-    loaded = load_course(make_course(root) / "course.yml")
-    runner = InProcessRunner()
-    try:
-        yield Workspace(loaded, Context(loaded.course, loaded.root, runner, loaded.root / ".graders-cache"))
-    finally:
-        runner.close()
+from graders.batch import gradebook
+from graders.batch.autograde import Summary, autograde
+from graders.course.load import load_course
+from graders.kinds.base import Context
+from graders.results import StudentResult
+from graders.session import Session
 
 
 @pytest.fixture
-def workspace(tmp_path: Path) -> Iterator[Workspace]:
-    with open_test_course(tmp_path / "course") as ws:
+def workspace(tmp_path: Path) -> Iterator[Session]:
+    with open_small_course(tmp_path / "course") as ws:
         yield ws
 
 
@@ -142,45 +43,53 @@ class Recorder:
 
     def __init__(self) -> None:
         self.started: tuple[int, int] | None = None
-        self.results: list[SubmissionResult] = []
+        self.results: list[StudentResult] = []
 
     def start(self, total: int, skipped: int) -> None:
         self.started = (total, skipped)
 
-    def done(self, result: SubmissionResult) -> None:
+    def done(self, result: StudentResult) -> None:
         self.results.append(result)
 
 
-def run(ws: Workspace, folder: Path, **options) -> tuple[Summary, dict]:
+def run(ws: Session, folder: Path, **options) -> tuple[Summary, dict]:
     summary = autograde(ws, "ps1", folder, **options)
     return summary, json.loads((summary.out_dir / "results.json").read_text())
 
 
-def students(doc: dict) -> dict[str, dict]:
-    return {s["student"]: s for s in doc["students"]}
-
-
-def test_a_class_is_graded_saved_and_exported(workspace: Workspace, tmp_path: Path) -> None:
+def test_a_class_is_graded_saved_and_exported(workspace: Session, tmp_path: Path) -> None:
     subs = tmp_path / "subs"
     hand_in(subs, "ada", notebook(RIGHT))
     hand_in(subs, "bob", notebook(WRONG))
     recorder = Recorder()
     summary, doc = run(workspace, subs, workers=2, reporter=recorder)
     assert (summary.graded, summary.skipped, summary.all_graded) == (2, 0, True)
-    assert recorder.started == (2, 0) and sorted(r.student for r in recorder.results) == ["ada", "bob"]
+    assert recorder.started == (2, 0) and sorted(r.student for r in recorder.results) == [
+        "ada",
+        "bob",
+    ]
     by = students(doc)
     assert (by["ada"]["score"], by["ada"]["max_score"]) == (6.0, 6.0)
     assert by["bob"]["score"] == 1.0  # only clone-basics/flag, worth 1 of clone-basics' 2
     shares = by["bob"]["questions"][0]
-    assert (shares["status"], shares["misconception"], shares["section"]) == ("wrong", "clone-shares-memory", "§1a")
+    assert (shares["status"], shares["misconception"], shares["section"]) == (
+        "wrong",
+        "clone-shares-memory",
+        "§1a",
+    )
     assert by["bob"]["questions"][2]["max_points"] == 4.0  # the assignment's points override
     out = workspace.loaded.root / "autograded" / "ps1"
     assert summary.out_dir == out
-    assert {p.name for p in out.iterdir()} == {"results.json", "grades.csv", "junit.xml", "gradescope"}
+    assert {p.name for p in out.iterdir()} == {
+        "results.json",
+        "grades.csv",
+        "junit.xml",
+        "gradescope",
+    }
     assert (workspace.loaded.root / "gradebook.db").is_file()
 
 
-def test_a_second_run_grades_nothing_unless_forced(workspace: Workspace, tmp_path: Path) -> None:
+def test_a_second_run_grades_nothing_unless_forced(workspace: Session, tmp_path: Path) -> None:
     subs = tmp_path / "subs"
     hand_in(subs, "ada", notebook(RIGHT))
     hand_in(subs, "bob", notebook(WRONG))
@@ -192,7 +101,7 @@ def test_a_second_run_grades_nothing_unless_forced(workspace: Workspace, tmp_pat
     assert (forced.graded, forced.skipped) == (2, 0)
 
 
-def test_only_a_changed_notebook_is_graded_again(workspace: Workspace, tmp_path: Path) -> None:
+def test_only_a_changed_notebook_is_graded_again(workspace: Session, tmp_path: Path) -> None:
     subs = tmp_path / "subs"
     hand_in(subs, "ada", notebook(RIGHT))
     hand_in(subs, "bob", notebook(WRONG))
@@ -205,20 +114,25 @@ def test_only_a_changed_notebook_is_graded_again(workspace: Workspace, tmp_path:
     assert students(doc)["bob"]["score"] == 6.0
 
 
-def test_a_fixed_exercise_grades_everyone_again(workspace: Workspace, tmp_path: Path) -> None:
+def test_a_fixed_exercise_grades_everyone_again(workspace: Session, tmp_path: Path) -> None:
     subs = tmp_path / "subs"
     hand_in(subs, "ada", notebook(RIGHT))
     run(workspace, subs)
     root = workspace.loaded.root
-    make_course(root, clone=CLONE.replace("explain: clone copies.", "explain: clone() copies the data."))
+    fixed = text("exercises/clone-basics.yml").replace("clone copies.", "clone() copies the data.")
+    small_course(root, {"exercises/clone-basics.yml": fixed})
     loaded = load_course(root / "course.yml")
-    fixed = Workspace(loaded, Context(loaded.course, root, workspace.ctx.runner, workspace.ctx.cache_dir))
+    fixed = Session(
+        loaded, Context(loaded.course, root, workspace.ctx.runner, workspace.ctx.cache_dir)
+    )
     summary, doc = run(fixed, subs)
     assert (summary.graded, summary.skipped) == (1, 0)
     assert "clone() copies the data." in students(doc)["ada"]["questions"][0]["feedback"]
 
 
-def test_the_results_document_covers_the_whole_gradebook(workspace: Workspace, tmp_path: Path) -> None:
+def test_the_results_document_covers_the_whole_gradebook(
+    workspace: Session, tmp_path: Path
+) -> None:
     hand_in(tmp_path / "morning", "ada", notebook(RIGHT))
     hand_in(tmp_path / "evening", "bob", notebook(WRONG))
     run(workspace, tmp_path / "morning")
@@ -226,13 +140,18 @@ def test_the_results_document_covers_the_whole_gradebook(workspace: Workspace, t
     assert summary.found == 1 and sorted(students(doc)) == ["ada", "bob"]
 
 
-@pytest.mark.parametrize(("when", "factor", "status"), [
-    (datetime(2026, 10, 5, 23, 59, tzinfo=timezone.utc), 1.0, "graded"),
-    (datetime(2026, 10, 6, 0, 30, tzinfo=timezone.utc), 0.75, "graded"),
-    (datetime(2026, 10, 9, 0, 0, tzinfo=timezone.utc), 0.0, "late-cutoff"),
-], ids=["on-time", "one-day-late", "past-cutoff"])
-def test_the_late_policy_uses_the_file_time(workspace: Workspace, tmp_path: Path, when: datetime, factor: float,
-                                            status: str) -> None:
+@pytest.mark.parametrize(
+    ("when", "factor", "status"),
+    [
+        (datetime(2026, 10, 5, 23, 59, tzinfo=UTC), 1.0, "graded"),
+        (datetime(2026, 10, 6, 0, 30, tzinfo=UTC), 0.75, "graded"),
+        (datetime(2026, 10, 9, 0, 0, tzinfo=UTC), 0.0, "late-cutoff"),
+    ],
+    ids=["on-time", "one-day-late", "past-cutoff"],
+)
+def test_the_late_policy_uses_the_file_time(
+    workspace: Session, tmp_path: Path, when: datetime, factor: float, status: str
+) -> None:
     hand_in(tmp_path / "subs", "ada", notebook(RIGHT), when=when)
     summary, doc = run(workspace, tmp_path / "subs")
     ada = students(doc)["ada"]
@@ -241,52 +160,66 @@ def test_the_late_policy_uses_the_file_time(workspace: Workspace, tmp_path: Path
     assert summary.all_graded and summary.late == (factor < 1)
 
 
-def test_nbgrader_timestamp_wins_over_the_file_time(workspace: Workspace, tmp_path: Path) -> None:
+def test_nbgrader_timestamp_wins_over_the_file_time(workspace: Session, tmp_path: Path) -> None:
     course_root = tmp_path / "nbgrader-course"
-    hand_in(course_root / "submitted" / "ada" / "ps1", "", notebook(RIGHT), name="clone-basics.ipynb")
-    (course_root / "submitted" / "ada" / "ps1" / "timestamp.txt").write_text("2026-10-06 10:00:00.000000 UTC")
+    hand_in(
+        course_root / "submitted" / "ada" / "ps1", "", notebook(RIGHT), name="clone-basics.ipynb"
+    )
+    (course_root / "submitted" / "ada" / "ps1" / "timestamp.txt").write_text(
+        "2026-10-06 10:00:00.000000 UTC"
+    )
     _, doc = run(workspace, course_root)
     assert students(doc)["ada"]["late_factor"] == 0.75
 
 
-def test_a_changed_timestamp_is_graded_again(workspace: Workspace, tmp_path: Path) -> None:
+def test_a_changed_timestamp_is_graded_again(workspace: Session, tmp_path: Path) -> None:
     hand_in(tmp_path / "subs", "ada", notebook(RIGHT))
     run(workspace, tmp_path / "subs")
-    hand_in(tmp_path / "subs", "ada", notebook(RIGHT), when=datetime(2026, 10, 6, 1, 0, tzinfo=timezone.utc))
+    hand_in(
+        tmp_path / "subs",
+        "ada",
+        notebook(RIGHT),
+        when=datetime(2026, 10, 6, 1, 0, tzinfo=UTC),
+    )
     summary, doc = run(workspace, tmp_path / "subs")
     assert summary.graded == 1 and students(doc)["ada"]["late_factor"] == 0.75
 
 
-def test_gradebook_url_and_out_dir_can_be_chosen(workspace: Workspace, tmp_path: Path) -> None:
+def test_gradebook_url_and_out_dir_can_be_chosen(workspace: Session, tmp_path: Path) -> None:
     hand_in(tmp_path / "subs", "ada", notebook(RIGHT))
     url = f"sqlite:///{tmp_path / 'elsewhere.db'}"
     summary, _ = run(workspace, tmp_path / "subs", db_url=url, out_dir=tmp_path / "out")
     assert summary.out_dir == tmp_path / "out" and (tmp_path / "out" / "grades.csv").is_file()
-    assert [s["student"] for s in gradebook.results_document(url, "tiny", "ps1")["students"]] == ["ada"]
+    assert [s.student for s in gradebook.results_document(url, "tiny", "ps1").students] == ["ada"]
     assert not (workspace.loaded.root / "gradebook.db").exists()
 
 
-def test_a_reader_failure_is_ungradable_and_retried(workspace: Workspace, tmp_path: Path,
-                                                    monkeypatch: pytest.MonkeyPatch) -> None:
+def test_a_reader_failure_is_ungradable_and_retried(
+    workspace: Session, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     import graders.notebook.collect as collect
 
     hand_in(tmp_path / "subs", "ada", notebook(RIGHT))
     real = collect.read_submission
     monkeypatch.setattr(collect, "read_submission", lambda *a, **k: 1 / 0)
     summary, doc = run(workspace, tmp_path / "subs")
-    assert summary.ungradable == (("ada", "internal error while reading ada/ps1.ipynb: ZeroDivisionError: division by zero"),)
+    assert summary.ungradable == (
+        ("ada", "internal error while reading ada/ps1.ipynb: ZeroDivisionError: division by zero"),
+    )
     monkeypatch.setattr(collect, "read_submission", real)
     summary, doc = run(workspace, tmp_path / "subs")
     assert summary.graded == 1 and students(doc)["ada"]["score"] == 6.0
 
 
-def test_an_interrupted_batch_keeps_what_it_saved_and_resumes(workspace: Workspace, tmp_path: Path) -> None:
+def test_an_interrupted_batch_keeps_what_it_saved_and_resumes(
+    workspace: Session, tmp_path: Path
+) -> None:
     subs = tmp_path / "subs"
     for i in range(6):
         hand_in(subs, f"s{i}", notebook(RIGHT if i % 2 else WRONG))
 
     class CtrlC(Recorder):
-        def done(self, result: SubmissionResult) -> None:
+        def done(self, result: StudentResult) -> None:
             super().done(result)
             if len(self.results) == 2:
                 raise KeyboardInterrupt
@@ -304,7 +237,9 @@ def test_an_interrupted_batch_keeps_what_it_saved_and_resumes(workspace: Workspa
     assert len(doc["students"]) == 6
 
 
-def test_a_stop_request_ends_the_batch_and_a_rerun_goes_on(workspace: Workspace, tmp_path: Path) -> None:
+def test_a_stop_request_ends_the_batch_and_a_rerun_goes_on(
+    workspace: Session, tmp_path: Path
+) -> None:
     subs = tmp_path / "subs"
     for i in range(4):
         hand_in(subs, f"s{i}", notebook(RIGHT))

@@ -3,15 +3,15 @@
 from __future__ import annotations
 
 import json
+from collections.abc import Callable
 from pathlib import Path
-from typing import Callable
 
 import nbformat
 import pytest
+from small_course import RIGHT, hand_in, notebook, open_small_course, students
 
-from graders.autograde import autograde
+from graders.batch.autograde import autograde
 from graders.notebook.read import MAX_NOTEBOOK_BYTES
-from test_autograde import RIGHT, hand_in, notebook, students, open_test_course
 
 MB = 1 << 20
 
@@ -37,15 +37,34 @@ def two_notebooks(folder: Path, student: str) -> None:
 
 BAD: dict[str, tuple[Callable[[Path, str], object], str]] = {
     "not-json": (lambda d, s: hand_in(d, s, b"print('hello')\n"), "invalid JSON"),
-    "json-not-notebook": (lambda d, s: hand_in(d, s, b'{"hello": "world"}'), "JSON without notebook 'cells'"),
-    "nbformat-3": (lambda d, s: hand_in(d, s, json.dumps({"nbformat": 3, "nbformat_minor": 0, "worksheets": [{"cells": []}]})),
-                   "nbformat 3"),
+    "json-not-notebook": (
+        lambda d, s: hand_in(d, s, b'{"hello": "world"}'),
+        "JSON without notebook 'cells'",
+    ),
+    "nbformat-3": (
+        lambda d, s: hand_in(
+            d, s, json.dumps({"nbformat": 3, "nbformat_minor": 0, "worksheets": [{"cells": []}]})
+        ),
+        "nbformat 3",
+    ),
     "empty-file": (lambda d, s: hand_in(d, s, b""), "empty"),
     "over-size-limit": (lambda d, s: sparse(d, s, MAX_NOTEBOOK_BYTES + 1), "larger than"),
-    "not-utf8": (lambda d, s: hand_in(d, s, b'{"cells": [], "nbformat": 4, "x": "caf\xe9"}'), "is not UTF-8"),
-    "huge-outputs": (lambda d, s: hand_in(d, s, with_outputs(MAX_NOTEBOOK_BYTES)), "clear the outputs"),
-    "no-answer-cells": (lambda d, s: hand_in(d, s, nbformat.writes(nbformat.v4.new_notebook())), "no answer cells"),
-    "missing-notebook": (lambda d, s: hand_in(d, s, notebook(RIGHT), name="ps2.ipynb"), "no notebook for ps1"),
+    "not-utf8": (
+        lambda d, s: hand_in(d, s, b'{"cells": [], "nbformat": 4, "x": "caf\xe9"}'),
+        "is not UTF-8",
+    ),
+    "huge-outputs": (
+        lambda d, s: hand_in(d, s, with_outputs(MAX_NOTEBOOK_BYTES)),
+        "clear the outputs",
+    ),
+    "no-answer-cells": (
+        lambda d, s: hand_in(d, s, nbformat.writes(nbformat.v4.new_notebook())),
+        "no answer cells",
+    ),
+    "missing-notebook": (
+        lambda d, s: hand_in(d, s, notebook(RIGHT), name="ps2.ipynb"),
+        "no notebook for ps1",
+    ),
     "two-notebooks": (two_notebooks, "2 notebooks for ps1"),
     "..dots-in-name": (lambda d, s: hand_in(d, s, notebook(RIGHT)), "is not allowed"),
 }
@@ -53,14 +72,15 @@ BAD: dict[str, tuple[Callable[[Path, str], object], str]] = {
 
 @pytest.fixture(scope="module")
 def batch(tmp_path_factory: pytest.TempPathFactory):
-    """A class with one good notebook, one notebook with big outputs, and every bad one, graded once."""
+    """A class with one good notebook, one notebook with big outputs, and every bad one, graded
+    once."""
     root = tmp_path_factory.mktemp("bad")
     folder = root / "subs"
     hand_in(folder, "good", notebook(RIGHT))
     hand_in(folder, "big-outputs", with_outputs(4 * MB))
     for student, (make, _) in BAD.items():
         make(folder, student)
-    with open_test_course(root / "course") as workspace:
+    with open_small_course(root / "course") as workspace:
         summary = autograde(workspace, "ps1", folder)
         yield workspace, folder, summary, json.loads((summary.out_dir / "results.json").read_text())
 
@@ -78,7 +98,10 @@ def test_the_rest_of_the_batch_is_graded(batch) -> None:
     _, _, summary, doc = batch
     by = students(doc)
     assert (by["good"]["status"], by["good"]["score"]) == ("graded", 6.0)
-    assert (by["big-outputs"]["status"], by["big-outputs"]["score"]) == ("graded", 6.0)  # outputs are ignored
+    assert (by["big-outputs"]["status"], by["big-outputs"]["score"]) == (
+        "graded",
+        6.0,
+    )  # outputs are ignored
     assert summary.graded == len(BAD) + 2 and len(summary.ungradable) == len(BAD)
 
 

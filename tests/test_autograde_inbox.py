@@ -3,15 +3,15 @@
 from __future__ import annotations
 
 import os
-from datetime import datetime, timedelta, timezone
+from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
 import pytest
 
+from graders.batch.submissions import find_submissions, parse_timestamp, safe_student
 from graders.errors import UsageError
-from graders.inbox import find_submissions, parse_timestamp, safe_student
 
-UTC = timezone.utc
+UTC = UTC
 
 
 def touch(path: Path, text: str = "{}") -> Path:
@@ -39,11 +39,18 @@ def test_flat_layout_uses_the_file_time(tmp_path: Path) -> None:
     when = datetime(2026, 10, 5, 12, 0, tzinfo=UTC)
     os.utime(nb, (when.timestamp(), when.timestamp()))
     (found,) = find_submissions(tmp_path, "ps1")
-    assert (found.student, found.path, found.source, found.error) == ("ada", nb, "ada/ps1.ipynb", None)
+    assert (found.student, found.path, found.source, found.error) == (
+        "ada",
+        nb,
+        "ada/ps1.ipynb",
+        None,
+    )
     assert found.submitted_at == when
 
 
-@pytest.mark.parametrize("root_is_course", [False, True], ids=["submitted-folder", "nbgrader-course-root"])
+@pytest.mark.parametrize(
+    "root_is_course", [False, True], ids=["submitted-folder", "nbgrader-course-root"]
+)
 def test_nbgrader_layout_uses_timestamp_txt(tmp_path: Path, root_is_course: bool) -> None:
     submitted = tmp_path / "submitted"
     nb = touch(submitted / "ada" / "ps1" / "clone-and-detach.ipynb")
@@ -60,15 +67,33 @@ def test_nbgrader_layout_without_timestamp_falls_back_to_the_file_time(tmp_path:
     assert found.submitted_at == datetime.fromtimestamp(1_000_000_000, UTC)
 
 
-@pytest.mark.parametrize(("make", "message"), [
-    (lambda d: touch(d / "ada" / "ps2.ipynb"), "no notebook for ps1"),
-    (lambda d: (touch(d / "ada" / "ps1" / "a.ipynb"), touch(d / "ada" / "ps1" / "b.ipynb")), "2 notebooks for ps1"),
-    (lambda d: (touch(d / "ada" / "ps1.ipynb"), touch(d / "ada" / "ps1" / "b.ipynb")), "2 notebooks for ps1"),
-    (lambda d: (touch(d / "ada" / "ps1" / "a.ipynb"), touch(d / "ada" / "ps1" / "timestamp.txt", "yesterday")), "not a time"),
-    (lambda d: fifo(d / "ada" / "ps1.ipynb"), "not a regular file"),
-    (lambda d: link(d / "ada" / "ps1.ipynb", Path("/etc/passwd")), "not a regular file"),
-], ids=["missing", "two-in-folder", "flat-and-folder", "bad-timestamp", "fifo", "symlink"])
-def test_problems_of_one_student_are_that_students_error(tmp_path: Path, make, message: str) -> None:
+@pytest.mark.parametrize(
+    ("make", "message"),
+    [
+        (lambda d: touch(d / "ada" / "ps2.ipynb"), "no notebook for ps1"),
+        (
+            lambda d: (touch(d / "ada" / "ps1" / "a.ipynb"), touch(d / "ada" / "ps1" / "b.ipynb")),
+            "2 notebooks for ps1",
+        ),
+        (
+            lambda d: (touch(d / "ada" / "ps1.ipynb"), touch(d / "ada" / "ps1" / "b.ipynb")),
+            "2 notebooks for ps1",
+        ),
+        (
+            lambda d: (
+                touch(d / "ada" / "ps1" / "a.ipynb"),
+                touch(d / "ada" / "ps1" / "timestamp.txt", "yesterday"),
+            ),
+            "not a time",
+        ),
+        (lambda d: fifo(d / "ada" / "ps1.ipynb"), "not a regular file"),
+        (lambda d: link(d / "ada" / "ps1.ipynb", Path("/etc/passwd")), "not a regular file"),
+    ],
+    ids=["missing", "two-in-folder", "flat-and-folder", "bad-timestamp", "fifo", "symlink"],
+)
+def test_problems_of_one_student_are_that_students_error(
+    tmp_path: Path, make, message: str
+) -> None:
     make(tmp_path)
     touch(tmp_path / "bob" / "ps1.ipynb")
     found = by_student(tmp_path)
@@ -76,7 +101,9 @@ def test_problems_of_one_student_are_that_students_error(tmp_path: Path, make, m
     assert found["bob"].error is None
 
 
-@pytest.mark.parametrize("name", ["..evil", "a..b", "-rf", "has space", "é", "x" * 101, "=cmd()", "semi;colon"])
+@pytest.mark.parametrize(
+    "name", ["..evil", "a..b", "-rf", "has space", "é", "x" * 101, "=cmd()", "semi;colon"]
+)
 def test_unsafe_student_folder_names_are_rejected(tmp_path: Path, name: str) -> None:
     touch(tmp_path / name / "ps1.ipynb")
     touch(tmp_path / "bob" / "ps1.ipynb")
@@ -111,22 +138,29 @@ def test_an_empty_or_missing_folder_is_a_usage_error(tmp_path: Path) -> None:
         find_submissions(tmp_path / "nope", "ps1")
 
 
-@pytest.mark.parametrize(("text", "expected"), [
-    ("2026-10-05 20:00:00.000000 UTC", datetime(2026, 10, 5, 20, 0, tzinfo=UTC)),
-    ("2026-10-05 20:00:00.500000", datetime(2026, 10, 5, 20, 0, 0, 500000, tzinfo=UTC)),
-    ("2026-10-05 20:00:00.000000 +0200", datetime(2026, 10, 5, 18, 0, tzinfo=UTC)),
-    ("2026-10-05 20:00:00 -03:30", datetime(2026, 10, 5, 23, 30, tzinfo=UTC)),
-    ("2026-10-05T20:00:00+02:00", datetime(2026, 10, 5, 18, 0, tzinfo=UTC)),
-])
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        ("2026-10-05 20:00:00.000000 UTC", datetime(2026, 10, 5, 20, 0, tzinfo=UTC)),
+        ("2026-10-05 20:00:00.500000", datetime(2026, 10, 5, 20, 0, 0, 500000, tzinfo=UTC)),
+        ("2026-10-05 20:00:00.000000 +0200", datetime(2026, 10, 5, 18, 0, tzinfo=UTC)),
+        ("2026-10-05 20:00:00 -03:30", datetime(2026, 10, 5, 23, 30, tzinfo=UTC)),
+        ("2026-10-05T20:00:00+02:00", datetime(2026, 10, 5, 18, 0, tzinfo=UTC)),
+    ],
+)
 def test_nbgrader_timestamps(text: str, expected: datetime) -> None:
     assert parse_timestamp(text) == expected
 
 
-@pytest.mark.parametrize("text", ["", "tomorrow", "2026-10-05 20:00:00 CEST", "2026-10-05T20:00:00+02:00 +0100"])
+@pytest.mark.parametrize(
+    "text", ["", "tomorrow", "2026-10-05 20:00:00 CEST", "2026-10-05T20:00:00+02:00 +0100"]
+)
 def test_unreadable_timestamps_say_so(text: str) -> None:
     with pytest.raises(ValueError):
         parse_timestamp(text)
 
 
 def test_timestamps_compare_across_zones() -> None:
-    assert parse_timestamp("2026-10-05 23:59:00 +0200") - parse_timestamp("2026-10-05 21:59:00 UTC") == timedelta(0)
+    assert parse_timestamp("2026-10-05 23:59:00 +0200") - parse_timestamp(
+        "2026-10-05 21:59:00 UTC"
+    ) == timedelta(0)

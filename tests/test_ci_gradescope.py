@@ -9,19 +9,22 @@ import shutil
 import stat
 import subprocess
 import zipfile
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 from pathlib import Path
 
 import pytest
 from ci_support import KEY, solution_source, venv_env, write_course, write_notebook
 from click.testing import CliRunner
 
-from graders.autograde import autograde
+from graders.batch.autograde import autograde
 from graders.cli import main
-from graders.workspace import open_workspace
+from graders.session import open_session
 
-ANSWERS = {"detach-basics/flags": "(True, True)", "detach-basics/write-through": KEY["detach-basics/write-through"],
-           "detach-basics/resize-leaf": KEY["detach-basics/resize-leaf"]}
+ANSWERS = {
+    "detach-basics/flags": "(True, True)",
+    "detach-basics/write-through": KEY["detach-basics/write-through"],
+    "detach-basics/resize-leaf": KEY["detach-basics/resize-leaf"],
+}
 
 
 @pytest.fixture(scope="module")
@@ -32,7 +35,9 @@ def course(tmp_path_factory: pytest.TempPathFactory) -> Path:
 @pytest.fixture(scope="module")
 def autograder(course: Path, tmp_path_factory: pytest.TempPathFactory) -> Path:
     out = tmp_path_factory.mktemp("zip") / "ci2.zip"
-    result = CliRunner().invoke(main, ["gradescope", "ci2", "--course", str(course), "--out", str(out)])
+    result = CliRunner().invoke(
+        main, ["gradescope", "ci2", "--course", str(course), "--out", str(out)]
+    )
     assert result.exit_code == 0, result.output
     return out
 
@@ -50,7 +55,14 @@ def autograder_root(zip_path: Path, root: Path) -> Path:
 
 def run_autograder(root: Path, cwd: Path | None = None) -> subprocess.CompletedProcess[str]:
     env = venv_env(GRADERS_AUTOGRADER_ROOT=str(root))
-    return subprocess.run([str(root / "run_autograder")], cwd=cwd or root, env=env, capture_output=True, text=True, timeout=600)
+    return subprocess.run(
+        [str(root / "run_autograder")],
+        cwd=cwd or root,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=600,
+    )
 
 
 def test_the_zip_holds_the_scripts_graders_and_this_assignment_only(autograder: Path) -> None:
@@ -59,14 +71,27 @@ def test_the_zip_holds_the_scripts_graders_and_this_assignment_only(autograder: 
         modes = {info.filename: info.external_attr >> 16 for info in archive.infolist()}
         requirements = archive.read("requirements.txt").decode().splitlines()
         course_yml = archive.read("course/course.yml").decode()
-    assert {"setup.sh", "run_autograder", "lib/graders/__init__.py", "lib/graders/templates/ci/run_autograder.j2"} <= names
-    assert stat.S_IMODE(modes["run_autograder"]) == 0o755 and stat.S_IMODE(modes["setup.sh"]) == 0o755
+    assert {
+        "setup.sh",
+        "run_autograder",
+        "lib/graders/__init__.py",
+        "lib/graders/integrations/ci/templates/run_autograder.j2",
+    } <= names
+    assert (
+        stat.S_IMODE(modes["run_autograder"]) == 0o755 and stat.S_IMODE(modes["setup.sh"]) == 0o755
+    )
     assert sorted(n for n in names if n.startswith("course/")) == [
-        "course/course.yml", "course/exercises/detach-basics.yml", "course/exercises/independent-copy.yml",
-        "course/solutions/independent-copy.py"]
+        "course/checkers/independent-copy.py",
+        "course/course.yml",
+        "course/exercises/detach-basics.yml",
+        "course/exercises/independent-copy.yml",
+        "course/solutions/independent-copy.py",
+    ]
     assert "id: ci2" in course_yml and "id: ci1" not in course_yml
     assert not any(n.endswith(".pyc") for n in names)
-    assert not any(r.startswith(("torch", "pytest", "nbgrader")) for r in requirements) and any(r.startswith("numpy") for r in requirements)
+    assert not any(r.startswith(("torch", "pytest", "nbgrader")) for r in requirements) and any(
+        r.startswith("numpy") for r in requirements
+    )
 
 
 def test_setup_sh_installs_cpu_torch_and_is_valid_bash(autograder: Path, tmp_path: Path) -> None:
@@ -76,9 +101,16 @@ def test_setup_sh_installs_cpu_torch_and_is_valid_bash(autograder: Path, tmp_pat
     assert subprocess.run(["bash", "-n", str(root / "source" / "setup.sh")]).returncode == 0
 
 
-def test_run_autograder_gives_the_total_autograde_gives(course: Path, autograder: Path, tmp_path: Path) -> None:
+def test_run_autograder_gives_the_total_autograde_gives(
+    course: Path, autograder: Path, tmp_path: Path
+) -> None:
     root = autograder_root(autograder, tmp_path / "autograder")
-    notebook = write_notebook(root / "submission" / "work" / "ci2.ipynb", ANSWERS, "ci2", {"independent-copy": solution_source()})
+    notebook = write_notebook(
+        root / "submission" / "work" / "ci2.ipynb",
+        ANSWERS,
+        "ci2",
+        {"independent-copy": solution_source()},
+    )
     run = run_autograder(root)
     assert run.returncode == 0, run.stdout + run.stderr
     results = json.loads((root / "results" / "results.json").read_text())
@@ -86,21 +118,28 @@ def test_run_autograder_gives_the_total_autograde_gives(course: Path, autograder
     submissions = tmp_path / "submissions" / "ada"
     submissions.mkdir(parents=True)
     shutil.copy(notebook, submissions / "ci2.ipynb")
-    on_time = datetime(2026, 10, 1, tzinfo=timezone.utc).timestamp()  # autograde applies the late policy
+    on_time = datetime(2026, 10, 1, tzinfo=UTC).timestamp()  # autograde applies the late policy
     os.utime(submissions / "ci2.ipynb", (on_time, on_time))
     out = tmp_path / "out"
-    with open_workspace(course) as ws:
-        autograde(ws, "ci2", submissions.parent, db_url=f"sqlite:///{tmp_path / 'gb.db'}", out_dir=out)
+    with open_session(course) as ws:
+        autograde(
+            ws, "ci2", submissions.parent, db_url=f"sqlite:///{tmp_path / 'gb.db'}", out_dir=out
+        )
     expected = json.loads((out / "gradescope" / "ada.json").read_text())
     assert results["score"] == expected["score"] == 6  # 2 of 3 predictions, 4 of 4 code checks
-    assert [(t["name"], t["score"], t["max_score"]) for t in results["tests"]] == \
-           [(t["name"], t["score"], t["max_score"]) for t in expected["tests"]]
+    assert [(t["name"], t["score"], t["max_score"]) for t in results["tests"]] == [
+        (t["name"], t["score"], t["max_score"]) for t in expected["tests"]
+    ]
 
 
-def test_a_submission_without_a_notebook_gets_results_saying_so(autograder: Path, tmp_path: Path) -> None:
+def test_a_submission_without_a_notebook_gets_results_saying_so(
+    autograder: Path, tmp_path: Path
+) -> None:
     root = autograder_root(autograder, tmp_path)
     (root / "submission" / "notes.txt").write_text("forgot the notebook")
-    decoy = root / "submission" / "graders"  # run from the submission folder, it must not be imported
+    decoy = (
+        root / "submission" / "graders"
+    )  # run from the submission folder, it must not be imported
     decoy.mkdir()
     (decoy / "__init__.py").write_text("raise SystemExit('the uploaded graders ran')\n")
     run = run_autograder(root, cwd=root / "submission")
@@ -113,7 +152,12 @@ def test_a_submission_without_a_notebook_gets_results_saying_so(autograder: Path
 def test_run_autograder_imports_the_graders_in_the_zip(autograder: Path, tmp_path: Path) -> None:
     root = autograder_root(autograder, tmp_path)
     env = venv_env(PYTHONPATH=str(root / "source" / "lib"))
-    found = subprocess.run(["python3", "-P", "-c", "import graders; print(graders.__file__)"], env=env,
-                           capture_output=True, text=True, check=True)
+    found = subprocess.run(
+        ["python3", "-P", "-c", "import graders; print(graders.__file__)"],
+        env=env,
+        capture_output=True,
+        text=True,
+        check=True,
+    )
     assert Path(found.stdout.strip()) == root / "source" / "lib" / "graders" / "__init__.py"
     assert os.access(root / "run_autograder", os.X_OK)

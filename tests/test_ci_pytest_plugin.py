@@ -10,7 +10,7 @@ from importlib.metadata import entry_points
 from pathlib import Path
 
 import pytest
-from ci_support import KEY, MAX_CI1, venv_env, wrong_answers, write_course, write_notebook
+from ci_support import KEY, MAX_CI1, venv_env, write_course, write_notebook, wrong_answers
 
 
 @pytest.fixture(scope="module")
@@ -19,14 +19,17 @@ def course(tmp_path_factory: pytest.TempPathFactory) -> Path:
 
 
 def plugin_args() -> list[str]:
-    """``-p graders.pytest_plugin`` until the package's pytest11 entry point is installed."""
+    """``-p graders.integrations.pytest_plugin`` until the package's pytest11 entry point is
+    installed."""
     installed = any(ep.name == "graders" for ep in entry_points(group="pytest11"))
-    return [] if installed else ["-p", "graders.pytest_plugin"]
+    return [] if installed else ["-p", "graders.integrations.pytest_plugin"]
 
 
 def run_pytest(cwd: Path, *args: str) -> subprocess.CompletedProcess[str]:
     command = [sys.executable, "-m", "pytest", *plugin_args(), "-p", "no:cacheprovider", *args]
-    return subprocess.run(command, cwd=cwd, env=venv_env(), capture_output=True, text=True, timeout=600)
+    return subprocess.run(
+        command, cwd=cwd, env=venv_env(), capture_output=True, text=True, timeout=600
+    )
 
 
 def junit_cases(path: Path) -> dict[str, ET.Element]:
@@ -47,53 +50,99 @@ def test_a_correct_notebook_in_a_student_repository(course: Path, tmp_path: Path
     cases = junit_cases(tmp_path / "report.xml")
     assert list(cases) == list(KEY)  # one test per question, named <exercise>/<question>
     points = {name: properties(case) for name, case in cases.items()}
-    assert points["clone-basics/grad"] == {"points": "2.0", "max_points": "2.0", "status": "correct"}
+    assert points["clone-basics/grad"] == {
+        "points": "2.0",
+        "max_points": "2.0",
+        "status": "correct",
+    }
     assert sum(float(p["points"]) for p in points.values()) == MAX_CI1
 
 
-def test_a_wrong_answer_fails_with_its_feedback_and_no_traceback(course: Path, tmp_path: Path) -> None:
+def test_a_wrong_answer_fails_with_its_feedback_and_no_traceback(
+    course: Path, tmp_path: Path
+) -> None:
     write_notebook(tmp_path / "ci1.ipynb", wrong_answers())
-    run = run_pytest(tmp_path, "--graders-notebook=ci1.ipynb", f"--graders-course={course}",
-                     "--graders-assignment", "ci1", "--junitxml", "report.xml")
+    run = run_pytest(
+        tmp_path,
+        "--graders-notebook=ci1.ipynb",
+        f"--graders-course={course}",
+        "--graders-assignment",
+        "ci1",
+        "--junitxml",
+        "report.xml",
+    )
     assert run.returncode == 1, run.stdout + run.stderr
     assert run.stdout.splitlines()[-1] == f"graders: 5/{MAX_CI1} points"
-    assert "Traceback" not in run.stdout and "GradingFailure" not in run.stdout and "def runtest" not in run.stdout
+    assert (
+        "Traceback" not in run.stdout
+        and "GradingFailure" not in run.stdout
+        and "def runtest" not in run.stdout
+    )
     cases = junit_cases(tmp_path / "report.xml")
     failed = {name for name, case in cases.items() if case.find("failure") is not None}
     assert failed == {"clone-basics/shares-memory", "clone-basics/grad"}
     failure = cases["clone-basics/shares-memory"].find("failure")
     assert failure.text.startswith("wrong: answered True, expected False")
     assert "Sharing memory is what detach() does (§2)." in failure.text
-    assert properties(cases["clone-basics/grad"]) == {"points": "0.0", "max_points": "2.0", "status": "wrong"}
+    assert properties(cases["clone-basics/grad"]) == {
+        "points": "0.0",
+        "max_points": "2.0",
+        "status": "wrong",
+    }
 
 
 def test_a_notebook_that_cannot_be_read_fails_every_question(course: Path, tmp_path: Path) -> None:
     (tmp_path / "ci1.ipynb").write_text("not json")
-    run = run_pytest(tmp_path, "--graders-notebook=ci1.ipynb", f"--graders-course={course}",
-                     "--graders-assignment", "ci1", "--junitxml", "report.xml")
+    run = run_pytest(
+        tmp_path,
+        "--graders-notebook=ci1.ipynb",
+        f"--graders-course={course}",
+        "--graders-assignment",
+        "ci1",
+        "--junitxml",
+        "report.xml",
+    )
     assert run.returncode == 1
     assert run.stdout.splitlines()[-1] == f"graders: 0/{MAX_CI1} points"
     cases = junit_cases(tmp_path / "report.xml")
     assert len(cases) == len(KEY)
-    assert all("could not be graded" in case.find("failure").text and "invalid JSON" in case.find("failure").text
-               for case in cases.values())
+    assert all(
+        "could not be graded" in case.find("failure").text
+        and "invalid JSON" in case.find("failure").text
+        for case in cases.values()
+    )
 
 
 def test_collecting_lists_the_questions_without_grading(course: Path, tmp_path: Path) -> None:
     write_notebook(tmp_path / "work" / "ci2.ipynb", {}, assignment="ci2")
-    # `--option=value`: pytest reads a separate value that is a path as a test path when it sets its rootdir.
-    run = run_pytest(tmp_path, "--graders-notebook=work", f"--graders-course={course}", "--collect-only", "-q")
+    # `--option=value`: pytest reads a separate value that is a path as a test path when it sets its
+    # rootdir.
+    run = run_pytest(
+        tmp_path, "--graders-notebook=work", f"--graders-course={course}", "--collect-only", "-q"
+    )
     assert run.returncode == 0, run.stdout + run.stderr
     listed = [line.partition("::") for line in run.stdout.splitlines() if "::" in line]
     assert {path for path, _, _ in listed} == {"work/ci2.ipynb"}
     assert [item for _, _, item in listed] == [
-        "detach-basics/flags", "detach-basics/write-through", "detach-basics/resize-leaf", "independent-copy/values",
-        "independent-copy/own-memory", "independent-copy/detached", "independent-copy/independent-writes"]
+        "detach-basics/flags",
+        "detach-basics/write-through",
+        "detach-basics/resize-leaf",
+        "independent-copy/values",
+        "independent-copy/own-memory",
+        "independent-copy/detached",
+        "independent-copy/independent-writes",
+    ]
     assert "graders:" not in run.stdout
 
 
 def test_a_wrong_assignment_is_a_usage_error(course: Path, tmp_path: Path) -> None:
     write_notebook(tmp_path / "ci1.ipynb", KEY)
-    run = run_pytest(tmp_path, "--graders-notebook=ci1.ipynb", f"--graders-course={course}", "--graders-assignment", "c1")
+    run = run_pytest(
+        tmp_path,
+        "--graders-notebook=ci1.ipynb",
+        f"--graders-course={course}",
+        "--graders-assignment",
+        "c1",
+    )
     assert run.returncode == pytest.ExitCode.USAGE_ERROR
     assert "graders: no assignment 'c1' in the course" in run.stderr

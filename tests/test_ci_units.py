@@ -9,12 +9,13 @@ import pytest
 import yaml
 from ci_support import write_course, write_notebook
 
-from graders.ci.bundle import solution_files, write_course_bundle
-from graders.ci.notebook import find_notebook, resolve_assignment
-from graders.grade import planned_items
-from graders.ci.report import Outcome, Threshold, log_lines, outcome, step_summary
+from graders.batch.grading import planned_items
 from graders.errors import SubmissionError, UsageError
-from graders.workspace import load
+from graders.integrations.ci.bundle import solution_files, write_course_bundle
+from graders.integrations.ci.notebook import find_notebook, resolve_assignment
+from graders.integrations.ci.report import Outcome, Threshold, log_lines, outcome, step_summary
+from graders.results import QuestionResult, ResultsDocument, Status, StudentResult, SubmissionStatus
+from graders.session import load
 
 
 @pytest.fixture(scope="module")
@@ -22,9 +23,16 @@ def course(tmp_path_factory: pytest.TempPathFactory) -> Path:
     return write_course(tmp_path_factory.mktemp("course"))
 
 
-@pytest.mark.parametrize("text, max_score, points", [
-    ("6", 10, 6.0), ("2.5", 10, 2.5), ("60%", 10, 6.0), ("100%", 6, 6.0), (" 0 ", 10, 0.0),
-])
+@pytest.mark.parametrize(
+    "text, max_score, points",
+    [
+        ("6", 10, 6.0),
+        ("2.5", 10, 2.5),
+        ("60%", 10, 6.0),
+        ("100%", 6, 6.0),
+        (" 0 ", 10, 0.0),
+    ],
+)
 def test_threshold_in_points(text: str, max_score: float, points: float) -> None:
     assert Threshold.parse(text).points(max_score) == pytest.approx(points)
 
@@ -35,18 +43,37 @@ def test_threshold_rejects(text: str) -> None:
         Threshold.parse(text)
 
 
-def doc_with(score: float, max_score: float = 6, status: str = "graded", questions: list | None = None) -> dict:
-    student = {"student": "s", "score": score, "max_score": max_score, "status": status,
-               "error": "no notebook" if status == "ungradable" else None, "late_factor": 1.0,
-               "questions": questions or []}
-    return {"course": "c", "assignment": "ci1", "torch_version": "2.13.0", "graded_at": "now",
-            "isolation": "plain", "students": [student]}
+def doc_with(
+    score: float,
+    max_score: float = 6,
+    status: str = "graded",
+    questions: tuple[QuestionResult, ...] | None = None,
+) -> ResultsDocument:
+    """A one-student CI document scoring ``score`` of ``max_score`` (one question, unless given)."""
+    if questions is None:
+        questions = (
+            QuestionResult(
+                "ex/q", Status.CORRECT if score == max_score else Status.WRONG, score, max_score
+            ),
+        )
+    error = "no notebook" if status == "ungradable" else None
+    student = StudentResult(
+        "s", questions if status != "ungradable" else (), SubmissionStatus(status), error
+    )
+    return ResultsDocument("c", "ci1", "2.13.0", "now", "plain", (student,))
 
 
-@pytest.mark.parametrize("score, minimum, expected", [
-    (6, None, Outcome.PASSED), (0, None, Outcome.PASSED), (5, "5", Outcome.PASSED),
-    (4.5, "5", Outcome.BELOW), (3, "50%", Outcome.PASSED), (2.9, "50%", Outcome.BELOW),
-])
+@pytest.mark.parametrize(
+    "score, minimum, expected",
+    [
+        (6, None, Outcome.PASSED),
+        (0, None, Outcome.PASSED),
+        (5, "5", Outcome.PASSED),
+        (4.5, "5", Outcome.BELOW),
+        (3, "50%", Outcome.PASSED),
+        (2.9, "50%", Outcome.BELOW),
+    ],
+)
 def test_outcome(score: float, minimum: str | None, expected: Outcome) -> None:
     assert outcome(doc_with(score), Threshold.parse(minimum) if minimum else None) is expected
 
@@ -56,14 +83,25 @@ def test_an_ungradable_notebook_is_its_own_outcome_whatever_the_minimum() -> Non
 
 
 def test_the_log_ends_with_the_score_line() -> None:
-    assert log_lines(doc_with(4.5), Threshold.parse("5"))[-1] == "graders: 4.5/6 points (minimum 5: not reached)"
+    assert (
+        log_lines(doc_with(4.5), Threshold.parse("5"))[-1]
+        == "graders: 4.5/6 points (minimum 5: not reached)"
+    )
     assert log_lines(doc_with(6), None)[-1] == "graders: 6/6 points"
 
 
 def test_a_hostile_answer_cannot_break_out_of_the_job_summary() -> None:
-    q = {"id": "ex/q", "status": "wrong", "points": 0, "max_points": 1, "answer": "<img src=x onerror=alert(1)>|[a](http://x)",
-         "expected": "1", "feedback": "no", "misconception": None, "section": "§1a"}
-    text = step_summary(doc_with(0, 1, questions=[q]), None)
+    q = QuestionResult(
+        "ex/q",
+        Status.WRONG,
+        0,
+        1,
+        "<img src=x onerror=alert(1)>|[a](http://x)",
+        "1",
+        "no",
+        section="§1a",
+    )
+    text = step_summary(doc_with(0, 1, questions=(q,)), None)
     assert "<img" not in text and "&lt;img" in text
     assert "](" not in text.replace("\\](", "")
     assert "| ✗ | ex/q | 0/1 |" in text
@@ -79,11 +117,14 @@ def test_find_notebook(tmp_path: Path) -> None:
         find_notebook(tmp_path, "ci2")
 
 
-@pytest.mark.parametrize("make, message", [
-    pytest.param(lambda p: p.mkdir(), "no notebook", id="empty-folder"),
-    pytest.param(lambda p: None, "cannot read", id="missing"),
-    pytest.param(lambda p: p.symlink_to("/etc/passwd"), "not a regular file", id="symlink"),
-])
+@pytest.mark.parametrize(
+    "make, message",
+    [
+        pytest.param(lambda p: p.mkdir(), "no notebook", id="empty-folder"),
+        pytest.param(lambda p: None, "cannot read", id="missing"),
+        pytest.param(lambda p: p.symlink_to("/etc/passwd"), "not a regular file", id="symlink"),
+    ],
+)
 def test_no_notebook_to_grade(tmp_path: Path, make, message: str) -> None:
     path = tmp_path / "handed-in"
     make(path)
@@ -91,7 +132,9 @@ def test_no_notebook_to_grade(tmp_path: Path, make, message: str) -> None:
         find_notebook(path, "ci1")
 
 
-def test_the_assignment_comes_from_the_option_then_the_notebook(course: Path, tmp_path: Path) -> None:
+def test_the_assignment_comes_from_the_option_then_the_notebook(
+    course: Path, tmp_path: Path
+) -> None:
     loaded = load(course)
     nb = write_notebook(tmp_path / "x.ipynb", {}, assignment="ci2")
     assert resolve_assignment(loaded, nb, None) == "ci2"
@@ -104,23 +147,34 @@ def test_the_assignment_comes_from_the_option_then_the_notebook(course: Path, tm
 
 def test_planned_points_follow_the_assignment_override(course: Path) -> None:
     planned = dict(planned_items(load(course), "ci1"))
-    assert planned == {"clone-basics/shares-memory": 1, "clone-basics/grad-fn": 1, "clone-basics/backward": 1,
-                       "clone-basics/grad": 2, "detach-basics/flags": 1, "detach-basics/write-through": 1,
-                       "detach-basics/resize-leaf": 1}
+    assert planned == {
+        "clone-basics/shares-memory": 1,
+        "clone-basics/grad-fn": 1,
+        "clone-basics/backward": 1,
+        "clone-basics/grad": 2,
+        "detach-basics/flags": 1,
+        "detach-basics/write-through": 1,
+        "detach-basics/resize-leaf": 1,
+    }
 
 
 def test_a_bundle_holds_one_assignment_and_only_its_solutions(course: Path, tmp_path: Path) -> None:
     loaded = load(course)
-    assert [p.name for p in solution_files(loaded, "ci2")] == ["independent-copy.py"]
+    assert [p.relative_to(loaded.root).as_posix() for p in solution_files(loaded, "ci2")] == [
+        "solutions/independent-copy.py",
+        "checkers/independent-copy.py",
+    ]
     assert solution_files(loaded, "ci1") == []
     bundle = write_course_bundle(loaded, "ci2", tmp_path / "b")
     assert bundle.exercises == ("exercises/detach-basics.yml", "exercises/independent-copy.yml")
-    assert bundle.solutions == ("solutions/independent-copy.py",)
+    assert bundle.solutions == ("solutions/independent-copy.py", "checkers/independent-copy.py")
     data = yaml.safe_load((tmp_path / "b" / "course.yml").read_text())
     assert [a["id"] for a in data["assignments"]] == ["ci2"] and data["limits"]["timeout_s"] == 20
     assert load(tmp_path / "b").course.assignments[0].id == "ci2"
 
 
 def test_a_bundle_without_a_needed_solution_fails_when_built(course: Path, tmp_path: Path) -> None:
-    with pytest.raises(UsageError, match="(?s)does not load.*no file solutions/independent-copy.py"):
+    with pytest.raises(
+        UsageError, match="(?s)does not load.*no file solutions/independent-copy.py"
+    ):
         write_course_bundle(load(course), "ci2", tmp_path / "b", solutions=False)

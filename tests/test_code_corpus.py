@@ -11,34 +11,48 @@ feedback must say.
 from __future__ import annotations
 
 import re
+from collections.abc import Iterator
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
-from typing import Any, Iterator
+from typing import Any
 
 import pytest
 import yaml
 
-from graders.answersfile import grade_answer_files
-from graders.grade import prepare_assignment
-from graders.load import LoadedCourse, load_course
-from graders.registry import Context, ExerciseAnswers, sandbox_modules
+from graders.batch.answers_files import grade_answer_files
+from graders.batch.grading import prepare_assignment
+from graders.course.load import LoadedCourse, load_course
+from graders.course.model import Limits
+from graders.kinds.base import Context, ExerciseAnswers
+from graders.kinds.registry import sandbox_modules
 from graders.results import QuestionResult
 from graders.sandbox import SandboxError, open_runner
-from graders.spec import Limits
 
 CORPUS = Path(__file__).parent / "corpus" / "code"
 REPO = Path(__file__).resolve().parent.parent
 # Every code exercise of the bundled course, found from course.yml, not from a list here.
-CODE_EXERCISES = tuple(sorted(e.exercise.id for e in load_course(REPO / "course.yml").exercises.values() if e.kind.name == "code"))
+CODE_EXERCISES = tuple(
+    sorted(
+        e.exercise.id
+        for e in load_course(REPO / "course.yml").exercises.values()
+        if e.kind.name == "code"
+    )
+)
 TIMEOUT_S = 3  # per job here; the course's own limit (10 s) would only make the suite slower
 INTERNALS = re.compile(r"Traceback|/graders/|File \"")
 
 
 @pytest.fixture(scope="module")
-def env(course_file: Path, tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[LoadedCourse, Context]]:
+def env(
+    course_file: Path, tmp_path_factory: pytest.TempPathFactory
+) -> Iterator[tuple[LoadedCourse, Context]]:
     loaded = load_course(course_file)
-    course = loaded.course.model_copy(update={"limits": Limits(timeout_s=TIMEOUT_S, memory_mib=2048)})
-    runner = open_runner("auto", workers=2, hide=(str(loaded.root.resolve()),), modules=modules_of(loaded))
+    course = loaded.course.model_copy(
+        update={"limits": Limits(timeout_s=TIMEOUT_S, memory_mib=2048)}
+    )
+    runner = open_runner(
+        "auto", workers=2, hide=(str(loaded.root.resolve()),), modules=modules_of(loaded)
+    )
     try:
         yield loaded, Context(course, loaded.root, runner, tmp_path_factory.mktemp("cache"))
     finally:
@@ -48,26 +62,33 @@ def env(course_file: Path, tmp_path_factory: pytest.TempPathFactory) -> Iterator
 @pytest.fixture(scope="module")
 def prepared(env: tuple[LoadedCourse, Context]) -> dict[str, dict[str, Any]]:
     loaded, ctx = env
-    return {ex: loaded.exercises[ex].kind.prepare(loaded.exercises[ex].exercise, ctx) for ex in CODE_EXERCISES}
+    return {
+        ex: loaded.exercises[ex].kind.prepare(loaded.exercises[ex].exercise, ctx)
+        for ex in CODE_EXERCISES
+    }
 
 
 def modules_of(loaded: LoadedCourse) -> dict[str, tuple[str, str]]:
     return sandbox_modules(loaded.exercises.values(), loaded.root)
 
 
-def grade_code(env: tuple[LoadedCourse, Context], prepared: dict[str, Any], exercise_id: str, source: str) -> list[QuestionResult]:
+def grade_code(
+    env: tuple[LoadedCourse, Context], prepared: dict[str, Any], exercise_id: str, source: str
+) -> list[QuestionResult]:
     loaded, ctx = env
     ex = loaded.exercises[exercise_id]
     return ex.kind.grade(ex.exercise, prepared[exercise_id], ExerciseAnswers({}, code=source), ctx)
 
 
 @pytest.fixture(scope="module")
-def corpus_results(env: tuple[LoadedCourse, Context], prepared: dict[str, Any]) -> dict[str, list[QuestionResult]]:
+def corpus_results(
+    env: tuple[LoadedCourse, Context], prepared: dict[str, Any]
+) -> dict[str, list[QuestionResult]]:
     """Every corpus file graded once, two at a time (the runner has two warm servers)."""
     files = sorted(CORPUS.glob("*.py"))
     with ThreadPoolExecutor(max_workers=2) as pool:
         graded = pool.map(lambda f: grade_code(env, prepared, target(f), f.read_text()), files)
-        return dict(zip((f.stem for f in files), graded))
+        return dict(zip((f.stem for f in files), graded, strict=True))
 
 
 def target(path: Path) -> str:
@@ -81,20 +102,24 @@ def expected_statuses(path: Path, check_ids: list[str]) -> dict[str, str]:
     if outcome == "pass":
         return dict.fromkeys(check_ids, "correct")
     if outcome in ("partial", "fail"):
-        line = next(l for l in path.read_text().splitlines() if l.startswith("# expect:"))
+        line = next(x for x in path.read_text().splitlines() if x.startswith("# expect:"))
         return dict(pair.split("=") for pair in line.removeprefix("# expect:").split())
     return dict.fromkeys(check_ids, outcome)
 
 
 @pytest.mark.parametrize("exercise_id", CODE_EXERCISES)
-def test_every_solution_earns_full_marks(env: Any, prepared: dict[str, Any], exercise_id: str) -> None:
+def test_every_solution_earns_full_marks(
+    env: Any, prepared: dict[str, Any], exercise_id: str
+) -> None:
     results = grade_code(env, prepared, exercise_id, prepared[exercise_id]["solution"])
     assert [r.status.value for r in results] == ["correct"] * len(results)
     assert sum(r.points for r in results) == sum(r.max_points for r in results) > 0
 
 
 @pytest.mark.parametrize("exercise_id", CODE_EXERCISES)
-def test_reference_observations_pass_their_own_checks(env: Any, prepared: dict[str, Any], exercise_id: str) -> None:
+def test_reference_observations_pass_their_own_checks(
+    env: Any, prepared: dict[str, Any], exercise_id: str
+) -> None:
     loaded, _ = env
     ex = loaded.exercises[exercise_id]
     assert "error" not in prepared[exercise_id]
@@ -119,7 +144,10 @@ def test_corpus(env: Any, corpus_results: dict[str, list[QuestionResult]], path:
 
 def expected_message(path: Path) -> str:
     """What every check's feedback must say, from an ``# expect-message:`` line (or nothing)."""
-    line = next((l for l in path.read_text().splitlines() if l.startswith("# expect-message:")), "# expect-message:")
+    line = next(
+        (x for x in path.read_text().splitlines() if x.startswith("# expect-message:")),
+        "# expect-message:",
+    )
     return line.removeprefix("# expect-message:").strip()
 
 
@@ -129,11 +157,24 @@ def test_corpus_covers_every_outcome() -> None:
     assert {p.stem.split("__")[0] for p in CORPUS.glob("*.py")} == {*CODE_EXERCISES, "any"}
 
 
-@pytest.mark.parametrize("hostile", ["any__timeout__infinite_loop", "freeze-module__integrity__patch_torch_equal", "freeze-module__integrity__os_exit_in_entry", "any__error__memory_bomb"])
-def test_hostile_exercise_costs_only_itself(env: tuple[LoadedCourse, Context], prepared: dict[str, Any], tmp_path: Path, hostile: str) -> None:
+@pytest.mark.parametrize(
+    "hostile",
+    [
+        "any__timeout__infinite_loop",
+        "freeze-module__integrity__patch_torch_equal",
+        "freeze-module__integrity__os_exit_in_entry",
+        "any__error__memory_bomb",
+    ],
+)
+def test_hostile_exercise_costs_only_itself(
+    env: tuple[LoadedCourse, Context], prepared: dict[str, Any], tmp_path: Path, hostile: str
+) -> None:
     loaded, ctx = env
     prep = prepare_assignment(loaded, "ps3", ctx)
-    code = {"freeze-module": (CORPUS / f"{hostile}.py").read_text(), "detach-forward": prepared["detach-forward"]["solution"]}
+    code = {
+        "freeze-module": (CORPUS / f"{hostile}.py").read_text(),
+        "detach-forward": prepared["detach-forward"]["solution"],
+    }
     answers = tmp_path / "ada.yml"
     answers.write_text(yaml.safe_dump({"student": "ada", "assignment": "ps3", "code": code}))
     [result] = grade_answer_files(prep, [answers])
@@ -145,22 +186,35 @@ def test_hostile_exercise_costs_only_itself(env: tuple[LoadedCourse, Context], p
     assert sum(q.points for q in result.questions if q.id.startswith("detach-forward/")) == 4
 
 
-def test_batch_with_a_loop_and_a_memory_bomb(env: tuple[LoadedCourse, Context], prepared: dict[str, Any], tmp_path: Path) -> None:
+def test_batch_with_a_loop_and_a_memory_bomb(
+    env: tuple[LoadedCourse, Context], prepared: dict[str, Any], tmp_path: Path
+) -> None:
     loaded, ctx = env
     prep = prepare_assignment(loaded, "ps3", ctx)
     plan = _batch_plan(prepared)
     paths = []
     for student, code in plan:
         path = tmp_path / f"{student}.yml"
-        path.write_text(yaml.safe_dump({"student": student, "assignment": "ps3", "code": {k: v[2] for k, v in code.items()}}))
+        path.write_text(
+            yaml.safe_dump(
+                {
+                    "student": student,
+                    "assignment": "ps3",
+                    "code": {k: v[2] for k, v in code.items()},
+                }
+            )
+        )
         paths.append(path)
     results = grade_answer_files(prep, paths, workers=2)
     assert [r.student for r in results] == [s for s, _ in plan]
-    for (student, code), result in zip(plan, results):
+    for (student, code), result in zip(plan, results, strict=True):
         statuses = _statuses_by_exercise(result.questions)
         for exercise_id, (status, points, _source) in code.items():
             assert statuses[exercise_id] == status, (student, exercise_id)
-            assert sum(q.points for q in result.questions if q.id.startswith(f"{exercise_id}/")) == points, (student, exercise_id)
+            assert (
+                sum(q.points for q in result.questions if q.id.startswith(f"{exercise_id}/"))
+                == points
+            ), (student, exercise_id)
 
 
 Planned = dict[str, tuple[set[str], float, str]]  # exercise -> (statuses, points, source)
@@ -170,15 +224,27 @@ def _batch_plan(prepared: dict[str, Any]) -> list[tuple[str, Planned]]:
     """20 students: correct and partly wrong answers, one endless loop, one unbounded allocation."""
     full = {"detach-forward": 4.0, "freeze-module": 6.0, "straight-through": 3.0}
     solution = {ex: ({"correct"}, points, prepared[ex]["solution"]) for ex, points in full.items()}
-    round_only = ({"correct", "wrong"}, 1.0, (CORPUS / "straight-through__partial__round_only.py").read_text())
+    round_only = (
+        {"correct", "wrong"},
+        1.0,
+        (CORPUS / "straight-through__partial__round_only.py").read_text(),
+    )
     plan: list[tuple[str, Planned]] = []
     for i in range(20):
         code = dict(solution)
         if i % 3 == 1:
             code["straight-through"] = round_only
         plan.append((f"student-{i:02d}", code))
-    plan[5][1]["freeze-module"] = ({"timeout"}, 0.0, (CORPUS / "any__timeout__infinite_loop.py").read_text())
-    plan[11][1]["detach-forward"] = ({"error"}, 0.0, (CORPUS / "any__error__memory_bomb.py").read_text())
+    plan[5][1]["freeze-module"] = (
+        {"timeout"},
+        0.0,
+        (CORPUS / "any__timeout__infinite_loop.py").read_text(),
+    )
+    plan[11][1]["detach-forward"] = (
+        {"error"},
+        0.0,
+        (CORPUS / "any__error__memory_bomb.py").read_text(),
+    )
     return plan
 
 
@@ -192,18 +258,31 @@ def _statuses_by_exercise(questions: Any) -> dict[str, set[str]]:
 LEVELS = ("bubblewrap", "unshare", "plain")
 # The trust boundary's cases: every forge and tampering attempt, and the legitimate programs
 # an earlier guard misjudged. Each must get its status at every isolation level.
-TRUST_CASES = sorted(p for p in CORPUS.glob("*.py") if p.stem.split("__")[1] == "integrity" or p.stem in {
-    "independent-copy__pass__traceback_print_exc", "independent-copy__pass__logging_exception",
-    "independent-copy__pass__tempfile_roundtrip", "independent-copy__pass__torch_compile_eager",
-    "independent-copy__pass__default_dtype_at_top_level", "independent-copy__pass__nested_tempdirs",
-})
+TRUST_CASES = sorted(
+    p
+    for p in CORPUS.glob("*.py")
+    if p.stem.split("__")[1] == "integrity"
+    or p.stem
+    in {
+        "independent-copy__pass__traceback_print_exc",
+        "independent-copy__pass__logging_exception",
+        "independent-copy__pass__tempfile_roundtrip",
+        "independent-copy__pass__torch_compile_eager",
+        "independent-copy__pass__default_dtype_at_top_level",
+        "independent-copy__pass__nested_tempdirs",
+    }
+)
 
 
 @pytest.fixture(scope="module", params=LEVELS)
-def level_env(request: pytest.FixtureRequest, env: tuple[LoadedCourse, Context]) -> Iterator[tuple[LoadedCourse, Context]]:
+def level_env(
+    request: pytest.FixtureRequest, env: tuple[LoadedCourse, Context]
+) -> Iterator[tuple[LoadedCourse, Context]]:
     loaded, ctx = env
     try:
-        runner = open_runner(request.param, workers=1, hide=(str(loaded.root.resolve()),), modules=modules_of(loaded))
+        runner = open_runner(
+            request.param, workers=1, hide=(str(loaded.root.resolve()),), modules=modules_of(loaded)
+        )
     except SandboxError as exc:
         pytest.skip(f"{request.param} is not available here: {exc}")
     try:
@@ -213,13 +292,18 @@ def level_env(request: pytest.FixtureRequest, env: tuple[LoadedCourse, Context])
 
 
 @pytest.mark.parametrize("path", TRUST_CASES, ids=lambda p: p.stem)
-def test_trust_cases_at_every_isolation_level_and_the_next_learner_gets_full_marks(level_env: tuple[LoadedCourse, Context], prepared: dict[str, Any],
-                                              path: Path) -> None:
+def test_trust_cases_at_every_isolation_level_and_the_next_learner_gets_full_marks(
+    level_env: tuple[LoadedCourse, Context], prepared: dict[str, Any], path: Path
+) -> None:
     loaded, _ = level_env
     checks = loaded.exercises[target(path)].exercise.checks
     results = grade_code(level_env, prepared, target(path), path.read_text())
 
-    assert {r.id.split("/", 1)[1]: r.status.value for r in results} == expected_statuses(path, [c.id for c in checks])
+    assert {r.id.split("/", 1)[1]: r.status.value for r in results} == expected_statuses(
+        path, [c.id for c in checks]
+    )
     assert all(expected_message(path) in r.feedback for r in results)
-    victim = grade_code(level_env, prepared, "independent-copy", prepared["independent-copy"]["solution"])
+    victim = grade_code(
+        level_env, prepared, "independent-copy", prepared["independent-copy"]["solution"]
+    )
     assert all(r.status.value == "correct" for r in victim), [r.feedback for r in victim]

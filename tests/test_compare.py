@@ -8,61 +8,174 @@ import math
 
 import pytest
 
-from graders.answers import parse_answer
-from graders.compare import MAX_SHOWN, Verdict, compare, same_value
-from graders.values import (
-    DtypeValue, ExceptionValue, GradFnValue, NoError, Opaque, Scalar, Sequence, SizeValue,
-    TensorValue, Value,
+from graders.answers.compare import compare, same_value
+from graders.answers.judging import MAX_SHOWN, Comparison
+from graders.answers.parse import parse_answer
+from graders.answers.values import (
+    DtypeValue,
+    ExceptionValue,
+    GradFnValue,
+    NoError,
+    Opaque,
+    Scalar,
+    Sequence,
+    SizeValue,
+    TensorValue,
+    Value,
 )
 
 
 def tensor(values, shape=(), dtype="float32", requires_grad=False, grad_fn=None) -> TensorValue:
     """A truth as describe() gives it: every flag known."""
-    return TensorValue(values, shape, dtype, requires_grad or grad_fn is not None, grad_fn is None, grad_fn)
+    return TensorValue(
+        values, shape, dtype, requires_grad or grad_fn is not None, grad_fn is None, grad_fn
+    )
 
 
 def scalars(kind: str, *items: object) -> Sequence:
     return Sequence(kind, tuple(Scalar(i) for i in items))
 
 
-A_GRAD = tensor(2.0, requires_grad=True)          # a leaf: tensor(2., requires_grad=True)
-PRODUCT = tensor(6.0, grad_fn="MulBackward0")      # tensor(6., grad_fn=<MulBackward0>)
+A_GRAD = tensor(2.0, requires_grad=True)  # a leaf: tensor(2., requires_grad=True)
+PRODUCT = tensor(6.0, grad_fn="MulBackward0")  # tensor(6., grad_fn=<MulBackward0>)
 PICKED = tensor(1.0, grad_fn="SelectBackward0")
 MATRIX = tensor([[1.0, 2.0], [3.0, 4.0]], (2, 2))
 INTS = tensor([1, 2], (2,), "int64")
 
 TENSOR_LADDER = [
     # is it a tensor
-    ("None for a tensor", "None", A_GRAD, False, "Got None, expected tensor(2., requires_grad=True)."),
+    (
+        "None for a tensor",
+        "None",
+        A_GRAD,
+        False,
+        "Got None, expected tensor(2., requires_grad=True).",
+    ),
     ("list for a tensor", "[1., 2.]", tensor([1.0, 2.0], (2,)), False, "expected tensor([1., 2.])"),
     # shape
-    ("1-element for 0-dim", "tensor([2.])", A_GRAD, False, "shape torch.Size([1]), expected shape torch.Size([]) (a 0-dim"),
-    ("transposed shape", "tensor([[1., 2., 3.]])", tensor([[1.0], [2.0], [3.0]], (3, 1)), False, "torch.Size([1, 3])"),
+    (
+        "1-element for 0-dim",
+        "tensor([2.])",
+        A_GRAD,
+        False,
+        "shape torch.Size([1]), expected shape torch.Size([]) (a 0-dim",
+    ),
+    (
+        "transposed shape",
+        "tensor([[1., 2., 3.]])",
+        tensor([[1.0], [2.0], [3.0]], (3, 1)),
+        False,
+        "torch.Size([1, 3])",
+    ),
     ("shape before values", "tensor([9.])", tensor([1.0, 2.0], (2,)), False, "shape"),
     # dtype: only when written, or when the literal's kind differs
     ("int literal for float", "tensor(2)", A_GRAD, False, "an int tensor; expected a float tensor"),
-    ("float literal for int", "tensor([1., 2.])", INTS, False, "a float tensor; expected an int tensor"),
-    ("int literal for bool", "tensor([1, 0])", tensor([True, False], (2,), "bool"), False, "expected a bool tensor"),
-    ("float64 not written is fine", "tensor([1., 2.])", tensor([1.0, 2.0], (2,), "float64"), True, "dtype=torch.float64"),
-    ("float64 written", "tensor([1., 2.], dtype=torch.float64)", tensor([1.0, 2.0], (2,), "float64"), True, "Correct."),
-    ("wrong dtype written", "tensor([1, 2], dtype=torch.int32)", INTS, False, "Got dtype torch.int32, expected torch.int64."),
+    (
+        "float literal for int",
+        "tensor([1., 2.])",
+        INTS,
+        False,
+        "a float tensor; expected an int tensor",
+    ),
+    (
+        "int literal for bool",
+        "tensor([1, 0])",
+        tensor([True, False], (2,), "bool"),
+        False,
+        "expected a bool tensor",
+    ),
+    (
+        "float64 not written is fine",
+        "tensor([1., 2.])",
+        tensor([1.0, 2.0], (2,), "float64"),
+        True,
+        "dtype=torch.float64",
+    ),
+    (
+        "float64 written",
+        "tensor([1., 2.], dtype=torch.float64)",
+        tensor([1.0, 2.0], (2,), "float64"),
+        True,
+        "Correct.",
+    ),
+    (
+        "wrong dtype written",
+        "tensor([1, 2], dtype=torch.int32)",
+        INTS,
+        False,
+        "Got dtype torch.int32, expected torch.int64.",
+    ),
     ("dtype alias", "tensor([1, 2], dtype=torch.long)", INTS, True, "Correct"),
     # requires_grad: only when written
-    ("requires_grad not written", "tensor(2.)", A_GRAD, True, "written in full: tensor(2., requires_grad=True)"),
+    (
+        "requires_grad not written",
+        "tensor(2.)",
+        A_GRAD,
+        True,
+        "written in full: tensor(2., requires_grad=True)",
+    ),
     ("requires_grad written", "tensor(2., requires_grad=True)", A_GRAD, True, "Correct."),
-    ("requires_grad wrong", "tensor(2., requires_grad=False)", A_GRAD, False, "Got requires_grad=False, expected requires_grad=True."),
-    ("requires_grad claimed", "tensor([1, 2], requires_grad=True)", INTS, False, "expected requires_grad=False"),
-    ("non-leaf requires grad", "tensor(6., requires_grad=True)", PRODUCT, True, "grad_fn=<MulBackward0>"),
+    (
+        "requires_grad wrong",
+        "tensor(2., requires_grad=False)",
+        A_GRAD,
+        False,
+        "Got requires_grad=False, expected requires_grad=True.",
+    ),
+    (
+        "requires_grad claimed",
+        "tensor([1, 2], requires_grad=True)",
+        INTS,
+        False,
+        "expected requires_grad=False",
+    ),
+    (
+        "non-leaf requires grad",
+        "tensor(6., requires_grad=True)",
+        PRODUCT,
+        True,
+        "grad_fn=<MulBackward0>",
+    ),
     # grad_fn: only when written, by name, version number optional
     ("grad_fn right", "tensor(6., grad_fn=<MulBackward0>)", PRODUCT, True, "Correct."),
-    ("grad_fn without version", "tensor(1., grad_fn=<SelectBackward>)", PICKED, True, "written in full"),
-    ("grad_fn other version", "tensor(1., grad_fn=<SelectBackward1>)", PICKED, False, "expected grad_fn=<SelectBackward0>"),
-    ("grad_fn wrong", "tensor(6., grad_fn=<AddBackward0>)", PRODUCT, False, "Got grad_fn=<AddBackward0>, expected grad_fn=<MulBackward0>."),
-    ("grad_fn on a leaf", "tensor(2., grad_fn=<CloneBackward0>)", A_GRAD, False, "expected no grad_fn"),
+    (
+        "grad_fn without version",
+        "tensor(1., grad_fn=<SelectBackward>)",
+        PICKED,
+        True,
+        "written in full",
+    ),
+    (
+        "grad_fn other version",
+        "tensor(1., grad_fn=<SelectBackward1>)",
+        PICKED,
+        False,
+        "expected grad_fn=<SelectBackward0>",
+    ),
+    (
+        "grad_fn wrong",
+        "tensor(6., grad_fn=<AddBackward0>)",
+        PRODUCT,
+        False,
+        "Got grad_fn=<AddBackward0>, expected grad_fn=<MulBackward0>.",
+    ),
+    (
+        "grad_fn on a leaf",
+        "tensor(2., grad_fn=<CloneBackward0>)",
+        A_GRAD,
+        False,
+        "expected no grad_fn",
+    ),
     ("grad_fn not written", "tensor(6.)", PRODUCT, True, "Correct"),
     # values
     ("values equal", "tensor([[1., 2.], [3., 4.]])", MATRIX, True, "Correct."),
-    ("values differ", "tensor([[1., 2.], [3., 5.]])", MATRIX, False, "Got tensor([[1., 2.], [3., 5.]]), expected tensor([[1., 2.], [3., 4.]])."),
+    (
+        "values differ",
+        "tensor([[1., 2.], [3., 5.]])",
+        MATRIX,
+        False,
+        "Got tensor([[1., 2.], [3., 5.]]), expected tensor([[1., 2.], [3., 4.]]).",
+    ),
     ("torch's 4 decimals", "tensor(0.3333)", tensor(1 / 3), True, "Correct"),
     ("rel tolerance edge", "tensor(1000.9)", tensor(1000.0), True, "Correct"),
     ("beyond rel tolerance", "tensor(1001.1)", tensor(1000.0), False, "expected tensor(1000.)"),
@@ -70,17 +183,40 @@ TENSOR_LADDER = [
     ("beyond abs tolerance", "tensor(0.)", tensor(1e-4), False, "Got tensor(0.)"),
     ("ints exact", "tensor([1, 3])", INTS, False, "Got tensor([1, 3])"),
     ("nan equals nan", "tensor([nan, 1.])", tensor([math.nan, 1.0], (2,)), True, "Correct."),
-    ("number is not nan", "tensor([0., 1.])", tensor([math.nan, 1.0], (2,)), False, "expected tensor([nan, 1.])"),
+    (
+        "number is not nan",
+        "tensor([0., 1.])",
+        tensor([math.nan, 1.0], (2,)),
+        False,
+        "expected tensor([nan, 1.])",
+    ),
     ("nan is not a number", "tensor(nan)", tensor(0.0), False, "Got tensor(nan)"),
     ("inf equals inf", "tensor(-inf)", tensor(-math.inf), True, "Correct."),
     ("inf sign matters", "tensor(inf)", tensor(-math.inf), False, "expected tensor(-inf)"),
-    ("big tensor names the index", "tensor([" + ", ".join(["1."] * 99 + ["7."]) + "])",
-     tensor([1.0] * 100, (100,)), False, "Got 7. at index [99], expected 1. there."),
-    ("bool values", "tensor([True, True])", tensor([True, False], (2,), "bool"), False, "expected tensor([True, False])"),
+    (
+        "big tensor names the index",
+        "tensor([" + ", ".join(["1."] * 99 + ["7."]) + "])",
+        tensor([1.0] * 100, (100,)),
+        False,
+        "Got 7. at index [99], expected 1. there.",
+    ),
+    (
+        "bool values",
+        "tensor([True, True])",
+        tensor([True, False], (2,), "bool"),
+        False,
+        "expected tensor([True, False])",
+    ),
     # a bare number for a 0-dim tensor
     ("bare float", "2.", A_GRAD, True, "as a tensor it is written tensor(2., requires_grad=True)"),
     ("bare float within tolerance", "6.0001", PRODUCT, True, "Correct"),
-    ("bare int for a float tensor", "2", A_GRAD, False, "Got 2, expected a float tensor: tensor(2., requires_grad=True)."),
+    (
+        "bare int for a float tensor",
+        "2",
+        A_GRAD,
+        False,
+        "Got 2, expected a float tensor: tensor(2., requires_grad=True).",
+    ),
     ("bare int for an int tensor", "3", tensor(3, dtype="int64"), True, "tensor(3)"),
     ("bare bool", "True", tensor(True, dtype="bool"), True, "tensor(True)"),
     ("bare wrong value", "3.", A_GRAD, False, "Got 3.0, expected tensor(2., requires_grad=True)."),
@@ -110,14 +246,44 @@ SCALARS = [
 
 SEQUENCES = [
     ("tuple", "(True, False)", scalars("tuple", True, False), True, "Correct."),
-    ("list for a tuple", "[True, False]", scalars("tuple", True, False), True, "written in full: (True, False)"),
+    (
+        "list for a tuple",
+        "[True, False]",
+        scalars("tuple", True, False),
+        True,
+        "written in full: (True, False)",
+    ),
     ("tuple for a list", "(1, 2)", scalars("list", 1, 2), True, "Correct"),
-    ("item wrong", "(True, True)", scalars("tuple", True, False), False, "Item 2: got True, expected False."),
-    ("item kind", "(1, 0)", scalars("tuple", True, False), False, "Item 1: got 1 (an int), expected True (a bool)."),
+    (
+        "item wrong",
+        "(True, True)",
+        scalars("tuple", True, False),
+        False,
+        "Item 2: got True, expected False.",
+    ),
+    (
+        "item kind",
+        "(1, 0)",
+        scalars("tuple", True, False),
+        False,
+        "Item 1: got 1 (an int), expected True (a bool).",
+    ),
     ("length", "(True,)", scalars("tuple", True, False), False, "expected 2 items: (True, False)"),
     ("not a sequence", "True", scalars("tuple", True), False, "expected a tuple: (True,)"),
-    ("nested tensors", "(tensor(2.), None)", Sequence("tuple", (A_GRAD, Scalar(None))), True, "Correct"),
-    ("nested tensor wrong", "(tensor(2), None)", Sequence("tuple", (A_GRAD, Scalar(None))), False, "Item 1: got tensor(2), an int tensor"),
+    (
+        "nested tensors",
+        "(tensor(2.), None)",
+        Sequence("tuple", (A_GRAD, Scalar(None))),
+        True,
+        "Correct",
+    ),
+    (
+        "nested tensor wrong",
+        "(tensor(2), None)",
+        Sequence("tuple", (A_GRAD, Scalar(None))),
+        False,
+        "Item 1: got tensor(2), an int tensor",
+    ),
     ("Size for a tuple of ints", "torch.Size([3, 4])", scalars("tuple", 3, 4), True, "Correct"),
 ]
 
@@ -125,26 +291,92 @@ TORCH_OBJECTS = [
     ("Size", "torch.Size([3, 4])", SizeValue((3, 4)), True, "Correct."),
     ("tuple for Size", "(3, 4)", SizeValue((3, 4)), True, "written in full: torch.Size([3, 4])"),
     ("list for Size", "[3, 4]", SizeValue((3, 4)), True, "Correct"),
-    ("wrong Size", "torch.Size([4, 3])", SizeValue((3, 4)), False, "Got torch.Size([4, 3]), expected torch.Size([3, 4])."),
-    ("bools are not sizes", "(True, True)", SizeValue((1, 1)), False, "expected torch.Size([1, 1])"),
+    (
+        "wrong Size",
+        "torch.Size([4, 3])",
+        SizeValue((3, 4)),
+        False,
+        "Got torch.Size([4, 3]), expected torch.Size([3, 4]).",
+    ),
+    (
+        "bools are not sizes",
+        "(True, True)",
+        SizeValue((1, 1)),
+        False,
+        "expected torch.Size([1, 1])",
+    ),
     ("empty Size", "()", SizeValue(()), True, "Correct"),
     ("dtype", "torch.float32", DtypeValue("float32"), True, "Correct."),
     ("dtype alias", "torch.float", DtypeValue("float32"), True, "Correct"),
-    ("wrong dtype", "torch.float64", DtypeValue("float32"), False, "Got torch.float64, expected torch.float32."),
+    (
+        "wrong dtype",
+        "torch.float64",
+        DtypeValue("float32"),
+        False,
+        "Got torch.float64, expected torch.float32.",
+    ),
     ("grad_fn", "<CloneBackward0>", GradFnValue("CloneBackward0"), True, "Correct."),
     ("grad_fn bare name", "CloneBackward0", GradFnValue("CloneBackward0"), True, "Correct."),
-    ("grad_fn without version", "SelectBackward", GradFnValue("SelectBackward0"), True, "written in full: <SelectBackward0>"),
-    ("grad_fn other version", "<SelectBackward1>", GradFnValue("SelectBackward0"), False, "Got SelectBackward1, expected <SelectBackward0>."),
-    ("grad_fn wrong", "<MulBackward0>", GradFnValue("CloneBackward0"), False, "expected <CloneBackward0>"),
-    ("None for grad_fn", "None", GradFnValue("CloneBackward0"), False, "Got None, expected <CloneBackward0>."),
+    (
+        "grad_fn without version",
+        "SelectBackward",
+        GradFnValue("SelectBackward0"),
+        True,
+        "written in full: <SelectBackward0>",
+    ),
+    (
+        "grad_fn other version",
+        "<SelectBackward1>",
+        GradFnValue("SelectBackward0"),
+        False,
+        "Got SelectBackward1, expected <SelectBackward0>.",
+    ),
+    (
+        "grad_fn wrong",
+        "<MulBackward0>",
+        GradFnValue("CloneBackward0"),
+        False,
+        "expected <CloneBackward0>",
+    ),
+    (
+        "None for grad_fn",
+        "None",
+        GradFnValue("CloneBackward0"),
+        False,
+        "Got None, expected <CloneBackward0>.",
+    ),
 ]
 
 OUTCOMES = [
-    ("exception by class", "RuntimeError", ExceptionValue("RuntimeError", "a leaf Variable ..."), True, "Correct."),
-    ("other exception", "ValueError", ExceptionValue("RuntimeError", "..."), False, "Got ValueError, expected RuntimeError."),
-    ("no error for an exception", "no error", ExceptionValue("RuntimeError", "..."), False, "Got no error, expected RuntimeError."),
+    (
+        "exception by class",
+        "RuntimeError",
+        ExceptionValue("RuntimeError", "a leaf Variable ..."),
+        True,
+        "Correct.",
+    ),
+    (
+        "other exception",
+        "ValueError",
+        ExceptionValue("RuntimeError", "..."),
+        False,
+        "Got ValueError, expected RuntimeError.",
+    ),
+    (
+        "no error for an exception",
+        "no error",
+        ExceptionValue("RuntimeError", "..."),
+        False,
+        "Got no error, expected RuntimeError.",
+    ),
     ("no error", "No error", NoError(), True, "Correct."),
-    ("exception for no error", "RuntimeError", NoError(), False, "Got RuntimeError, expected no error."),
+    (
+        "exception for no error",
+        "RuntimeError",
+        NoError(),
+        False,
+        "Got RuntimeError, expected no error.",
+    ),
     ("None is not no error", "None", NoError(), False, "expected no error"),
     ("opaque by text", "'{}'", Opaque("dict", "{}"), True, "Correct"),
     ("opaque other text", "'{1: 2}'", Opaque("dict", "{}"), False, "expected {}"),
@@ -155,8 +387,10 @@ def _cases(table):  # type: ignore[no-untyped-def]
     return [pytest.param(*row[1:], id=row[0]) for row in table]
 
 
-@pytest.mark.parametrize(("text", "truth", "correct", "feedback"),
-                         _cases(TENSOR_LADDER + SCALARS + SEQUENCES + TORCH_OBJECTS + OUTCOMES))
+@pytest.mark.parametrize(
+    ("text", "truth", "correct", "feedback"),
+    _cases(TENSOR_LADDER + SCALARS + SEQUENCES + TORCH_OBJECTS + OUTCOMES),
+)
 def test_compare(text: str, truth: Value, correct: bool, feedback: str) -> None:
     verdict = compare(parse_answer(text), truth)
     assert (verdict.correct, feedback in verdict.feedback) == (correct, True), verdict.feedback
@@ -173,7 +407,7 @@ def test_feedback_stays_short_for_big_values(n: int) -> None:
 
 def test_verdict_is_frozen() -> None:
     with pytest.raises(dataclasses.FrozenInstanceError):
-        Verdict(True, "Correct.").correct = False  # type: ignore[misc]
+        Comparison(True, "Correct.").correct = False  # type: ignore[misc]
 
 
 SAME = [
@@ -181,9 +415,19 @@ SAME = [
     ("different literal", "False", "True", False),
     ("bare number and 0-dim tensor", "5.", "tensor(5.)", True),
     ("unstated flag", "tensor(5., requires_grad=True)", "tensor(5.)", True),
-    ("contradicting flags", "tensor(5., requires_grad=True)", "tensor(5., requires_grad=False)", False),
+    (
+        "contradicting flags",
+        "tensor(5., requires_grad=True)",
+        "tensor(5., requires_grad=False)",
+        False,
+    ),
     ("grad_fn stated once", "tensor(5., grad_fn=<MulBackward0>)", "tensor(5.)", True),
-    ("grad_fn versus no grad", "tensor(5., grad_fn=<MulBackward0>)", "tensor(5., requires_grad=False)", False),
+    (
+        "grad_fn versus no grad",
+        "tensor(5., grad_fn=<MulBackward0>)",
+        "tensor(5., requires_grad=False)",
+        False,
+    ),
     ("grad_fn versions", "<MulBackward>", "MulBackward0", True),
     ("exception names", "RuntimeError", "RuntimeError", True),
     ("exception versus no error", "RuntimeError", "no error", False),
@@ -191,7 +435,12 @@ SAME = [
     ("Size and tuple", "torch.Size([2])", "(2,)", True),
     ("int and float", "2", "2.", False),
     ("dtype written once", "tensor(1., dtype=torch.float64)", "tensor(1.)", True),
-    ("contradicting dtypes", "tensor(1., dtype=torch.float64)", "tensor(1., dtype=torch.float32)", False),
+    (
+        "contradicting dtypes",
+        "tensor(1., dtype=torch.float64)",
+        "tensor(1., dtype=torch.float32)",
+        False,
+    ),
 ]
 
 

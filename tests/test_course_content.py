@@ -17,15 +17,16 @@ from typing import Any
 
 import pytest
 
-from graders.answers import parse_answer, render_answer
-from graders.audit import audit_course
-from graders.compare import compare
-from graders.course_text import text_paths
-from graders.load import LoadedCourse, load_course
-from graders.spec import BEYOND, SECTIONS, in_article
+from graders.answers.compare import compare
+from graders.answers.parse import parse_answer, render_answer
+from graders.answers.values import ExceptionValue, GradFnValue, NoError, Value
+from graders.course.load import LoadedCourse, load_course
+from graders.course.model import BEYOND, SECTIONS, in_article
+from graders.course.text import text_paths
+from graders.course.validate import untranslated
+from graders.kinds.predict.audit import audit_course
+from graders.kinds.predict.truth import Truths
 from graders.truth_child import compute
-from graders.validate import untranslated
-from graders.values import ExceptionValue, GradFnValue, NoError, Value, from_json
 
 COURSE_FILE = Path(__file__).resolve().parent.parent / "course.yml"
 MIN_QUESTIONS = 140
@@ -43,16 +44,33 @@ ASSIGNMENT_SECTIONS = {
 NEW_ASSIGNMENTS = {"ps4": 25, "ps5": 25}
 # The only questions whose output the article printed (§1a, §1b, §2): drift detection.
 ARTICLE_PRINTED = {
-    "clone-requires-grad/same-object", "clone-requires-grad/same-memory", "clone-requires-grad/requires-grad-copied",
-    "clone-grad-accumulates/grad-after-first-backward", "clone-grad-accumulates/clone-grad-after-backward",
-    "clone-grad-accumulates/grads-accumulate-on-original", "clone-no-grad/flags", "clone-no-grad/clone-grad",
-    "clone-no-grad/original-grad", "detach-shares-memory/same-object", "detach-shares-memory/same-memory",
-    "detach-shares-memory/flags", "detach-shares-memory/original-element-grad-fn", "detach-inplace-ops/resize",
+    "clone-requires-grad/same-object",
+    "clone-requires-grad/same-memory",
+    "clone-requires-grad/requires-grad-copied",
+    "clone-grad-accumulates/grad-after-first-backward",
+    "clone-grad-accumulates/clone-grad-after-backward",
+    "clone-grad-accumulates/grads-accumulate-on-original",
+    "clone-no-grad/flags",
+    "clone-no-grad/clone-grad",
+    "clone-no-grad/original-grad",
+    "detach-shares-memory/same-object",
+    "detach-shares-memory/same-memory",
+    "detach-shares-memory/flags",
+    "detach-shares-memory/original-element-grad-fn",
+    "detach-inplace-ops/resize",
 }
 # Phrases that gave answers away in course v1 (issue 17), in titles and prompts.
-GIVEAWAYS = ("silently wrong gradient", "caught at backward()", "BatchNorm statistics ignore freezing",
-             "eval() does not stop gradients", "torch complains", "An addition saves nothing", "saves nothing",
-             "is not a frozen parameter", "stale gradients")
+GIVEAWAYS = (
+    "silently wrong gradient",
+    "caught at backward()",
+    "BatchNorm statistics ignore freezing",
+    "eval() does not stop gradients",
+    "torch complains",
+    "An addition saves nothing",
+    "saves nothing",
+    "is not a frozen parameter",
+    "stale gradients",
+)
 
 
 @pytest.fixture(scope="module")
@@ -67,9 +85,12 @@ def predict(loaded: LoadedCourse) -> dict[str, Any]:
 
 
 @pytest.fixture(scope="module")
-def truths(loaded: LoadedCourse, predict: dict[str, Any]) -> dict[str, dict[str, Any]]:
-    """Each predict exercise's truths, as the child task returns them."""
-    return {ex_id: compute(_payload(ex, loaded.course.seed)) for ex_id, ex in predict.items()}
+def truths(loaded: LoadedCourse, predict: dict[str, Any]) -> dict[str, Truths]:
+    """Each predict exercise's truths, from what the child task returns."""
+    return {
+        ex_id: Truths.from_json(compute(_payload(ex, loaded.course.seed)))
+        for ex_id, ex in predict.items()
+    }
 
 
 def _payload(exercise: Any, seed: int) -> dict[str, Any]:
@@ -84,8 +105,8 @@ def _questions(predict: dict[str, Any]) -> list[tuple[str, Any]]:
     return [(ex_id, q) for ex_id, ex in predict.items() for q in ex.questions]
 
 
-def _truth(truths: dict[str, dict[str, Any]], ex_id: str, q_id: str) -> Value:
-    return from_json(truths[ex_id]["questions"][q_id]["value"])
+def _truth(truths: dict[str, Truths], ex_id: str, q_id: str) -> Value:
+    return truths[ex_id].questions[q_id].value
 
 
 def test_enough_questions_and_files(predict: dict[str, Any]) -> None:
@@ -95,16 +116,24 @@ def test_enough_questions_and_files(predict: dict[str, Any]) -> None:
     assert [f"{ex_id}/{q.id}" for ex_id, q in questions if not q.misconceptions] == []
 
 
-def test_the_new_problem_sets_have_their_questions(loaded: LoadedCourse, predict: dict[str, Any]) -> None:
+def test_the_new_problem_sets_have_their_questions(
+    loaded: LoadedCourse, predict: dict[str, Any]
+) -> None:
     for assignment_id, at_least in NEW_ASSIGNMENTS.items():
         found = loaded.course.assignment(assignment_id)
         assert found is not None and found.due.year == 2027, assignment_id
-        count = sum(len(predict[item.id].questions) for item in found.exercises if item.id in predict)
+        count = sum(
+            len(predict[item.id].questions) for item in found.exercises if item.id in predict
+        )
         assert count >= at_least, (assignment_id, count)
 
 
 def test_every_article_section_is_covered(loaded: LoadedCourse) -> None:
-    cited = {item.section or ex.exercise.section for ex in loaded.exercises.values() for item in ex.kind.items(ex.exercise)}
+    cited = {
+        item.section or ex.exercise.section
+        for ex in loaded.exercises.values()
+        for item in ex.kind.items(ex.exercise)
+    }
     assert {s for s in SECTIONS if in_article(s)} <= cited
 
 
@@ -126,7 +155,9 @@ def test_assignments_follow_the_article(loaded: LoadedCourse, predict: dict[str,
         assert sections <= ASSIGNMENT_SECTIONS[assignment.id], assignment.id
 
 
-def test_setups_run_and_truths_are_writable(loaded: LoadedCourse, truths: dict[str, dict[str, Any]]) -> None:
+def test_setups_run_and_truths_are_writable(
+    loaded: LoadedCourse, truths: dict[str, Truths]
+) -> None:
     problems = {}
     for ex_id, prepared in truths.items():
         entry = loaded.exercises[ex_id]
@@ -136,7 +167,9 @@ def test_setups_run_and_truths_are_writable(loaded: LoadedCourse, truths: dict[s
     assert problems == {}
 
 
-def test_expected_answers_grade_as_correct(predict: dict[str, Any], truths: dict[str, dict[str, Any]]) -> None:
+def test_expected_answers_grade_as_correct(
+    predict: dict[str, Any], truths: dict[str, Truths]
+) -> None:
     # The key a learner would read must itself be an accepted, correct answer.
     failing = []
     for ex_id, q in _questions(predict):
@@ -146,7 +179,9 @@ def test_expected_answers_grade_as_correct(predict: dict[str, Any], truths: dict
     assert failing == []
 
 
-def test_misconceptions_are_graded_wrong(predict: dict[str, Any], truths: dict[str, dict[str, Any]]) -> None:
+def test_misconceptions_are_graded_wrong(
+    predict: dict[str, Any], truths: dict[str, Truths]
+) -> None:
     graded_right = []
     for ex_id, q in _questions(predict):
         truth = _truth(truths, ex_id, q.id)
@@ -173,14 +208,22 @@ def test_article_says_only_what_the_article_printed(predict: dict[str, Any]) -> 
     ("question", "verdict", "mentions"),
     [
         ("detach-shares-memory/original-element-grad-fn", "renamed", "SelectBackward0"),
-        ("clone-grad-accumulates/clone-grad-after-backward", "new warning", "UserWarning: The .grad attribute of a Tensor that is not a leaf Tensor"),
+        (
+            "clone-grad-accumulates/clone-grad-after-backward",
+            "new warning",
+            "UserWarning: The .grad attribute of a Tensor that is not a leaf Tensor",
+        ),
         ("detach-inplace-ops/resize", "changed", "no longer raises RuntimeError"),
         ("clone-grad-accumulates/grads-accumulate-on-original", "same", ""),
         ("clone-requires-grad/requires-grad-copied", "same", ""),
     ],
 )
 def test_audit_reports_the_drifts(
-    loaded: LoadedCourse, truths: dict[str, dict[str, Any]], question: str, verdict: str, mentions: str,
+    loaded: LoadedCourse,
+    truths: dict[str, Truths],
+    question: str,
+    verdict: str,
+    mentions: str,
 ) -> None:
     drifts = {d.question: d for d in audit_course(loaded, truths)}
     assert drifts[question].verdict == verdict
@@ -190,26 +233,85 @@ def test_audit_reports_the_drifts(
 @pytest.mark.parametrize(
     ("question", "cls", "fragment"),
     [
-        ("clone-requires-grad/unset-requires-grad-on-clone", "RuntimeError", "only change requires_grad flags of leaf variables"),
+        (
+            "clone-requires-grad/unset-requires-grad-on-clone",
+            "RuntimeError",
+            "only change requires_grad flags of leaf variables",
+        ),
         ("leaf-inplace-ops/resize", "RuntimeError", "cannot resize variables that require grad"),
-        ("leaf-inplace-ops/set", "RuntimeError", "leaf Variable that requires grad is being used in an in-place operation"),
-        ("leaf-inplace-ops/element-write", "RuntimeError", "leaf Variable that requires grad is being used in an in-place operation"),
+        (
+            "leaf-inplace-ops/set",
+            "RuntimeError",
+            "leaf Variable that requires grad is being used in an in-place operation",
+        ),
+        (
+            "leaf-inplace-ops/element-write",
+            "RuntimeError",
+            "leaf Variable that requires grad is being used in an in-place operation",
+        ),
         ("clone-detach-order/backward-through-copy", "RuntimeError", "does not require grad"),
-        ("detach-inplace-caught/backward-after-zero", "RuntimeError", "modified by an inplace operation"),
-        ("detach-between-modules/article-backward", "RuntimeError", "grad can be implicitly created only for scalar outputs"),
-        ("freeze-inference-mode/inference-into-b", "RuntimeError", "Inference tensors cannot be saved for backward"),
-        ("deepcopy-module/deepcopy-non-leaf", "RuntimeError", "Only Tensors created explicitly by the user (graph leaves) support the deepcopy protocol"),
-        ("optimizer-param-groups/add-twice", "ValueError", "some parameters appear in more than one parameter group"),
-        ("version-counter-errors/backward-reads-the-count", "RuntimeError", "which is output 0 of Sigmoid, is at version 2; expected version 0 instead"),
-        ("version-counter-errors/relu-inplace-after-sigmoid", "RuntimeError", "is at version 1; expected version 0 instead"),
-        ("retain-grad-and-hooks/hook-needs-grad", "RuntimeError", "cannot register a hook on a tensor that doesn't require gradient"),
-        ("backward-inputs-and-grad/second-backward", "RuntimeError", "Trying to backward through the graph a second time"),
-        ("backward-inputs-and-grad/grad-of-unused", "RuntimeError", "The differentiated Tensor at index 0 appears to not have been used in the graph"),
-        ("detach-inplace-and-copy/detach-in-place-on-view", "RuntimeError", "Can't detach views in-place. Use detach() instead."),
+        (
+            "detach-inplace-caught/backward-after-zero",
+            "RuntimeError",
+            "modified by an inplace operation",
+        ),
+        (
+            "detach-between-modules/article-backward",
+            "RuntimeError",
+            "grad can be implicitly created only for scalar outputs",
+        ),
+        (
+            "freeze-inference-mode/inference-into-b",
+            "RuntimeError",
+            "Inference tensors cannot be saved for backward",
+        ),
+        (
+            "deepcopy-module/deepcopy-non-leaf",
+            "RuntimeError",
+            "Only Tensors created explicitly by the user (graph leaves) support the deepcopy protocol",
+        ),
+        (
+            "optimizer-param-groups/add-twice",
+            "ValueError",
+            "some parameters appear in more than one parameter group",
+        ),
+        (
+            "version-counter-errors/backward-reads-the-count",
+            "RuntimeError",
+            "which is output 0 of Sigmoid, is at version 2; expected version 0 instead",
+        ),
+        (
+            "version-counter-errors/relu-inplace-after-sigmoid",
+            "RuntimeError",
+            "is at version 1; expected version 0 instead",
+        ),
+        (
+            "retain-grad-and-hooks/hook-needs-grad",
+            "RuntimeError",
+            "cannot register a hook on a tensor that doesn't require gradient",
+        ),
+        (
+            "backward-inputs-and-grad/second-backward",
+            "RuntimeError",
+            "Trying to backward through the graph a second time",
+        ),
+        (
+            "backward-inputs-and-grad/grad-of-unused",
+            "RuntimeError",
+            "The differentiated Tensor at index 0 appears to not have been used in the graph",
+        ),
+        (
+            "detach-inplace-and-copy/detach-in-place-on-view",
+            "RuntimeError",
+            "Can't detach views in-place. Use detach() instead.",
+        ),
     ],
 )
 def test_errors_are_raised_for_the_reason_taught(
-    truths: dict[str, dict[str, Any]], question: str, cls: str, fragment: str,
+    truths: dict[str, Truths],
+    question: str,
+    cls: str,
+    fragment: str,
 ) -> None:
     # Graded by class alone; the message proves the question teaches the right cause.
     ex_id, q_id = question.split("/")
@@ -230,8 +332,12 @@ def _texts(exercise: Any, language: str) -> dict[str, str]:
 
 
 def _all_texts(predict: dict[str, Any]) -> dict[str, str]:
-    return {f"{ex_id}:{lang}:{where}": text for ex_id, ex in predict.items()
-            for lang in ("en", "zh") for where, text in _texts(ex, lang).items()}
+    return {
+        f"{ex_id}:{lang}:{where}": text
+        for ex_id, ex in predict.items()
+        for lang in ("en", "zh")
+        for where, text in _texts(ex, lang).items()
+    }
 
 
 def test_every_text_is_given_in_both_languages(loaded: LoadedCourse) -> None:
@@ -247,9 +353,16 @@ def test_chinese_texts_use_the_articles_terms(predict: dict[str, Any]) -> None:
 
 
 def test_questions_beyond_the_article_are_tagged(loaded: LoadedCourse) -> None:
-    beyond = [item.id for ex in loaded.exercises.values() for item in ex.kind.items(ex.exercise) if item.section == BEYOND]
+    beyond = [
+        item.id
+        for ex in loaded.exercises.values()
+        for item in ex.kind.items(ex.exercise)
+        if item.section == BEYOND
+    ]
     assert len(beyond) >= 30
-    assert "leaf-inplace-ops/write-under-no-grad" in beyond and "leaf-inplace-ops/resize" not in beyond
+    assert (
+        "leaf-inplace-ops/write-under-no-grad" in beyond and "leaf-inplace-ops/resize" not in beyond
+    )
 
 
 def test_no_text_cites_the_empty_supplement(predict: dict[str, Any]) -> None:
@@ -259,65 +372,111 @@ def test_no_text_cites_the_empty_supplement(predict: dict[str, Any]) -> None:
 
 
 def test_no_title_or_prompt_gives_its_answer_away(predict: dict[str, Any]) -> None:
-    shown = {k: t for k, t in _all_texts(predict).items() if k.endswith(":title") or k.endswith(".prompt")}
+    shown = {
+        k: t
+        for k, t in _all_texts(predict).items()
+        if k.endswith(":title") or k.endswith(".prompt")
+    }
     assert [(k, p) for k, t in shown.items() for p in GIVEAWAYS if p.lower() in t.lower()] == []
 
 
-def test_no_run_of_three_identical_answers(predict: dict[str, Any], truths: dict[str, dict[str, Any]]) -> None:
+def test_no_run_of_three_identical_answers(
+    predict: dict[str, Any], truths: dict[str, dict[str, Any]]
+) -> None:
     runs = []
     for ex_id, ex in predict.items():
         keys = [render_answer(_truth(truths, ex_id, q.id)) for q in ex.questions]
-        runs += [f"{ex_id}: {keys[i]} x3 from question {i + 1}" for i in range(len(keys) - 2) if len(set(keys[i:i + 3])) == 1]
+        runs += [
+            f"{ex_id}: {keys[i]} x3 from question {i + 1}"
+            for i in range(len(keys) - 2)
+            if len(set(keys[i : i + 3])) == 1
+        ]
     assert runs == []
 
 
-def test_a_non_leaf_accepts_requires_grad_true_and_the_course_says_so(predict: dict[str, Any], truths: dict[str, dict[str, Any]]) -> None:
+def test_a_non_leaf_accepts_requires_grad_true_and_the_course_says_so(
+    predict: dict[str, Any], truths: dict[str, dict[str, Any]]
+) -> None:
     # Course v1 claimed non-leaf tensors refuse requires_grad_(); only switching off (or assigning) is refused.
     assert isinstance(_truth(truths, "clone-requires-grad", "switch-on-requires-grad"), NoError)
-    assert _truth(truths, "clone-requires-grad", "unset-requires-grad-on-clone").cls == "RuntimeError"
-    claims = [k for k, t in _all_texts(predict).items()
-              if "refuse `requires_grad_()`" in t or "requires_grad` can only be switched on a leaf" in t]
+    assert (
+        _truth(truths, "clone-requires-grad", "unset-requires-grad-on-clone").cls == "RuntimeError"
+    )
+    claims = [
+        k
+        for k, t in _all_texts(predict).items()
+        if "refuse `requires_grad_()`" in t or "requires_grad` can only be switched on a leaf" in t
+    ]
     assert claims == []
 
 
 @pytest.mark.parametrize("answer", ["tensor(1.)", "1.", "tensor(1., requires_grad=True)", "None"])
-def test_the_select_question_grades_the_grad_fn(truths: dict[str, dict[str, Any]], answer: str) -> None:
+def test_the_select_question_grades_the_grad_fn(
+    truths: dict[str, dict[str, Any]], answer: str
+) -> None:
     truth = _truth(truths, "detach-shares-memory", "original-element-grad-fn")
     assert truth == GradFnValue("SelectBackward0")
     assert not compare(parse_answer(answer), truth).correct
-    assert compare(parse_answer("<SelectBackward>"), truth).correct  # the article's name, without the digit
+    assert compare(
+        parse_answer("<SelectBackward>"), truth
+    ).correct  # the article's name, without the digit
 
 
-def test_the_leaf_resize_explanation_names_the_right_check(predict: dict[str, Any], truths: dict[str, dict[str, Any]]) -> None:
+def test_the_leaf_resize_explanation_names_the_right_check(
+    predict: dict[str, Any], truths: dict[str, dict[str, Any]]
+) -> None:
     # The article's error was a check on detached tensors, removed in torch 1.13; the leaf refuses by another rule.
     truth = _truth(truths, "leaf-inplace-ops", "resize")
-    explain = " ".join(next(q.explain for q in predict["leaf-inplace-ops"].questions if q.id == "resize").split())
-    assert "cannot resize variables that require grad" in truth.message and "set_sizes_contiguous" not in truth.message
+    explain = " ".join(
+        next(q.explain for q in predict["leaf-inplace-ops"].questions if q.id == "resize").split()
+    )
+    assert (
+        "cannot resize variables that require grad" in truth.message
+        and "set_sizes_contiguous" not in truth.message
+    )
     assert "1.13" in explain and "cannot resize variables that require grad" in explain
 
 
-def test_answers_are_asked_for_in_a_form_a_learner_writes(predict: dict[str, Any], truths: dict[str, dict[str, Any]]) -> None:
+def test_answers_are_asked_for_in_a_form_a_learner_writes(
+    predict: dict[str, Any], truths: dict[str, dict[str, Any]]
+) -> None:
     # 1 for 1.0, tensor(1.) for tensor(1), Warning for UserWarning: each question asks for what it teaches.
     assert render_answer(_truth(truths, "zero-grad-still-moves", "none-grad-skipped")) == "True"
     assert render_answer(_truth(truths, "freeze-batchnorm-trap", "batches-tracked")) == "1"
     assert render_answer(_truth(truths, "clone-grad-accumulates", "non-leaf-grad-warns")) == "True"
-    prompts = {(ex_id, q.id): (q.prompt, ex.in_language("zh").questions[i].prompt)
-               for ex_id, ex in predict.items() for i, q in enumerate(ex.questions)}
+    prompts = {
+        (ex_id, q.id): (q.prompt, ex.in_language("zh").questions[i].prompt)
+        for ex_id, ex in predict.items()
+        for i, q in enumerate(ex.questions)
+    }
     for (ex_id, q_id), (en, zh) in prompts.items():
         rendered = render_answer(_truth(truths, ex_id, q_id))
         if "." in rendered and rendered.replace(".", "").isdigit():  # a float
             assert "float" in en and "浮点数" in zh, (ex_id, q_id)
-    assert "tensor([[1., 2.], [3., 4.]])" in prompts[("freeze-stale-grads", "zero-grad-keep-tensors")][0]
+    assert (
+        "tensor([[1., 2.], [3., 4.]])"
+        in prompts[("freeze-stale-grads", "zero-grad-keep-tensors")][0]
+    )
 
 
-def test_detach_keeps_a_fixed_only_while_a_has_no_gradient(predict: dict[str, Any], truths: dict[str, dict[str, Any]]) -> None:
+def test_detach_keeps_a_fixed_only_while_a_has_no_gradient(
+    predict: dict[str, Any], truths: dict[str, dict[str, Any]]
+) -> None:
     # Course v1 said detach() alone keeps A fixed; with gradients left on A, the step moves it.
     assert render_answer(_truth(truths, "detach-vs-full-backward", "stale-grads-move-a")) == "False"
-    explain = " ".join(next(q.explain for q in predict["detach-between-modules"].questions if q.id == "step-leaves-a").split())
+    explain = " ".join(
+        next(
+            q.explain
+            for q in predict["detach-between-modules"].questions
+            if q.id == "step-leaves-a"
+        ).split()
+    )
     assert "alone is enough" not in explain and "only stops new gradients" in explain
 
 
-def test_quoted_error_messages_are_what_torch_says(predict: dict[str, Any], truths: dict[str, dict[str, Any]]) -> None:
+def test_quoted_error_messages_are_what_torch_says(
+    predict: dict[str, Any], truths: dict[str, dict[str, Any]]
+) -> None:
     # An explanation that quotes the error quotes today's torch, word for word.
     misquoted = []
     for ex_id, q in _questions(predict):
@@ -333,7 +492,11 @@ def test_quoted_error_messages_are_what_torch_says(predict: dict[str, Any], trut
 
 def test_chinese_paragraphs_are_not_broken_mid_sentence(predict: dict[str, Any]) -> None:
     # Markdown and the feedback page would show a soft line break between two Chinese characters.
-    broken = [k for k, t in _all_texts(predict).items() if ":zh:" in k
-              for outside in re.split(r"```.*?```", t, flags=re.S)
-              if re.search(r"[\u4e00-\u9fff，。：；、（）]\n[\u4e00-\u9fff，。：；、（）]", outside)]
+    broken = [
+        k
+        for k, t in _all_texts(predict).items()
+        if ":zh:" in k
+        for outside in re.split(r"```.*?```", t, flags=re.S)
+        if re.search(r"[\u4e00-\u9fff，。：；、（）]\n[\u4e00-\u9fff，。：；、（）]", outside)
+    ]
     assert broken == []

@@ -4,30 +4,53 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
+from typing import Any
 
+import pytest
 from click.testing import CliRunner
 
 from graders.cli import main
+from graders.cli.tables import MARKS
 
 REPO = Path(__file__).resolve().parent.parent
+STUDENTS = ("ada", "bob", "cy")
 
 
-def test_demo_prints_the_table_of_the_examples() -> None:
+@pytest.fixture(scope="module")
+def table() -> dict[str, dict[str, str]]:
+    """The demo's table as {row label: {student: cell}}."""
     result = CliRunner().invoke(main, ["demo", "--course", str(REPO)])
     assert result.exit_code == 0, result.output
-    header = next(line for line in result.output.splitlines() if "question" in line)
-    assert all(name in header for name in ("ada", "bob", "cy"))
-    assert "score" in result.output
+    rows = [
+        [cell.strip() for cell in line.strip("│┃").split("│" if "│" in line else "┃")]
+        for line in result.output.splitlines()
+        if line.startswith(("│", "┃"))
+    ]
+    header, body = rows[0], rows[1:]
+    return {row[0]: dict(zip(header[1:], row[1:], strict=True)) for row in body}
 
 
-def test_the_examples_cover_right_misconceived_and_invalid_answers() -> None:
+@pytest.fixture(scope="module")
+def doc() -> dict[str, Any]:
     files = sorted((REPO / "examples" / "ps1").glob("*.yml"))
-    result = CliRunner().invoke(main, ["grade", "ps1", *map(str, files), "--json", "--course", str(REPO)])
-    doc = json.loads(result.stdout)
-    by_student = {s["student"]: s for s in doc["students"]}
-    ada, bob, cy = by_student["ada"], by_student["bob"], by_student["cy"]
+    args = ["grade", "ps1", *map(str, files), "--json", "--course", str(REPO)]
+    result = CliRunner().invoke(main, args)
+    return json.loads(result.stdout)
+
+
+def test_the_table_shows_what_the_results_document_says(table: dict, doc: dict) -> None:
+    assert [s["student"] for s in doc["students"]] == list(STUDENTS)
+    for s in doc["students"]:
+        assert table["score"][s["student"]] == f"{s['score']:g}/{s['max_score']:g}"
+        for q in s["questions"]:
+            mark = MARKS[q["status"]].split("]")[1].split("[")[0]  # the symbol inside rich markup
+            expected = f"{mark} {q['points']:g}/{q['max_points']:g}"
+            assert table[q["id"]][s["student"]] == expected, q["id"]
+
+
+def test_the_examples_cover_right_misconceived_and_invalid_answers(doc: dict) -> None:
+    ada, bob, cy = (next(s for s in doc["students"] if s["student"] == n) for n in STUDENTS)
     assert ada["score"] == ada["max_score"]
     assert any(q["misconception"] for q in bob["questions"])
-    statuses = {q["status"] for q in cy["questions"]}
-    assert {"invalid", "unanswered"} <= statuses
+    assert {"invalid", "unanswered"} <= {q["status"] for q in cy["questions"]}
     assert 0 < cy["late_factor"] < 1

@@ -13,34 +13,81 @@ import re
 
 import pytest
 
-from graders.answers import is_writable, parse_answer, render_answer
-from graders.compare import compare
-from graders.describe import MAX_DEPTH, MAX_ITEMS, MAX_MESSAGE, MAX_REPR, describe, describe_exception
-from graders.literals import DTYPE_ALIASES, DTYPES, dtype_kind
-from graders.values import (
-    DtypeValue, ExceptionValue, GradFnValue, Opaque, Scalar, Sequence, SizeValue, TensorValue,
-    Value, from_json, to_json,
+from graders.answers.compare import compare
+from graders.answers.from_torch import (
+    MAX_DEPTH,
+    MAX_ITEMS,
+    MAX_MESSAGE,
+    MAX_REPR,
+    describe,
+    describe_exception,
+)
+from graders.answers.parse import is_writable, parse_answer, render_answer
+from graders.answers.render import DTYPE_ALIASES, DTYPES, dtype_kind
+from graders.answers.values import (
+    DtypeValue,
+    ExceptionValue,
+    GradFnValue,
+    Opaque,
+    Scalar,
+    Sequence,
+    SizeValue,
+    TensorValue,
+    Value,
+    from_json,
+    to_json,
 )
 
 torch = pytest.importorskip("torch")
 
 
-def _leaf() -> "torch.Tensor":
+def _leaf() -> torch.Tensor:
     return torch.tensor(1.0, requires_grad=True)
 
 
 DESCRIBED = [
     ("leaf requiring grad", _leaf, TensorValue(1.0, (), "float32", True, True, None)),
-    ("clone is a non-leaf", lambda: _leaf().clone(), TensorValue(1.0, (), "float32", True, False, "CloneBackward0")),
+    (
+        "clone is a non-leaf",
+        lambda: _leaf().clone(),
+        TensorValue(1.0, (), "float32", True, False, "CloneBackward0"),
+    ),
     ("product", lambda: _leaf() * 2, TensorValue(2.0, (), "float32", True, False, "MulBackward0")),
-    ("detached", lambda: (_leaf() * 2).detach(), TensorValue(2.0, (), "float32", False, True, None)),
-    ("select", lambda: torch.ones(2, 2, requires_grad=True)[0][0],
-     TensorValue(1.0, (), "float32", True, False, "SelectBackward0")),
-    ("int matrix", lambda: torch.tensor([[1, 2], [3, 4]]), TensorValue([[1, 2], [3, 4]], (2, 2), "int64", False, True, None)),
-    ("bool", lambda: torch.tensor([True, False]), TensorValue([True, False], (2,), "bool", False, True, None)),
-    ("float64", lambda: torch.tensor([0.5], dtype=torch.float64), TensorValue([0.5], (1,), "float64", False, True, None)),
-    ("empty with a zero dim", lambda: torch.empty(2, 0), TensorValue([[], []], (2, 0), "float32", False, True, None)),
-    ("parameter is a tensor", lambda: torch.nn.Parameter(torch.zeros(2)), TensorValue([0.0, 0.0], (2,), "float32", True, True, None)),
+    (
+        "detached",
+        lambda: (_leaf() * 2).detach(),
+        TensorValue(2.0, (), "float32", False, True, None),
+    ),
+    (
+        "select",
+        lambda: torch.ones(2, 2, requires_grad=True)[0][0],
+        TensorValue(1.0, (), "float32", True, False, "SelectBackward0"),
+    ),
+    (
+        "int matrix",
+        lambda: torch.tensor([[1, 2], [3, 4]]),
+        TensorValue([[1, 2], [3, 4]], (2, 2), "int64", False, True, None),
+    ),
+    (
+        "bool",
+        lambda: torch.tensor([True, False]),
+        TensorValue([True, False], (2,), "bool", False, True, None),
+    ),
+    (
+        "float64",
+        lambda: torch.tensor([0.5], dtype=torch.float64),
+        TensorValue([0.5], (1,), "float64", False, True, None),
+    ),
+    (
+        "empty with a zero dim",
+        lambda: torch.empty(2, 0),
+        TensorValue([[], []], (2, 0), "float32", False, True, None),
+    ),
+    (
+        "parameter is a tensor",
+        lambda: torch.nn.Parameter(torch.zeros(2)),
+        TensorValue([0.0, 0.0], (2,), "float32", True, True, None),
+    ),
     ("Size", lambda: torch.ones(3, 4).shape, SizeValue((3, 4))),
     ("dtype", lambda: torch.ones(1).dtype, DtypeValue("float32")),
     ("grad_fn node", lambda: (_leaf() * 2).grad_fn, GradFnValue("MulBackward0")),
@@ -51,8 +98,17 @@ DESCRIBED = [
     ("string", lambda: str(torch.ones(1).dtype), Scalar("torch.float32")),
     ("tuple of flags", lambda: (True, False), Sequence("tuple", (Scalar(True), Scalar(False)))),
     ("list", lambda: [1, [2]], Sequence("list", (Scalar(1), Sequence("list", (Scalar(2),))))),
-    ("named tuple from torch is a tuple", lambda: torch.max(torch.tensor([1.0, 3.0]), 0),
-     Sequence("tuple", (TensorValue(3.0, (), "float32", False, True, None), TensorValue(1, (), "int64", False, True, None)))),
+    (
+        "named tuple from torch is a tuple",
+        lambda: torch.max(torch.tensor([1.0, 3.0]), 0),
+        Sequence(
+            "tuple",
+            (
+                TensorValue(3.0, (), "float32", False, True, None),
+                TensorValue(1, (), "int64", False, True, None),
+            ),
+        ),
+    ),
 ]
 
 
@@ -67,7 +123,9 @@ def test_nan_and_inf_survive_strict_json() -> None:
     back = from_json(json.loads(text))
     assert isinstance(back, TensorValue)
     assert math.isnan(back.values[0]) and back.values[1:] == [math.inf, -math.inf, 1.0]
-    assert from_json(json.loads(json.dumps(to_json(Scalar(math.nan)), allow_nan=False))).value != "nan"
+    assert (
+        from_json(json.loads(json.dumps(to_json(Scalar(math.nan)), allow_nan=False))).value != "nan"
+    )
 
 
 OPAQUE = [
@@ -76,7 +134,11 @@ OPAQUE = [
     ("complex tensor", lambda: torch.ones(2, dtype=torch.complex64), "torch.Tensor"),
     ("meta tensor", lambda: torch.ones(2, device="meta"), "torch.Tensor"),
     ("sparse tensor", lambda: torch.ones(2).to_sparse(), "torch.Tensor"),
-    ("nested tensor", lambda: torch.nested.nested_tensor([torch.ones(2), torch.ones(3)]), "torch.Tensor"),
+    (
+        "nested tensor",
+        lambda: torch.nested.nested_tensor([torch.ones(2), torch.ones(3)]),
+        "torch.Tensor",
+    ),
     ("huge tensor", lambda: torch.zeros(300, 300), "torch.Tensor"),
     ("huge list", lambda: list(range(MAX_ITEMS + 1)), "list"),
     ("tuple holding a dict", lambda: (1, {}), "tuple"),
@@ -112,7 +174,9 @@ def test_describe_exception() -> None:
         _leaf().resize_(2)
     except RuntimeError as exc:
         value = describe_exception(exc)
-    assert value.cls == "RuntimeError" and "cannot resize variables that require grad" in value.message
+    assert (
+        value.cls == "RuntimeError" and "cannot resize variables that require grad" in value.message
+    )
     assert describe_exception(ValueError("x" * 10_000)).message == "x" * MAX_MESSAGE
 
 
@@ -125,7 +189,9 @@ def test_describe_exception_with_broken_str() -> None:
 
 
 def _all_torch_dtypes() -> set[str]:
-    return {str(v).removeprefix("torch.") for v in vars(torch).values() if isinstance(v, torch.dtype)}
+    return {
+        str(v).removeprefix("torch.") for v in vars(torch).values() if isinstance(v, torch.dtype)
+    }
 
 
 def test_parser_knows_every_torch_dtype() -> None:
@@ -178,14 +244,25 @@ def test_render_matches_torch_print(make) -> None:  # type: ignore[no-untyped-de
 
 # The answer-key invariant on values torch really produced.
 TRUTHS = [
-    _leaf, lambda: _leaf().clone(), lambda: torch.rand(3, 4, requires_grad=True), lambda: torch.rand(2, 3).detach(),
-    lambda: torch.rand(4, dtype=torch.float64) * 1e-9, lambda: torch.randn(3, dtype=torch.float16),
-    lambda: torch.randn(3, dtype=torch.bfloat16), lambda: torch.arange(6, dtype=torch.uint8).reshape(2, 3),
-    lambda: torch.tensor([1e38, -1e-38, 0.0, -0.0]), lambda: torch.tensor(float("nan")),
-    lambda: torch.randint(-100, 100, (2, 2, 2)), lambda: torch.empty(2, 0, 3),
-    lambda: torch.ones(3, dtype=torch.float8_e4m3fn), lambda: torch.ones(2, 2).shape,
+    _leaf,
+    lambda: _leaf().clone(),
+    lambda: torch.rand(3, 4, requires_grad=True),
+    lambda: torch.rand(2, 3).detach(),
+    lambda: torch.rand(4, dtype=torch.float64) * 1e-9,
+    lambda: torch.randn(3, dtype=torch.float16),
+    lambda: torch.randn(3, dtype=torch.bfloat16),
+    lambda: torch.arange(6, dtype=torch.uint8).reshape(2, 3),
+    lambda: torch.tensor([1e38, -1e-38, 0.0, -0.0]),
+    lambda: torch.tensor(float("nan")),
+    lambda: torch.randint(-100, 100, (2, 2, 2)),
+    lambda: torch.empty(2, 0, 3),
+    lambda: torch.ones(3, dtype=torch.float8_e4m3fn),
+    lambda: torch.ones(2, 2).shape,
     lambda: (torch.ones(2).grad_fn, (torch.ones(1, requires_grad=True) + 1).grad_fn),
-    lambda: torch.int8, lambda: 2**80, lambda: -0.0, lambda: "a 'quoted' <string>\n",
+    lambda: torch.int8,
+    lambda: 2**80,
+    lambda: -0.0,
+    lambda: "a 'quoted' <string>\n",
 ]
 
 

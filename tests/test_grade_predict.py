@@ -9,29 +9,17 @@ from pathlib import Path
 import pytest
 import torch
 from click.testing import CliRunner
+from small_course import small_course
 
+from graders.batch.grading import Submission, answer_key, grade_submission, prepare_assignment
 from graders.cli import main
+from graders.course.validate import validate_course
 from graders.errors import SpecError
-from graders.grade import Submission, grade_submission, prepare_assignment
-from graders.key import answer_key
-from graders.validate import validate_course
-from graders.workspace import open_workspace
+from graders.sandbox import InProcessRunner
+from graders.session import open_session
 
-COURSE = """\
-id: tiny
-title: Tiny course
-seed: 0
-limits: {timeout_s: 20, memory_mib: 2048}
-assignments:
-  - id: ps1
-    title: First
-    due: "2026-10-05T23:59:00+02:00"
-    late: {penalty_per_day: 0.1, cutoff_days: 3}
-    exercises:
-      - clone-basics
-      - {id: detach-basics, points: 6}
-"""
-
+# The small course's ps1 (tests/small_course.py), with exercises whose questions cover
+# every kind of truth: values, grad_fns, runs that raise or not, warnings.
 CLONE = """\
 id: clone-basics
 title: clone basics
@@ -95,20 +83,17 @@ questions:
 """
 
 
-def write_course(root: Path, extra: dict[str, str] | None = None, course: str = COURSE) -> Path:
-    (root / "exercises").mkdir(parents=True, exist_ok=True)
-    (root / "course.yml").write_text(course)
-    (root / "exercises" / "clone-basics.yml").write_text(CLONE)
-    (root / "exercises" / "detach-basics.yml").write_text(DETACH)
-    for name, text in (extra or {}).items():
-        (root / "exercises" / name).write_text(text)
-    return root / "course.yml"
+def write_course(root: Path, extra: dict[str, str] | None = None) -> Path:
+    files = {"exercises/clone-basics.yml": CLONE, "exercises/detach-basics.yml": DETACH}
+    files.update({f"exercises/{name}": text for name, text in (extra or {}).items()})
+    return small_course(root, files) / "course.yml"
 
 
 @pytest.fixture(scope="module")
 def prepared(tmp_path_factory: pytest.TempPathFactory):
     course = write_course(tmp_path_factory.mktemp("course"))
-    with open_workspace(course) as ws:
+    # Predictions only: the in-process fake computes the same truths without a sandbox.
+    with open_session(course, runner=InProcessRunner()) as ws:
         yield prepare_assignment(ws.loaded, "ps1", ws.ctx)
 
 
@@ -129,43 +114,71 @@ def test_the_key_agrees_with_torch(prepared) -> None:
 def test_the_key_earns_full_marks_and_points_overrides_scale(prepared) -> None:
     result = grade_submission(prepared, Submission("key", "ps1", answers=answer_key(prepared)))
     assert [q.status.value for q in result.questions] == ["correct"] * 9
-    assert result.max_score == pytest.approx(5 + 6)
-    assert result.score == pytest.approx(11)
+    assert result.max_score == pytest.approx(5 + 4)  # detach-basics: 4 questions scaled to 4
+    assert result.score == pytest.approx(9)
 
 
 def test_the_truth_keeps_warnings(prepared) -> None:
     clone = next(e for e in prepared.exercises if e.loaded.exercise.id == "clone-basics")
-    warnings = clone.prepared["questions"]["nonleaf-grad"]["warnings"]
-    assert [w["category"] for w in warnings] == ["UserWarning"]
-    assert "not a leaf Tensor" in warnings[0]["message"]
+    warnings = clone.prepared.questions["nonleaf-grad"].warnings
+    assert [w.category for w in warnings] == ["UserWarning"]
+    assert "not a leaf Tensor" in warnings[0].message
 
 
 @pytest.mark.parametrize(
     "item, answer, status, misconception",
     [
-        pytest.param("clone-basics/shares", "True", "wrong", "clone-shares-memory", id="declared-misconception"),
+        pytest.param(
+            "clone-basics/shares",
+            "True",
+            "wrong",
+            "clone-shares-memory",
+            id="declared-misconception",
+        ),
         pytest.param("clone-basics/shares", "False", "correct", None, id="right"),
-        pytest.param("clone-basics/grad-fn", "CloneBackward", "correct", None, id="grad-fn-version-digit-optional"),
+        pytest.param(
+            "clone-basics/grad-fn",
+            "CloneBackward",
+            "correct",
+            None,
+            id="grad-fn-version-digit-optional",
+        ),
         pytest.param("clone-basics/grad", "tensor(2.)", "wrong", None, id="wrong-value"),
         pytest.param("clone-basics/grad", "3.", "correct", None, id="number-for-0-dim-tensor"),
-        pytest.param("clone-basics/grad", "tensor(3)", "wrong", None, id="int-tensor-for-float-tensor"),
+        pytest.param(
+            "clone-basics/grad", "tensor(3)", "wrong", None, id="int-tensor-for-float-tensor"
+        ),
         pytest.param("clone-basics/grad", "tensor(3", "invalid", None, id="unparseable"),
         pytest.param("clone-basics/grad", "...", "unanswered", None, id="template-left"),
-        pytest.param("detach-basics/backward-nonscalar", "no error", "wrong", None, id="no-error-but-raises"),
-        pytest.param("detach-basics/seen", "tensor(5., grad_fn=<SelectBackward>)", "correct", None, id="article-spelling"),
+        pytest.param(
+            "detach-basics/backward-nonscalar", "no error", "wrong", None, id="no-error-but-raises"
+        ),
+        pytest.param(
+            "detach-basics/seen",
+            "tensor(5., grad_fn=<SelectBackward>)",
+            "correct",
+            None,
+            id="article-spelling",
+        ),
     ],
 )
-def test_one_answer(prepared, item: str, answer: str, status: str, misconception: str | None) -> None:
+def test_one_answer(
+    prepared, item: str, answer: str, status: str, misconception: str | None
+) -> None:
     result = grade_submission(prepared, Submission("s", "ps1", answers={item: answer}))
     q = next(q for q in result.questions if q.id == item)
     assert (q.status.value, q.misconception) == (status, misconception)
     assert q.feedback  # every outcome explains itself
 
 
-def test_a_hostile_answer_is_invalid_and_nothing_runs(prepared, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+def test_a_hostile_answer_is_invalid_and_nothing_runs(
+    prepared, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     monkeypatch.chdir(tmp_path)
     hostile = "__import__('os').system('touch x')"
-    result = grade_submission(prepared, Submission("s", "ps1", answers={"clone-basics/shares": hostile}))
+    result = grade_submission(
+        prepared, Submission("s", "ps1", answers={"clone-basics/shares": hostile})
+    )
     assert result.questions[0].status.value == "invalid"
     assert not (tmp_path / "x").exists()
 
@@ -205,7 +218,7 @@ def test_truths_are_identical_across_runs(tmp_path: Path) -> None:
     course = write_course(tmp_path)
     keys = []
     for _ in range(2):
-        with open_workspace(course, cache=False) as ws:
+        with open_session(course, cache=False, runner=InProcessRunner()) as ws:
             keys.append(answer_key(prepare_assignment(ws.loaded, "ps1", ws.ctx)))
     assert keys[0] == keys[1]
 
@@ -213,17 +226,32 @@ def test_truths_are_identical_across_runs(tmp_path: Path) -> None:
 def test_grade_json_prints_only_the_results_document(tmp_path: Path) -> None:
     course = write_course(tmp_path)
     answers = tmp_path / "ada.yml"
-    answers.write_text('student: ada\nassignment: ps1\nanswers:\n  clone-basics/shares: "False"\n  clone-basics/grad: tensor(3.)\n')
+    answers.write_text(
+        'student: ada\nassignment: ps1\nanswers:\n  clone-basics/shares: "False"\n  '
+        "clone-basics/grad: tensor(3.)\n"
+    )
     broken = tmp_path / "bob.yml"
     broken.write_text("student: [unclosed\n")
-    result = CliRunner().invoke(main, ["grade", "ps1", str(answers), str(broken), "--json", "--course", str(course)])
+    result = CliRunner().invoke(
+        main, ["grade", "ps1", str(answers), str(broken), "--json", "--course", str(course)]
+    )
     doc = json.loads(result.stdout)
     assert result.exit_code == 1  # bob's file cannot be read
     assert set(doc) >= {"course", "assignment", "torch_version", "graded_at", "students"}
     ada, bob = doc["students"]
     assert (ada["student"], ada["score"], ada["status"]) == ("ada", pytest.approx(2.0), "graded")
     assert bob["status"] == "ungradable" and "invalid YAML" in bob["error"]
-    assert set(ada["questions"][0]) == {"id", "status", "points", "max_points", "answer", "expected", "feedback", "misconception"}
+    assert set(ada["questions"][0]) == {
+        "id",
+        "status",
+        "points",
+        "max_points",
+        "answer",
+        "expected",
+        "feedback",
+        "misconception",
+        "section",
+    }
 
 
 def test_key_json_is_an_answers_mapping(tmp_path: Path) -> None:

@@ -2,11 +2,11 @@
 
 from __future__ import annotations
 
-from datetime import datetime, timedelta, timezone
+from datetime import UTC, datetime, timedelta, timezone
 
 import pytest
 
-from graders.spec import LatePolicy
+from graders.course.model import LatePolicy
 
 DUE = datetime(2026, 10, 5, 23, 59, tzinfo=timezone(timedelta(hours=2)))
 POLICY = LatePolicy(penalty_per_day=0.1, cutoff_days=3)
@@ -31,7 +31,7 @@ def test_late_factor(late_by: timedelta, factor: float | None) -> None:
 
 def test_time_zones_are_respected() -> None:
     # 22:30 UTC is 00:30 in UTC+2: 31 minutes after the deadline.
-    submitted = datetime(2026, 10, 5, 22, 30, tzinfo=timezone.utc)
+    submitted = datetime(2026, 10, 5, 22, 30, tzinfo=UTC)
     assert POLICY.factor(DUE, submitted) == pytest.approx(0.9)
 
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from graders.notebook.answer import MAX_ANSWER_CHARS, Extracted, extract_answer
+from graders.kinds.predict.answer_cell import MAX_ANSWER_CHARS, Extracted, extract_answer
 
 UNANSWERED = Extracted(None)
 
@@ -19,22 +19,48 @@ CASES = [
     pytest.param("answer = False", Extracted("False"), id="literal"),
     pytest.param('answer = "tensor(3.)"', Extracted("tensor(3.)"), id="quoted"),
     pytest.param("answer = 'no error'  # sure?", Extracted("no error"), id="quoted-with-comment"),
-    pytest.param("answer = (True,\n          False)", Extracted("(True,\n          False)"), id="multi-line"),
+    pytest.param(
+        "answer = (True,\n          False)", Extracted("(True,\n          False)"), id="multi-line"
+    ),
     pytest.param("answer = torch.Size([4, 3])", Extracted("torch.Size([4, 3])"), id="call-as-text"),
     pytest.param('answer = f"{secret}"', Extracted('f"{secret}"'), id="f-string-as-text"),
-    pytest.param("# YOUR CODE HERE\nanswer = True\nraise NotImplementedError()", Extracted("True"), id="stub-left-behind"),
+    pytest.param(
+        "# YOUR CODE HERE\nanswer = True\nraise NotImplementedError()",
+        Extracted("True"),
+        id="stub-left-behind",
+    ),
     # Not Python, still one `answer = ...`: the tokenizer finds the text.
     pytest.param("answer = no error", Extracted("no error"), id="bare-no-error"),
     pytest.param("answer = no error  # sure", Extracted("no error"), id="bare-with-comment"),
-    pytest.param("answer = tensor(6., grad_fn=<MulBackward0>)", Extracted("tensor(6., grad_fn=<MulBackward0>)"), id="grad-fn-brackets"),
-    pytest.param("answer = tensor([[1., 2.],\n        [3., 4.]], grad_fn=<AddBackward0>)", Extracted("tensor([[1., 2.],\n        [3., 4.]], grad_fn=<AddBackward0>)"), id="printed-matrix"),
+    pytest.param(
+        "answer = tensor(6., grad_fn=<MulBackward0>)",
+        Extracted("tensor(6., grad_fn=<MulBackward0>)"),
+        id="grad-fn-brackets",
+    ),
+    pytest.param(
+        "answer = tensor([[1., 2.],\n        [3., 4.]], grad_fn=<AddBackward0>)",
+        Extracted("tensor([[1., 2.],\n        [3., 4.]], grad_fn=<AddBackward0>)"),
+        id="printed-matrix",
+    ),
     # Anything else: the whole cell, for the parser to report as invalid.
-    pytest.param("answer = 3; print(answer)", Extracted("answer = 3; print(answer)", True), id="two-statements"),
-    pytest.param("answer = <CloneBackward0>; import os", Extracted("answer = <CloneBackward0>; import os", True), id="two-statements-not-python"),
+    pytest.param(
+        "answer = 3; print(answer)",
+        Extracted("answer = 3; print(answer)", True),
+        id="two-statements",
+    ),
+    pytest.param(
+        "answer = <CloneBackward0>; import os",
+        Extracted("answer = <CloneBackward0>; import os", True),
+        id="two-statements-not-python",
+    ),
     pytest.param("answer == 3", Extracted("answer == 3", True), id="comparison"),
     pytest.param("x = 3", Extracted("x = 3", True), id="other-name"),
     pytest.param("answer = x = 3", Extracted("answer = x = 3", True), id="chained"),
-    pytest.param("%pip install torch\nanswer = 1", Extracted("%pip install torch\nanswer = 1", True), id="magic"),
+    pytest.param(
+        "%pip install torch\nanswer = 1",
+        Extracted("%pip install torch\nanswer = 1", True),
+        id="magic",
+    ),
     pytest.param("!curl http://x", Extracted("!curl http://x", True), id="shell-escape"),
     pytest.param("answer = (1,", Extracted("answer = (1,", True), id="unclosed-bracket"),
     pytest.param("True", Extracted("True", True), id="bare-expression"),

@@ -3,31 +3,33 @@
 from __future__ import annotations
 
 import os
+from collections.abc import Iterator
 from pathlib import Path
-from typing import Any, Iterator
+from typing import Any
 
 import pytest
 from click.testing import CliRunner
-
-from graders import presubmit as check_module
-from graders.presubmit import check, check_notebook, find_notebook
-from graders.cli import main
-from graders.errors import SubmissionError, UsageError
-from graders.grade import prepare_assignment
-from graders.key import answer_key
-from graders.load import load_course
-from graders.notebook.release import student_notebook
-from graders.workspace import open_workspace
 from notebook_helpers import answer_index, copy_course, fill, save_nb
+
+from graders.batch.grading import answer_key, prepare_assignment
+from graders.cli import main
+from graders.course.load import load_course
+from graders.errors import SubmissionError, UsageError
+from graders.notebook import check as check_module
+from graders.notebook.check import check, check_notebook, find_notebook
+from graders.notebook.release import student_notebook
+from graders.session import open_session
 
 SAVED = 1_790_000_000  # a fixed mtime, so two reports can be compared whole
 
 
 @pytest.fixture(scope="module")
-def released(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[dict[str, Any], dict[str, str]]]:
+def released(
+    tmp_path_factory: pytest.TempPathFactory,
+) -> Iterator[tuple[dict[str, Any], dict[str, str]]]:
     """The student notebook of nb1 (as JSON) and the key computed by torch."""
     course = copy_course(tmp_path_factory.mktemp("check") / "course")
-    with open_workspace(course) as ws:
+    with open_session(course) as ws:
         key = answer_key(prepare_assignment(ws.loaded, "nb1", ws.ctx))
     loaded = load_course(course / "course.yml")
     nb = student_notebook(loaded, loaded.course.assignments[0])
@@ -50,7 +52,9 @@ def test_a_complete_notebook_is_ok(released, tmp_path: Path) -> None:
     nb, key = released
     report = check_notebook(_saved(fill(nb, key), tmp_path / "nb1.ipynb"))
     assert report.ok and len(report.readable) == 8
-    assert report.text().endswith("8 of 8 answers can be read. This check never tells whether an answer is right.")
+    assert report.text().endswith(
+        "8 of 8 answers can be read. This check never tells whether an answer is right."
+    )
 
 
 def test_the_report_is_the_same_for_right_and_wrong_answers(released, tmp_path: Path) -> None:
@@ -64,11 +68,16 @@ def test_the_report_is_the_same_for_right_and_wrong_answers(released, tmp_path: 
 
 def test_the_report_names_each_problem(released, tmp_path: Path) -> None:
     nb, key = released
-    nb = fill(nb, {k: v for k, v in key.items() if k not in ("clone-basics/backward", "independent-copy")})
+    nb = fill(
+        nb, {k: v for k, v in key.items() if k not in ("clone-basics/backward", "independent-copy")}
+    )
     index = answer_index(nb)
     nb["cells"][index["clone-basics/grad"]]["source"] = "answer = tensor(3.) + 1"
     nb["cells"][index["detach-basics/flags"]]["source"] = "%pip install torch\nanswer = 1"
-    nb["cells"].insert(index["clone-basics/shares-memory"], dict(nb["cells"][index["clone-basics/shares-memory"]], id="dup"))
+    nb["cells"].insert(
+        index["clone-basics/shares-memory"],
+        dict(nb["cells"][index["clone-basics/shares-memory"]], id="dup"),
+    )
     del nb["cells"][answer_index(nb)["detach-basics/resize-leaf"]]
     report = check_notebook(_saved(nb, tmp_path / "nb1.ipynb"))
     assert not report.ok
@@ -79,18 +88,36 @@ def test_the_report_names_each_problem(released, tmp_path: Path) -> None:
     assert report.missing == ("detach-basics/resize-leaf",)
     assert [f.key for f in report.duplicated] == ["clone-basics/shares-memory"]
     text = report.text()
-    assert "The grader cannot read 2 of your answers:" in text and "3 of 8 answers can be read." in text
-    assert "Answer cells missing from the notebook (1)" in text and "only the last one was graded" in text
+    assert (
+        "The grader cannot read 2 of your answers:" in text
+        and "3 of 8 answers can be read." in text
+    )
+    assert (
+        "Answer cells missing from the notebook (1)" in text
+        and "only the last one was graded" in text
+    )
 
 
 CODE_CASES = [
     pytest.param("def copy_of(t):\n    return t.clone()\n", "", id="defines-entry"),
     pytest.param("copy_of = lambda t: t.clone()\n", "", id="assigns-entry"),
     pytest.param("def copy_of(t):\n    return (t\n% 2)\n", "", id="percent-continuation-is-python"),
-    pytest.param("def copy_of(t)\n    return t\n", "not valid Python: expected ':' (line 1)", id="syntax-error"),
-    pytest.param("!pip install x\ndef copy_of(t):\n    return t\n", "lines starting with `!` or `%` are IPython commands", id="magic"),
+    pytest.param(
+        "def copy_of(t)\n    return t\n",
+        "not valid Python: expected ':' (line 1)",
+        id="syntax-error",
+    ),
+    pytest.param(
+        "!pip install x\ndef copy_of(t):\n    return t\n",
+        "lines starting with `!` or `%` are IPython commands",
+        id="magic",
+    ),
     pytest.param("def copy(t):\n    return t\n", "does not define `copy_of`", id="wrong-name"),
-    pytest.param("if True:\n    def copy_of(t):\n        return t\n", "does not define `copy_of`", id="not-top-level"),
+    pytest.param(
+        "if True:\n    def copy_of(t):\n        return t\n",
+        "does not define `copy_of`",
+        id="not-top-level",
+    ),
     pytest.param("import torch\n\n\ndef copy_of(t):\n    ...\n", None, id="template-untouched"),
     pytest.param("# YOUR CODE HERE\nraise NotImplementedError()", None, id="nbgrader-stub"),
 ]
@@ -98,7 +125,14 @@ CODE_CASES = [
 
 @pytest.mark.parametrize(("source", "problem"), CODE_CASES)
 def test_code_cells_are_parsed_never_run(tmp_path: Path, source: str, problem: str | None) -> None:
-    cell = {"cell_type": "code", "id": "c", "metadata": {"graders": {"exercise": "copy", "entry": "copy_of"}}, "source": source, "outputs": [], "execution_count": None}
+    cell = {
+        "cell_type": "code",
+        "id": "c",
+        "metadata": {"graders": {"exercise": "copy", "entry": "copy_of"}},
+        "source": source,
+        "outputs": [],
+        "execution_count": None,
+    }
     nb = {"cells": [cell], "metadata": {}, "nbformat": 4, "nbformat_minor": 5}
     report = check_notebook(_saved(nb, tmp_path / "c.ipynb"))
     found = [f.message for f in report.unreadable]
@@ -112,20 +146,29 @@ def test_the_command_exits_1_when_an_answer_cannot_be_read(released, tmp_path: P
     bad = _saved(fill(nb, {"clone-basics/grad": "tensor(3.) + 1"}), tmp_path / "bad.ipynb")
     assert CliRunner().invoke(main, ["check", str(good), "--assignment", "nb1"]).exit_code == 0
     result = CliRunner().invoke(main, ["check", str(bad)])
-    assert result.exit_code == 1 and "clone-basics/grad: Could not read this answer" in result.output
+    assert (
+        result.exit_code == 1 and "clone-basics/grad: Could not read this answer" in result.output
+    )
 
 
-def test_the_command_explains_an_unreadable_or_mismatched_notebook(released, tmp_path: Path) -> None:
+def test_the_command_explains_an_unreadable_or_mismatched_notebook(
+    released, tmp_path: Path
+) -> None:
     nb, _ = released
     path = _saved(nb, tmp_path / "nb1.ipynb")
     result = CliRunner().invoke(main, ["check", str(path), "--assignment", "ps9"])
-    assert result.exit_code == 1 and "this notebook is for assignment 'nb1', not 'ps9'" in result.output
+    assert (
+        result.exit_code == 1
+        and "this notebook is for assignment 'nb1', not 'ps9'" in result.output
+    )
     (tmp_path / "empty.ipynb").write_bytes(b"")
     result = CliRunner().invoke(main, ["check", str(tmp_path / "empty.ipynb")])
     assert result.exit_code == 1 and "the file is empty" in result.output
 
 
-def test_check_in_a_kernel_finds_its_notebook_from_jupyter(released, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]) -> None:
+def test_check_in_a_kernel_finds_its_notebook_from_jupyter(
+    released, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
     nb, _ = released
     _saved(nb, tmp_path / "work" / "nb1.ipynb")
     _saved(nb, tmp_path / "work" / "other.ipynb")
@@ -135,7 +178,9 @@ def test_check_in_a_kernel_finds_its_notebook_from_jupyter(released, tmp_path: P
     assert capsys.readouterr().out.startswith("Checked nb1.ipynb (assignment nb1)")
 
 
-def test_without_a_session_the_only_notebook_in_the_folder_is_checked(released, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+def test_without_a_session_the_only_notebook_in_the_folder_is_checked(
+    released, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     monkeypatch.delenv("JPY_SESSION_NAME", raising=False)
     monkeypatch.setattr(check_module, "_ipython", lambda: None)
     _saved(released[0], tmp_path / "only.ipynb")

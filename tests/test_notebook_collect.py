@@ -4,27 +4,34 @@ from __future__ import annotations
 
 import copy
 import json
+from collections.abc import Iterator
 from pathlib import Path
-from typing import Any, Iterator
+from typing import Any
 
 import pytest
+from notebook_helpers import answer_index, copy_course, fill, load_nb, save_nb
 
+from graders.batch.grading import (
+    PreparedAssignment,
+    answer_key,
+    grade_submission,
+    prepare_assignment,
+)
+from graders.course.load import LoadedCourse, load_course
 from graders.errors import SubmissionError
-from graders.grade import PreparedAssignment, grade_submission, prepare_assignment
-from graders.key import answer_key
-from graders.load import LoadedCourse, load_course
 from graders.notebook.collect import read_submission
 from graders.notebook.release import instructor_notebook, student_notebook, write_release
 from graders.results import Status
-from graders.workspace import open_workspace
-from notebook_helpers import answer_index, copy_course, fill, load_nb, save_nb
+from graders.session import open_session
 
 
 @pytest.fixture(scope="module")
-def graded(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[LoadedCourse, PreparedAssignment, dict[str, str]]]:
+def graded(
+    tmp_path_factory: pytest.TempPathFactory,
+) -> Iterator[tuple[LoadedCourse, PreparedAssignment, dict[str, str]]]:
     """The test course's nb1, prepared (truths from torch), and its key."""
     course = copy_course(tmp_path_factory.mktemp("collect") / "course")
-    with open_workspace(course) as ws:
+    with open_session(course) as ws:
         prep = prepare_assignment(ws.loaded, "nb1", ws.ctx)
         yield ws.loaded, prep, answer_key(prep)
 
@@ -35,28 +42,40 @@ def student_nb(graded: tuple[LoadedCourse, PreparedAssignment, dict[str, str]]) 
     return json.loads(json.dumps(student_notebook(loaded, loaded.course.assignments[0])))
 
 
-def grade(graded: tuple[LoadedCourse, PreparedAssignment, dict[str, str]], path: Path) -> dict[str, Any]:
+def grade(
+    graded: tuple[LoadedCourse, PreparedAssignment, dict[str, str]], path: Path
+) -> dict[str, Any]:
     loaded, prep, _ = graded
     result = grade_submission(prep, read_submission(path, "nb1", loaded, "ada"))
     return {q.id: q for q in result.questions}
 
 
-def test_the_repository_course_key_earns_full_marks_in_every_released_notebook(course_file: Path, tmp_path: Path) -> None:
+def test_the_repository_course_key_earns_full_marks_in_every_released_notebook(
+    course_file: Path, tmp_path: Path
+) -> None:
     """Per assignment: the instructor notebook, and the student notebook filled by metadata."""
-    with open_workspace(course_file) as ws:
+    with open_session(course_file) as ws:
         for assignment in ws.loaded.course.assignments:
             prep = prepare_assignment(ws.loaded, assignment.id, ws.ctx)
             key = answer_key(prep)
             written = write_release(ws.loaded, assignment, key, tmp_path)
-            filled = save_nb(fill(load_nb(written.student), key), tmp_path / f"{assignment.id}-filled.ipynb")
+            filled = save_nb(
+                fill(load_nb(written.student), key), tmp_path / f"{assignment.id}-filled.ipynb"
+            )
             for path in (written.instructor, filled):
-                result = grade_submission(prep, read_submission(path, assignment.id, ws.loaded, "key"))
-                assert [q.id for q in result.questions if q.status is not Status.CORRECT] == [], path.name
+                result = grade_submission(
+                    prep, read_submission(path, assignment.id, ws.loaded, "key")
+                )
+                assert [q.id for q in result.questions if q.status is not Status.CORRECT] == [], (
+                    path.name
+                )
                 assert result.raw_score == pytest.approx(result.max_score) and result.max_score > 0
 
 
 @pytest.mark.parametrize("quoted", [True, False], ids=["quoted", "bare"])
-def test_student_notebook_filled_by_metadata_with_the_key_earns_full_marks(graded, student_nb, tmp_path: Path, quoted: bool) -> None:
+def test_student_notebook_filled_by_metadata_with_the_key_earns_full_marks(
+    graded, student_nb, tmp_path: Path, quoted: bool
+) -> None:
     path = save_nb(fill(student_nb, graded[2], quoted=quoted), tmp_path / "nb1.ipynb")
     statuses = {i: q.status for i, q in grade(graded, path).items()}
     assert len(statuses) == 11 and set(statuses.values()) == {Status.CORRECT}
@@ -65,13 +84,27 @@ def test_student_notebook_filled_by_metadata_with_the_key_earns_full_marks(grade
 def test_moved_and_added_cells_do_not_matter(graded, student_nb, tmp_path: Path) -> None:
     nb = fill(student_nb, graded[2])
     nb["cells"].reverse()
-    nb["cells"].insert(3, {"cell_type": "code", "id": "mine", "metadata": {}, "source": "answer = 'True'", "outputs": [], "execution_count": None})
-    nb["cells"].append({"cell_type": "markdown", "id": "notes", "metadata": {}, "source": "my notes"})
+    nb["cells"].insert(
+        3,
+        {
+            "cell_type": "code",
+            "id": "mine",
+            "metadata": {},
+            "source": "answer = 'True'",
+            "outputs": [],
+            "execution_count": None,
+        },
+    )
+    nb["cells"].append(
+        {"cell_type": "markdown", "id": "notes", "metadata": {}, "source": "my notes"}
+    )
     path = save_nb(nb, tmp_path / "nb1.ipynb")
     assert all(q.status is Status.CORRECT for q in grade(graded, path).values())
 
 
-def test_a_deleted_answer_cell_leaves_its_question_unanswered(graded, student_nb, tmp_path: Path) -> None:
+def test_a_deleted_answer_cell_leaves_its_question_unanswered(
+    graded, student_nb, tmp_path: Path
+) -> None:
     nb = fill(student_nb, graded[2])
     del nb["cells"][answer_index(nb)["clone-basics/grad"]]
     path = save_nb(nb, tmp_path / "nb1.ipynb")
@@ -82,7 +115,9 @@ def test_a_deleted_answer_cell_leaves_its_question_unanswered(graded, student_nb
     assert results["clone-basics/backward"].status is Status.CORRECT
 
 
-def test_a_duplicated_answer_cell_counts_once_the_last_copy_with_a_note(graded, student_nb, tmp_path: Path) -> None:
+def test_a_duplicated_answer_cell_counts_once_the_last_copy_with_a_note(
+    graded, student_nb, tmp_path: Path
+) -> None:
     nb = fill(student_nb, graded[2])
     index = answer_index(nb)["clone-basics/shares-memory"]
     wrong = copy.deepcopy(nb["cells"][index]) | {"id": "copy", "source": 'answer = "True"'}
@@ -97,21 +132,34 @@ def test_a_duplicated_answer_cell_counts_once_the_last_copy_with_a_note(graded, 
 def test_outputs_are_ignored(graded, student_nb, tmp_path: Path) -> None:
     nb = fill(student_nb, {})
     cell = nb["cells"][answer_index(nb)["clone-basics/grad"]]
-    cell["outputs"] = [{"output_type": "stream", "name": "stdout", "text": "answer = 'tensor(3.)'\n" * 50_000}]
+    cell["outputs"] = [
+        {"output_type": "stream", "name": "stdout", "text": "answer = 'tensor(3.)'\n" * 50_000}
+    ]
     sub = read_submission(save_nb(nb, tmp_path / "nb1.ipynb"), "nb1", graded[0], "ada")
-    assert sub.answers == {} and (tmp_path / "nb1.ipynb").stat().st_size > 1_000_000
+    assert set(sub.answers) == {"independent-copy"}  # only the untouched code template
+    assert (tmp_path / "nb1.ipynb").stat().st_size > 1_000_000
 
 
 MALFORMED = [
-    pytest.param("%pip install torch\nanswer = 'tensor(3.)'", "IPython commands, not Python", id="pip-magic"),
-    pytest.param("!curl http://example.com\nanswer = 'tensor(3.)'", "IPython commands, not Python", id="shell-escape"),
-    pytest.param("answer = 'tensor(3.)'\nprint(answer)", "must hold one assignment", id="extra-statement"),
+    pytest.param(
+        "%pip install torch\nanswer = 'tensor(3.)'", "IPython commands, not Python", id="pip-magic"
+    ),
+    pytest.param(
+        "!curl http://example.com\nanswer = 'tensor(3.)'",
+        "IPython commands, not Python",
+        id="shell-escape",
+    ),
+    pytest.param(
+        "answer = 'tensor(3.)'\nprint(answer)", "must hold one assignment", id="extra-statement"
+    ),
     pytest.param("answer == 'tensor(3.)'", "must hold one assignment", id="comparison"),
 ]
 
 
 @pytest.mark.parametrize(("source", "note"), MALFORMED)
-def test_a_cell_that_is_not_one_assignment_is_invalid_with_a_note(graded, student_nb, tmp_path: Path, source: str, note: str) -> None:
+def test_a_cell_that_is_not_one_assignment_is_invalid_with_a_note(
+    graded, student_nb, tmp_path: Path, source: str, note: str
+) -> None:
     nb = fill(student_nb, {})
     nb["cells"][answer_index(nb)["clone-basics/grad"]]["source"] = source
     result = grade(graded, save_nb(nb, tmp_path / "nb1.ipynb"))["clone-basics/grad"]
@@ -133,19 +181,44 @@ def _notebook(**changes: Any) -> bytes:
 
 BAD = [
     pytest.param(b"", "the file is empty", id="empty"),
-    pytest.param(b'{"cells": [], "nbformat": 4, \xff\xfe}', "byte 0xff at offset 29 is not UTF-8 text", id="not-utf8"),
+    pytest.param(
+        b'{"cells": [], "nbformat": 4, \xff\xfe}',
+        "byte 0xff at offset 29 is not UTF-8 text",
+        id="not-utf8",
+    ),
     pytest.param(b'{"cells": [', "invalid JSON at line 1, column 12", id="not-json"),
     pytest.param(b"[1, 2, 3]", "JSON without notebook 'cells'", id="json-list"),
-    pytest.param(b'{"answers": {"clone-basics/grad": "tensor(3.)"}}', "JSON without notebook 'cells'", id="json-not-notebook"),
+    pytest.param(
+        b'{"answers": {"clone-basics/grad": "tensor(3.)"}}',
+        "JSON without notebook 'cells'",
+        id="json-not-notebook",
+    ),
     pytest.param(b"[" * 100_000 + b"]" * 100_000, "JSON nested too deeply", id="json-bomb"),
-    pytest.param(json.dumps({"worksheets": [{"cells": []}], "metadata": {}, "nbformat": 3, "nbformat_minor": 0}).encode(), "an nbformat 3 notebook", id="nbformat-3"),
+    pytest.param(
+        json.dumps(
+            {"worksheets": [{"cells": []}], "metadata": {}, "nbformat": 3, "nbformat_minor": 0}
+        ).encode(),
+        "an nbformat 3 notebook",
+        id="nbformat-3",
+    ),
     pytest.param(_notebook(nbformat=5), "nbformat 5 is not supported", id="nbformat-5"),
     pytest.param(_notebook(cells={"a": 1}), "'cells' is not a list", id="cells-not-list"),
-    pytest.param(_notebook(), "no answer cells (cells with metadata.graders)", id="no-answer-cells"),
+    pytest.param(
+        _notebook(), "no answer cells (cells with metadata.graders)", id="no-answer-cells"
+    ),
     pytest.param(_notebook(cells=["x"]), "cell 1 is not a JSON object", id="cell-not-object"),
     pytest.param(
-        _notebook(cells=[{"cell_type": "code", "metadata": {"graders": {"question": "clone-basics/grad"}}, "source": 42}]),
-        "cell 1: 'source' is not text", id="source-not-text",
+        _notebook(
+            cells=[
+                {
+                    "cell_type": "code",
+                    "metadata": {"graders": {"question": "clone-basics/grad"}},
+                    "source": 42,
+                }
+            ]
+        ),
+        "cell 1: 'source' is not text",
+        id="source-not-text",
     ),
 ]
 
@@ -179,16 +252,43 @@ def test_a_missing_file_is_a_submission_error(tmp_path: Path) -> None:
 
 
 CODE = [
-    pytest.param("import torch\n\n\ndef independent_copy(t):\n    ...", {Status.UNANSWERED}, None, id="template-untouched"),
-    pytest.param("# YOUR CODE HERE\nraise NotImplementedError()", {Status.UNANSWERED}, None, id="nbgrader-stub"),
-    pytest.param("def independent_copy(t):\n    return t.clone().detach()\nraise NotImplementedError()", {Status.CORRECT}, None, id="stub-left-below"),
-    pytest.param("def independent_copy(t):\n    return t.detach()", {Status.CORRECT, Status.WRONG}, None, id="detach-alone-partial"),
-    pytest.param("!pip install torch\ndef independent_copy(t):\n    return t.clone().detach()", {Status.INVALID}, "IPython commands, not Python", id="shell-escape"),
+    pytest.param(
+        "import torch\n\n\ndef independent_copy(t):\n    ...",
+        {Status.UNANSWERED},
+        None,
+        id="template-untouched",
+    ),
+    pytest.param(
+        "# YOUR CODE HERE\nraise NotImplementedError()",
+        {Status.UNANSWERED},
+        None,
+        id="nbgrader-stub",
+    ),
+    pytest.param(
+        "def independent_copy(t):\n    return t.clone().detach()\nraise NotImplementedError()",
+        {Status.CORRECT},
+        None,
+        id="stub-left-below",
+    ),
+    pytest.param(
+        "def independent_copy(t):\n    return t.detach()",
+        {Status.CORRECT, Status.WRONG},
+        None,
+        id="detach-alone-partial",
+    ),
+    pytest.param(
+        "!pip install torch\ndef independent_copy(t):\n    return t.clone().detach()",
+        {Status.INVALID},
+        "IPython commands, not Python",
+        id="shell-escape",
+    ),
 ]
 
 
 @pytest.mark.parametrize(("source", "statuses", "note"), CODE)
-def test_code_cells_are_graded_from_their_source(graded, student_nb, tmp_path: Path, source: str, statuses: set[Status], note: str | None) -> None:
+def test_code_cells_are_graded_from_their_source(
+    graded, student_nb, tmp_path: Path, source: str, statuses: set[Status], note: str | None
+) -> None:
     path = save_nb(fill(student_nb, {"independent-copy": source}), tmp_path / "nb1.ipynb")
     results = [q for i, q in grade(graded, path).items() if i.startswith("independent-copy/")]
     assert len(results) == 4 and {q.status for q in results} == statuses

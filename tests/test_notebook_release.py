@@ -10,21 +10,31 @@ import nbformat
 import pytest
 from click.testing import CliRunner
 from nbgrader.nbgraderformat import MetadataValidator
+from notebook_helpers import GOLDEN, copy_course, load_nb
 
 from graders.cli import main
+from graders.course.load import load_course
 from graders.errors import UsageError
-from graders.load import load_course
+from graders.kinds.layout import Part
 from graders.notebook import layout
 from graders.notebook.cells import cell_id
 from graders.notebook.release import write_release
-from notebook_helpers import GOLDEN, copy_course, load_nb
 
 ITEMS = [
-    "clone-basics/shares-memory", "clone-basics/grad-fn", "clone-basics/backward", "clone-basics/grad",
-    "detach-basics/flags", "detach-basics/write-through", "detach-basics/resize-leaf",
+    "clone-basics/shares-memory",
+    "clone-basics/grad-fn",
+    "clone-basics/backward",
+    "clone-basics/grad",
+    "detach-basics/flags",
+    "detach-basics/write-through",
+    "detach-basics/resize-leaf",
 ]
 ANSWERS = [*ITEMS, "independent-copy"]  # metadata.graders keys: questions, then the code exercise
-FILES = {"student": "nb1/nb1.ipynb", "instructor": "instructor/nb1/nb1.ipynb", "source": "source/nb1/nb1.ipynb"}
+FILES = {
+    "student": "nb1/nb1.ipynb",
+    "instructor": "instructor/nb1/nb1.ipynb",
+    "source": "source/nb1/nb1.ipynb",
+}
 
 
 @pytest.fixture(scope="module")
@@ -32,13 +42,17 @@ def release(tmp_path_factory: pytest.TempPathFactory) -> Path:
     """The test course's assignment nb1, released by the command."""
     root = tmp_path_factory.mktemp("release")
     course = copy_course(root / "course")
-    result = CliRunner().invoke(main, ["release", "nb1", "--out", str(root / "out"), "--course", str(course)])
+    result = CliRunner().invoke(
+        main, ["release", "nb1", "--out", str(root / "out"), "--course", str(course)]
+    )
     assert result.exit_code == 0, result.output
     return root / "out"
 
 
 @pytest.mark.parametrize("name", FILES)
-def test_released_notebook_matches_its_golden_file(release: Path, name: str, update_goldens: bool) -> None:
+def test_released_notebook_matches_its_golden_file(
+    release: Path, name: str, update_goldens: bool
+) -> None:
     written = (release / FILES[name]).read_text(encoding="utf-8")
     golden = GOLDEN / f"{name}.ipynb"
     if update_goldens:
@@ -51,14 +65,22 @@ def test_released_notebook_matches_its_golden_file(release: Path, name: str, upd
 def test_released_notebooks_are_valid_nbformat_4(release: Path, name: str) -> None:
     nb = nbformat.read(release / FILES[name], as_version=4)
     nbformat.validate(nb)
-    assert nb.nbformat == 4 and nb.metadata["graders"] == {"course": "notebook-demo", "assignment": "nb1", "answers": ANSWERS}
+    assert nb.nbformat == 4 and nb.metadata["graders"] == {
+        "course": "notebook-demo",
+        "assignment": "nb1",
+        "answers": ANSWERS,
+    }
 
 
 @pytest.mark.parametrize("name", FILES)
-def test_each_question_and_code_exercise_has_exactly_one_cell_found_by_metadata(release: Path, name: str) -> None:
+def test_each_question_and_code_exercise_has_exactly_one_cell_found_by_metadata(
+    release: Path, name: str
+) -> None:
     cells = load_nb(release / FILES[name])["cells"]
     tags = [c["metadata"]["graders"] for c in cells if "graders" in c["metadata"]]
-    assert tags == [{"question": item} for item in ITEMS] + [{"exercise": "independent-copy", "entry": "independent_copy"}]
+    assert tags == [{"question": item} for item in ITEMS] + [
+        {"exercise": "independent-copy", "entry": "independent_copy"}
+    ]
 
 
 def test_student_answer_cells_are_unanswered_and_editable(release: Path) -> None:
@@ -71,7 +93,9 @@ def test_student_answer_cells_are_unanswered_and_editable(release: Path) -> None
 def test_everything_but_answer_cells_is_locked(release: Path) -> None:
     cells = load_nb(release / FILES["student"])["cells"]
     others = [c for c in cells if "graders" not in c["metadata"]]
-    assert others and all(c["metadata"]["editable"] is False and c["metadata"]["deletable"] is False for c in others)
+    assert others and all(
+        c["metadata"]["editable"] is False and c["metadata"]["deletable"] is False for c in others
+    )
     setups = [c for c in others if c["cell_type"] == "code"]
     assert [c["id"] for c in setups] == ["setup--clone-basics", "setup--detach-basics"]
     assert setups[0]["source"].startswith("import torch; torch.manual_seed(0)")
@@ -80,7 +104,10 @@ def test_everything_but_answer_cells_is_locked(release: Path) -> None:
 def test_intro_cites_the_article_sections_of_the_exercises(release: Path) -> None:
     intro = load_nb(release / FILES["student"])["cells"][0]["source"]
     assert "sections §1a, §2, §3" in intro
-    assert "| 2 | detach() shares memory | §2 | 4 |" in intro and "| 3 | An independent copy | §3 | 4 |" in intro
+    assert (
+        "| 2 | detach() shares memory | §2 | 4 |" in intro
+        and "| 3 | An independent copy | §3 | 4 |" in intro
+    )
     assert "graders check nb1.ipynb" in intro
 
 
@@ -89,10 +116,17 @@ def test_exercises_beyond_the_article_and_the_course_description_are_shown(tmp_p
     exercise = course / "exercises" / "detach-basics.yml"
     exercise.write_text(exercise.read_text().replace('section: "§2"', "section: beyond"))
     course_file = course / "course.yml"
-    course_file.write_text(course_file.read_text().replace("\nseed:", '\ndescription: "Read the article first."\nseed:', 1))
+    course_file.write_text(
+        course_file.read_text().replace(
+            "\nseed:", '\ndescription: "Read the article first."\nseed:', 1
+        )
+    )
     loaded = load_course(course_file)
     parts = layout.assignment_parts(loaded, loaded.course.assignments[0], {})
-    intro, header = parts[0].text, next(p.text for p in parts if p.key == "detach-basics" and p.role == "exercise")
+    intro, header = (
+        parts[0].text,
+        next(p.text for p in parts if p.key == "detach-basics" and p.role == "exercise"),
+    )
     assert "Read the article first." in intro
     assert "sections §1a, §3; some go beyond the article:" in intro
     assert "| 2 | detach() shares memory | beyond the article | 4 |" in intro
@@ -112,7 +146,9 @@ def test_nbgrader_source_passes_nbgraders_own_metadata_validation(release: Path)
     nb = nbformat.read(release / FILES["source"], as_version=4)
     MetadataValidator().validate_nb(nb)
     grade_ids = [c.metadata["nbgrader"]["grade_id"] for c in nb.cells]
-    assert len(set(grade_ids)) == len(grade_ids) and all(re.fullmatch(r"[a-zA-Z0-9_-]+", g) for g in grade_ids)
+    assert len(set(grade_ids)) == len(grade_ids) and all(
+        re.fullmatch(r"[a-zA-Z0-9_-]+", g) for g in grade_ids
+    )
 
 
 def test_nbgrader_solutions_and_hidden_tests(release: Path) -> None:
@@ -124,13 +160,19 @@ def test_nbgrader_solutions_and_hidden_tests(release: Path) -> None:
     assert tests[0]["source"].splitlines() == [
         "### BEGIN HIDDEN TESTS",
         "import graders.nbgrader",
-        'graders.nbgrader.check("clone-basics/shares-memory", globals().pop("answer", ...), assignment="nb1")',
+        'graders.nbgrader.check("clone-basics/shares-memory", globals().pop("answer", ...), '
+        'assignment="nb1")',
         "### END HIDDEN TESTS",
     ]
     assert all(t["metadata"]["nbgrader"]["locked"] for t in tests)
-    assert tests[-1]["source"].splitlines()[2] == 'graders.nbgrader.check("independent-copy", independent_copy, assignment="nb1")'
+    assert (
+        tests[-1]["source"].splitlines()[2]
+        == 'graders.nbgrader.check("independent-copy", independent_copy, assignment="nb1")'
+    )
     assert solutions[-1]["source"].startswith("### BEGIN SOLUTION\nimport torch")
-    assert sum(t["metadata"]["nbgrader"]["points"] for t in tests) == pytest.approx(5 + 4 + 4, abs=1e-3)
+    assert sum(t["metadata"]["nbgrader"]["points"] for t in tests) == pytest.approx(
+        5 + 4 + 4, abs=1e-3
+    )
 
 
 def test_release_writes_the_course_pointer_for_nbgrader(release: Path) -> None:
@@ -145,10 +187,16 @@ def test_release_is_deterministic(tmp_path: Path, release: Path) -> None:
     for out in ("a", "b"):
         write_release(loaded, loaded.course.assignments[0], key, tmp_path / out)
     for name in FILES.values():
-        assert (tmp_path / "a" / name).read_bytes() == (tmp_path / "b" / name).read_bytes() == (release / name).read_bytes()
+        assert (
+            (tmp_path / "a" / name).read_bytes()
+            == (tmp_path / "b" / name).read_bytes()
+            == (release / name).read_bytes()
+        )
 
 
-def test_release_without_an_answer_for_every_question_is_refused(tmp_path: Path, release: Path) -> None:
+def test_release_without_an_answer_for_every_question_is_refused(
+    tmp_path: Path, release: Path
+) -> None:
     loaded = load_course(copy_course(tmp_path / "course") / "course.yml")
     key = _key_from(release)
     del key["detach-basics/flags"]
@@ -156,11 +204,21 @@ def test_release_without_an_answer_for_every_question_is_refused(tmp_path: Path,
         write_release(loaded, loaded.course.assignments[0], key, tmp_path / "out")
 
 
-def test_a_kind_without_a_notebook_layout_is_a_usage_error(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+def test_each_exercise_is_laid_out_by_its_kind(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     loaded = load_course(copy_course(tmp_path / "course") / "course.yml")
-    monkeypatch.delitem(layout.LAYOUTS, "predict")
-    with pytest.raises(UsageError, match="notebooks cannot show exercises of kind 'predict'"):
-        layout.assignment_parts(loaded, loaded.course.assignments[0], {})
+    kind = loaded.exercises["clone-basics"].kind
+    monkeypatch.setattr(
+        type(kind),
+        "layout",
+        lambda self, placed, key: [Part("prompt", placed.loaded.exercise.id, "laid out")],
+    )
+    parts = layout.assignment_parts(loaded, loaded.course.assignments[0], {})
+    assert [p.text for p in parts if p.role == "prompt"] == [
+        "laid out",
+        "laid out",
+    ]  # both exercises are predictions
 
 
 @pytest.mark.parametrize(
@@ -181,7 +239,9 @@ def test_cell_ids_are_stable_and_valid(parts: tuple[str, ...], expected: str | N
 
 def _key_from(release: Path) -> dict[str, str]:
     """The key as the instructor notebook wrote it (a string literal per answer cell)."""
-    cells = [c for c in load_nb(release / FILES["instructor"])["cells"] if "graders" in c["metadata"]]
+    cells = [
+        c for c in load_nb(release / FILES["instructor"])["cells"] if "graders" in c["metadata"]
+    ]
     key = {_tag(c): c["source"] for c in cells}
     return {k: json.loads(v.removeprefix("answer = ")) if "/" in k else v for k, v in key.items()}
 

@@ -4,20 +4,32 @@ from __future__ import annotations
 
 import pytest
 
-from graders.report.aggregate import ScoreStats, histogram
-from graders.report.charts import heatmap_chart, histogram_chart, number, stacked_bar, trend_chart
-from graders.report.misconceptions import Cooccurrence
+from graders.reports.aggregate import ScoreStats, histogram
+from graders.reports.charts import heatmap_chart, histogram_chart, number, stacked_bar, trend_chart
+from graders.reports.misconceptions import Cooccurrence
 
 
 def stats_of(scores: list[float], top: float) -> ScoreStats:
     ordered = sorted(scores)
     mean = sum(scores) / len(scores)
-    return ScoreStats(len(scores), top, mean, ordered[len(ordered) // 2], max(scores), min(scores), histogram(scores, top))
+    return ScoreStats(
+        len(scores),
+        top,
+        mean,
+        ordered[len(ordered) // 2],
+        max(scores),
+        min(scores),
+        histogram(scores, top),
+    )
 
 
 def test_stacked_bar_segments_fill_the_bar_in_status_order() -> None:
     segments = stacked_bar({"wrong": 1, "unanswered": 1, "correct": 2}, 4)
-    assert [(s.css, s.x, s.w, s.count) for s in segments] == [("correct", 0.0, 50.0, 2), ("wrong", 50.0, 25.0, 1), ("unanswered", 75.0, 25.0, 1)]
+    assert [(s.css, s.x, s.w, s.count) for s in segments] == [
+        ("correct", 0.0, 50.0, 2),
+        ("wrong", 50.0, 25.0, 1),
+        ("unanswered", 75.0, 25.0, 1),
+    ]
     assert segments[1].label == "wrong: 1 of 4 (25%)"
     assert stacked_bar({}, 0) == ()
 
@@ -50,9 +62,18 @@ def test_a_short_last_bar_hides_the_label_it_would_crowd_on_phones() -> None:
 def test_heatmap_shades_pairs_relative_to_the_most_common_pair() -> None:
     co = Cooccurrence(("a", "b", "c"), ((5, 4, 0), (4, 4, 2), (0, 2, 2)), students=10)
     chart = heatmap_chart(co)
-    cells = {(round((c.y - chart.frame.top) / chart.cell), round((c.x - chart.frame.left) / chart.cell)): c for c in chart.cells}
+    cells = {
+        (
+            round((c.y - chart.frame.top) / chart.cell),
+            round((c.x - chart.frame.left) / chart.cell),
+        ): c
+        for c in chart.cells
+    }
     assert cells[(0, 0)].css == "diag" and cells[(0, 0)].count == 5
-    assert cells[(0, 1)].opacity == pytest.approx(1.0) and cells[(1, 2)].opacity < cells[(0, 1)].opacity
+    assert (
+        cells[(0, 1)].opacity == pytest.approx(1.0)
+        and cells[(1, 2)].opacity < cells[(0, 1)].opacity
+    )
     assert cells[(0, 1)].label == "a + b: 4 students"
 
 
@@ -64,7 +85,9 @@ def test_trend_leaves_gaps_where_an_assignment_has_no_value() -> None:
     assert [t.label for t in chart.x_ticks] == ["ps1", "ps2", "ps3"]
 
 
-@pytest.mark.parametrize(("value", "text"), [(7.0, "7"), (7.5, "7.5"), (6.333333, "6.33"), (0.1 + 0.2, "0.3")])
+@pytest.mark.parametrize(
+    ("value", "text"), [(7.0, "7"), (7.5, "7.5"), (6.333333, "6.33"), (0.1 + 0.2, "0.3")]
+)
 def test_numbers_as_people_write_them(value: float, text: str) -> None:
     assert number(value) == text
 

@@ -5,7 +5,6 @@ the course is tests/data/report-course."""
 from __future__ import annotations
 
 import csv
-import json
 import re
 import shutil
 from pathlib import Path
@@ -13,14 +12,15 @@ from typing import Any
 
 import pytest
 from click.testing import CliRunner
+from test_report_aggregate import COPIES, CSM, CUTS, class_document
 
-from graders import gradebook
+from graders.batch import gradebook
 from graders.cli import main
-from graders.load import load_course
-from graders.results import QuestionResult, Status, SubmissionResult, SubmissionStatus, results_document
-from test_report_aggregate import CSM, COPIES, CUTS, class_document
+from graders.results import QuestionResult, ResultsDocument, Status, StudentResult
 
-COURSE = Path(__file__).parent / "data" / "report-course"  # ps1: clone-basics + detach-basics; ps2: detach-basics
+COURSE = (
+    Path(__file__).parent / "data" / "report-course"
+)  # ps1: clone-basics + detach-basics; ps2: detach-basics
 
 
 @pytest.fixture
@@ -29,21 +29,24 @@ def course(tmp_path: Path) -> Path:
     return Path(shutil.copytree(COURSE, tmp_path / "course"))
 
 
-def save(root: Path, assignment: str, doc: dict[str, Any]) -> None:
+def save(root: Path, assignment: str, doc: ResultsDocument) -> None:
     """Record every student of a results document in the course's default gradebook."""
-    loaded = load_course(root / "course.yml")
-    details = {i.id: (ex.exercise.section, i.prompt) for ex in loaded.exercises.values() for i in ex.kind.items(ex.exercise)}
     engine = gradebook.open_gradebook(gradebook.default_url(root))
-    for s in doc["students"]:
-        gradebook.record(engine, "tiny", assignment, gradebook.Graded(
-            _result(s), key="k", run_id=None, source=None, submitted_at=None, torch_version="2.13.0",
-            isolation="plain", details=details))
-
-
-def _result(s: dict[str, Any]) -> SubmissionResult:
-    questions = tuple(QuestionResult(q["id"], Status(q["status"]), q["points"], q["max_points"], q["answer"],
-                                     q["expected"], q["feedback"], q["misconception"]) for q in s["questions"])
-    return SubmissionResult(s["student"], questions, SubmissionStatus(s["status"]), s["error"], s["late_factor"])
+    for s in doc.students:
+        gradebook.record(
+            engine,
+            "tiny",
+            assignment,
+            gradebook.Graded(
+                s,
+                key="k",
+                run_id=None,
+                source=None,
+                submitted_at=None,
+                torch_version="2.13.0",
+                isolation="plain",
+            ),
+        )
 
 
 def run(*args: str) -> Any:
@@ -63,11 +66,24 @@ def test_report_from_the_gradebook_is_one_self_contained_page(course: Path) -> N
     for remote in ("http://", "https://", "<link", "src=", "@import", "url("):
         assert remote not in page
     assert "default-src 'none'" in page  # and the browser is told to fetch nothing
-    assert re.findall(r'<rect class="bin"[^>]*data-count="(\d+)"', page) == ["0", "1", "2", "1", "1"]
+    assert re.findall(r'<rect class="bin"[^>]*data-count="(\d+)"', page) == [
+        "0",
+        "1",
+        "2",
+        "1",
+        "1",
+    ]
     assert '<dd id="kpi-mean">2.64</dd>' in page and '<dd id="kpi-median">2</dd>' in page
-    assert re.findall(r'<li id="q-[^"]*" data-item="([^"]+)"', page)[:2] == ["clone-basics/grad-fn", "detach-basics/resize"]
-    assert 'href="#section-1a"' in page and 'id="section-1a"' in page  # questions link to their article section
-    assert "Sharing memory is what <code>detach()</code> does (§2)." in page  # the course's explanation
+    assert re.findall(r'<li id="q-[^"]*" data-item="([^"]+)"', page)[:2] == [
+        "clone-basics/grad-fn",
+        "detach-basics/resize",
+    ]
+    assert (
+        'href="#section-1a"' in page and 'id="section-1a"' in page
+    )  # questions link to their article section
+    assert (
+        "Sharing memory is what <code>detach()</code> does (§2)." in page
+    )  # the course's explanation
     assert "detached-resize-raises" in page  # declared, seen in nobody's answers
 
 
@@ -77,18 +93,47 @@ def test_a_section_beyond_the_article_is_shown_as_such(course: Path) -> None:
     save(course, "ps1", class_document())
     assert run("ps1", "--course", str(course)).exit_code == 0
     page = (course / "autograded" / "ps1" / "report.html").read_text()
-    assert '<a class="badge" href="#section-beyond" title="not in the article">beyond the article</a>' in page
+    assert (
+        '<a class="badge" href="#section-beyond" title="not in the article">beyond the article</a>'
+        in page
+    )
     assert '<tr id="section-beyond" data-section="beyond"><td>beyond the article</td>' in page
-    assert page.index('id="section-1a"') < page.index('id="section-beyond"')  # after the article's sections
+    assert page.index('id="section-1a"') < page.index(
+        'id="section-beyond"'
+    )  # after the article's sections
 
 
 def test_learner_answers_are_escaped(course: Path) -> None:
-    doc = results_document("tiny", "ps1", "2.13.0", "", None, [SubmissionResult("mallory", (
-        QuestionResult("clone-basics/shares", Status.WRONG, 0.0, 1.0, "<script>alert(1)</script>", "False"),))] * 2)
+    doc = ResultsDocument(
+        "tiny",
+        "ps1",
+        "2.13.0",
+        "",
+        None,
+        [
+            StudentResult(
+                "mallory",
+                (
+                    QuestionResult(
+                        "clone-basics/shares",
+                        Status.WRONG,
+                        0.0,
+                        1.0,
+                        "<script>alert(1)</script>",
+                        "False",
+                    ),
+                ),
+            )
+        ]
+        * 2,
+    )
     out = course / "r.html"
     path = course / "doc.json"
-    path.write_text(json.dumps(doc))
-    assert run("ps1", "--course", str(course), "--results", str(path), "--out", str(out)).exit_code == 0
+    path.write_text(doc.dumps())
+    assert (
+        run("ps1", "--course", str(course), "--results", str(path), "--out", str(out)).exit_code
+        == 0
+    )
     page = out.read_text()
     assert "&lt;script&gt;alert(1)&lt;/script&gt;" in page and "<script>alert" not in page
 
@@ -98,57 +143,112 @@ def test_csv_tables(course: Path, tmp_path: Path) -> None:
     result = run("ps1", "--course", str(course), "--csv", str(tmp_path / "csv"))
     assert result.exit_code == 0, result.output
     questions = read_csv(tmp_path / "csv" / "questions.csv")
-    assert [q["question"] for q in questions][:2] == ["clone-basics/grad-fn", "detach-basics/resize"]
+    assert [q["question"] for q in questions][:2] == [
+        "clone-basics/grad-fn",
+        "detach-basics/resize",
+    ]
     resize = questions[1]
-    assert (resize["correct"], resize["wrong"], resize["invalid"], resize["unanswered"], resize["share_correct"]) == ("3", "1", "1", "1", "0.5")
-    misconceptions = {m["misconception"]: m for m in read_csv(tmp_path / "csv" / "misconceptions.csv")}
+    assert (
+        resize["correct"],
+        resize["wrong"],
+        resize["invalid"],
+        resize["unanswered"],
+        resize["share_correct"],
+    ) == ("3", "1", "1", "1", "0.5")
+    misconceptions = {
+        m["misconception"]: m for m in read_csv(tmp_path / "csv" / "misconceptions.csv")
+    }
     assert misconceptions[CUTS]["per_question"] == "clone-basics/flag: 1; clone-basics/grad-fn: 1"
-    assert misconceptions[CSM]["holders"] == "bob; cy" and misconceptions[CSM]["explanation"].startswith("Sharing memory")
+    assert misconceptions[CSM]["holders"] == "bob; cy" and misconceptions[CSM][
+        "explanation"
+    ].startswith("Sharing memory")
     students = {s["student"]: s for s in read_csv(tmp_path / "csv" / "students.csv")}
     assert students["bob"]["may_need_help"] == "20% of the points; 3 misconceptions"
     assert students["fay"]["status"] == "ungradable" and students["gus"]["late_factor"] == "0.8"
     unnamed = read_csv(tmp_path / "csv" / "unnamed_answers.csv")
-    assert (unnamed[0]["answer"], unnamed[0]["students"], unnamed[0]["who"]) == ("AddBackward0", "2", "cy; dee")
+    assert (unnamed[0]["answer"], unnamed[0]["students"], unnamed[0]["who"]) == (
+        "AddBackward0",
+        "2",
+        "cy; dee",
+    )
     assert len(read_csv(tmp_path / "csv" / "misconception_pairs.csv")) == 3
 
 
 def test_course_summary_over_every_graded_assignment(course: Path, tmp_path: Path) -> None:
     save(course, "ps1", class_document())
-    ps2 = results_document("tiny", "ps2", "2.13.0", "", None, [
-        SubmissionResult("ada", (QuestionResult("detach-basics/shares", Status.CORRECT, 1.0, 1.0, "True", "True"),)),
-        SubmissionResult("bob", (QuestionResult("detach-basics/shares", Status.WRONG, 0.0, 1.0, "False", "True", "", COPIES),)),
-    ])
+    ps2 = ResultsDocument(
+        "tiny",
+        "ps2",
+        "2.13.0",
+        "",
+        None,
+        [
+            StudentResult(
+                "ada",
+                (QuestionResult("detach-basics/shares", Status.CORRECT, 1.0, 1.0, "True", "True"),),
+            ),
+            StudentResult(
+                "bob",
+                (
+                    QuestionResult(
+                        "detach-basics/shares", Status.WRONG, 0.0, 1.0, "False", "True", "", COPIES
+                    ),
+                ),
+            ),
+        ],
+    )
     save(course, "ps2", ps2)
     assert run("ps1", "--course", str(course)).exit_code == 0
     result = run("--course", str(course), "--csv", str(tmp_path / "csv"))
     assert result.exit_code == 0, result.output
     page = (course / "autograded" / "report.html").read_text()
     assert "ps1 → ps2" in page
-    assert 'href="ps1/report.html"' in page and 'href="ps2/report.html"' not in page  # only reports that exist
+    assert (
+        'href="ps1/report.html"' in page and 'href="ps2/report.html"' not in page
+    )  # only reports that exist
     assignments = read_csv(tmp_path / "csv" / "assignments.csv")
-    assert [(a["assignment"], a["graded"], a["mean_share"]) for a in assignments] == [("ps1", "5", "0.528"), ("ps2", "2", "0.5")]
+    assert [(a["assignment"], a["graded"], a["mean_share"]) for a in assignments] == [
+        ("ps1", "5", "0.528"),
+        ("ps2", "2", "0.5"),
+    ]
     students = {s["student"]: s for s in read_csv(tmp_path / "csv" / "students.csv")}
-    assert (students["bob"]["ps1"], students["bob"]["ps2"]) == ("0.2", "0")  # under half twice: may need help
-    assert (students["cy"]["ps2"], students["fay"]["ps1"]) == ("", "")  # nothing handed in / ungradable
-    misconceptions = {m["misconception"]: m for m in read_csv(tmp_path / "csv" / "misconceptions.csv")}
+    assert (students["bob"]["ps1"], students["bob"]["ps2"]) == (
+        "0.2",
+        "0",
+    )  # under half twice: may need help
+    assert (students["cy"]["ps2"], students["fay"]["ps1"]) == (
+        "",
+        "",
+    )  # nothing handed in / ungradable
+    misconceptions = {
+        m["misconception"]: m for m in read_csv(tmp_path / "csv" / "misconceptions.csv")
+    }
     assert (misconceptions[COPIES]["ps1"], misconceptions[COPIES]["ps2"]) == ("0.3333", "0.5")
     assert misconceptions[CSM]["ps2"] == ""  # ps2 does not ask about it
     assert 'href="#s-bob"' in page
 
 
-@pytest.mark.parametrize(("args", "message"), [
-    (["ps1"], "no gradebook"),
-    (["ps9"], "no assignment 'ps9'"),
-], ids=["no-gradebook", "unknown-assignment"])
+@pytest.mark.parametrize(
+    ("args", "message"),
+    [
+        (["ps1"], "no gradebook"),
+        (["ps9"], "no assignment 'ps9'"),
+    ],
+    ids=["no-gradebook", "unknown-assignment"],
+)
 def test_usage_errors_exit_2(course: Path, args: list[str], message: str) -> None:
     result = run(*args, "--course", str(course))
     assert result.exit_code == 2 and message in result.output
 
 
-@pytest.mark.parametrize(("args", "message"), [
-    (["ps1"], "nothing graded for ps1"),
-    ([], "no assignment has been graded yet"),
-], ids=["assignment", "course"])
+@pytest.mark.parametrize(
+    ("args", "message"),
+    [
+        (["ps1"], "nothing graded for ps1"),
+        ([], "no assignment has been graded yet"),
+    ],
+    ids=["assignment", "course"],
+)
 def test_nothing_graded_yet_is_a_usage_error(course: Path, args: list[str], message: str) -> None:
     gradebook.open_gradebook(gradebook.default_url(course))
     result = run(*args, "--course", str(course))
@@ -157,6 +257,6 @@ def test_nothing_graded_yet_is_a_usage_error(course: Path, args: list[str], mess
 
 def test_results_of_another_course_are_refused(course: Path) -> None:
     path = course / "other.json"
-    path.write_text(json.dumps(results_document("other", "ps1", "2.13.0", "", None, [])))
+    path.write_text(ResultsDocument("other", "ps1", "2.13.0", "", None, []).dumps())
     result = run("ps1", "--course", str(course), "--results", str(path))
     assert result.exit_code == 2 and "results of course 'other'" in result.output

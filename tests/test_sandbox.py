@@ -8,17 +8,18 @@ import json
 import os
 import signal
 import time
+from collections.abc import Iterator
 from concurrent.futures import ThreadPoolExecutor
-from typing import Any, Iterator
+from typing import Any
 
 import pytest
+from sandbox_tasks import TASK, TASK_PATH, source_of
 
 from graders.sandbox import InProcessRunner, Job, Limits, SandboxError, open_runner
 from graders.sandbox.paths import PRIVATE_TMP, make_view
-from graders.sandbox.reaper import parent_of
 from graders.sandbox.protocol import FrameError, decode_frame, decode_line
+from graders.sandbox.reaper import parent_of
 from graders.sandbox.verdict import channel_abuse, died, from_end, timed_out
-from sandbox_tasks import TASK, TASK_PATH, source_of
 
 LIMITS = Limits(timeout_s=5.0, memory_mib=1536, max_output_bytes=1000, max_result_bytes=4096)
 MISSING_PRELOAD = "sandbox_tasks.not_written_yet"
@@ -28,66 +29,100 @@ def exited(code: int) -> int:
     return code << 8  # a wait status as waitpid reports it
 
 
-@pytest.mark.parametrize("fields", [
-    {"timeout_s": 0}, {"memory_mib": -1}, {"max_procs": True}, {"max_output_bytes": "big"},
-], ids=str)
+@pytest.mark.parametrize(
+    "fields",
+    [
+        {"timeout_s": 0},
+        {"memory_mib": -1},
+        {"max_procs": True},
+        {"max_output_bytes": "big"},
+    ],
+    ids=str,
+)
 def test_limits_refuse_what_is_not_a_positive_number(fields: dict[str, Any]) -> None:
     with pytest.raises(ValueError, match=next(iter(fields))):
         Limits(**fields)
 
 
-@pytest.mark.parametrize("task, payload", [
-    ("graders.truth_child", {}), ("graders.truth_child:compute:x", {}), ("1mod:task", {}), ("mod:task", [1]),
-], ids=str)
+@pytest.mark.parametrize(
+    "task, payload",
+    [
+        ("graders.truth_child", {}),
+        ("graders.truth_child:compute:x", {}),
+        ("1mod:task", {}),
+        ("mod:task", [1]),
+    ],
+    ids=str,
+)
 def test_jobs_refuse_malformed_tasks_and_payloads(task: str, payload: Any) -> None:
     with pytest.raises(ValueError):
         Job(task, payload)
 
 
-@pytest.mark.parametrize("data, kind", [
-    (b'{"begin":0}', "begin"),
-    (b'{"end":0,"ok":{"a":[1,2,{"b":null}]}}', "ok"),
-    (b'{"end":0,"error":"ValueError: boom"}', "error"),
-    (b'{"end":0,"integrity":"the result is nested too deeply"}', "integrity"),
-])
+@pytest.mark.parametrize(
+    "data, kind",
+    [
+        (b'{"begin":0}', "begin"),
+        (b'{"end":0,"ok":{"a":[1,2,{"b":null}]}}', "ok"),
+        (b'{"end":0,"error":"ValueError: boom"}', "error"),
+        (b'{"end":0,"integrity":"the result is nested too deeply"}', "integrity"),
+    ],
+)
 def test_well_formed_step_lines_are_read(data: bytes, kind: str) -> None:
     assert decode_line(data, 0)[0] == kind
 
 
-@pytest.mark.parametrize("data, message", [
-    (b'{"end":1,"ok":{}}', "channel"),
-    (b'{"begin":1}', "channel"),
-    (b'{"end":true,"ok":{}}', "channel"),
-    (b'{"end":0,"ok":{"x":NaN}}', "NaN"),
-    (b'{"end":0,"ok":{"x":-Infinity}}', "Infinity"),
-    (b"[" * 200_000 + b"]" * 200_000, "nested"),
-    (b'{"end":0,"ok":{"a":' + b"[" * 150 + b"]" * 150 + b"}}", "nested"),
-    (b'{"end":0,"ok":[1]}', "not an object"),
-    (b'{"end":0,"ok":{},"error":"x"}', "channel"),
-    (b'{"ok":{"result":"full marks"}}', "channel"),
-    (b'{"score":100}', "channel"),
-    (b'{"end":0,"error":{"forged":1}}', "channel"),
-    (b"\xff\xfe", "not valid JSON"),
-    (b"total: 100/100", "not valid JSON"),
-], ids=lambda v: v[:30] if isinstance(v, bytes) else v)
+@pytest.mark.parametrize(
+    "data, message",
+    [
+        (b'{"end":1,"ok":{}}', "channel"),
+        (b'{"begin":1}', "channel"),
+        (b'{"end":true,"ok":{}}', "channel"),
+        (b'{"end":0,"ok":{"x":NaN}}', "NaN"),
+        (b'{"end":0,"ok":{"x":-Infinity}}', "Infinity"),
+        (b"[" * 200_000 + b"]" * 200_000, "nested"),
+        (b'{"end":0,"ok":{"a":' + b"[" * 150 + b"]" * 150 + b"}}", "nested"),
+        (b'{"end":0,"ok":[1]}', "not an object"),
+        (b'{"end":0,"ok":{},"error":"x"}', "channel"),
+        (b'{"ok":{"result":"full marks"}}', "channel"),
+        (b'{"score":100}', "channel"),
+        (b'{"end":0,"error":{"forged":1}}', "channel"),
+        (b"\xff\xfe", "not valid JSON"),
+        (b"total: 100/100", "not valid JSON"),
+    ],
+    ids=lambda v: v[:30] if isinstance(v, bytes) else v,
+)
 def test_malformed_step_lines_are_refused_with_a_reason(data: bytes, message: str) -> None:
     with pytest.raises(FrameError, match=message):
         decode_line(data, 0)
 
 
-RECORD = {"status": "ok", "result": {"v": 1}, "message": "", "stdout": "", "stderr": "", "duration_s": 0.1}
+RECORD = {
+    "status": "ok",
+    "result": {"v": 1},
+    "message": "",
+    "stdout": "",
+    "stderr": "",
+    "duration_s": 0.1,
+}
 
 
-@pytest.mark.parametrize("frame, message", [
-    ({"token": "t", "steps": [RECORD]}, None),
-    ({"token": "other", "steps": [RECORD]}, "this job's keeper"),
-    ({"token": "t", "steps": [RECORD, RECORD, RECORD]}, "number of steps"),
-    ({"token": "t", "steps": [{**RECORD, "status": "passed"}]}, "status"),
-    ({"token": "t", "steps": [{**RECORD, "result": None}]}, "status"),
-    ({"token": "t", "steps": [{**RECORD, "duration_s": "fast"}]}, "duration_s"),
-    ({"token": "t", "steps": [RECORD], "score": 1}, "this job's keeper"),
-], ids=str)
-def test_the_runner_reads_only_frames_a_keeper_writes(frame: dict[str, Any], message: str | None) -> None:
+@pytest.mark.parametrize(
+    "frame, message",
+    [
+        ({"token": "t", "steps": [RECORD]}, None),
+        ({"token": "other", "steps": [RECORD]}, "this job's keeper"),
+        ({"token": "t", "steps": [RECORD, RECORD, RECORD]}, "number of steps"),
+        ({"token": "t", "steps": [{**RECORD, "status": "passed"}]}, "status"),
+        ({"token": "t", "steps": [{**RECORD, "result": None}]}, "status"),
+        ({"token": "t", "steps": [{**RECORD, "duration_s": "fast"}]}, "duration_s"),
+        ({"token": "t", "steps": [RECORD], "score": 1}, "this job's keeper"),
+    ],
+    ids=str,
+)
+def test_the_runner_reads_only_frames_a_keeper_writes(
+    frame: dict[str, Any], message: str | None
+) -> None:
     data = json.dumps(frame).encode() + b"\n"
     if message is None:
         assert decode_frame(data, "t", 2) == frame["steps"]
@@ -96,19 +131,23 @@ def test_the_runner_reads_only_frames_a_keeper_writes(frame: dict[str, Any], mes
             decode_frame(data, "t", 2)
 
 
-@pytest.mark.parametrize("verdict, status, message", [
-    (from_end("ok", {"v": 1}), "ok", ""),
-    (from_end("error", "ValueError: boom"), "error", "ValueError: boom"),
-    (from_end("internal", "rlimit failed"), "error", "could not run the job: rlimit failed"),
-    (died(exited(0)), "error", "os._exit() or sys.exit()"),
-    (died(exited(3)), "error", "exit status 3"),
-    (died(signal.SIGSEGV), "error", "killed by SIGSEGV"),
-    (died(signal.SIGKILL), "error", "too much memory"),
-    (died(signal.SIGKILL, "1280 MiB"), "error", "exceeded the memory limit (1280 MiB)"),
-    (died(signal.SIGXCPU), "error", "CPU time limit"),
-    (timed_out(5.0), "timeout", "time limit of 5 s"),
-    (channel_abuse("the code wrote to the grader's channel"), "integrity", "grader's channel"),
-], ids=lambda v: v.message if hasattr(v, "message") else None)
+@pytest.mark.parametrize(
+    "verdict, status, message",
+    [
+        (from_end("ok", {"v": 1}), "ok", ""),
+        (from_end("error", "ValueError: boom"), "error", "ValueError: boom"),
+        (from_end("internal", "rlimit failed"), "error", "could not run the job: rlimit failed"),
+        (died(exited(0)), "error", "os._exit() or sys.exit()"),
+        (died(exited(3)), "error", "exit status 3"),
+        (died(signal.SIGSEGV), "error", "killed by SIGSEGV"),
+        (died(signal.SIGKILL), "error", "too much memory"),
+        (died(signal.SIGKILL, "1280 MiB"), "error", "exceeded the memory limit (1280 MiB)"),
+        (died(signal.SIGXCPU), "error", "CPU time limit"),
+        (timed_out(5.0), "timeout", "time limit of 5 s"),
+        (channel_abuse("the code wrote to the grader's channel"), "integrity", "grader's channel"),
+    ],
+    ids=lambda v: v.message if hasattr(v, "message") else None,
+)
 def test_verdicts(verdict: Any, status: str, message: str) -> None:
     assert verdict.status == status
     assert message in verdict.message
@@ -134,17 +173,25 @@ def inprocess() -> InProcessRunner:
 
 @pytest.fixture(scope="module")
 def runner() -> Iterator[Any]:
-    with open_runner(workers=2, task_paths=[TASK_PATH], preload=("graders.truth_child", MISSING_PRELOAD)) as runner:
+    with open_runner(
+        workers=2, task_paths=[TASK_PATH], preload=("graders.truth_child", MISSING_PRELOAD)
+    ) as runner:
         yield runner
 
 
 @pytest.mark.parametrize("source, status, message", AGREED, ids=[s for s, _, _ in AGREED])
-def test_the_in_process_fake_agrees_with_the_fork_server(inprocess: InProcessRunner, runner: Any, source: str,
-                                                        status: str, message: str) -> None:
+def test_the_in_process_fake_agrees_with_the_fork_server(
+    inprocess: InProcessRunner, runner: Any, source: str, status: str, message: str
+) -> None:
     job = Job(TASK, {"source": source}, LIMITS)
     fake, real = inprocess.run(job), runner.run(job)
 
-    assert (fake.status, fake.result, fake.stdout, fake.stderr) == (real.status, real.result, real.stdout, real.stderr)
+    assert (fake.status, fake.result, fake.stdout, fake.stderr) == (
+        real.status,
+        real.result,
+        real.stdout,
+        real.stderr,
+    )
     assert (fake.status, fake.isolation) == (status, "inprocess")
     assert message in fake.message and message in real.message
 
@@ -174,7 +221,9 @@ def test_jobs_from_many_threads_each_get_their_own_result(runner: Any) -> None:
 
 def test_a_payload_larger_than_a_pipe_reaches_the_child(runner: Any) -> None:
     text = "é" * (3 << 20)
-    outcome = runner.run(Job(TASK, {"source": "result = len(args['text'])", "args": {"text": text}}, LIMITS))
+    outcome = runner.run(
+        Job(TASK, {"source": "result = len(args['text'])", "args": {"text": text}}, LIMITS)
+    )
 
     assert outcome.result == {"result": len(text)}
 
@@ -214,12 +263,16 @@ def test_a_closed_runner_refuses_jobs() -> None:
         runner.run(Job(TASK, {"source": "result = 1"}))
 
 
-@pytest.mark.parametrize("kwargs, error", [
-    ({"level": "containers"}, SandboxError),
-    ({"level": "plain", "require_full": True}, SandboxError),
-    ({"workers": 0}, ValueError),
-    ({"hide": ["/usr/lib"]}, SandboxError),
-], ids=str)
+@pytest.mark.parametrize(
+    "kwargs, error",
+    [
+        ({"level": "containers"}, SandboxError),
+        ({"level": "plain", "require_full": True}, SandboxError),
+        ({"workers": 0}, ValueError),
+        ({"hide": ["/usr/lib"]}, SandboxError),
+    ],
+    ids=str,
+)
 def test_open_runner_refuses_what_it_cannot_do(kwargs: dict[str, Any], error: type) -> None:
     with pytest.raises(error):
         open_runner(**kwargs)
@@ -230,7 +283,12 @@ def test_the_view_masks_hidden_paths_and_keeps_what_children_read(tmp_path: Any)
     view = make_view(hide=[package], task_paths=[TASK_PATH])
 
     # Hidden by a mask of its own, or by the private /tmp when the checkout lives under /tmp.
-    hidden_by = [m for m in (*view.masks, PRIVATE_TMP) if os.path.realpath(package).startswith(m.rstrip("/") + "/") or os.path.realpath(package) == m]
+    hidden_by = [
+        m
+        for m in (*view.masks, PRIVATE_TMP)
+        if os.path.realpath(package).startswith(m.rstrip("/") + "/")
+        or os.path.realpath(package) == m
+    ]
     assert hidden_by, view
     assert os.path.join(os.path.realpath(package), "graders") in view.keeps
 
@@ -242,21 +300,41 @@ def _kill_server_when_its_job_runs(worker: Any, times: int) -> None:
     deadline = time.monotonic() + 120
     while len(killed) < times and time.monotonic() < deadline:
         server = worker.proc
-        if server is not None and server.pid not in killed and server.poll() is None \
-                and any(parent_of(parent_of(p)) == server.pid for p in _pids()):
+        if (
+            server is not None
+            and server.pid not in killed
+            and server.poll() is None
+            and any(parent_of(parent_of(p)) == server.pid for p in _pids())
+        ):
             server.kill()
             killed.add(server.pid)
         time.sleep(0.02)
 
 
-@pytest.mark.parametrize("kills, source, expected", [
-    (1, "import time\ntime.sleep(3)\nresult = 'slept'", ("ok", "")),  # replaced, and the job retried once
-    (2, "import time\ntime.sleep(60)", ("error", "the sandbox stopped unexpectedly")),  # that job only
-], ids=["killed-once-retried", "killed-twice-lost"])
+@pytest.mark.parametrize(
+    "kills, source, expected",
+    [
+        (
+            1,
+            "import time\ntime.sleep(3)\nresult = 'slept'",
+            ("ok", ""),
+        ),  # replaced, and the job retried once
+        (
+            2,
+            "import time\ntime.sleep(60)",
+            ("error", "the sandbox stopped unexpectedly"),
+        ),  # that job only
+    ],
+    ids=["killed-once-retried", "killed-twice-lost"],
+)
 def test_a_server_that_dies_mid_job_costs_at_most_that_job_and_leaves_nothing(
-        kills: int, source: str, expected: tuple[str, str]) -> None:
+    kills: int, source: str, expected: tuple[str, str]
+) -> None:
     slow = Limits(timeout_s=60.0, memory_mib=1536)
-    with open_runner("plain", task_paths=[TASK_PATH], preload=()) as runner, ThreadPoolExecutor(1) as pool:
+    with (
+        open_runner("plain", task_paths=[TASK_PATH], preload=()) as runner,
+        ThreadPoolExecutor(1) as pool,
+    ):
         worker = runner._workers[0]
         killer = pool.submit(_kill_server_when_its_job_runs, worker, kills)
         outcome = runner.run(Job(TASK, {"source": source}, slow))
@@ -266,7 +344,9 @@ def test_a_server_that_dies_mid_job_costs_at_most_that_job_and_leaves_nothing(
     assert (outcome.status, outcome.message) == expected, outcome
     assert after.status == "ok"
     if worker.config["uid"] is not None:
-        assert not [p for p in os.listdir("/proc") if p.isdigit() and _owner(p) == worker.config["uid"]]
+        assert not [
+            p for p in os.listdir("/proc") if p.isdigit() and _owner(p) == worker.config["uid"]
+        ]
 
 
 def _pids() -> list[int]:

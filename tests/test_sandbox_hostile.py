@@ -12,19 +12,24 @@ import os
 import socket
 import tempfile
 import uuid
+from collections.abc import Callable, Iterator
 from pathlib import Path
-from typing import Any, Callable, Iterator
+from typing import Any
 
 import pytest
+from sandbox_tasks import TASK, TASK_PATH, Case, load_corpus, source_of
 
 from graders.sandbox import Job, Limits, Outcome, SandboxError, open_runner
 from graders.sandbox.ipc import objects
-from sandbox_tasks import TASK, TASK_PATH, Case, load_corpus, source_of
 
 REPO = Path(__file__).resolve().parent.parent
 LEVELS = ("bubblewrap", "unshare", "plain")
-LIMITS = Limits(timeout_s=2.0, memory_mib=1536, max_output_bytes=4096, max_result_bytes=1 << 20, max_procs=16)
-SHORT = Limits(timeout_s=1.0, memory_mib=1536, max_output_bytes=4096, max_result_bytes=1 << 20, max_procs=16)
+LIMITS = Limits(
+    timeout_s=2.0, memory_mib=1536, max_output_bytes=4096, max_result_bytes=1 << 20, max_procs=16
+)
+SHORT = Limits(
+    timeout_s=1.0, memory_mib=1536, max_output_bytes=4096, max_result_bytes=1 << 20, max_procs=16
+)
 SECRET_NAME, SECRET = "GRADERS_SANDBOX_TEST_SECRET", "hunter2-" + uuid.uuid4().hex
 
 
@@ -97,7 +102,9 @@ def _nothing_written(world: World, outcome: Outcome) -> None:
 
 def _no_secret(world: World, outcome: Outcome) -> None:
     assert SECRET not in str(outcome.result)
-    assert outcome.result["result"]["environ"]["HOME"] == outcome.result["result"]["environ"]["TMPDIR"]
+    assert (
+        outcome.result["result"]["environ"]["HOME"] == outcome.result["result"]["environ"]["TMPDIR"]
+    )
     assert outcome.result["result"]["environ"]["OMP_NUM_THREADS"] == "1"
 
 
@@ -131,7 +138,9 @@ def _threads_work(world: World, outcome: Outcome) -> None:
 
 def _no_course_path(world: World, outcome: Outcome) -> None:
     assert outcome.result["result"], "no command line was readable"
-    assert not [line for line in outcome.result["result"] if str(world.course) in line], outcome.result
+    assert not [line for line in outcome.result["result"] if str(world.course) in line], (
+        outcome.result
+    )
 
 
 def _result_is(expected: str) -> Callable[[World, Outcome], None]:
@@ -158,7 +167,9 @@ CORPUS = [c for c in load_corpus() if c.name != "ok__process_is_gone"]
 
 
 @pytest.mark.parametrize("case", CORPUS, ids=[c.name for c in CORPUS])
-def test_corpus_case_has_its_outcome_and_the_next_job_runs(runner: Any, world: World, case: Case) -> None:
+def test_corpus_case_has_its_outcome_and_the_next_job_runs(
+    runner: Any, world: World, case: Case
+) -> None:
     limits = SHORT if case.status == "timeout" else LIMITS
     outcome = run_source(runner, case.source, limits, **world.args(case.name))
 
@@ -190,14 +201,21 @@ def test_monkeypatching_does_not_reach_the_next_job(runner: Any) -> None:
 
 def test_a_module_the_server_never_imported_can_be_imported(runner: Any) -> None:
     if any("cannot read" in note for note in runner.notes):
-        pytest.skip("at this level the interpreter's own directory is private to its owner: " + "; ".join(runner.notes))
-    outcome = run_source(runner, "import colorsys, encodings.idna\nresult = colorsys.rgb_to_hsv(1, 0, 0)")
+        pytest.skip(
+            "at this level the interpreter's own directory is private to its owner: "
+            + "; ".join(runner.notes)
+        )
+    outcome = run_source(
+        runner, "import colorsys, encodings.idna\nresult = colorsys.rgb_to_hsv(1, 0, 0)"
+    )
 
     assert outcome.result == {"result": [0.0, 1.0, 1]}, outcome
 
 
 def test_plain_level_says_it_is_reduced(runner: Any) -> None:
-    assert any("reduced isolation" in note for note in runner.notes) == (runner.isolation == "plain")
+    assert any("reduced isolation" in note for note in runner.notes) == (
+        runner.isolation == "plain"
+    )
 
 
 def test_no_ipc_object_outlives_the_corpus(runner: Any) -> None:

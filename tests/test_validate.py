@@ -7,12 +7,186 @@ from pathlib import Path
 
 import pytest
 from click.testing import CliRunner
+from small_course import small_course, text
 
 from graders.cli import main
+from graders.course.load import load_course
 from graders.errors import SpecError
-from graders.load import load_course
 
-COURSE = """\
+COURSE = text("course.yml")
+EXERCISE = text("exercises/clone-basics.yml")
+
+
+def make_course(
+    root: Path, course: str = COURSE, exercise: str = EXERCISE, extra: dict[str, str] | None = None
+) -> Path:
+    """The small course with ``course.yml`` and ``clone-basics.yml`` as given, and ``extra``."""
+    files = {"course.yml": course, "exercises/clone-basics.yml": exercise}
+    files.update({f"exercises/{name}": textwrap.dedent(t) for name, t in (extra or {}).items()})
+    return small_course(root, files) / "course.yml"
+
+
+def problems_of(course_file: Path) -> list[str]:
+    with pytest.raises(SpecError) as info:
+        load_course(course_file)
+    return [str(p) for p in info.value.problems]
+
+
+def test_a_valid_course_loads(tmp_path: Path) -> None:
+    loaded = load_course(make_course(tmp_path))
+    assert list(loaded.exercises) == ["clone-basics", "detach-basics", "independent-copy"]
+    assert loaded.course.assignments[0].exercises[0].id == "clone-basics"
+
+
+BROKEN_EXERCISES = [
+    pytest.param(
+        "    points: 1\n",
+        "    points: two\n",
+        "exercises/clone-basics.yml:17:5: questions[0].points",
+        id="points-not-a-number",
+    ),
+    pytest.param(
+        "    explain: clone copies.\n",
+        "    explain: clone copies.\n    hint: nope\n",
+        "exercises/clone-basics.yml:19:5: questions[0].hint: unknown key",
+        id="unknown-key",
+    ),
+    pytest.param(
+        '    prompt: "What is `b.requires_grad`?"\n',
+        "",
+        "exercises/clone-basics.yml:21:5: questions[1].prompt: missing required field",
+        id="missing-prompt",
+    ),
+    pytest.param(
+        "kind: predict",
+        "kind: predikt",
+        "exercises/clone-basics.yml:4:1: kind: unknown kind 'predikt' (did you mean 'predict'?)",
+        id="unknown-kind",
+    ),
+    pytest.param(
+        "  - id: flag",
+        "  - id: shares",
+        "exercises/clone-basics.yml:21:5: questions[1].id: duplicate question id 'shares'",
+        id="duplicate-question",
+    ),
+    pytest.param(
+        "  b = a.clone()\n",
+        "  b = a.clone(\n",
+        "exercises/clone-basics.yml:5:1: setup: not valid Python statements",
+        id="setup-syntax",
+    ),
+    pytest.param(
+        "    expr: b.requires_grad\n",
+        "    expr: b.requires_grad\n    run: b.sum()\n",
+        "exercises/clone-basics.yml:21:5: questions[1]: give exactly one of 'expr'",
+        id="expr-and-run",
+    ),
+    pytest.param(
+        'section: "§1a"',
+        'section: "§9"',
+        "exercises/clone-basics.yml:3:1: section: '§9' is not an article section",
+        id="bad-section",
+    ),
+    pytest.param(
+        "id: clone-basics",
+        "id: other-name",
+        "exercises/clone-basics.yml:1:1: id: 'other-name' must equal the file name",
+        id="id-not-stem",
+    ),
+    pytest.param(
+        "  - id: shares",
+        "  - id: shares\n    id: again",
+        "exercises/clone-basics.yml:11:5: duplicate key 'id'",
+        id="duplicate-key",
+    ),
+    pytest.param("questions:", "questions: [", "exercises/clone-basics.yml:", id="yaml-syntax"),
+]
+
+
+@pytest.mark.parametrize("old, new, expected", BROKEN_EXERCISES)
+def test_broken_exercise_is_reported_with_its_location(
+    tmp_path: Path, old: str, new: str, expected: str
+) -> None:
+    assert old in EXERCISE
+    problems = problems_of(make_course(tmp_path, exercise=EXERCISE.replace(old, new, 1)))
+    assert any(p.startswith(expected) for p in problems), problems
+
+
+BROKEN_COURSES = [
+    pytest.param(
+        "[clone-basics,",
+        "[clone-basic,",
+        "course.yml:11:17: assignment 'ps1' names a missing exercise 'clone-basic' (did you mean "
+        "'clone-basics'?)",
+        id="missing-exercise",
+    ),
+    pytest.param(
+        '    due: "2026-10-05T23:59:00+00:00"',
+        '    due: "2026-10-05T23:59:00"',
+        "course.yml:9:5: assignments[0].due: Input should have timezone info",
+        id="due-without-timezone",
+    ),
+    pytest.param(
+        "seed: 0",
+        "seed: 0\nsede: 1",
+        "course.yml:5:1: sede: unknown key (did you mean 'seed'?)",
+        id="unknown-course-key",
+    ),
+    pytest.param(
+        "  - id: ps1\n",
+        "  - id: ps1\n    points: 3\n",
+        "course.yml:8:5: assignments[0].points: unknown key",
+        id="unknown-assignment-key",
+    ),
+]
+
+
+@pytest.mark.parametrize("old, new, expected", BROKEN_COURSES)
+def test_broken_course_file_is_reported_with_its_location(
+    tmp_path: Path, old: str, new: str, expected: str
+) -> None:
+    assert old in COURSE
+    problems = problems_of(make_course(tmp_path, course=COURSE.replace(old, new, 1)))
+    assert any(p.startswith(expected) for p in problems), problems
+
+
+def test_every_problem_is_reported_at_once(tmp_path: Path) -> None:
+    broken = EXERCISE.replace("    points: 1\n", "    points: two\n", 1).replace(
+        "kind: predict", "kind: predict\ncolour: red"
+    )
+    course = COURSE.replace("[clone-basics,", "[clone-basics, nowhere,", 1)
+    problems = problems_of(make_course(tmp_path, course=course, exercise=broken))
+    assert len(problems) == 3, problems
+
+
+def test_validate_command_exits_2_and_prints_locations(tmp_path: Path) -> None:
+    course = make_course(
+        tmp_path, exercise=EXERCISE.replace("    points: 1\n", "    points: two\n", 1)
+    )
+    result = CliRunner().invoke(main, ["validate", "--no-truth", "--course", str(course)])
+    assert result.exit_code == 2
+    assert "exercises/clone-basics.yml:17:5: questions[0].points" in result.output
+
+
+def test_validate_without_truth_passes_on_a_good_course(tmp_path: Path) -> None:
+    result = CliRunner().invoke(
+        main, ["validate", "--no-truth", "--course", str(make_course(tmp_path))]
+    )
+    assert result.exit_code == 0, result.output
+    assert "course OK: 7 questions and checks in 3 exercises" in result.output
+
+
+def test_schema_describes_exercise_files() -> None:
+    import json
+
+    result = CliRunner().invoke(main, ["schema"])
+    schema = json.loads(result.output)
+    assert result.exit_code == 0
+    assert "questions" in json.dumps(schema)
+
+
+# The bilingual cases use a course of one exercise, whose lines they name.
+LONE_COURSE = """\
 id: tiny
 title: Tiny course
 seed: 0
@@ -26,7 +200,7 @@ assignments:
       - clone-basics
 """
 
-EXERCISE = """\
+LONE_EXERCISE = """\
 id: clone-basics
 title: clone basics
 section: "§1a"
@@ -49,96 +223,25 @@ questions:
 """
 
 
-def make_course(root: Path, course: str = COURSE, exercise: str = EXERCISE, extra: dict[str, str] | None = None) -> Path:
+def lone_course(root: Path, course: str = LONE_COURSE, exercise: str = LONE_EXERCISE) -> Path:
+    """A course of ``course.yml`` and ``clone-basics.yml`` only."""
     (root / "exercises").mkdir(parents=True, exist_ok=True)
     (root / "course.yml").write_text(course)
     (root / "exercises" / "clone-basics.yml").write_text(exercise)
-    for name, text in (extra or {}).items():
-        (root / "exercises" / name).write_text(textwrap.dedent(text))
     return root / "course.yml"
 
 
-def problems_of(course_file: Path) -> list[str]:
-    with pytest.raises(SpecError) as info:
-        load_course(course_file)
-    return [str(p) for p in info.value.problems]
-
-
-def test_a_valid_course_loads(tmp_path: Path) -> None:
-    loaded = load_course(make_course(tmp_path))
-    assert list(loaded.exercises) == ["clone-basics"]
-    assert loaded.course.assignments[0].exercises[0].id == "clone-basics"
-
-
-BROKEN_EXERCISES = [
-    pytest.param("    points: 1\n", "    points: two\n", "exercises/clone-basics.yml:13:5: questions[0].points", id="points-not-a-number"),
-    pytest.param("    explain: clone copies.\n", "    explain: clone copies.\n    hint: nope\n", "exercises/clone-basics.yml:15:5: questions[0].hint: unknown key", id="unknown-key"),
-    pytest.param("    prompt: \"b.requires_grad?\"\n", "", "exercises/clone-basics.yml:15:5: questions[1].prompt: missing required field", id="missing-prompt"),
-    pytest.param("kind: predict", "kind: predikt", "exercises/clone-basics.yml:4:1: kind: unknown kind 'predikt' (did you mean 'predict'?)", id="unknown-kind"),
-    pytest.param("  - id: flag", "  - id: shares", "exercises/clone-basics.yml:15:5: questions[1].id: duplicate question id 'shares'", id="duplicate-question"),
-    pytest.param("  b = a.clone()\n", "  b = a.clone(\n", "exercises/clone-basics.yml:5:1: setup: not valid Python statements", id="setup-syntax"),
-    pytest.param("    expr: b.requires_grad\n", "    expr: b.requires_grad\n    run: b.sum()\n", "exercises/clone-basics.yml:15:5: questions[1]: give exactly one of 'expr'", id="expr-and-run"),
-    pytest.param('section: "§1a"', 'section: "§9"', "exercises/clone-basics.yml:3:1: section: '§9' is not an article section", id="bad-section"),
-    pytest.param("id: clone-basics", "id: other-name", "exercises/clone-basics.yml:1:1: id: 'other-name' must equal the file name", id="id-not-stem"),
-    pytest.param("  - id: shares", "  - id: shares\n    id: again", "exercises/clone-basics.yml:11:5: duplicate key 'id'", id="duplicate-key"),
-    pytest.param("questions:", "questions: [", "exercises/clone-basics.yml:", id="yaml-syntax"),
-]
-
-
-@pytest.mark.parametrize("old, new, expected", BROKEN_EXERCISES)
-def test_broken_exercise_is_reported_with_its_location(tmp_path: Path, old: str, new: str, expected: str) -> None:
-    assert old in EXERCISE
-    problems = problems_of(make_course(tmp_path, exercise=EXERCISE.replace(old, new, 1)))
-    assert any(p.startswith(expected) for p in problems), problems
-
-
-BROKEN_COURSES = [
-    pytest.param("      - clone-basics\n", "      - clone-basic\n", "course.yml:11:9: assignment 'ps1' names a missing exercise 'clone-basic' (did you mean 'clone-basics'?)", id="missing-exercise"),
-    pytest.param('    due: "2026-10-05T23:59:00+02:00"', '    due: "2026-10-05T23:59:00"', "course.yml:8:5: assignments[0].due: Input should have timezone info", id="due-without-timezone"),
-    pytest.param("seed: 0", "seed: 0\nsede: 1", "course.yml:4:1: sede: unknown key (did you mean 'seed'?)", id="unknown-course-key"),
-    pytest.param("  - id: ps1\n", "  - id: ps1\n    points: 3\n", "course.yml:7:5: assignments[0].points: unknown key", id="unknown-assignment-key"),
-]
-
-
-@pytest.mark.parametrize("old, new, expected", BROKEN_COURSES)
-def test_broken_course_file_is_reported_with_its_location(tmp_path: Path, old: str, new: str, expected: str) -> None:
-    assert old in COURSE
-    problems = problems_of(make_course(tmp_path, course=COURSE.replace(old, new, 1)))
-    assert any(p.startswith(expected) for p in problems), problems
-
-
-def test_every_problem_is_reported_at_once(tmp_path: Path) -> None:
-    broken = EXERCISE.replace("    points: 1\n", "    points: two\n", 1).replace("kind: predict", "kind: predict\ncolour: red")
-    course = COURSE.replace("      - clone-basics\n", "      - clone-basics\n      - nowhere\n")
-    problems = problems_of(make_course(tmp_path, course=course, exercise=broken))
-    assert len(problems) == 3, problems
-
-
-def test_validate_command_exits_2_and_prints_locations(tmp_path: Path) -> None:
-    course = make_course(tmp_path, exercise=EXERCISE.replace("    points: 1\n", "    points: two\n", 1))
-    result = CliRunner().invoke(main, ["validate", "--no-truth", "--course", str(course)])
-    assert result.exit_code == 2
-    assert "exercises/clone-basics.yml:13:5: questions[0].points" in result.output
-
-
-def test_validate_without_truth_passes_on_a_good_course(tmp_path: Path) -> None:
-    result = CliRunner().invoke(main, ["validate", "--no-truth", "--course", str(make_course(tmp_path))])
-    assert result.exit_code == 0, result.output
-    assert "course OK: 2 questions" in result.output
-
-
-def test_schema_describes_exercise_files() -> None:
-    import json
-
-    result = CliRunner().invoke(main, ["schema"])
-    schema = json.loads(result.output)
-    assert result.exit_code == 0
-    assert "questions" in json.dumps(schema)
-
-
 # Two languages: course.yml names them; a text is a string (the default language) or a mapping.
-BILINGUAL_COURSE = COURSE.replace("seed: 0\n", "seed: 0\nlanguages: [en, zh]\n").replace("title: Tiny course", "title: {en: Tiny course, zh: 小课程}").replace("    title: First", "    title: {en: First, zh: 第一次}")
-BILINGUAL_EXERCISE = EXERCISE.split("questions:\n")[0].replace("title: clone basics", "title: {en: clone basics, zh: clone() 基础}") + """\
+BILINGUAL_COURSE = (
+    LONE_COURSE.replace("seed: 0\n", "seed: 0\nlanguages: [en, zh]\n")
+    .replace("title: Tiny course", "title: {en: Tiny course, zh: 小课程}")
+    .replace("    title: First", "    title: {en: First, zh: 第一次}")
+)
+BILINGUAL_EXERCISE = (
+    LONE_EXERCISE.split("questions:\n")[0].replace(
+        "title: clone basics", "title: {en: clone basics, zh: clone() 基础}"
+    )
+    + """\
 questions:
   - id: shares
     prompt:
@@ -154,33 +257,57 @@ questions:
     section: beyond
     explain: {en: clone keeps requires_grad., zh: clone() 保留 requires_grad。}
 """
+)
 
 
 def test_a_bilingual_course_loads_in_its_default_language(tmp_path: Path) -> None:
-    loaded = load_course(make_course(tmp_path, course=BILINGUAL_COURSE, exercise=BILINGUAL_EXERCISE))
+    loaded = load_course(
+        lone_course(tmp_path, course=BILINGUAL_COURSE, exercise=BILINGUAL_EXERCISE)
+    )
     exercise = loaded.exercises["clone-basics"].exercise
     assert loaded.course.languages == ["en", "zh"]
-    assert (loaded.course.title, exercise.title, exercise.questions[0].prompt) == ("Tiny course", "clone basics", "a.data_ptr() == b.data_ptr()?")
+    assert (loaded.course.title, exercise.title, exercise.questions[0].prompt) == (
+        "Tiny course",
+        "clone basics",
+        "a.data_ptr() == b.data_ptr()?",
+    )
 
 
 def test_in_language_gives_every_text_in_that_language(tmp_path: Path) -> None:
-    loaded = load_course(make_course(tmp_path, course=BILINGUAL_COURSE, exercise=BILINGUAL_EXERCISE)).in_language("zh")
+    loaded = load_course(
+        lone_course(tmp_path, course=BILINGUAL_COURSE, exercise=BILINGUAL_EXERCISE)
+    ).in_language("zh")
     exercise = loaded.exercises["clone-basics"].exercise
     q = exercise.questions[0]
     assert (loaded.course.title, loaded.course.assignments[0].title) == ("小课程", "第一次")
-    assert (exercise.title, q.prompt, q.explain, q.misconceptions[0].explain) == ("clone() 基础", "a.data_ptr() == b.data_ptr() 的结果是什么？", "clone() 会复制数据。", "那是 detach()。")
-    assert (q.expr, q.misconceptions[0].answer) == ("a.data_ptr() == b.data_ptr()", "True")  # grading is language-independent
+    assert (exercise.title, q.prompt, q.explain, q.misconceptions[0].explain) == (
+        "clone() 基础",
+        "a.data_ptr() == b.data_ptr() 的结果是什么？",
+        "clone() 会复制数据。",
+        "那是 detach()。",
+    )
+    assert (q.expr, q.misconceptions[0].answer) == (
+        "a.data_ptr() == b.data_ptr()",
+        "True",
+    )  # grading is language-independent
     assert exercise.in_language("en").title == "clone basics"
 
 
 def test_a_text_without_the_language_falls_back_to_the_default(tmp_path: Path) -> None:
-    exercise = BILINGUAL_EXERCISE.replace('{en: "b.requires_grad?", zh: "b.requires_grad 是什么？"}', '"b.requires_grad?"')
-    loaded = load_course(make_course(tmp_path, course=BILINGUAL_COURSE, exercise=exercise))
-    assert loaded.in_language("zh").exercises["clone-basics"].exercise.questions[1].prompt == "b.requires_grad?"
+    exercise = BILINGUAL_EXERCISE.replace(
+        '{en: "b.requires_grad?", zh: "b.requires_grad 是什么？"}', '"b.requires_grad?"'
+    )
+    loaded = load_course(lone_course(tmp_path, course=BILINGUAL_COURSE, exercise=exercise))
+    assert (
+        loaded.in_language("zh").exercises["clone-basics"].exercise.questions[1].prompt
+        == "b.requires_grad?"
+    )
 
 
 def test_the_truth_cache_key_does_not_depend_on_the_language(tmp_path: Path) -> None:
-    loaded = load_course(make_course(tmp_path, course=BILINGUAL_COURSE, exercise=BILINGUAL_EXERCISE))
+    loaded = load_course(
+        lone_course(tmp_path, course=BILINGUAL_COURSE, exercise=BILINGUAL_EXERCISE)
+    )
     exercise = loaded.exercises["clone-basics"].exercise
     assert exercise.in_language("zh").content_hash() == exercise.content_hash()
 
@@ -188,63 +315,146 @@ def test_the_truth_cache_key_does_not_depend_on_the_language(tmp_path: Path) -> 
 def test_in_language_refuses_a_language_the_course_lacks(tmp_path: Path) -> None:
     from graders.errors import UsageError
 
-    loaded = load_course(make_course(tmp_path, course=BILINGUAL_COURSE, exercise=BILINGUAL_EXERCISE))
-    with pytest.raises(UsageError, match=r"the course has no language 'fr' \(its languages: en, zh\)"):
+    loaded = load_course(
+        lone_course(tmp_path, course=BILINGUAL_COURSE, exercise=BILINGUAL_EXERCISE)
+    )
+    with pytest.raises(
+        UsageError, match=r"the course has no language 'fr' \(its languages: en, zh\)"
+    ):
         loaded.in_language("fr")
 
 
 def test_a_question_may_cite_its_own_section(tmp_path: Path) -> None:
-    loaded = load_course(make_course(tmp_path, course=BILINGUAL_COURSE, exercise=BILINGUAL_EXERCISE))
+    loaded = load_course(
+        lone_course(tmp_path, course=BILINGUAL_COURSE, exercise=BILINGUAL_EXERCISE)
+    )
     entry = loaded.exercises["clone-basics"]
     assert [item.section for item in entry.kind.items(entry.exercise)] == ["§1a", "beyond"]
 
 
 BROKEN_TEXTS = [  # (file, old, new, the one problem reported)
-    pytest.param("exercise", "{en: clone copies., zh:", "{zh:", "exercises/clone-basics.yml:15:5: questions[0].explain: no text in the course's default language 'en'", id="no-default-language"),
-    pytest.param("exercise", "{en: That is detach().,", "{en: no,", "exercises/clone-basics.yml:17:56: questions[0].misconceptions[0].explain.en: expected text, got False", id="yaml-bool-not-text"),
-    pytest.param("exercise", "section: beyond", "section: beyon", "exercises/clone-basics.yml:21:5: questions[1].section: 'beyon' is not an article section (§1a, §1b, §2, §3, §4, §5, supplement, beyond) (did you mean 'beyond'?)", id="bad-question-section"),
-    pytest.param("course", "languages: [en, zh]", "languages: [en, zh, zh]", "course.yml:4:1: languages: languages listed twice: zh", id="language-twice"),
-    pytest.param("course", "languages: [en, zh]", "languages: []", "course.yml:4:1: languages: List should have at least 1 item after validation, not 0", id="no-language"),
+    pytest.param(
+        "exercise",
+        "{en: clone copies., zh:",
+        "{zh:",
+        "exercises/clone-basics.yml:15:5: questions[0].explain: no text in the course's default language 'en'",
+        id="no-default-language",
+    ),
+    pytest.param(
+        "exercise",
+        "{en: That is detach().,",
+        "{en: no,",
+        "exercises/clone-basics.yml:17:56: questions[0].misconceptions[0].explain.en: expected text, got False",
+        id="yaml-bool-not-text",
+    ),
+    pytest.param(
+        "exercise",
+        "section: beyond",
+        "section: beyon",
+        "exercises/clone-basics.yml:21:5: questions[1].section: 'beyon' is not an article section (§1a, §1b, §2, §3, §4, §5, supplement, beyond) (did you mean 'beyond'?)",
+        id="bad-question-section",
+    ),
+    pytest.param(
+        "course",
+        "languages: [en, zh]",
+        "languages: [en, zh, zh]",
+        "course.yml:4:1: languages: languages listed twice: zh",
+        id="language-twice",
+    ),
+    pytest.param(
+        "course",
+        "languages: [en, zh]",
+        "languages: []",
+        "course.yml:4:1: languages: List should have at least 1 item after validation, not 0",
+        id="no-language",
+    ),
 ]
 
 
 @pytest.mark.parametrize("where, old, new, expected", BROKEN_TEXTS)
-def test_broken_text_is_reported_with_its_location(tmp_path: Path, where: str, old: str, new: str, expected: str) -> None:
+def test_broken_text_is_reported_with_its_location(
+    tmp_path: Path, where: str, old: str, new: str, expected: str
+) -> None:
     files = {"course": BILINGUAL_COURSE, "exercise": BILINGUAL_EXERCISE}
     assert old in files[where]
     files[where] = files[where].replace(old, new, 1)
-    assert problems_of(make_course(tmp_path, **files)) == [expected]
+    assert problems_of(lone_course(tmp_path, **files)) == [expected]
 
 
 def test_a_language_that_is_no_code_is_reported(tmp_path: Path) -> None:
-    problems = problems_of(make_course(tmp_path, course=BILINGUAL_COURSE.replace("[en, zh]", "[en, Chinese]"), exercise=BILINGUAL_EXERCISE))
-    assert problems == ["course.yml:4:17: languages[1]: String should match pattern '^[a-z]{2,3}(-[A-Za-z0-9]{2,8})*$', got 'Chinese'"]
+    problems = problems_of(
+        lone_course(
+            tmp_path,
+            course=BILINGUAL_COURSE.replace("[en, zh]", "[en, Chinese]"),
+            exercise=BILINGUAL_EXERCISE,
+        )
+    )
+    assert problems == [
+        "course.yml:4:17: languages[1]: String should match pattern '^[a-z]{2,3}(-[A-Za-z0-9]{2,8})*$', got 'Chinese'"
+    ]
 
 
 LANGUAGE_PROBLEMS = [  # (course, exercise, the one problem validate reports)
-    pytest.param(BILINGUAL_COURSE, BILINGUAL_EXERCISE.replace("zh: clone() 会复制数据。}", "zh: clone() 会复制数据。, zn: 复制}"), "exercises/clone-basics.yml:15:54: questions[0].explain.zn: unknown language 'zn' (the course's languages: en, zh)", id="unknown-language"),
-    pytest.param(BILINGUAL_COURSE.replace("{en: First, zh: 第一次}", "First"), BILINGUAL_EXERCISE, "course.yml:8:5: assignments[0].title: no zh text (the course's languages: en, zh)", id="assignment-title"),
-    pytest.param(BILINGUAL_COURSE, BILINGUAL_EXERCISE.replace("title: {en: clone basics, zh: clone() 基础}", "title: clone basics"), "exercises/clone-basics.yml:2:1: title: no zh text (the course's languages: en, zh)", id="exercise-title"),
-    pytest.param(BILINGUAL_COURSE, BILINGUAL_EXERCISE.replace('{en: "b.requires_grad?", zh: "b.requires_grad 是什么？"}', '{en: "b.requires_grad?"}'), "exercises/clone-basics.yml:19:5: questions[1].prompt: no zh text (the course's languages: en, zh)", id="mapping-without-zh"),
-    pytest.param(BILINGUAL_COURSE, BILINGUAL_EXERCISE.replace(", zh: 那是 detach()。}", "}"), "exercises/clone-basics.yml:17:46: questions[0].misconceptions[0].explain: no zh text (the course's languages: en, zh)", id="misconception"),
+    pytest.param(
+        BILINGUAL_COURSE,
+        BILINGUAL_EXERCISE.replace(
+            "zh: clone() 会复制数据。}", "zh: clone() 会复制数据。, zn: 复制}"
+        ),
+        "exercises/clone-basics.yml:15:54: questions[0].explain.zn: unknown language 'zn' (the course's languages: en, zh)",
+        id="unknown-language",
+    ),
+    pytest.param(
+        BILINGUAL_COURSE.replace("{en: First, zh: 第一次}", "First"),
+        BILINGUAL_EXERCISE,
+        "course.yml:8:5: assignments[0].title: no zh text (the course's languages: en, zh)",
+        id="assignment-title",
+    ),
+    pytest.param(
+        BILINGUAL_COURSE,
+        BILINGUAL_EXERCISE.replace(
+            "title: {en: clone basics, zh: clone() 基础}", "title: clone basics"
+        ),
+        "exercises/clone-basics.yml:2:1: title: no zh text (the course's languages: en, zh)",
+        id="exercise-title",
+    ),
+    pytest.param(
+        BILINGUAL_COURSE,
+        BILINGUAL_EXERCISE.replace(
+            '{en: "b.requires_grad?", zh: "b.requires_grad 是什么？"}', '{en: "b.requires_grad?"}'
+        ),
+        "exercises/clone-basics.yml:19:5: questions[1].prompt: no zh text (the course's languages: en, zh)",
+        id="mapping-without-zh",
+    ),
+    pytest.param(
+        BILINGUAL_COURSE,
+        BILINGUAL_EXERCISE.replace(", zh: 那是 detach()。}", "}"),
+        "exercises/clone-basics.yml:17:46: questions[0].misconceptions[0].explain: no zh text (the course's languages: en, zh)",
+        id="misconception",
+    ),
 ]
 
 
 @pytest.mark.parametrize("course, exercise, expected", LANGUAGE_PROBLEMS)
-def test_validate_reports_every_text_missing_a_language_or_in_an_unknown_one(tmp_path: Path, course: str, exercise: str, expected: str) -> None:
-    course_file = make_course(tmp_path, course=course, exercise=exercise)
-    load_course(course_file)  # the text falls back to the default language: the course still loads and grades
+def test_validate_reports_every_text_missing_a_language_or_in_an_unknown_one(
+    tmp_path: Path, course: str, exercise: str, expected: str
+) -> None:
+    course_file = lone_course(tmp_path, course=course, exercise=exercise)
+    load_course(
+        course_file
+    )  # the text falls back to the default language: the course still loads and grades
     result = CliRunner().invoke(main, ["validate", "--no-truth", "--course", str(course_file)])
     assert (result.exit_code, result.output.strip().splitlines()) == (2, [f"error: {expected}"])
 
 
 def test_an_exercise_with_more_languages_than_its_course_loads(tmp_path: Path) -> None:
-    loaded = load_course(make_course(tmp_path, exercise=BILINGUAL_EXERCISE))  # the course is English only
+    loaded = load_course(
+        lone_course(tmp_path, exercise=BILINGUAL_EXERCISE)
+    )  # the course is English only
     assert loaded.exercises["clone-basics"].exercise.title == "clone basics"
 
 
 def test_validate_passes_a_complete_bilingual_course(tmp_path: Path) -> None:
-    course_file = make_course(tmp_path, course=BILINGUAL_COURSE, exercise=BILINGUAL_EXERCISE)
+    course_file = lone_course(tmp_path, course=BILINGUAL_COURSE, exercise=BILINGUAL_EXERCISE)
     result = CliRunner().invoke(main, ["validate", "--no-truth", "--course", str(course_file)])
     assert result.exit_code == 0, result.output
     assert "texts in en, zh" in result.output

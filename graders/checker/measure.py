@@ -26,7 +26,7 @@ from typing import Any, NamedTuple
 
 import torch
 
-from ..values import TensorValue, to_json
+from ..answers.values import TensorValue, to_json
 
 LEARNER_FILE = "<your code>"  # the file name of code compiled from learner source
 MAX_MESSAGE = 300
@@ -49,13 +49,17 @@ _clone = _TB.clone
 _numpy = _TB.numpy
 _numel = _TB.numel
 _untyped_storage = _TB.untyped_storage
-_storage_ptr = torch._C.StorageBase.data_ptr
+_storage_ptr: Any = torch._C.StorageBase.data_ptr  # type: ignore[attr-defined]
 _equal = torch._C._VariableFunctions.equal
 _randn = torch._C._VariableFunctions.randn
 _add_ = _TB.add_
 _backward = torch.autograd.backward
 _grad = torch.autograd.grad
-_AccumulateGrad = type(torch.ones(1, requires_grad=True).expand(1).grad_fn.next_functions[0][0])
+_expanded: Any = torch.ones(1, requires_grad=True).expand(
+    1
+)  # its grad_fn leads to an AccumulateGrad
+_AccumulateGrad: Any = type(_expanded.grad_fn.next_functions[0][0])
+del _expanded
 _node_variable = _AccumulateGrad.variable.__get__
 _set_grad_enabled = torch._C._set_grad_enabled
 _is_grad_enabled = torch._C.is_grad_enabled
@@ -83,12 +87,15 @@ class Tampered(Exception):
 
 
 def kind_of(obj: Any) -> str:
-    """``"tensor"`` for a plain tensor/parameter, ``"none"``, or ``"other"``; raises on a subclass."""
+    """``"tensor"`` (a plain tensor or parameter), ``"none"`` or ``"other"``; a subclass raises."""
     cls = _type(obj)
     if cls is Tensor or cls is Parameter:
         return "tensor"
     if Tensor in _mro(cls):
-        raise Tampered(f"your code produced a tensor subclass `{type_name(obj)}`, which the grader cannot trust")
+        raise Tampered(
+            f"your code produced a tensor subclass `{type_name(obj)}`, "
+            "which the grader cannot trust"
+        )
     return "none" if obj is None else "other"
 
 
@@ -98,13 +105,16 @@ def type_name(obj: Any) -> str:
 
 
 def tensor(obj: Any) -> Any:
-    """``obj`` when it is a plain tensor; raises ``Tampered`` for a subclass, ``TypeError`` otherwise.
+    """``obj`` when it is a plain tensor; ``Tampered`` for a subclass, else ``TypeError``.
 
     Every measurement goes through here, so here is where an interception mode (which
     would answer even the C methods captured above) is refused.
     """
     if _function_modes() or _dispatch_modes():
-        raise Tampered("your code left a torch function or dispatch mode active, which intercepts the grader's measurements")
+        raise Tampered(
+            "your code left a torch function or dispatch mode active, "
+            "which intercepts the grader's measurements"
+        )
     if kind_of(obj) != "tensor":
         raise TypeError(f"expected a tensor, got {type_name(obj)}")
     return obj
@@ -208,7 +218,7 @@ def backward(t: Any, gradient: Any = None) -> None:
 
 
 def randn(*shape: int, generator: Any, requires_grad: bool = False, dtype: Any = FLOAT) -> Any:
-    """Seeded inputs from a private generator, so learner code that draws numbers changes nothing."""
+    """Seeded inputs from a private generator: learner code that draws numbers changes nothing."""
     return _randn(shape, generator=generator, dtype=dtype, requires_grad=requires_grad)
 
 
@@ -227,7 +237,9 @@ def graph_leaves(t: Any, limit: int = 10_000) -> tuple[Any, ...]:
     """The leaf tensors whose gradients a backward pass from ``t`` would accumulate: the
     ``variable`` of every ``AccumulateGrad`` node reachable from ``t.grad_fn``."""
     start = _get_grad_fn(tensor(t))
-    found, seen, stack = [], set(), [start] if start is not None else []
+    found: list[Any] = []
+    seen: set[int] = set()
+    stack = [start] if start is not None else []
     while stack and len(seen) < limit:
         node = stack.pop()
         if id(node) in seen:
@@ -291,6 +303,7 @@ def no_grad() -> grad_enabled:
 
 # -- calling learner code --------------------------------------------------------------
 
+
 class Raised(NamedTuple):
     """An exception raised by learner code (immutable: nothing can edit it afterwards)."""
 
@@ -333,4 +346,3 @@ def _learner_line(exc: BaseException) -> int | None:
         return None
     lines = [f.lineno for f in frames if f.filename == LEARNER_FILE]
     return lines[-1] if lines else None
-

@@ -19,7 +19,7 @@ from typing import Annotated, Any
 
 from pydantic import AfterValidator, BaseModel, ConfigDict, Field
 
-from ..values import from_json
+from ..answers.values import from_json
 
 MAX_ITEMS = 64  # observations are a handful of measurements, not data
 
@@ -49,7 +49,7 @@ Bits = Annotated[list[Annotated[int, Field(ge=0)]], Field(max_length=MAX_ITEMS)]
 
 
 def validated(model: type[Schema], observations: Any) -> dict[str, Any]:
-    """``observations`` as ``model`` holds them (plain JSON), or ``ValueError`` saying what is wrong."""
+    """``observations`` as ``model`` holds them (plain JSON), or ``ValueError`` saying why not."""
     if not isinstance(observations, dict):
         raise ValueError("observations must be an object")
     try:

@@ -11,11 +11,12 @@ requires_grad -> values, each as "got X, expected Y"; a check chooses which rung
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from dataclasses import dataclass, replace
-from typing import Any, Iterable
+from typing import Any
 
-from ..compare import compare
-from ..values import TensorValue, from_json
+from ..answers.compare import compare
+from ..answers.values import TensorValue, from_json
 
 RUNGS = ("shape", "dtype", "requires_grad", "values")
 
@@ -67,7 +68,9 @@ def explain_raised(raised: Any, what: str) -> str:
     return f"{what} raised {cls}{where}" + (f": {message}" if message else "")
 
 
-def tensor_verdict(got: Any, expected: Any, rungs: tuple[str, ...] = RUNGS, where: str = "") -> Verdict:
+def tensor_verdict(
+    got: Any, expected: Any, rungs: tuple[str, ...] = RUNGS, where: str = ""
+) -> Verdict:
     """Judge a described learner value against the reference's, on the chosen rungs."""
     answer, truth = value(got), value(expected)
     if not isinstance(truth, TensorValue):
@@ -77,7 +80,11 @@ def tensor_verdict(got: Any, expected: Any, rungs: tuple[str, ...] = RUNGS, wher
     verdict = compare(answer, truth)
     if verdict.correct:
         return PASS
-    hint = " Did you forget `return`?" if got.get("type") == "scalar" and got.get("value") is None else ""
+    hint = (
+        " Did you forget `return`?"
+        if got.get("type") == "scalar" and got.get("value") is None
+        else ""
+    )
     return fail(f"{where}{verdict.feedback}{hint}")
 
 
@@ -119,16 +126,18 @@ def field(data: Any, key: str, kind: type | tuple[type, ...]) -> Any:
 
 
 def text(data: Any, key: str) -> str:
-    return field(data, key, str)
+    found: str = field(data, key, str)
+    return found
 
 
 def flag(data: Any, key: str) -> bool:
-    return field(data, key, bool)
+    found: bool = field(data, key, bool)
+    return found
 
 
 def bools(data: Any, key: str, count: int | None = None) -> list[bool]:
     """A list of booleans (exactly ``count`` of them, when given)."""
-    found = field(data, key, list)
+    found: list[bool] = field(data, key, list)
     if not all(type(b) is bool for b in found) or (count is not None and len(found) != count):
         raise Malformed(f"{key} should hold booleans")
     return found
@@ -136,8 +145,7 @@ def bools(data: Any, key: str, count: int | None = None) -> list[bool]:
 
 def items(data: Any, key: str, count: int) -> list[Any]:
     """A list of exactly ``count`` dicts (a checker always measures the same cases)."""
-    found = field(data, key, list)
+    found: list[Any] = field(data, key, list)
     if len(found) != count or not all(isinstance(i, dict) for i in found):
         raise Malformed(f"{key} should hold {count} records")
     return found
-

@@ -1,8 +1,8 @@
 """The ``graders`` command: a thin layer that parses arguments and calls the library.
 
 Each ``cli/<area>.py`` module adds its commands to ``main``. This is the one place that
-turns a ``GraderError`` into a one-line message and an exit code; anything else is a bug
-and shows its traceback.
+turns a user error (``errors.user_errors``) into a one-line message and an exit code;
+anything else is a bug and shows its traceback.
 """
 
 from __future__ import annotations
@@ -14,7 +14,7 @@ from typing import Any
 
 import click
 
-from ..errors import ExitCode, GraderError
+from ..errors import ExitCode, user_errors
 
 COMMAND_MODULES = ("course", "grading", "autograde", "notebooks", "report", "ci")
 
@@ -23,9 +23,11 @@ class _Group(click.Group):
     def invoke(self, ctx: click.Context) -> Any:
         try:
             return super().invoke(ctx)
-        except GraderError as exc:
+        except Exception as exc:
+            if not isinstance(exc, user_errors()):
+                raise  # a bug: its traceback is what a report needs
             click.echo(f"error: {exc}" if "\n" not in str(exc) else str(exc), err=True)
-            sys.exit(int(exc.exit_code))
+            sys.exit(int(getattr(exc, "exit_code", ExitCode.USAGE)))
 
 
 @click.group(cls=_Group, context_settings={"help_option_names": ["-h", "--help"]})
@@ -35,11 +37,16 @@ def main() -> None:
 
 
 course_option = click.option(
-    "--course", "course", type=click.Path(path_type=Path), default=None,
+    "--course",
+    "course",
+    type=click.Path(path_type=Path),
+    default=None,
     help="course.yml (or its folder); default: the current folder's.",
 )
 isolation_option = click.option(
-    "--isolation", default="auto", show_default=True,
+    "--isolation",
+    default="auto",
+    show_default=True,
     type=click.Choice(["auto", "bubblewrap", "unshare", "plain", "unsafe"]),
     help="How learner code is isolated; 'auto' takes the strongest this machine offers.",
 )

@@ -7,9 +7,10 @@ import signal
 import sys
 import threading
 import time
+from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
-from typing import TYPE_CHECKING, Iterator
+from typing import TYPE_CHECKING
 
 import click
 
@@ -19,11 +20,16 @@ from . import course_option, exit_with, isolation_option, main
 if TYPE_CHECKING:
     from rich.progress import Progress
 
-    from ..autograde import Reporter, Summary
-    from ..results import SubmissionResult
+    from ..batch.autograde import Reporter, Summary
+    from ..results import StudentResult
 
-db_option = click.option("--db", "db_url", default=None, metavar="URL",
-                         help="SQLAlchemy URL of the gradebook; default: sqlite:///<course folder>/gradebook.db.")
+db_option = click.option(
+    "--db",
+    "db_url",
+    default=None,
+    metavar="URL",
+    help="SQLAlchemy URL of the gradebook; default: sqlite:///<course folder>/gradebook.db.",
+)
 
 
 @main.command()
@@ -31,35 +37,74 @@ db_option = click.option("--db", "db_url", default=None, metavar="URL",
 @click.argument("submissions", type=click.Path(exists=True, file_okay=False, path_type=Path))
 @course_option
 @db_option
-@click.option("--out", "out_dir", type=click.Path(file_okay=False, path_type=Path), default=None,
-              help="Where results.json, grades.csv, junit.xml and gradescope/ go; default: autograded/ASSIGNMENT/ in the course folder.")
-@click.option("--workers", type=click.IntRange(1, 64), default=lambda: min(os.cpu_count() or 1, 64),
-              show_default="the number of CPUs", help="Submissions graded at once.")
-@click.option("--force", is_flag=True, help="Grade every submission again, even those whose saved grade is up to date.")
+@click.option(
+    "--out",
+    "out_dir",
+    type=click.Path(file_okay=False, path_type=Path),
+    default=None,
+    help="Where results.json, grades.csv, junit.xml and gradescope/ go; default: "
+    "autograded/ASSIGNMENT/ in the course folder.",
+)
+@click.option(
+    "--workers",
+    type=click.IntRange(1, 64),
+    default=lambda: min(os.cpu_count() or 1, 64),
+    show_default="the number of CPUs",
+    help="Submissions graded at once.",
+)
+@click.option(
+    "--force",
+    is_flag=True,
+    help="Grade every submission again, even those whose saved grade is up to date.",
+)
 @isolation_option
-def autograde(assignment: str, submissions: Path, course: Path | None, db_url: str | None, out_dir: Path | None,
-              workers: int, force: bool, isolation: str) -> None:
+def autograde(
+    assignment: str,
+    submissions: Path,
+    course: Path | None,
+    db_url: str | None,
+    out_dir: Path | None,
+    workers: int,
+    force: bool,
+    isolation: str,
+) -> None:
     """Grade every student's notebook in SUBMISSIONS for ASSIGNMENT into the gradebook.
 
     SUBMISSIONS holds <student>/<assignment>.ipynb, or is nbgrader's submitted/ folder
     (or its course root). Unchanged submissions are skipped, so an interrupted run can
     simply be started again. Exit 0: everyone graded; 1: some submission could not be.
     """
-    from ..autograde import autograde as run_batch
-    from ..workspace import open_workspace
+    from ..batch.autograde import autograde as run_batch
+    from ..session import open_session
 
     stop = threading.Event()
     try:
-        with open_workspace(course, isolation=isolation, workers=workers) as ws, _reporter() as reporter, \
-                _stop_on_ctrl_c(stop):
-            summary = run_batch(ws, assignment, submissions, db_url=db_url, out_dir=out_dir, workers=workers,
-                                force=force, reporter=reporter, stop=stop)
+        with (
+            open_session(course, isolation=isolation, workers=workers) as session,
+            _reporter() as reporter,
+            _stop_on_ctrl_c(stop),
+        ):
+            summary = run_batch(
+                session,
+                assignment,
+                submissions,
+                db_url=db_url,
+                out_dir=out_dir,
+                workers=workers,
+                force=force,
+                reporter=reporter,
+                stop=stop,
+            )
     except KeyboardInterrupt:
         summary = None
     if summary is not None:
         _print_summary(summary)
     if summary is None or summary.interrupted:
-        click.echo("interrupted: every grade finished so far is saved; run the same command again to go on", err=True)
+        click.echo(
+            "interrupted: every grade finished so far is saved; run the same command again to go "
+            "on",
+            err=True,
+        )
         sys.exit(ExitCode.INTERRUPTED)
     exit_with(ExitCode.OK if summary.all_graded else ExitCode.SOME_UNGRADED)
 
@@ -68,15 +113,22 @@ def autograde(assignment: str, submissions: Path, course: Path | None, db_url: s
 @click.argument("assignment")
 @course_option
 @db_option
-@click.option("--out", "out_dir", type=click.Path(file_okay=False, path_type=Path), default=None,
-              help="Where the pages go; default: autograded/ASSIGNMENT/feedback/ in the course folder.")
-def feedback(assignment: str, course: Path | None, db_url: str | None, out_dir: Path | None) -> None:
+@click.option(
+    "--out",
+    "out_dir",
+    type=click.Path(file_okay=False, path_type=Path),
+    default=None,
+    help="Where the pages go; default: autograded/ASSIGNMENT/feedback/ in the course folder.",
+)
+def feedback(
+    assignment: str, course: Path | None, db_url: str | None, out_dir: Path | None
+) -> None:
     """Write one self-contained HTML feedback page per student of ASSIGNMENT, from the gradebook."""
-    from ..autograde import default_out_dir
-    from ..feedback import write_feedback
-    from ..gradebook import existing_url
-    from ..grade import get_assignment
-    from ..workspace import load
+    from ..batch.autograde import default_out_dir
+    from ..batch.gradebook import existing_url
+    from ..course.load import get_assignment
+    from ..reports.feedback import write_feedback
+    from ..session import load
 
     loaded = load(course)
     get_assignment(loaded, assignment)
@@ -86,21 +138,28 @@ def feedback(assignment: str, course: Path | None, db_url: str | None, out_dir: 
 
 
 def printable(text: str) -> str:
-    """Text from submissions (folder names, notebook metadata) made safe for a terminal: no escape sequences."""
+    """Text from submissions (folder names, notebook metadata) made safe for a terminal: no escape
+    sequences."""
     return "".join(c if c.isprintable() else repr(c)[1:-1] for c in text)
 
 
-def _print_summary(summary: "Summary") -> None:
-    from ..gradebook import shown_url
+def _print_summary(summary: Summary) -> None:
+    from ..batch.gradebook import shown_url
 
-    counts = f"graded {summary.graded}, skipped {summary.skipped} unchanged (of {summary.found} in the folder)"
+    counts = (
+        f"graded {summary.graded}, skipped {summary.skipped} unchanged (of {summary.found} in the "
+        "folder)"
+    )
     click.echo(counts + (f"; {summary.late} late" if summary.late else ""))
     if summary.ungradable:
         click.echo(f"{len(summary.ungradable)} could not be graded:")
         for student, reason in summary.ungradable:
             click.echo(f"  {printable(student)}: {printable(reason)}")
     if summary.crashed:
-        click.echo(f"code failed, timed out or tampered with grading for {len(summary.crashed)} (graded, those items score 0):")
+        click.echo(
+            f"code failed, timed out or tampered with grading for {len(summary.crashed)} (graded, "
+            "those items score 0):"
+        )
         for student, items in summary.crashed:
             click.echo(f"  {printable(student)}: {', '.join(items)}")
     click.echo(f"outputs: {summary.out_dir} (results.json, grades.csv, junit.xml, gradescope/)")
@@ -109,7 +168,9 @@ def _print_summary(summary: "Summary") -> None:
 
 @contextmanager
 def _stop_on_ctrl_c(stop: threading.Event) -> Iterator[None]:
-    """The first Ctrl-C asks the batch to stop cleanly (grades in hand are saved); a second one stops at once."""
+    """The first Ctrl-C asks the batch to stop cleanly (grades in hand are saved); a second one
+    stops at once."""
+
     def first(signum: int, frame: object) -> None:
         stop.set()
         signal.signal(signal.SIGINT, signal.default_int_handler)
@@ -123,7 +184,7 @@ def _stop_on_ctrl_c(stop: threading.Event) -> Iterator[None]:
 
 
 @contextmanager
-def _reporter() -> Iterator["Reporter"]:
+def _reporter() -> Iterator[Reporter]:
     """A progress bar on a terminal, one line per submission otherwise (logs, CI)."""
     from rich.console import Console
 
@@ -131,10 +192,22 @@ def _reporter() -> Iterator["Reporter"]:
     if not console.is_terminal:
         yield _Lines()
         return
-    from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeRemainingColumn
+    from rich.progress import (
+        BarColumn,
+        MofNCompleteColumn,
+        Progress,
+        TextColumn,
+        TimeRemainingColumn,
+    )
 
-    columns = (TextColumn("grading"), BarColumn(), MofNCompleteColumn(),
-               TextColumn("{task.fields[rate]}"), TextColumn("ETA"), TimeRemainingColumn())
+    columns = (
+        TextColumn("grading"),
+        BarColumn(),
+        MofNCompleteColumn(),
+        TextColumn("{task.fields[rate]}"),
+        TextColumn("ETA"),
+        TimeRemainingColumn(),
+    )
     with Progress(*columns, console=console, transient=False) as progress:
         yield _Bar(progress)
 
@@ -142,19 +215,21 @@ def _reporter() -> Iterator["Reporter"]:
 class _Bar:
     """Feeds a rich progress bar."""
 
-    def __init__(self, progress: "Progress") -> None:
+    def __init__(self, progress: Progress) -> None:
         self.progress = progress
         self.task = progress.add_task("grading", total=None, rate="", start=False)
         self.started = time.monotonic()
 
     def start(self, total: int, skipped: int) -> None:
         if skipped:
-            self.progress.console.print(f"skipping {skipped} unchanged submission{'s' * (skipped != 1)}")
+            self.progress.console.print(
+                f"skipping {skipped} unchanged submission{'s' * (skipped != 1)}"
+            )
         self.progress.update(self.task, total=total)
         self.progress.start_task(self.task)
         self.started = time.monotonic()
 
-    def done(self, result: "SubmissionResult") -> None:
+    def done(self, result: StudentResult) -> None:
         rate = (self.progress.tasks[0].completed + 1) / max(time.monotonic() - self.started, 1e-9)
         self.progress.update(self.task, advance=1, rate=f"{rate:.1f}/s")
 
@@ -168,12 +243,23 @@ class _Lines:
 
     def start(self, total: int, skipped: int) -> None:
         self.total, self.started = total, time.monotonic()
-        click.echo(f"grading {total} submission{'s' * (total != 1)}; skipping {skipped} unchanged", err=True)
+        click.echo(
+            f"grading {total} submission{'s' * (total != 1)}; skipping {skipped} unchanged",
+            err=True,
+        )
 
-    def done(self, result: "SubmissionResult") -> None:
+    def done(self, result: StudentResult) -> None:
         self.count += 1
         elapsed = max(time.monotonic() - self.started, 1e-9)
         rate = self.count / elapsed
         eta = (self.total - self.count) / rate
-        what = f"{result.score:g}/{result.max_score:g}" if result.status.value != "ungradable" else "could not be graded"
-        click.echo(f"[{self.count}/{self.total}] {printable(result.student)}: {what} ({rate:.2f}/s, ETA {eta:.0f}s)", err=True)
+        what = (
+            f"{result.score:g}/{result.max_score:g}"
+            if result.status.value != "ungradable"
+            else "could not be graded"
+        )
+        click.echo(
+            f"[{self.count}/{self.total}] {printable(result.student)}: {what} ({rate:.2f}/s, ETA "
+            f"{eta:.0f}s)",
+            err=True,
+        )

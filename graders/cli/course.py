@@ -16,7 +16,7 @@ from . import course_option, isolation_option, main
 @isolation_option
 def validate(course: Path | None, no_truth: bool, isolation: str) -> None:
     """Check course.yml and every exercise; report every problem as path:line:column."""
-    from ..validate import validate_course
+    from ..course.validate import validate_course
 
     click.echo(str(validate_course(course, truth=not no_truth, isolation=isolation)))
 
@@ -24,7 +24,7 @@ def validate(course: Path | None, no_truth: bool, isolation: str) -> None:
 @main.command()
 def schema() -> None:
     """Print the JSON Schema of exercise files (for editors)."""
-    from ..schema import exercise_schema
+    from ..course.schema import exercise_schema
 
     click.echo(json.dumps(exercise_schema(), indent=2, ensure_ascii=False))
 
@@ -32,17 +32,21 @@ def schema() -> None:
 @main.command()
 @click.argument("assignment")
 @course_option
-@click.option("--json", "as_json", is_flag=True, help="Print {item: answer} as JSON, usable as an answers file's 'answers'.")
+@click.option(
+    "--json",
+    "as_json",
+    is_flag=True,
+    help="Print {item: answer} as JSON, usable as an answers file's 'answers'.",
+)
 @isolation_option
 def key(assignment: str, course: Path | None, as_json: bool, isolation: str) -> None:
     """Print the answer key of ASSIGNMENT, computed by running torch."""
-    from ..grade import prepare_assignment
-    from ..key import answer_key
-    from ..tables import key_table, print_table
-    from ..workspace import open_workspace
+    from ..batch.grading import answer_key, prepare_assignment
+    from ..session import open_session
+    from .tables import key_table, print_table
 
-    with open_workspace(course, isolation=isolation) as ws:
-        answers = answer_key(prepare_assignment(ws.loaded, assignment, ws.ctx))
+    with open_session(course, isolation=isolation) as session:
+        answers = answer_key(prepare_assignment(session.loaded, assignment, session.ctx))
     if as_json:
         click.echo(json.dumps(answers, indent=2, ensure_ascii=False))
     else:
@@ -55,16 +59,22 @@ def key(assignment: str, course: Path | None, as_json: bool, isolation: str) -> 
 @isolation_option
 def audit(course: Path | None, as_json: bool, isolation: str) -> None:
     """Compare what the article printed with what today's torch gives."""
-    from ..audit import audit_course
-    from ..grade import prepare_exercises
-    from ..tables import drift_table, print_table
-    from ..truth import torch_version
-    from ..workspace import open_workspace
+    from ..kinds.cache import torch_version
+    from ..kinds.predict.audit import audit_course
+    from ..kinds.prepare import prepare_exercises
+    from ..session import open_session
+    from .tables import drift_table, print_table
 
-    with open_workspace(course, isolation=isolation) as ws:
-        truths = prepare_exercises(ws.loaded, ws.loaded.exercises, ws.ctx)
-    drifts = audit_course(ws.loaded, truths)
+    with open_session(course, isolation=isolation) as session:
+        truths = prepare_exercises(session.loaded, session.loaded.exercises, session.ctx)
+    drifts = audit_course(session.loaded, truths)
     if as_json:
-        click.echo(json.dumps({"torch_version": torch_version(), "drift": [d.to_json() for d in drifts]}, indent=2, ensure_ascii=False))
+        click.echo(
+            json.dumps(
+                {"torch_version": torch_version(), "drift": [d.to_json() for d in drifts]},
+                indent=2,
+                ensure_ascii=False,
+            )
+        )
     else:
         print_table(drift_table(drifts, torch_version()))

@@ -2,28 +2,40 @@
 
 from __future__ import annotations
 
-import json
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import click
 
 from ..errors import ExitCode
 from . import course_option, exit_with, isolation_option, main
 
+if TYPE_CHECKING:
+    from ..results import ResultsDocument
+
 
 @main.command()
 @click.argument("assignment")
 @click.argument("files", nargs=-1, required=True, type=click.Path(path_type=Path))
 @course_option
-@click.option("--json", "as_json", is_flag=True, help="Print the results document (and nothing else).")
+@click.option(
+    "--json", "as_json", is_flag=True, help="Print the results document (and nothing else)."
+)
 @click.option("--workers", type=click.IntRange(1, 64), default=1, show_default=True)
 @isolation_option
-def grade(assignment: str, files: tuple[Path, ...], course: Path | None, as_json: bool, workers: int, isolation: str) -> None:
+def grade(
+    assignment: str,
+    files: tuple[Path, ...],
+    course: Path | None,
+    as_json: bool,
+    workers: int,
+    isolation: str,
+) -> None:
     """Grade answers FILES (YAML) for ASSIGNMENT; print a table or the results document."""
     doc = grade_files_document(assignment, list(files), course, workers, isolation)
     _show(doc, as_json)
-    exit_with(ExitCode.SOME_UNGRADED if any(s["status"] == "ungradable" for s in doc["students"]) else ExitCode.OK)
+    exit_with(ExitCode.OK if doc.all_graded else ExitCode.SOME_UNGRADED)
 
 
 @main.command()
@@ -31,7 +43,7 @@ def grade(assignment: str, files: tuple[Path, ...], course: Path | None, as_json
 @isolation_option
 def demo(course: Path | None, isolation: str) -> None:
     """Grade the bundled example answers of the first assignment and print the table."""
-    from ..workspace import load
+    from ..session import load
 
     loaded = load(course)
     first = loaded.course.assignments[0].id
@@ -41,32 +53,42 @@ def demo(course: Path | None, isolation: str) -> None:
     _show(grade_files_document(first, files, course, 1, isolation), as_json=False)
 
 
-def grade_files_document(assignment: str, files: list[Path], course: Path | None, workers: int, isolation: str) -> dict:
+def grade_files_document(
+    assignment: str, files: list[Path], course: Path | None, workers: int, isolation: str
+) -> ResultsDocument:
     """Grade answers files and build the results document."""
-    from ..answersfile import grade_answer_files
-    from ..grade import prepare_assignment
-    from ..results import results_document
-    from ..truth import torch_version
-    from ..workspace import open_workspace
+    from ..batch.answers_files import grade_answer_files
+    from ..batch.grading import prepare_assignment
+    from ..kinds.cache import torch_version
+    from ..session import open_session
 
-    with open_workspace(course, isolation=isolation, workers=workers) as ws:
-        prep = prepare_assignment(ws.loaded, assignment, ws.ctx)
+    with open_session(course, isolation=isolation, workers=workers) as session:
+        prep = prepare_assignment(session.loaded, assignment, session.ctx)
         results = grade_answer_files(prep, files, workers)
-        graded_at = datetime.now(timezone.utc).isoformat(timespec="seconds")
-        return results_document(ws.loaded.course.id, assignment, torch_version(), graded_at, ws.isolation, results)
+        graded_at = datetime.now(UTC).isoformat(timespec="seconds")
+        from ..results import ResultsDocument
+
+        return ResultsDocument(
+            session.loaded.course.id,
+            assignment,
+            torch_version(),
+            graded_at,
+            session.isolation,
+            tuple(results),
+        )
 
 
 LEGEND = "✓ correct  ✗ wrong  ? invalid  – unanswered  ! error  ⏱ timeout  ⚠ integrity"
 
 
-def _show(doc: dict, as_json: bool) -> None:
-    from ..tables import print_table, results_table
+def _show(doc: ResultsDocument, as_json: bool) -> None:
+    from .tables import print_table, results_table
 
     if as_json:
-        click.echo(json.dumps(doc, indent=2, ensure_ascii=False))
+        click.echo(doc.dumps())
         return
     print_table(results_table(doc))
     click.echo(LEGEND)
-    for s in doc["students"]:
-        if s["error"]:
-            click.echo(f"{s['student']}: {s['error']}", err=True)
+    for s in doc.students:
+        if s.error:
+            click.echo(f"{s.student}: {s.error}", err=True)

@@ -14,30 +14,63 @@ from .autograde import db_option
 @click.argument("assignment", required=False)
 @course_option
 @db_option
-@click.option("--results", "results_files", multiple=True, type=click.Path(exists=True, dir_okay=False, path_type=Path),
-              help="Read results documents saved by `graders grade --json` instead of the gradebook (repeatable).")
-@click.option("--out", type=click.Path(dir_okay=False, path_type=Path), default=None,
-              help="The HTML file; default: autograded/ASSIGNMENT/report.html (autograded/report.html without ASSIGNMENT).")
-@click.option("--csv", "csv_dir", type=click.Path(file_okay=False, path_type=Path), default=None,
-              help="Also write the report's tables as CSV files into this folder.")
-def report(assignment: str | None, course: Path | None, db_url: str | None, results_files: tuple[Path, ...],
-           out: Path | None, csv_dir: Path | None) -> None:
+@click.option(
+    "--results",
+    "results_files",
+    multiple=True,
+    type=click.Path(exists=True, dir_okay=False, path_type=Path),
+    help="Read results documents saved by `graders grade --json` instead of the gradebook "
+    "(repeatable).",
+)
+@click.option(
+    "--out",
+    type=click.Path(dir_okay=False, path_type=Path),
+    default=None,
+    help="The HTML file; default: autograded/ASSIGNMENT/report.html (autograded/report.html "
+    "without ASSIGNMENT).",
+)
+@click.option(
+    "--csv",
+    "csv_dir",
+    type=click.Path(file_okay=False, path_type=Path),
+    default=None,
+    help="Also write the report's tables as CSV files into this folder.",
+)
+def report(
+    assignment: str | None,
+    course: Path | None,
+    db_url: str | None,
+    results_files: tuple[Path, ...],
+    out: Path | None,
+    csv_dir: Path | None,
+) -> None:
     """Write the class report of ASSIGNMENT as one self-contained HTML file.
 
     Without ASSIGNMENT, summarise every graded assignment of the course (ps1 -> ps3).
     The page loads nothing from the network; it reads the same offline and on a phone.
     """
-    from ..grade import get_assignment
-    from ..report.build import default_out, file_documents, gradebook_documents, pick, write_assignment, write_course
-    from ..report.course_info import course_info
-    from ..workspace import load
+    from ..course.load import get_assignment
+    from ..reports.build import (
+        default_out,
+        file_documents,
+        gradebook_documents,
+        pick,
+        write_assignment,
+        write_course,
+    )
+    from ..reports.course_info import course_info
+    from ..session import load
 
     loaded = load(course)
-    ids = [get_assignment(loaded, assignment).id] if assignment else [a.id for a in loaded.course.assignments]
+    ids = (
+        [get_assignment(loaded, assignment).id]
+        if assignment
+        else [a.id for a in loaded.course.assignments]
+    )
     if results_files:
         docs, where = file_documents(results_files, loaded.course.id), "the results files"
     else:
-        from ..gradebook import existing_url, shown_url
+        from ..batch.gradebook import existing_url, shown_url
 
         url = existing_url(db_url, loaded.root)
         docs, where = gradebook_documents(loaded, url, ids), f"the gradebook {shown_url(url)}"
@@ -46,6 +79,6 @@ def report(assignment: str | None, course: Path | None, db_url: str | None, resu
     if assignment:
         written = write_assignment(pick(docs, assignment, where), info, target, csv_dir)
     else:
-        written = write_course([d for d in docs if d["assignment"] in ids], info, target, csv_dir)
+        written = write_course([d for d in docs if d.assignment in ids], info, target, csv_dir)
     for path in written:
         click.echo(f"wrote {path}")

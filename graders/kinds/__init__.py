@@ -1,4 +1,11 @@
-"""Exercise kinds. Importing this package registers every built-in kind."""
+"""Exercise kinds: the contract (``base``), the registry, and the built-in kinds.
+
+``base`` says what every kind answers for; ``registry`` finds a kind by its YAML
+``kind`` or by the tag of an answer cell; ``layout`` is what kinds share to lay out and
+read back notebook cells; ``cache`` and ``prepare`` compute each exercise's state once.
+``predict/`` and ``code/`` are the kinds.
+Importing this package registers every built-in kind.
+"""
 
 from importlib import import_module
 

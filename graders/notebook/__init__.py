@@ -3,13 +3,14 @@
 The modules are small and ordered by the direction data flows:
 
 - ``cells``   builds nbformat 4 cells and their metadata (pure functions, no I/O);
-- ``layout``  turns an assignment into an ordered list of ``Part`` (intro, exercise
-  header, setup, prompt, answer, code), the same for every kind of notebook;
+- ``layout``  turns an assignment into an ordered list of ``kinds.layout.Part``: the
+  introduction here, each exercise's parts from its kind (``Kind.layout``);
 - ``release`` renders those parts as the student, instructor and nbgrader notebooks;
 - ``read``    reads a notebook as plain JSON with a size cap and finds answer cells by
-  their ``metadata.graders``, never by position;
-- ``answer``  takes the prediction out of an ``answer = ...`` cell as text, never running it;
-- ``collect`` turns a submitted notebook into a ``graders.grade.Submission``.
+  their ``metadata.graders``, never by position (the tag names the kind);
+- ``collect`` turns a submitted notebook into a ``kinds.base.Submission``, each cell
+  read by its kind (``Kind.read_cell``), never run;
+- ``check``   the learner's pre-submit check: which answers cannot be read.
 """
 
 #: The key in cell metadata (and notebook metadata) that graders owns.

@@ -7,7 +7,6 @@ twice gives byte-identical notebooks (golden-testable, diff-friendly in git).
 from __future__ import annotations
 
 import hashlib
-import json
 import re
 from typing import Any
 
@@ -20,7 +19,6 @@ from . import META_KEY
 _ID_OK = re.compile(r"^[a-zA-Z0-9_-]{1,64}$")
 NBGRADER_SCHEMA = 3
 LOCKED = {"editable": False, "deletable": False}
-UNANSWERED_LINE = "answer = ..."
 
 
 def cell_id(*parts: str) -> str:
@@ -40,18 +38,30 @@ def cell_id(*parts: str) -> str:
 
 def markdown(ident: str, text: str, *, nbgrader: dict[str, Any] | None = None) -> NotebookNode:
     """A markdown cell learners can neither edit nor delete."""
-    return new_markdown_cell(text.strip(), id=ident, metadata=_metadata(True, None, nbgrader))
+    cell: NotebookNode = new_markdown_cell(
+        text.strip(), id=ident, metadata=_metadata(True, None, nbgrader)
+    )
+    return cell
 
 
 def code(
-    ident: str, source: str, *, locked: bool = False,
-    graders: dict[str, str] | None = None, nbgrader: dict[str, Any] | None = None,
+    ident: str,
+    source: str,
+    *,
+    locked: bool = False,
+    graders: dict[str, str] | None = None,
+    nbgrader: dict[str, Any] | None = None,
 ) -> NotebookNode:
     """A code cell; ``graders`` is the answer-cell metadata that collecting relies on."""
-    return new_code_cell(source.rstrip("\n"), id=ident, metadata=_metadata(locked, graders, nbgrader))
+    cell: NotebookNode = new_code_cell(
+        source.rstrip("\n"), id=ident, metadata=_metadata(locked, graders, nbgrader)
+    )
+    return cell
 
 
-def _metadata(locked: bool, graders: dict[str, str] | None, nbgrader: dict[str, Any] | None) -> dict[str, Any]:
+def _metadata(
+    locked: bool, graders: dict[str, str] | None, nbgrader: dict[str, Any] | None
+) -> dict[str, Any]:
     meta: dict[str, Any] = dict(LOCKED) if locked else {}
     if graders is not None:
         meta[META_KEY] = dict(graders)
@@ -61,29 +71,22 @@ def _metadata(locked: bool, graders: dict[str, str] | None, nbgrader: dict[str, 
 
 
 def nbgrader_meta(
-    grade_id: str, *, solution: bool = False, grade: bool = False, locked: bool = False, points: float | None = None,
+    grade_id: str,
+    *,
+    solution: bool = False,
+    grade: bool = False,
+    locked: bool = False,
+    points: float | None = None,
 ) -> dict[str, Any]:
     """nbgrader's own cell metadata (schema 3): what ``generate_assignment`` reads."""
     meta: dict[str, Any] = {
-        "grade": grade, "grade_id": grade_id, "locked": locked,
-        "schema_version": NBGRADER_SCHEMA, "solution": solution, "task": False,
+        "grade": grade,
+        "grade_id": grade_id,
+        "locked": locked,
+        "schema_version": NBGRADER_SCHEMA,
+        "solution": solution,
+        "task": False,
     }
     if grade:
         meta["points"] = points if points is not None else 0
     return meta
-
-
-def py_string(text: str) -> str:
-    """``text`` as a double-quoted Python string literal (JSON escapes are Python escapes)."""
-    return json.dumps(text, ensure_ascii=False)
-
-
-def answer_line(text: str | None) -> str:
-    """The source of an answer cell: ``answer = "<literal>"``, or the unanswered form."""
-    return UNANSWERED_LINE if text is None else f"answer = {py_string(text)}"
-
-
-def points_text(points: float) -> str:
-    """``1 point``, ``2 points``, ``1.5 points``."""
-    shown = f"{round(points, 2):g}"
-    return f"{shown} point" + ("" if shown == "1" else "s")

@@ -14,6 +14,8 @@ from pathlib import Path
 from typing import Any
 
 from ..errors import SubmissionError
+from ..kinds.base import AnyKind
+from ..kinds.registry import kind_of_cell
 from . import META_KEY
 
 MAX_NOTEBOOK_BYTES = 20 * 1024 * 1024
@@ -25,7 +27,7 @@ class AnswerCell:
 
     index: int  # position in the notebook, for messages only
     key: str  # an item id "<exercise>/<question>" or a code exercise id
-    kind: str  # "question" or "exercise"
+    kind: AnyKind  # the kind whose cell it is, by its metadata.graders tag
     source: str
     meta: dict[str, Any] = field(default_factory=dict)  # its metadata.graders
 
@@ -49,15 +51,23 @@ def read_notebook(path: Path, max_bytes: int = MAX_NOTEBOOK_BYTES) -> dict[str, 
     try:
         text = raw.decode("utf-8-sig")
     except UnicodeDecodeError as exc:
-        raise SubmissionError(f"{path}: not a notebook: byte 0x{raw[exc.start]:02x} at offset {exc.start} is not UTF-8 text") from exc
+        raise SubmissionError(
+            f"{path}: not a notebook: byte 0x{raw[exc.start]:02x} at offset {exc.start} is not "
+            "UTF-8 text"
+        ) from exc
+    data: Any
     try:
         data = json.loads(text)
     except json.JSONDecodeError as exc:
-        raise SubmissionError(f"{path}: not a notebook: invalid JSON at line {exc.lineno}, column {exc.colno}: {exc.msg}") from exc
+        raise SubmissionError(
+            f"{path}: not a notebook: invalid JSON at line {exc.lineno}, column {exc.colno}: "
+            f"{exc.msg}"
+        ) from exc
     except RecursionError as exc:
         raise SubmissionError(f"{path}: not a notebook: JSON nested too deeply") from exc
     _check_format(path, data)
-    return data
+    notebook: dict[str, Any] = data  # _check_format made sure it is one
+    return notebook
 
 
 def answer_cells(path: Path, data: dict[str, Any]) -> NotebookAnswers:
@@ -69,7 +79,9 @@ def answer_cells(path: Path, data: dict[str, Any]) -> NotebookAnswers:
         found = _answer_cell(path, index, cell)
         if found is not None:
             cells.setdefault(found.key, []).append(found)
-    meta = data.get("metadata", {}).get(META_KEY) if isinstance(data.get("metadata"), dict) else None
+    meta = (
+        data.get("metadata", {}).get(META_KEY) if isinstance(data.get("metadata"), dict) else None
+    )
     return NotebookAnswers(cells, meta if isinstance(meta, dict) else {})
 
 
@@ -77,7 +89,10 @@ def _read_bytes(path: Path, max_bytes: int) -> bytes:
     try:
         size = path.stat().st_size
         if size > max_bytes:
-            raise SubmissionError(f"{path}: {size_text(size)} is larger than the {size_text(max_bytes)} a notebook may be (clear the outputs and save again)")
+            raise SubmissionError(
+                f"{path}: {size_text(size)} is larger than the {size_text(max_bytes)} a notebook "
+                "may be (clear the outputs and save again)"
+            )
         if size == 0:
             raise SubmissionError(f"{path}: the file is empty")
         with path.open("rb") as f:
@@ -85,7 +100,9 @@ def _read_bytes(path: Path, max_bytes: int) -> bytes:
     except OSError as exc:
         raise SubmissionError(f"{path}: cannot read: {exc.strerror or exc}") from exc
     if len(raw) > max_bytes:
-        raise SubmissionError(f"{path}: grew past the {size_text(max_bytes)} a notebook may be while it was read")
+        raise SubmissionError(
+            f"{path}: grew past the {size_text(max_bytes)} a notebook may be while it was read"
+        )
     return raw
 
 
@@ -102,9 +119,14 @@ def _check_format(path: Path, data: Any) -> None:
         raise SubmissionError(f"{path}: not a notebook: JSON without notebook 'cells'")
     version = data.get("nbformat")
     if version == 3 or "worksheets" in data:
-        raise SubmissionError(f"{path}: an nbformat 3 notebook (from an old Jupyter); open it in a current Jupyter and save it again as nbformat 4")
+        raise SubmissionError(
+            f"{path}: an nbformat 3 notebook (from an old Jupyter); open it in a current Jupyter "
+            "and save it again as nbformat 4"
+        )
     if version != 4:
-        raise SubmissionError(f"{path}: nbformat {version!r} is not supported; graders reads nbformat 4 notebooks")
+        raise SubmissionError(
+            f"{path}: nbformat {version!r} is not supported; graders reads nbformat 4 notebooks"
+        )
     if not isinstance(data["cells"], list):
         raise SubmissionError(f"{path}: not a notebook: 'cells' is not a list")
 
@@ -114,10 +136,11 @@ def _answer_cell(path: Path, index: int, cell: dict[str, Any]) -> AnswerCell | N
     tag = meta.get(META_KEY) if isinstance(meta, dict) else None
     if not isinstance(tag, dict):
         return None
-    kind = "question" if "question" in tag else "exercise" if "exercise" in tag else None
-    if kind is None or not isinstance(tag[kind], str):
+    found = kind_of_cell(tag)
+    if found is None:
         return None
-    return AnswerCell(index, tag[kind], kind, cell_source(path, index, cell), dict(tag))
+    kind, key = found
+    return AnswerCell(index, key, kind, cell_source(path, index, cell), dict(tag))
 
 
 def cell_source(path: Path, index: int, cell: dict[str, Any]) -> str:

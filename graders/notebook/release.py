@@ -1,7 +1,7 @@
 """``graders release``: an assignment as a student, an instructor and an nbgrader notebook.
 
     DIR/<assignment>/<assignment>.ipynb              what learners fill in
-    DIR/instructor/<assignment>/<assignment>.ipynb   the same with the key and explanations (never hand out)
+    DIR/instructor/<assignment>/<assignment>.ipynb   with the key and explanations (never hand out)
     DIR/source/<assignment>/<assignment>.ipynb       for an nbgrader course (solution and
     DIR/source/<assignment>/graders-course.json        hidden test cells), and where the
                                                        test cells find the course
@@ -13,21 +13,22 @@ function per part role; nothing is random, so the files are golden-testable.
 from __future__ import annotations
 
 import json
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from functools import partial
 from pathlib import Path
-from typing import Callable, Mapping
 
 import nbformat
 from nbformat import NotebookNode
 from nbformat.v4 import new_notebook
 
+from ..course.load import COURSE_FILE, LoadedCourse
+from ..course.model import Assignment
 from ..errors import UsageError
-from ..load import COURSE_FILE, LoadedCourse
-from ..spec import Assignment
+from ..kinds.layout import Part
 from . import META_KEY, POINTER_FILE
-from .cells import answer_line, cell_id, code, markdown, nbgrader_meta
-from .layout import Part, assignment_parts
+from .cells import cell_id, code, markdown, nbgrader_meta
+from .layout import assignment_parts
 
 KERNELSPEC = {"display_name": "Python 3 (ipykernel)", "language": "python", "name": "python3"}
 Render = Callable[[Part], list[NotebookNode]]
@@ -49,19 +50,25 @@ def student_notebook(loaded: LoadedCourse, assignment: Assignment) -> NotebookNo
     return _notebook(loaded, assignment, parts, _student_cells)
 
 
-def instructor_notebook(loaded: LoadedCourse, assignment: Assignment, key: Mapping[str, str]) -> NotebookNode:
+def instructor_notebook(
+    loaded: LoadedCourse, assignment: Assignment, key: Mapping[str, str]
+) -> NotebookNode:
     """The student notebook with every answer filled in from ``key`` and explained."""
     parts = assignment_parts(loaded, assignment, key)
     return _notebook(loaded, assignment, parts, _instructor_cells)
 
 
-def nbgrader_notebook(loaded: LoadedCourse, assignment: Assignment, key: Mapping[str, str]) -> NotebookNode:
+def nbgrader_notebook(
+    loaded: LoadedCourse, assignment: Assignment, key: Mapping[str, str]
+) -> NotebookNode:
     """An nbgrader source notebook: solution cells from ``key``, hidden autograder tests."""
     parts = assignment_parts(loaded, assignment, key, runs_answers=True)
     return _notebook(loaded, assignment, parts, partial(_nbgrader_cells, assignment=assignment.id))
 
 
-def write_release(loaded: LoadedCourse, assignment: Assignment, key: Mapping[str, str], out: Path) -> Released:
+def write_release(
+    loaded: LoadedCourse, assignment: Assignment, key: Mapping[str, str], out: Path
+) -> Released:
     """Write the three notebooks (each validated by nbformat) and the course pointer."""
     _require_key(loaded, assignment, key)
     where = Released(
@@ -73,59 +80,69 @@ def write_release(loaded: LoadedCourse, assignment: Assignment, key: Mapping[str
     _write(student_notebook(loaded, assignment), where.student)
     _write(instructor_notebook(loaded, assignment, key), where.instructor)
     _write(nbgrader_notebook(loaded, assignment, key), where.source)
-    pointer = {"course": str((loaded.root / COURSE_FILE).resolve()), "course_id": loaded.course.id, "assignment": assignment.id}
+    pointer = {
+        "course": str((loaded.root / COURSE_FILE).resolve()),
+        "course_id": loaded.course.id,
+        "assignment": assignment.id,
+    }
     where.pointer.write_text(json.dumps(pointer, indent=1) + "\n", encoding="utf-8")
     return where
 
 
 def answer_keys(parts: list[Part]) -> list[str]:
     """The ``metadata.graders`` keys a complete notebook has: item ids and code exercise ids."""
-    return [p.key for p in parts if p.role in ("answer", "code")]
+    return [p.key for p in parts if p.role == "answer"]
 
 
-def _notebook(loaded: LoadedCourse, assignment: Assignment, parts: list[Part], render: Render) -> NotebookNode:
-    nb = new_notebook(cells=[cell for part in parts for cell in render(part)])
+def _notebook(
+    loaded: LoadedCourse, assignment: Assignment, parts: list[Part], render: Render
+) -> NotebookNode:
+    nb: NotebookNode = new_notebook(cells=[cell for part in parts for cell in render(part)])
     nb.metadata["kernelspec"] = dict(KERNELSPEC)
     nb.metadata["language_info"] = {"name": "python"}
-    nb.metadata[META_KEY] = {"course": loaded.course.id, "assignment": assignment.id, "answers": answer_keys(parts)}
+    nb.metadata[META_KEY] = {
+        "course": loaded.course.id,
+        "assignment": assignment.id,
+        "answers": answer_keys(parts),
+    }
     return nb
 
 
 def _write(nb: NotebookNode, path: Path) -> None:
     nbformat.validate(nb)
     path.parent.mkdir(parents=True, exist_ok=True)
-    path.write_text(nbformat.writes(nb), encoding="utf-8")
+    text: str = nbformat.writes(nb)
+    path.write_text(text, encoding="utf-8")
 
 
 def _require_key(loaded: LoadedCourse, assignment: Assignment, key: Mapping[str, str]) -> None:
     wanted = answer_keys(assignment_parts(loaded, assignment, {}))
     missing = [k for k in wanted if k not in key]
     if missing:
-        raise UsageError(f"no answer could be computed for {', '.join(missing)}: run `graders validate` to see why")
+        raise UsageError(
+            f"no answer could be computed for {', '.join(missing)}: run `graders validate` to see "
+            "why"
+        )
 
 
 def _student_cells(part: Part) -> list[NotebookNode]:
     if part.role == "answer":
-        return [code(cell_id("answer", part.key), answer_line(None), graders={"question": part.key})]
-    if part.role == "code":
-        return [code(cell_id("code", part.key), part.text, graders=_code_meta(part))]
+        return [code(cell_id(part.cell, part.key), part.text, graders=dict(part.tag))]
     return [_shown(part)]
 
 
 def _instructor_cells(part: Part) -> list[NotebookNode]:
-    if part.role == "answer":
-        answer = code(cell_id("answer", part.key), answer_line(part.solution), graders={"question": part.key})
-        return [answer, markdown(cell_id("explain", part.key), f"**Answer:** `{part.solution}`\n\n{part.explain}")]
-    if part.role == "code":
-        return [code(cell_id("code", part.key), part.solution or part.text, graders=_code_meta(part))]
-    return [_shown(part)]
+    if part.role != "answer":
+        return [_shown(part)]
+    cells = [code(cell_id(part.cell, part.key), part.solution or part.text, graders=dict(part.tag))]
+    if part.explain:
+        cells.append(markdown(cell_id("explain", part.key), part.explain))
+    return cells
 
 
 def _nbgrader_cells(part: Part, assignment: str) -> list[NotebookNode]:
     if part.role == "answer":
-        return [_solution_cell(part, answer_line(part.solution), {"question": part.key}), _test_cell(part, assignment)]
-    if part.role == "code":
-        return [_solution_cell(part, part.solution or "", _code_meta(part)), _test_cell(part, assignment)]
+        return [_solution_cell(part), _test_cell(part, assignment)]
     ident = cell_id(part.role, part.key)
     meta = nbgrader_meta(ident, locked=True)
     if part.role == "setup":
@@ -135,25 +152,21 @@ def _nbgrader_cells(part: Part, assignment: str) -> list[NotebookNode]:
 
 def _shown(part: Part) -> NotebookNode:
     ident = cell_id(part.role, part.key)
-    return code(ident, part.text, locked=True) if part.role == "setup" else markdown(ident, part.text)
+    return (
+        code(ident, part.text, locked=True) if part.role == "setup" else markdown(ident, part.text)
+    )
 
 
-def _code_meta(part: Part) -> dict[str, str]:
-    return {"exercise": part.key, **({"entry": part.entry} if part.entry else {})}
-
-
-def _solution_cell(part: Part, solution: str, graders: dict[str, str]) -> NotebookNode:
-    ident = cell_id("answer" if part.role == "answer" else "code", part.key)
-    source = f"### BEGIN SOLUTION\n{solution.rstrip()}\n### END SOLUTION"
-    return code(ident, source, graders=graders, nbgrader=nbgrader_meta(ident, solution=True))
+def _solution_cell(part: Part) -> NotebookNode:
+    ident = cell_id(part.cell, part.key)
+    source = f"### BEGIN SOLUTION\n{(part.solution or '').rstrip()}\n### END SOLUTION"
+    return code(ident, source, graders=dict(part.tag), nbgrader=nbgrader_meta(ident, solution=True))
 
 
 def _test_cell(part: Part, assignment: str) -> NotebookNode:
     """A hidden, locked autograder cell that grades with graders' own engine."""
     ident = cell_id("test", part.key)
-    # pop: a question left unanswered must not be graded with the previous one's answer.
-    given = 'globals().pop("answer", ...)' if part.role == "answer" else str(part.entry)
-    call = f'graders.nbgrader.check("{part.key}", {given}, assignment="{assignment}")'
+    call = f'graders.nbgrader.check("{part.key}", {part.test_given}, assignment="{assignment}")'
     source = f"### BEGIN HIDDEN TESTS\nimport graders.nbgrader\n{call}\n### END HIDDEN TESTS"
     meta = nbgrader_meta(ident, grade=True, locked=True, points=part.points)
     return code(ident, source, locked=True, nbgrader=meta)

@@ -29,7 +29,7 @@ class Capture:
         self.data += chunk[: max(room, 0)]
 
     def read(self) -> int:
-        """Read one chunk: its size, 0 at end of file, -1 when nothing is there (non-blocking fd)."""
+        """Read one chunk: its size, 0 at end of file, -1 when nothing is there (non-blocking)."""
         try:
             chunk = os.read(self.fd, READ_CHUNK)
         except BlockingIOError:

@@ -14,8 +14,9 @@ import json
 import os
 import signal
 import sys
+from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Any, Callable, NoReturn
+from typing import Any, NoReturn
 
 from .contract import Limits
 from .limits import apply_rlimits
@@ -60,7 +61,7 @@ def run_child(spec: ChildSpec) -> NoReturn:
         _confine(spec)
         payloads = _read_steps(spec.fds.steps)
         _fresh_library_state()
-        for step, (function, payload) in enumerate(zip(spec.functions, payloads)):
+        for step, (function, payload) in enumerate(zip(spec.functions, payloads, strict=True)):
             send(encode_line({"begin": step}))
             line = task_line(function, payload, _end_encoder(step), spec.limits.max_result_bytes)
             _flush_stdio()
@@ -88,7 +89,7 @@ def _sender(fd: int, write: Any = os.write, fstat: Any = os.fstat) -> Callable[[
                 raise ChannelLost
             view = memoryview(data)
             while view:
-                view = view[write(fd, view):]
+                view = view[write(fd, view) :]
         except OSError:
             raise ChannelLost from None
 
@@ -146,8 +147,10 @@ def _arrange_fds(fds: ChildFds, ruleset_fd: int | None) -> None:
     os.dup2(null, 0)
     os.dup2(fds.stdout, 1)
     os.dup2(fds.stderr, 2)
-    keep = sorted({0, 1, 2, fds.steps, fds.channel} | ({ruleset_fd} if ruleset_fd is not None else set()))
-    for low, high in zip(keep, keep[1:] + [1 << 20]):
+    keep = sorted(
+        {0, 1, 2, fds.steps, fds.channel} | ({ruleset_fd} if ruleset_fd is not None else set())
+    )
+    for low, high in zip(keep, keep[1:] + [1 << 20], strict=True):
         os.closerange(low + 1, high)  # the server's and the keeper's descriptors stay out
     for stream in (sys.stdout, sys.stderr):
         if hasattr(stream, "reconfigure"):
@@ -168,12 +171,14 @@ def _read_steps(fd: int) -> list[dict[str, Any]]:
 def _fresh_library_state() -> None:
     # The warm server may have asked tempfile for its directory before TMPDIR pointed at
     # this job's scratch; forget that answer so tempfile.* follows the job's TMPDIR.
-    tempfile = sys.modules.get("tempfile")
+    tempfile: Any = sys.modules.get("tempfile")
     if tempfile is not None:
         tempfile.tempdir = None
 
 
-def task_line(function: Task, payload: dict[str, Any], encode: Callable[[str, Any], bytes], max_bytes: int) -> bytes:
+def task_line(
+    function: Task, payload: dict[str, Any], encode: Callable[[str, Any], bytes], max_bytes: int
+) -> bytes:
     """Call the task and turn whatever happens into one end-of-step line (never raises)."""
     try:
         value = function(payload)
@@ -225,7 +230,7 @@ def _safe_repr(value: Any) -> str:
 def _flush_stdio() -> None:
     for stream in (sys.stdout, sys.stderr, sys.__stdout__, sys.__stderr__):
         try:
-            stream.flush()
+            stream.flush()  # type: ignore[union-attr]  # None when closed: caught below
         except Exception:  # noqa: BLE001 - the task may have replaced or closed them
             pass
 

@@ -7,21 +7,23 @@ in-process fake), so a caller never needs to know which one it talks to.
 from __future__ import annotations
 
 import re
+from collections.abc import Sequence
 from dataclasses import dataclass, field, fields
-from typing import Any, Protocol, Sequence
-
-from ..errors import GraderError
+from typing import Any, Protocol
 
 ISOLATION_LEVELS = ("bubblewrap", "unshare", "plain", "unsafe")
 _TASK = re.compile(r"[A-Za-z_][\w.]*:[A-Za-z_]\w*")
 
 
-class SandboxError(GraderError, RuntimeError):
+class SandboxError(RuntimeError):
     """The sandbox itself cannot do what was asked (level unavailable, unknown task, closed).
 
-    Never raised for anything the child does: that always becomes an ``Outcome``. A
-    ``GraderError``, so the command line shows it as one line, not a traceback.
+    Never raised for anything the child does: that always becomes an ``Outcome``. The
+    sandbox imports nothing of graders; ``graders.errors.user_errors`` lists this class,
+    so the command line shows it as one line, not a traceback.
     """
+
+    exit_code = 2  # as graders' ExitCode.USAGE: this machine cannot grade as asked
 
 
 @dataclass(frozen=True)
@@ -68,8 +70,12 @@ class Job:
     def __post_init__(self) -> None:
         for name in ("task", "check"):
             value = getattr(self, name)
-            if (value is not None or name == "task") and not (isinstance(value, str) and _TASK.fullmatch(value)):
-                raise ValueError(f"Job.{name} must look like 'package.module:function', got {value!r}")
+            if (value is not None or name == "task") and not (
+                isinstance(value, str) and _TASK.fullmatch(value)
+            ):
+                raise ValueError(
+                    f"Job.{name} must look like 'package.module:function', got {value!r}"
+                )
         if not isinstance(self.payload, dict):
             raise ValueError(f"Job.payload must be a dict, got {type(self.payload).__name__}")
 

@@ -15,7 +15,8 @@ import json
 import sys
 import threading
 import time
-from typing import Any, Callable, Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
+from typing import Any
 
 from .child import task_line
 from .contract import Job, Outcome, SandboxError
@@ -50,8 +51,15 @@ class InProcessRunner:
             line = task_line(_function(job.task), payload, encode, job.limits.max_result_bytes)
             verdict = _verdict(line, job, payload)
         cap = job.limits.max_output_bytes
-        return Outcome(verdict.status, verdict.result, _capped(stdout, cap), _capped(stderr, cap), verdict.message,
-                       self.isolation, time.monotonic() - started)
+        return Outcome(
+            verdict.status,
+            verdict.result,
+            _capped(stdout, cap),
+            _capped(stderr, cap),
+            verdict.message,
+            self.isolation,
+            time.monotonic() - started,
+        )
 
     def run_all(self, jobs: Sequence[Job]) -> list[Outcome]:
         """Each job in turn (the real runner's grouping into children changes no outcome)."""
@@ -60,7 +68,7 @@ class InProcessRunner:
     def close(self) -> None:
         """Nothing to release."""
 
-    def __enter__(self) -> "InProcessRunner":
+    def __enter__(self) -> InProcessRunner:
         return self
 
     def __exit__(self, *exc_info: object) -> None:
@@ -78,7 +86,8 @@ def _verdict(line: bytes, job: Job, payload: dict[str, Any]) -> Verdict:
 def _function(task: str) -> Callable[..., Any]:
     module, _, name = task.partition(":")
     try:
-        return getattr(importlib.import_module(module), name)
+        function: Callable[..., Any] = getattr(importlib.import_module(module), name)
+        return function
     except (ImportError, AttributeError) as exc:
         raise SandboxError(f"cannot run the task: {exc}") from exc
 

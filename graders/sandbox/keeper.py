@@ -26,8 +26,9 @@ import selectors
 import signal
 import socket
 import time
+from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Any, Callable, NoReturn
+from typing import Any, NoReturn
 
 from .capture import Capture
 from .child import ChildFds, ChildSpec, Task, describe_exception, run_child
@@ -98,7 +99,9 @@ def _fork_child(spec: KeeperSpec) -> tuple[int, KeeperEnds]:
     if pid == 0:
         for fd in (spec.payload_fd, spec.result_fd, mine.fileno(), steps_w, out_r, err_r):
             os.close(fd)
-        run_child(spec.child(ChildFds(steps=steps_r, stdout=out_w, stderr=err_w, channel=theirs.fileno())))
+        run_child(
+            spec.child(ChildFds(steps=steps_r, stdout=out_w, stderr=err_w, channel=theirs.fileno()))
+        )
     for fd in (theirs.detach(), steps_r, out_w, err_w, *spec.child_only):
         os.close(fd)
     if spec.memory is not None:
@@ -109,7 +112,9 @@ def _fork_child(spec: KeeperSpec) -> tuple[int, KeeperEnds]:
 class Watch:
     """The keeper's loop over one child: feed its steps, follow its lines, keep its clock."""
 
-    def __init__(self, spec: KeeperSpec, pid: int, ends: KeeperEnds, payloads: list[dict[str, Any]]) -> None:
+    def __init__(
+        self, spec: KeeperSpec, pid: int, ends: KeeperEnds, payloads: list[dict[str, Any]]
+    ) -> None:
         self.spec, self.pid, self.payloads = spec, pid, payloads
         self.records: list[dict[str, Any]] = []
         self.step = 0
@@ -124,8 +129,12 @@ class Watch:
         self.wait_status: int | None = None
         self.oom_before = spec.memory.oom_kills() if spec.memory else 0
         self.selector = selectors.DefaultSelector()
-        for fd, data in ((ends.channel.fileno(), "line"), (ends.stdout_r, self.stdout), (ends.stderr_r, self.stderr),
-                         (self.pidfd, "exit")):
+        for fd, data in (
+            (ends.channel.fileno(), "line"),
+            (ends.stdout_r, self.stdout),
+            (ends.stderr_r, self.stderr),
+            (self.pidfd, "exit"),
+        ):
             self.selector.register(fd, selectors.EVENT_READ, data)
         self._send_steps(ends.steps_w, payloads)
 
@@ -140,7 +149,9 @@ class Watch:
     def run(self) -> list[dict[str, Any]]:
         try:
             while not self.finished():
-                for key, _events in self.selector.select(max(0.0, self.deadline - time.monotonic())):
+                for key, _events in self.selector.select(
+                    max(0.0, self.deadline - time.monotonic())
+                ):
                     self.handle(key)
                     if self.finished():
                         break
@@ -178,12 +189,17 @@ class Watch:
             self.line = bytearray(rest)
             self.on_line(line)
         if not self.finished() and len(self.line) > self.max_line:
-            self.end_step(channel_abuse(f"the result is larger than the limit of {self.spec.limits.max_result_bytes} bytes"))
+            self.end_step(self.too_large())
         return len(chunk)
+
+    def too_large(self) -> Verdict:
+        return channel_abuse(
+            f"the result is larger than the limit of {self.spec.limits.max_result_bytes} bytes"
+        )
 
     def on_line(self, line: bytes) -> None:
         if len(line) > self.max_line:
-            self.end_step(channel_abuse(f"the result is larger than the limit of {self.spec.limits.max_result_bytes} bytes"))
+            self.end_step(self.too_large())
             return
         try:
             kind, value = decode_line(line, self.step)
@@ -191,7 +207,13 @@ class Watch:
             self.end_step(channel_abuse(str(exc)))
             return
         if kind != "begin":  # the step's own check, here in the trusted process
-            self.end_step(checked(from_end(kind, value), self.spec.steps[self.step].check, self.payloads[self.step]))
+            self.end_step(
+                checked(
+                    from_end(kind, value),
+                    self.spec.steps[self.step].check,
+                    self.payloads[self.step],
+                )
+            )
 
     def on_exit(self) -> None:
         self.wait_status = os.waitpid(self.pid, 0)[1]
@@ -203,17 +225,27 @@ class Watch:
     def drain(self) -> None:
         """Read the lines the child left in its channel (it has ended or been killed)."""
         self.channel.setblocking(False)
-        while not self.finished() and self.channel.fileno() in self.selector.get_map() and self.on_channel() > 0:
+        while (
+            not self.finished()
+            and self.channel.fileno() in self.selector.get_map()
+            and self.on_channel() > 0
+        ):
             pass
 
     def end_step(self, verdict: Verdict) -> None:
         for capture in (self.stdout, self.stderr):  # what the step printed before its line
             capture.read_available()
         now = time.monotonic()
-        self.records.append({
-            "status": verdict.status, "result": verdict.result, "message": verdict.message,
-            "stdout": self.stdout.take(), "stderr": self.stderr.take(), "duration_s": round(now - self.step_started, 6),
-        })
+        self.records.append(
+            {
+                "status": verdict.status,
+                "result": verdict.result,
+                "message": verdict.message,
+                "stdout": self.stdout.take(),
+                "stderr": self.stderr.take(),
+                "duration_s": round(now - self.step_started, 6),
+            }
+        )
         if verdict.status != "ok":
             return  # finished(): the remaining steps run in a fresh child
         self.step += 1
@@ -254,4 +286,4 @@ def _read_json(fd: int) -> Any:
 def _write_all(fd: int, data: bytes) -> None:
     view = memoryview(data)
     while view:
-        view = view[os.write(fd, view):]
+        view = view[os.write(fd, view) :]

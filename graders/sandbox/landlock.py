@@ -13,7 +13,7 @@ import ctypes
 import os
 import platform
 import stat
-from typing import Iterable
+from collections.abc import Iterable
 
 # Landlock's syscall numbers are the same on every architecture that has them.
 _CREATE_RULESET, _ADD_RULE, _RESTRICT_SELF = 444, 445, 446
@@ -47,7 +47,9 @@ def abi_version() -> int:
     """The kernel's Landlock ABI version, 0 when Landlock is unavailable."""
     if platform.system() != "Linux":
         return 0
-    version = _libc.syscall(_CREATE_RULESET, None, ctypes.c_size_t(0), ctypes.c_uint32(_CREATE_RULESET_VERSION))
+    version = _libc.syscall(
+        _CREATE_RULESET, None, ctypes.c_size_t(0), ctypes.c_uint32(_CREATE_RULESET_VERSION)
+    )
     return max(int(version), 0)
 
 
@@ -72,7 +74,11 @@ def build_ruleset(abi: int, rules: Iterable[tuple[str, int]]) -> int:
         attr.net, size = _NET_BIND_TCP | _NET_CONNECT_TCP, 16
     if abi >= 6:
         attr.scoped, size = _SCOPE_ABSTRACT_UNIX | _SCOPE_SIGNAL, 24
-    fd = _check(_libc.syscall(_CREATE_RULESET, ctypes.byref(attr), ctypes.c_size_t(size), ctypes.c_uint32(0)))
+    fd = _check(
+        _libc.syscall(
+            _CREATE_RULESET, ctypes.byref(attr), ctypes.c_size_t(size), ctypes.c_uint32(0)
+        )
+    )
     try:
         for path, rights in rules:
             _add_rule(fd, path, rights & everything)
@@ -91,7 +97,15 @@ def _add_rule(ruleset_fd: int, path: str, rights: int) -> None:
         if not stat.S_ISDIR(os.fstat(path_fd).st_mode):
             rights &= _FILE_RIGHTS  # a rule on a file may only carry file rights
         rule = _PathBeneath(allowed=rights, parent_fd=path_fd)
-        _check(_libc.syscall(_ADD_RULE, ctypes.c_int(ruleset_fd), ctypes.c_int(_RULE_PATH_BENEATH), ctypes.byref(rule), ctypes.c_uint32(0)))
+        _check(
+            _libc.syscall(
+                _ADD_RULE,
+                ctypes.c_int(ruleset_fd),
+                ctypes.c_int(_RULE_PATH_BENEATH),
+                ctypes.byref(rule),
+                ctypes.c_uint32(0),
+            )
+        )
     finally:
         os.close(path_fd)
 

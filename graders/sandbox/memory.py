@@ -56,7 +56,7 @@ class JobMemory:
         data = str(mib << 20).encode()
         swap = b"0" if self.version == 2 else data  # v1's memsw counts memory plus swap
         # v1 refuses a memsw limit below the memory limit: when raising, memsw goes first.
-        order = list(zip(self.limits, (data, swap)))
+        order = list(zip(self.limits, (data, swap)[: len(self.limits)], strict=True))
         raising = self.version == 1 and self.limit_mib is not None and mib > self.limit_mib
         for fd, value in order[::-1] if raising else order:
             os.pwrite(fd, value, 0)
@@ -79,7 +79,7 @@ class Cgroups:
         self.fds: list[int] = []
 
     @classmethod
-    def create(cls) -> tuple["Cgroups | None", str]:
+    def create(cls) -> tuple[Cgroups | None, str]:
         """This runner's group, or None and why not."""
         reasons = []
         for layout, parent in _candidates():
@@ -91,7 +91,9 @@ class Cgroups:
                 continue
             groups = cls(base, layout)
             groups.made.append(base)
-            if all((base / name).exists() for name in (*layout.limit_files[:1], layout.events_file)):
+            if all(
+                (base / name).exists() for name in (*layout.limit_files[:1], layout.events_file)
+            ):
                 return groups, ""
             groups.close()
             reasons.append(f"cgroup v{layout.version}: the memory controller is not delegated here")
@@ -102,9 +104,15 @@ class Cgroups:
         path = self.base / f"w{index}"
         path.mkdir()
         self.made.append(path)
-        limits = [self._open(path / name) for name in self.layout.limit_files if (path / name).exists()]
-        return {"version": self.layout.version, "procs": self._open(path / "cgroup.procs"), "limits": limits,
-                "events": self._open(path / self.layout.events_file, os.O_RDONLY)}
+        limits = [
+            self._open(path / name) for name in self.layout.limit_files if (path / name).exists()
+        ]
+        return {
+            "version": self.layout.version,
+            "procs": self._open(path / "cgroup.procs"),
+            "limits": limits,
+            "events": self._open(path / self.layout.events_file, os.O_RDONLY),
+        }
 
     def _open(self, path: Path, mode: int = os.O_WRONLY) -> int:
         fd = os.open(path, mode)

@@ -10,16 +10,24 @@ from __future__ import annotations
 
 import ctypes
 import os
-from typing import Sequence
+from collections.abc import Sequence
 
 MS_RDONLY, MS_NOSUID, MS_NODEV = 1, 2, 4
 MS_REMOUNT, MS_BIND, MS_REC = 32, 4096, 16384
 
 _libc = ctypes.CDLL(None, use_errno=True)
-_libc.mount.argtypes = (ctypes.c_char_p, ctypes.c_char_p, ctypes.c_char_p, ctypes.c_ulong, ctypes.c_char_p)
+_libc.mount.argtypes = (
+    ctypes.c_char_p,
+    ctypes.c_char_p,
+    ctypes.c_char_p,
+    ctypes.c_ulong,
+    ctypes.c_char_p,
+)
 
 
-def _mount(source: str | None, target: str, fstype: str | None, flags: int, data: str | None = None) -> None:
+def _mount(
+    source: str | None, target: str, fstype: str | None, flags: int, data: str | None = None
+) -> None:
     args = [None if s is None else s.encode() for s in (source, target, fstype)]
     if _libc.mount(*args, flags, None if data is None else data.encode()) != 0:
         errno = ctypes.get_errno()

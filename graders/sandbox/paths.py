@@ -13,9 +13,9 @@ import os
 import stat
 import sys
 import sysconfig
+from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Iterable
 
 from .contract import SandboxError
 
@@ -44,13 +44,18 @@ def interpreter_roots() -> list[str]:
     """Where this interpreter's own files live (prefixes, stdlib, site-packages)."""
     found = {sys.prefix, sys.base_prefix, sys.exec_prefix, sys.base_exec_prefix}
     paths = sysconfig.get_paths()
-    found.update(paths[key] for key in ("stdlib", "platstdlib", "purelib", "platlib") if key in paths)
+    found.update(
+        paths[key] for key in ("stdlib", "platstdlib", "purelib", "platlib") if key in paths
+    )
     return list(found)
 
 
 def make_view(hide: Iterable[str], task_paths: Iterable[str]) -> View:
     """The view for children of a runner that must hide ``hide`` and import from ``task_paths``."""
-    own = _collapse(_real(p) for p in [*interpreter_roots(), str(Path(__file__).resolve().parent.parent), *task_paths])
+    own = _collapse(
+        _real(p)
+        for p in [*interpreter_roots(), str(Path(__file__).resolve().parent.parent), *task_paths]
+    )
     roots = _collapse([*own, *(_real(p) for p in SYSTEM_READ)])
     hidden = [_real(h) for h in hide if os.path.lexists(h)]
     for h in hidden:
@@ -62,7 +67,12 @@ def make_view(hide: Iterable[str], task_paths: Iterable[str]) -> View:
     masks = [m for m in _collapse([*hidden, *private]) if not _inside(m, PRIVATE_TMP)]
     covered = [*masks, PRIVATE_TMP]  # the levels that mask also give the server its own /tmp
     keeps = tuple(r for r in roots if any(_inside(r, m) and r != m for m in covered))
-    return View(read_roots=tuple(roots), masks=tuple(masks), keeps=keeps, private=tuple(sorted(set(private))))
+    return View(
+        read_roots=tuple(roots),
+        masks=tuple(masks),
+        keeps=keeps,
+        private=tuple(sorted(set(private))),
+    )
 
 
 def _private_ancestors(roots: Iterable[str]) -> list[str]:

@@ -85,7 +85,12 @@ def decode_line(line: bytes, step: int) -> tuple[str, Any]:
     if message == {"begin": step}:
         return "begin", None
     kinds = [k for k in message if k != "end"]
-    if message.get("end") != step or type(message.get("end")) is not int or len(kinds) != 1 or kinds[0] not in FRAME_KINDS:
+    if (
+        message.get("end") != step
+        or type(message.get("end")) is not int
+        or len(kinds) != 1
+        or kinds[0] not in FRAME_KINDS
+    ):
         raise FrameError("the code wrote to the grader's channel")
     kind = kinds[0]
     value = message[kind]
@@ -130,7 +135,9 @@ def _check_record(record: Any) -> None:
     for key, kind in RECORD_FIELDS.items():
         if not isinstance(record[key], kind):
             raise FrameError(f"the keeper's result has a malformed {key}")
-    if record["status"] not in STEP_STATUSES or (record["result"] is None) == (record["status"] == "ok"):
+    if record["status"] not in STEP_STATUSES or (record["result"] is None) == (
+        record["status"] == "ok"
+    ):
         raise FrameError("the keeper's result has a malformed status")
     if record["result"] is not None and not isinstance(record["result"], dict):
         raise FrameError("the keeper's result has a malformed result")
@@ -141,7 +148,9 @@ def depth(value: Any) -> int:
     deepest, stack = 0, [(value, 1)]
     while stack:
         item, level = stack.pop()
-        children = item.values() if isinstance(item, dict) else item if isinstance(item, list) else None
+        children = (
+            item.values() if isinstance(item, dict) else item if isinstance(item, list) else None
+        )
         if children is None:
             continue
         deepest = max(deepest, level)

@@ -7,9 +7,10 @@ import queue
 import tempfile
 import threading
 import weakref
+from collections.abc import Iterable, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import replace
-from typing import Any, Iterable, Sequence
+from typing import Any
 
 from .contract import Job, Outcome, SandboxError
 from .isolation import BASE_ENV, PRIVATE_SCRATCH, Launch, choose
@@ -19,7 +20,10 @@ from .paths import View, make_view
 from .scratch import remove_tree
 from .worker import Worker
 
-DEFAULT_PRELOAD = ("graders.truth_child", "graders.kinds.code.child")  # the task modules of truths and code exercises
+DEFAULT_PRELOAD = (
+    "graders.truth_child",
+    "graders.kinds.code.child",
+)  # the task modules of truths and code exercises
 MAX_WORKERS = 64
 UID_BASE = 1_000_000_000  # children's uids: far above any system or human account
 
@@ -31,8 +35,15 @@ class ForkServerRunner:
     ``notes`` lists what this machine could not provide (e.g. no seccomp).
     """
 
-    def __init__(self, launch: Launch, configs: Sequence[dict[str, Any]], host_scratch: str | None,
-                 notes: Iterable[str] = (), cgroups: Cgroups | None = None, modules: Sources | None = None) -> None:
+    def __init__(
+        self,
+        launch: Launch,
+        configs: Sequence[dict[str, Any]],
+        host_scratch: str | None,
+        notes: Iterable[str] = (),
+        cgroups: Cgroups | None = None,
+        modules: Sources | None = None,
+    ) -> None:
         self.isolation = launch.level
         self.memory = f"cgroup v{cgroups.layout.version}" if cgroups else "address space"
         # Servers are spawned from one long-lived thread: bwrap's --die-with-parent is tied to
@@ -41,7 +52,9 @@ class ForkServerRunner:
         self._workers = [Worker(launch, config, self._spawn, modules or {}) for config in configs]
         self._idle: queue.SimpleQueue[Worker] = queue.SimpleQueue()
         self._closed = threading.Event()
-        self._finalizer = weakref.finalize(self, _shut_down, self._workers, self._spawner, host_scratch, cgroups)
+        self._finalizer = weakref.finalize(
+            self, _shut_down, self._workers, self._spawner, host_scratch, cgroups
+        )
         try:
             for worker in self._workers:
                 worker.begin_start()  # all servers warm up at once
@@ -52,7 +65,9 @@ class ForkServerRunner:
             raise
         for worker in self._workers:
             self._idle.put(worker)
-        self.notes = tuple(sorted({*notes, *(note for worker in self._workers for note in worker.notes)}))
+        self.notes = tuple(
+            sorted({*notes, *(note for worker in self._workers for note in worker.notes)})
+        )
 
     def _spawn(self, *args: Any, **kwargs: Any) -> Any:
         import subprocess
@@ -79,7 +94,7 @@ class ForkServerRunner:
     def _run_group(self, jobs: list[Job]) -> list[Outcome]:
         done: list[Outcome] = []
         while len(done) < len(jobs):
-            rest = jobs[len(done):]
+            rest = jobs[len(done) :]
             got, lost = self._attempt(rest)
             if lost:
                 got, lost = self._attempt(rest)  # once more, in a fresh server
@@ -109,15 +124,19 @@ class ForkServerRunner:
         self._closed.set()
         self._finalizer()
 
-    def __enter__(self) -> "ForkServerRunner":
+    def __enter__(self) -> ForkServerRunner:
         return self
 
     def __exit__(self, *exc_info: object) -> None:
         self.close()
 
 
-def _shut_down(workers: list[Worker], spawner: ThreadPoolExecutor, host_scratch: str | None,
-               cgroups: Cgroups | None) -> None:
+def _shut_down(
+    workers: list[Worker],
+    spawner: ThreadPoolExecutor,
+    host_scratch: str | None,
+    cgroups: Cgroups | None,
+) -> None:
     for worker in workers:
         worker.stop()
     spawner.shutdown(wait=False)
@@ -131,7 +150,9 @@ def _by_limits(jobs: Sequence[Job]) -> list[list[Job]]:
     """Runs of consecutive jobs whose limits differ at most in the time limit."""
     groups: list[list[Job]] = []
     for job in jobs:
-        if groups and replace(groups[-1][0].limits, timeout_s=1.0) == replace(job.limits, timeout_s=1.0):
+        if groups and replace(groups[-1][0].limits, timeout_s=1.0) == replace(
+            job.limits, timeout_s=1.0
+        ):
             groups[-1].append(job)
         else:
             groups.append([job])
@@ -157,7 +178,8 @@ def open_runner(
     rather than fall back to "plain". ``task_paths``: extra directories to import task
     modules from; ``preload``: task modules imported before forking (missing ones are
     noted, not fatal); ``modules``: modules given as source (name -> (file name, source)),
-    installed in each server before ``preload`` (a course's checkers). ``tmp_mib``: size of the private /tmp holding scratch directories.
+    installed in each server before ``preload`` (a course's checkers). ``tmp_mib``: size of
+    the private /tmp holding scratch directories.
     Raises ``SandboxError`` when the level is not available or a server does not start.
     """
     if not 1 <= workers <= MAX_WORKERS:
@@ -167,27 +189,40 @@ def open_runner(
     launch = choose(level, view, tmp_mib, require_full)
     host_scratch = None if launch.private_tmp else tempfile.mkdtemp(prefix="graders-sandbox-")
     base = {
-        **launch.server_config(view), "env": BASE_ENV, "task_paths": task_paths, "preload": list(preload),
+        **launch.server_config(view),
+        "env": BASE_ENV,
+        "task_paths": task_paths,
+        "preload": list(preload),
         "scratch_root": PRIVATE_SCRATCH if host_scratch is None else host_scratch,
     }
     configs = [{**base, "uid": _child_uid(launch, index)} for index in range(workers)]
     if host_scratch is not None:
-        configs = [{**config, "scratch_root": os.path.join(host_scratch, f"w{index}")} for index, config in enumerate(configs)]
+        configs = [
+            {**config, "scratch_root": os.path.join(host_scratch, f"w{index}")}
+            for index, config in enumerate(configs)
+        ]
         os.chmod(host_scratch, 0o711)
     cgroups, why_not = Cgroups.create() if launch.confine else (None, "")
     if cgroups is not None:
-        configs = [{**config, "memory": cgroups.for_server(index)} for index, config in enumerate(configs)]
-    notes = _notes(launch, view, configs[0]["uid"]) + _memory_notes(launch, cgroups, why_not)
+        configs = [
+            {**config, "memory": cgroups.for_server(index)} for index, config in enumerate(configs)
+        ]
+    uid = _child_uid(launch, 0)
+    notes = _notes(launch, view, uid) + _memory_notes(launch, cgroups, why_not)
     return ForkServerRunner(launch, configs, host_scratch, notes, cgroups, modules)
 
 
 def _notes(launch: Launch, view: View, uid: int | None) -> list[str]:
     notes = []
     if launch.level == "plain":
-        notes.append("reduced isolation: no namespaces (the network is cut by seccomp only, /tmp is shared)")
+        notes.append(
+            "reduced isolation: no namespaces (the network is cut by seccomp only, /tmp is shared)"
+        )
         if uid is not None and view.private:
-            notes.append(f"children cannot read {', '.join(view.private)}: they can import only the modules "
-                         "the warm server imported (torch, numpy, the preloaded tasks)")
+            notes.append(
+                f"children cannot read {', '.join(view.private)}: they can import only the modules "
+                "the warm server imported (torch, numpy, the preloaded tasks)"
+            )
     if launch.level == "unsafe":
         notes.append("unsafe: children run unconfined, with limits and timeouts only")
     return notes
@@ -197,8 +232,14 @@ def _memory_notes(launch: Launch, cgroups: Cgroups | None, why_not: str) -> list
     if not launch.confine:
         return []
     if cgroups is not None:
-        return [f"memory: each job's memory, shared or not, is counted in a cgroup v{cgroups.layout.version} of its own"]
-    return [f"memory: bounded by address space only ({why_not}); SysV shared memory and memfd are refused"]
+        return [
+            "memory: each job's memory, shared or not, is counted in a cgroup "
+            f"v{cgroups.layout.version} of its own"
+        ]
+    return [
+        f"memory: bounded by address space only ({why_not}); "
+        "SysV shared memory and memfd are refused"
+    ]
 
 
 def _child_uid(launch: Launch, index: int) -> int | None:

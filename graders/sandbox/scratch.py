@@ -23,7 +23,9 @@ def make_scratch(root: str, job: int, uid: int | None) -> str:
     """``root/job-<job>``, empty, mode 0700, owned by the child's ``uid`` when given."""
     scratch = os.path.join(root, f"job-{job}")
     if os.path.lexists(scratch) and not remove_tree(scratch):
-        os.rename(scratch, os.path.join(root, f"{TRASH}-{job}-{os.getpid()}"))  # left by a killed server
+        os.rename(
+            scratch, os.path.join(root, f"{TRASH}-{job}-{os.getpid()}")
+        )  # left by a killed server
     os.mkdir(scratch, 0o700)
     if uid is not None:
         os.chown(scratch, uid, uid)
@@ -56,7 +58,9 @@ def remove_tree(path: str) -> bool:
 def _empty(top: int) -> None:
     """Empty the directory ``top``: its subdirectories are moved up to it, emptied, removed."""
     names = itertools.count()
-    pending = [None]  # None is ``top`` itself; the others are names of moved-up directories in it
+    pending: list[str | None] = [
+        None
+    ]  # None is ``top`` itself; the others are names of moved-up directories in it
     while pending:
         name = pending.pop()
         fd = top if name is None else _open_dir(top, name)
@@ -80,9 +84,9 @@ def _open_dir(parent: int, name: str) -> int | None:
         return None
 
 
-def _clear(fd: int, top: int, names: itertools.count) -> list[str]:
-    """Unlink the files of directory ``fd``; move its subdirectories into ``top``; their new names."""
-    moved = []
+def _clear(fd: int, top: int, names: itertools.count[int]) -> list[str]:
+    """Unlink the files of directory ``fd``, move its subdirectories into ``top``: new names."""
+    moved: list[str] = []
     try:
         entries = list(os.scandir(fd))
     except OSError:

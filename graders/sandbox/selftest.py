@@ -14,5 +14,6 @@ def autograd(payload: dict[str, Any]) -> dict[str, Any]:
     import torch
 
     x = torch.tensor(payload["values"], requires_grad=True)
-    (x * x).sum().backward()
+    (x * x).sum().backward()  # type: ignore[no-untyped-call]
+    assert x.grad is not None
     return {"grad": x.grad.tolist()}

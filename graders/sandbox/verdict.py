@@ -9,8 +9,9 @@ from __future__ import annotations
 
 import os
 import signal
+from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Any, Callable
+from typing import Any
 
 EXIT_CHANNEL_LOST = 86  # the child could not report: its step socket was closed or replaced
 EXIT_SETUP_FAILED = 87  # confining the child failed before the task ran
@@ -48,7 +49,9 @@ def from_end(kind: str, value: Any) -> Verdict:
 
 
 def timed_out(timeout_s: float) -> Verdict:
-    return Verdict("timeout", None, f"the code did not finish within the time limit of {timeout_s:g} s")
+    return Verdict(
+        "timeout", None, f"the code did not finish within the time limit of {timeout_s:g} s"
+    )
 
 
 def died(wait_status: int, out_of_memory: str = "") -> Verdict:
@@ -57,27 +60,46 @@ def died(wait_status: int, out_of_memory: str = "") -> Verdict:
         return Verdict("error", None, f"the code exceeded the memory limit ({out_of_memory})")
     if os.WIFSIGNALED(wait_status):
         number = os.WTERMSIG(wait_status)
-        hint = _SIGNAL_HINTS.get(number)
-        return Verdict("error", None, f"the code was killed by {_signal_name(number)}" + (f" ({hint})" if hint else ""))
+        hint = (
+            _SIGNAL_HINTS.get(signal.Signals(number)) if number in signal.valid_signals() else None
+        )
+        return Verdict(
+            "error",
+            None,
+            f"the code was killed by {_signal_name(number)}" + (f" ({hint})" if hint else ""),
+        )
     code = os.waitstatus_to_exitcode(wait_status)
     if code == EXIT_CHANNEL_LOST:
-        return Verdict("integrity", None, "the channel to the grader was closed or replaced by the code")
+        return Verdict(
+            "integrity", None, "the channel to the grader was closed or replaced by the code"
+        )
     if code == EXIT_SETUP_FAILED:
         return Verdict("error", None, "the sandbox could not be set up for this job")
     if code != 0:
-        return Verdict("error", None, f"the code ended the process with exit status {code} (os._exit())")
-    return Verdict("error", None, "the code ended the process (os._exit() or sys.exit()) before the task returned a result")
+        return Verdict(
+            "error", None, f"the code ended the process with exit status {code} (os._exit())"
+        )
+    return Verdict(
+        "error",
+        None,
+        "the code ended the process (os._exit() or sys.exit()) before the task returned a result",
+    )
 
 
-def checked(verdict: Verdict, check: Callable[[dict[str, Any], dict[str, Any]], dict[str, Any]] | None,
-            payload: dict[str, Any]) -> Verdict:
+def checked(
+    verdict: Verdict,
+    check: Callable[[dict[str, Any], dict[str, Any]], dict[str, Any]] | None,
+    payload: dict[str, Any],
+) -> Verdict:
     """``verdict`` after the job's own ``check`` (run by the trusted side) of an ``ok`` result."""
     if verdict.status != "ok" or check is None:
         return verdict
     try:
         return Verdict("ok", check(payload, verdict.result or {}), "")
     except (ValueError, TypeError, KeyError) as exc:
-        return channel_abuse(f"what came back is not what the grader's code sends: {str(exc)[:300]}")
+        return channel_abuse(
+            f"what came back is not what the grader's code sends: {str(exc)[:300]}"
+        )
 
 
 def channel_abuse(reason: str) -> Verdict:

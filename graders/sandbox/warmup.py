@@ -9,11 +9,22 @@ from __future__ import annotations
 
 import gc
 import importlib
-from typing import Any, Iterable
+from collections.abc import Iterable
+from typing import Any
 
 # Standard modules a checker or learner may import that torch does not already load; a
 # child may be unable to read the standard library later (plain level, private prefix).
-EXTRA_STDLIB = ("decimal", "fractions", "statistics", "faulthandler", "resource", "tracemalloc", "unicodedata", "copy", "traceback")
+EXTRA_STDLIB = (
+    "decimal",
+    "fractions",
+    "statistics",
+    "faulthandler",
+    "resource",
+    "tracemalloc",
+    "unicodedata",
+    "copy",
+    "traceback",
+)
 
 
 def warm(modules: Iterable[str]) -> list[str]:
@@ -52,7 +63,9 @@ def _exercise_torch(torch: Any) -> None:
 
 
 def _modules(torch: Any) -> None:
-    net = torch.nn.Sequential(torch.nn.Linear(2, 2), torch.nn.BatchNorm1d(2), torch.nn.ReLU(), torch.nn.Dropout(0.5))
+    net = torch.nn.Sequential(
+        torch.nn.Linear(2, 2), torch.nn.BatchNorm1d(2), torch.nn.ReLU(), torch.nn.Dropout(0.5)
+    )
     net(torch.ones(3, 2)).sum().backward()
     net.eval()
     net(torch.ones(3, 2))
@@ -63,13 +76,17 @@ def _optimizers(torch: Any) -> None:
     """Build and step every optimizer class once; the ones needing special inputs stay cold."""
     for name in getattr(torch.optim, "__all__", ()):
         cls = getattr(torch.optim, name)
-        if not (isinstance(cls, type) and issubclass(cls, torch.optim.Optimizer)) or cls is torch.optim.Optimizer:
+        if (
+            not (isinstance(cls, type) and issubclass(cls, torch.optim.Optimizer))
+            or cls is torch.optim.Optimizer
+        ):
             continue
         weight = torch.nn.Parameter(torch.ones(2, 2))
         try:
             optimizer = cls([weight], lr=0.1)
             (weight * weight).sum().backward()
-            optimizer.step((lambda: (weight * weight).sum()) if name == "LBFGS" else None)
+            closure = (lambda w=weight: (w * w).sum()) if name == "LBFGS" else None
+            optimizer.step(closure)
             optimizer.zero_grad()
         except Exception:  # noqa: BLE001 - SparseAdam wants sparse gradients: it stays cold
             continue

@@ -11,16 +11,20 @@ import socket
 import subprocess
 import sys
 import tempfile
-from typing import Any, Callable, Sequence
+from collections.abc import Callable, Sequence
+from typing import Any
 
 from .contract import Job, Outcome, SandboxError
 from .exchange import Ending, Follower, JobPipes
-from .modules import Sources, to_fd
 from .isolation import BASE_ENV, Launch
+from .modules import Sources, to_fd
 from .paths import package_parent
 from .protocol import FrameError, decode_frame, recv_message, send_message
 
-BOOT = "import sys; sys.path.insert(0, sys.argv[2]); from graders.sandbox.zygote import main; main(int(sys.argv[1]))"
+BOOT = (
+    "import sys; sys.path.insert(0, sys.argv[2]); "
+    "from graders.sandbox.zygote import main; main(int(sys.argv[1]))"
+)
 READY_TIMEOUT_S = 180.0  # importing and warming torch takes seconds, more on a loaded machine
 STOP_TIMEOUT_S = 5.0
 MEMORY_HEADROOM_MIB = 64
@@ -33,7 +37,9 @@ Spawn = Callable[..., "subprocess.Popen[bytes]"]
 class Worker:
     """A fork server process and its control socket."""
 
-    def __init__(self, launch: Launch, config: dict[str, Any], spawn: Spawn, modules: Sources | None = None) -> None:
+    def __init__(
+        self, launch: Launch, config: dict[str, Any], spawn: Spawn, modules: Sources | None = None
+    ) -> None:
         self.launch = launch
         self.config = config
         self.spawn = spawn
@@ -48,7 +54,15 @@ class Worker:
         """Launch the server and send its configuration (warming continues in the background)."""
         parent_end, server_end = socket.socketpair(socket.AF_UNIX, socket.SOCK_SEQPACKET)
         self._stderr = tempfile.TemporaryFile()
-        program = [sys.executable, "-I", "-B", "-c", BOOT, str(server_end.fileno()), package_parent()]
+        program = [
+            sys.executable,
+            "-I",
+            "-B",
+            "-c",
+            BOOT,
+            str(server_end.fileno()),
+            package_parent(),
+        ]
         command, launch_fds = self.launch.command(program)
         memory = self.config.get("memory")
         memory_fds = [memory["procs"], memory["events"], *memory["limits"]] if memory else []
@@ -56,15 +70,23 @@ class Worker:
         own_fds = [*launch_fds, *([modules_fd] if modules_fd is not None else [])]
         try:
             self.proc = self.spawn(
-                command, pass_fds=(server_end.fileno(), *own_fds, *memory_fds), stdin=subprocess.DEVNULL,
-                stdout=subprocess.DEVNULL, stderr=self._stderr, env=BASE_ENV, cwd="/", start_new_session=True,
+                command,
+                pass_fds=(server_end.fileno(), *own_fds, *memory_fds),
+                stdin=subprocess.DEVNULL,
+                stdout=subprocess.DEVNULL,
+                stderr=self._stderr,
+                env=BASE_ENV,
+                cwd="/",
+                start_new_session=True,
             )
         finally:
             server_end.close()
             for fd in own_fds:
                 os.close(fd)
         self.ctrl = parent_end
-        send_message(parent_end, {"op": "init", "config": {**self.config, "modules_fd": modules_fd}})
+        send_message(
+            parent_end, {"op": "init", "config": {**self.config, "modules_fd": modules_fd}}
+        )
 
     def finish_start(self) -> None:
         """Wait until the server is warm; raise ``SandboxError`` with its stderr if it fails."""
@@ -81,7 +103,7 @@ class Worker:
         return self.proc is not None and self.proc.poll() is None and self.ctrl is not None
 
     def run_steps(self, jobs: Sequence[Job]) -> tuple[list[Outcome], str]:
-        """Run ``jobs`` as the steps of one child; restart the server first if an earlier job broke it.
+        """Run ``jobs`` as the steps of one child (after restarting a server a job broke).
 
         Returns the outcomes the keeper reported, in order, and ``""``; the list is shorter
         than ``jobs`` when a step failed (the rest were not run). When the server or the
@@ -93,12 +115,18 @@ class Worker:
             self.finish_start()
         limits = jobs[0].limits
         if limits.memory_mib < self.vm_mib + MEMORY_HEADROOM_MIB:
-            message = (f"the memory limit of {limits.memory_mib} MiB is below the {self.vm_mib} MiB the warm "
-                       "interpreter already uses: raise limits.memory_mib")
+            message = (
+                f"the memory limit of {limits.memory_mib} MiB is below the {self.vm_mib} MiB "
+                "the warm interpreter already uses: raise limits.memory_mib"
+            )
             return [Outcome("error", None, "", "", message, self.launch.level, 0.0)], ""
         token = secrets.token_hex(16)
         payload = json.dumps({"token": token, "steps": [job.payload for job in jobs]}).encode()
-        pipes = JobPipes(payload, len(jobs) * (limits.max_result_bytes + 2 * limits.max_output_bytes + FRAME_SLACK) + FRAME_SLACK)
+        pipes = JobPipes(
+            payload,
+            len(jobs) * (limits.max_result_bytes + 2 * limits.max_output_bytes + FRAME_SLACK)
+            + FRAME_SLACK,
+        )
         assert self.ctrl is not None
         budget = sum(job.limits.timeout_s for job in jobs) + KEEPER_SLACK_S
         follower = Follower(self.ctrl, next(self.job_ids), pipes, budget)
@@ -125,15 +153,30 @@ class Worker:
         return [self._outcome(record) for record in records], ""
 
     def _exchange(self, jobs: Sequence[Job], follower: Follower) -> Ending:
-        steps = [{"task": job.task, "check": job.check, "timeout_s": job.limits.timeout_s} for job in jobs]
-        request = {"op": "run", "job": follower.job, "steps": steps, "limits": jobs[0].limits.to_json()}
+        steps = [
+            {"task": job.task, "check": job.check, "timeout_s": job.limits.timeout_s}
+            for job in jobs
+        ]
+        request = {
+            "op": "run",
+            "job": follower.job,
+            "steps": steps,
+            "limits": jobs[0].limits.to_json(),
+        }
         send_message(follower.ctrl, request, follower.pipes.keeper_ends)
         follower.pipes.close_keeper_ends()
         return follower.follow()
 
     def _outcome(self, record: dict[str, Any]) -> Outcome:
-        return Outcome(record["status"], record["result"], record["stdout"], record["stderr"], record["message"],
-                       self.launch.level, record["duration_s"])
+        return Outcome(
+            record["status"],
+            record["result"],
+            record["stdout"],
+            record["stderr"],
+            record["message"],
+            self.launch.level,
+            record["duration_s"],
+        )
 
     def stop(self) -> None:
         """Hang up; the server kills its current job and exits. Kill it if it lingers."""

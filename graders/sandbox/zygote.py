@@ -18,8 +18,9 @@ import signal
 import socket
 import sys
 from collections import deque
+from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Any, Callable, NoReturn
+from typing import Any, NoReturn
 
 from . import ipc, landlock, reaper, syscalls
 from .child import ChildFds, ChildSpec, describe_exception
@@ -124,21 +125,30 @@ class ForkServer:
                 resolve(step["task"]), step["check"] and resolve(step["check"])
         except Exception as exc:  # noqa: BLE001 - any import error is reported to the parent
             _close_all(fds)
-            send_message(self.ctrl, {"event": "refused", "job": job, "message": describe_exception(exc)})
+            send_message(
+                self.ctrl, {"event": "refused", "job": job, "message": describe_exception(exc)}
+            )
             return
         if self.memory is not None:
             self.memory.set_limit(int(message["limits"]["memory_mib"]))
         scratch = make_scratch(self.config.scratch_root, job, self.config.uid)
-        pid = self.hand_over({"steps": message["steps"], "limits": message["limits"], "scratch": scratch}, fds)
+        pid = self.hand_over(
+            {"steps": message["steps"], "limits": message["limits"], "scratch": scratch}, fds
+        )
         send_message(self.ctrl, {"event": "started", "job": job, "pid": pid})
         self.spare = self.fork_spare()  # while the job runs
         status, killed = self.wait(pid, job)
         clean = reaper.sweep(keep=self.spare.pid)
         if not self.parent_gone:
-            send_message(self.ctrl, {"event": "exited", "job": job, "status": status, "killed": killed, "clean": clean})
+            send_message(
+                self.ctrl,
+                {"event": "exited", "job": job, "status": status, "killed": killed, "clean": clean},
+            )
         # After the report: the next job's clock starts when its keeper does, so however
         # long this takes, it is never on another job's time.
-        ipc.remove_objects(self.config.uid, own_namespace=self.config.level in ("bubblewrap", "unshare"))
+        ipc.remove_objects(
+            self.config.uid, own_namespace=self.config.level in ("bubblewrap", "unshare")
+        )
         remove_tree(scratch)
 
     def hand_over(self, job: dict[str, Any], fds: list[int]) -> int:
@@ -181,33 +191,51 @@ class ForkServer:
         code = EXIT_SETUP_FAILED
         try:
             reaper.prctl(reaper.PR_SET_PDEATHSIG, signal.SIGKILL)  # no spare outlives its server
-            if os.getppid() != server_pid:
-                return  # the server died before the line above
-            self.ctrl.close()  # only this process's copy; the child closes every other fd later
-            self.selector.close()
-            job, fds = recv_message(sock)
-            if job is None:
-                code = 0
-            else:
-                run_keeper(self.keeper_spec(job, fds))
+            if os.getppid() == server_pid:  # else the server died before the line above
+                self.ctrl.close()  # only this process's copy; the child closes every other fd later
+                self.selector.close()
+                job, fds = recv_message(sock)
+                if job is None:
+                    code = 0
+                else:
+                    run_keeper(self.keeper_spec(job, fds))
         finally:
             os._exit(code)
 
     def keeper_spec(self, job: dict[str, Any], fds: list[int]) -> KeeperSpec:
-        """In the spare: everything the keeper and its child need, from the job message and its fds."""
+        """In the spare: what the keeper and its child need, from the job message and its fds."""
         scratch, limits = job["scratch"], Limits(**job["limits"])
-        steps = tuple(Step(resolve(s["task"]), s["check"] and resolve(s["check"]), float(s["timeout_s"])) for s in job["steps"])
+        steps = tuple(
+            Step(
+                resolve(s["task"]),
+                resolve(s["check"]) if s["check"] else None,
+                float(s["timeout_s"]),
+            )
+            for s in job["steps"]
+        )
         ruleset_fd = fds[2] if len(fds) > 2 else None
 
         def child(child_fds: ChildFds) -> ChildSpec:
             return ChildSpec(
-                functions=tuple(step.task for step in steps), limits=limits, fds=child_fds, scratch=scratch,
-                env={**self.config.env, "HOME": scratch, "TMPDIR": scratch}, uid=self.config.uid,
-                ruleset_fd=ruleset_fd, syscall_filter=self.syscall_filter,
+                functions=tuple(step.task for step in steps),
+                limits=limits,
+                fds=child_fds,
+                scratch=scratch,
+                env={**self.config.env, "HOME": scratch, "TMPDIR": scratch},
+                uid=self.config.uid,
+                ruleset_fd=ruleset_fd,
+                syscall_filter=self.syscall_filter,
             )
 
-        return KeeperSpec(steps=steps, limits=limits, payload_fd=fds[0], result_fd=fds[1], child=child, memory=self.memory,
-                          child_only=() if ruleset_fd is None else (ruleset_fd,))
+        return KeeperSpec(
+            steps=steps,
+            limits=limits,
+            payload_fd=fds[0],
+            result_fd=fds[1],
+            child=child,
+            memory=self.memory,
+            child_only=() if ruleset_fd is None else (ruleset_fd,),
+        )
 
     def ruleset(self, scratch: str) -> int | None:
         """A Landlock ruleset fd for a job writing to ``scratch``, or None without Landlock."""
@@ -250,10 +278,10 @@ class ForkServer:
         return message is not None
 
 
-def resolve(task: str) -> Callable[[dict[str, Any]], Any]:
+def resolve(task: str) -> Callable[..., Any]:
     """Import ``module:function`` (once, in the server: later children get it warm)."""
     module_name, _, name = task.partition(":")
-    function = getattr(importlib.import_module(module_name), name)
+    function: Callable[..., Any] = getattr(importlib.import_module(module_name), name)
     if not callable(function):
         raise TypeError(f"{task} is not a function")
     return function

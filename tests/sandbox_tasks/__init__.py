@@ -34,7 +34,11 @@ def load_corpus() -> list[Case]:
         source = path.read_text(encoding="utf-8")
         first = source.splitlines()[0] if source else ""
         status = path.stem.split("__")[0]
-        cases.append(Case(path.stem, status, first[len(EXPECT):] if first.startswith(EXPECT) else "", source))
+        cases.append(
+            Case(
+                path.stem, status, first[len(EXPECT) :] if first.startswith(EXPECT) else "", source
+            )
+        )
     return cases
 
 

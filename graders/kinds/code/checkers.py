@@ -14,7 +14,7 @@ from __future__ import annotations
 import hashlib
 import sys
 from dataclasses import dataclass
-from functools import lru_cache
+from functools import cache
 from pathlib import Path
 from types import ModuleType
 from typing import Any
@@ -23,8 +23,14 @@ from ...sandbox.modules import install
 
 PACKAGE = "graders_course_checkers"
 REQUIRED = ("CHECKS", "observe", "judge")
-_TOOLKIT = ("checker/__init__.py", "checker/measure.py", "checker/schema.py", "checker/verdicts.py",
-            "kinds/code/child.py", "kinds/code/learner.py")
+_TOOLKIT = (
+    "checker/__init__.py",
+    "checker/measure.py",
+    "checker/schema.py",
+    "checker/verdicts.py",
+    "kinds/code/child.py",
+    "kinds/code/learner.py",
+)
 
 
 class CheckerError(Exception):
@@ -67,14 +73,14 @@ def load_checker(path: Path) -> Checker:
     return _load(str(path), source)
 
 
-@lru_cache(maxsize=None)
+@cache
 def _load(path: str, source: str) -> Checker:
     name = module_name(Path(path), source)
     module = sys.modules.get(name) or register(name, path, source)
     missing = [attr for attr in REQUIRED if not hasattr(module, attr)]
     if missing:
         raise CheckerError(f"{Path(path).name} does not define {', '.join(missing)}")
-    checks = getattr(module, "CHECKS")
+    checks = module.CHECKS
     if not isinstance(checks, tuple) or not all(isinstance(c, str) for c in checks):
         raise CheckerError(f"{Path(path).name}: CHECKS must be a tuple of check ids")
     return Checker(Path(path), name, source, module)
@@ -85,9 +91,14 @@ def register(name: str, filename: str, source: str) -> ModuleType:
     try:
         return install(name, filename, source)
     except SyntaxError as exc:
-        raise CheckerError(f"{Path(filename).name} is not valid Python: {exc.msg}", exc.lineno) from exc
+        raise CheckerError(
+            f"{Path(filename).name} is not valid Python: {exc.msg}", exc.lineno
+        ) from exc
     except Exception as exc:  # noqa: BLE001 - the instructor's module failed to import: say how
-        raise CheckerError(f"importing {Path(filename).name} failed: {type(exc).__name__}: {exc}", _line_of(exc, filename)) from exc
+        raise CheckerError(
+            f"importing {Path(filename).name} failed: {type(exc).__name__}: {exc}",
+            _line_of(exc, filename),
+        ) from exc
 
 
 def _line_of(exc: BaseException, filename: str) -> int | None:
@@ -110,5 +121,5 @@ def digest(checker: Checker) -> str:
 
 
 def sandbox_module(checker: Checker) -> dict[str, tuple[str, str]]:
-    """The entry a fork server needs to import ``checker`` before forking: name -> (file, source)."""
+    """What a fork server needs to import ``checker`` before forking: name -> (file, source)."""
     return {checker.name: (str(checker.path), checker.source)}

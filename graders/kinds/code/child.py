@@ -26,7 +26,8 @@ sandbox's keeper, a process that never runs learner code.
 from __future__ import annotations
 
 import sys
-from typing import Any, Callable
+from collections.abc import Callable
+from typing import Any
 
 from ...checker import measure
 from ...checker.schema import validated
@@ -55,7 +56,7 @@ def _warm_up() -> None:
     import torch
 
     p = torch.zeros(2, requires_grad=True)
-    (p * 2).sum().backward(gradient=torch.ones(()))
+    (p * 2).sum().backward(gradient=torch.ones(()))  # type: ignore[no-untyped-call]
     for cls in (torch.optim.SGD, torch.optim.Adam, torch.optim.AdamW):
         opt = cls([p], lr=0.1, weight_decay=0.01)
         opt.step()
@@ -73,24 +74,43 @@ _BEFORE = snapshot.snapshot(snapshot.namespaces())
 
 
 def run(payload: dict[str, Any]) -> dict[str, Any]:
-    """Payload: {checker, source, entry, seed, imports?} -> observations (see the module docstring)."""
+    """Payload: {checker, source, entry, seed, imports?} -> observations (module docstring)."""
     armed = guard.arm(_BEFORE)
     checker = sys.modules[str(payload["checker"])]
     allowed = tuple(payload.get("imports") or DEFAULT_IMPORTS)
-    result = _observe(checker, str(payload["source"]), str(payload["entry"]), int(payload["seed"]), armed.checkpoint, allowed)
+    result = _observe(
+        checker,
+        str(payload["source"]),
+        str(payload["entry"]),
+        int(payload["seed"]),
+        armed.checkpoint,
+        allowed,
+    )
     found = armed.violations()
     if found:
         result = {"status": "integrity", "reasons": found[:10]}
     return result
 
 
-def _observe(checker: Any, source: str, entry: str, seed: int, checkpoint: Callable[[], None],
-             allowed: tuple[str, ...]) -> dict[str, Any]:
+def _observe(
+    checker: Any,
+    source: str,
+    entry: str,
+    seed: int,
+    checkpoint: Callable[[], None],
+    allowed: tuple[str, ...],
+) -> dict[str, Any]:
     try:
         code = compile_learner(source, "exec", allowed)
     except (SyntaxError, ValueError) as exc:  # ValueError: null bytes, or learner.InvalidSource
         line = getattr(exc, "lineno", None)
-        return {"status": "invalid", "syntax": {"message": str(getattr(exc, "msg", exc))[:200], "line": line if type(line) is int else None}}
+        return {
+            "status": "invalid",
+            "syntax": {
+                "message": str(getattr(exc, "msg", exc))[:200],
+                "line": line if type(line) is int else None,
+            },
+        }
     globals_, _guards = namespace(allowed)
     raised = measure.call(exec, code, globals_).raised
     checkpoint()
@@ -114,7 +134,12 @@ def _observe(checker: Any, source: str, entry: str, seed: int, checkpoint: Calla
         return {"status": "error", "unmeasurable": f"{type(exc).__name__}: {str(exc)[:200]}"}
 
 
-STATUSES: dict[str, dict[str, type]] = {"ok": {"observations": dict}, "invalid": {}, "error": {}, "integrity": {"reasons": list}}
+STATUSES: dict[str, dict[str, type]] = {
+    "ok": {"observations": dict},
+    "invalid": {},
+    "error": {},
+    "integrity": {"reasons": list},
+}
 
 
 def check(payload: dict[str, Any], result: dict[str, Any]) -> dict[str, Any]:

@@ -31,27 +31,63 @@ from __future__ import annotations
 import _thread
 import importlib
 import sys
-from typing import Any, Callable, NamedTuple
+from collections.abc import Callable
+from typing import Any, NamedTuple
 
 import torch
 
 from .learner import LEARNER_FILE, forget_refusals, refusals
 from .snapshot import Snapshot, restore
 
-DIRECT = frozenset({"code.__new__", "function.__new__", "sys._getframe", "sys._current_frames", "marshal.loads",
-                    "marshal.load", "sys._getframemodulename"})
-ANYWHERE = frozenset({"gc.get_objects", "gc.get_referrers", "gc.get_referents", "sys.settrace", "sys.setprofile",
-                      "sys.addaudithook", "pickle.find_class", "subprocess.Popen", "os.system", "os.exec",
-                      "os.posix_spawn", "os.spawn", "socket.__new__", "socket.connect", "socket.bind",
-                      "sys.remote_exec", "cpython.remote_debugger_script"})
+DIRECT = frozenset(
+    {
+        "code.__new__",
+        "function.__new__",
+        "sys._getframe",
+        "sys._current_frames",
+        "marshal.loads",
+        "marshal.load",
+        "sys._getframemodulename",
+    }
+)
+ANYWHERE = frozenset(
+    {
+        "gc.get_objects",
+        "gc.get_referrers",
+        "gc.get_referents",
+        "sys.settrace",
+        "sys.setprofile",
+        "sys.addaudithook",
+        "pickle.find_class",
+        "subprocess.Popen",
+        "os.system",
+        "os.exec",
+        "os.posix_spawn",
+        "os.spawn",
+        "socket.__new__",
+        "socket.connect",
+        "socket.bind",
+        "sys.remote_exec",
+        "cpython.remote_debugger_script",
+    }
+)
 PRIVATE_FILES = ("/mem", "/fd/", "/environ", "/maps", "/pagemap")
 _C = torch._C
 _module_hooks = importlib.import_module("torch.nn.modules.module")
 _optimizer_hooks = importlib.import_module("torch.optim.optimizer")
 GLOBAL_HOOKS = (
-    (_module_hooks, ("_global_backward_pre_hooks", "_global_backward_hooks", "_global_forward_pre_hooks",
-                     "_global_forward_hooks", "_global_buffer_registration_hooks",
-                     "_global_module_registration_hooks", "_global_parameter_registration_hooks")),
+    (
+        _module_hooks,
+        (
+            "_global_backward_pre_hooks",
+            "_global_backward_hooks",
+            "_global_forward_pre_hooks",
+            "_global_forward_hooks",
+            "_global_buffer_registration_hooks",
+            "_global_module_registration_hooks",
+            "_global_parameter_registration_hooks",
+        ),
+    ),
     (_optimizer_hooks, ("_global_optimizer_pre_hooks", "_global_optimizer_post_hooks")),
 )
 
@@ -89,18 +125,31 @@ def arm(before: Snapshot) -> Armed:
         set_dtype(dtype)  # torch.set_default_dtype is allowed; it also swaps torch.Storage
         events.extend(restore(before))
 
-    def violations(restore: Any = restore, global_state: Any = _global_state, refusals: Any = refusals,
-                   list: Any = list, dict: Any = dict) -> list[str]:
+    def violations(
+        restore: Any = restore,
+        global_state: Any = _global_state,
+        refusals: Any = refusals,
+        list: Any = list,
+        dict: Any = dict,
+    ) -> list[str]:
         checkpoint()
-        return list(dict.fromkeys(refusals() + events + restore(before))) + global_state(threads)
+        return [*dict.fromkeys(refusals() + events + restore(before)), *global_state(threads)]
 
     return Armed(violations, checkpoint)
 
 
-def _global_state(threads: int, count: Any = _thread._count, gettrace: Any = sys.gettrace, getprofile: Any = sys.getprofile,
-                  modes: Any = _C._len_torch_function_stack, dispatch: Any = _C._len_torch_dispatch_stack,
-                  saved: Any = _C._autograd._top_saved_tensors_default_hooks, hooks: Any = GLOBAL_HOOKS,
-                  getattr: Any = getattr, len: Any = len) -> list[str]:
+def _global_state(
+    threads: int,
+    count: Any = _thread._count,
+    gettrace: Any = sys.gettrace,
+    getprofile: Any = sys.getprofile,
+    modes: Any = _C._len_torch_function_stack,
+    dispatch: Any = _C._len_torch_dispatch_stack,
+    saved: Any = _C._autograd._top_saved_tensors_default_hooks,
+    hooks: Any = GLOBAL_HOOKS,
+    getattr: Any = getattr,
+    len: Any = len,
+) -> list[str]:
     found = []
     if count() > threads:
         found.append("started a thread")
@@ -123,19 +172,30 @@ def _learner_on_stack(frame: Any, learner: str = LEARNER_FILE) -> bool:
     return False
 
 
-def _private_file(event: str, args: tuple[Any, ...], type: Any = type, str: Any = str, files: Any = PRIVATE_FILES) -> bool:
+def _private_file(
+    event: str, args: tuple[Any, ...], type: Any = type, str: Any = str, files: Any = PRIVATE_FILES
+) -> bool:
     if event != "open" or type(args[0]) is not str:
         return False
     path = args[0]
-    return path.startswith(("/proc/", "/dev/fd/")) and (path.startswith("/dev/fd/") or any(f in path for f in files))
+    return path.startswith(("/proc/", "/dev/fd/")) and (
+        path.startswith("/dev/fd/") or any(f in path for f in files)
+    )
 
 
 def _hook(events: list[str], busy: list[bool]) -> Callable[[str, tuple[Any, ...]], None]:
     # Everything the hook calls is bound here, so replacing a module attribute later cannot
     # switch it off; and it calls nothing learner code may have defined.
-    def hook(event: str, args: tuple[Any, ...], getframe: Any = sys._getframe, direct: Any = DIRECT,
-             anywhere: Any = ANYWHERE, on_stack: Any = _learner_on_stack, private_file: Any = _private_file,
-             learner: str = LEARNER_FILE) -> None:
+    def hook(
+        event: str,
+        args: tuple[Any, ...],
+        getframe: Any = sys._getframe,
+        direct: Any = DIRECT,
+        anywhere: Any = ANYWHERE,
+        on_stack: Any = _learner_on_stack,
+        private_file: Any = _private_file,
+        learner: str = LEARNER_FILE,
+    ) -> None:
         if busy[0] or event == "builtins.id":
             return  # an event the checks below raise themselves
         busy[0] = True
@@ -148,7 +208,9 @@ def _hook(events: list[str], busy: list[bool]) -> Callable[[str, tuple[Any, ...]
             else:
                 refused = False
             if refused:
-                events.append("opened the process's own files" if event == "open" else f"used {event}")
+                events.append(
+                    "opened the process's own files" if event == "open" else f"used {event}"
+                )
         finally:
             busy[0] = False
         if refused:

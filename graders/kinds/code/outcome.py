@@ -15,7 +15,10 @@ from ...checker.verdicts import Malformed, explain_raised, sentence
 from ...results import Status
 
 _SANDBOX_STATUS = {"timeout": Status.TIMEOUT, "error": Status.ERROR, "integrity": Status.INTEGRITY}
-FORGED = "What came back from running your code was not written by the grader; this exercise scores zero."
+FORGED = (
+    "What came back from running your code was not written by the grader; "
+    "this exercise scores zero."
+)
 
 
 @dataclass(frozen=True)
@@ -42,7 +45,9 @@ def judge_outcome(outcome: Any, entry: str, signature: str) -> Judged:
 
 
 def _sandbox_message(outcome: Any) -> str:
-    message = (outcome.message or "").strip() or f"running your code ended with status '{outcome.status}'"
+    message = (
+        outcome.message or ""
+    ).strip() or f"running your code ended with status '{outcome.status}'"
     if outcome.status == "integrity":
         return f"Your code interfered with grading: {message}. This exercise scores zero."
     return message[0].upper() + message[1:]
@@ -56,13 +61,22 @@ def _checker_status(result: dict[str, Any], entry: str, signature: str) -> Judge
         return Judged(Status.INVALID, _invalid_message(result, entry, signature))
     if status == "error":
         if "unmeasurable" in result:
-            return Judged(Status.ERROR, f"The grader could not measure what your function did ({str(result['unmeasurable'])[:200]}).")
-        return Judged(Status.ERROR, sentence(explain_raised(result.get("raised"), "Running your code")))
+            return Judged(
+                Status.ERROR,
+                "The grader could not measure what your function did "
+                f"({str(result['unmeasurable'])[:200]}).",
+            )
+        return Judged(
+            Status.ERROR, sentence(explain_raised(result.get("raised"), "Running your code"))
+        )
     if status == "integrity":
         reasons = result.get("reasons")
         if not isinstance(reasons, list) or not all(isinstance(r, str) for r in reasons):
             raise Malformed("reasons")
-        return Judged(Status.INTEGRITY, f"Your code interfered with grading ({'; '.join(reasons)}). This exercise scores zero.")
+        return Judged(
+            Status.INTEGRITY,
+            f"Your code interfered with grading ({'; '.join(reasons)}). This exercise scores zero.",
+        )
     raise Malformed("status")
 
 
@@ -76,4 +90,5 @@ def _invalid_message(result: dict[str, Any], entry: str, signature: str) -> str:
         return f"Your code is not valid Python: {str(syntax.get('message', ''))[:200]}{where}."
     if "missing" in result:
         return f"Define a function `{signature}`: your code does not define `{entry}`."
-    return f"`{entry}` must be a function `{signature}`, not a {str(result.get('not_callable', 'value'))[:80]}."
+    found = str(result.get("not_callable", "value"))[:80]
+    return f"`{entry}` must be a function `{signature}`, not a {found}."

@@ -16,13 +16,17 @@ from typing import Literal
 
 from pydantic import Field, field_validator
 
+from ...course.model import Strict
 from ...results import QuestionResult, Status
-from ...spec import Strict
 
 Expected = Literal["pass", "fail", "error", "timeout", "invalid", "integrity"]
 STATUS_OF: dict[str, Status] = {
-    "pass": Status.CORRECT, "fail": Status.WRONG, "error": Status.ERROR, "timeout": Status.TIMEOUT,
-    "invalid": Status.INVALID, "integrity": Status.INTEGRITY,
+    "pass": Status.CORRECT,
+    "fail": Status.WRONG,
+    "error": Status.ERROR,
+    "timeout": Status.TIMEOUT,
+    "invalid": Status.INVALID,
+    "integrity": Status.INTEGRITY,
 }
 WORD_OF = {status: word for word, status in STATUS_OF.items()}
 
@@ -38,6 +42,7 @@ class Sample(Strict):
         if ".." in path.split("/"):
             raise ValueError("must be a path inside the course folder, without '..'")
         return path
+
     expect: dict[str, Expected] = Field(default_factory=dict)
 
 
@@ -51,4 +56,8 @@ def mismatches(sample: Sample, checks: list[str], results: list[QuestionResult])
     """``"check: got X, expected Y"`` for each check whose status is not the sample's."""
     want = expected(sample, checks)
     got = {r.id.split("/", 1)[1]: r.status for r in results}
-    return [f"{c}: got {WORD_OF.get(got[c], got[c].value)}, expected {WORD_OF[want[c]]}" for c in checks if got.get(c) != want[c]]
+    return [
+        f"{c}: got {WORD_OF.get(got[c], got[c].value)}, expected {WORD_OF[want[c]]}"
+        for c in checks
+        if got.get(c) != want[c]
+    ]

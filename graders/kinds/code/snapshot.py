@@ -20,17 +20,43 @@ import ctypes
 import gc
 import operator
 import sys
-from typing import Any, Callable
+from collections.abc import Callable
+from typing import Any
 
 WATCHED_MODULES = (
-    "builtins", "json", "math", "copy", "traceback", "torch", "torch._tensor", "torch.functional", "torch.overrides",
-    "torch.random", "torch.nn", "torch.nn.functional", "torch.nn.init", "torch.nn.parameter", "torch.nn.modules.module",
-    "torch.nn.modules.linear", "torch.nn.modules.container", "torch.nn.modules.activation", "torch.autograd",
-    "torch.autograd.function", "torch.autograd.graph", "torch.autograd.grad_mode", "torch.autograd.variable",
-    "torch.optim", "torch.optim.optimizer", "torch.optim.sgd", "torch.optim.adam", "torch.optim.adamw",
-    "torch.utils.hooks", "torch.utils._foreach_utils",
+    "builtins",
+    "json",
+    "math",
+    "copy",
+    "traceback",
+    "torch",
+    "torch._tensor",
+    "torch.functional",
+    "torch.overrides",
+    "torch.random",
+    "torch.nn",
+    "torch.nn.functional",
+    "torch.nn.init",
+    "torch.nn.parameter",
+    "torch.nn.modules.module",
+    "torch.nn.modules.linear",
+    "torch.nn.modules.container",
+    "torch.nn.modules.activation",
+    "torch.autograd",
+    "torch.autograd.function",
+    "torch.autograd.graph",
+    "torch.autograd.grad_mode",
+    "torch.autograd.variable",
+    "torch.optim",
+    "torch.optim.optimizer",
+    "torch.optim.sgd",
+    "torch.optim.adam",
+    "torch.optim.adamw",
+    "torch.utils.hooks",
+    "torch.utils._foreach_utils",
 )
 SCALARS = (int, float, bool, str, type(None))
+_MISSING = object()  # no such key
 IMMUTABLE_TYPE = 1 << 8  # Py_TPFLAGS_IMMUTABLETYPE: such a class cannot be patched
 VERSION_OFFSET = 24  # PyDictObject: refcount, type, ma_used, then ma_version_tag
 
@@ -44,7 +70,7 @@ def _version_reader() -> Callable[[int], int] | None:
     at, value = ctypes.c_uint64.from_address, ctypes._SimpleCData.__dict__["value"].__get__
 
     def read(address: int, at: Any = at, value: Any = value, offset: int = VERSION_OFFSET) -> int:
-        return value(at(address + offset))
+        return int(value(at(address + offset)))
 
     probe: dict[str, int] = {"a": 1}
     before = read(id(probe))
@@ -55,8 +81,14 @@ def _version_reader() -> Callable[[int], int] | None:
 _read_version = _version_reader()
 
 
-def namespaces(modules: Any = sys.modules, names: Any = WATCHED_MODULES, type: Any = type, vars: Any = vars,
-               isinstance: Any = isinstance, flag: int = IMMUTABLE_TYPE) -> list[Any]:
+def namespaces(
+    modules: Any = sys.modules,
+    names: Any = WATCHED_MODULES,
+    type: Any = type,
+    vars: Any = vars,
+    isinstance: Any = isinstance,
+    flag: int = IMMUTABLE_TYPE,
+) -> list[Any]:
     """The modules grading relies on, the mutable classes they define, and their entries
     in ``sys.modules`` (a plain dict of them stands for those entries)."""
     mods = [modules[name] for name in names if name in modules]
@@ -65,7 +97,11 @@ def namespaces(modules: Any = sys.modules, names: Any = WATCHED_MODULES, type: A
     classes = {}
     for m in mods:
         for v in vars(m).values():
-            if isinstance(v, type) and not v.__flags__ & flag and v.__dict__.get("__module__") in defined_here:
+            if (
+                isinstance(v, type)
+                and not v.__flags__ & flag
+                and v.__dict__.get("__module__") in defined_here
+            ):
                 classes[id(v)] = v
     return [{m.__name__: m for m in mods}, *mods, *classes.values()]
 
@@ -83,14 +119,26 @@ def snapshot(spaces: list[Any]) -> Snapshot:
 
 def _real_dict(ns: Any) -> dict[str, Any]:
     if isinstance(ns, dict):
-        return sys.modules
+        return sys.modules  # the one dict of modules
     if isinstance(ns, type):
-        return gc.get_referents(ns.__dict__)[0]  # the dict behind the class's mappingproxy
-    return vars(ns)
+        found: dict[str, Any] = gc.get_referents(ns.__dict__)[0]  # the dict behind the mappingproxy
+        return found
+    mine: dict[str, Any] = vars(ns)
+    return mine
 
 
-def restore(before: Snapshot, read: Any = _read_version, dict: Any = dict, vars: Any = vars, isinstance: Any = isinstance,
-            all: Any = all, map: Any = map, same: Any = operator.is_, len: Any = len, modules: Any = sys.modules) -> list[str]:
+def restore(
+    before: Snapshot,
+    read: Any = _read_version,
+    dict: Any = dict,
+    vars: Any = vars,
+    isinstance: Any = isinstance,
+    all: Any = all,
+    map: Any = map,
+    same: Any = operator.is_,
+    len: Any = len,
+    modules: Any = sys.modules,
+) -> list[str]:
     """Attributes replaced or removed since ``before``, each put back; their names."""
     changed = []
     for ns, address, version, keys, values in before:
@@ -101,14 +149,26 @@ def restore(before: Snapshot, read: Any = _read_version, dict: Any = dict, vars:
             continue
         now = vars(ns)
         # The same keys with the same values, in the same order (new ones may follow).
-        if len(now) >= len(keys) and all(map(same, keys, now)) and all(map(same, values, now.values())):
+        if (
+            len(now) >= len(keys)
+            and all(map(same, keys, now))
+            and all(map(same, values, now.values()))
+        ):
             continue
         changed += _changed_keys(ns, now, keys, values)
     return changed
 
 
-def _changed_keys(ns: Any, now: Any, keys: tuple[str, ...], values: tuple[Any, ...], isinstance: Any = isinstance,
-                  scalars: Any = SCALARS, missing: Any = object(), zip: Any = zip) -> list[str]:
+def _changed_keys(
+    ns: Any,
+    now: Any,
+    keys: tuple[str, ...],
+    values: tuple[Any, ...],
+    isinstance: Any = isinstance,
+    scalars: Any = SCALARS,
+    missing: Any = _MISSING,
+    zip: Any = zip,
+) -> list[str]:
     # A counter bump (RemovableHandle.next_id) is data changing, not a patch.
     changed = []
     for key, value in zip(keys, values):
@@ -120,7 +180,14 @@ def _changed_keys(ns: Any, now: Any, keys: tuple[str, ...], values: tuple[Any, .
     return changed
 
 
-def _put_back(ns: Any, key: str, value: Any, setattr: Any = builtins.setattr, isinstance: Any = isinstance, dict: Any = dict) -> None:
+def _put_back(
+    ns: Any,
+    key: str,
+    value: Any,
+    setattr: Any = builtins.setattr,
+    isinstance: Any = isinstance,
+    dict: Any = dict,
+) -> None:
     try:
         if isinstance(ns, dict):
             ns[key] = value
@@ -133,4 +200,4 @@ def _put_back(ns: Any, key: str, value: Any, setattr: Any = builtins.setattr, is
 def _label(ns: Any, isinstance: Any = isinstance, dict: Any = dict, str: Any = str) -> str:
     if isinstance(ns, dict):
         return "sys.modules"
-    return str(getattr(ns, "__qualname__", None) or getattr(ns, "__name__", "?"))
+    return f"{str(getattr(ns, '__qualname__', None) or getattr(ns, '__name__', '?'))}"

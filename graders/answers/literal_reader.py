@@ -1,0 +1,257 @@
+"""Reading an answer literal's syntax tree along an allow-list of node kinds.
+
+``parse`` hands over the tree of one answer; ``LiteralReader`` walks it with a budget of
+nodes and depth, turning each allowed node into ``Value`` data and refusing everything
+else with a reason the learner can act on. Nothing is evaluated.
+"""
+
+from __future__ import annotations
+
+import ast
+import math
+from collections.abc import Callable
+from typing import Any
+
+from .render import DTYPE_ALIASES, DTYPES, dtype_kind, literal_dtype
+from .values import (
+    DtypeValue,
+    Name,
+    Nested,
+    Scalar,
+    Sequence,
+    SizeValue,
+    TensorValue,
+    Value,
+    listed_shape,
+    nested_shape,
+)
+
+MAX_DEPTH = 32
+MAX_ELEMENTS = 4096  # nodes; well below what parse.MAX_CHARS allows (~5000)
+ACCEPTED_FORMS = (
+    "Write a Python literal (2, 2.5, True, None, 'text', (1, 2)), a tensor as torch prints it "
+    "(tensor([1., 2.]), tensor(2., requires_grad=True), tensor(6., grad_fn=<MulBackward0>), "
+    "tensor([1, 2], dtype=torch.int32)), torch.Size([3, 4]), a dtype (torch.float32), "
+    "an exception name (RuntimeError), a grad_fn (<CloneBackward0>) or: no error"
+)
+_FLOAT_NAMES = {"nan": math.nan, "inf": math.inf}
+_TENSOR_KEYWORDS = ("requires_grad", "grad_fn", "dtype", "size")
+
+
+class AnswerSyntaxError(ValueError):
+    """An answer that is not one of the accepted forms; the message is for the learner."""
+
+    def __init__(self, reason: str) -> None:
+        super().__init__(f"Could not read this answer: {reason}. {ACCEPTED_FORMS}.")
+        self.reason = reason
+
+
+class LiteralReader:
+    """Walks the allow-listed AST of one answer, with a budget of nodes and depth."""
+
+    def __init__(self, source: str) -> None:
+        self.source = source
+        self.budget = MAX_ELEMENTS
+
+    def value(self, node: ast.expr, depth: int) -> Value:
+        if isinstance(node, ast.UnaryOp):
+            return Scalar(self._number(node, depth))
+        self._spend(depth)
+        if isinstance(node, ast.Constant):
+            return Scalar(self._constant(node))
+        if isinstance(node, (ast.Tuple, ast.List)):
+            kind = "tuple" if isinstance(node, ast.Tuple) else "list"
+            return Sequence(kind, tuple(self.value(e, depth + 1) for e in node.elts))
+        if isinstance(node, ast.Name):
+            return Scalar(_FLOAT_NAMES[node.id]) if node.id in _FLOAT_NAMES else Name(node.id)
+        if isinstance(node, ast.Attribute):
+            return DtypeValue(self._dtype(node))
+        if isinstance(node, ast.Call):
+            return self._call(node, depth)
+        raise self._refuse(node)
+
+    def _spend(self, depth: int) -> None:
+        self.budget -= 1
+        if self.budget < 0:
+            raise AnswerSyntaxError(f"it has more than {MAX_ELEMENTS} elements")
+        if depth > MAX_DEPTH:
+            raise AnswerSyntaxError(f"it is nested more than {MAX_DEPTH} levels deep")
+
+    def _constant(self, node: ast.Constant) -> None | bool | int | float | str:
+        v = node.value
+        if isinstance(v, float) and math.isinf(v):
+            raise AnswerSyntaxError(
+                f"{self._text(node)} is too large for a float (write inf for infinity)"
+            )
+        if v is None or isinstance(v, (bool, int, float, str)):
+            return v
+        raise self._refuse(node)
+
+    def _number(self, node: ast.expr, depth: int) -> bool | int | float:
+        """One tensor element: a number, True/False, nan/inf, or a signed number."""
+        self._spend(depth)
+        if isinstance(node, ast.UnaryOp) and isinstance(node.op, (ast.USub, ast.UAdd)):
+            inner = self._number(node.operand, depth + 1)
+            if isinstance(inner, bool):
+                raise AnswerSyntaxError(
+                    f"{self._text(node)}: a sign goes before a number, not True/False"
+                )
+            return -inner if isinstance(node.op, ast.USub) else inner
+        if isinstance(node, ast.Name) and node.id in _FLOAT_NAMES:
+            return _FLOAT_NAMES[node.id]
+        if isinstance(node, ast.Constant) and isinstance(node.value, (bool, int, float)):
+            return self._constant(node)  # type: ignore[return-value]
+        raise AnswerSyntaxError(f"{self._text(node)} is not a number")
+
+    def _numbers(self, node: ast.expr, depth: int) -> Nested:
+        if isinstance(node, (ast.List, ast.Tuple)):
+            self._spend(depth)
+            return [self._numbers(e, depth + 1) for e in node.elts]
+        return self._number(node, depth)
+
+    def _call(self, node: ast.Call, depth: int) -> Value:
+        func = _dotted(node.func)
+        if func in ("tensor", "torch.tensor"):
+            return self._tensor(node, depth)
+        if func == "torch.Size":
+            return self._size(node, depth)
+        raise AnswerSyntaxError(
+            f"{self._text(node)} is not accepted: the only calls allowed are tensor(...) and "
+            "torch.Size([...])"
+        )
+
+    def _tensor(self, node: ast.Call, depth: int) -> TensorValue:
+        if len(node.args) != 1 or isinstance(node.args[0], ast.Starred):
+            raise AnswerSyntaxError("tensor(...) takes exactly one value, such as tensor([1., 2.])")
+        values = self._numbers(node.args[0], depth + 1)
+        shape = nested_shape(values)
+        if shape is None:
+            raise AnswerSyntaxError(
+                f"{self._text(node)}: the rows of this tensor have different lengths"
+            )
+        options = self._tensor_keywords(node, depth)
+        if "size" in options:
+            values, shape = self._empty_of_size(node, values, options.pop("size"))
+        # torch converts every element to one dtype: tensor([1, 2.5]) holds 1. and 2.5
+        values = _as_dtype(values, options.get("dtype") or literal_dtype(values), self._text(node))
+        return TensorValue(values, shape, **options)
+
+    def _tensor_keywords(self, node: ast.Call, depth: int) -> dict[str, Any]:
+        options: dict[str, Any] = {}
+        for kw in node.keywords:
+            if kw.arg not in _TENSOR_KEYWORDS:
+                name = kw.arg or "**"
+                raise AnswerSyntaxError(
+                    f"tensor(...) does not take {name}=...; it takes {', '.join(_TENSOR_KEYWORDS)}"
+                )
+            options[kw.arg] = self._keyword(kw.arg, kw.value, depth)
+        return options
+
+    def _keyword(self, name: str, node: ast.expr, depth: int) -> object:
+        if name == "dtype":
+            return self._dtype(node)
+        if name == "size":
+            return self._dims(node, depth)
+        if (
+            name == "requires_grad"
+            and isinstance(node, ast.Constant)
+            and isinstance(node.value, bool)
+        ):
+            return node.value
+        if name == "grad_fn" and isinstance(node, ast.Name):
+            return node.id
+        expected = "True or False" if name == "requires_grad" else "a name such as <MulBackward0>"
+        raise AnswerSyntaxError(f"{name}= takes {expected}, not {self._text(node)}")
+
+    def _empty_of_size(
+        self, node: ast.Call, values: Nested, size: tuple[int, ...]
+    ) -> tuple[Nested, tuple[int, ...]]:
+        listed = listed_shape(size)
+        if math.prod(size) != 0 or math.prod(listed[:-1]) > MAX_ELEMENTS:
+            raise AnswerSyntaxError(
+                f"{self._text(node)}: size=... is only for empty tensors, as torch prints them"
+            )
+        if nested_shape(values) not in ((0,), listed):
+            raise AnswerSyntaxError(f"{self._text(node)}: the values do not match size={size}")
+        return _empty(listed), size
+
+    def _size(self, node: ast.Call, depth: int) -> SizeValue:
+        if node.keywords or len(node.args) > 1:
+            raise AnswerSyntaxError(
+                "torch.Size takes one list of sizes, such as torch.Size([3, 4])"
+            )
+        return SizeValue(self._dims(node.args[0], depth + 1) if node.args else ())
+
+    def _dims(self, node: ast.expr, depth: int) -> tuple[int, ...]:
+        dims = self._numbers(node, depth)
+        if not isinstance(dims, list) or not all(type(d) is int and d >= 0 for d in dims):
+            raise AnswerSyntaxError(f"{self._text(node)} is not a list of sizes such as [3, 4]")
+        return tuple(dims)  # type: ignore[arg-type]
+
+    def _dtype(self, node: ast.expr) -> str:
+        name = _dotted(node)
+        short = name.removeprefix("torch.") if name else ""
+        if (
+            not name
+            or not name.startswith("torch.")
+            or (short not in DTYPES and short not in DTYPE_ALIASES)
+        ):
+            raise AnswerSyntaxError(
+                f"{self._text(node)} is not accepted: the only torch names allowed are dtypes such "
+                "as torch.float32"
+            )
+        return DTYPE_ALIASES.get(short, short)
+
+    def _refuse(self, node: ast.expr) -> AnswerSyntaxError:
+        what = _REFUSED.get(type(node), "this kind of expression is not an answer form")
+        return AnswerSyntaxError(f"{self._text(node)}: {what}")
+
+    def _text(self, node: ast.expr) -> str:
+        segment = ast.get_source_segment(self.source, node) or type(node).__name__
+        return segment if len(segment) <= 40 else segment[:37] + "..."
+
+
+_REFUSED: dict[type, str] = {
+    ast.BinOp: "arithmetic is not worked out; write the result",
+    ast.BoolOp: "and/or are not worked out; write the result",
+    ast.Compare: "comparisons are not worked out; write the result",
+    ast.Subscript: "indexing is not worked out; write the result",
+    ast.Lambda: "functions are not answers",
+    ast.Dict: "dicts are not answer forms",
+    ast.Set: "sets are not answer forms",
+    ast.Constant: "only numbers, strings, True, False and None are literals here",
+}
+
+
+def _dotted(node: ast.expr) -> str | None:
+    if isinstance(node, ast.Name):
+        return node.id
+    if isinstance(node, ast.Attribute) and isinstance(node.value, ast.Name):
+        return f"{node.value.id}.{node.attr}"
+    return None
+
+
+def _as_dtype(values: Nested, dtype: str, where: str) -> Nested:
+    """Convert literal values the way ``torch.tensor(values, dtype=...)`` does."""
+    convert = _CONVERT.get(dtype_kind(dtype))
+    if convert is None:
+        return values  # complex and quantized dtypes: no describable truth to compare with
+    try:
+        return _map(values, convert)
+    except (OverflowError, ValueError):
+        raise AnswerSyntaxError(f"{where}: a value does not fit dtype {dtype}") from None
+
+
+def _map(values: Nested, convert: Callable[[Any], bool | int | float]) -> Nested:
+    return [_map(v, convert) for v in values] if isinstance(values, list) else convert(values)
+
+
+_CONVERT: dict[str, Callable[[Any], bool | int | float]] = {
+    "float": float,
+    "int": int,
+    "bool": bool,
+}
+
+
+def _empty(listed: tuple[int, ...]) -> Nested:
+    return [] if listed[0] == 0 else [_empty(listed[1:]) for _ in range(listed[0])]

@@ -1,0 +1,107 @@
+"""The safe answer parser: a learner's literal becomes a ``Value``; nothing is ever run.
+
+``parse_answer`` reads the text with ``ast.parse(mode="eval")`` and walks an allow-list of
+node kinds; there is no eval, exec or compile of code. Accepted forms:
+
+- Python literals: numbers, ``True``/``False``/``None``, strings, tuples and lists of them;
+  ``nan``, ``inf`` and ``-inf`` are floats, as torch and Python print them.
+- ``tensor(...)`` / ``torch.tensor(...)`` as torch prints it: nested lists of numbers plus
+  the keywords ``requires_grad=True|False``, ``grad_fn=<MulBackward0>``,
+  ``dtype=torch.float64`` and ``size=(0, 3)`` (torch's form of an empty tensor).
+- ``torch.Size([3, 4])``, a dtype ``torch.float32`` (aliases such as ``torch.long`` too).
+- A bare name (``RuntimeError``, ``MulBackward0``), ``<MulBackward0>`` or
+  ``<MulBackward0 object at 0x7f...>``: compare decides what the name means.
+- ``no error`` or ``no exception`` (any case, an optional final period).
+
+A tensor's ``dtype`` is set only when written. Its kind (bool, int or float) is read the
+way torch infers it, from the Python types kept in ``values``: any float -> float32, else
+any int -> int64, all bools -> bool, empty -> float32 (``literals.literal_dtype``). So
+``tensor(2)`` and ``tensor(2.)`` stay different. With an explicit dtype the values are
+converted as torch would (``tensor([1, 2], dtype=torch.float64)`` holds 1.0 and 2.0).
+
+``render_answer`` (from ``literals``, re-exported here) is the inverse: the literal a
+learner would write for a truth.
+"""
+
+from __future__ import annotations
+
+import ast
+import re
+
+from .literal_reader import (
+    ACCEPTED_FORMS,
+    MAX_DEPTH,
+    AnswerSyntaxError,
+    LiteralReader,
+)
+from .render import render_answer
+from .values import NoError, Opaque, Value
+
+__all__ = [
+    "AnswerSyntaxError",
+    "parse_answer",
+    "render_answer",
+    "is_writable",
+    "ACCEPTED_FORMS",
+    "NO_ERROR_PHRASES",
+]
+
+MAX_CHARS = 10_000
+
+NO_ERROR_PHRASES = frozenset({"no error", "no exception"})
+
+# torch prints grad_fns in angle brackets; strings are matched first so their text is kept.
+_ANGLE_OR_STRING = re.compile(
+    r"""(?P<str>'(?:[^'\\\n]|\\.)*'|"(?:[^"\\\n]|\\.)*")"""
+    r"""|<\s*(?:[A-Za-z_][\w]*\.)*(?P<name>[A-Za-z_]\w*)(?:\s+object\s+at\s+0x[0-9a-fA-F]+)?\s*>"""
+)
+
+
+def parse_answer(text: str) -> Value:
+    """Parse a learner's answer literal into a ``Value`` (see the module docstring)."""
+    if len(text) > MAX_CHARS:
+        raise AnswerSyntaxError(f"it is longer than {MAX_CHARS} characters")
+    source = text.strip().replace("\u2212", "-")  # a typographic minus sign, pasted from a page
+    if not source:
+        raise AnswerSyntaxError("it is empty")
+    if " ".join(source.lower().rstrip(".").split()) in NO_ERROR_PHRASES:
+        return NoError()
+    source = _ANGLE_OR_STRING.sub(lambda m: m["str"] or m["name"], source)
+    return LiteralReader(source).value(_parse(source), 0)
+
+
+def is_writable(value: Value) -> bool:
+    """Whether a learner can write ``value``: it renders to an answer the parser accepts.
+
+    False for ``Opaque`` values and for values too big or too deeply nested for the
+    answer limits (a truth like that cannot be asked as a prediction).
+    """
+    if isinstance(value, Opaque):
+        return False
+    try:
+        parse_answer(render_answer(value))
+    except AnswerSyntaxError:
+        return False
+    return True
+
+
+def _parse(source: str) -> ast.expr:
+    if _bracket_depth(source) > MAX_DEPTH:
+        raise AnswerSyntaxError(f"it is nested more than {MAX_DEPTH} levels deep")
+    try:
+        return ast.parse(source, mode="eval").body
+    except SyntaxError as exc:
+        where = f" at character {exc.offset}" if exc.offset else ""
+        raise AnswerSyntaxError(f"it is not valid Python syntax{where}") from None
+    except ValueError:  # null bytes, on Pythons that do not call that a SyntaxError
+        raise AnswerSyntaxError("it is not valid Python syntax") from None
+    except (MemoryError, RecursionError):  # CPython's parser stack overflows on "- - - ... 1"
+        raise AnswerSyntaxError("it is too deeply nested") from None
+
+
+def _bracket_depth(source: str) -> int:
+    depth = deepest = 0
+    for ch in _ANGLE_OR_STRING.sub("''", source):
+        depth += (ch in "([{") - (ch in ")]}")
+        deepest = max(deepest, depth)
+    return deepest

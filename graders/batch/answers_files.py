@@ -1,0 +1,195 @@
+"""Answers files: a submission written as YAML instead of a notebook.
+
+    student: ada
+    assignment: ps1
+    submitted_at: 2026-10-05T20:00:00+02:00     # optional
+    answers:
+      clone-requires-grad/same-memory: "False"
+    code:
+      independent-copy: |
+        def independent_copy(t): ...
+
+Values under ``answers`` are answer literals; YAML scalars that are not strings
+(``True``, ``5``) are taken as the literal the learner typed.
+
+The file is the learner's, so it is read as hostile data: YAML anchors and aliases are
+refused (a 500-byte file of nested aliases expands to billions of nodes), every value is
+rendered with a size budget, and the learner is the one the file's name says: a ``student``
+field naming someone else makes the file ungradable, and two files for one learner in a
+batch make that learner's one row ungradable, so no row is written twice or by someone else.
+"""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any
+
+import yaml
+
+from ..errors import SubmissionError
+from ..kinds.base import Submission
+from ..kinds.registry import all_kinds
+from ..results import StudentResult
+from .grading import PreparedAssignment, grade_all, ungradable
+
+MAX_BYTES = 2 << 20
+MAX_LITERAL_CHARS = 10_000  # an answer longer than this is not a prediction anyone typed
+
+
+class _NoAliasLoader(yaml.SafeLoader):
+    """``SafeLoader`` that refuses anchors and aliases, with their place in the file."""
+
+    def compose_node(self, parent: Any, index: Any) -> Any:
+        event = self.peek_event()  # type: ignore[no-untyped-call]
+        if isinstance(event, yaml.AliasEvent) or getattr(event, "anchor", None):
+            mark = event.start_mark
+            raise yaml.YAMLError(
+                f"{mark.line + 1}:{mark.column + 1}: YAML anchors and aliases (&, *) "
+                "are not accepted in answers files"
+            )
+        return super().compose_node(parent, index)
+
+
+def read_answers_file(path: Path) -> Submission:
+    """Read one answers file; raise ``SubmissionError`` saying what is wrong with it."""
+    data = _load(path)
+    student = data.get("student")
+    if not isinstance(student, str) or not student.strip():
+        raise SubmissionError(f"{path}: 'student' must be a non-empty string")
+    if student.strip() != path.stem:
+        raise SubmissionError(
+            f"{path}: the file says student '{student.strip()[:80]}', but answers are graded "
+            f"under the name of their file ('{path.stem}'); rename the file or correct 'student'"
+        )
+    answers: dict[str, str] = {}
+    for section in dict.fromkeys(kind.answers_section for kind in all_kinds()):
+        answers.update(_string_map(data.get(section) or {}, path, section))
+    return Submission(
+        student=student.strip(),
+        assignment=str(data.get("assignment", "")),
+        answers=answers,
+        submitted_at=_when(data.get("submitted_at"), path),
+    )
+
+
+def _load(path: Path) -> dict[str, Any]:
+    try:
+        if path.stat().st_size > MAX_BYTES:
+            raise SubmissionError(f"{path}: larger than {MAX_BYTES // 1024} KiB")
+        data = yaml.load(path.read_text(encoding="utf-8"), Loader=_NoAliasLoader)  # noqa: S506 - a SafeLoader
+    except (OSError, UnicodeDecodeError) as exc:
+        raise SubmissionError(f"{path}: cannot read: {exc}") from exc
+    except yaml.YAMLError as exc:
+        mark = getattr(exc, "problem_mark", None)
+        if mark is None:
+            raise SubmissionError(f"{path}:{exc}") from exc
+        raise SubmissionError(
+            f"{path}:{mark.line + 1}:{mark.column + 1}: "
+            f"invalid YAML: {getattr(exc, 'problem', exc)}"
+        ) from exc
+    if not isinstance(data, dict):
+        raise SubmissionError(f"{path}: expected a mapping with 'student' and 'answers'")
+    return data
+
+
+def _string_map(raw: Any, path: Path, field: str) -> dict[str, str]:
+    if not isinstance(raw, dict):
+        raise SubmissionError(f"{path}: '{field}' must be a mapping")
+    if not all(isinstance(k, (str, int, float, bool)) for k in raw):
+        raise SubmissionError(f"{path}: the keys of '{field}' must be question ids")
+    return {str(k): (v if isinstance(v, str) else _literal(v, path)) for k, v in raw.items()}
+
+
+def _literal(value: Any, path: Path) -> str:
+    """The text a learner typed for a non-string YAML value (``[1, 2]``, ``True``), bounded."""
+    text = (
+        repr(value)
+        if isinstance(value, (str, int, float, bool, type(None)))
+        else _bounded_repr(value)
+    )
+    if len(text) > MAX_LITERAL_CHARS:
+        raise SubmissionError(f"{path}: an answer longer than {MAX_LITERAL_CHARS} characters")
+    return text
+
+
+def _bounded_repr(value: Any) -> str:
+    """``repr`` of nested lists and dicts, built without recursion and stopped past the budget."""
+    out: list[str] = []
+    size, stack = 0, [(False, value)]  # (is it text to write as is, item)
+    while stack and size <= MAX_LITERAL_CHARS:
+        literal, item = stack.pop()
+        if literal:
+            piece = item
+        elif isinstance(item, (list, dict)):
+            pairs = list(item.items()) if isinstance(item, dict) else [(None, v) for v in item]
+            stack.append((True, "}" if isinstance(item, dict) else "]"))
+            for i, (key, element) in enumerate(reversed(pairs)):
+                stack.append((False, element))
+                if key is not None:
+                    stack += [(True, ": "), (False, key)]
+                if i < len(pairs) - 1:
+                    stack.append((True, ", "))
+            piece = "{" if isinstance(item, dict) else "["
+        else:
+            piece = repr(item)
+        out.append(piece)
+        size += len(piece)
+    return "".join(out)
+
+
+def _when(raw: Any, path: Path) -> datetime | None:
+    if raw is None:
+        return None
+    try:
+        when = raw if isinstance(raw, datetime) else datetime.fromisoformat(str(raw))
+    except ValueError as exc:
+        raise SubmissionError(f"{path}: submitted_at is not an ISO 8601 time: {raw!r}") from exc
+    # A time without a zone is taken as UTC rather than the grader's local zone.
+    return when if when.tzinfo else when.replace(tzinfo=UTC)
+
+
+def _claimed_twice(paths: list[Path]) -> dict[str, list[Path]]:
+    by_student: dict[str, list[Path]] = {}
+    for path in paths:
+        by_student.setdefault(path.stem, []).append(path)
+    return {student: found for student, found in by_student.items() if len(found) > 1}
+
+
+def grade_answer_files(
+    prep: PreparedAssignment, paths: list[Path], workers: int = 1
+) -> list[StudentResult]:
+    """Grade answers files; an unreadable or mismatched file is that student's ``ungradable``."""
+    readable: list[Submission] = []
+    order: list[tuple[str, StudentResult | None]] = []
+    twice = _claimed_twice(paths)
+    for path in paths:
+        if path.stem in twice:
+            if path == twice[path.stem][0]:  # one row for the learner, naming every file
+                files = ", ".join(str(p) for p in twice[path.stem])
+                order.append(
+                    (
+                        path.stem,
+                        ungradable(
+                            path.stem,
+                            f"more than one file in this batch is for '{path.stem}' "
+                            f"({files}); grade one of them",
+                        ),
+                    )
+                )
+            continue
+        try:
+            sub = read_answers_file(path)
+        except SubmissionError as exc:
+            order.append((path.stem, ungradable(path.stem, str(exc))))
+            continue
+        if sub.assignment and sub.assignment != prep.assignment.id:
+            reason = (
+                f"{path}: answers are for assignment '{sub.assignment}', not '{prep.assignment.id}'"
+            )
+            order.append((sub.student, ungradable(sub.student, reason)))
+            continue
+        readable.append(sub)
+        order.append((sub.student, None))
+    graded = iter(grade_all(prep, readable, workers))
+    return [result if result is not None else next(graded) for _, result in order]

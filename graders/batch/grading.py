@@ -1,0 +1,142 @@
+"""The grading pipeline, top to bottom: prepare truths once -> judge each submission.
+
+    prepare_assignment(workspace, "ps1")       # every exercise's truth, once, in torch
+    grade_submission(prepared, submission)     # kinds judge answers; late policy applied
+
+A broken submission costs that student, never the batch: anything unexpected while
+grading one submission becomes that submission's ``ungradable`` result.
+"""
+
+from __future__ import annotations
+
+import traceback
+from collections.abc import Iterable, Iterator
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass, replace
+from typing import Any
+
+from ..course.load import LoadedCourse, LoadedExercise, get_assignment
+from ..course.model import Assignment
+from ..kinds.base import Context, Submission
+from ..kinds.layout import points_scale
+from ..kinds.prepare import prepare_exercises
+from ..results import QuestionResult, Status, StudentResult, SubmissionStatus
+
+__all__ = [
+    "PreparedAssignment",
+    "PreparedExercise",
+    "Submission",
+    "grade_all",
+    "grade_submission",
+    "planned_items",
+    "prepare_assignment",
+    "ungradable",
+]
+
+
+@dataclass(frozen=True)
+class PreparedExercise:
+    """An exercise of an assignment with its prepared state, and its points scale in it."""
+
+    loaded: LoadedExercise
+    prepared: Any  # the kind's own prepared state (``Kind[E, P]``: a ``P``)
+    scale: float
+
+
+@dataclass(frozen=True)
+class PreparedAssignment:
+    """An assignment ready to grade submissions against."""
+
+    assignment: Assignment
+    exercises: tuple[PreparedExercise, ...]
+    ctx: Context
+
+
+def prepare_assignment(
+    loaded: LoadedCourse, assignment_id: str, ctx: Context
+) -> PreparedAssignment:
+    """Everything that does not depend on a student, done once for the whole batch."""
+    assignment = get_assignment(loaded, assignment_id)
+    items = assignment.exercises
+    prepared = prepare_exercises(loaded, [i.id for i in items], ctx)
+    exercises = tuple(
+        PreparedExercise(
+            loaded.exercises[item.id],
+            prepared[item.id],
+            points_scale(loaded.exercises[item.id], item.points),
+        )
+        for item in items
+    )
+    return PreparedAssignment(assignment, exercises, ctx)
+
+
+def planned_items(loaded: LoadedCourse, assignment_id: str) -> list[tuple[str, float]]:
+    """(item id, max points) of every question and check, before anything is graded."""
+    planned = []
+    for item in get_assignment(loaded, assignment_id).exercises:
+        ex = loaded.exercises[item.id]
+        scale = points_scale(ex, item.points)
+        planned += [(i.id, i.points * scale) for i in ex.kind.items(ex.exercise)]
+    return planned
+
+
+def answer_key(prep: PreparedAssignment) -> dict[str, str]:
+    """Answer key -> the literal (or solution source) that earns full marks, in course order."""
+    key: dict[str, str] = {}
+    for ex in prep.exercises:
+        key.update(ex.loaded.kind.key(ex.loaded.exercise, ex.prepared))
+    return key
+
+
+def grade_submission(prep: PreparedAssignment, sub: Submission) -> StudentResult:
+    """Grade one submission; never raises (a grader bug becomes an ``ungradable`` result)."""
+    try:
+        questions = tuple(q for ex in prep.exercises for q in _grade_exercise(ex, sub, prep.ctx))
+        return _apply_late_policy(prep.assignment, sub, questions)
+    except Exception as exc:  # noqa: BLE001 - one student's problem must not stop the batch
+        detail = "".join(traceback.format_exception_only(type(exc), exc)).strip()
+        return StudentResult(
+            sub.student, (), SubmissionStatus.UNGRADABLE, f"internal error while grading: {detail}"
+        )
+
+
+def grade_all(
+    prep: PreparedAssignment, subs: Iterable[Submission], workers: int = 1
+) -> Iterator[StudentResult]:
+    """Grade submissions, ``workers`` at a time, yielding results in input order."""
+    with ThreadPoolExecutor(max_workers=max(1, workers)) as pool:
+        yield from pool.map(lambda s: grade_submission(prep, s), subs)
+
+
+def ungradable(student: str, reason: str) -> StudentResult:
+    """The result for a submission that could not even be read."""
+    return StudentResult(student, (), SubmissionStatus.UNGRADABLE, reason)
+
+
+def _grade_exercise(ex: PreparedExercise, sub: Submission, ctx: Context) -> list[QuestionResult]:
+    exercise, kind = ex.loaded.exercise, ex.loaded.kind
+    try:
+        results = kind.grade(exercise, ex.prepared, kind.given(exercise, sub), ctx)
+    except Exception as exc:  # noqa: BLE001 - costs this exercise, not the submission
+        feedback = f"This exercise could not be graded ({type(exc).__name__})."
+        results = [
+            QuestionResult(item.id, Status.ERROR, 0.0, item.points, feedback=feedback)
+            for item in kind.items(exercise)
+        ]
+    # The section is the exercise's, whatever the kind: set here once for every document.
+    section = exercise.section
+    return [replace(r.scaled(ex.scale) if ex.scale != 1.0 else r, section=section) for r in results]
+
+
+def _apply_late_policy(
+    assignment: Assignment, sub: Submission, questions: tuple[QuestionResult, ...]
+) -> StudentResult:
+    if sub.submitted_at is None:
+        return StudentResult(sub.student, questions)
+    factor = assignment.late.factor(assignment.due, sub.submitted_at)
+    if factor is None:
+        reason = f"submitted {sub.submitted_at.isoformat()}, after the late cutoff"
+        return StudentResult(
+            sub.student, questions, SubmissionStatus.LATE_CUTOFF, reason, late_factor=0.0
+        )
+    return StudentResult(sub.student, questions, late_factor=factor)

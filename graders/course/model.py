@@ -1,0 +1,142 @@
+"""Frozen models of a course: ``Course``, ``Assignment`` and the exercise base that every
+kind extends. No I/O here; ``load.py`` reads files into these models.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from datetime import datetime, timedelta
+from typing import Annotated, Any
+
+from pydantic import AwareDatetime, BaseModel, ConfigDict, Field, StringConstraints, field_validator
+
+from .text import DEFAULT_LANGUAGES, Language, Text, Translatable
+
+Ident = Annotated[str, StringConstraints(pattern=r"^[a-z0-9][a-z0-9_-]*$", max_length=64)]
+BEYOND = "beyond"  # what the article does not say: taught by the course on its own authority
+SECTIONS = ("§1a", "§1b", "§2", "§3", "§4", "§5", "supplement", BEYOND)
+
+
+class Strict(BaseModel):
+    """Immutable, rejects unknown keys (so a typo is an error, not a silent default)."""
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+
+class Limits(Strict):
+    """Default resource limits for running code, per job."""
+
+    timeout_s: float = Field(10.0, gt=0, le=600)
+    memory_mib: int = Field(2048, ge=256, le=65536)
+
+
+class LatePolicy(Strict):
+    """A penalty, as a fraction of the score, per started day late, and a hard cutoff."""
+
+    penalty_per_day: float = Field(0.0, ge=0, le=1)
+    cutoff_days: float = Field(0.0, ge=0)
+
+    def factor(self, due: datetime, submitted: datetime) -> float | None:
+        """The multiplier for a submission, or None when it is past the cutoff."""
+        late = submitted - due
+        if late <= timedelta(0):
+            return 1.0
+        if late > timedelta(days=self.cutoff_days):
+            return None
+        started_days = -(-late // timedelta(days=1))  # ceil: one minute late is one day
+        return max(0.0, 1.0 - self.penalty_per_day * started_days)
+
+
+class AssignmentItem(Strict):
+    """An exercise in an assignment, with an optional override of its total points."""
+
+    id: Ident
+    points: float | None = Field(None, gt=0)
+
+
+class Assignment(Strict):
+    """A problem set: which exercises, when due, how lateness costs."""
+
+    id: Ident
+    title: Text
+    due: AwareDatetime
+    late: LatePolicy = LatePolicy()
+    exercises: list[AssignmentItem] = Field(min_length=1)
+
+    @field_validator("exercises", mode="before")
+    @classmethod
+    def _short_form(cls, value: Any) -> Any:
+        # `- clone-grad` is short for `- {id: clone-grad}`.
+        if isinstance(value, list):
+            return [{"id": v} if isinstance(v, str) else v for v in value]
+        return value
+
+
+class Course(Strict, Translatable):
+    """``course.yml``."""
+
+    id: Ident
+    title: Text
+    description: Text = ""
+    languages: list[Language] = Field(
+        list(DEFAULT_LANGUAGES), min_length=1
+    )  # the first is the default
+    seed: int = 0
+    limits: Limits = Limits()
+    # Modules a code answer may import; None: torch's public modules the course uses, numpy
+    # and a few of the standard library (the code kind's default list).
+    code_imports: list[str] | None = None
+    assignments: list[Assignment] = Field(min_length=1)
+
+    @field_validator("languages")
+    @classmethod
+    def _distinct(cls, value: list[str]) -> list[str]:
+        repeated = sorted({x for x in value if value.count(x) > 1})
+        if repeated:
+            raise ValueError(f"languages listed twice: {', '.join(repeated)}")
+        return value
+
+    def assignment(self, assignment_id: str) -> Assignment | None:
+        return next((a for a in self.assignments if a.id == assignment_id), None)
+
+
+class ExerciseBase(Strict, Translatable):
+    """Fields every exercise has, whatever its kind."""
+
+    id: Ident
+    title: Text
+    section: str
+    kind: str
+
+    def content_hash(self) -> str:
+        """A stable hash of all that defines this exercise (for caches), whatever its language."""
+        blob = json.dumps(
+            self.in_default_language().model_dump(mode="json"), sort_keys=True
+        ).encode()
+        return hashlib.sha256(blob).hexdigest()[:16]
+
+
+def section_ok(section: str) -> bool:
+    """Is this one of the article's sections that exercises may cite?"""
+    return section in SECTIONS
+
+
+def not_a_section(section: str, hint: str = "") -> str:
+    """The message for a section that exercises may not cite."""
+    return f"'{section}' is not an article section ({', '.join(SECTIONS)}){hint}"
+
+
+def in_article(section: str | None) -> bool:
+    """Does ``section`` name a part of the article (rather than what goes beyond it)?"""
+    return bool(section) and section != BEYOND
+
+
+def section_label(section: str) -> str:
+    """A section as readers see it: '§2', 'supplement', or 'beyond the article'."""
+    return "beyond the article" if section == BEYOND else section
+
+
+def json_ready(model: BaseModel) -> dict[str, Any]:
+    """A model as plain JSON data."""
+    return model.model_dump(mode="json")

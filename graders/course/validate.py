@@ -1,0 +1,85 @@
+"""``graders validate``: every file checked, and (unless told not to) every truth computed."""
+
+from __future__ import annotations
+
+from collections import Counter
+from dataclasses import dataclass
+from pathlib import Path
+
+from ..errors import Problem, SpecError
+from ..kinds.prepare import preparation_problems, prepare_exercises, self_test_problems
+from ..session import load, open_session
+from .load import LoadedCourse
+from .model import SECTIONS
+from .text import language_problems
+
+
+@dataclass(frozen=True)
+class CourseSummary:
+    """What a valid course holds, for the one-line report."""
+
+    exercises: int
+    items: int
+    assignments: int
+    by_section: dict[str, int]
+    truth_checked: bool
+    languages: tuple[str, ...] = ("en",)
+
+    def __str__(self) -> str:
+        sections = ", ".join(f"{s} {n}" for s, n in self.by_section.items())
+        checked = (
+            "truths computed in torch" if self.truth_checked else "truths not computed (--no-truth)"
+        )
+        return (
+            f"course OK: {self.items} questions and checks in {self.exercises} exercises, "
+            f"{self.assignments} assignments; by section: {sections}; "
+            f"texts in {', '.join(self.languages)}; {checked}"
+        )
+
+
+def validate_course(
+    course: Path | None, *, truth: bool = True, isolation: str = "auto"
+) -> CourseSummary:
+    """Validate the course; raise ``SpecError`` with every problem found."""
+    loaded = load(course)
+    problems = untranslated(loaded)
+    if truth:
+        with open_session(course, isolation=isolation) as session:
+            truths = prepare_exercises(loaded, loaded.exercises, session.ctx)
+            problems += preparation_problems(loaded, truths)
+            problems += self_test_problems(loaded, truths, session.ctx)
+    if problems:
+        raise SpecError(problems)
+    return _summary(loaded, truth)
+
+
+def untranslated(loaded: LoadedCourse) -> list[Problem]:
+    """Every text of the course and its exercises in a language it lacks, or lacking one it has."""
+    languages = loaded.course.languages
+    problems = language_problems(loaded.course, languages, loaded.marks)
+    for ex in loaded.exercises.values():
+        problems += language_problems(ex.exercise, languages, ex.marks)
+    return problems
+
+
+def _summary(loaded: LoadedCourse, truth: bool) -> CourseSummary:
+    by_section: Counter[str] = Counter()
+    items = 0
+    for ex in loaded.exercises.values():
+        for item in ex.kind.items(ex.exercise):
+            items += 1
+            by_section[item.section or ex.exercise.section] += 1
+    ordered = dict(
+        sorted(
+            by_section.items(),
+            key=lambda kv: SECTIONS.index(kv[0]) if kv[0] in SECTIONS else len(SECTIONS),
+        )
+    )
+    return CourseSummary(
+        len(loaded.exercises),
+        items,
+        len(loaded.course.assignments),
+        ordered,
+        truth,
+        tuple(loaded.course.languages),
+    )

@@ -1,0 +1,13 @@
+"""Grading one notebook where it is handed in: a CI job, pytest, or Gradescope.
+
+- ``notebook``   grades one notebook with autograde's engine into a results document;
+- ``report``     what a CI log, a job summary and a pytest failure say about it;
+- ``bundle``     copies the part of a course one assignment needs (for a student
+  repository or an autograder), without the rest of the course;
+- ``templates``  renders ``integrations/ci/templates`` (the workflow and the Gradescope scripts);
+- ``github``     writes a student repository's GitHub Actions workflow;
+- ``gradescope`` builds a Gradescope autograder zip.
+
+The pytest plugin (``graders.integrations.pytest_plugin``) and ``graders ci`` both grade through
+``notebook.grade_notebook``.
+"""

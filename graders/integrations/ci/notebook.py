@@ -1,0 +1,163 @@
+"""One notebook graded with the engine ``graders autograde`` uses for a whole class.
+
+    doc = grade_notebook(course, Path("ps1.ipynb"), "ps1")   # a results document, one student
+
+The truths are prepared once (``prepare_assignment``), the notebook is read and graded by
+autograde's ``grade_found``, so a CI job, the pytest plugin and Gradescope give the same
+points as the instructor's batch. No late policy is applied: a push or an upload time is
+not the submission time the course's due date is about.
+"""
+
+from __future__ import annotations
+
+import stat
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from ...batch.grading import ungradable
+from ...batch.submissions import IGNORED, Found
+from ...course.load import COURSE_FILE, LoadedCourse, get_assignment
+from ...errors import SubmissionError, UsageError
+from ...kinds.cache import torch_version
+from ...results import ResultsDocument, StudentResult
+
+if TYPE_CHECKING:
+    from ...session import Session
+
+#: Where ``graders init-ci`` puts the course in a student repository.
+VENDORED_COURSE = Path(".graders") / "course"
+DEFAULT_STUDENT = "student"
+
+
+def course_path(course: Path | None) -> Path | None:
+    """The course to grade with: the one named, else ``.graders/course``, else the current
+    folder's."""
+    if course is not None:
+        return course
+    return VENDORED_COURSE if (VENDORED_COURSE / COURSE_FILE).is_file() else None
+
+
+def resolve_assignment(loaded: LoadedCourse, notebook: Path, given: str | None) -> str:
+    """The assignment named, else the one the notebook declares, else the course's only one."""
+    if given:
+        return get_assignment(loaded, given).id
+    declared = declared_assignment(notebook)
+    if declared is not None and loaded.course.assignment(declared) is not None:
+        return declared
+    ids = [a.id for a in loaded.course.assignments]
+    if len(ids) == 1:
+        return ids[0]
+    raise UsageError(
+        f"which assignment is {notebook} for? name one of {', '.join(ids)} "
+        "(--assignment; under pytest, --graders-assignment)"
+    )
+
+
+def declared_assignment(notebook: Path) -> str | None:
+    """The ``metadata.graders.assignment`` of a released notebook, if it can be read."""
+    from ...notebook.read import answer_cells, read_notebook
+
+    try:
+        path = find_notebook(notebook, None)
+        found = answer_cells(path, read_notebook(path))
+    except SubmissionError:
+        return None
+    declared = found.meta.get("assignment")
+    return declared if isinstance(declared, str) else None
+
+
+def find_notebook(path: Path, assignment: str | None) -> Path:
+    """``path`` itself, or the one notebook in the folder ``path`` (``<assignment>.ipynb``
+    first)."""
+    if not path.is_dir():
+        return _regular_file(path)
+    notebooks = sorted(p for p in path.rglob("*.ipynb") if not _ignored(p.relative_to(path)))
+    preferred = [p for p in notebooks if p.name == f"{assignment}.ipynb"]
+    if len(preferred) == 1:
+        return _regular_file(preferred[0])
+    if len(notebooks) == 1:
+        return _regular_file(notebooks[0])
+    if not notebooks:
+        raise SubmissionError(f"no notebook (.ipynb file) in {path}")
+    shown = ", ".join(str(p.relative_to(path)) for p in notebooks[:5])
+    wanted = f"{assignment}.ipynb" if assignment else "one notebook"
+    raise SubmissionError(f"{len(notebooks)} notebooks in {path} ({shown}); expected {wanted}")
+
+
+def default_notebook(repo: Path, assignment: str) -> str:
+    """The notebook of a student repository: the one it holds, else ``<assignment>.ipynb``."""
+    try:
+        return find_notebook(repo, assignment).relative_to(repo).as_posix()
+    except SubmissionError:
+        return f"{assignment}.ipynb"
+
+
+def _ignored(relative: Path) -> bool:
+    return any(part in IGNORED or part.startswith(".") for part in relative.parts)
+
+
+def _regular_file(path: Path) -> Path:
+    try:
+        mode = path.lstat().st_mode
+    except OSError as exc:
+        raise SubmissionError(f"{path}: cannot read: {exc.strerror or exc}") from exc
+    if not stat.S_ISREG(mode):
+        # A link or a FIFO could point the grader at files it must not read, or block it.
+        raise SubmissionError(f"{path} is not a regular file")
+    return path
+
+
+def grade_notebook(
+    course: Path | None,
+    notebook: Path,
+    assignment: str | None,
+    *,
+    student: str = DEFAULT_STUDENT,
+    isolation: str = "auto",
+) -> ResultsDocument:
+    """The results document of one notebook; a notebook that cannot be read is ``ungradable``.
+
+    Raises ``UsageError``/``SpecError`` only for a wrong command line or a broken course.
+    """
+    from ...session import load, open_session
+
+    course = course_path(course)
+    loaded = load(course)
+    assignment = resolve_assignment(loaded, notebook, assignment)
+    found = locate(notebook, assignment, student)
+    if found.error is not None:
+        # Nothing to grade: no need to start torch to say so.
+        return _document(loaded, assignment, None, ungradable(student, found.error))
+    with open_session(course, isolation=isolation) as session:
+        return grade_in(session, found, assignment)
+
+
+def locate(notebook: Path, assignment: str, student: str = DEFAULT_STUDENT) -> Found:
+    """The notebook to grade as autograde's ``Found``: a path, or why there is none."""
+    try:
+        path = find_notebook(notebook, assignment)
+    except SubmissionError as exc:
+        return Found(student, None, str(notebook), error=str(exc))
+    # Messages name the notebook as the learner knows it: inside the folder handed in.
+    shown = path.relative_to(notebook).as_posix() if notebook.is_dir() else str(notebook)
+    return Found(student, path, shown)
+
+
+def grade_in(session: Session, found: Found, assignment: str) -> ResultsDocument:
+    """Grade ``found`` in an open workspace, with autograde's ``grade_found``."""
+    from ...batch.autograde import grade_found
+    from ...batch.grading import prepare_assignment
+
+    prep = prepare_assignment(session.loaded, assignment, session.ctx)
+    result, _ = grade_found(prep, session.loaded, found)
+    return _document(session.loaded, assignment, session.isolation, result)
+
+
+def _document(
+    loaded: LoadedCourse, assignment: str, isolation: str | None, result: StudentResult
+) -> ResultsDocument:
+    graded_at = datetime.now(UTC).isoformat(timespec="seconds")
+    return ResultsDocument(
+        loaded.course.id, assignment, torch_version(), graded_at, isolation, (result,)
+    )

@@ -1,0 +1,168 @@
+"""What a CI job says about one graded notebook: log lines, a job summary, the outcome.
+
+Every text about a question is the one the Gradescope export writes (verdict,
+misconception, the author's explanation), so a learner reads the same feedback in a
+GitHub log, a pytest failure and on Gradescope.
+"""
+
+from __future__ import annotations
+
+import html
+import json
+import re
+from dataclasses import dataclass
+from enum import IntEnum
+from pathlib import Path
+
+from ...batch.exports import gradescope_result, junit_xml, write_atomic
+from ...results import ResultsDocument, StudentResult, SubmissionStatus, format_points
+
+MARK = {"correct": "✓", "wrong": "✗", "unanswered": "–", "invalid": "?"}  # anything else: "!"
+
+
+class Outcome(IntEnum):
+    """Exit codes of ``graders ci``."""
+
+    PASSED = 0  # graded, and the score reaches the minimum
+    BELOW = 1  # graded, below the minimum
+    UNGRADABLE = 2  # the notebook could not be graded (usage errors exit 2 as well)
+
+
+@dataclass(frozen=True)
+class Threshold:
+    """``--min-score``: points (``7.5``) or a share of the maximum (``70%``)."""
+
+    value: float
+    percent: bool = False
+
+    @classmethod
+    def parse(cls, text: str) -> Threshold:
+        """``"7.5"`` or ``"70%"``; ``ValueError`` for anything else."""
+        number = text.strip().removesuffix("%")
+        value = float(number)
+        if not value >= 0 or value == float("inf"):
+            raise ValueError(f"not a score: {text!r}")
+        return cls(value, text.strip().endswith("%"))
+
+    def points(self, max_score: float) -> float:
+        """The minimum in points for an assignment worth ``max_score``."""
+        return max_score * self.value / 100 if self.percent else self.value
+
+    def __str__(self) -> str:
+        return f"{self.value:g}%" if self.percent else f"{self.value:g}"
+
+
+def student_of(doc: ResultsDocument) -> StudentResult:
+    """The one student of a CI results document."""
+    return doc.students[0]
+
+
+def outcome(doc: ResultsDocument, minimum: Threshold | None) -> Outcome:
+    """Passed, below the minimum, or ungradable."""
+    s = student_of(doc)
+    if s.status is SubmissionStatus.UNGRADABLE:
+        return Outcome.UNGRADABLE
+    if minimum is not None and round(s.score, 4) + 1e-9 < minimum.points(round(s.max_score, 4)):
+        return Outcome.BELOW
+    return Outcome.PASSED
+
+
+def score_line(score: float, max_score: float) -> str:
+    """``graders: 7/11 points``: the last line of every CI output, easy to grep."""
+    return f"graders: {format_points(score)}/{format_points(max_score)} points"
+
+
+def feedback_texts(s: StudentResult) -> dict[str, str]:
+    """Question id -> what the learner reads about it (the Gradescope export's text)."""
+    return {test["name"]: test["output"] for test in gradescope_result(s)["tests"]}
+
+
+def log_lines(doc: ResultsDocument, minimum: Threshold | None) -> list[str]:
+    """A plain-text report for a CI log: one line per question, feedback under the misses."""
+    s = student_of(doc)
+    lines = [
+        f"{doc.course} · {doc.assignment} · torch {doc.torch_version} · isolation "
+        f"{doc.isolation or '-'}"
+    ]
+    if s.error:
+        lines.append(f"could not be graded: {s.error}")
+    texts = feedback_texts(s)
+    for q in s.questions:
+        lines.append(
+            f"  {MARK.get(q.status, '!')} {q.id}  "
+            f"{format_points(q.points)}/{format_points(q.max_points)}"
+        )
+        if not q.passed:
+            lines += [f"      {line}" if line else "" for line in texts[q.id].splitlines()]
+    return lines + [_verdict_line(doc, minimum)]
+
+
+def _verdict_line(doc: ResultsDocument, minimum: Threshold | None) -> str:
+    s = student_of(doc)
+    line = score_line(s.score, s.max_score)
+    if minimum is None:
+        return line
+    verdict = "passed" if outcome(doc, minimum) is Outcome.PASSED else "not reached"
+    return f"{line} (minimum {format_points(minimum.points(s.max_score))}: {verdict})"
+
+
+def step_summary(doc: ResultsDocument, minimum: Threshold | None) -> str:
+    """Markdown for a job summary (``$GITHUB_STEP_SUMMARY``): the score, a table, the feedback."""
+    s = student_of(doc)
+    out = [
+        f"### {_md(doc.assignment)}: {_md(_verdict_line(doc, minimum))}",
+        "",
+        f"torch {_md(doc.torch_version or '-')}, isolation {_md(doc.isolation or '-')}",
+        "",
+    ]
+    if s.error:
+        out += [f"**Could not be graded:** {_md(s.error)}", ""]
+    if s.questions:
+        out += ["| | question | points |", "|---|---|---|"]
+        out += [
+            f"| {MARK.get(q.status, '!')} | {_md(q.id)} | "
+            f"{format_points(q.points)}/{format_points(q.max_points)} |"
+            for q in s.questions
+        ]
+    texts = feedback_texts(s)
+    for q in s.questions:
+        if not q.passed:
+            body = "<br>".join(_md(line) for line in texts[q.id].splitlines())
+            out += [
+                "",
+                f"<details><summary>{_md(q.id)}: {_md(q.status)}</summary>",
+                "",
+                body,
+                "",
+                "</details>",
+            ]
+    return "\n".join(out) + "\n"
+
+
+def write_reports(
+    doc: ResultsDocument,
+    minimum: Threshold | None,
+    *,
+    json_path: Path | None = None,
+    junit: Path | None = None,
+    gradescope: Path | None = None,
+    summary: Path | None = None,
+) -> None:
+    """Write each report asked for; the job summary is appended to, as GitHub expects."""
+    if json_path is not None:
+        write_atomic(json_path, doc.dumps() + "\n")
+    if junit is not None:
+        write_atomic(junit, junit_xml(doc))
+    if gradescope is not None:
+        write_atomic(
+            gradescope,
+            json.dumps(gradescope_result(student_of(doc)), indent=2, ensure_ascii=False) + "\n",
+        )
+    if summary is not None:
+        with summary.open("a", encoding="utf-8") as handle:
+            handle.write(step_summary(doc, minimum))
+
+
+def _md(text: str) -> str:
+    # A learner's answer ends up here: no HTML, no table breaks, no links or images.
+    return re.sub(r"([|\[\]`*_\\])", r"\\\1", html.escape(str(text), quote=False))

@@ -1,0 +1,40 @@
+"""The CI templates (``integrations/ci/templates``): a workflow and two shell scripts, Jinja2.
+
+Values reach shell commands through the ``sh`` filter (``shlex.quote``), so a notebook
+name with spaces or quotes stays one argument.
+"""
+
+from __future__ import annotations
+
+import shlex
+from typing import Any
+
+from jinja2 import Environment, PackageLoader, StrictUndefined
+
+from ... import __version__
+from ...kinds.cache import torch_version
+
+
+def render(name: str, **values: Any) -> str:
+    """Render ``templates/ci/<name>``; an unknown variable is an error, not an empty string."""
+    env = Environment(
+        loader=PackageLoader("graders.integrations.ci", "templates"),
+        undefined=StrictUndefined,
+        keep_trailing_newline=True,
+        autoescape=False,
+    )
+    env.filters["sh"] = lambda value: shlex.quote(str(value))
+    return env.get_template(name).render(
+        version=__version__, torch_version=pinned_torch(), **values
+    )
+
+
+def pinned_torch() -> str:
+    """The torch release to install: the one the truths come from here (``2.13.0``, not
+    ``2.13.0+cpu``)."""
+    return torch_version().split("+")[0]
+
+
+def command(*words: str) -> str:
+    """A shell command line, each word quoted where it needs to be."""
+    return " ".join(shlex.quote(word) for word in words)

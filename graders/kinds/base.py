@@ -1,0 +1,173 @@
+"""The kind contract: everything graders asks an exercise kind, and the values it passes.
+
+A kind is a registry entry (``registry``), never a branch. Each kind says how its
+exercises are validated (``check``), what they grade (``items``), how their state is
+prepared once per batch (``prepare``, typed by the kind), how a submission is graded, how
+its cells are laid out in a notebook (``layout``) and read back (``read_cell``,
+``cell_problem``), which course files a copy of it needs (``files``), and how its answers
+aggregate in a class report (``literal_answers``, ``misconceptions``). Nothing outside
+``kinds/`` asks which kind an exercise is.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from datetime import datetime
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, Protocol, TypeVar
+
+from ..course.marks import Marks
+from ..course.model import ExerciseBase
+from ..errors import Problem
+
+if TYPE_CHECKING:
+    from ..course.model import Course
+    from ..results import QuestionResult
+    from ..sandbox import Job, Outcome
+    from .layout import Part, Placed
+
+
+@dataclass(frozen=True)
+class Item:
+    """One gradable unit of an exercise: a question or a code check."""
+
+    id: str  # "<exercise-id>/<question-or-check-id>"
+    points: float
+    prompt: str
+    section: str | None = None  # the article section it cites; None: the exercise's
+
+
+@dataclass(frozen=True)
+class Submission:
+    """What one student handed in for one assignment, as plain data.
+
+    ``answers`` is keyed by answer key, as each kind names its answer cells: an item id
+    (``"ex/q"``) for a prediction, an exercise id for a code exercise's source.
+    """
+
+    student: str
+    assignment: str
+    answers: Mapping[str, str] = field(default_factory=dict)
+    submitted_at: datetime | None = None
+    notes: Mapping[str, str] = field(default_factory=dict)  # answer key -> extra feedback
+
+
+@dataclass(frozen=True)
+class ExerciseAnswers:
+    """What one submission says about one exercise."""
+
+    answers: Mapping[str, str]  # item id -> answer literal (predict)
+    code: str | None = None  # source (code)
+    notes: Mapping[str, str] | None = None  # answer key -> extra feedback
+
+    def note(self, item_id: str) -> str:
+        return (self.notes or {}).get(item_id, "")
+
+
+class JobRunner(Protocol):
+    """What kinds need of a sandbox runner: run a job, say how isolated it ran.
+
+    ``sandbox.Runner`` fulfils it, and so does ``session.LazyRunner``, which starts the
+    sandbox only when a first job comes (so ``isolation`` is only read, never set).
+    """
+
+    @property
+    def isolation(self) -> str: ...
+
+    def run(self, job: Job) -> Outcome: ...
+
+    def run_all(self, jobs: Sequence[Job]) -> list[Outcome]: ...
+
+    def close(self) -> None: ...
+
+
+@dataclass(frozen=True)
+class Context:
+    """What kinds need from the outside world to prepare their state and grade."""
+
+    course: Course
+    root: Path
+    runner: JobRunner
+    cache_dir: Path | None
+
+
+@dataclass(frozen=True)
+class DeclaredMisconception:
+    """A misconception as one item declares it: the answer that reveals it, and why."""
+
+    name: str
+    answer: str
+    explain: str
+
+
+@dataclass(frozen=True)
+class Reading:
+    """What an answer cell says: its answer text (None: unanswered) and notes for feedback."""
+
+    text: str | None
+    notes: tuple[str, ...] = ()
+
+
+E = TypeVar("E", bound=ExerciseBase)
+P = TypeVar("P")
+
+
+class Kind(Protocol[E, P]):
+    """The contract every exercise kind fulfils; ``E`` is its model, ``P`` its prepared state."""
+
+    name: str  # the YAML `kind`
+    model: type[E]
+    cell_tag: str  # the key of metadata.graders that marks this kind's answer cells
+    literal_answers: bool  # answers are literals: a report groups wrong ones by their form
+    answers_section: str  # the mapping of an answers file (YAML) that holds this kind's answers
+
+    def check(self, exercise: E, marks: Marks, root: Path) -> list[Problem]:
+        """Problems the model cannot see (code that does not parse, missing files)."""
+
+    def items(self, exercise: E) -> list[Item]:
+        """The gradable items, in order."""
+
+    def prepare(self, exercise: E, ctx: Context) -> P:
+        """Compute, in torch, what answers are judged against (cached on disk)."""
+
+    def fingerprint(self, prepared: P) -> Any:
+        """The prepared state as JSON: a grade is redone when it changes."""
+
+    def problems(self, exercise: E, prepared: P, marks: Marks) -> list[Problem]:
+        """Problems found while preparing (a truth that cannot be computed)."""
+
+    def given(self, exercise: E, submission: Submission) -> ExerciseAnswers:
+        """What ``submission`` answers for this exercise."""
+
+    def grade(
+        self, exercise: E, prepared: P, given: ExerciseAnswers, ctx: Context
+    ) -> list[QuestionResult]:
+        """Grade one submission's answers for this exercise."""
+
+    def key(self, exercise: E, prepared: P) -> dict[str, str]:
+        """Answer key -> what a learner should write to earn full marks."""
+
+    def answer_keys(self, exercise: E) -> list[str]:
+        """The keys of the exercise's answer cells, in notebook order."""
+
+    def layout(self, placed: Placed, key: Mapping[str, str]) -> list[Part]:
+        """The exercise's parts of a notebook (``key`` may be empty)."""
+
+    def hint(self, runs_answers: bool) -> str:
+        """How to answer this kind's cells, for a notebook's introduction."""
+
+    def read_cell(self, source: str, meta: Mapping[str, Any]) -> Reading:
+        """What a submitted answer cell of this kind says (nothing in it is run)."""
+
+    def cell_problem(self, source: str, meta: Mapping[str, Any]) -> str | None:
+        """For the pre-submit check: None unanswered, "" readable, else why it cannot be read."""
+
+    def files(self, exercise: E) -> list[str]:
+        """Course files the exercise needs besides its own, relative to the course folder."""
+
+    def misconceptions(self, exercise: E) -> dict[str, tuple[DeclaredMisconception, ...]]:
+        """Item id -> the misconceptions it declares (for the class report)."""
+
+
+AnyKind = Kind[Any, Any]

@@ -1,0 +1,99 @@
+"""What kinds share to lay out their exercises in a notebook and to read cells back.
+
+A notebook is an ordered list of ``Part``. Every kind lays out its own exercises as parts
+(``Kind.layout``); the notebook package renders them as the student, instructor and
+nbgrader notebooks without asking which kind made them.
+"""
+
+from __future__ import annotations
+
+import ast
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Literal
+
+from ..course.model import in_article, section_label
+
+if TYPE_CHECKING:
+    from ..course.load import LoadedExercise
+
+Role = Literal["intro", "exercise", "setup", "prompt", "answer"]
+
+
+@dataclass(frozen=True)
+class Part:
+    """One thing a notebook shows: a text, a setup, or a place to answer.
+
+    An ``answer`` part is an answer cell: ``text`` is what learners start from,
+    ``solution`` what earns full marks, ``tag`` its ``metadata.graders`` (how the cell is
+    found again), ``explain`` the instructor notebook's explanation under it, and
+    ``test_given`` what an nbgrader test cell passes to ``graders.nbgrader.check``.
+    """
+
+    role: Role
+    key: str  # "" (intro), an exercise id, or an answer key
+    text: str  # markdown (intro, exercise, prompt) or source (setup, an answer cell's start)
+    points: float = 0.0  # answer parts: what they are worth in this assignment
+    solution: str | None = None  # answer parts: the source that earns full marks
+    explain: str = ""  # answer parts: markdown shown under the solution (instructor)
+    tag: Mapping[str, str] = field(default_factory=dict)  # answer parts: metadata.graders
+    cell: str = "answer"  # answer parts: the cell id's prefix
+    test_given: str = ""  # answer parts: the Python expression a test cell grades
+
+
+@dataclass(frozen=True)
+class Placed:
+    """An exercise as placed in an assignment: its number and its points scale."""
+
+    number: int
+    loaded: LoadedExercise
+    scale: float  # assignment points override / the exercise's own total (1.0 if none)
+    seed: int  # the course seed, which the grader sets before every setup
+
+    @property
+    def points(self) -> float:
+        return sum(i.points for i in self.loaded.kind.items(self.loaded.exercise)) * self.scale
+
+
+def points_scale(loaded: LoadedExercise, points: float | None) -> float:
+    """How an assignment's ``points`` override (the exercise's total) scales its items."""
+    total = sum(i.points for i in loaded.kind.items(loaded.exercise))
+    return points / total if points and total else 1.0
+
+
+def exercise_header(p: Placed, lead: str) -> Part:
+    """The exercise's title, its article section and what to do."""
+    ex = p.loaded.exercise
+    if in_article(ex.section):
+        where = f"Article section **{ex.section}**"
+    else:
+        where = f"**{section_label(ex.section).capitalize()}**"
+    text = f"## {p.number}. {ex.title}\n\n{where} · {points_text(p.points)}.\n\n{lead}"
+    return Part("exercise", ex.id, text)
+
+
+def points_text(points: float) -> str:
+    """``1 point``, ``2 points``, ``1.5 points``."""
+    shown = f"{round(points, 2):g}"
+    return f"{shown} point" + ("" if shown == "1" else "s")
+
+
+def has_magic(source: str) -> bool:
+    """Is ``source`` not Python because of IPython lines (``!cmd``, ``%pip``)?
+
+    Only a source that does not parse counts: a line starting with ``%`` can be the
+    continuation of a valid expression.
+    """
+    if not any(line.lstrip().startswith(("!", "%")) for line in source.splitlines()):
+        return False
+    try:
+        ast.parse(source)
+    except (SyntaxError, ValueError, RecursionError, MemoryError):
+        return True
+    return False
+
+
+MAGIC_NOTE = (
+    "Lines starting with `!` or `%` are IPython commands, not Python; the grader runs "
+    "Python only, so this cell cannot be graded as written."
+)

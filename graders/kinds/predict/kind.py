@@ -1,0 +1,99 @@
+"""``kind: predict``: the learner predicts what torch gives; torch decides.
+
+Each question has an ``expr`` (its value is the truth) or a ``run`` (its outcome is the
+truth: ``no error`` or the exception class). Answers are parsed, never executed.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from pathlib import Path
+from typing import Any
+
+from ...course.marks import Marks
+from ...errors import Problem
+from ...results import QuestionResult
+from ..base import Context, DeclaredMisconception, ExerciseAnswers, Item, Reading, Submission
+from ..layout import Part, Placed
+from ..registry import register
+from . import cells, checks
+from .grading import grade_question
+from .model import PredictExercise
+from .truth import Truths, compute_truths
+
+
+@register
+class PredictKind:
+    """Grades predictions against truths computed by torch."""
+
+    name = "predict"
+    model = PredictExercise
+    cell_tag = cells.CELL_TAG
+    literal_answers = True
+    answers_section = "answers"  # item id -> literal
+
+    def check(self, exercise: PredictExercise, marks: Marks, root: Path) -> list[Problem]:
+        return checks.file_problems(exercise, marks)
+
+    def items(self, exercise: PredictExercise) -> list[Item]:
+        return [
+            Item(f"{exercise.id}/{q.id}", q.points, q.prompt, q.section or exercise.section)
+            for q in exercise.questions
+        ]
+
+    def prepare(self, exercise: PredictExercise, ctx: Context) -> Truths:
+        return compute_truths(exercise, ctx)
+
+    def fingerprint(self, prepared: Truths) -> Any:
+        return prepared.raw
+
+    def problems(self, exercise: PredictExercise, prepared: Truths, marks: Marks) -> list[Problem]:
+        return checks.truth_problems(exercise, prepared, marks)
+
+    def given(self, exercise: PredictExercise, submission: Submission) -> ExerciseAnswers:
+        keys = self.answer_keys(exercise)
+        answers = {k: submission.answers[k] for k in keys if k in submission.answers}
+        return ExerciseAnswers(
+            answers, notes={k: submission.notes[k] for k in keys if k in submission.notes}
+        )
+
+    def grade(
+        self, exercise: PredictExercise, prepared: Truths, given: ExerciseAnswers, ctx: Context
+    ) -> list[QuestionResult]:
+        return [grade_question(exercise.id, q, prepared, given) for q in exercise.questions]
+
+    def key(self, exercise: PredictExercise, prepared: Truths) -> dict[str, str]:
+        found = {q.id: prepared.questions.get(q.id) for q in exercise.questions}
+        return {
+            f"{exercise.id}/{qid}": truth.literal
+            for qid, truth in found.items()
+            if truth is not None
+        }
+
+    def answer_keys(self, exercise: PredictExercise) -> list[str]:
+        return [item.id for item in self.items(exercise)]
+
+    def layout(self, placed: Placed, key: Mapping[str, str]) -> list[Part]:
+        return cells.layout(placed, key)
+
+    def hint(self, runs_answers: bool) -> str:
+        return cells.hint(runs_answers)
+
+    def read_cell(self, source: str, meta: Mapping[str, Any]) -> Reading:
+        return cells.read_cell(source, meta)
+
+    def cell_problem(self, source: str, meta: Mapping[str, Any]) -> str | None:
+        return cells.cell_problem(source, meta)
+
+    def files(self, exercise: PredictExercise) -> list[str]:
+        return []  # everything a prediction needs is in its exercise file
+
+    def misconceptions(
+        self, exercise: PredictExercise
+    ) -> dict[str, tuple[DeclaredMisconception, ...]]:
+        return {
+            f"{exercise.id}/{q.id}": tuple(
+                DeclaredMisconception(m.name, m.answer, m.explain.strip()) for m in q.misconceptions
+            )
+            for q in exercise.questions
+        }

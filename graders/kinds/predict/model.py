@@ -1,0 +1,63 @@
+"""The model of a ``kind: predict`` exercise file: questions and their misconceptions."""
+
+from __future__ import annotations
+
+from typing import Annotated, Any, Literal
+
+from pydantic import BeforeValidator, Field, model_validator
+
+from ...course.model import ExerciseBase, Ident, Strict
+from ...course.text import Text
+
+
+def _as_literal(value: Any) -> Any:
+    # YAML turns `answer: False` into a bool; the learner's form of it is the text "False".
+    return repr(value) if isinstance(value, (bool, int, float)) or value is None else value
+
+
+AnswerText = Annotated[str, BeforeValidator(_as_literal)]
+
+
+class Misconception(Strict):
+    """A typical wrong answer, the idea it reveals, and the explanation that targets it."""
+
+    answer: AnswerText
+    name: Ident
+    explain: Text
+
+
+class Question(Strict):
+    """One prediction."""
+
+    id: Ident
+    prompt: Text
+    expr: str | None = None
+    run: str | None = None
+    points: float = Field(1.0, gt=0)
+    explain: Text
+    misconceptions: list[Misconception] = []
+    article_says: AnswerText | None = None
+    # Where it differs from the exercise's (a question going beyond the article).
+    section: str | None = None
+
+    @model_validator(mode="after")
+    def _one_of_expr_run(self) -> Question:
+        if (self.expr is None) == (self.run is None):
+            raise ValueError(
+                "give exactly one of 'expr' (a value to predict) or 'run' "
+                "(a statement whose outcome to predict)"
+            )
+        return self
+
+    @property
+    def source_field(self) -> str:
+        """Which field holds the question's code: ``expr`` or ``run``."""
+        return "expr" if self.expr is not None else "run"
+
+
+class PredictExercise(ExerciseBase):
+    """An exercise file of kind ``predict``."""
+
+    kind: Literal["predict"]
+    setup: str = ""
+    questions: list[Question] = Field(min_length=1)

@@ -1,0 +1,51 @@
+"""Preparing exercises: each kind's state computed once, in parallel, each in its own child."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping
+from concurrent.futures import ThreadPoolExecutor
+from typing import TYPE_CHECKING, Any
+
+from ..errors import Problem
+
+if TYPE_CHECKING:
+    from ..course.load import LoadedCourse
+    from .base import Context
+
+MAX_PARALLEL = 4  # exercises prepared at once (each may hold a sandbox child)
+
+
+def prepare_exercises(loaded: LoadedCourse, ids: Iterable[str], ctx: Context) -> dict[str, Any]:
+    """Exercise id -> its kind's prepared state, for every exercise named in ``ids``."""
+    unique = list(dict.fromkeys(ids))
+
+    def prepare(exercise_id: str) -> Any:
+        ex = loaded.exercises[exercise_id]
+        return ex.kind.prepare(ex.exercise, ctx)
+
+    with ThreadPoolExecutor(max_workers=MAX_PARALLEL) as pool:
+        return dict(zip(unique, pool.map(prepare, unique), strict=True))
+
+
+def preparation_problems(loaded: LoadedCourse, prepared: Mapping[str, Any]) -> list[Problem]:
+    """Problems found by running the course through torch (for ``validate``)."""
+    problems: list[Problem] = []
+    for exercise_id, state in prepared.items():
+        ex = loaded.exercises[exercise_id]
+        problems += ex.kind.problems(ex.exercise, state, ex.marks)
+    return problems
+
+
+def self_test_problems(
+    loaded: LoadedCourse, prepared: Mapping[str, Any], ctx: Context
+) -> list[Problem]:
+    """What the exercises' own samples say about their checkers (``validate`` only; a kind
+    without samples has nothing to say), run in parallel like preparing."""
+
+    def self_test(exercise_id: str) -> list[Problem]:
+        ex = loaded.exercises[exercise_id]
+        test = getattr(ex.kind, "self_test", None)
+        return [] if test is None else list(test(ex.exercise, prepared[exercise_id], ctx, ex.marks))
+
+    with ThreadPoolExecutor(max_workers=MAX_PARALLEL) as pool:
+        return [p for found in pool.map(self_test, list(prepared)) for p in found]

@@ -1,0 +1,109 @@
+"""Where class reports get their results and where they go.
+
+Results come from the gradebook (``gradebook.results_document``) or from results
+documents saved by ``graders grade --json``; the course files add sections, prompts and
+misconception explanations. Reports are written to ``autograded/`` in the course folder
+unless told otherwise.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from pathlib import Path
+
+from ..course.load import LoadedCourse
+from ..errors import UsageError
+from ..results import ResultsDocument
+from .course_info import CourseInfo
+from .csvtables import write_assignment_csv, write_course_csv
+from .model import assignment_report
+from .render import render_assignment, render_course, write_page
+from .summary import course_summary
+
+OUT_DIR = "autograded"
+REPORT_FILE = "report.html"
+
+
+def default_out(loaded: LoadedCourse, assignment: str | None) -> Path:
+    """``autograded/<assignment>/report.html``, or ``autograded/report.html`` for the course."""
+    folder = loaded.root / OUT_DIR
+    return (folder / assignment if assignment else folder) / REPORT_FILE
+
+
+def gradebook_documents(
+    loaded: LoadedCourse, db_url: str, assignments: Iterable[str]
+) -> list[ResultsDocument]:
+    """The results documents of ``assignments`` rebuilt from the gradebook; those with no
+    submission yet are left out."""
+    from ..batch.gradebook import open_gradebook, results_document
+
+    engine = open_gradebook(db_url)
+    try:
+        docs = [results_document(engine, loaded.course.id, a) for a in assignments]
+    finally:
+        engine.dispose()
+    return [d for d in docs if d.students]
+
+
+def file_documents(paths: Iterable[Path], course_id: str) -> list[ResultsDocument]:
+    """Results documents read from JSON files (``graders grade --json > FILE``)."""
+    paths = list(paths)
+    docs = [_read_document(p) for p in paths]
+    for path, doc in zip(paths, docs, strict=True):
+        if doc.course != course_id:
+            raise UsageError(f"{path}: results of course '{doc.course}', not of '{course_id}'")
+    return docs
+
+
+def pick(docs: list[ResultsDocument], assignment: str, where: str) -> ResultsDocument:
+    """The document of ``assignment``, or a usage error saying nothing is graded yet."""
+    found = [d for d in docs if d.assignment == assignment]
+    if not found:
+        raise UsageError(
+            f"nothing graded for {assignment} in {where} yet (run `graders autograde {assignment} "
+            "...` first)"
+        )
+    if len(found) > 1:
+        raise UsageError(f"{where} holds {len(found)} results documents of {assignment}; give one")
+    return found[0]
+
+
+def write_assignment(
+    doc: ResultsDocument, info: CourseInfo, out: Path, csv_dir: Path | None = None
+) -> list[Path]:
+    """Write the class report of one assignment (and its CSV tables); return the paths."""
+    report = assignment_report(doc, info)
+    written = [write_page(render_assignment(report), out)]
+    return written + (write_assignment_csv(report, csv_dir) if csv_dir else [])
+
+
+def write_course(
+    docs: list[ResultsDocument], info: CourseInfo, out: Path, csv_dir: Path | None = None
+) -> list[Path]:
+    """Write the course summary over ``docs`` (and its CSV tables); return the paths."""
+    if not docs:
+        raise UsageError(
+            "no assignment has been graded yet (run `graders autograde ASSIGNMENT ...` first)"
+        )
+    summary = course_summary(docs, info)
+    # Link each assignment to its own report when one sits where `graders report ASSIGNMENT` puts
+    # it.
+    links = {
+        a.id: f"{a.id}/{REPORT_FILE}"
+        for a in summary.assignments
+        if (out.parent / a.id / REPORT_FILE).is_file()
+    }
+    written = [write_page(render_course(summary, links), out)]
+    return written + (write_course_csv(summary, csv_dir) if csv_dir else [])
+
+
+def _read_document(path: Path) -> ResultsDocument:
+    # Parsed once, here where it enters: everything after reads the typed document.
+    try:
+        return ResultsDocument.parse(path.read_bytes())
+    except OSError as exc:
+        raise UsageError(f"{path}: not a results document ({exc})") from None
+    except ValueError as exc:
+        raise UsageError(
+            f"{path}: not a results document (expected the JSON of `graders grade --json`): {exc}"
+        ) from None

@@ -1,0 +1,100 @@
+"""What the course says about each graded item, as plain data for the class report.
+
+Results documents carry grades, not teaching: the article section an exercise cites, its
+title, a question's prompt and the explanation of each declared misconception come from
+the course files. ``course_info`` copies them out of a loaded course once, so aggregation
+and rendering never touch pydantic models or the disk.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
+
+from ..kinds.base import DeclaredMisconception
+
+if TYPE_CHECKING:
+    from ..course.load import LoadedCourse
+
+
+@dataclass(frozen=True)
+class ItemInfo:
+    """One question or code check: where it sits in the course."""
+
+    id: str  # "<exercise>/<question>"
+    exercise: str
+    exercise_title: str
+    section: str
+    prompt: str
+    literal: bool = False  # answers are literals, grouped by canonical form (the kind says)
+    misconceptions: tuple[DeclaredMisconception, ...] = ()
+
+
+@dataclass(frozen=True)
+class AssignmentInfo:
+    """An assignment's id, title and the item ids it grades, in course order."""
+
+    id: str
+    title: str
+    items: tuple[str, ...]
+
+
+@dataclass(frozen=True)
+class CourseInfo:
+    """The course as the report needs it; empty when no course folder is at hand."""
+
+    id: str = ""
+    title: str = ""
+    items: Mapping[str, ItemInfo] = field(default_factory=dict)
+    assignments: tuple[AssignmentInfo, ...] = ()
+
+    def item(self, item_id: str) -> ItemInfo:
+        """What the course says about ``item_id``; a bare entry for items it no longer has."""
+        found = self.items.get(item_id)
+        if found is not None:
+            return found
+        exercise = item_id.split("/", 1)[0]
+        return ItemInfo(item_id, exercise, exercise, "", "")
+
+    def explanation(self, name: str) -> str:
+        """The first explanation the course gives for misconception ``name``."""
+        for info in self.items.values():
+            for m in info.misconceptions:
+                if m.name == name:
+                    return m.explain
+        return ""
+
+    def declared(self, item_ids: tuple[str, ...] | list[str]) -> list[str]:
+        """Names of the misconceptions declared on ``item_ids``, first-seen order."""
+        names = (m.name for i in item_ids for m in self.item(i).misconceptions)
+        return list(dict.fromkeys(names))
+
+    def assignment(self, assignment_id: str) -> AssignmentInfo | None:
+        return next((a for a in self.assignments if a.id == assignment_id), None)
+
+
+def course_info(loaded: LoadedCourse) -> CourseInfo:
+    """Copy sections, titles, prompts and misconceptions out of a loaded course."""
+    items: dict[str, ItemInfo] = {}
+    for ex in loaded.exercises.values():
+        declared = ex.kind.misconceptions(ex.exercise)
+        for item in ex.kind.items(ex.exercise):
+            items[item.id] = ItemInfo(
+                id=item.id,
+                exercise=ex.exercise.id,
+                exercise_title=ex.exercise.title,
+                section=item.section or ex.exercise.section,
+                prompt=item.prompt.strip(),
+                literal=ex.kind.literal_answers,
+                misconceptions=declared.get(item.id, ()),
+            )
+    assignments = tuple(
+        AssignmentInfo(
+            a.id,
+            a.title,
+            tuple(i for item in a.exercises for i in items if i.startswith(f"{item.id}/")),
+        )
+        for a in loaded.course.assignments
+    )
+    return CourseInfo(loaded.course.id, loaded.course.title, items, assignments)

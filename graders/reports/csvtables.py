@@ -1,0 +1,189 @@
+"""The report's tables as CSV files, for spreadsheets: the same rows the page shows.
+
+Shares are fractions (0.35, not "35%") and lists are joined with "; ", so every cell
+is one value a spreadsheet can sort or sum.
+"""
+
+from __future__ import annotations
+
+import csv
+import io
+from collections.abc import Iterable, Sequence
+from pathlib import Path
+from typing import Any
+
+from ..batch.exports import write_atomic
+from .aggregate import QUESTION_STATUSES
+from .model import AssignmentReport
+from .summary import CourseSummary
+
+Row = Sequence[Any]
+
+
+def write_assignment_csv(report: AssignmentReport, folder: Path) -> list[Path]:
+    """questions.csv, misconceptions.csv, misconception_pairs.csv, unnamed_answers.csv and
+    students.csv for one assignment; returns the paths written."""
+    tables = {
+        "questions.csv": question_rows(report),
+        "misconceptions.csv": misconception_rows(report),
+        "misconception_pairs.csv": pair_rows(report),
+        "unnamed_answers.csv": unnamed_rows(report),
+        "students.csv": student_rows(report),
+    }
+    return [write_csv(folder / name, rows) for name, rows in tables.items()]
+
+
+def write_course_csv(summary: CourseSummary, folder: Path) -> list[Path]:
+    """assignments.csv, misconceptions.csv and students.csv across assignments."""
+    ids = [a.id for a in summary.assignments]
+    tables: dict[str, Iterable[Row]] = {
+        "assignments.csv": [
+            (
+                "assignment",
+                "title",
+                "submissions",
+                "graded",
+                "late",
+                "ungradable",
+                "mean_share",
+                "median_share",
+                "correct_share",
+            )
+        ]
+        + [
+            (
+                a.id,
+                a.title,
+                a.submissions,
+                a.graded,
+                a.late,
+                a.ungradable,
+                _f(a.mean_share),
+                _f(a.median_share),
+                _f(a.correct_share),
+            )
+            for a in summary.assignments
+        ],
+        "misconceptions.csv": [("misconception", *ids)]
+        + [(m.name, *map(_f, m.values)) for m in summary.misconceptions],
+        "students.csv": [("student", *ids, "mean")]
+        + [(s.name, *map(_f, s.values), _f(s.mean)) for s in summary.students],
+    }
+    return [write_csv(folder / name, rows) for name, rows in tables.items()]
+
+
+def question_rows(report: AssignmentReport) -> list[Row]:
+    """Per question, hardest first: status counts and the share correct."""
+    header = (
+        "question",
+        "exercise",
+        "section",
+        "max_points",
+        "answers",
+        *QUESTION_STATUSES,
+        "share_correct",
+        "expected",
+    )
+    return [header] + [
+        (
+            q.id,
+            q.info.exercise,
+            q.info.section,
+            q.max_points,
+            q.total,
+            *(q.counts.get(s, 0) for s in QUESTION_STATUSES),
+            _f(q.share("correct")),
+            q.expected or "",
+        )
+        for q in report.questions
+    ]
+
+
+def misconception_rows(report: AssignmentReport) -> list[Row]:
+    """Per misconception: holders, their share, matches per question, the explanation."""
+    header = (
+        "misconception",
+        "students",
+        "share",
+        "answers",
+        "per_question",
+        "explanation",
+        "holders",
+    )
+    return [header] + [
+        (
+            m.name,
+            len(m.holders),
+            _f(m.share),
+            sum(m.per_item.values()),
+            "; ".join(f"{item}: {n}" for item, n in m.per_item.items()),
+            " ".join(m.explanation.split()),
+            "; ".join(m.holders),
+        )
+        for m in report.misconceptions
+    ]
+
+
+def pair_rows(report: AssignmentReport) -> list[Row]:
+    """Every pair of misconceptions held together, with the lift over chance."""
+    return [("first", "second", "students", "lift")] + [
+        (p.first, p.second, p.count, _f(p.lift)) for p in report.pairs
+    ]
+
+
+def unnamed_rows(report: AssignmentReport) -> list[Row]:
+    """Every wrong answer no declared misconception matches, normalised, most common first."""
+    found = [u for us in report.unnamed_by_item.values() for u in us]
+    found.sort(key=lambda u: (-u.count, u.item, u.answer))
+    header = ("question", "answer", "parsed", "students", "expected", "who")
+    return [header] + [
+        (u.item, u.answer, u.parsed, u.count, u.expected or "", "; ".join(u.students))
+        for u in found
+    ]
+
+
+def student_rows(report: AssignmentReport) -> list[Row]:
+    """Per submission: status, scores, answer counts, misconceptions, why they may need help."""
+    help_reasons = {h.row.student: "; ".join(h.reasons) for h in report.help}
+    header = (
+        "student",
+        "status",
+        "score",
+        "max_score",
+        "share",
+        "raw_score",
+        "late_factor",
+        *QUESTION_STATUSES,
+        "misconceptions",
+        "may_need_help",
+        "error_message",
+    )
+    return [header] + [
+        (
+            s.student,
+            s.status,
+            s.score,
+            s.max_score,
+            _f(s.share),
+            s.raw_score,
+            s.late_factor,
+            *(s.counts.get(k, 0) for k in QUESTION_STATUSES),
+            "; ".join(s.misconceptions),
+            help_reasons.get(s.student, ""),
+            s.error or "",
+        )
+        for s in report.students
+    ]
+
+
+def write_csv(path: Path, rows: Iterable[Row]) -> Path:
+    """Write rows as CSV (UTF-8, ``\\n`` line ends) atomically; return the path."""
+    buffer = io.StringIO()
+    csv.writer(buffer, lineterminator="\n").writerows(rows)
+    write_atomic(path, buffer.getvalue())
+    return path
+
+
+def _f(x: float | None) -> str:
+    # Four decimals: enough for a share, short enough to read.
+    return "" if x is None else f"{x:.4f}".rstrip("0").rstrip(".") if x % 1 else str(int(x))

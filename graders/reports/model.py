@@ -1,0 +1,168 @@
+"""Everything one page of the class report shows, gathered once from a results document.
+
+``assignment_report`` calls the pure aggregations and the chart layouts; the templates
+only read the resulting frozen object.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass
+
+from ..course.model import SECTIONS
+from ..results import ResultsDocument
+from . import charts
+from .aggregate import (
+    QUESTION_STATUSES,
+    HelpNeeded,
+    QuestionStats,
+    ScoreStats,
+    StudentRow,
+    hardest_first,
+    item_order,
+    late_or_ungradable,
+    many_misconceptions,
+    needs_help,
+    question_stats,
+    score_stats,
+    student_rows,
+)
+from .course_info import CourseInfo
+from .misconceptions import (
+    MIN_UNNAMED,
+    Cooccurrence,
+    MisconceptionStats,
+    Pair,
+    UnnamedAnswer,
+    cooccurrence,
+    misconception_stats,
+    unnamed_wrong_answers,
+    unseen_misconceptions,
+)
+
+MAX_HEATMAP = (
+    12  # beyond this many misconceptions a matrix stops being readable; pairs still list all
+)
+MAX_UNNAMED = 20
+
+
+@dataclass(frozen=True)
+class SectionStats:
+    """How the class did on the questions citing one article section."""
+
+    section: str
+    questions: int
+    answers: int
+    correct: int
+
+    @property
+    def share(self) -> float:
+        return self.correct / self.answers if self.answers else 0.0
+
+
+@dataclass(frozen=True)
+class AssignmentReport:
+    """The class report of one assignment."""
+
+    course_id: str
+    course_title: str
+    assignment: str
+    title: str
+    graded_at: str
+    torch_version: str
+    scores: ScoreStats
+    histogram: charts.Histogram
+    questions: tuple[QuestionStats, ...]  # hardest first
+    item_ids: tuple[str, ...]  # course order, for per-student strips
+    sections: tuple[SectionStats, ...]
+    misconceptions: tuple[MisconceptionStats, ...]
+    unseen: tuple[str, ...]
+    cooccurrence: Cooccurrence
+    heatmap: charts.Heatmap | None
+    unnamed: tuple[UnnamedAnswer, ...]  # given by at least MIN_UNNAMED students
+    unnamed_by_item: Mapping[str, tuple[UnnamedAnswer, ...]]  # every unnamed answer, per item
+    students: tuple[StudentRow, ...]
+    help: tuple[HelpNeeded, ...]
+    many: int  # this many misconceptions or more: may need help
+    problems: tuple[StudentRow, ...]
+
+    @property
+    def read_count(self) -> int:
+        return sum(1 for s in self.students if s.status != "ungradable")
+
+    @property
+    def statuses_seen(self) -> list[str]:
+        """The question statuses that occur at all, in the fixed order (for legends)."""
+        return [s for s in QUESTION_STATUSES if any(q.counts.get(s) for q in self.questions)]
+
+    @property
+    def pairs(self) -> list[Pair]:
+        return self.cooccurrence.pairs()
+
+    def misconceptions_on(self, item_id: str) -> list[tuple[MisconceptionStats, int]]:
+        """The misconceptions seen on one item, with how many answers matched each."""
+        return [(m, m.per_item[item_id]) for m in self.misconceptions if item_id in m.per_item]
+
+
+def assignment_report(doc: ResultsDocument, info: CourseInfo) -> AssignmentReport:
+    """Aggregate a results document into the report of its assignment."""
+    scores = score_stats(doc)
+    stats = question_stats(doc, info)
+    misconceptions = misconception_stats(doc, info)
+    co = cooccurrence(doc, [m.name for m in misconceptions])
+    unnamed_all = unnamed_wrong_answers(doc, info)
+    rows = student_rows(doc)
+    many = many_misconceptions([r for r in rows if r.status != "ungradable"])
+    declared = info.assignment(doc.assignment)
+    return AssignmentReport(
+        course_id=doc.course,
+        course_title=info.title or doc.course,
+        assignment=doc.assignment,
+        title=declared.title if declared else "",
+        graded_at=doc.graded_at or "",
+        torch_version=doc.torch_version or "",
+        scores=scores,
+        histogram=charts.histogram_chart(scores),
+        questions=tuple(hardest_first(stats)),
+        item_ids=tuple(item_order(doc, info)),
+        sections=tuple(section_stats(stats)),
+        misconceptions=tuple(misconceptions),
+        unseen=tuple(unseen_misconceptions(doc, info)),
+        cooccurrence=co,
+        heatmap=_heatmap(co),
+        unnamed=tuple(u for u in unnamed_all if u.count >= MIN_UNNAMED)[:MAX_UNNAMED],
+        unnamed_by_item=_by_item(unnamed_all),
+        students=tuple(rows),
+        help=tuple(needs_help(rows, many=many)),
+        many=many,
+        problems=tuple(late_or_ungradable(rows)),
+    )
+
+
+def section_stats(stats: list[QuestionStats]) -> list[SectionStats]:
+    """Share correct per article section, in the order sections first appear."""
+    found: dict[str, list[QuestionStats]] = {}
+    for q in stats:
+        found.setdefault(q.info.section or "?", []).append(q)
+    return [
+        SectionStats(
+            section, len(qs), sum(q.total for q in qs), sum(q.counts.get("correct", 0) for q in qs)
+        )
+        for section, qs in sorted(found.items(), key=lambda kv: _section_key(kv[0]))
+    ]
+
+
+def _section_key(section: str) -> tuple[int, str]:
+    # §1a < §1b < §2 < ... < supplement < beyond < anything unknown
+    return (SECTIONS.index(section) if section in SECTIONS else len(SECTIONS), section)
+
+
+def _heatmap(co: Cooccurrence) -> charts.Heatmap | None:
+    return charts.heatmap_chart(co.head(MAX_HEATMAP)) if len(co.names) >= 2 else None
+
+
+def _by_item(found: list[UnnamedAnswer]) -> dict[str, tuple[UnnamedAnswer, ...]]:
+    grouped: dict[str, list[UnnamedAnswer]] = {}
+    for u in found:
+        grouped.setdefault(u.item, []).append(u)
+    return {item: tuple(us) for item, us in grouped.items()}

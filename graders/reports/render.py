@@ -1,0 +1,121 @@
+"""Render class reports as single self-contained HTML files (inline CSS, SVG and script).
+
+The page never loads anything: no fonts, images, stylesheets or scripts from elsewhere,
+and its Content-Security-Policy forbids it, so a report mailed to a colleague or opened
+offline looks the same. Every value from a results document is escaped by Jinja2.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from collections.abc import Mapping
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any
+
+from jinja2 import Environment, PackageLoader, StrictUndefined
+
+from ..batch.exports import write_atomic
+from ..course.model import in_article, section_label
+from .aggregate import QUESTION_STATUSES
+from .charts import number, share_bar, stacked_bar
+from .feedback import prose
+from .model import AssignmentReport
+from .summary import CourseSummary
+
+STATUS_MARKS = {
+    "correct": "✓",
+    "wrong": "✗",
+    "invalid": "?",
+    "unanswered": "–",
+    "error": "!",
+    "timeout": "⏱",
+    "integrity": "⚠",
+}
+
+
+def environment() -> Environment:
+    """The Jinja2 environment of the report templates, with the report's filters."""
+    env = Environment(
+        loader=PackageLoader("graders.reports", "templates"),
+        autoescape=True,
+        undefined=StrictUndefined,
+        trim_blocks=True,
+        lstrip_blocks=True,
+    )
+    env.filters.update(
+        num=number,
+        pct=percent,
+        anchor=section_anchor,
+        prose=prose,
+        slug=slug,
+        quoted=quoted,
+        when=when,
+    )
+    env.filters["section_label"] = section_label
+    env.tests["in_article"] = in_article
+    env.globals.update(
+        statuses=QUESTION_STATUSES,
+        marks=STATUS_MARKS,
+        stacked_bar=stacked_bar,
+        share_bar=share_bar,
+        zip=zip,
+    )
+    return env
+
+
+def render_page(template: str, **context: Any) -> str:
+    """Render one of the page templates (``assignment.html.j2``, ``course.html.j2``)."""
+    return environment().get_template(template).render(**context)
+
+
+def render_assignment(report: AssignmentReport) -> str:
+    """The class report of one assignment, as one HTML page."""
+    return render_page("assignment.html.j2", r=report, course_title=report.course_title)
+
+
+def render_course(summary: CourseSummary, links: Mapping[str, str] | None = None) -> str:
+    """The course summary, as one HTML page; ``links`` maps assignments to their reports."""
+    return render_page(
+        "course.html.j2", c=summary, links=links or {}, course_title=summary.course_title
+    )
+
+
+def write_page(html: str, out: Path) -> Path:
+    """Write a rendered page atomically, creating its folder; return the path written."""
+    write_atomic(out, html)
+    return out
+
+
+def percent(share: float | None) -> str:
+    """0.4 -> '40%'; None -> '–'."""
+    return "–" if share is None else f"{share:.0%}"
+
+
+def when(iso: str | None) -> str:
+    """An ISO timestamp as people read it: '2026-10-07 09:12 UTC'."""
+    if not iso:
+        return ""
+    try:
+        moment = datetime.fromisoformat(iso)
+    except ValueError:
+        return iso
+    if moment.tzinfo is not None:
+        moment = moment.astimezone(UTC)
+    return moment.strftime("%Y-%m-%d %H:%M") + (" UTC" if moment.tzinfo else "")
+
+
+def section_anchor(section: str) -> str:
+    """The id of a section's row in the report: '§1a' -> 'section-1a'."""
+    return "section-" + (re.sub(r"[^a-z0-9]+", "-", section.lower()).strip("-") or "unknown")
+
+
+def slug(text: str) -> str:
+    """An HTML id for an item or misconception: 'ex/q' -> 'ex--q'."""
+    return re.sub(r"[^a-zA-Z0-9_-]", "--", text)
+
+
+def quoted(text: str) -> str:
+    """A YAML double-quoted scalar (JSON's string syntax is valid YAML)."""
+    return json.dumps(text, ensure_ascii=False)

@@ -1,0 +1,116 @@
+"""The small course most tests share: ``tests/data/small-course``, copied for each test.
+
+    ps1  clone-basics (2 questions, 1 point each) + detach-basics (1 question, scaled to 4)
+    ps2  clone-basics + the repository's code exercise independent-copy
+
+A test that needs a variant replaces a file's text (``files={"exercises/x.yml": text}``)
+or adds one; the text of the shared files is at hand as ``text("exercises/x.yml")``.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+from collections.abc import Iterator, Mapping
+from contextlib import contextmanager
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any
+
+import nbformat
+import yaml
+
+from graders.course.load import load_course
+from graders.kinds.base import Context
+from graders.session import Session
+
+REPO = Path(__file__).resolve().parent.parent
+SMALL_COURSE = REPO / "tests" / "data" / "small-course"
+#: The answers of ps1 that earn full marks, and answers that hold one misconception.
+RIGHT = {"clone-basics/shares": "False", "clone-basics/flag": "True", "detach-basics/flag": "False"}
+WRONG = {"clone-basics/shares": "True", "clone-basics/flag": "True", "detach-basics/flag": "True"}
+
+
+def text(name: str) -> str:
+    """The text of one of the shared course's files (``course.yml``, ``exercises/...``)."""
+    return (SMALL_COURSE / name).read_text(encoding="utf-8")
+
+
+def _english(data: Any) -> Any:
+    """``data`` with every ``{en: ..., zh: ...}`` text replaced by its English."""
+    if isinstance(data, dict):
+        if set(data) == {"en", "zh"}:
+            return data["en"]
+        return {k: _english(v) for k, v in data.items()}
+    if isinstance(data, list):
+        return [_english(v) for v in data]
+    return data
+
+
+def small_course(root: Path, files: Mapping[str, str] | None = None) -> Path:
+    """A copy of the small course in ``root`` (with ``files`` replaced or added); the folder."""
+    shutil.copytree(SMALL_COURSE, root, dirs_exist_ok=True)
+    (root / "solutions").mkdir(exist_ok=True)
+    # The bundled exercise, in English only: the small course has one language.
+    bundled = yaml.safe_load(
+        (REPO / "exercises" / "independent-copy.yml").read_text(encoding="utf-8")
+    )
+    (root / "exercises" / "independent-copy.yml").write_text(
+        yaml.safe_dump(_english(bundled), sort_keys=False)
+    )
+    shutil.copy(REPO / "solutions" / "independent-copy.py", root / "solutions")
+    for folder in ("checkers", "samples"):  # the code exercise's checker and samples
+        if (REPO / folder).is_dir():
+            shutil.copytree(REPO / folder, root / folder, dirs_exist_ok=True)
+    for name, content in (files or {}).items():
+        (root / name).parent.mkdir(parents=True, exist_ok=True)
+        (root / name).write_text(content, encoding="utf-8")
+    return root
+
+
+ON_TIME = datetime(2026, 10, 1, 12, 0, tzinfo=UTC)
+
+
+def notebook(answers: Mapping[str, str], code: Mapping[str, str] | None = None) -> str:
+    """A student's notebook: one tagged answer cell per question, one per code exercise."""
+    cells = [nbformat.v4.new_markdown_cell("# Problem set 1")]
+    for key, literal in answers.items():
+        cells.append(
+            nbformat.v4.new_code_cell(
+                f"answer = {literal}", metadata={"graders": {"question": key}}
+            )
+        )
+    for key, source in (code or {}).items():
+        cells.append(nbformat.v4.new_code_cell(source, metadata={"graders": {"exercise": key}}))
+    return nbformat.writes(nbformat.v4.new_notebook(cells=cells))
+
+
+def hand_in(
+    folder: Path, student: str, text: str | bytes, when: datetime = ON_TIME, name: str = "ps1.ipynb"
+) -> Path:
+    """``folder/<student>/<name>`` with ``text``, last modified at ``when``."""
+    path = folder / student / name
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_bytes(text if isinstance(text, bytes) else text.encode())
+    os.utime(path, (when.timestamp(), when.timestamp()))
+    return path
+
+
+@contextmanager
+def open_small_course(root: Path) -> Iterator[Session]:
+    """The small course copied to ``root``, opened with the in-process runner."""
+    from graders.sandbox import InProcessRunner
+
+    loaded = load_course(small_course(root) / "course.yml")
+    runner = InProcessRunner()
+    try:
+        yield Session(
+            loaded, Context(loaded.course, loaded.root, runner, loaded.root / ".graders-cache")
+        )
+    finally:
+        runner.close()
+
+
+def students(doc: dict[str, Any]) -> dict[str, dict[str, Any]]:
+    """Student -> their entry, in a results document read as JSON."""
+    return {s["student"]: s for s in doc["students"]}
