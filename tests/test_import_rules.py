@@ -152,3 +152,16 @@ def _imports_as(path: Path, package: Path) -> Iterator[tuple[int, str]]:
         yield from list(imports(path))
     finally:
         PACKAGE = saved
+
+
+MAX_MODULE_LINES = 300
+
+
+def test_no_module_is_longer_than_a_reader_can_hold() -> None:
+    # A module past this length holds more than one thing: split it by what it holds.
+    long = {
+        str(path.relative_to(PACKAGE.parent)): n
+        for path in PACKAGE.rglob("*.py")
+        if (n := len(path.read_text(encoding="utf-8").splitlines())) > MAX_MODULE_LINES
+    }
+    assert long == {}

@@ -119,3 +119,22 @@ class Runner(Protocol):
         ...
 
     def close(self) -> None: ...
+
+
+@dataclass(frozen=True)
+class ServerConfig:
+    """What the runner tells a fork server at start-up (one JSON message)."""
+
+    level: str
+    confine: bool  # uid drop, Landlock and seccomp in children
+    uid: int | None  # children run as this uid and gid (the server runs as root)
+    scratch_root: str
+    env: dict[str, str]  # children's environment, before HOME/TMPDIR
+    read_roots: list[str]
+    task_paths: list[str]
+    preload: list[str]
+    private_tmp_mib: int | None = None  # unshare level: the server mounts its own view
+    masks: tuple[str, ...] = ()
+    keeps: tuple[str, ...] = ()
+    memory: dict[str, Any] | None = None  # descriptors of this server's memory cgroup (memory.py)
+    modules_fd: int | None = None  # modules given as source, to install before warming (modules.py)

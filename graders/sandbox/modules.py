@@ -9,11 +9,14 @@ child then finds them imported, and pays nothing for them.
 
 from __future__ import annotations
 
+import importlib
 import importlib.util
 import json
 import os
 import sys
+from collections.abc import Callable
 from types import ModuleType
+from typing import Any
 
 Sources = dict[str, tuple[str, str]]  # module name -> (file name to report, source text)
 
@@ -61,3 +64,12 @@ def install_from(fd: int) -> list[str]:
         except Exception as exc:  # noqa: BLE001 - reported to the runner; jobs needing it are refused
             problems.append(f"{filename}: {type(exc).__name__}: {exc}")
     return problems
+
+
+def resolve(task: str) -> Callable[..., Any]:
+    """Import ``module:function`` (once, in the server: later children get it warm)."""
+    module_name, _, name = task.partition(":")
+    function: Callable[..., Any] = getattr(importlib.import_module(module_name), name)
+    if not callable(function):
+        raise TypeError(f"{task} is not a function")
+    return function

@@ -32,6 +32,14 @@ def become_subreaper() -> None:
     prctl(PR_SET_CHILD_SUBREAPER, 1)
 
 
+def kill(pid: int) -> None:
+    """SIGKILL ``pid``, which may have ended already."""
+    try:
+        os.kill(pid, signal.SIGKILL)
+    except ProcessLookupError:
+        pass
+
+
 def kill_group(pgid: int) -> None:
     """SIGKILL a process group, if it still has members."""
     try:

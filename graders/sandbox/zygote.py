@@ -11,48 +11,27 @@ through pipes between the runner and the keeper.
 
 from __future__ import annotations
 
-import importlib
 import os
 import selectors
 import signal
 import socket
 import sys
 from collections import deque
-from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any, NoReturn
 
 from . import ipc, landlock, reaper, syscalls
 from .child import ChildFds, ChildSpec, describe_exception
-from .contract import Limits
+from .contract import Limits, ServerConfig
 from .keeper import KeeperSpec, Step, run_keeper
 from .memory import JobMemory
-from .modules import install_from
+from .modules import install_from, resolve
 from .mounts import set_up_view
 from .paths import DEVICES, PSEUDO_READ
 from .protocol import recv_message, send_message
 from .scratch import make_scratch, remove_tree
 from .verdict import EXIT_SETUP_FAILED
 from .warmup import warm
-
-
-@dataclass(frozen=True)
-class ServerConfig:
-    """What the runner tells a fork server at start-up (one JSON message)."""
-
-    level: str
-    confine: bool  # uid drop, Landlock and seccomp in children
-    uid: int | None  # children run as this uid and gid (the server runs as root)
-    scratch_root: str
-    env: dict[str, str]  # children's environment, before HOME/TMPDIR
-    read_roots: list[str]
-    task_paths: list[str]
-    preload: list[str]
-    private_tmp_mib: int | None = None  # unshare level: the server mounts its own view
-    masks: tuple[str, ...] = ()
-    keeps: tuple[str, ...] = ()
-    memory: dict[str, Any] | None = None  # descriptors of this server's memory cgroup (memory.py)
-    modules_fd: int | None = None  # modules given as source, to install before warming (modules.py)
 
 
 @dataclass
@@ -181,7 +160,7 @@ class ForkServer:
     def discard_spare(self) -> None:
         """Kill and reap the spare (it predates an import the next job needs)."""
         if self.spare is not None:
-            _kill(self.spare.pid)
+            reaper.kill(self.spare.pid)
             self.spare.sock.close()
             os.waitpid(self.spare.pid, 0)
             self.spare = None
@@ -274,29 +253,13 @@ class ForkServer:
         elif message.get("op") != "kill" or message.get("job") != job:
             return False
         reaper.kill_group(pid)
-        _kill(pid)
+        reaper.kill(pid)
         return message is not None
-
-
-def resolve(task: str) -> Callable[..., Any]:
-    """Import ``module:function`` (once, in the server: later children get it warm)."""
-    module_name, _, name = task.partition(":")
-    function: Callable[..., Any] = getattr(importlib.import_module(module_name), name)
-    if not callable(function):
-        raise TypeError(f"{task} is not a function")
-    return function
 
 
 def _flush_stdio() -> None:
     for stream in (sys.stdout, sys.stderr):
         stream.flush()
-
-
-def _kill(pid: int) -> None:
-    try:
-        os.kill(pid, signal.SIGKILL)
-    except ProcessLookupError:
-        pass
 
 
 def _close_all(fds: list[int]) -> None:

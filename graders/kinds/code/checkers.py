@@ -23,14 +23,9 @@ from ...sandbox.modules import install
 
 PACKAGE = "graders_course_checkers"
 REQUIRED = ("CHECKS", "observe", "judge")
-_TOOLKIT = (
-    "checker/__init__.py",
-    "checker/measure.py",
-    "checker/schema.py",
-    "checker/verdicts.py",
-    "kinds/code/child.py",
-    "kinds/code/learner.py",
-)
+# What a checker's observations depend on besides its own source: the toolkit it imports
+# and the child that runs learner code under the allowlist (every file, so none is missed).
+_TOOLKIT = ("checker/*.py", "kinds/code/*.py")
 
 
 class CheckerError(Exception):
@@ -115,8 +110,9 @@ def digest(checker: Checker) -> str:
     """What the reference observations depend on besides the exercise and its solution."""
     root = Path(__file__).resolve().parent.parent.parent
     h = hashlib.sha256(checker.source.encode())
-    for rel in _TOOLKIT:
-        h.update((root / rel).read_bytes())
+    for pattern in _TOOLKIT:
+        for path in sorted(root.glob(pattern)):
+            h.update(path.name.encode() + b"\0" + path.read_bytes())
     return h.hexdigest()[:16]
 
 

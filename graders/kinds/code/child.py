@@ -32,7 +32,9 @@ from typing import Any
 from ...checker import measure
 from ...checker.schema import validated
 from . import guard, snapshot
-from .learner import DEFAULT_IMPORTS, NotAllowed, compile_learner, namespace, refusals
+from .allowlist import DEFAULT_IMPORTS
+from .learner import NotAllowed, compile_learner, refusals
+from .namespace import namespace
 
 
 def _checked(fn: Any, checkpoint: Callable[[], None]) -> Any:

@@ -15,7 +15,7 @@ from ..base import ExerciseAnswers, Reading, Submission
 from ..layout import MAGIC_NOTE, Part, Placed, exercise_header, has_magic
 
 if TYPE_CHECKING:
-    from . import CodeExercise
+    from .model import CodeExercise
 
 CELL_TAG = "exercise"
 HINT = """\

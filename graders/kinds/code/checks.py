@@ -1,0 +1,102 @@
+"""What ``graders validate`` reports about a code exercise beyond its model.
+
+The checker file loads and names every check the exercise grades, the samples expect only
+checks the exercise has, and the template and the solution are Python that defines the
+entry function. (Running the solution and the samples is ``prepare`` and ``self_test``.)
+"""
+
+from __future__ import annotations
+
+import ast
+from pathlib import Path
+from typing import Any
+
+from ...course.marks import Marks, duplicate_ids
+from ...errors import Location, Problem
+from .checkers import CheckerError, load_checker
+from .grading import check_ids
+from .model import SOLUTIONS_DIR, CodeExercise
+
+
+def course_problems(exercise: CodeExercise, marks: Marks, root: Path) -> list[Problem]:
+    """Every problem of ``exercise`` that reading the course's files can find."""
+    problems = _checker_problems(exercise, marks, root)
+    problems += _source_problems(
+        exercise.template, exercise.entry, marks, ("template",), "template"
+    )
+    if not exercise.signature.startswith(f"{exercise.entry}("):
+        problems.append(
+            Problem(
+                marks.at(("signature",)),
+                f"signature: must start with '{exercise.entry}(' (the entry function)",
+            )
+        )
+    problems += _sample_problems(exercise, marks, root)
+    path = root / SOLUTIONS_DIR / exercise.solution
+    if not path.is_file():
+        return problems + [
+            Problem(
+                marks.at(("solution",)),
+                f"solution: no file {SOLUTIONS_DIR}/{exercise.solution}",
+            )
+        ]
+    source = path.read_text(encoding="utf-8")
+    return problems + _source_problems(
+        source, exercise.entry, marks, ("solution",), f"{SOLUTIONS_DIR}/{exercise.solution}"
+    )
+
+
+def _checker_problems(exercise: CodeExercise, marks: Marks, root: Path) -> list[Problem]:
+    path = root / exercise.checker
+    if not path.is_file():
+        return [Problem(marks.at(("checker",)), f"checker: no file {exercise.checker}")]
+    try:
+        checker = load_checker(path)
+    except CheckerError as exc:
+        if exc.line:
+            return [Problem(Location(str(path), exc.line, 1), str(exc))]
+        return [Problem(marks.at(("checker",)), f"checker: {exc}")]
+    known = checker.checks
+    repeats = duplicate_ids([c.id for c in exercise.checks], ("checks",), marks, "check", "id")
+    problems = list(repeats.values())
+    for i, c in enumerate(exercise.checks):
+        if i not in repeats and c.id not in known:
+            message = (
+                f"checks[{i}].id: {exercise.checker} has no check '{c.id}'; "
+                f"it has: {', '.join(known)}"
+            )
+            problems.append(Problem(marks.at(("checks", i, "id")), message))
+    return problems
+
+
+def _sample_problems(exercise: CodeExercise, marks: Marks, root: Path) -> list[Problem]:
+    problems = []
+    ids = set(check_ids(exercise)) | {"all"}
+    for i, sample in enumerate(exercise.samples):
+        for name in sample.expect:
+            if name not in ids:
+                problems.append(
+                    Problem(
+                        marks.at(("samples", i, "expect", name)),
+                        f"samples[{i}].expect: no check '{name}' in this exercise",
+                    )
+                )
+    return problems
+
+
+def _source_problems(
+    source: str, entry: str, marks: Marks, key: tuple[Any, ...], what: str
+) -> list[Problem]:
+    try:
+        tree = ast.parse(source)
+    except SyntaxError as exc:
+        return [
+            Problem(
+                marks.at(key),
+                f"{key[0]}: {what} is not valid Python: {exc.msg} (line {exc.lineno})",
+            )
+        ]
+    defined = {n.name for n in tree.body if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef))}
+    if entry not in defined:
+        return [Problem(marks.at(key), f"{key[0]}: {what} does not define a function '{entry}'")]
+    return []

@@ -1,0 +1,149 @@
+"""Running a source through the exercise's checker in the sandbox, and judging what it saw.
+
+The child returns plain JSON observations; the keeper has held them to the checker's
+``Observations`` schema; here the checker's ``judge`` compares them with the reference's,
+one verdict per check. Whatever goes wrong costs this exercise only: every check gets the
+status and the message.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from dataclasses import replace
+from typing import Any
+
+from ...results import QuestionResult, Status
+from ..base import Context
+from ..cache import course_limits
+from .allowlist import DEFAULT_IMPORTS
+from .checkers import Checker, digest
+from .model import Check, CodeExercise
+from .outcome import FORGED, Judged, judge_outcome
+from .samples import mismatches
+
+TASK, CHECK = "graders.kinds.code.child:run", "graders.kinds.code.child:check"
+MIN_BUDGET_S, BUDGET_FACTOR = 0.5, 50.0
+
+
+def budget_s(exercise: CodeExercise, prepared: dict[str, Any], ctx: Context) -> float:
+    """The exercise's time budget: its own, else a multiple of the reference's time."""
+    cap = course_limits(ctx).timeout_s
+    if exercise.timeout_s is not None:
+        return min(exercise.timeout_s, cap)
+    return min(cap, max(MIN_BUDGET_S, BUDGET_FACTOR * float(prepared.get("reference_s", cap))))
+
+
+def grade_source(
+    exercise: CodeExercise, checker: Checker, prepared: dict[str, Any], source: str, ctx: Context
+) -> list[QuestionResult]:
+    budget = budget_s(exercise, prepared, ctx)
+    judged, _took = run_checker(exercise, checker, source, ctx, budget)
+    if judged.observations is None:
+        message = judged.message
+        if judged.status is Status.TIMEOUT and "reference_s" in prepared:
+            message += f" (the reference solution takes {prepared['reference_s'] * 1000:.0f} ms)."
+        return all_checks(exercise, judged.status, message)
+    verdicts = judge_observations(checker, judged.observations, prepared)
+    if verdicts is None:
+        return all_checks(
+            exercise,
+            Status.INTEGRITY,
+            FORGED,
+        )
+    return [_result(exercise.id, c, verdicts[c.id]) for c in exercise.checks]
+
+
+def run_checker(
+    exercise: CodeExercise, checker: Checker, source: str, ctx: Context, timeout_s: float
+) -> tuple[Judged, float]:
+    from ...sandbox import Job
+
+    limits = replace(course_limits(ctx), timeout_s=timeout_s)
+    payload = {
+        "checker": checker.name,
+        "source": source,
+        "entry": exercise.entry,
+        "seed": ctx.course.seed,
+        "imports": list(allowed_imports(ctx)),
+    }
+    outcome = ctx.runner.run(Job(task=TASK, payload=payload, limits=limits, check=CHECK))
+    return judge_outcome(outcome, exercise.entry, exercise.signature), outcome.duration_s
+
+
+def judge_observations(
+    checker: Checker, observations: Any, prepared: dict[str, Any]
+) -> dict[str, Any] | None:
+    """Verdicts per check id, or None when the observations are not the checker's."""
+    try:
+        return checker.judge(observations, prepared["observations"])
+    except (ValueError, TypeError, KeyError, AttributeError, IndexError):
+        return None
+
+
+def own_failures(exercise: CodeExercise, checker: Checker, prepared: dict[str, Any]) -> list[str]:
+    """How the reference solution fails its own checks (it must not)."""
+    verdicts = judge_observations(checker, prepared["observations"], prepared)
+    if verdicts is None:
+        return [f"wrote observations {exercise.checker} cannot read"]
+    return [
+        f"fails its own check '{c}': {v.feedback}"
+        for c, v in verdicts.items()
+        if c in check_ids(exercise) and not v.passed
+    ]
+
+
+def sample_outcomes(
+    exercise: CodeExercise, checker: Checker, prepared: dict[str, Any], ctx: Context
+) -> list[list[str]]:
+    """For each sample, what went otherwise than it expects (empty when it got its outcome)."""
+    found = []
+    for sample in exercise.samples:
+        source = (ctx.root / sample.file).read_text(encoding="utf-8")
+        results = grade_source(exercise, checker, prepared, source, ctx)
+        found.append(mismatches(sample, check_ids(exercise), results))
+    return found
+
+
+def allowed_imports(ctx: Context) -> tuple[str, ...]:
+    """The modules a code answer may import: the course's list, else the default one."""
+    return tuple(ctx.course.code_imports or DEFAULT_IMPORTS)
+
+
+def check_ids(exercise: CodeExercise) -> list[str]:
+    return [c.id for c in exercise.checks]
+
+
+def _result(exercise_id: str, check: Check, verdict: Any) -> QuestionResult:
+    item = f"{exercise_id}/{check.id}"
+    if verdict.passed:
+        return QuestionResult(
+            item, Status.CORRECT, check.points, check.points, feedback=check.explain.strip()
+        )
+    status = Status.ERROR if verdict.errored else Status.WRONG
+    return QuestionResult(
+        item, status, 0.0, check.points, feedback=f"{check.explain.strip()}\n{verdict.feedback}"
+    )
+
+
+def all_checks(exercise: CodeExercise, status: Status, message: str) -> list[QuestionResult]:
+    return [
+        QuestionResult(f"{exercise.id}/{c.id}", status, 0.0, c.points, feedback=message)
+        for c in exercise.checks
+    ]
+
+
+def content_hash(exercise: CodeExercise, source: str, checker: Checker, ctx: Context) -> str:
+    # The cached observations depend on the exercise, the solution, the checker and the
+    # toolkit it runs on, and the course's allowlist.
+    h = hashlib.sha256(
+        exercise.content_hash().encode() + source.encode() + digest(checker).encode()
+    )
+    h.update(repr(sorted(allowed_imports(ctx))).encode())
+    return h.hexdigest()[:16]
+
+
+def samples_hash(exercise: CodeExercise, ctx: Context) -> str:
+    h = hashlib.sha256()
+    for sample in exercise.samples:
+        h.update((ctx.root / sample.file).read_bytes())
+    return h.hexdigest()[:8]
