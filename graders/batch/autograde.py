@@ -11,128 +11,42 @@ exercise or its solution and its submissions are graded again; nothing else is.
 
 from __future__ import annotations
 
+import logging
 import threading
 from concurrent.futures import FIRST_COMPLETED, Future, ThreadPoolExecutor, wait
-from dataclasses import dataclass, replace
+from dataclasses import replace
 from pathlib import Path
-from typing import Protocol
 
 from sqlalchemy.engine import Engine
 
-from ..course.load import LoadedCourse, get_assignment
+from ..course.load import LoadedCourse
 from ..errors import SubmissionError
 from ..kinds.cache import torch_version
 from ..notebook import collect
-from ..results import CRASHED, ResultsDocument, StudentResult, SubmissionStatus
+from ..results import StudentResult, SubmissionStatus
 from ..session import Session
 from . import gradebook
+from .batch_sources import remember_source
 from .exports import write_outputs
-from .grading import PreparedAssignment, grade_submission, prepare_assignment, ungradable
-from .grading_key import course_key, keyed_submission
-from .submissions import Found, find_submissions
+from .grading import PreparedAssignment, grade_submission, ungradable
+from .plan import Plan, default_out_dir, plan_batch
+from .submissions import Found
+from .summary import Reporter, Silent, Summary, Tally, summarize
 
-OUT_DIR = "autograded"
+__all__ = [
+    "Plan",
+    "Reporter",
+    "Silent",
+    "Summary",
+    "autograde",
+    "default_out_dir",
+    "grade_found",
+    "grade_plan",
+    "plan_batch",
+]
+
+log = logging.getLogger(__name__)
 STOP_POLL_S = 0.2  # how often a waiting batch looks whether it was asked to stop
-
-
-class Reporter(Protocol):
-    """Told about the batch as it goes (a progress bar, log lines)."""
-
-    def start(self, total: int, skipped: int) -> None:
-        """``total`` submissions are about to be graded; ``skipped`` are unchanged."""
-
-    def done(self, result: StudentResult) -> None:
-        """One submission was graded and saved."""
-
-
-class Silent:
-    """A reporter that says nothing."""
-
-    def start(self, total: int, skipped: int) -> None:
-        """Nothing to show."""
-
-    def done(self, result: StudentResult) -> None:
-        """Nothing to show."""
-
-
-@dataclass(frozen=True)
-class Summary:
-    """What a batch did, and where its outputs are."""
-
-    assignment: str
-    found: int  # students in the submissions folder
-    graded: int  # graded by this run
-    skipped: int  # unchanged since their saved grade
-    ungradable: tuple[
-        tuple[str, str], ...
-    ]  # (student, reason) of this folder, graded now or before
-    late: int  # graded with a late penalty or past the cutoff
-    crashed: tuple[
-        tuple[str, tuple[str, ...]], ...
-    ]  # (student, exercises whose code failed, timed out or tampered)
-    interrupted: bool  # stopped before everything was graded; running again goes on
-    out_dir: Path
-    db_url: str
-
-    @property
-    def all_graded(self) -> bool:
-        return not self.ungradable
-
-
-def default_out_dir(loaded: LoadedCourse, assignment: str) -> Path:
-    """Where outputs go unless ``--out`` says otherwise: ``autograded/<assignment>/``."""
-    return loaded.root / OUT_DIR / assignment
-
-
-@dataclass(frozen=True)
-class Plan:
-    """What a batch will do: everyone in the folder with their grading key, and who to grade."""
-
-    prep: PreparedAssignment
-    db_url: str
-    out_dir: Path
-    keyed: tuple[tuple[Found, str], ...]  # every student in the folder, with their grading key
-    todo: tuple[tuple[Found, str], ...]  # those whose saved grade is missing or out of date
-
-    @property
-    def course(self) -> str:
-        return self.prep.ctx.course.id
-
-    @property
-    def assignment(self) -> str:
-        return self.prep.assignment.id
-
-    @property
-    def skipped(self) -> int:
-        return len(self.keyed) - len(self.todo)
-
-
-def plan_batch(
-    session: Session,
-    assignment: str,
-    submissions: Path,
-    *,
-    db_url: str | None = None,
-    out_dir: Path | None = None,
-    force: bool = False,
-) -> Plan:
-    """Find the notebooks, prepare the assignment, key each notebook, compare with the gradebook.
-
-    Cached truths need no sandbox, so a run with nothing new to grade starts none.
-    """
-    get_assignment(
-        session.loaded, assignment
-    )  # an unknown assignment or a wrong folder fail before torch runs
-    found = find_submissions(submissions, assignment)
-    prep = prepare_assignment(session.loaded, assignment, session.ctx)
-    url = db_url or gradebook.default_url(session.loaded.root)
-    course_hash = course_key(prep)
-    keyed = tuple(keyed_submission(f, course_hash) for f in found)
-    saved = gradebook.grading_keys(
-        gradebook.open_gradebook(url), session.loaded.course.id, assignment
-    )
-    todo = tuple((f, key) for f, key in keyed if force or saved.get(f.student) != key)
-    return Plan(prep, url, out_dir or default_out_dir(session.loaded, assignment), keyed, todo)
 
 
 def grade_plan(
@@ -148,6 +62,8 @@ def grade_plan(
     Setting ``stop`` (from a Ctrl-C handler) ends the batch after the grades in hand are saved.
     """
     engine = gradebook.open_gradebook(plan.db_url)
+    if plan.source is not None:
+        remember_source(engine, plan.course, plan.assignment, plan.source)
     batch = _Batch(plan, session, engine, reporter or Silent())
     outcome = "interrupted"
     try:
@@ -166,7 +82,16 @@ def grade_plan(
         )
         doc = gradebook.results_document(engine, plan.course, plan.assignment)
         write_outputs(doc, plan.out_dir)
-    return _summary(doc, plan, batch.graded, outcome == "interrupted")
+    tally = Tally(
+        frozenset(f.student for f, _ in plan.keyed),
+        batch.graded,
+        plan.skipped,
+        plan.untimed,
+        sum(1 for f, _ in plan.keyed if f.path is not None),
+        plan.dropped,
+        tuple(batch.internal),
+    )
+    return summarize(doc, tally, (plan.out_dir, plan.db_url), outcome == "interrupted")
 
 
 def autograde(
@@ -178,11 +103,14 @@ def autograde(
     out_dir: Path | None = None,
     workers: int = 1,
     force: bool = False,
+    times: Path | None = None,
     reporter: Reporter | None = None,
     stop: threading.Event | None = None,
 ) -> Summary:
     """Grade the notebooks in ``submissions`` into the gradebook and write the outputs."""
-    plan = plan_batch(session, assignment, submissions, db_url=db_url, out_dir=out_dir, force=force)
+    plan = plan_batch(
+        session, assignment, submissions, db_url=db_url, out_dir=out_dir, force=force, times=times
+    )
     return grade_plan(plan, session, workers=workers, reporter=reporter, stop=stop)
 
 
@@ -195,6 +123,7 @@ class _Batch:
             engine, plan.course, plan.assignment, torch_version(), session.isolation
         )
         self.graded = self.failed = 0
+        self.internal: list[tuple[str, str]] = []  # grader bugs met this run
         self.stopped = False
 
     def run(self, workers: int, stop: threading.Event) -> None:
@@ -204,7 +133,9 @@ class _Batch:
         pool = ThreadPoolExecutor(max_workers=max(1, workers), thread_name_prefix="autograde")
         try:
             futures: dict[Future[tuple[StudentResult, bool]], tuple[Found, str]] = {
-                pool.submit(grade_found, self.plan.prep, self.session.loaded, found): (found, key)
+                pool.submit(
+                    grade_found, self.plan.prep_for(found.student), self.session.loaded, found
+                ): (found, key)
                 for found, key in self.plan.todo
             }
             pending = set(futures)
@@ -235,6 +166,8 @@ class _Batch:
         )
         self.graded += 1
         self.failed += result.status is SubmissionStatus.UNGRADABLE
+        if retry:  # the grader failed, not the learner
+            self.internal.append((result.student, result.error or ""))
         self.reporter.done(result)
 
 
@@ -252,6 +185,7 @@ def grade_found(
     except SubmissionError as exc:
         return ungradable(found.student, str(exc).replace(str(found.path), found.source)), False
     except Exception as exc:  # noqa: BLE001 - a reader bug costs this student, and is retried
+        log.error("internal error while reading %s", found.source, exc_info=True)
         return ungradable(
             found.student,
             f"internal error while reading {found.source}: {type(exc).__name__}: {exc}",
@@ -261,39 +195,3 @@ def grade_found(
     )
     # grade_submission reports only grader failures as ungradable: worth another try.
     return result, result.status is SubmissionStatus.UNGRADABLE
-
-
-def _summary(doc: ResultsDocument, plan: Plan, graded: int, interrupted: bool) -> Summary:
-    present = {f.student for f, _ in plan.keyed}
-    mine = [s for s in doc.students if s.student in present]
-    failed = tuple(
-        (s.student, s.error or "") for s in mine if s.status is SubmissionStatus.UNGRADABLE
-    )
-    late = sum(1 for s in mine if s.status is SubmissionStatus.LATE_CUTOFF or s.late_factor < 1)
-    crashed = tuple((s.student, items) for s in mine if (items := _crashed_items(s)))
-    return Summary(
-        plan.assignment,
-        len(plan.keyed),
-        graded,
-        plan.skipped,
-        failed,
-        late,
-        crashed,
-        interrupted,
-        plan.out_dir,
-        plan.db_url,
-    )
-
-
-def _crashed_items(student: StudentResult) -> tuple[str, ...]:
-    """``exercise: status (n checks)`` for each exercise whose code failed, timed out or
-    tampered."""
-    counts: dict[tuple[str, str], int] = {}
-    for q in student.questions:
-        if q.status in CRASHED:
-            key = (q.exercise, q.status.value)
-            counts[key] = counts.get(key, 0) + 1
-    return tuple(
-        f"{ex}: {status}" + (f" ({n} checks)" if n > 1 else "")
-        for (ex, status), n in counts.items()
-    )

@@ -42,6 +42,9 @@ def write_outputs(doc: ResultsDocument, out: Path) -> None:
     write_atomic(out / "results.json", doc.dumps() + "\n")
     write_atomic(out / "grades.csv", grades_csv(doc))
     write_atomic(out / "junit.xml", junit_xml(doc))
+    for dropped in doc.dropped:  # a withdrawn student's earlier file must not linger
+        if safe_student(dropped):
+            (out / "gradescope" / f"{dropped}.json").unlink(missing_ok=True)
     for student in doc.students:
         if safe_student(student.student):
             path = out / "gradescope" / f"{student.student}.json"
@@ -59,11 +62,13 @@ def write_atomic(path: Path, text: str) -> None:
 
 
 def grades_csv(doc: ResultsDocument) -> str:
-    """One row per student, one column per question (points), then the late factor and total."""
+    """One row per student, one column per question (points), then the late factor and total,
+    and the instructor's decisions: the student's own due date, the reasons of overrides."""
     qids = doc.question_ids()
     buffer = io.StringIO()
     writer = csv.writer(buffer, lineterminator="\n")
-    writer.writerow(["student", "status", *qids, "late_factor", "total", "max_total"])
+    header = ["student", "status", *qids, "late_factor", "total", "max_total"]
+    writer.writerow([*header, "extended_due", "overrides"])
     for s in doc.students:
         points = {q.id: _round(q.points) for q in s.questions}
         writer.writerow(
@@ -74,6 +79,10 @@ def grades_csv(doc: ResultsDocument) -> str:
                 s.late_factor,
                 _round(s.score),
                 _round(s.max_score),
+                s.extension.due if s.extension else "",
+                _cell(
+                    "; ".join(f"{q.id}: {q.override.reason}" for q in s.overridden if q.override)
+                ),
             ]
         )
     return buffer.getvalue()

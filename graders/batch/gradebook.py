@@ -1,11 +1,13 @@
 """The gradebook: SQLAlchemy models, and the one place that writes grades.
 
-Any SQLAlchemy URL works; the default is a SQLite file in the course folder. Two tables:
+Any SQLAlchemy URL works; the default is a SQLite file in the course folder. Two tables
+for grading, and those of the instructor's decisions (``term_tables``):
 
     runs         one row per ``graders autograde`` run (started, finished or not, counts)
     submissions  one row per (course, assignment, student): the latest grade, the grading
                  key it was computed under, and the student's results (``StudentResult``
-                 as JSON, the single source ``results_document`` reads back)
+                 as JSON, the single source ``results_document`` reads back, with the
+                 instructor's overrides and extensions laid over it)
 
 ``record`` replaces a student's grade in a single transaction, so an interrupted batch
 leaves every finished submission saved and no half-written one.
@@ -26,12 +28,15 @@ from sqlalchemy import (
     event,
     insert,
     select,
+    update,
 )
-from sqlalchemy.engine import Engine, make_url
+from sqlalchemy.engine import Connection, Engine, make_url
 from sqlalchemy.orm import Session
 
 from ..errors import UsageError
 from ..results import ResultsDocument, StudentResult
+from . import term_tables  # noqa: F401 - registers the term's tables with Base
+from .adjustments import Adjustments, read_adjustments, student_overrides
 from .gradebook_tables import Base, RunRow, SubmissionRow
 
 
@@ -151,12 +156,53 @@ class Graded:
 
 def record(engine: Engine, course: str, assignment: str, graded: Graded) -> None:
     """Save one student's grade, replacing any earlier one, in one transaction."""
-    mine = _mine(course, assignment, graded.result.student)
+    student = graded.result.student
     # Core statements rather than ORM objects: a unit of work per grade was the largest
     # cost of the batch's main thread.
     with engine.begin() as conn:
-        conn.execute(delete(SubmissionRow).where(*mine))
-        conn.execute(insert(SubmissionRow), _submission_row(course, assignment, graded))
+        overrides = Adjustments({student: student_overrides(conn, course, assignment, student)})
+        row = _submission_row(course, assignment, graded) | _scores(overrides.apply(graded.result))
+        conn.execute(delete(SubmissionRow).where(*_mine(course, assignment, student)))
+        conn.execute(insert(SubmissionRow), row)
+
+
+def replace_result(conn: Connection, course: str, assignment: str, result: StudentResult) -> None:
+    """Save a changed result of an already graded student (a new due date, new overrides),
+    keeping where and how it was graded."""
+    overrides = Adjustments(
+        {result.student: student_overrides(conn, course, assignment, result.student)}
+    )
+    conn.execute(
+        update(SubmissionRow)
+        .where(*_mine(course, assignment, result.student))
+        .values(
+            status=result.status.value,
+            error=result.error,
+            late_factor=result.late_factor,
+            result_json=_stored(result),
+            **_scores(overrides.apply(result)),
+        )
+    )
+
+
+def saved_result(
+    conn: Connection, course: str, assignment: str, student: str
+) -> tuple[StudentResult, datetime | None] | None:
+    """A student's saved result (the engine's, without overrides) and submission time."""
+    query = select(SubmissionRow.result_json, SubmissionRow.submitted_at).where(
+        *_mine(course, assignment, student)
+    )
+    row = conn.execute(query).one_or_none()
+    return None if row is None else (StudentResult.parse(row.result_json), row.submitted_at)
+
+
+def students_of(engine: Engine, course: str, assignment: str) -> list[str]:
+    """Every student with a saved grade for ``assignment``."""
+    query = select(SubmissionRow.student).where(
+        SubmissionRow.course == course, SubmissionRow.assignment == assignment
+    )
+    with engine.connect() as conn:
+        return sorted(conn.execute(query).scalars())
 
 
 def _mine(course: str, assignment: str, student: str) -> tuple[ColumnElement[bool], ...]:
@@ -181,14 +227,21 @@ def _submission_row(course: str, assignment: str, graded: Graded) -> dict[str, A
         graded_at=_now(),
         status=r.status.value,
         error=r.error,
-        score=r.score,
-        raw_score=r.raw_score,
-        max_score=r.max_score,
         late_factor=r.late_factor,
         torch_version=graded.torch_version,
         isolation=graded.isolation,
-        result_json=replace(r, submitted_at=None, graded_at=None).dumps(),
+        result_json=_stored(r),
     )
+
+
+def _stored(result: StudentResult) -> str:
+    # The engine's result only: times have their own columns, decisions their own tables.
+    return replace(result, submitted_at=None, graded_at=None, extension=None).dumps()
+
+
+def _scores(result: StudentResult) -> dict[str, float]:
+    """The score columns, counted with the instructor's overrides (what SQL queries see)."""
+    return dict(score=result.score, raw_score=result.raw_score, max_score=result.max_score)
 
 
 def results_document(engine_or_url: Engine | str, course: str, assignment: str) -> ResultsDocument:
@@ -209,11 +262,14 @@ def results_document(engine_or_url: Engine | str, course: str, assignment: str) 
     )
     with engine.connect() as conn:
         rows = conn.execute(query.order_by(SubmissionRow.student)).all()
+        adjust = read_adjustments(conn, course, assignment)
     students = tuple(
-        replace(
-            StudentResult.parse(row.result_json),
-            submitted_at=_iso(row.submitted_at),
-            graded_at=_iso(row.graded_at),
+        adjust.apply(
+            replace(
+                StudentResult.parse(row.result_json),
+                submitted_at=_iso(row.submitted_at),
+                graded_at=_iso(row.graded_at),
+            )
         )
         for row in rows
     )
@@ -225,6 +281,7 @@ def results_document(engine_or_url: Engine | str, course: str, assignment: str) 
         graded_at=_iso(latest),
         isolation=", ".join(sorted({r.isolation for r in rows if r.isolation})) or None,
         students=students,
+        dropped=adjust.dropped,
     )
 
 

@@ -6,9 +6,10 @@ Two layouts are accepted, per student:
     SUBMISSIONS/<student>/<assignment>/<any name>.ipynb   (+ timestamp.txt: nbgrader's layout)
 
 SUBMISSIONS may also be an nbgrader course root (the folder holding ``submitted/``).
-Nothing here reads a notebook: a student whose folder name is unsafe, whose notebook is
-missing, or who handed in two notebooks becomes a ``Found`` with an ``error``, and the
-rest of the batch goes on.
+A submission's time comes from a file beside it (``submission_times``), never from the
+notebook's modification time. Nothing here reads a notebook: a student whose folder name
+is unsafe, whose notebook is missing, or who handed in two notebooks becomes a ``Found``
+with an ``error``, and the rest of the batch goes on.
 """
 
 from __future__ import annotations
@@ -16,17 +17,16 @@ from __future__ import annotations
 import re
 import stat
 from dataclasses import dataclass
-from datetime import UTC, datetime, timedelta, timezone
-from pathlib import Path
+from datetime import datetime
+from pathlib import Path, PurePosixPath
 
 from ..errors import UsageError
+from .submission_times import recorded_time
 
 # Student ids become file names (feedback pages, Gradescope files): letters, digits and
 # . _ - @ + only, starting with a letter or digit, and never "..".
 SAFE_STUDENT = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._@+-]{0,99}$")
 IGNORED = {".ipynb_checkpoints", ".git", "__MACOSX", ".DS_Store"}
-TIMESTAMP_FILE = "timestamp.txt"
-MAX_TIMESTAMP_BYTES = 200
 
 
 @dataclass(frozen=True)
@@ -125,48 +125,8 @@ def _with_time(found: Found, nbgrader: bool) -> Found:
         return Found(
             found.student, None, found.source, error=f"{found.source} is not a regular file"
         )
-    stamp = found.path.parent / TIMESTAMP_FILE
-    if not nbgrader or not stamp.is_file():
-        when = datetime.fromtimestamp(mode.st_mtime, UTC)
-        return Found(found.student, found.path, found.source, when)
     try:
-        return Found(found.student, found.path, found.source, read_timestamp(stamp))
+        when = recorded_time(found.path, str(PurePosixPath(found.source).parent), nested=nbgrader)
     except ValueError as exc:
-        return Found(
-            found.student,
-            None,
-            found.source,
-            error=f"{found.student}/{stamp.parent.name}/{TIMESTAMP_FILE}: {exc}",
-        )
-
-
-def read_timestamp(path: Path) -> datetime:
-    """nbgrader's ``timestamp.txt`` (``2026-10-05 20:00:00.000000 UTC``), as an aware time."""
-    with path.open("rb") as handle:
-        text = handle.read(MAX_TIMESTAMP_BYTES).decode("utf-8", errors="replace").strip()
-    return parse_timestamp(text)
-
-
-def parse_timestamp(text: str) -> datetime:
-    """A submission time as nbgrader writes it; a time without a zone is UTC (as in nbgrader)."""
-    body, _, zone = text.rpartition(" ")
-    candidates = [(text, None), (body, zone)] if body else [(text, None)]
-    for stamp, zone_name in candidates:
-        try:
-            when = datetime.fromisoformat(stamp)
-        except ValueError:
-            continue
-        return _in_zone(when, zone_name, text)
-    raise ValueError(f"not a time: {text[:60]!r}")
-
-
-def _in_zone(when: datetime, zone: str | None, text: str) -> datetime:
-    if zone is None or zone.upper() in ("UTC", "GMT", "Z"):
-        return when if when.tzinfo else when.replace(tzinfo=UTC)
-    offset = re.fullmatch(r"([+-])(\d\d):?(\d\d)", zone)
-    if offset is None or when.tzinfo is not None:
-        raise ValueError(
-            f"unknown time zone {zone!r} in {text[:60]!r} (write UTC or an offset like +0200)"
-        )
-    delta = timedelta(hours=int(offset.group(2)), minutes=int(offset.group(3)))
-    return when.replace(tzinfo=timezone(delta if offset.group(1) == "+" else -delta))
+        return Found(found.student, None, found.source, error=str(exc))
+    return Found(found.student, found.path, found.source, when)

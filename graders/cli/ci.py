@@ -105,10 +105,14 @@ def ci(
     score reaches --min-score; 1: it does not; 2: the notebook cannot be graded, or a
     usage or course error. The reports are written in every case where grading ran.
     """
+    from ..batch.submission_times import ci_time
     from ..integrations.ci.notebook import grade_notebook
     from ..integrations.ci.report import log_lines, outcome, write_reports
 
-    doc = grade_notebook(course, notebook, assignment, student=student, isolation=isolation)
+    when = ci_time(notebook)  # read before grading: an unreadable record is a usage error
+    doc = grade_notebook(
+        course, notebook, assignment, student=student, isolation=isolation, submitted_at=when
+    )
     write_reports(
         doc,
         minimum,

@@ -11,7 +11,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 
 from ..course.load import LoadedCourse
-from ..course.model import Assignment, in_article, section_label
+from ..course.model import Assignment, LatePolicy, in_article, section_label
 from ..kinds.layout import Part, Placed, points_scale, points_text
 from ..kinds.registry import all_kinds
 
@@ -71,6 +71,8 @@ def intro_text(
             f"*{loaded.course.title}*, assignment `{assignment.id}`: due {due}, "
             f"{points_text(total)}.",
             "",
+            late_rule(assignment.late),
+            "",
             *description,
             _follows([p.loaded.exercise.section for p in placed]),
             "",
@@ -82,6 +84,31 @@ def intro_text(
             CHECK_HINT.format(name=assignment.id),
         ]
     )
+
+
+def late_rule(policy: LatePolicy) -> str:
+    """The late policy in words, as learners read it in the notebook's introduction."""
+    grace = policy.grace_minutes
+    grace_text = (
+        f" (the first {grace:g} minute{'s' * (grace != 1)} after it count as on time)"
+        if grace
+        else ""
+    )
+    cutoff = f"{policy.cutoff_days:g} day{'s' * (policy.cutoff_days != 1)}"
+    if not policy.cutoff_days:
+        rule = f"Work handed in after the due date{grace_text} scores 0."
+    elif policy.penalty_per_day:
+        rule = (
+            f"Late work: each started day after the due date{grace_text} costs "
+            f"{policy.penalty_per_day * 100:g}% of the score; work more than {cutoff} late "
+            "scores 0."
+        )
+    else:
+        rule = (
+            f"Work handed in up to {cutoff} after the due date{grace_text} is accepted without "
+            "a penalty; later work scores 0."
+        )
+    return rule + " An extension from your instructor moves your due date."
 
 
 def _follows(sections: list[str]) -> str:

@@ -56,6 +56,7 @@ def write_feedback(loaded: LoadedCourse, assignment: str, db_url: str, out: Path
         )
     template = environment().get_template(TEMPLATE)
     context = _course_context(loaded, assignment)
+    _remove_dropped(doc.dropped, out)
     written = []
     for student in doc.students:
         if not safe_student(student.student):
@@ -64,6 +65,13 @@ def write_feedback(loaded: LoadedCourse, assignment: str, db_url: str, out: Path
         write_atomic(path, render_page(template, student, context))
         written.append(path)
     return written
+
+
+def _remove_dropped(dropped: tuple[str, ...], out: Path) -> None:
+    """A dropped student's page from an earlier run goes: no output shows their grade."""
+    for student in dropped:
+        if safe_student(student):
+            (out / f"{student}.html").unlink(missing_ok=True)
 
 
 def environment() -> Environment:
