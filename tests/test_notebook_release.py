@@ -14,6 +14,7 @@ from notebook_helpers import GOLDEN, copy_course, load_nb
 
 from graders.cli import main
 from graders.course.load import load_course
+from graders.course.model import LatePolicy
 from graders.errors import UsageError
 from graders.kinds.layout import Part
 from graders.notebook import layout
@@ -249,3 +250,32 @@ def _key_from(release: Path) -> dict[str, str]:
 def _tag(cell: dict) -> str:
     tag = cell["metadata"]["graders"]
     return tag.get("question") or tag["exercise"]
+
+
+@pytest.mark.parametrize(
+    ("late", "rule"),
+    [
+        pytest.param(
+            {"penalty_per_day": 0.1, "cutoff_days": 3, "grace_minutes": 15},
+            "Late work: each started day after the due date (the first 15 minutes after it count "
+            "as on time) costs 10% of the score; work more than 3 days late scores 0.",
+            id="penalty-grace-cutoff",
+        ),
+        pytest.param(
+            {"penalty_per_day": 0.25, "cutoff_days": 1},
+            "Late work: each started day after the due date costs 25% of the score; work more "
+            "than 1 day late scores 0.",
+            id="one-day",
+        ),
+        pytest.param({}, "Work handed in after the due date scores 0.", id="no-late-work"),
+        pytest.param(
+            {"cutoff_days": 2},
+            "Work handed in up to 2 days after the due date is accepted without a penalty; "
+            "later work scores 0.",
+            id="no-penalty",
+        ),
+    ],
+)
+def test_the_intro_states_the_late_rule(late: dict[str, float], rule: str) -> None:
+    intro = layout.late_rule(LatePolicy(**late))
+    assert intro == rule + " An extension from your instructor moves your due date."

@@ -83,8 +83,9 @@ def _entry(
         entry = _Entry.model_validate(item)
     except ValidationError as exc:
         for err in exc.errors():
-            key = (index, *err["loc"])
-            problems.append(Problem(marks.at(key), f"{dotted(key)}: {err['msg']}"))
+            message = str(err["msg"]).removeprefix("Value error, ")
+            field = f"{dotted(err['loc'])}: " if err["loc"] else ""
+            problems.append(Problem(marks.at((index, *err["loc"])), field + message))
         return []
     assignment = loaded.course.assignment(entry.assignment)
     if assignment is None:

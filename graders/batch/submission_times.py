@@ -161,16 +161,17 @@ def read_times_file(path: Path) -> dict[str, datetime]:
         if not any(cell.strip() for cell in row):
             continue
         student, when = (row[i].strip() if i < len(row) else "" for i in columns)
-        where = Location(str(path), number, _column(lines[number - 1], when or student))
-        problem = _times_row_problem(student, when, first_line)
+        starts = _field_starts(lines[number - 1])
+        field, problem = _times_row_problem(student, when, first_line)
         if problem is None:
             try:
                 times[student] = _explicit_zone(when)
                 first_line[student] = number
                 continue
             except ValueError as exc:
-                problem = f"submitted_at: {exc}"
-        problems.append(f"{where}: {problem}")
+                field, problem = 1, f"submitted_at: {exc}"
+        column = starts[columns[field]] if columns[field] < len(starts) else 1
+        problems.append(f"{Location(str(path), number, column)}: {problem}")
     if problems:
         raise UsageError("\n".join(problems))
     return times
@@ -187,14 +188,28 @@ def _times_columns(path: Path, header: list[str]) -> tuple[int, int]:
     return names.index("student"), names.index("submitted_at")
 
 
-def _times_row_problem(student: str, when: str, first_line: Mapping[str, int]) -> str | None:
+def _times_row_problem(
+    student: str, when: str, first_line: Mapping[str, int]
+) -> tuple[int, str | None]:
+    """(0: the student's field, 1: the time's field) and what is wrong with it, if anything."""
     if not student:
-        return "student: empty"
+        return 0, "student: empty"
     if student in first_line:
-        return f"{student} is listed twice (first on line {first_line[student]})"
+        return 0, f"{student} is listed twice (first on line {first_line[student]})"
     if not when:
-        return f"submitted_at: empty for {student}"
-    return None
+        return 1, f"submitted_at: empty for {student}"
+    return 0, None
+
+
+def _field_starts(line: str) -> list[int]:
+    """The 1-based column where each CSV field of ``line`` starts (quotes respected)."""
+    starts, quoted = [1], False
+    for index, char in enumerate(line):
+        if char == '"':
+            quoted = not quoted
+        elif char == "," and not quoted:
+            starts.append(index + 2)
+    return starts
 
 
 def _explicit_zone(text: str) -> datetime:
@@ -206,11 +221,6 @@ def _explicit_zone(text: str) -> datetime:
     if not named:
         raise ValueError(f"{text!r} has no time zone (write 2026-10-05T21:14:00+02:00, or …Z)")
     return when
-
-
-def _column(line: str, value: str) -> int:
-    index = line.find(value) if value else -1
-    return index + 1 if index >= 0 else 1
 
 
 def with_times(found: Iterable[Found], times: Mapping[str, datetime]) -> list[Found]:
