@@ -28,7 +28,7 @@ from ..session import Session
 from . import gradebook
 from .batch_sources import remember_source
 from .exports import write_outputs
-from .grading import PreparedAssignment, grade_submission, ungradable
+from .grading import INTERNAL_ERROR, PreparedAssignment, grade_submission, ungradable
 from .plan import Plan, default_out_dir, plan_batch
 from .submissions import Found
 from .summary import Reporter, Silent, Summary, Tally, summarize
@@ -188,7 +188,7 @@ def grade_found(
         log.error("internal error while reading %s", found.source, exc_info=True)
         return ungradable(
             found.student,
-            f"internal error while reading {found.source}: {type(exc).__name__}: {exc}",
+            f"{INTERNAL_ERROR} reading {found.source}: {type(exc).__name__}: {exc}",
         ), True
     result = grade_submission(
         prep, replace(sub, student=found.student, submitted_at=found.submitted_at)

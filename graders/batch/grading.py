@@ -31,12 +31,21 @@ __all__ = [
     "apply_late_policy",
     "grade_all",
     "grade_submission",
+    "hit_a_bug",
     "planned_items",
     "prepare_assignment",
     "ungradable",
 ]
 
 log = logging.getLogger(__name__)
+#: How the result of a submission that a bug in graders kept from being graded begins.
+INTERNAL_ERROR = "internal error while"
+
+
+def hit_a_bug(result: StudentResult) -> bool:
+    """Was this submission ungradable because of a bug in graders (not in the submission)?"""
+    error = result.error or ""
+    return result.status is SubmissionStatus.UNGRADABLE and error.startswith(INTERNAL_ERROR)
 
 
 @dataclass(frozen=True)
@@ -109,7 +118,7 @@ def grade_submission(prep: PreparedAssignment, sub: Submission) -> StudentResult
         log.error("internal error while grading %s", sub.student, exc_info=True)
         detail = "".join(traceback.format_exception_only(type(exc), exc)).strip()
         return StudentResult(
-            sub.student, (), SubmissionStatus.UNGRADABLE, f"internal error while grading: {detail}"
+            sub.student, (), SubmissionStatus.UNGRADABLE, f"{INTERNAL_ERROR} grading: {detail}"
         )
 
 

@@ -8,6 +8,7 @@ from typing import TYPE_CHECKING, Any
 
 import click
 
+from ..errors import ExitCode
 from . import isolation_option, main
 
 if TYPE_CHECKING:
@@ -103,11 +104,16 @@ def ci(
 
     Prints each question's result and ends with `graders: SCORE/MAX points`. Exit 0: the
     score reaches --min-score; 1: it does not; 2: the notebook cannot be graded, or a
-    usage or course error. The reports are written in every case where grading ran.
+    usage or course error; 3: a bug in graders. The reports are written in every case
+    where grading ran. The late policy counts from the time grading runs (on Gradescope,
+    from the submission time Gradescope records).
     """
+    from .. import __version__
+    from ..batch.grading import hit_a_bug
     from ..batch.submission_times import ci_time
     from ..integrations.ci.notebook import grade_notebook
     from ..integrations.ci.report import log_lines, outcome, write_reports
+    from . import bug_request
 
     when = ci_time(notebook)  # read before grading: an unreadable record is a usage error
     doc = grade_notebook(
@@ -123,6 +129,9 @@ def ci(
     )
     for line in log_lines(doc, minimum):
         click.echo(line)
+    if hit_a_bug(doc.students[0]):  # the reports say it could not be graded; the exit, why
+        click.echo(bug_request(__version__), err=True)
+        sys.exit(int(ExitCode.INTERNAL))
     sys.exit(int(outcome(doc, minimum)))
 
 

@@ -155,6 +155,8 @@ def grade_in(session: Session, found: Found, assignment: str) -> ResultsDocument
 
     prep = prepare_assignment(session.loaded, assignment, session.ctx)
     result, _ = grade_found(prep, session.loaded, found)
+    if found.submitted_at is not None:  # the time the late policy counted from
+        result = replace(result, submitted_at=found.submitted_at.isoformat(timespec="seconds"))
     return _document(session.loaded, assignment, session.isolation, result)
 
 
