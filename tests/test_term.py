@@ -281,3 +281,32 @@ def test_a_bug_while_grading_exits_3_and_asks_for_a_report(
     assert "this is a bug in graders" in result.stderr and "please report it" in result.stderr
     logged = [r for r in caplog.records if r.exc_info]
     assert logged and "KeyError: 'a bug'" in caplog.text  # the traceback, for the report
+
+
+def test_the_results_document_carries_the_decisions_through_json() -> None:
+    from graders.results import (
+        Extension,
+        Override,
+        QuestionResult,
+        ResultsDocument,
+        Status,
+        StudentResult,
+    )
+
+    at = "2036-10-06T08:00:00+00:00"
+    adjusted = QuestionResult(
+        "ex/q", Status.WRONG, 1.0, 1.0, override=Override(1.0, "typo", "me", at)
+    )
+    ada = StudentResult(
+        "ada", (adjusted,), extension=Extension("2036-10-07T21:59:00+00:00", None, "me", at)
+    )
+    doc = ResultsDocument("c", "ps1", None, None, None, (ada,), dropped=("bob",))
+    assert ResultsDocument.parse(doc.dumps()) == doc
+    data = json.loads(doc.dumps())
+    assert data["students"][0]["questions"][0]["override"] == {
+        "points": 1.0,
+        "reason": "typo",
+        "by": "me",
+        "at": at,
+    }
+    assert data["dropped"] == ["bob"] and ada.score == 1.0
