@@ -45,9 +45,7 @@ def write_outputs(doc: ResultsDocument, out: Path) -> None:
     for student in doc.students:
         if safe_student(student.student):
             path = out / "gradescope" / f"{student.student}.json"
-            write_atomic(
-                path, json.dumps(gradescope_result(student), indent=2, ensure_ascii=False) + "\n"
-            )
+            write_atomic(path, json.dumps(gradescope_result(student), ensure_ascii=False) + "\n")
 
 
 def write_atomic(path: Path, text: str) -> None:
