@@ -13,6 +13,7 @@ from __future__ import annotations
 import os
 import stat
 import tempfile
+import time
 import zipfile
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -49,6 +50,9 @@ def unpack(archive: Path, into: Path) -> Path:
             members = _checked_members(archive, zf)
             for info, relative in members:
                 _extract(zf, info, into / relative)
+                # As unzip does: the member's time (local, as zip stores it) is the file's.
+                when = time.mktime((*info.date_time, 0, 0, -1))
+                os.utime(into / relative, (when, when))
     except (zipfile.BadZipFile, zipfile.LargeZipFile, NotImplementedError, EOFError) as exc:
         raise UsageError(f"{archive}: cannot unpack: {exc}") from exc
     except RuntimeError as exc:  # an encrypted member
@@ -93,8 +97,9 @@ def _member_path(archive: Path, info: zipfile.ZipInfo) -> PurePosixPath | None:
     )
     if refused:
         raise UsageError(f"{archive}: member {info.filename!r} leaves the archive's folder")
-    mode = info.external_attr >> 16 if info.create_system == UNIX else 0
-    if mode and not (stat.S_ISREG(mode) or stat.S_ISDIR(mode)):
+    # Only an archive made on Unix says a member's type; no type bits mean a plain file.
+    kind = stat.S_IFMT(info.external_attr >> 16) if info.create_system == UNIX else 0
+    if kind not in (0, stat.S_IFREG, stat.S_IFDIR):
         raise UsageError(f"{archive}: member {info.filename!r} is a link or a device, not a file")
     if info.is_dir() or parts[0] in IGNORED_TOP:
         return None
