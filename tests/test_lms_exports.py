@@ -10,6 +10,7 @@ import csv
 import io
 import json
 import re
+import xml.etree.ElementTree as ET
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -89,6 +90,8 @@ def test_the_run_lists_the_missing_and_flags_those_not_on_the_roster(
     assert (grades["eve"]["status"], grades["eve"]["total"]) == ("missing", "0.0")
     assert (grades["zed"]["roster"], grades["ada"]["roster"]) == ("not on roster", "listed")
     assert not (summary.out_dir / "gradescope" / "eve.json").exists()
+    suites = {s.get("name"): s for s in ET.parse(summary.out_dir / "junit.xml").getroot()}
+    assert suites["eve"].find("testcase/skipped").get("message") == "no submission"
 
 
 def test_missing_is_in_the_gradebook_until_the_student_hands_in(
@@ -171,6 +174,11 @@ def test_a_roster_given_after_the_run_still_lists_its_missing(
     table, result = exported(workspace, "canvas", roster_path=later)
     assert [r[0] for r in table[2:]] == ["ada", "fay"] and table[3][-1] == "0"
     assert {s for s, _ in result.left_out} == {"bob", "cy", "dee", "zed"}
+    assert result.by_name == ()
+    bare = tmp_path / "bare.csv"
+    bare.write_text("student,name\nada,Ada Lovelace\n")
+    _, by_name = exported(workspace, "canvas", roster_path=bare)
+    assert by_name.by_name == ("ada",)  # nothing but a name for Canvas to find her by
 
 
 def test_without_a_roster_graders_id_is_the_login(tmp_path: Path) -> None:

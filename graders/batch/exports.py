@@ -116,6 +116,9 @@ def _suite(assignment: str, s: StudentResult) -> ET.Element:
     if s.status is SubmissionStatus.UNGRADABLE:
         case = ET.SubElement(suite, "testcase", classname=classname, name="submission")
         ET.SubElement(case, "error", message=_xml(s.error or "ungradable"), type="ungradable")
+    elif s.status is SubmissionStatus.MISSING:  # on the roster, nothing handed in
+        case = ET.SubElement(suite, "testcase", classname=classname, name="submission")
+        ET.SubElement(case, "skipped", message=_xml(s.error or "missing"))
     for q in s.questions:
         suite.append(_case(classname, q))
     _count(suite, suite.findall("testcase"))

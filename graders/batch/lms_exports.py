@@ -59,6 +59,7 @@ class Export:
     rows: int  # students written
     left_out: tuple[tuple[str, str], ...] = ()  # (student, why)
     blank: tuple[str, ...] = ()  # students written without a score
+    by_name: tuple[str, ...] = ()  # written without an id: the LMS can match them by name only
 
 
 @dataclass(frozen=True)
@@ -85,7 +86,7 @@ def export(doc: ResultsDocument, fmt: str, options: ExportOptions) -> Export:
 
 def canvas_csv(doc: ResultsDocument, options: ExportOptions) -> Export:
     """Canvas's Gradebook import file: one row per student on the roster (or every student)."""
-    rows, left_out, blank = [], [], []
+    rows, left_out, blank, by_name = [], [], [], []
     for s in doc.students:
         if s.on_roster is False:
             left_out.append((s.student, "not on the roster"))
@@ -95,11 +96,13 @@ def canvas_csv(doc: ResultsDocument, options: ExportOptions) -> Export:
         if score is None:
             blank.append(s.student)
         login = entry.sis_login_id if options.roster else s.student
+        if not (entry.lms_id or entry.sis_user_id or login):
+            by_name.append(s.student)
         ids = [entry.name or s.student, entry.lms_id, entry.sis_user_id, login, entry.section]
         rows.append([*ids, score or ""])
     points = [POINTS_POSSIBLE, "", "", "", "", format_points(options.points_possible)]
     text = _csv([[*CANVAS_COLUMNS, options.column], points, *rows])
-    return Export(text, len(rows), tuple(left_out), tuple(blank))
+    return Export(text, len(rows), tuple(left_out), tuple(blank), tuple(by_name))
 
 
 def moodle_csv(doc: ResultsDocument, options: ExportOptions) -> Export:

@@ -71,3 +71,6 @@ def export_grades(
     if result.blank:
         names = ", ".join(printable(s) for s in result.blank)
         click.echo(f"  no score (could not be graded; the LMS keeps its grade): {names}", err=True)
+    if result.by_name:
+        names = ", ".join(printable(s) for s in result.by_name)
+        click.echo(f"  no id in the roster, matched by name only: {names}", err=True)
