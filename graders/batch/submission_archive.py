@@ -50,9 +50,7 @@ def unpack(archive: Path, into: Path) -> Path:
             members = _checked_members(archive, zf)
             for info, relative in members:
                 _extract(zf, info, into / relative)
-                # As unzip does: the member's time (local, as zip stores it) is the file's.
-                when = time.mktime((*info.date_time, 0, 0, -1))
-                os.utime(into / relative, (when, when))
+                _keep_time(info, into / relative)
     except (zipfile.BadZipFile, zipfile.LargeZipFile, NotImplementedError, EOFError) as exc:
         raise UsageError(f"{archive}: cannot unpack: {exc}") from exc
     except RuntimeError as exc:  # an encrypted member
@@ -120,6 +118,15 @@ def _extract(zf: zipfile.ZipFile, info: zipfile.ZipInfo, target: Path) -> None:
                 if left < 0:
                     raise zipfile.BadZipFile(f"{info.filename!r} is larger than it says")
                 out.write(chunk)
+
+
+def _keep_time(info: zipfile.ZipInfo, target: Path) -> None:
+    # As unzip does: the member's time (local, as zip stores it) becomes the file's.
+    try:
+        when = time.mktime((*info.date_time, 0, 0, -1))
+    except (OverflowError, ValueError):
+        return  # a nonsense date in the archive: the file keeps the time it was unpacked
+    os.utime(target, (when, when))
 
 
 def _submissions_root(folder: Path) -> Path:

@@ -14,7 +14,13 @@ from .roster import roster_option
 
 @main.command("export")
 @click.argument("assignment")
-@click.option("--format", "fmt", type=click.Choice(FORMATS), required=True, help="The LMS.")
+@click.option(
+    "--format",
+    "fmt",
+    type=click.Choice(FORMATS),
+    required=True,
+    help="Canvas, Moodle, or a plain CSV.",
+)
 @click.option(
     "-o",
     "--output",
