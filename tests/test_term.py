@@ -310,3 +310,14 @@ def test_the_results_document_carries_the_decisions_through_json() -> None:
         "at": at,
     }
     assert data["dropped"] == ["bob"] and ada.score == 1.0
+
+
+def test_a_dropped_student_on_the_roster_is_not_missing(term: Term) -> None:
+    (term.root / "roster.csv").write_text("student\nada\nbob\ncy\ndan\n", encoding="utf-8")
+    ok(term.cli("drop", "bob", "ps1", "--reason", "withdrew"))
+    said = ok(term.cli("autograde", "ps1", str(term.subs), "--times", str(term.times)))
+    assert "1 on the roster handed nothing in (missing, 0 points):\n  dan" in said
+    got = {name: s["status"] for name, s in term.results().items()}
+    assert got == {"ada": "graded", "cy": "graded", "dan": "missing"}
+    ok(term.cli("override", "ada", "ps1", "clone-basics/shares", "0", "--reason", "copied"))
+    assert term.results()["dan"]["status"] == "missing"  # outputs rewritten with the roster

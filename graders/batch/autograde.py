@@ -30,8 +30,12 @@ from .batch_sources import remember_source
 from .exports import write_outputs
 from .grading import INTERNAL_ERROR, PreparedAssignment, grade_submission, ungradable
 from .plan import Plan, default_out_dir, plan_batch
+from .progress import Reporter, Silent
+from .roster import Roster
+from .roster_check import apply_roster, record_missing
+from .submission_archive import opened_submissions
 from .submissions import Found
-from .summary import Reporter, Silent, Summary, Tally, summarize
+from .summary import Summary, Tally, summarize
 
 __all__ = [
     "Plan",
@@ -65,6 +69,10 @@ def grade_plan(
     if plan.source is not None:
         remember_source(engine, plan.course, plan.assignment, plan.source)
     batch = _Batch(plan, session, engine, reporter or Silent())
+    if plan.source is not None:  # a whole class: who is missing is known (not in a regrade)
+        record_missing(
+            engine, plan.course, plan.assignment, plan.roster_check.missing, batch.run_id
+        )
     outcome = "interrupted"
     try:
         batch.run(workers, stop or threading.Event())
@@ -80,7 +88,9 @@ def grade_plan(
             batch.failed,
             session.isolation,
         )
-        doc = gradebook.results_document(engine, plan.course, plan.assignment)
+        doc = apply_roster(
+            gradebook.results_document(engine, plan.course, plan.assignment), plan.roster
+        )
         write_outputs(doc, plan.out_dir)
     tally = Tally(
         frozenset(f.student for f, _ in plan.keyed),
@@ -90,6 +100,8 @@ def grade_plan(
         sum(1 for f, _ in plan.keyed if f.path is not None),
         plan.dropped,
         tuple(batch.internal),
+        plan.roster_check.missing,
+        plan.roster_check.unlisted,
     )
     return summarize(doc, tally, (plan.out_dir, plan.db_url), outcome == "interrupted")
 
@@ -106,12 +118,24 @@ def autograde(
     times: Path | None = None,
     reporter: Reporter | None = None,
     stop: threading.Event | None = None,
+    roster: Roster | None = None,
 ) -> Summary:
-    """Grade the notebooks in ``submissions`` into the gradebook and write the outputs."""
-    plan = plan_batch(
-        session, assignment, submissions, db_url=db_url, out_dir=out_dir, force=force, times=times
-    )
-    return grade_plan(plan, session, workers=workers, reporter=reporter, stop=stop)
+    """Grade the notebooks in ``submissions`` (a folder, or a .zip of one) into the gradebook
+    and write the outputs."""
+    with opened_submissions(submissions) as folder:
+        plan = plan_batch(
+            session,
+            assignment,
+            folder,
+            db_url=db_url,
+            out_dir=out_dir,
+            force=force,
+            times=times,
+            roster=roster,
+        )
+        if plan.source is not None:  # a later regrade reads the zip, not where it was opened
+            plan = replace(plan, source=replace(plan.source, folder=submissions.resolve()))
+        return grade_plan(plan, session, workers=workers, reporter=reporter, stop=stop)
 
 
 class _Batch:

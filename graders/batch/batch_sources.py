@@ -1,5 +1,7 @@
 """Where the latest ``autograde`` of each assignment found its submissions, and wrote.
 
+It also keeps the times file and the roster that run used.
+
 ``graders regrade STUDENT ASSIGNMENT`` grades one student again from the same folder,
 with the same times file, without being told where they are; an extension, an override
 or a drop rewrites the outputs where that run wrote them, so they match the gradebook.
@@ -21,9 +23,10 @@ from .term_tables import BatchSourceRow
 class BatchSource:
     """What a whole-class run of an assignment read and where it wrote."""
 
-    folder: Path
+    folder: Path  # the submissions folder, or the .zip of one
     times: Path | None
     out: Path
+    roster: Path | None = None
 
 
 def remember_source(engine: Engine, course: str, assignment: str, source: BatchSource) -> None:
@@ -41,6 +44,7 @@ def remember_source(engine: Engine, course: str, assignment: str, source: BatchS
                 folder=str(source.folder),
                 times=str(source.times) if source.times else None,
                 out=str(source.out),
+                roster=str(source.roster) if source.roster else None,
                 at=now(),
             )
         )
@@ -55,4 +59,9 @@ def last_source(engine: Engine, course: str, assignment: str) -> BatchSource | N
         row = conn.execute(query).one_or_none()
     if row is None:
         return None
-    return BatchSource(Path(row.folder), Path(row.times) if row.times else None, Path(row.out))
+    return BatchSource(
+        Path(row.folder),
+        Path(row.times) if row.times else None,
+        Path(row.out),
+        Path(row.roster) if row.roster else None,
+    )

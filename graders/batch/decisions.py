@@ -21,9 +21,12 @@ from ..session import Session
 from . import audit, gradebook
 from .adjustments import dropped_students
 from .autograde import grade_plan
-from .batch_sources import last_source
+from .batch_sources import BatchSource, last_source
 from .exports import write_outputs
 from .plan import default_out_dir, plan_batch
+from .roster import Roster, find_roster
+from .roster_check import apply_roster
+from .submission_archive import opened_submissions
 from .summary import Summary
 
 
@@ -69,11 +72,21 @@ def regrade(
         )
     times = request.times or (source.times if source and not request.submissions else None)
     out = source.out if source else default_out_dir(session.loaded, assignment)
+    roster = roster_of(session.loaded, source)
     before = _student(engine, course, assignment, student)
-    plan = plan_batch(
-        session, assignment, folder, db_url=url, out_dir=out, force=True, times=times, only=student
-    )
-    summary = grade_plan(plan, session)
+    with opened_submissions(folder) as opened:
+        plan = plan_batch(
+            session,
+            assignment,
+            opened,
+            db_url=url,
+            out_dir=out,
+            force=True,
+            times=times,
+            only=student,
+            roster=roster,
+        )
+        summary = grade_plan(plan, session)
     after = _student(engine, course, assignment, student)
     with engine.begin() as conn:
         detail = f"graded again from {folder}: {_score(before)} -> {_score(after)}"
@@ -82,11 +95,20 @@ def regrade(
 
 
 def refresh_outputs(engine: Engine, loaded: LoadedCourse, assignment: str) -> Path:
-    """Rewrite the outputs of ``assignment`` from the gradebook, where autograde wrote them."""
+    """Rewrite the outputs of ``assignment`` from the gradebook, where autograde wrote them,
+    held against the roster it used."""
     source = last_source(engine, loaded.course.id, assignment)
     out = source.out if source else default_out_dir(loaded, assignment)
-    write_outputs(gradebook.results_document(engine, loaded.course.id, assignment), out)
+    doc = gradebook.results_document(engine, loaded.course.id, assignment)
+    write_outputs(apply_roster(doc, roster_of(loaded, source)), out)
     return out
+
+
+def roster_of(loaded: LoadedCourse, source: BatchSource | None) -> Roster | None:
+    """The roster the latest autograde used, else the course's ``roster.csv``, if any."""
+    if source is not None and source.roster is not None and source.roster.is_file():
+        return find_roster(loaded.root, source.roster)
+    return find_roster(loaded.root)
 
 
 def _student(engine: Engine, course: str, assignment: str, student: str) -> StudentResult | None:

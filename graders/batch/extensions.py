@@ -22,7 +22,7 @@ from ..course.load import LoadedCourse
 from ..course.model import Assignment
 from ..errors import UsageError
 from ..results import SubmissionStatus
-from . import audit, gradebook
+from . import audit, saved_grades
 from .adjustments import due_dates
 from .extensions_file import FileExtension, read_extensions_file
 from .grading import apply_late_policy
@@ -87,7 +87,7 @@ def restate(conn: Connection, course: str, assignment: Assignment, student: str)
 
     True when the student has a saved grade (an ungradable one has nothing to restate).
     """
-    saved = gradebook.saved_result(conn, course, assignment.id, student)
+    saved = saved_grades.saved_result(conn, course, assignment.id, student)
     if saved is None:
         return False
     result, submitted_at = saved
@@ -96,7 +96,7 @@ def restate(conn: Connection, course: str, assignment: Assignment, student: str)
     due = due_dates(conn, course, assignment.id).get(student, assignment.due)
     mine = assignment.model_copy(update={"due": due})
     restated = apply_late_policy(mine, student, result.questions, submitted_at)
-    gradebook.replace_result(conn, course, assignment.id, restated)
+    saved_grades.replace_result(conn, course, assignment.id, restated)
     return True
 
 

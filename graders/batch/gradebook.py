@@ -28,13 +28,12 @@ from sqlalchemy import (
     event,
     insert,
     select,
-    update,
 )
-from sqlalchemy.engine import Connection, Engine, make_url
+from sqlalchemy.engine import Engine, make_url
 from sqlalchemy.orm import Session
 
 from ..errors import UsageError
-from ..results import ResultsDocument, StudentResult
+from ..results import ResultsDocument, StudentResult, SubmissionStatus
 from . import term_tables  # noqa: F401 - registers the term's tables with Base
 from .adjustments import Adjustments, read_adjustments, student_overrides
 from .gradebook_tables import Base, RunRow, SubmissionRow
@@ -161,51 +160,41 @@ def record(engine: Engine, course: str, assignment: str, graded: Graded) -> None
     # cost of the batch's main thread.
     with engine.begin() as conn:
         overrides = Adjustments({student: student_overrides(conn, course, assignment, student)})
-        row = _submission_row(course, assignment, graded) | _scores(overrides.apply(graded.result))
-        conn.execute(delete(SubmissionRow).where(*_mine(course, assignment, student)))
+        row = _submission_row(course, assignment, graded) | score_columns(
+            overrides.apply(graded.result)
+        )
+        conn.execute(delete(SubmissionRow).where(*of_student(course, assignment, student)))
         conn.execute(insert(SubmissionRow), row)
 
 
-def replace_result(conn: Connection, course: str, assignment: str, result: StudentResult) -> None:
-    """Save a changed result of an already graded student (a new due date, new overrides),
-    keeping where and how it was graded."""
-    overrides = Adjustments(
-        {result.student: student_overrides(conn, course, assignment, result.student)}
-    )
-    conn.execute(
-        update(SubmissionRow)
-        .where(*_mine(course, assignment, result.student))
-        .values(
-            status=result.status.value,
-            error=result.error,
-            late_factor=result.late_factor,
-            result_json=_stored(result),
-            **_scores(overrides.apply(result)),
+def replace_missing(
+    engine: Engine,
+    course: str,
+    assignment: str,
+    missing: list[Graded],
+) -> None:
+    """Make the ``missing`` rows of an assignment exactly ``missing``, in one transaction.
+
+    A missing row is the roster's say, not a grade: each run replaces them all, so a
+    student who handed in since, or who left the roster, is no longer missing.
+    """
+    with engine.begin() as conn:
+        conn.execute(
+            delete(SubmissionRow).where(
+                SubmissionRow.course == course,
+                SubmissionRow.assignment == assignment,
+                SubmissionRow.status == SubmissionStatus.MISSING.value,
+            )
         )
-    )
+        if missing:
+            conn.execute(
+                insert(SubmissionRow),
+                [_submission_row(course, assignment, g) | score_columns(g.result) for g in missing],
+            )
 
 
-def saved_result(
-    conn: Connection, course: str, assignment: str, student: str
-) -> tuple[StudentResult, datetime | None] | None:
-    """A student's saved result (the engine's, without overrides) and submission time."""
-    query = select(SubmissionRow.result_json, SubmissionRow.submitted_at).where(
-        *_mine(course, assignment, student)
-    )
-    row = conn.execute(query).one_or_none()
-    return None if row is None else (StudentResult.parse(row.result_json), row.submitted_at)
-
-
-def students_of(engine: Engine, course: str, assignment: str) -> list[str]:
-    """Every student with a saved grade for ``assignment``."""
-    query = select(SubmissionRow.student).where(
-        SubmissionRow.course == course, SubmissionRow.assignment == assignment
-    )
-    with engine.connect() as conn:
-        return sorted(conn.execute(query).scalars())
-
-
-def _mine(course: str, assignment: str, student: str) -> tuple[ColumnElement[bool], ...]:
+def of_student(course: str, assignment: str, student: str) -> tuple[ColumnElement[bool], ...]:
+    """The conditions that pick one student's row of an assignment."""
     return (
         SubmissionRow.course == course,
         SubmissionRow.assignment == assignment,
@@ -230,16 +219,17 @@ def _submission_row(course: str, assignment: str, graded: Graded) -> dict[str, A
         late_factor=r.late_factor,
         torch_version=graded.torch_version,
         isolation=graded.isolation,
-        result_json=_stored(r),
+        result_json=stored_json(r),
     )
 
 
-def _stored(result: StudentResult) -> str:
+def stored_json(result: StudentResult) -> str:
+    """A result as ``result_json`` keeps it."""
     # The engine's result only: times have their own columns, decisions their own tables.
     return replace(result, submitted_at=None, graded_at=None, extension=None).dumps()
 
 
-def _scores(result: StudentResult) -> dict[str, float]:
+def score_columns(result: StudentResult) -> dict[str, float]:
     """The score columns, counted with the instructor's overrides (what SQL queries see)."""
     return dict(score=result.score, raw_score=result.raw_score, max_score=result.max_score)
 

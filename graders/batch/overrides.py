@@ -17,7 +17,7 @@ from sqlalchemy.engine import Connection, Engine
 
 from ..errors import UsageError, did_you_mean
 from ..results import Override, QuestionResult, StudentResult, SubmissionStatus, format_points
-from . import audit, gradebook
+from . import audit, saved_grades
 from .adjustments import student_overrides
 from .term_tables import OverrideRow
 
@@ -75,7 +75,7 @@ def set_override(
             f"{format_points(question.max_points)}"
         )
         audit.log(conn, where, "override", detail, by=decision.by, reason=override.reason)
-        gradebook.replace_result(conn, course, assignment, result)  # the score columns
+        saved_grades.replace_result(conn, course, assignment, result)  # the score columns
     return override
 
 
@@ -92,12 +92,12 @@ def clear_override(
         _delete(conn, where, question.id)
         detail = f"{question.id}: override removed, back to {format_points(question.points)}"
         audit.log(conn, where, "override-clear", detail, by=by)
-        gradebook.replace_result(conn, course, assignment, result)
+        saved_grades.replace_result(conn, course, assignment, result)
 
 
 def _graded(conn: Connection, where: tuple[str, str, str]) -> StudentResult:
     course, assignment, student = where
-    saved = gradebook.saved_result(conn, course, assignment, student)
+    saved = saved_grades.saved_result(conn, course, assignment, student)
     if saved is None:
         raise UsageError(
             f"no grade for {student} in {assignment} in the gradebook (grade them first: "

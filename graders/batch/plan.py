@@ -7,7 +7,7 @@ students are left out, whatever ``--force`` says.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from datetime import datetime
 from pathlib import Path
 
@@ -20,6 +20,8 @@ from .batch_sources import BatchSource
 from .extensions import sync_file
 from .grading import PreparedAssignment, prepare_assignment
 from .grading_key import course_key, keyed_submission
+from .roster import Roster
+from .roster_check import RosterCheck, check_roster
 from .submission_times import read_times_file, with_times
 from .submissions import Found, find_submissions
 
@@ -43,6 +45,8 @@ class Plan:
     dues: dict[str, datetime] = field(default_factory=dict)  # students' own due dates
     dropped: tuple[str, ...] = ()  # students of the folder dropped from the assignment
     source: BatchSource | None = None  # what a whole-class run reads (not a regrade)
+    roster: Roster | None = None
+    roster_check: RosterCheck = RosterCheck()
 
     def prep_for(self, student: str) -> PreparedAssignment:
         """The assignment as ``student`` is graded on it: with their own due date, if any."""
@@ -76,6 +80,7 @@ def plan_batch(
     force: bool = False,
     times: Path | None = None,
     only: str | None = None,
+    roster: Roster | None = None,
 ) -> Plan:
     """Find the notebooks, prepare the assignment, key each notebook, compare with the gradebook.
 
@@ -86,7 +91,8 @@ def plan_batch(
     """
     # An unknown assignment, a wrong folder or a bad times file fail before torch runs.
     get_assignment(session.loaded, assignment)
-    found = find_submissions(submissions, assignment)
+    others = [a.id for a in session.loaded.course.assignments if a.id != assignment]
+    found = find_submissions(submissions, assignment, roster=roster, others=others)
     if times is not None:
         found = with_times(found, read_times_file(times))
     if only is not None:
@@ -108,7 +114,13 @@ def plan_batch(
     saved = gradebook.grading_keys(engine, course, assignment)
     todo = tuple((f, key) for f, key in keyed if force or saved.get(f.student) != key)
     out = out_dir or default_out_dir(session.loaded, assignment)
-    source = BatchSource(submissions.resolve(), times.resolve() if times else None, out.resolve())
+    source = BatchSource(
+        submissions.resolve(),
+        times.resolve() if times else None,
+        out.resolve(),
+        roster.path.resolve() if roster else None,
+    )
+    check = check_roster(roster, [f.student for f in found], saved) if only is None else None
     return Plan(
         prep,
         url,
@@ -118,7 +130,14 @@ def plan_batch(
         dues,
         tuple(sorted({f.student for f in found} & dropped)),
         None if only else source,
+        roster,
+        _without(check, dropped) if check else RosterCheck(),
     )
+
+
+def _without(check: RosterCheck, dropped: set[str]) -> RosterCheck:
+    # A dropped student on the roster withdrew: they are not missing.
+    return replace(check, missing=tuple(s for s in check.missing if s not in dropped))
 
 
 def _only(found: list[Found], student: str, submissions: Path) -> list[Found]:

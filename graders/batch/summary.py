@@ -1,32 +1,11 @@
-"""What a batch tells the one who ran it: progress as it goes, a summary at the end."""
+"""What a batch tells the one who ran it at the end: what it did, who needs a look."""
 
 from __future__ import annotations
 
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Protocol
 
 from ..results import CRASHED, ResultsDocument, StudentResult, SubmissionStatus
-
-
-class Reporter(Protocol):
-    """Told about the batch as it goes (a progress bar, log lines)."""
-
-    def start(self, total: int, skipped: int) -> None:
-        """``total`` submissions are about to be graded; ``skipped`` are unchanged."""
-
-    def done(self, result: StudentResult) -> None:
-        """One submission was graded and saved."""
-
-
-class Silent:
-    """A reporter that says nothing."""
-
-    def start(self, total: int, skipped: int) -> None:
-        """Nothing to show."""
-
-    def done(self, result: StudentResult) -> None:
-        """Nothing to show."""
 
 
 @dataclass(frozen=True)
@@ -45,6 +24,8 @@ class Summary:
     interrupted: bool  # stopped before everything was graded; running again goes on
     out_dir: Path
     db_url: str
+    missing: tuple[str, ...] = ()  # on the roster, nothing handed in (score 0)
+    unlisted: tuple[str, ...] = ()  # handed in, not on the roster (graded, flagged)
     # Students with a notebook but no submission time from any source: no late policy.
     untimed: tuple[str, ...] = ()
     with_notebook: int = 0  # students of the folder with a notebook
@@ -68,6 +49,8 @@ class Tally:
     with_notebook: int
     dropped: tuple[str, ...]
     internal: tuple[tuple[str, str], ...]
+    missing: tuple[str, ...] = ()
+    unlisted: tuple[str, ...] = ()
 
 
 def summarize(
@@ -92,6 +75,8 @@ def summarize(
         interrupted,
         out_dir,
         db_url,
+        missing=tally.missing,
+        unlisted=tally.unlisted,
         untimed=tally.untimed,
         with_notebook=tally.with_notebook,
         dropped=tally.dropped,

@@ -106,4 +106,5 @@ class BatchSourceRow(Base):
     folder: Mapped[str] = mapped_column(Text)
     times: Mapped[str | None] = mapped_column(Text)
     out: Mapped[str] = mapped_column(Text)  # where its outputs went (``--out``)
+    roster: Mapped[str | None] = mapped_column(Text)  # the roster it held the class against
     at: Mapped[datetime] = mapped_column(UtcDateTime)

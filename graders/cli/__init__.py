@@ -18,7 +18,7 @@ import click
 
 from ..errors import ExitCode, user_errors
 
-COMMAND_MODULES = ("course", "grading", "autograde", "notebooks", "report", "ci", "term")
+COMMAND_MODULES = ("course", "grading", "autograde", "export", "notebooks", "report", "ci", "term")
 
 
 class _Group(click.Group):

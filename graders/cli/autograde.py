@@ -17,11 +17,12 @@ import click
 from ..errors import ExitCode
 from . import course_option, exit_with, isolation_option, main
 from .batch_output import batch_exit_code, print_summary, printable
+from .roster import roster_option
 
 if TYPE_CHECKING:
     from rich.progress import Progress
 
-    from ..batch.autograde import Reporter
+    from ..batch.progress import Reporter
     from ..results import StudentResult
 
 db_option = click.option(
@@ -42,9 +43,10 @@ times_option = click.option(
 
 @main.command()
 @click.argument("assignment")
-@click.argument("submissions", type=click.Path(exists=True, file_okay=False, path_type=Path))
+@click.argument("submissions", type=click.Path(exists=True, path_type=Path))
 @course_option
 @db_option
+@roster_option
 @click.option(
     "--out",
     "out_dir",
@@ -72,6 +74,7 @@ def autograde(
     submissions: Path,
     course: Path | None,
     db_url: str | None,
+    roster_path: Path | None,
     out_dir: Path | None,
     workers: int,
     force: bool,
@@ -81,13 +84,16 @@ def autograde(
     """Grade every student's notebook in SUBMISSIONS for ASSIGNMENT into the gradebook.
 
     SUBMISSIONS holds <student>/<assignment>.ipynb, or is nbgrader's submitted/ folder
-    (or its course root). Unchanged submissions are skipped, so an interrupted run can
-    simply be started again. Exit 0: everyone graded; 1: some submission could not be;
-    3: a bug in graders kept some from being graded.
+    (or its course root), or an LMS's bulk download (a flat folder, or its .zip).
+    Unchanged submissions are skipped, so an interrupted run can simply be started again.
+    Exit 0: everyone graded; 1: some submission could not be; 3: a bug in graders kept
+    some from being graded.
     """
     from ..batch.autograde import autograde as run_batch
-    from ..session import open_session
+    from ..batch.roster import find_roster
+    from ..session import load, open_session
 
+    roster = find_roster(load(course).root, roster_path)  # a broken roster stops before torch
     stop = threading.Event()
     try:
         with (
@@ -106,6 +112,7 @@ def autograde(
                 times=times,
                 reporter=reporter,
                 stop=stop,
+                roster=roster,
             )
     except KeyboardInterrupt:
         summary = None

@@ -45,6 +45,15 @@ def print_summary(summary: Summary) -> None:
         click.echo(f"{len(ungradable)} could not be graded:")
         for student, reason in ungradable:
             click.echo(f"  {printable(student)}: {printable(reason)}")
+    if summary.missing:
+        click.echo(f"{len(summary.missing)} on the roster handed nothing in (missing, 0 points):")
+        click.echo("  " + ", ".join(printable(s) for s in summary.missing))
+    if summary.unlisted:
+        click.echo(
+            f"warning: {len(summary.unlisted)} submission{'s' * (len(summary.unlisted) != 1)} "
+            "from students not on the roster (graded, flagged, left out of LMS exports):"
+        )
+        click.echo("  " + ", ".join(printable(s) for s in summary.unlisted))
     if summary.crashed:
         click.echo(
             f"code failed, timed out or tampered with grading for {len(summary.crashed)} (graded, "
