@@ -12,7 +12,7 @@
 
 A child that times out, crashes or tampers costs this exercise only: every check gets that
 status and zero, with the sandbox's or the checker's message as feedback. Each exercise's
-time budget comes from its reference: ``max(0.5 s, 50 x the reference's time)``, capped by
+time budget comes from its reference: ``max(2 s, 50 x the reference's time)``, capped by
 the course's ``limits.timeout_s`` (an exercise's ``timeout_s`` overrides it).
 """
 
