@@ -103,10 +103,15 @@ class DeclaredMisconception:
 
 @dataclass(frozen=True)
 class Reading:
-    """What an answer cell says: its answer text (None: unanswered) and notes for feedback."""
+    """What an answer cell says: its answer text (None: unanswered) and notes for feedback.
+
+    ``rewrite`` is the cell as the notebook asks for it, when the kind can say (a
+    prediction written without quotes: the same answer in quotes), for the pre-submit check.
+    """
 
     text: str | None
     notes: tuple[str, ...] = ()
+    rewrite: str | None = None
 
 
 E = TypeVar("E", bound=ExerciseBase)
@@ -154,7 +159,10 @@ class Kind(Protocol[E, P]):
     def layout(self, placed: Placed, key: Mapping[str, str]) -> list[Part]:
         """The exercise's parts of a notebook (``key`` may be empty)."""
 
-    def hint(self, runs_answers: bool) -> str:
+    def labels(self, placed: Placed) -> dict[str, str]:
+        """Answer key and item id -> how the notebook names it (``Question 1.2``)."""
+
+    def hint(self) -> str:
         """How to answer this kind's cells, for a notebook's introduction."""
 
     def read_cell(self, source: str, meta: Mapping[str, Any]) -> Reading:

@@ -148,7 +148,7 @@ class CodeKind:
     def _grade(
         self, exercise: CodeExercise, prepared: dict[str, Any], source: str | None, ctx: Context
     ) -> list[QuestionResult]:
-        if source is None or not source.strip() or source.strip() == exercise.template.strip():
+        if source is None or _untouched(exercise, source):
             return all_checks(
                 exercise,
                 Status.UNANSWERED,
@@ -181,7 +181,10 @@ class CodeKind:
     def layout(self, placed: Placed, key: Mapping[str, str]) -> list[Part]:
         return code_layout.layout(placed, key)
 
-    def hint(self, runs_answers: bool) -> str:
+    def labels(self, placed: Placed) -> dict[str, str]:
+        return code_layout.labels(placed)
+
+    def hint(self) -> str:
         return code_layout.HINT
 
     def read_cell(self, source: str, meta: Mapping[str, Any]) -> Reading:
@@ -197,3 +200,11 @@ class CodeKind:
         self, exercise: CodeExercise
     ) -> dict[str, tuple[DeclaredMisconception, ...]]:
         return {}
+
+
+def _untouched(exercise: CodeExercise, source: str) -> bool:
+    """Nothing written yet: the template as released, only comments, or the function still
+    the placeholder (``...``, or the stub nbgrader's generate_assignment put in its place)."""
+    if source.strip() == exercise.template.strip():
+        return True
+    return code_layout.cell_problem(source, {"entry": exercise.entry}) is None

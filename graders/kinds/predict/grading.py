@@ -2,7 +2,9 @@
 
 A wrong answer that matches a declared misconception gets that misconception's name and
 explanation first; the author's explanation always follows, then the comparison's
-one-sentence feedback, then any note about the answer cell itself.
+one-sentence feedback, then how Python spells what the learner wrote another way
+(``true``, ``Runtime Error``), then any note about the answer cell itself. An answer that
+cannot be read gets the reason, then the explanation.
 """
 
 from __future__ import annotations
@@ -10,7 +12,7 @@ from __future__ import annotations
 from functools import lru_cache
 
 from ...answers.compare import compare, same_value
-from ...answers.parse import AnswerSyntaxError, parse_answer
+from ...answers.parse import AnswerSyntaxError, ReadAnswer, read_answer
 from ...answers.values import Value
 from ...results import QuestionResult, Status
 from ..base import ExerciseAnswers
@@ -25,12 +27,12 @@ NO_TRUTH = (
 
 
 @lru_cache(maxsize=8192)
-def parsed(text: str) -> Value:
-    """``parse_answer``, once per distinct text: a class writes the same answers many times.
+def parsed(text: str) -> ReadAnswer:
+    """``read_answer``, once per distinct text: a class writes the same answers many times.
 
     Values are frozen and never changed by comparing, so one may serve every student.
     """
-    return parse_answer(text)
+    return read_answer(text)
 
 
 def grade_question(
@@ -49,17 +51,18 @@ def grade_question(
     if text is None or text.strip() in UNANSWERED:
         return _with(missed, Status.UNANSWERED, q.explain, note)
     try:
-        answer = parsed(text)
+        read = parsed(text)
     except AnswerSyntaxError as exc:
-        return _with(missed, Status.INVALID, str(exc), note)
+        return _with(missed, Status.INVALID, str(exc), q.explain, note)
+    answer, spelling = read.value, "\n".join(read.notes)
     verdict = compare(answer, truth.value)
     if verdict.correct:
-        feedback = join(q.explain, note)
+        feedback = join(q.explain, spelling, note)
         return QuestionResult(
             item_id, Status.CORRECT, q.points, q.points, text, truth.literal, feedback
         )
     matched = misconception(q, answer)
-    feedback = join(matched.explain if matched else "", q.explain, verdict.feedback, note)
+    feedback = join(matched.explain if matched else "", q.explain, verdict.feedback, spelling, note)
     name = matched.name if matched else None
     return QuestionResult(item_id, Status.WRONG, 0.0, q.points, text, truth.literal, feedback, name)
 
@@ -68,7 +71,7 @@ def misconception(q: Question, answer: Value) -> Misconception | None:
     """The first declared misconception the answer matches."""
     for m in q.misconceptions:
         try:
-            if same_value(parsed(m.answer), answer):
+            if same_value(parsed(m.answer).value, answer):
                 return m
         except AnswerSyntaxError:
             continue  # reported by validate; never blocks grading
