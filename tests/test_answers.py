@@ -129,10 +129,14 @@ ACCEPTED = [
         Name("RuntimeError"),
     ),
     ("a warning's line", "UserWarning: The .grad attribute of a Tensor", Name("UserWarning")),
-    ("dotted class in a traceback", "torch.OutOfMemoryError: CUDA out of memory", Name("OutOfMemoryError")),
+    (
+        "dotted class in a traceback",
+        "torch.OutOfMemoryError: CUDA out of memory",
+        Name("OutOfMemoryError"),
+    ),
     (
         "a whole pasted traceback",
-        "Traceback (most recent call last):\n  File \"<stdin>\", line 1\nRuntimeError: boom",
+        'Traceback (most recent call last):\n  File "<stdin>", line 1\nRuntimeError: boom',
         Name("RuntimeError"),
     ),
     ("class name with a space", "Runtime Error", Name("RuntimeError")),
@@ -214,9 +218,18 @@ def test_rejected_forms_say_why(text: str, fragment: str) -> None:
 
 SPELLING_NOTES = [
     ("true", ["Read `true` as `True`, the way Python writes it."]),
-    ("(true, TRUE)", ["Read `true` as `True`, the way Python writes it.", "Read `TRUE` as `True`, the way Python writes it."]),
+    (
+        "(true, TRUE)",
+        [
+            "Read `true` as `True`, the way Python writes it.",
+            "Read `TRUE` as `True`, the way Python writes it.",
+        ],
+    ),
     ("Runtime Error", ["Read as `RuntimeError`, the way Python writes the class name."]),
-    ("RuntimeError: boom", ["Read as `RuntimeError`: the exception class is graded, not the message after it."]),
+    (
+        "RuntimeError: boom",
+        ["Read as `RuntimeError`: the exception class is graded, not the message after it."],
+    ),
     ("RuntimeError", []),
     ("True", []),
     ("tensor(2.)", []),

@@ -242,7 +242,13 @@ SCALARS = [
     ("string", "'abc'", Scalar("abc"), True, "Correct."),
     ("string case matters", "'ABC'", Scalar("abc"), False, "expected 'abc'"),
     ("lowercase true reads as True", "true", Scalar(True), True, "Correct"),
-    ("lowercase false is still not True", "false", Scalar(True), False, "Got False, expected True."),
+    (
+        "lowercase false is still not True",
+        "false",
+        Scalar(True),
+        False,
+        "Got False, expected True.",
+    ),
 ]
 
 SEQUENCES = [

@@ -69,7 +69,11 @@ CASES = [
         id="magic",
     ),
     # A missing closing quote: what follows the opening quote.
-    pytest.param('answer = "tensor(2.)', Extracted("tensor(2.)", quoted=True, unclosed=True), id="unclosed-quote"),
+    pytest.param(
+        'answer = "tensor(2.)',
+        Extracted("tensor(2.)", quoted=True, unclosed=True),
+        id="unclosed-quote",
+    ),
     pytest.param(
         "print(a)\nanswer = 'no error",
         Extracted("no error", quoted=True, ignored=("print(a)",), unclosed=True),

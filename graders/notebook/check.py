@@ -80,10 +80,11 @@ def _check_key(found: NotebookAnswers, key: str, stops: dict[int, str]) -> _KeyC
     if problem == "" and cell.index not in stops:
         reading = cell.kind.read_cell(cell.source, cell.meta)
         notes = tuple(Finding(key, note, label) for note in reading.notes)
+    # A cell that cannot be read is reported once, as unreadable: fixing it fixes both.
     stopped = tuple(
         _stop(key, label, cells, i, c, stops[c.index])
         for i, c in enumerate(cells)
-        if c.index in stops
+        if c.index in stops and not (c is cell and problem)
     )
     duplicate = Finding(key, counted.note, label) if counted.note else None
     return _KeyCheck(key, label, problem, stopped, notes, duplicate)

@@ -37,7 +37,8 @@ def run_all_stops(sources: Iterable[tuple[int, str]]) -> dict[int, str]:
         try:
             tree = ast.parse(python_lines(source))
         except SyntaxError as exc:
-            stops[index] = f"SyntaxError: {exc.msg} (line {exc.lineno})"
+            where = "" if "line" in exc.msg else f" (line {exc.lineno})"
+            stops[index] = f"SyntaxError: {exc.msg}{where}"
             continue
         except (ValueError, RecursionError, MemoryError):
             stops[index] = "SyntaxError"
