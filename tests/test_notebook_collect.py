@@ -10,6 +10,7 @@ from typing import Any
 
 import pytest
 from notebook_helpers import answer_index, copy_course, fill, load_nb, save_nb
+from walkthrough import STUDENTS, Student
 
 from graders.batch.grading import (
     PreparedAssignment,
@@ -357,3 +358,12 @@ def test_code_cells_are_graded_from_their_source(
     assert len(results) == 4 and {q.status for q in results} == statuses
     notes = read_submission(path, "nb1", graded[0], "ada").notes
     assert (note in notes["independent-copy"]) if note else "independent-copy" not in notes
+
+
+@pytest.mark.parametrize("student", STUDENTS, ids=[s.name for s in STUDENTS])
+def test_each_walkthrough_notebook_scores_what_a_ta_would_give(
+    graded, student_nb, tmp_path: Path, student: Student
+) -> None:
+    path = save_nb(student.notebook(student_nb, graded[2]), tmp_path / "nb1.ipynb")
+    total = sum(q.points for q in grade(graded, path).values())
+    assert total == pytest.approx(student.points, abs=1e-3)

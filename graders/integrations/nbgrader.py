@@ -54,7 +54,6 @@ from ..notebook import META_KEY, POINTER_FILE
 
 if TYPE_CHECKING:
     from ..batch.grading import PreparedAssignment
-    from ..course.load import LoadedCourse
     from ..kinds.base import Submission
     from ..results import QuestionResult
     from ..session import Session
@@ -83,11 +82,11 @@ def check(item: str, answer: Any = _NOT_GIVEN, *, assignment: str) -> float | No
     )
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")  # a warning on stderr would fail the nbgrader cell
-        course, course_id = course_file()
-        prep = _prepared(course, course_id, assignment)
+        course = course_file()
+        prep = _prepared(course, assignment)
         exercise_id, _, question = item.partition("/")
         only = _only_exercise(prep, exercise_id)
-        sub = _submission(course, course_id, assignment, item, answer)
+        sub = _submission(course, assignment, item, answer)
         results = [q for q in grade_submission(only, sub).questions if q.id == item or not question]
     return _verdict(item, results)
 
@@ -103,16 +102,14 @@ def saved_notebook(assignment: str, folder: Path | None = None) -> Path | None:
     return released[0] if len(released) == 1 else None
 
 
-def _submission(
-    course: Path, course_id: str | None, assignment: str, item: str, answer: Any
-) -> Submission:
+def _submission(course: Path, assignment: str, item: str, answer: Any) -> Submission:
     """What the learner answered, from the saved notebook (or, failing that, the kernel)."""
     from ..kinds.base import Submission
     from ..notebook.collect import read_submission
 
     notebook = saved_notebook(assignment)
     if notebook is not None:
-        return read_submission(notebook, assignment, _loaded(course, course_id), STUDENT)
+        return read_submission(notebook, assignment, _session(course).loaded, STUDENT)
     if answer is _NOT_GIVEN:
         raise UsageError(
             f"graders cannot find the notebook of assignment '{assignment}' in {Path.cwd()}: "
@@ -163,14 +160,14 @@ def entry_source(entry: Any) -> str:
         return ""
 
 
-def course_file() -> tuple[Path, str | None]:
-    """The course.yml to grade with, from ``$GRADERS_COURSE`` or the release's pointer file,
-    and the course id the pointer expects there (None when the variable names the course)."""
+def course_file() -> Path:
+    """The course.yml to grade with: ``$GRADERS_COURSE``, else the nearest course above
+    the current folder whose id is the one the release's pointer file names."""
     from ..course.load import find_course
 
     env = os.environ.get(COURSE_ENV)
     if env:
-        return find_course(Path(env)), None
+        return find_course(Path(env))
     pointer = Path.cwd() / POINTER_FILE
     course_id = _pointer_course_id(pointer)
     found = _course_above(Path.cwd(), course_id)
@@ -180,7 +177,7 @@ def course_file() -> tuple[Path, str | None]:
             f"{COURSE_ENV} to the course folder in nbgrader_config.py, e.g. "
             f'os.environ["{COURSE_ENV}"] = "/path/to/course"'
         )
-    return found, course_id
+    return found
 
 
 def _pointer_course_id(pointer: Path) -> str:
@@ -216,31 +213,22 @@ def _course_above(folder: Path, course_id: str) -> Path | None:
 
 
 @lru_cache(maxsize=4)
-def _session(course: Path, course_id: str | None) -> Session:
+def _session(course: Path) -> Session:
     """The course opened once per kernel (each test cell reuses it)."""
     from ..session import start_session
 
     session = start_session(course)
     atexit.register(session.close)  # the kernel keeps the session for every later test cell
-    if course_id is not None and session.loaded.course.id != course_id:
-        raise UsageError(
-            f"{course} is course '{session.loaded.course.id}', but this assignment was released "
-            f"from course '{course_id}'"
-        )
     return session
 
 
 @lru_cache(maxsize=4)
-def _prepared(course: Path, course_id: str | None, assignment: str) -> PreparedAssignment:
+def _prepared(course: Path, assignment: str) -> PreparedAssignment:
     """The assignment's truths, once per kernel."""
     from ..batch.grading import prepare_assignment
 
-    session = _session(course, course_id)
+    session = _session(course)
     return prepare_assignment(session.loaded, assignment, session.ctx)
-
-
-def _loaded(course: Path, course_id: str | None) -> LoadedCourse:
-    return _session(course, course_id).loaded
 
 
 def _only_exercise(prep: PreparedAssignment, exercise_id: str) -> PreparedAssignment:
