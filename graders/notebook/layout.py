@@ -20,7 +20,7 @@ CHECK_HINT = """\
 Before you submit, save the notebook and run `graders check {name}.ipynb` (or
 `from graders import check; check()` in a new cell). It lists the answers the grader
 cannot read and the cells that would stop the notebook running from top to bottom; it
-never tells you whether an answer is right.
+never tells you whether an answer is right. To install it: `pip install '{install}'`.
 """
 NBGRADER_NOTE = """\
 `nbgrader validate` (the Validate button) only runs the notebook: the questions are graded
@@ -100,9 +100,16 @@ def intro_text(
             *rows,
             "",
             *hints,
-            CHECK_HINT.format(name=assignment.id),
+            CHECK_HINT.format(name=assignment.id, install=learner_install(loaded)),
         ]
     )
+
+
+def learner_install(loaded: LoadedCourse) -> str:
+    """The pip requirement learners install the check from: the course's, else this graders."""
+    from .. import __version__
+
+    return loaded.course.learner_install.strip() or f"graders=={__version__}"
 
 
 def _follows(sections: list[str]) -> str:
