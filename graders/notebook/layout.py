@@ -66,6 +66,14 @@ def assignment_labels(loaded: LoadedCourse, assignment: Assignment) -> dict[str,
     return labels
 
 
+def exercise_headings(loaded: LoadedCourse, assignment: Assignment) -> dict[str, str]:
+    """Exercise id -> its heading in the notebook: ``1. clone() of a tensor ...``."""
+    return {
+        p.loaded.exercise.id: f"{p.number}. {p.loaded.exercise.title}"
+        for p in place_exercises(loaded, assignment)
+    }
+
+
 def how_to_answer(kinds: set[str]) -> list[str]:
     """The instructions for the kinds of answer cells the notebook has, in registry order."""
     return ["## How to answer\n", *(k.hint() for k in all_kinds() if k.name in kinds)]

@@ -143,7 +143,12 @@ class CodeKind:
     ) -> list[QuestionResult]:
         note = given.note(exercise.id)
         results = self._grade(exercise, prepared, given.code, ctx)
-        return [replace(r, feedback=f"{r.feedback}\n{note}") for r in results] if note else results
+        # Each check's answer is the code it judged, for feedback pages to show beside them.
+        code = None if given.code is None or _untouched(exercise, given.code) else given.code
+        return [
+            replace(r, answer=code, feedback=f"{r.feedback}\n{note}" if note else r.feedback)
+            for r in results
+        ]
 
     def _grade(
         self, exercise: CodeExercise, prepared: dict[str, Any], source: str | None, ctx: Context
