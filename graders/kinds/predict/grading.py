@@ -9,6 +9,7 @@ cannot be read gets the reason, then the explanation.
 
 from __future__ import annotations
 
+from dataclasses import replace
 from functools import lru_cache
 
 from ...answers.compare import compare, same_value
@@ -54,28 +55,45 @@ def grade_question(
         read = parsed(text)
     except AnswerSyntaxError as exc:
         return _with(missed, Status.INVALID, str(exc), q.explain, note)
-    answer, spelling = read.value, "\n".join(read.notes)
-    verdict = compare(answer, truth.value)
+    right = QuestionResult(item_id, Status.CORRECT, q.points, q.points, text, truth.literal)
+    return _judged(right, q, truth.value, read, note)
+
+
+def _judged(
+    right: QuestionResult, q: Question, truth: Value, read: ReadAnswer, note: str
+) -> QuestionResult:
+    """``right`` when the answer says what torch gave (or what the question also accepts),
+    else the same result marked wrong; either way with its feedback."""
+    spelling = "\n".join(read.notes)
+    verdict = compare(read.value, truth)
     if verdict.correct:
-        feedback = join(q.explain, spelling, note)
-        return QuestionResult(
-            item_id, Status.CORRECT, q.points, q.points, text, truth.literal, feedback
-        )
-    matched = misconception(q, answer)
+        return replace(right, feedback=join(q.explain, spelling, note))
+    accepted = next((a for a in q.accept if _same(a, read.value)), None)
+    if accepted is not None:
+        also = f"Accepted: the question takes `{accepted}` as well as `{right.expected}`."
+        return replace(right, feedback=join(q.explain, also, spelling, note))
+    matched = misconception(q, read.value)
     feedback = join(matched.explain if matched else "", q.explain, verdict.feedback, spelling, note)
-    name = matched.name if matched else None
-    return QuestionResult(item_id, Status.WRONG, 0.0, q.points, text, truth.literal, feedback, name)
+    return replace(
+        right,
+        status=Status.WRONG,
+        points=0.0,
+        feedback=feedback,
+        misconception=matched.name if matched else None,
+    )
 
 
 def misconception(q: Question, answer: Value) -> Misconception | None:
     """The first declared misconception the answer matches."""
-    for m in q.misconceptions:
-        try:
-            if same_value(parsed(m.answer).value, answer):
-                return m
-        except AnswerSyntaxError:
-            continue  # reported by validate; never blocks grading
-    return None
+    return next((m for m in q.misconceptions if _same(m.answer, answer)), None)
+
+
+def _same(literal: str, answer: Value) -> bool:
+    """Does ``answer`` say what the author's ``literal`` says?"""
+    try:
+        return same_value(parsed(literal).value, answer)
+    except AnswerSyntaxError:
+        return False  # reported by validate; never blocks grading
 
 
 def _with(result: QuestionResult, status: Status, *feedback: str) -> QuestionResult:
