@@ -16,7 +16,7 @@ import click
 
 from ..errors import ExitCode, user_errors
 
-COMMAND_MODULES = ("course", "grading", "autograde", "notebooks", "report", "ci")
+COMMAND_MODULES = ("course", "grading", "autograde", "export", "notebooks", "report", "ci")
 
 
 # What the `grade` extra installs, by import name: a learner's install (for `graders check`)

@@ -26,7 +26,7 @@ from ..course.load import LoadedCourse
 from ..course.model import in_article, section_label
 from ..errors import UsageError
 from ..notebook.layout import assignment_labels, exercise_headings
-from ..results import StudentResult, format_points
+from ..results import StudentResult, SubmissionStatus, format_points
 from .course_info import course_info
 from .feedback_view import feedback_view, short_label
 
@@ -58,6 +58,8 @@ def write_feedback(loaded: LoadedCourse, assignment: str, db_url: str, out: Path
     for student in doc.students:
         if not safe_student(student.student):
             continue  # such a folder was never graded; its name must not become a path
+        if student.status is SubmissionStatus.MISSING:
+            continue  # nothing was handed in: there is nothing to give feedback on
         path = out / f"{student.student}.html"
         write_atomic(path, render_page(template, student, context))
         written.append(path)

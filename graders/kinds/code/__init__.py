@@ -21,7 +21,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from dataclasses import replace
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from ...course.marks import Marks
 from ...errors import Problem
@@ -35,6 +35,8 @@ from .checkers import CheckerError, load_checker, sandbox_module
 from .checks import course_problems
 from .grading import (
     all_checks,
+    budget_s,
+    checker_job,
     content_hash,
     grade_source,
     own_failures,
@@ -43,6 +45,9 @@ from .grading import (
     samples_hash,
 )
 from .model import SOLUTIONS_DIR, CodeExercise
+
+if TYPE_CHECKING:
+    from ...sandbox import Job
 
 NO_REFERENCE = (
     "This exercise could not be graded: its reference solution could not be run. "
@@ -144,16 +149,25 @@ class CodeKind:
         note = given.note(exercise.id)
         results = self._grade(exercise, prepared, given.code, ctx)
         # Each check's answer is the code it judged, for feedback pages to show beside them.
-        code = None if given.code is None or _untouched(exercise, given.code) else given.code
+        code = given.code if given.code is not None and _submitted(exercise, given.code) else None
         return [
             replace(r, answer=code, feedback=f"{r.feedback}\n{note}" if note else r.feedback)
             for r in results
         ]
 
+    def jobs(
+        self, exercise: CodeExercise, prepared: dict[str, Any], given: ExerciseAnswers, ctx: Context
+    ) -> list[Job]:
+        source = given.code
+        if source is None or not _submitted(exercise, source) or prepared.get("error"):
+            return []
+        checker = load_checker(ctx.root / exercise.checker)
+        return [checker_job(exercise, checker, source, ctx, budget_s(exercise, prepared, ctx))]
+
     def _grade(
         self, exercise: CodeExercise, prepared: dict[str, Any], source: str | None, ctx: Context
     ) -> list[QuestionResult]:
-        if source is None or _untouched(exercise, source):
+        if source is None or not _submitted(exercise, source):
             return all_checks(
                 exercise,
                 Status.UNANSWERED,
@@ -207,9 +221,10 @@ class CodeKind:
         return {}
 
 
-def _untouched(exercise: CodeExercise, source: str) -> bool:
-    """Nothing written yet: the template as released, only comments, or the function still
-    the placeholder (``...``, or the stub nbgrader's generate_assignment put in its place)."""
-    if source.strip() == exercise.template.strip():
-        return True
-    return code_layout.cell_problem(source, {"entry": exercise.entry}) is None
+def _submitted(exercise: CodeExercise, source: str) -> bool:
+    """Is there code of the learner's own: not nothing, not the template unchanged, not only
+    comments, not the function still its placeholder (``...``, or the stub nbgrader's
+    generate_assignment put in its place)?"""
+    if not source.strip() or source.strip() == exercise.template.strip():
+        return False
+    return code_layout.cell_problem(source, {"entry": exercise.entry}) is not None
