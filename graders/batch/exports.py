@@ -171,9 +171,10 @@ def _count(parent: ET.Element, children: Iterable[ET.Element]) -> None:
 
 
 def _verdict(q: QuestionResult) -> str:
-    # Code checks carry neither an answer nor an expected value: their status says it all.
+    # A code check's answer is the learner's whole program and it has no expected value:
+    # its status says it all. An answer is quoted where there is an expected one beside it.
     parts = []
-    if q.answer:
+    if q.answer and q.expected is not None:
         parts.append(f"answered {_short(q.answer)}")
     elif q.status is Status.UNANSWERED:
         parts.append("no answer")

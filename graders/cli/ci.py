@@ -178,7 +178,7 @@ def ci(
 @click.option(
     "--requirement",
     default=None,
-    help="How requirements.txt names graders; default: graders==VERSION.",
+    help="How requirements.txt names graders; default: graders[grade]==VERSION.",
 )
 @click.option("--force", is_flag=True, help="Replace an existing workflow and course copy.")
 def init_ci(
@@ -205,7 +205,7 @@ def init_ci(
     setup = GithubSetup(
         assignment,
         notebook or default_notebook(repo, assignment),
-        requirement or f"graders=={__version__}",
+        requirement or f"graders[grade]=={__version__}",
         None if minimum is None else str(minimum),
         course_repo,
         include_solutions,

@@ -93,6 +93,9 @@ class Course(Strict, Translatable):
     # Modules a code answer may import; None: torch's public modules the course uses, numpy
     # and a few of the standard library (the code kind's default list).
     code_imports: list[str] | None = None
+    # The pip requirement learners install `graders check` from, as notebooks say it
+    # ("graders @ git+https://..."); empty: graders of the version that released them.
+    learner_install: str = ""
     assignments: list[Assignment] = Field(min_length=1)
 
     @field_validator("languages")

@@ -27,7 +27,7 @@ from .aggregate import (
     score_stats,
     student_rows,
 )
-from .course_info import CourseInfo
+from .course_info import AssignmentInfo, CourseInfo
 from .misconceptions import (
     MIN_UNNAMED,
     Cooccurrence,
@@ -85,6 +85,11 @@ class AssignmentReport:
     help: tuple[HelpNeeded, ...]
     many: int  # this many misconceptions or more: may need help
     problems: tuple[StudentRow, ...]
+    assignment_info: AssignmentInfo | None = None  # from the course, when it is at hand
+
+    def label(self, item_id: str) -> str:
+        """How the notebook names an item (``Question 1.2``); its id without a course."""
+        return self.assignment_info.label(item_id) if self.assignment_info else item_id
 
     @property
     def read_count(self) -> int:
@@ -136,6 +141,7 @@ def assignment_report(doc: ResultsDocument, info: CourseInfo) -> AssignmentRepor
         help=tuple(needs_help(rows, many=many)),
         many=many,
         problems=tuple(late_or_ungradable(rows)),
+        assignment_info=declared,
     )
 
 
