@@ -78,7 +78,7 @@ def _spec(value: Any) -> list[Any] | Range:
         if "{{" in shown or "{%" in shown or "{#" in shown:
             raise ValueError(f"{shown!r:.60}: a value cannot hold template syntax")
         if _key(item) in map(_key, value[:index]):
-            raise ValueError(f"{shown!r:.60} is listed twice")
+            raise ValueError(f"{shown:.60} is listed twice")
     return value
 
 

@@ -20,7 +20,7 @@ from .params import chosen, combinations, describe, variant_number
 from .templating import names_in, other_languages, render, render_model, templated
 
 if TYPE_CHECKING:
-    from .load import LoadedExercise
+    from .load import LoadedCourse, LoadedExercise
     from .model import Course, ExerciseBase
 
 
@@ -89,8 +89,7 @@ def variants_of(exercise: ExerciseBase, course: Course) -> tuple[ExerciseVariant
     """The exercise's variants, in order (the base first); () for one without ``params``."""
     if not exercise.params:
         return ()
-    count = course.variants.count if course.variants is not None else None
-    values = chosen(exercise.params, count, course.seed, exercise.id)
+    values = _chosen(exercise, course)
     return tuple(
         ExerciseVariant(n, v, render_model(exercise, v)) for n, v in enumerate(values, start=1)
     )
@@ -103,7 +102,8 @@ def expand(
     template = loaded.template
     if template is None:
         return loaded, []
-    problems = render_problems(template, loaded.marks, combinations(template.params))
+    # Only the combinations learners get: `graders validate` renders every other one.
+    problems = render_problems(template, loaded.marks, _chosen(template, course))
     if problems:
         return loaded, problems
     found = variants_of(template, course)
@@ -130,6 +130,11 @@ def for_learner(loaded: LoadedExercise, course: Course, student: str) -> LoadedE
     return loaded if variant is None else replace(loaded, exercise=variant.exercise)
 
 
+def _chosen(exercise: ExerciseBase, course: Course) -> list[dict[str, Any]]:
+    count = course.variants.count if course.variants is not None else None
+    return chosen(exercise.params, count, course.seed, exercise.id)
+
+
 def _every_text(exercise: ExerciseBase) -> list[tuple[PathKey, str]]:
     """Every template, in the default language then in each other one, with its place."""
     found = []
@@ -149,3 +154,39 @@ def _names(text: str, path: PathKey, marks: Marks) -> tuple[set[str], Problem | 
     except TemplateSyntaxError as exc:
         message = f"{dotted(path)}: not a valid template: {exc.message} (line {exc.lineno})"
         return set(), Problem(marks.at(path), message)
+
+
+@dataclass(frozen=True)
+class Assigned:
+    """The variant a learner gets of one exercise (None: it has no parameters)."""
+
+    exercise: str
+    variant: ExerciseVariant | None
+    count: int  # how many variants the exercise has
+
+    def to_json(self) -> dict[str, Any]:
+        chosen = self.variant
+        return {
+            "exercise": self.exercise,
+            "variant": chosen.number if chosen else None,
+            "of": self.count,
+            "values": dict(chosen.values) if chosen else {},
+        }
+
+
+def assigned(loaded: LoadedCourse, student: str, target: str) -> list[Assigned]:
+    """The variants ``student`` gets of exercise ``target``, or of each exercise of the
+    assignment ``target``."""
+    from ..errors import UsageError
+
+    assignment = loaded.course.assignment(target)
+    ids = [i.id for i in assignment.exercises] if assignment else [target]
+    if target not in loaded.exercises and assignment is None:
+        known = list(loaded.exercises) + [a.id for a in loaded.course.assignments]
+        raise UsageError(f"no exercise or assignment '{target}'{did_you_mean(target, known)}")
+    found = []
+    for exercise_id in ids:
+        ex = loaded.exercises[exercise_id]
+        variant = learner_variant(ex, loaded.course, student)
+        found.append(Assigned(exercise_id, variant, len(ex.variants) or 1))
+    return found

@@ -1,0 +1,166 @@
+"""Grading by variant: each learner against their own variant, decided by the learner id the
+grader knows (the submission folder), never by the notebook; truths once per variant."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+import nbformat
+from small_course import hand_in, notebook
+from variant_course import open_variant_course, two_learners
+
+from graders.batch.autograde import autograde
+from graders.batch.grading import answer_key, for_learner, prepare_assignment
+from graders.course.variants import learner_variant
+from graders.kinds.base import Context
+from graders.sandbox import InProcessRunner, Job, Outcome
+from graders.session import Session
+from graders.truth_child import compute
+
+SCALED_ITEMS = ("scaled-grad/grad", "scaled-grad/shape", "scaled-grad/total")
+
+
+def grade(ws: Session, folder: Path, answers: dict[str, dict[str, str]]) -> dict[str, Any]:
+    """Hand in one notebook per learner with ``answers``, autograde, read results.json."""
+    for student, given in answers.items():
+        hand_in(folder, student, notebook({k: json.dumps(v) for k, v in given.items()}))
+    summary = autograde(ws, "ps1", folder, db_url=f"sqlite:///{folder}.db", force=True)
+    doc = json.loads((summary.out_dir / "results.json").read_text())
+    return {s["student"]: s for s in doc["students"]}
+
+
+def test_each_learner_scores_full_marks_with_their_own_key_only(tmp_path: Path) -> None:
+    with open_variant_course(tmp_path / "course") as ws:
+        ada, bob = two_learners(ws.loaded)
+        prep = prepare_assignment(ws.loaded, "ps1", ws.ctx)
+        keys = {s: answer_key(for_learner(prep, s)) for s in (ada, bob)}
+        ex = ws.loaded.exercises["scaled-grad"]
+        mine = {s: learner_variant(ex, ws.loaded.course, s) for s in (ada, bob)}
+        assert mine[ada].exercise.setup != mine[bob].exercise.setup  # type: ignore[union-attr]
+        assert all(keys[ada][item] != keys[bob][item] for item in SCALED_ITEMS)
+        assert keys[ada]["clone-basics/shares"] == keys[bob]["clone-basics/shares"]
+
+        own = grade(ws, tmp_path / "own", {ada: keys[ada], bob: keys[bob]})
+        swapped = grade(ws, tmp_path / "swapped", {ada: keys[bob], bob: keys[ada]})
+    for student in (ada, bob):
+        assert own[student]["score"] == own[student]["max_score"] == 5
+        assert swapped[student]["score"] == 2  # only the questions without parameters
+        number = str(mine[student].number)  # type: ignore[union-attr]
+        variants = {q["id"]: q.get("variant") for q in own[student]["questions"]}
+        assert variants == {
+            "clone-basics/shares": None,
+            "clone-basics/flag": None,
+            **dict.fromkeys(SCALED_ITEMS, number),
+        }
+        expected = {q["id"]: q["expected"] for q in swapped[student]["questions"]}
+        assert {i: expected[i] for i in SCALED_ITEMS} == {i: keys[student][i] for i in SCALED_ITEMS}
+
+
+def test_a_misconception_is_recognised_in_the_learners_own_variant(tmp_path: Path) -> None:
+    with open_variant_course(tmp_path / "course") as ws:
+        ada, bob = two_learners(ws.loaded)
+        ex = ws.loaded.exercises["scaled-grad"]
+        n = {s: learner_variant(ex, ws.loaded.course, s).values["n"] for s in (ada, bob)}  # type: ignore[union-attr]
+        forgot = f"tensor({[1.0] * n[ada]})"  # ada's n, every element 1: the scale forgotten
+        found = grade(
+            ws,
+            tmp_path / "in",
+            {ada: {"scaled-grad/grad": forgot}, bob: {"scaled-grad/grad": forgot}},
+        )
+    grad = {
+        s: next(q for q in found[s]["questions"] if q["id"] == "scaled-grad/grad")
+        for s in (ada, bob)
+    }
+    assert grad[ada]["misconception"] == "scale-forgotten"
+    assert grad[ada]["feedback"].startswith("The gradient of `")
+    assert grad[bob]["status"] == "wrong" and grad[bob].get("misconception") is None
+
+
+def test_notebook_metadata_claiming_another_variant_changes_nothing(tmp_path: Path) -> None:
+    with open_variant_course(tmp_path / "course") as ws:
+        ada, bob = two_learners(ws.loaded)
+        prep = prepare_assignment(ws.loaded, "ps1", ws.ctx)
+        bobs_key = answer_key(for_learner(prep, bob))
+        theirs = learner_variant(ws.loaded.exercises["scaled-grad"], ws.loaded.course, bob)
+        plain = notebook({k: json.dumps(v) for k, v in bobs_key.items()})
+        forged = nbformat.reads(plain, as_version=4)
+        forged.metadata["graders"] = {
+            "assignment": "ps1",
+            "student": bob,
+            "variants": {"scaled-grad": theirs.number},  # type: ignore[union-attr]
+        }
+        for cell in forged.cells:
+            if "graders" in cell.metadata:
+                cell.metadata["graders"]["variant"] = theirs.number  # type: ignore[union-attr]
+        results = {}
+        for name, text in (("plain", plain), ("forged", nbformat.writes(forged))):
+            hand_in(tmp_path / name, ada, text)
+            summary = autograde(
+                ws, "ps1", tmp_path / name, db_url=f"sqlite:///{tmp_path}/{name}.db"
+            )
+            doc = json.loads((summary.out_dir / "results.json").read_text())
+            (results[name],) = doc["students"]
+            results[name].pop("graded_at")
+    assert results["forged"] == results["plain"]
+    assert results["plain"]["score"] == 2  # ada is graded in ada's variant, whatever it says
+
+
+class CountingRunner(InProcessRunner):
+    """The in-process runner, counting how jobs reach it."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.calls: list[int] = []
+
+    def run_all(self, jobs: Sequence[Job]) -> list[Outcome]:
+        self.calls.append(len(jobs))
+        return super().run_all(jobs)
+
+    def run(self, job: Job) -> Outcome:
+        if not self.calls or self.calls[-1] == 0:
+            self.calls.append(1)  # a job run alone, outside run_all
+        return super().run(job)
+
+
+def test_truths_are_computed_once_per_variant_in_one_go_then_cached(tmp_path: Path) -> None:
+    with open_variant_course(tmp_path / "course") as ws:
+        runner = CountingRunner()
+        ctx = Context(ws.ctx.course, ws.ctx.root, runner, tmp_path / "cache")
+        prepare_assignment(ws.loaded, "ps1", ctx)
+        assert sorted(runner.calls) == [1, 4]  # clone-basics, then the four variants together
+        runner.calls.clear()
+        prep = prepare_assignment(ws.loaded, "ps1", ctx)
+        assert runner.calls == []
+    ex = next(e for e in prep.exercises if e.loaded.exercise.id == "scaled-grad")
+    assert len(ex.variants) == 4
+    assert [t.questions["total"].literal for t in ex.variants] == [
+        f"tensor({v.values['scale'] * v.values['n']}.)" for v in ex.loaded.variants
+    ]
+
+
+def test_a_variant_leaves_torch_as_it_found_it() -> None:
+    # Variants run as the steps of one child: one that changes torch's defaults must not
+    # change the next one's truths.
+    changes = {
+        "seed": 0,
+        "setup": "import torch\ntorch.set_default_dtype(torch.float64)\ntorch.set_grad_enabled(False)",
+        "questions": [{"id": "dtype", "expr": "torch.ones(1).dtype"}],
+    }
+    after = {
+        "seed": 0,
+        "setup": "import torch",
+        "questions": [
+            {"id": "dtype", "expr": "torch.ones(1).dtype"},
+            {"id": "grad", "expr": "torch.is_grad_enabled()"},
+        ],
+    }
+    assert (
+        compute(changes)["questions"]["dtype"]["value"]
+        != compute(after)["questions"]["dtype"]["value"]
+    )
+    found = compute(after)["questions"]
+    assert found["dtype"]["value"]["name"] == "float32"
+    assert found["grad"]["value"]["value"] is True
