@@ -144,14 +144,25 @@ def chosen(
     """The combinations that are the exercise's variants, in variant order.
 
     All of them when the course sets no count, or a count they fit in; else the base and
-    ``count - 1`` others, in an order drawn from the seed and the exercise id (not from
-    the order of the values, so that variant 2 is not always the second value).
+    ``count - 1`` others. Each next one is the combination that differs most from those
+    already chosen (in the most parameters), so that two learners with different variants
+    differ in as many values as the count allows; ties are broken by an order drawn from
+    the seed and the exercise id, not by the order of the values.
     """
     every = combinations(params)
     if count is None or count >= len(every):
         return every
-    rest = sorted(range(1, len(every)), key=lambda i: _digest(seed, exercise_id, str(i)))
-    return [every[0], *(every[i] for i in sorted(rest[: count - 1]))]
+    order = sorted(range(1, len(every)), key=lambda i: _digest(seed, exercise_id, str(i)))
+    picked = [0]
+    while len(picked) < count:
+        best = max(order, key=lambda i: min(_differ(every[i], every[j]) for j in picked))
+        picked.append(best)
+        order.remove(best)
+    return [every[i] for i in picked]
+
+
+def _differ(one: Mapping[str, Any], other: Mapping[str, Any]) -> int:
+    return sum(one[name] != other[name] for name in one)
 
 
 def variant_number(seed: int, exercise_id: str, student: str, count: int) -> int:

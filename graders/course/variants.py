@@ -130,6 +130,13 @@ def for_learner(loaded: LoadedExercise, course: Course, student: str) -> LoadedE
     return loaded if variant is None else replace(loaded, exercise=variant.exercise)
 
 
+def learner_course(loaded: LoadedCourse, student: str) -> LoadedCourse:
+    """The course as ``student`` is asked it: every exercise in their variant."""
+    course = loaded.course
+    exercises = {i: for_learner(e, course, student) for i, e in loaded.exercises.items()}
+    return replace(loaded, exercises=exercises)
+
+
 def _chosen(exercise: ExerciseBase, course: Course) -> list[dict[str, Any]]:
     count = course.variants.count if course.variants is not None else None
     return chosen(exercise.params, count, course.seed, exercise.id)
