@@ -164,3 +164,24 @@ def test_a_variant_leaves_torch_as_it_found_it() -> None:
     found = compute(after)["questions"]
     assert found["dtype"]["value"]["name"] == "float32"
     assert found["grad"]["value"]["value"] is True
+
+
+def test_graders_ci_grades_the_learner_it_is_told_and_asks_when_not_told(tmp_path: Path) -> None:
+    from click.testing import CliRunner
+
+    from graders.cli import main
+
+    with open_variant_course(tmp_path / "course") as ws:
+        ada, bob = two_learners(ws.loaded)
+        prep = prepare_assignment(ws.loaded, "ps1", ws.ctx)  # fills the truth cache
+        keys = {s: answer_key(for_learner(prep, s)) for s in (ada, bob)}
+    path = tmp_path / "ps1.ipynb"
+    path.write_text(notebook({k: json.dumps(v) for k, v in keys[ada].items()}))
+    base = ["ci", str(path), "--assignment", "ps1", "--course", str(tmp_path / "course")]
+    runner = CliRunner()
+    unnamed = runner.invoke(main, base)
+    assert unnamed.exit_code == 2
+    assert "each learner has their own variant of scaled-grad: name the learner" in unnamed.output
+    for student, score in ((ada, "5/5"), (bob, "2/5")):
+        result = runner.invoke(main, [*base, "--student", student])
+        assert f"graders: {score} points" in result.output, result.output

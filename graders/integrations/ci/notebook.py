@@ -113,11 +113,13 @@ def grade_notebook(
     notebook: Path,
     assignment: str | None,
     *,
-    student: str = DEFAULT_STUDENT,
+    student: str | None = None,
     isolation: str = "auto",
 ) -> ResultsDocument:
     """The results document of one notebook; a notebook that cannot be read is ``ungradable``.
 
+    ``student`` is the learner's id, as the grader knows them: it decides their variant of
+    exercises with parameters, so it must be given for an assignment that has some.
     Raises ``UsageError``/``SpecError`` only for a wrong command line or a broken course.
     """
     from ...session import load, open_session
@@ -125,12 +127,26 @@ def grade_notebook(
     course = course_path(course)
     loaded = load(course)
     assignment = resolve_assignment(loaded, notebook, assignment)
+    student = student or _unnamed(loaded, assignment)
     found = locate(notebook, assignment, student)
     if found.error is not None:
         # Nothing to grade: no need to start torch to say so.
         return _document(loaded, assignment, None, ungradable(student, found.error))
     with open_session(course, isolation=isolation) as session:
         return grade_in(session, found, assignment)
+
+
+def _unnamed(loaded: LoadedCourse, assignment: str) -> str:
+    """The name of a learner nobody named, unless their variant depends on who they are."""
+    items = get_assignment(loaded, assignment).exercises
+    varied = [i.id for i in items if loaded.exercises[i.id].variants]
+    if varied:
+        raise UsageError(
+            f"each learner has their own variant of {', '.join(varied)}: name the learner "
+            "(graders ci --student ID, the id the course grades them by), "
+            "never taken from the notebook"
+        )
+    return DEFAULT_STUDENT
 
 
 def locate(notebook: Path, assignment: str, student: str = DEFAULT_STUDENT) -> Found:
