@@ -185,3 +185,25 @@ def test_graders_ci_grades_the_learner_it_is_told_and_asks_when_not_told(tmp_pat
     for student, score in ((ada, "5/5"), (bob, "2/5")):
         result = runner.invoke(main, [*base, "--student", student])
         assert f"graders: {score} points" in result.output, result.output
+
+
+def test_feedback_shows_each_learner_their_own_setup_and_expected_answers(tmp_path: Path) -> None:
+    from graders.reports.feedback import write_feedback
+
+    with open_variant_course(tmp_path / "course") as ws:
+        ada, bob = two_learners(ws.loaded)
+        prep = prepare_assignment(ws.loaded, "ps1", ws.ctx)
+        keys = {s: answer_key(for_learner(prep, s)) for s in (ada, bob)}
+        grade(ws, tmp_path / "in", {ada: keys[ada], bob: keys[ada]})
+        pages = write_feedback(ws.loaded, "ps1", f"sqlite:///{tmp_path}/in.db", tmp_path / "fb")
+        ex = ws.loaded.exercises["scaled-grad"]
+        mine = {s: learner_variant(ex, ws.loaded.course, s) for s in (ada, bob)}
+    html = {p.stem: p.read_text() for p in pages}
+    for me, other in ((ada, bob), (bob, ada)):
+        n, scale = mine[me].values["n"], mine[me].values["scale"]  # type: ignore[union-attr]
+        setup = f"a = torch.ones({n}, requires_grad=True)\nb = a.clone() * {scale}"
+        assert "Your setup" in html[me] and setup in html[me]
+        theirs = mine[other].values  # type: ignore[union-attr]
+        assert f"b = a.clone() * {theirs['scale']}\n" not in html[me]
+        assert f"The gradient of a clone scaled by {scale}" in html[me]
+        assert keys[me]["scaled-grad/total"] in html[me]  # the expected answer, their own

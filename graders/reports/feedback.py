@@ -23,6 +23,7 @@ from ..course.load import LoadedCourse
 from ..course.model import in_article, section_label
 from ..errors import UsageError
 from ..results import QuestionResult, StudentResult, format_points
+from .learner_setup import learner_context
 
 TEMPLATE = "feedback.html.j2"
 STATUS_TEXT = {
@@ -61,7 +62,8 @@ def write_feedback(loaded: LoadedCourse, assignment: str, db_url: str, out: Path
         if not safe_student(student.student):
             continue  # such a folder was never graded; its name must not become a path
         path = out / f"{student.student}.html"
-        write_atomic(path, render_page(template, student, context))
+        mine = {**context, **learner_context(loaded, assignment, student.student)}
+        write_atomic(path, render_page(template, student, mine))
         written.append(path)
     return written
 
