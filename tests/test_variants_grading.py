@@ -207,3 +207,41 @@ def test_feedback_shows_each_learner_their_own_setup_and_expected_answers(tmp_pa
         assert f"b = a.clone() * {theirs['scale']}\n" not in html[me]
         assert f"The gradient of a clone scaled by {scale}" in html[me]
         assert keys[me]["scaled-grad/total"] in html[me]  # the expected answer, their own
+
+
+def test_the_report_shows_difficulty_per_variant_and_who_fits_anothers_variant(
+    tmp_path: Path,
+) -> None:
+    from graders.reports.course_info import course_info
+    from graders.reports.model import assignment_report
+    from graders.reports.render import render_assignment
+    from graders.results import ResultsDocument
+
+    with open_variant_course(tmp_path / "course") as ws:
+        ada, bob = two_learners(ws.loaded)
+        ex = ws.loaded.exercises["scaled-grad"]
+        theirs = learner_variant(ex, ws.loaded.course, ada).values  # type: ignore[union-attr]
+        cy = next(  # a third learner whose variant differs from ada's in every value
+            f"cy{i}"
+            for i in range(500)
+            if all(
+                learner_variant(ex, ws.loaded.course, f"cy{i}").values[p] != theirs[p]  # type: ignore[union-attr]
+                for p in theirs
+            )
+        )
+        prep = prepare_assignment(ws.loaded, "ps1", ws.ctx)
+        keys = {s: answer_key(for_learner(prep, s)) for s in (ada, bob, cy)}
+        results = grade(ws, tmp_path / "in", {ada: keys[ada], bob: keys[bob], cy: keys[ada]})
+        doc = ResultsDocument.parse(json.dumps({
+            "course": "tiny", "assignment": "ps1", "torch_version": None, "graded_at": None,
+            "isolation": None, "students": list(results.values()),
+        }))  # fmt: skip
+        report = assignment_report(doc, course_info(ws.loaded))
+    assert report.variants is not None
+    (signal,) = report.variants.copying
+    assert (signal.student, signal.other) == (cy, ada)
+    assert (signal.compared, signal.theirs, signal.own, signal.same_answers) == (3, 3, 0, 5)
+    items = {d.item for d in report.variants.difficulty}
+    assert items == {"scaled-grad/grad", "scaled-grad/shape", "scaled-grad/total"}
+    html = render_assignment(report)
+    assert 'id="variants"' in html and "fits the variant of" in html

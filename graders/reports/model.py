@@ -39,6 +39,7 @@ from .misconceptions import (
     unnamed_wrong_answers,
     unseen_misconceptions,
 )
+from .variants import VariantsReport, variants_report
 
 MAX_HEATMAP = (
     12  # beyond this many misconceptions a matrix stops being readable; pairs still list all
@@ -85,6 +86,7 @@ class AssignmentReport:
     help: tuple[HelpNeeded, ...]
     many: int  # this many misconceptions or more: may need help
     problems: tuple[StudentRow, ...]
+    variants: VariantsReport | None = None  # questions asked in several variants, if any
 
     @property
     def read_count(self) -> int:
@@ -136,6 +138,7 @@ def assignment_report(doc: ResultsDocument, info: CourseInfo) -> AssignmentRepor
         help=tuple(needs_help(rows, many=many)),
         many=many,
         problems=tuple(late_or_ungradable(rows)),
+        variants=variants_report(doc, info),
     )
 
 
