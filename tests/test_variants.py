@@ -239,3 +239,17 @@ def test_graders_variant_prints_a_learners_variant(tmp_path: Path) -> None:
     result = runner.invoke(main, ["variant", "ada", "scaled-grd", "--course", str(root)])
     assert result.exit_code == 2
     assert "no exercise or assignment 'scaled-grd' (did you mean 'scaled-grad'?)" in result.output
+
+
+def test_a_gradescope_autograder_is_refused_for_an_assignment_with_variants(
+    tmp_path: Path,
+) -> None:
+    # Gradescope knows learners by its own ids: the autograder could only guess the variant.
+    root = variant_course(tmp_path)
+    out = tmp_path / "ag.zip"
+    result = CliRunner().invoke(
+        main, ["gradescope", "ps1", "--course", str(root), "--out", str(out)]
+    )
+    assert result.exit_code == 2
+    assert "each learner their own variant of scaled-grad" in result.output
+    assert not out.exists()

@@ -130,6 +130,13 @@ def for_learner(loaded: LoadedExercise, course: Course, student: str) -> LoadedE
     return loaded if variant is None else replace(loaded, exercise=variant.exercise)
 
 
+def varied_exercises(loaded: LoadedCourse, assignment: str) -> list[str]:
+    """The exercises of ``assignment`` that each learner gets in their own variant."""
+    found = loaded.course.assignment(assignment)
+    items = found.exercises if found else []
+    return [i.id for i in items if i.id in loaded.exercises and loaded.exercises[i.id].variants]
+
+
 def learner_course(loaded: LoadedCourse, student: str) -> LoadedCourse:
     """The course as ``student`` is asked it: every exercise in their variant."""
     course = loaded.course

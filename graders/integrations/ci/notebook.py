@@ -18,6 +18,7 @@ from typing import TYPE_CHECKING
 from ...batch.grading import ungradable
 from ...batch.submissions import IGNORED, Found
 from ...course.load import COURSE_FILE, LoadedCourse, get_assignment
+from ...course.variants import varied_exercises
 from ...errors import SubmissionError, UsageError
 from ...kinds.cache import torch_version
 from ...results import ResultsDocument, StudentResult
@@ -138,8 +139,7 @@ def grade_notebook(
 
 def _unnamed(loaded: LoadedCourse, assignment: str) -> str:
     """The name of a learner nobody named, unless their variant depends on who they are."""
-    items = get_assignment(loaded, assignment).exercises
-    varied = [i.id for i in items if loaded.exercises[i.id].variants]
+    varied = varied_exercises(loaded, assignment)
     if varied:
         raise UsageError(
             f"each learner has their own variant of {', '.join(varied)}: name the learner "
