@@ -245,3 +245,26 @@ def test_the_report_shows_difficulty_per_variant_and_who_fits_anothers_variant(
     assert items == {"scaled-grad/grad", "scaled-grad/shape", "scaled-grad/total"}
     html = render_assignment(report)
     assert 'id="variants"' in html and "fits the variant of" in html
+
+
+def test_release_warns_without_a_roster_and_reports_roster_problems(tmp_path: Path) -> None:
+    from click.testing import CliRunner
+
+    from graders.cli import main
+
+    with open_variant_course(tmp_path / "course") as ws:
+        prepare_assignment(ws.loaded, "ps1", ws.ctx)  # the truths, cached: no sandbox below
+    base = ["release", "ps1", "--course", str(tmp_path / "course"), "--out", str(tmp_path / "r")]
+    runner = CliRunner()
+    plain = runner.invoke(main, base)
+    assert plain.exit_code == 0, plain.output
+    assert "warning: ps1 gives each learner their own variant of scaled-grad" in plain.output
+    roster = tmp_path / "roster.csv"
+    roster.write_text("name,student\nAda,ada\nEve,../eve\nAda again,ada\n", encoding="utf-8")
+    broken = runner.invoke(main, [*base, "--roster", str(roster)])
+    assert broken.exit_code == 2
+    assert f"{roster}:3:2: '../eve' cannot be a student id" in broken.output
+    assert f"{roster}:4:2: student 'ada' is listed twice" in broken.output
+    roster.write_text("name\nAda\n", encoding="utf-8")
+    missing = runner.invoke(main, [*base, "--roster", str(roster)])
+    assert f"{roster}:1:1: no 'student' column in the header row" in missing.output

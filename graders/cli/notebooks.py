@@ -50,12 +50,26 @@ def release(
         written = write_release(
             session.loaded, get_assignment(session.loaded, assignment), answer_key(prep), out
         )
+    _warn_if_varied(session.loaded, assignment)
     click.echo(f"student notebook:    {written.student}")
     click.echo(f"instructor notebook: {written.instructor}  (holds the answers: never hand it out)")
     click.echo(
         f"nbgrader source:     {written.source}  (copy {written.source.parent} into an nbgrader "
         "course's source/)"
     )
+
+
+def _warn_if_varied(loaded: LoadedCourse, assignment: str) -> None:
+    from ..course.variants import varied_exercises
+
+    varied = varied_exercises(loaded, assignment)
+    if varied:
+        click.echo(
+            f"warning: {assignment} gives each learner their own variant of {', '.join(varied)}, "
+            "and is graded so; these notebooks show the base variant. Hand out per-learner "
+            "notebooks (--roster roster.csv), or learners answer a setup they are not graded on.",
+            err=True,
+        )
 
 
 def _release_per_learner(
