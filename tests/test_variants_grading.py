@@ -268,3 +268,20 @@ def test_release_warns_without_a_roster_and_reports_roster_problems(tmp_path: Pa
     roster.write_text("name\nAda\n", encoding="utf-8")
     missing = runner.invoke(main, [*base, "--roster", str(roster)])
     assert f"{roster}:1:1: no 'student' column in the header row" in missing.output
+
+
+def test_graders_key_gives_a_learners_own_key(tmp_path: Path) -> None:
+    from click.testing import CliRunner
+
+    from graders.cli import main
+
+    with open_variant_course(tmp_path / "course") as ws:
+        ada, bob = two_learners(ws.loaded)
+        prep = prepare_assignment(ws.loaded, "ps1", ws.ctx)  # cached: no sandbox below
+        keys = {s: answer_key(for_learner(prep, s)) for s in (ada, bob)}
+        base = answer_key(prep)
+    args = ["key", "ps1", "--json", "--course", str(tmp_path / "course")]
+    for student, expected in ((ada, keys[ada]), (bob, keys[bob]), (None, base)):
+        extra = ["--student", student] if student else []
+        result = CliRunner().invoke(main, [*args, *extra])
+        assert json.loads(result.output) == expected
