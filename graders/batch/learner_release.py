@@ -1,6 +1,6 @@
 """``graders release ASSIGNMENT --roster roster.csv``: one notebook per learner, in their variant.
 
-    roster.csv                                   student (required), any other columns
+    roster.csv                                   the class roster (``batch/roster.py``)
     DIR/<assignment>/<student>/<assignment>.ipynb              what that learner fills in
     DIR/instructor/<assignment>/<student>/<assignment>.ipynb   with that learner's key
 
@@ -12,8 +12,6 @@ grader knows (the submission folder's name, which must be the roster's ``student
 
 from __future__ import annotations
 
-import csv
-import io
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -23,14 +21,9 @@ from nbformat import NotebookNode
 
 from ..course.load import LoadedCourse
 from ..course.variants import learner_course, learner_variant
-from ..errors import Location, Problem, SpecError, UsageError
 from ..notebook import META_KEY
 from ..notebook.release import instructor_notebook, student_notebook
 from .grading import PreparedAssignment, answer_key, for_learner
-from .submissions import safe_student
-
-STUDENT_COLUMN = "student"
-MAX_ROSTER_BYTES = 8 * 1024 * 1024
 
 
 @dataclass(frozen=True)
@@ -40,39 +33,6 @@ class LearnerRelease:
     student: str
     notebook: Path
     instructor: Path
-
-
-def read_roster(path: Path) -> list[str]:
-    """The student ids of a roster CSV (a ``student`` column; every problem at its line)."""
-    shown = str(path)
-    try:
-        if path.stat().st_size > MAX_ROSTER_BYTES:
-            raise UsageError(f"{shown}: larger than {MAX_ROSTER_BYTES // 2**20} MiB")
-        text = path.read_text(encoding="utf-8-sig")  # a spreadsheet's BOM is not a column name
-    except (OSError, UnicodeDecodeError) as exc:
-        raise UsageError(f"cannot read the roster {shown}: {exc}") from exc
-    rows = list(csv.reader(io.StringIO(text)))
-    header = [cell.strip().lower() for cell in rows[0]] if rows else []
-    if STUDENT_COLUMN not in header:
-        where = Location(shown, 1, 1)
-        raise SpecError([Problem(where, f"no '{STUDENT_COLUMN}' column in the header row")])
-    column = header.index(STUDENT_COLUMN)
-    students: list[str] = []
-    problems: list[Problem] = []
-    for line, row in enumerate(rows[1:], start=2):
-        name = row[column].strip() if column < len(row) else ""
-        if not any(cell.strip() for cell in row):
-            continue  # a blank line
-        where = Location(shown, line, column + 1)
-        if not safe_student(name):
-            problems.append(Problem(where, f"'{name}' cannot be a student id (it names a folder)"))
-        elif name in students:
-            problems.append(Problem(where, f"student '{name}' is listed twice"))
-        else:
-            students.append(name)
-    if problems:
-        raise SpecError(problems)
-    return students
 
 
 def write_learner_releases(

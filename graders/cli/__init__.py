@@ -16,7 +16,16 @@ import click
 
 from ..errors import ExitCode, user_errors
 
-COMMAND_MODULES = ("course", "grading", "autograde", "notebooks", "report", "ci", "variants")
+COMMAND_MODULES = (
+    "course",
+    "grading",
+    "autograde",
+    "export",
+    "notebooks",
+    "report",
+    "ci",
+    "variants",
+)
 
 
 class _Group(click.Group):

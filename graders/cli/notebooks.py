@@ -28,7 +28,8 @@ if TYPE_CHECKING:
     "--roster",
     type=click.Path(path_type=Path, dir_okay=False),
     default=None,
-    help="A CSV with a 'student' column: one notebook per learner, in their own variant.",
+    help="The class roster (a CSV with a 'student' column): one notebook per learner, in "
+    "their own variant.",
 )
 @course_option
 @isolation_option
@@ -75,9 +76,10 @@ def _warn_if_varied(loaded: LoadedCourse, assignment: str) -> None:
 def _release_per_learner(
     loaded: LoadedCourse, prep: PreparedAssignment, roster: Path, out: Path
 ) -> None:
-    from ..batch.learner_release import read_roster, write_learner_releases
+    from ..batch.learner_release import write_learner_releases
+    from ..batch.roster import load_roster
 
-    written = write_learner_releases(loaded, prep, read_roster(roster), out)
+    written = write_learner_releases(loaded, prep, load_roster(roster).students, out)
     assignment = prep.assignment.id
     click.echo(f"{len(written)} student notebooks:    {out / assignment}/<student>/")
     click.echo(

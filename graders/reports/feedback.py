@@ -22,7 +22,7 @@ from ..batch.submissions import safe_student
 from ..course.load import LoadedCourse
 from ..course.model import in_article, section_label
 from ..errors import UsageError
-from ..results import QuestionResult, StudentResult, format_points
+from ..results import QuestionResult, StudentResult, SubmissionStatus, format_points
 from .learner_setup import learner_context
 
 TEMPLATE = "feedback.html.j2"
@@ -61,6 +61,8 @@ def write_feedback(loaded: LoadedCourse, assignment: str, db_url: str, out: Path
     for student in doc.students:
         if not safe_student(student.student):
             continue  # such a folder was never graded; its name must not become a path
+        if student.status is SubmissionStatus.MISSING:
+            continue  # nothing was handed in: there is nothing to give feedback on
         path = out / f"{student.student}.html"
         mine = {**context, **learner_context(loaded, assignment, student.student)}
         write_atomic(path, render_page(template, student, mine))
