@@ -18,7 +18,17 @@ import click
 
 from ..errors import ExitCode, user_errors
 
-COMMAND_MODULES = ("course", "grading", "autograde", "export", "notebooks", "report", "ci", "term")
+COMMAND_MODULES = (
+    "course",
+    "grading",
+    "autograde",
+    "export",
+    "notebooks",
+    "report",
+    "ci",
+    "term",
+    "variants",
+)
 
 
 # What the `grade` extra installs, by import name: a learner's install (for `graders check`)
