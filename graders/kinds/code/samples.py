@@ -15,7 +15,7 @@ from __future__ import annotations
 from typing import Literal
 
 from pydantic import Field, field_validator
-from pydantic.json_schema import JsonDict
+from pydantic.config import JsonDict
 
 from ...course.model import Strict
 from ...results import QuestionResult, Status
