@@ -4,7 +4,7 @@
     StudentResult    {student, score, max_score, status, error, late_factor,
                       submitted_at, graded_at, questions}
     QuestionResult   {id, status, points, max_points, answer, expected, feedback,
-                      misconception, section}   (+ variant, override when set)
+                      misconception, section}   (+ variant, override, explain when set)
 
 Grading builds these frozen values; a document that comes from outside (a JSON file, the
 gradebook) is parsed once, where it enters, by ``ResultsDocument.parse`` or
@@ -52,7 +52,8 @@ class SubmissionStatus(StrEnum):
 
 # Written only when set: no kind has variants yet, and grades are not overridden by hand
 # yet; the fields exist so that those features extend the document instead of patching it.
-_OPTIONAL = ("variant", "override")
+# `explain` is unset in documents written before it existed.
+_OPTIONAL = ("variant", "override", "explain")
 
 
 @dataclass(frozen=True)
@@ -70,6 +71,10 @@ class QuestionResult:
     section: str | None = None  # the article section the exercise cites
     variant: str | None = None  # which variant of the item was asked
     override: str | None = None  # why an instructor changed this grade by hand
+    # The feedback without what was computed from the expected answer ("got X, expected Y"):
+    # the author's explanation, the misconception's, notes about the answer cell. What a
+    # learner reads before the due date (``course.visibility``).
+    explain: str | None = None
 
     @property
     def exercise(self) -> str:

@@ -165,7 +165,7 @@ def grade_plan(
             session.isolation,
         )
         doc = gradebook.results_document(engine, plan.course, plan.assignment)
-        write_outputs(doc, plan.out_dir)
+        write_outputs(doc, plan.out_dir, session.loaded.course.assignment(plan.assignment))
     return _summary(doc, plan, batch.graded, outcome == "interrupted")
 
 

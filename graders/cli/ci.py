@@ -3,8 +3,9 @@
 from __future__ import annotations
 
 import sys
+import time
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Literal
 
 import click
 
@@ -74,6 +75,14 @@ min_score_option = click.option(
     help="Write the results document.",
 )
 @click.option(
+    "--junit-family",
+    type=click.Choice(["xunit2", "legacy"]),
+    default="xunit2",
+    show_default=True,
+    help="xunit2: valid against its schema, points as suite properties; legacy: properties "
+    "inside each test case.",
+)
+@click.option(
     "--gradescope",
     type=click.Path(dir_okay=False, path_type=Path),
     default=None,
@@ -93,6 +102,7 @@ def ci(
     course: Path | None,
     minimum: Threshold | None,
     junit: Path | None,
+    junit_family: Literal["xunit2", "legacy"],
     json_path: Path | None,
     gradescope: Path | None,
     summary: str | None,
@@ -103,23 +113,27 @@ def ci(
 
     Prints each question's result and ends with `graders: SCORE/MAX points`. Exit 0: the
     score reaches --min-score; 1: it does not; 2: the notebook cannot be graded, or a
-    usage or course error. The reports are written in every case where grading ran.
+    usage or course error. The reports are written in every case where grading ran. Every
+    report but --gradescope's shows what the assignment's `feedback` policy lets learners
+    see now (no expected answers before it closes, by default).
     """
-    from ..integrations.ci.notebook import grade_notebook
-    from ..integrations.ci.report import log_lines, outcome, write_reports
+    from ..integrations.ci.notebook import grade_notebook, graded_assignment
+    from ..integrations.ci.report import Reports, log_lines, outcome, write_reports
 
+    started = time.monotonic()
     doc = grade_notebook(course, notebook, assignment, student=student, isolation=isolation)
-    write_reports(
-        doc,
-        minimum,
-        json_path=json_path,
-        junit=junit,
-        gradescope=gradescope,
-        summary=_optional_path(summary),
+    reports = Reports(
+        json_path,
+        junit,
+        junit_family,
+        gradescope,
+        _optional_path(summary),
+        time.monotonic() - started,
     )
-    for line in log_lines(doc, minimum):
+    view = write_reports(doc, minimum, graded_assignment(course, doc), reports)
+    for line in log_lines(view.doc, minimum, view.notice()):
         click.echo(line)
-    sys.exit(int(outcome(doc, minimum)))
+    sys.exit(int(outcome(view.doc, minimum)))
 
 
 @main.command("init-ci")

@@ -2,8 +2,9 @@
 
 Each page shows the score, and for every question the prompt, the learner's answer, the
 expected answer, whether it was right, the explanation, the misconception the answer
-matches and the article section to reread. Pages load nothing from the network: the
-style sheet is inline and there are no scripts.
+matches and the article section to reread: as much of it as the assignment's feedback
+policy shows learners on the day the pages are written (``course.visibility``). Pages load
+nothing from the network: the style sheet is inline and there are no scripts.
 """
 
 from __future__ import annotations
@@ -19,8 +20,9 @@ from markupsafe import Markup, escape
 from ..batch import gradebook
 from ..batch.exports import write_atomic
 from ..batch.submissions import safe_student
-from ..course.load import LoadedCourse
+from ..course.load import LoadedCourse, get_assignment
 from ..course.model import in_article, section_label
+from ..course.visibility import for_learner, shown_at
 from ..errors import UsageError
 from ..results import QuestionResult, StudentResult, format_points
 
@@ -56,12 +58,13 @@ def write_feedback(loaded: LoadedCourse, assignment: str, db_url: str, out: Path
         )
     template = environment().get_template(TEMPLATE)
     context = _course_context(loaded, assignment)
+    shown = shown_at(get_assignment(loaded, assignment))  # what learners may see today
     written = []
     for student in doc.students:
         if not safe_student(student.student):
             continue  # such a folder was never graded; its name must not become a path
         path = out / f"{student.student}.html"
-        write_atomic(path, render_page(template, student, context))
+        write_atomic(path, render_page(template, for_learner(student, shown), context))
         written.append(path)
     return written
 

@@ -18,6 +18,7 @@ from typing import TYPE_CHECKING
 from ...batch.grading import ungradable
 from ...batch.submissions import IGNORED, Found
 from ...course.load import COURSE_FILE, LoadedCourse, get_assignment
+from ...course.model import Assignment
 from ...errors import SubmissionError, UsageError
 from ...kinds.cache import torch_version
 from ...results import ResultsDocument, StudentResult
@@ -131,6 +132,13 @@ def grade_notebook(
         return _document(loaded, assignment, None, ungradable(student, found.error))
     with open_session(course, isolation=isolation) as session:
         return grade_in(session, found, assignment)
+
+
+def graded_assignment(course: Path | None, doc: ResultsDocument) -> Assignment:
+    """The assignment ``doc`` grades, as the course describes it (due date, feedback policy)."""
+    from ...session import load
+
+    return get_assignment(load(course_path(course)), doc.assignment)
 
 
 def locate(notebook: Path, assignment: str, student: str = DEFAULT_STUDENT) -> Found:

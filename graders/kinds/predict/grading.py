@@ -42,8 +42,9 @@ def grade_question(
     note = given.note(item_id)
     truth = truths.questions.get(q.id)
     if truth is None:
+        said = join(NO_TRUTH, note)
         return QuestionResult(
-            item_id, Status.ERROR, 0.0, q.points, text, feedback=join(NO_TRUTH, note)
+            item_id, Status.ERROR, 0.0, q.points, text, feedback=said, explain=said
         )
     missed = QuestionResult(item_id, Status.UNANSWERED, 0.0, q.points, text, truth.literal)
     if text is None or text.strip() in UNANSWERED:
@@ -54,14 +55,18 @@ def grade_question(
         return _with(missed, Status.INVALID, str(exc), note)
     verdict = compare(answer, truth.value)
     if verdict.correct:
-        feedback = join(q.explain, note)
+        said = join(q.explain, note)
         return QuestionResult(
-            item_id, Status.CORRECT, q.points, q.points, text, truth.literal, feedback
+            item_id, Status.CORRECT, q.points, q.points, text, truth.literal, said, explain=said
         )
     matched = misconception(q, answer)
+    # The comparison ("got X, expected Y") shows the truth: it is left out of `explain`.
     feedback = join(matched.explain if matched else "", q.explain, verdict.feedback, note)
+    said = join(matched.explain if matched else "", q.explain, note)
     name = matched.name if matched else None
-    return QuestionResult(item_id, Status.WRONG, 0.0, q.points, text, truth.literal, feedback, name)
+    return QuestionResult(
+        item_id, Status.WRONG, 0.0, q.points, text, truth.literal, feedback, name, explain=said
+    )
 
 
 def misconception(q: Question, answer: Value) -> Misconception | None:
@@ -76,8 +81,16 @@ def misconception(q: Question, answer: Value) -> Misconception | None:
 
 
 def _with(result: QuestionResult, status: Status, *feedback: str) -> QuestionResult:
+    said = join(*feedback)  # about the learner's answer alone, never the truth
     return QuestionResult(
-        result.id, status, 0.0, result.max_points, result.answer, result.expected, join(*feedback)
+        result.id,
+        status,
+        0.0,
+        result.max_points,
+        result.answer,
+        result.expected,
+        said,
+        explain=said,
     )
 
 
