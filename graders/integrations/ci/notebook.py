@@ -31,12 +31,26 @@ VENDORED_COURSE = Path(".graders") / "course"
 DEFAULT_STUDENT = "student"
 
 
-def course_path(course: Path | None) -> Path | None:
-    """The course to grade with: the one named, else ``.graders/course``, else the current
-    folder's."""
+def course_path(course: Path | None, here: Path | None = None) -> Path | None:
+    """The course to grade with: the one named, else ``.graders/course`` of ``here`` (the
+    current folder), else None: the current folder's own course."""
     if course is not None:
         return course
-    return VENDORED_COURSE if (VENDORED_COURSE / COURSE_FILE).is_file() else None
+    vendored = (here or Path()) / VENDORED_COURSE
+    return vendored if (vendored / COURSE_FILE).is_file() else None
+
+
+def course_near(notebook: Path) -> Path | None:
+    """The ``.graders/course/`` of the repository ``notebook`` is in: the nearest folder at
+    or above the notebook's that holds one, looking no higher than the repository's root
+    (the folder holding ``.git``)."""
+    start = notebook.resolve()
+    for folder in ([start] if start.is_dir() else []) + list(start.parents):
+        if (folder / VENDORED_COURSE / COURSE_FILE).is_file():
+            return folder / VENDORED_COURSE
+        if (folder / ".git").exists():
+            return None
+    return None
 
 
 def resolve_assignment(loaded: LoadedCourse, notebook: Path, given: str | None) -> str:
