@@ -17,7 +17,6 @@ from graders.cli import main
 from graders.sandbox import InProcessRunner
 from graders.session import open_session
 
-
 XSD = Path(__file__).resolve().parent / "data" / "schemas" / "junit-10.xsd"
 
 

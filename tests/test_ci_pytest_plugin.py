@@ -13,7 +13,6 @@ import pytest
 import xmlschema
 from ci_support import KEY, MAX_CI1, venv_env, write_course, write_notebook, wrong_answers
 
-
 XSD = Path(__file__).resolve().parent / "data" / "schemas" / "junit-10.xsd"
 
 
