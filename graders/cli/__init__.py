@@ -14,6 +14,7 @@ from typing import Any
 
 import click
 
+from .. import DISTRIBUTION
 from ..errors import ExitCode, user_errors
 
 COMMAND_MODULES = ("course", "grading", "autograde", "notebooks", "report", "ci")
@@ -31,7 +32,7 @@ class _Group(click.Group):
 
 
 @click.group(cls=_Group, context_settings={"help_option_names": ["-h", "--help"]})
-@click.version_option(package_name="graders")
+@click.version_option(package_name=DISTRIBUTION)
 def main() -> None:
     """Grade a course on PyTorch autograd semantics: validate, release, grade, report."""
 
