@@ -24,7 +24,6 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from ...course.load import LoadedCourse
-from ...errors import UsageError
 from .bundle import write_course_bundle
 from .templates import render
 from .wheel import installed, package_files
