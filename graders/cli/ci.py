@@ -17,7 +17,6 @@ if TYPE_CHECKING:
     from ..integrations.ci.report import Threshold
 
 
-
 class _ThresholdType(click.ParamType["Threshold"]):
     name = "SCORE"
 
