@@ -17,7 +17,7 @@ import re
 from typing import Any
 
 from ..course.model import FeedbackPolicy, Shown
-from ..course.visibility import question_for, tests_visibility
+from ..course.visibility import gradescope_visibility, question_for
 from ..results import QuestionResult, Status, StudentResult, SubmissionStatus, format_points
 from .junit import verdict
 
@@ -66,7 +66,7 @@ def _tests(number: int, q: QuestionResult, policy: FeedbackPolicy) -> list[dict[
     for level in later:
         extra = _test(q, level)
         extra["name"] = f"{q.id}: {LABEL.get(level, level.value)}"
-        extra["visibility"] = tests_visibility(policy, level)
+        extra["visibility"] = gradescope_visibility(policy, level)
         tests.append(extra)
     return tests
 

@@ -13,7 +13,7 @@ the comparison ("got X, expected Y"). The assignment *closes* when the last subm
 still counts may come in: its due date, plus the late policy's cutoff. Until then, a key
 shown to one learner could reach another who has yet to submit.
 
-Gradescope hides and shows tests by itself; ``tests_visibility`` gives its ``visibility``
+Gradescope hides and shows tests by itself; ``gradescope_visibility`` gives its ``visibility``
 value for content of a level, so that its results hold both views at once.
 """
 
@@ -60,7 +60,7 @@ def document_for(doc: ResultsDocument, shown: Shown) -> ResultsDocument:
     return replace(doc, students=tuple(for_learner(s, shown) for s in doc.students))
 
 
-def tests_visibility(policy: FeedbackPolicy, level: Shown) -> str:
+def gradescope_visibility(policy: FeedbackPolicy, level: Shown) -> str:
     """Gradescope's ``visibility`` for content of ``level``: ``visible``, ``after_due_date``
     (shown once the due date has passed), or ``hidden`` (the instructor's alone)."""
     if level.rank <= policy.before_due.rank:
