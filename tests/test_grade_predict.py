@@ -251,6 +251,7 @@ def test_grade_json_prints_only_the_results_document(tmp_path: Path) -> None:
         "feedback",
         "misconception",
         "section",
+        "explain",  # the feedback without the comparison: what learners see before the due date
     }
 
 
