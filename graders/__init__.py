@@ -24,7 +24,7 @@ _PUBLIC = {
     "prepare_assignment": "graders.batch.grading",
 }
 
-__all__ = sorted(["__version__", *_PUBLIC], key=str.casefold)
+__all__ = sorted(["__version__", "DISTRIBUTION", *_PUBLIC], key=str.casefold)
 
 
 def __getattr__(name: str) -> object:
