@@ -42,7 +42,7 @@ from proctree import Measured, run_measured  # noqa: E402
 
 BIN = Path(sys.executable).parent
 REPO = Path(__file__).resolve().parent.parent
-COURSE_FILES = ("course.yml", "exercises", "solutions")
+COURSE_FILES = ("course.yml", "exercises", "solutions", "checkers", "samples")
 
 
 @dataclass(frozen=True)

@@ -96,9 +96,8 @@ def _code_costs(
     for ex in (e for e in prep.exercises if e.loaded.kind.name == "code"):
         only = replace(prep, exercises=(ex,))
         ex_id = ex.loaded.exercise.id
-        written = [s for s in subs if _wrote_code(s.code.get(ex_id), ex.loaded.exercise.template)][
-            :limit
-        ]
+        template = ex.loaded.exercise.template
+        written = [s for s in subs if _wrote_code(s.answers.get(ex_id), template)][:limit]
         if written:
             grade_submission(
                 only, written[0]

@@ -15,12 +15,14 @@ from typing import Any
 
 from proctree import Measured
 
-TARGET_RATIO = 50.0
+# The performance targets, with every protection of the trust boundary on.
+TARGET_RATIO = {"ps1": 150.0, "ps2": 150.0, "ps3": 200.0}  # x nbgrader, whole command
+DEFAULT_RATIO = 150.0
 TARGET_PREDICTIONS_MS = 5.0
 TARGET_CODE_MS = 60.0
-TARGET_COURSE_S = 60.0
+TARGET_COURSE_S = 30.0  # 1,500 submissions, hostile ones included, on 2 cores
 TARGET_PEAK_MIB = 1536.0
-TARGET_GROWTH = 5.5
+GROWTH_SLACK = 1.1  # N submissions cost at most 1.1 x (N / base) what base cost: linear
 
 
 def machine() -> dict[str, Any]:
@@ -159,11 +161,11 @@ def targets(f: dict[str, Any]) -> list[tuple[bool, str]]:
     for name, a in f["assignments"].items():
         nb = a.get("nbgrader")
         if nb:
-            ratio = throughput_ratio(a, n)
+            ratio, wanted = throughput_ratio(a, n), TARGET_RATIO.get(name, DEFAULT_RATIO)
             found.append(
                 (
-                    ratio >= TARGET_RATIO and nb["same_scores"],
-                    f"{name}: throughput {ratio:.0f}x nbgrader's (>= {TARGET_RATIO:g}x), scores "
+                    ratio >= wanted and nb["same_scores"],
+                    f"{name}: throughput {ratio:.0f}x nbgrader's (>= {wanted:g}x), scores "
                     + ("identical" if nb["same_scores"] else "DIFFER")
                     + f" on {len(nb['subset'])} submissions",
                 )
@@ -194,11 +196,12 @@ def targets(f: dict[str, Any]) -> list[tuple[bool, str]]:
             )
         )
         if a.get("growth"):
+            limit = GROWTH_SLACK * n / a["growth"]["base"]
             found.append(
                 (
-                    growth(a) <= TARGET_GROWTH,
+                    growth(a) <= limit,
                     f"{name}: {n} submissions take x{growth(a):.2f} the time of "
-                    f"{a['growth']['base']} (<= x{TARGET_GROWTH:g})",
+                    f"{a['growth']['base']} (<= x{limit:.2f})",
                 )
             )
     total = course_total(f)

@@ -2,7 +2,7 @@
 
     ResultsDocument  {course, assignment, torch_version, graded_at, isolation, students}
     StudentResult    {student, score, max_score, status, error, late_factor,
-                      submitted_at, graded_at, questions}
+                      submitted_at, graded_at, questions}   (+ on_roster with a roster)
     QuestionResult   {id, status, points, max_points, answer, expected, feedback,
                       misconception, section}   (+ variant, override, explain when set)
 
@@ -48,6 +48,7 @@ class SubmissionStatus(StrEnum):
     GRADED = "graded"
     LATE_CUTOFF = "late-cutoff"  # graded, but submitted after the hard cutoff: score 0
     UNGRADABLE = "ungradable"  # could not be read at all
+    MISSING = "missing"  # on the roster, but nothing was handed in: score 0
 
 
 # Written only when set: no kind has variants yet, and grades are not overridden by hand
@@ -114,6 +115,7 @@ class StudentResult:
     late_factor: float = 1.0
     submitted_at: str | None = None  # ISO 8601, when known
     graded_at: str | None = None  # ISO 8601, when saved in the gradebook
+    on_roster: bool | None = None  # None: no roster was given; written only when known
 
     def __post_init__(self) -> None:
         # Any sequence is accepted, a tuple is kept: equal results compare equal.
@@ -136,8 +138,8 @@ class StudentResult:
 
     @property
     def read(self) -> bool:
-        """Were the answers read (graded or late-cutoff, as opposed to ungradable)?"""
-        return self.status is not SubmissionStatus.UNGRADABLE
+        """Were the answers read (graded or late-cutoff, as opposed to ungradable or missing)?"""
+        return self.status not in (SubmissionStatus.UNGRADABLE, SubmissionStatus.MISSING)
 
     @property
     def misconceptions(self) -> tuple[str, ...]:
@@ -148,7 +150,7 @@ class StudentResult:
         return next((q for q in self.questions if q.id == item_id), None)
 
     def to_json(self) -> dict[str, Any]:
-        return {
+        data: dict[str, Any] = {
             "student": self.student,
             "score": round(self.score, 4),
             "max_score": round(self.max_score, 4),
@@ -159,6 +161,9 @@ class StudentResult:
             "graded_at": self.graded_at,
             "questions": [q.to_json() for q in self.questions],
         }
+        if self.on_roster is not None:
+            data["on_roster"] = self.on_roster
+        return data
 
     def dumps(self) -> str:
         return json.dumps(self.to_json(), ensure_ascii=False)
@@ -198,19 +203,26 @@ class ResultsDocument:
     def all_graded(self) -> bool:
         return all(s.status is not SubmissionStatus.UNGRADABLE for s in self.students)
 
-    def to_json(self) -> dict[str, Any]:
-        return {
+    def to_json(self, students: bool = True) -> dict[str, Any]:
+        head: dict[str, Any] = {
             "course": self.course,
             "assignment": self.assignment,
             "torch_version": self.torch_version,
             "graded_at": self.graded_at,
             "isolation": self.isolation,
-            "students": [s.to_json() for s in self.students],
         }
+        return {**head, "students": [s.to_json() for s in self.students]} if students else head
 
     def dumps(self) -> str:
-        """The document as indented JSON, as ``results.json`` and ``--json`` write it."""
-        return json.dumps(self.to_json(), indent=2, ensure_ascii=False)
+        """The document as JSON, as ``results.json`` and ``--json`` write it: indented, with one
+        line per student (indenting every question would take the pure-Python encoder, seconds
+        for a class of 500; one line each keeps the C encoder and a file that diffs well)."""
+        head = self.to_json(students=False)
+        lines = (json.dumps(s.to_json(), ensure_ascii=False) for s in self.students)
+        students = ",\n    ".join(lines)
+        opened = json.dumps(head, indent=2, ensure_ascii=False)[:-2]  # without "\n}"
+        body = f"[\n    {students}\n  ]" if students else "[]"
+        return f'{opened},\n  "students": {body}\n}}'
 
     @classmethod
     def parse(cls, text: str | bytes) -> ResultsDocument:

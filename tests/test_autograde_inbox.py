@@ -31,7 +31,8 @@ def link(path: Path, target: Path) -> None:
 
 
 def by_student(folder: Path, assignment: str = "ps1") -> dict:
-    return {f.student: f for f in find_submissions(folder, assignment)}
+    # The course's other assignments, whose notebooks are never taken for this one's.
+    return {f.student: f for f in find_submissions(folder, assignment, others=("ps2", "ps3"))}
 
 
 def test_flat_layout_uses_the_file_time(tmp_path: Path) -> None:
@@ -102,7 +103,21 @@ def test_problems_of_one_student_are_that_students_error(
 
 
 @pytest.mark.parametrize(
-    "name", ["..evil", "a..b", "-rf", "has space", "é", "x" * 101, "=cmd()", "semi;colon"]
+    "name",
+    [
+        "..evil",
+        "a..b",
+        "-rf",
+        "has space",
+        "x" * 101,
+        "=cmd()",
+        "semi;colon",
+        "ada\u202etxt.exe",  # a right-to-left override disguises the name
+        "ada\u200bx",  # a zero-width space: two ids that look the same
+        "a\uff0fb",  # a fullwidth solidus looks like a path separator
+        "\u0301a",  # a combining accent cannot start a name
+        "tab\tname",
+    ],
 )
 def test_unsafe_student_folder_names_are_rejected(tmp_path: Path, name: str) -> None:
     touch(tmp_path / name / "ps1.ipynb")

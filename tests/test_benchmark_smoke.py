@@ -1,13 +1,15 @@
 """The class benchmark's building blocks: its synthetic notebooks are what graders reads.
 
-Fast (no torch, no sandbox): the released student notebook of the notebook test course is
-filled for a few synthetic students, written in nbgrader's layout, validated by nbformat
-and read back with ``read_submission``; nbgrader's log is parsed into per-student times.
+The released student notebook of the notebook test course is filled for a few synthetic
+students, written in nbgrader's layout, validated by nbformat and read back with
+``read_submission``; nbgrader's log is parsed into per-student times (all without torch);
+and the per-submission cost breakdown runs on them through the real sandbox.
 """
 
 from __future__ import annotations
 
 import json
+import subprocess
 import sys
 from pathlib import Path
 
@@ -20,7 +22,8 @@ from graders.notebook.collect import read_submission
 from graders.notebook.release import student_notebook
 from graders.session import load
 
-sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "benchmarks"))
+BENCHMARKS = Path(__file__).resolve().parent.parent / "benchmarks"
+sys.path.insert(0, str(BENCHMARKS))
 
 import nbgrader_side  # noqa: E402
 import synth  # noqa: E402
@@ -107,3 +110,25 @@ def test_nbgrader_log_gives_each_student_the_time_to_the_next() -> None:
         ]
     )
     assert nbgrader_side.per_student_times(log) == {"s0001": 10.0, "s0002": 8.25}
+
+
+def test_the_cost_breakdown_runs_on_a_small_class(
+    written: tuple[Path, list[synth.Student]], tmp_path: Path
+) -> None:
+    # The real sandbox, a few submissions: the benchmark's own code, kept from rotting.
+    from notebook_helpers import copy_course
+
+    course = copy_course(tmp_path / "course")
+    folder, cohort = written
+    done = subprocess.run(
+        [sys.executable, str(BENCHMARKS / "costs.py"), "--course", str(course)]
+        + ["--assignment", "nb1", "--submissions", str(folder), "--code-limit", "2"],
+        capture_output=True,
+        text=True,
+        timeout=600,
+    )
+    assert done.returncode == 0, done.stderr[-2000:]
+    costs = json.loads(done.stdout)
+    assert costs["submissions"] == len(cohort)
+    assert costs["code"]["n"] + costs["code_hostile"]["n"] >= 1
+    assert costs["submission"]["n"] == len(cohort)

@@ -13,6 +13,7 @@ from __future__ import annotations
 import re
 from collections.abc import Iterator
 from concurrent.futures import ThreadPoolExecutor
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
@@ -20,7 +21,13 @@ import pytest
 import yaml
 
 from graders.batch.answers_files import grade_answer_files
-from graders.batch.grading import prepare_assignment
+from graders.batch.grading import (
+    PreparedAssignment,
+    PreparedExercise,
+    Submission,
+    grade_submission,
+    prepare_assignment,
+)
 from graders.course.load import LoadedCourse, load_course
 from graders.course.model import Limits
 from graders.kinds.base import Context, ExerciseAnswers
@@ -307,3 +314,68 @@ def test_trust_cases_at_every_isolation_level_and_the_next_learner_gets_full_mar
         level_env, prepared, "independent-copy", prepared["independent-copy"]["solution"]
     )
     assert all(r.status.value == "correct" for r in victim), [r.feedback for r in victim]
+
+
+class CountingRunner:
+    """The real runner, counting how many times it is asked to run jobs, and how many."""
+
+    def __init__(self, runner: Any) -> None:
+        self.runner = runner
+        self.calls: list[int] = []
+
+    @property
+    def isolation(self) -> str:
+        return str(self.runner.isolation)
+
+    def run(self, job: Any) -> Any:
+        return self.run_all([job])[0]
+
+    def run_all(self, jobs: Any) -> Any:
+        self.calls.append(len(jobs))
+        return self.runner.run_all(jobs)
+
+    def close(self) -> None:
+        pass
+
+
+def one_learner(
+    env: tuple[LoadedCourse, Context], prepared: dict[str, Any], sources: dict[str, str]
+) -> tuple[dict[str, list[str]], list[int]]:
+    """Grade one learner's code exercises as the pipeline does: statuses, and runner calls."""
+    loaded, ctx = env
+    counting = CountingRunner(ctx.runner)
+    exercises = tuple(
+        PreparedExercise(loaded.exercises[ex], prepared[ex], 1.0) for ex in CODE_EXERCISES
+    )
+    prep = PreparedAssignment(
+        loaded.course.assignments[0], exercises, replace(ctx, runner=counting)
+    )
+    result = grade_submission(prep, Submission("ada", "ps-code", sources))
+    statuses: dict[str, list[str]] = {}
+    for q in result.questions:
+        statuses.setdefault(q.exercise, []).append(q.status.value)
+    return statuses, counting.calls
+
+
+def test_a_learners_code_exercises_run_as_one_job(
+    env: tuple[LoadedCourse, Context], prepared: dict[str, Any]
+) -> None:
+    solutions = {ex: prepared[ex]["solution"] for ex in CODE_EXERCISES}
+    statuses, calls = one_learner(env, prepared, solutions)
+    assert calls == [len(CODE_EXERCISES)]
+    assert statuses == {ex: ["correct"] * len(statuses[ex]) for ex in CODE_EXERCISES}
+
+
+def test_a_child_killed_in_one_exercise_costs_that_exercise_only(
+    env: tuple[LoadedCourse, Context], prepared: dict[str, Any]
+) -> None:
+    # The learner's second exercise never returns: its child is killed at its budget, and
+    # the exercises after it run in a fresh child.
+    victim = CODE_EXERCISES[1]
+    entry = env[0].exercises[victim].exercise.entry  # type: ignore[attr-defined]
+    sources = {ex: prepared[ex]["solution"] for ex in CODE_EXERCISES}
+    sources[victim] = f"def {entry}(*args):\n    while True:\n        pass\n"
+    statuses, calls = one_learner(env, prepared, sources)
+    assert calls == [len(CODE_EXERCISES)]
+    assert set(statuses.pop(victim)) == {"timeout"}
+    assert statuses == {ex: ["correct"] * len(statuses[ex]) for ex in statuses}

@@ -15,7 +15,6 @@ import threading
 from concurrent.futures import FIRST_COMPLETED, Future, ThreadPoolExecutor, wait
 from dataclasses import dataclass, replace
 from pathlib import Path
-from typing import Protocol
 
 from sqlalchemy.engine import Engine
 
@@ -29,30 +28,14 @@ from . import gradebook
 from .exports import write_outputs
 from .grading import PreparedAssignment, grade_submission, prepare_assignment, ungradable
 from .grading_key import course_key, keyed_submission
+from .progress import Reporter, Silent
+from .roster import Roster
+from .roster_check import RosterCheck, apply_roster, check_roster, record_missing
+from .submission_archive import opened_submissions
 from .submissions import Found, find_submissions
 
 OUT_DIR = "autograded"
 STOP_POLL_S = 0.2  # how often a waiting batch looks whether it was asked to stop
-
-
-class Reporter(Protocol):
-    """Told about the batch as it goes (a progress bar, log lines)."""
-
-    def start(self, total: int, skipped: int) -> None:
-        """``total`` submissions are about to be graded; ``skipped`` are unchanged."""
-
-    def done(self, result: StudentResult) -> None:
-        """One submission was graded and saved."""
-
-
-class Silent:
-    """A reporter that says nothing."""
-
-    def start(self, total: int, skipped: int) -> None:
-        """Nothing to show."""
-
-    def done(self, result: StudentResult) -> None:
-        """Nothing to show."""
 
 
 @dataclass(frozen=True)
@@ -63,16 +46,16 @@ class Summary:
     found: int  # students in the submissions folder
     graded: int  # graded by this run
     skipped: int  # unchanged since their saved grade
-    ungradable: tuple[
-        tuple[str, str], ...
-    ]  # (student, reason) of this folder, graded now or before
+    # (student, reason) of this folder, graded now or before
+    ungradable: tuple[tuple[str, str], ...]
     late: int  # graded with a late penalty or past the cutoff
-    crashed: tuple[
-        tuple[str, tuple[str, ...]], ...
-    ]  # (student, exercises whose code failed, timed out or tampered)
+    # (student, exercises whose code failed, timed out or tampered)
+    crashed: tuple[tuple[str, tuple[str, ...]], ...]
     interrupted: bool  # stopped before everything was graded; running again goes on
     out_dir: Path
     db_url: str
+    missing: tuple[str, ...] = ()  # on the roster, nothing handed in (score 0)
+    unlisted: tuple[str, ...] = ()  # handed in, not on the roster (graded, flagged)
 
     @property
     def all_graded(self) -> bool:
@@ -93,6 +76,8 @@ class Plan:
     out_dir: Path
     keyed: tuple[tuple[Found, str], ...]  # every student in the folder, with their grading key
     todo: tuple[tuple[Found, str], ...]  # those whose saved grade is missing or out of date
+    roster: Roster | None = None
+    roster_check: RosterCheck = RosterCheck()
 
     @property
     def course(self) -> str:
@@ -115,6 +100,7 @@ def plan_batch(
     db_url: str | None = None,
     out_dir: Path | None = None,
     force: bool = False,
+    roster: Roster | None = None,
 ) -> Plan:
     """Find the notebooks, prepare the assignment, key each notebook, compare with the gradebook.
 
@@ -123,7 +109,8 @@ def plan_batch(
     get_assignment(
         session.loaded, assignment
     )  # an unknown assignment or a wrong folder fail before torch runs
-    found = find_submissions(submissions, assignment)
+    others = [a.id for a in session.loaded.course.assignments if a.id != assignment]
+    found = find_submissions(submissions, assignment, roster=roster, others=others)
     prep = prepare_assignment(session.loaded, assignment, session.ctx)
     url = db_url or gradebook.default_url(session.loaded.root)
     course_hash = course_key(prep)
@@ -132,7 +119,9 @@ def plan_batch(
         gradebook.open_gradebook(url), session.loaded.course.id, assignment
     )
     todo = tuple((f, key) for f, key in keyed if force or saved.get(f.student) != key)
-    return Plan(prep, url, out_dir or default_out_dir(session.loaded, assignment), keyed, todo)
+    check = check_roster(roster, [f.student for f in found], saved)
+    out = out_dir or default_out_dir(session.loaded, assignment)
+    return Plan(prep, url, out, keyed, todo, roster, check)
 
 
 def grade_plan(
@@ -149,6 +138,7 @@ def grade_plan(
     """
     engine = gradebook.open_gradebook(plan.db_url)
     batch = _Batch(plan, session, engine, reporter or Silent())
+    record_missing(engine, plan.course, plan.assignment, plan.roster_check.missing, batch.run_id)
     outcome = "interrupted"
     try:
         batch.run(workers, stop or threading.Event())
@@ -164,7 +154,9 @@ def grade_plan(
             batch.failed,
             session.isolation,
         )
-        doc = gradebook.results_document(engine, plan.course, plan.assignment)
+        doc = apply_roster(
+            gradebook.results_document(engine, plan.course, plan.assignment), plan.roster
+        )
         write_outputs(doc, plan.out_dir, session.loaded.course.assignment(plan.assignment))
     return _summary(doc, plan, batch.graded, outcome == "interrupted")
 
@@ -180,10 +172,15 @@ def autograde(
     force: bool = False,
     reporter: Reporter | None = None,
     stop: threading.Event | None = None,
+    roster: Roster | None = None,
 ) -> Summary:
-    """Grade the notebooks in ``submissions`` into the gradebook and write the outputs."""
-    plan = plan_batch(session, assignment, submissions, db_url=db_url, out_dir=out_dir, force=force)
-    return grade_plan(plan, session, workers=workers, reporter=reporter, stop=stop)
+    """Grade the notebooks in ``submissions`` (a folder, or a .zip of one) into the gradebook
+    and write the outputs."""
+    with opened_submissions(submissions) as folder:
+        plan = plan_batch(
+            session, assignment, folder, db_url=db_url, out_dir=out_dir, force=force, roster=roster
+        )
+        return grade_plan(plan, session, workers=workers, reporter=reporter, stop=stop)
 
 
 class _Batch:
@@ -282,6 +279,8 @@ def _summary(doc: ResultsDocument, plan: Plan, graded: int, interrupted: bool) -
         interrupted,
         plan.out_dir,
         plan.db_url,
+        plan.roster_check.missing,
+        plan.roster_check.unlisted,
     )
 
 

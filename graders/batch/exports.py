@@ -16,7 +16,7 @@ import os
 from pathlib import Path
 
 from ..course.model import Assignment
-from ..results import ResultsDocument
+from ..results import ResultsDocument, SubmissionStatus
 from .gradescope import gradescope_result
 from .junit import junit_xml
 from .submissions import safe_student
@@ -25,6 +25,7 @@ __all__ = ["grades_csv", "gradescope_result", "junit_xml", "write_atomic", "writ
 
 # A cell starting with one of these is run as a formula by spreadsheet programs.
 _FORMULA_START = ("=", "+", "-", "@", "\t", "\r")
+ROSTER_MARKS = {True: "listed", False: "not on roster"}
 
 
 def write_outputs(doc: ResultsDocument, out: Path, assignment: Assignment | None = None) -> None:
@@ -36,9 +37,10 @@ def write_outputs(doc: ResultsDocument, out: Path, assignment: Assignment | None
     write_atomic(out / "grades.csv", grades_csv(doc))
     write_atomic(out / "junit.xml", junit_xml(doc))
     for student in doc.students:
-        if safe_student(student.student):
+        # A missing student handed nothing in: there is no autograder result to show them.
+        if safe_student(student.student) and student.status is not SubmissionStatus.MISSING:
             path = out / "gradescope" / f"{student.student}.json"
-            text = json.dumps(gradescope_result(student, policy), indent=2, ensure_ascii=False)
+            text = json.dumps(gradescope_result(student, policy), ensure_ascii=False)
             write_atomic(path, text + "\n")
 
 
@@ -51,11 +53,14 @@ def write_atomic(path: Path, text: str) -> None:
 
 
 def grades_csv(doc: ResultsDocument) -> str:
-    """One row per student, one column per question (points), then the late factor and total."""
+    """One row per student, one column per question (points), then the late factor and total;
+    with a roster, a last ``roster`` column (``listed`` or ``not on roster``)."""
     qids = doc.question_ids()
     buffer = io.StringIO()
     writer = csv.writer(buffer, lineterminator="\n")
-    writer.writerow(["student", "status", *qids, "late_factor", "total", "max_total"])
+    with_roster = any(s.on_roster is not None for s in doc.students)
+    roster = ["roster"] if with_roster else []
+    writer.writerow(["student", "status", *qids, "late_factor", "total", "max_total", *roster])
     for s in doc.students:
         points = {q.id: _round(q.points) for q in s.questions}
         writer.writerow(
@@ -66,6 +71,7 @@ def grades_csv(doc: ResultsDocument) -> str:
                 s.late_factor,
                 _round(s.score),
                 _round(s.max_score),
+                *([ROSTER_MARKS[bool(s.on_roster)]] if with_roster else []),
             ]
         )
     return buffer.getvalue()

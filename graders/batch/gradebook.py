@@ -31,7 +31,7 @@ from sqlalchemy.engine import Engine, make_url
 from sqlalchemy.orm import Session
 
 from ..errors import UsageError
-from ..results import ResultsDocument, StudentResult
+from ..results import ResultsDocument, StudentResult, SubmissionStatus
 from .gradebook_tables import Base, RunRow, SubmissionRow
 
 
@@ -157,6 +157,31 @@ def record(engine: Engine, course: str, assignment: str, graded: Graded) -> None
     with engine.begin() as conn:
         conn.execute(delete(SubmissionRow).where(*mine))
         conn.execute(insert(SubmissionRow), _submission_row(course, assignment, graded))
+
+
+def replace_missing(
+    engine: Engine,
+    course: str,
+    assignment: str,
+    missing: list[Graded],
+) -> None:
+    """Make the ``missing`` rows of an assignment exactly ``missing``, in one transaction.
+
+    A missing row is the roster's say, not a grade: each run replaces them all, so a
+    student who handed in since, or who left the roster, is no longer missing.
+    """
+    with engine.begin() as conn:
+        conn.execute(
+            delete(SubmissionRow).where(
+                SubmissionRow.course == course,
+                SubmissionRow.assignment == assignment,
+                SubmissionRow.status == SubmissionStatus.MISSING.value,
+            )
+        )
+        if missing:
+            conn.execute(
+                insert(SubmissionRow), [_submission_row(course, assignment, g) for g in missing]
+            )
 
 
 def _mine(course: str, assignment: str, student: str) -> tuple[ColumnElement[bool], ...]:

@@ -13,14 +13,18 @@ import traceback
 from collections.abc import Iterable, Iterator
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, replace
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from ..course.load import LoadedCourse, LoadedExercise, get_assignment
 from ..course.model import Assignment
 from ..kinds.base import Context, Submission
 from ..kinds.layout import points_scale
+from ..kinds.prefetch import run_ahead
 from ..kinds.prepare import prepare_exercises
 from ..results import QuestionResult, Status, StudentResult, SubmissionStatus
+
+if TYPE_CHECKING:
+    from ..sandbox import Job
 
 __all__ = [
     "PreparedAssignment",
@@ -91,7 +95,10 @@ def answer_key(prep: PreparedAssignment) -> dict[str, str]:
 def grade_submission(prep: PreparedAssignment, sub: Submission) -> StudentResult:
     """Grade one submission; never raises (a grader bug becomes an ``ungradable`` result)."""
     try:
-        questions = tuple(q for ex in prep.exercises for q in _grade_exercise(ex, sub, prep.ctx))
+        # The submission's sandbox jobs run together, in one child where they can.
+        jobs = [job for ex in prep.exercises for job in _jobs(ex, sub, prep.ctx)]
+        ctx = run_ahead(prep.ctx, jobs)
+        questions = tuple(q for ex in prep.exercises for q in _grade_exercise(ex, sub, ctx))
         return _apply_late_policy(prep.assignment, sub, questions)
     except Exception as exc:  # noqa: BLE001 - one student's problem must not stop the batch
         detail = "".join(traceback.format_exception_only(type(exc), exc)).strip()
@@ -111,6 +118,14 @@ def grade_all(
 def ungradable(student: str, reason: str) -> StudentResult:
     """The result for a submission that could not even be read."""
     return StudentResult(student, (), SubmissionStatus.UNGRADABLE, reason)
+
+
+def _jobs(ex: PreparedExercise, sub: Submission, ctx: Context) -> list[Job]:
+    exercise, kind = ex.loaded.exercise, ex.loaded.kind
+    try:
+        return kind.jobs(exercise, ex.prepared, kind.given(exercise, sub), ctx)
+    except Exception:  # noqa: BLE001 - grading the exercise reports it, for this exercise only
+        return []
 
 
 def _grade_exercise(ex: PreparedExercise, sub: Submission, ctx: Context) -> list[QuestionResult]:

@@ -70,6 +70,11 @@ def _suite(assignment: str, s: StudentResult, family: Family) -> ET.Element:
         )
         tag = "error" if family == "legacy" else "failure"
         ET.SubElement(case, tag, message=xml_text(s.error or UNGRADABLE), type=UNGRADABLE)
+    elif s.status is SubmissionStatus.MISSING:  # on the roster, nothing handed in
+        case = ET.SubElement(
+            suite, "testcase", classname=classname, name="submission", time=NO_TIME
+        )
+        ET.SubElement(case, "skipped", message=xml_text(s.error or "missing"))
     for q in s.questions:
         suite.append(_case(classname, q, family))
     _count(suite, suite.findall("testcase"))

@@ -17,7 +17,7 @@ import click
 from .. import DISTRIBUTION
 from ..errors import ExitCode, user_errors
 
-COMMAND_MODULES = ("course", "grading", "autograde", "notebooks", "report", "ci")
+COMMAND_MODULES = ("course", "grading", "autograde", "export", "notebooks", "report", "ci")
 
 
 class _Group(click.Group):

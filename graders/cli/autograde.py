@@ -16,11 +16,13 @@ import click
 
 from ..errors import ExitCode
 from . import course_option, exit_with, isolation_option, main
+from .roster import roster_option
 
 if TYPE_CHECKING:
     from rich.progress import Progress
 
-    from ..batch.autograde import Reporter, Summary
+    from ..batch.autograde import Summary
+    from ..batch.progress import Reporter
     from ..results import StudentResult
 
 db_option = click.option(
@@ -34,9 +36,10 @@ db_option = click.option(
 
 @main.command()
 @click.argument("assignment")
-@click.argument("submissions", type=click.Path(exists=True, file_okay=False, path_type=Path))
+@click.argument("submissions", type=click.Path(exists=True, path_type=Path))
 @course_option
 @db_option
+@roster_option
 @click.option(
     "--out",
     "out_dir",
@@ -63,6 +66,7 @@ def autograde(
     submissions: Path,
     course: Path | None,
     db_url: str | None,
+    roster_path: Path | None,
     out_dir: Path | None,
     workers: int,
     force: bool,
@@ -71,12 +75,15 @@ def autograde(
     """Grade every student's notebook in SUBMISSIONS for ASSIGNMENT into the gradebook.
 
     SUBMISSIONS holds <student>/<assignment>.ipynb, or is nbgrader's submitted/ folder
-    (or its course root). Unchanged submissions are skipped, so an interrupted run can
-    simply be started again. Exit 0: everyone graded; 1: some submission could not be.
+    (or its course root), or an LMS's bulk download (a flat folder, or its .zip).
+    Unchanged submissions are skipped, so an interrupted run can simply be started again.
+    Exit 0: everyone graded; 1: some submission could not be.
     """
     from ..batch.autograde import autograde as run_batch
-    from ..session import open_session
+    from ..batch.roster import find_roster
+    from ..session import load, open_session
 
+    roster = find_roster(load(course).root, roster_path)  # a broken roster stops before torch
     stop = threading.Event()
     try:
         with (
@@ -94,6 +101,7 @@ def autograde(
                 force=force,
                 reporter=reporter,
                 stop=stop,
+                roster=roster,
             )
     except KeyboardInterrupt:
         summary = None
@@ -155,6 +163,15 @@ def _print_summary(summary: Summary) -> None:
         click.echo(f"{len(summary.ungradable)} could not be graded:")
         for student, reason in summary.ungradable:
             click.echo(f"  {printable(student)}: {printable(reason)}")
+    if summary.missing:
+        click.echo(f"{len(summary.missing)} on the roster handed nothing in (missing, 0 points):")
+        click.echo("  " + ", ".join(printable(s) for s in summary.missing))
+    if summary.unlisted:
+        click.echo(
+            f"warning: {len(summary.unlisted)} submission{'s' * (len(summary.unlisted) != 1)} "
+            "from students not on the roster (graded, flagged, left out of LMS exports):"
+        )
+        click.echo("  " + ", ".join(printable(s) for s in summary.unlisted))
     if summary.crashed:
         click.echo(
             f"code failed, timed out or tampered with grading for {len(summary.crashed)} (graded, "

@@ -140,6 +140,13 @@ class Kind(Protocol[E, P]):
     def given(self, exercise: E, submission: Submission) -> ExerciseAnswers:
         """What ``submission`` answers for this exercise."""
 
+    def jobs(self, exercise: E, prepared: P, given: ExerciseAnswers, ctx: Context) -> list[Job]:
+        """The sandbox jobs ``grade`` will run for these answers (none for most kinds).
+
+        The pipeline runs a submission's jobs together, in one child where it can
+        (``kinds.prefetch``), before it calls ``grade``.
+        """
+
     def grade(
         self, exercise: E, prepared: P, given: ExerciseAnswers, ctx: Context
     ) -> list[QuestionResult]:

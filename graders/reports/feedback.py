@@ -24,7 +24,7 @@ from ..course.load import LoadedCourse, get_assignment
 from ..course.model import in_article, section_label
 from ..course.visibility import for_learner, shown_at
 from ..errors import UsageError
-from ..results import QuestionResult, StudentResult, format_points
+from ..results import QuestionResult, StudentResult, SubmissionStatus, format_points
 
 TEMPLATE = "feedback.html.j2"
 STATUS_TEXT = {
@@ -63,6 +63,8 @@ def write_feedback(loaded: LoadedCourse, assignment: str, db_url: str, out: Path
     for student in doc.students:
         if not safe_student(student.student):
             continue  # such a folder was never graded; its name must not become a path
+        if student.status is SubmissionStatus.MISSING:
+            continue  # nothing was handed in: there is nothing to give feedback on
         path = out / f"{student.student}.html"
         write_atomic(path, render_page(template, for_learner(student, shown), context))
         written.append(path)

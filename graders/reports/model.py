@@ -88,7 +88,7 @@ class AssignmentReport:
 
     @property
     def read_count(self) -> int:
-        return sum(1 for s in self.students if s.status != "ungradable")
+        return sum(1 for s in self.students if s.read)
 
     @property
     def statuses_seen(self) -> list[str]:
@@ -112,7 +112,7 @@ def assignment_report(doc: ResultsDocument, info: CourseInfo) -> AssignmentRepor
     co = cooccurrence(doc, [m.name for m in misconceptions])
     unnamed_all = unnamed_wrong_answers(doc, info)
     rows = student_rows(doc)
-    many = many_misconceptions([r for r in rows if r.status != "ungradable"])
+    many = many_misconceptions([r for r in rows if r.read])
     declared = info.assignment(doc.assignment)
     return AssignmentReport(
         course_id=doc.course,

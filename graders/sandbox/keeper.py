@@ -72,8 +72,13 @@ def run_keeper(spec: KeeperSpec) -> NoReturn:
         child_pid, ends = _fork_child(spec)
         request = _read_json(spec.payload_fd)
         payloads = request["steps"]
-        records = Watch(spec, child_pid, ends, payloads).run()
+        watch = Watch(spec, child_pid, ends, payloads)
+        records = watch.run()  # the child is killed by now, not yet reaped
         _write_all(spec.result_fd, encode_frame(str(request["token"]), records))
+        # Closed here, not by exit: the runner takes end-of-file as the frame's end, and a
+        # warm process's exit (tearing down its memory) would hold it back by milliseconds.
+        os.close(spec.result_fd)
+        watch.reap()
         code = 0
     except BaseException as exc:  # noqa: BLE001 - a keeper that failed tells the runner nothing: "lost"
         os.write(2, f"keeper: {describe_exception(exc)}\n".encode())
@@ -158,7 +163,7 @@ class Watch:
                 if not self.finished() and time.monotonic() >= self.deadline:
                     self.end_step(timed_out(self.spec.steps[self.step].timeout_s))
         finally:
-            self.stop_child()
+            self.kill_child()
         return self.records
 
     def finished(self) -> bool:
@@ -258,8 +263,8 @@ class Watch:
             return ""
         return f"{memory.limit_mib} MiB"
 
-    def stop_child(self) -> None:
-        """Kill the child's group and the child (done, or given up on); reap it.
+    def kill_child(self) -> None:
+        """Kill the child's group and the child (done, or given up on), without waiting.
 
         Only while the child is unreaped: its pid (and so its group id) cannot be reused
         until then. Once reaped, what it left is swept by the fork server (the subreaper).
@@ -270,8 +275,12 @@ class Watch:
             except (ProcessLookupError, PermissionError):
                 pass  # it never reached setsid(): there is no group yet
             signal.pidfd_send_signal(self.pidfd, signal.SIGKILL)
-            os.waitpid(self.pid, 0)
         self.selector.close()
+
+    def reap(self) -> None:
+        """Wait for the killed child's exit (after the frame: its teardown is on no clock)."""
+        if self.wait_status is None:
+            self.wait_status = os.waitpid(self.pid, 0)[1]
         os.close(self.pidfd)
 
 

@@ -21,7 +21,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from dataclasses import replace
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from ...course.marks import Marks
 from ...errors import Problem
@@ -35,6 +35,8 @@ from .checkers import CheckerError, load_checker, sandbox_module
 from .checks import course_problems
 from .grading import (
     all_checks,
+    budget_s,
+    checker_job,
     content_hash,
     grade_source,
     own_failures,
@@ -43,6 +45,9 @@ from .grading import (
     samples_hash,
 )
 from .model import SOLUTIONS_DIR, CodeExercise
+
+if TYPE_CHECKING:
+    from ...sandbox import Job
 
 NO_REFERENCE = (
     "This exercise could not be graded: its reference solution could not be run. "
@@ -145,10 +150,19 @@ class CodeKind:
         results = self._grade(exercise, prepared, given.code, ctx)
         return [replace(r, feedback=f"{r.feedback}\n{note}") for r in results] if note else results
 
+    def jobs(
+        self, exercise: CodeExercise, prepared: dict[str, Any], given: ExerciseAnswers, ctx: Context
+    ) -> list[Job]:
+        source = given.code
+        if source is None or not _submitted(exercise, source) or prepared.get("error"):
+            return []
+        checker = load_checker(ctx.root / exercise.checker)
+        return [checker_job(exercise, checker, source, ctx, budget_s(exercise, prepared, ctx))]
+
     def _grade(
         self, exercise: CodeExercise, prepared: dict[str, Any], source: str | None, ctx: Context
     ) -> list[QuestionResult]:
-        if source is None or not source.strip() or source.strip() == exercise.template.strip():
+        if source is None or not _submitted(exercise, source):
             return all_checks(
                 exercise,
                 Status.UNANSWERED,
@@ -197,3 +211,8 @@ class CodeKind:
         self, exercise: CodeExercise
     ) -> dict[str, tuple[DeclaredMisconception, ...]]:
         return {}
+
+
+def _submitted(exercise: CodeExercise, source: str) -> bool:
+    """Is there code of the learner's own (not nothing, not the template unchanged)?"""
+    return bool(source.strip()) and source.strip() != exercise.template.strip()

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import hashlib
 from dataclasses import replace
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from ...results import QuestionResult, Status
 from ..base import Context
@@ -20,6 +20,9 @@ from .checkers import Checker, digest
 from .model import Check, CodeExercise
 from .outcome import FORGED, Judged, judge_outcome
 from .samples import mismatches
+
+if TYPE_CHECKING:
+    from ...sandbox import Job
 
 TASK, CHECK = "graders.kinds.code.child:run", "graders.kinds.code.child:check"
 MIN_BUDGET_S, BUDGET_FACTOR = 0.5, 50.0
@@ -56,6 +59,14 @@ def grade_source(
 def run_checker(
     exercise: CodeExercise, checker: Checker, source: str, ctx: Context, timeout_s: float
 ) -> tuple[Judged, float]:
+    outcome = ctx.runner.run(checker_job(exercise, checker, source, ctx, timeout_s))
+    return judge_outcome(outcome, exercise.entry, exercise.signature), outcome.duration_s
+
+
+def checker_job(
+    exercise: CodeExercise, checker: Checker, source: str, ctx: Context, timeout_s: float
+) -> Job:
+    """The sandbox job that runs ``source`` through the exercise's checker."""
     from ...sandbox import Job
 
     limits = replace(course_limits(ctx), timeout_s=timeout_s)
@@ -66,8 +77,7 @@ def run_checker(
         "seed": ctx.course.seed,
         "imports": list(allowed_imports(ctx)),
     }
-    outcome = ctx.runner.run(Job(task=TASK, payload=payload, limits=limits, check=CHECK))
-    return judge_outcome(outcome, exercise.entry, exercise.signature), outcome.duration_s
+    return Job(task=TASK, payload=payload, limits=limits, check=CHECK)
 
 
 def judge_observations(

@@ -20,7 +20,6 @@ import ctypes
 import gc
 import operator
 import sys
-from collections.abc import Callable
 from typing import Any
 
 WATCHED_MODULES = (
@@ -60,25 +59,28 @@ _MISSING = object()  # no such key
 IMMUTABLE_TYPE = 1 << 8  # Py_TPFLAGS_IMMUTABLETYPE: such a class cannot be patched
 VERSION_OFFSET = 24  # PyDictObject: refcount, type, ma_used, then ma_version_tag
 
-# (namespace, address of its dict, that dict's mutation counter or None, keys, values)
-Entry = tuple[Any, int, "int | None", tuple[str, ...], tuple[Any, ...]]
+# (namespace, its dict's mutation counter (a ctypes view) or None, the counter's value then,
+# keys, values)
+Entry = tuple[Any, Any, "int | None", tuple[str, ...], tuple[Any, ...]]
 Snapshot = tuple[Entry, ...]
+_counter_value = ctypes._SimpleCData.__dict__["value"].__get__
 
 
-def _version_reader() -> Callable[[int], int] | None:
-    """A reader of a dict's mutation counter, if this interpreter has one that works."""
-    at, value = ctypes.c_uint64.from_address, ctypes._SimpleCData.__dict__["value"].__get__
+def _counter_of(address: int) -> Any:
+    """A ctypes view of the mutation counter of the dict at ``address`` (nothing is copied)."""
+    return ctypes.c_uint64.from_address(address + VERSION_OFFSET)
 
-    def read(address: int, at: Any = at, value: Any = value, offset: int = VERSION_OFFSET) -> int:
-        return int(value(at(address + offset)))
 
+def _counters_work() -> bool:
+    """Does this interpreter keep a per-dict mutation counter where ``_counter_of`` reads?"""
     probe: dict[str, int] = {"a": 1}
-    before = read(id(probe))
+    counter = _counter_of(id(probe))
+    before = _counter_value(counter)
     probe["a"] = 2
-    return read if read(id(probe)) != before else None
+    return bool(_counter_value(counter) != before)
 
 
-_read_version = _version_reader()
+_COUNTERS = _counters_work()
 
 
 def namespaces(
@@ -107,13 +109,18 @@ def namespaces(
 
 
 def snapshot(spaces: list[Any]) -> Snapshot:
-    """Every namespace with its dict's address and counter, its keys and values (in tuples)."""
+    """Every namespace with its dict's counter and its value, its keys and values (in tuples).
+
+    The counters' ctypes views are made here, once, in the warm process: a child reads
+    each with one attribute access instead of building a view per read (406 namespaces,
+    read after every call of learner code).
+    """
     frozen = []
     for ns in spaces:
         items = ns if isinstance(ns, dict) else vars(ns)
-        real = _real_dict(ns)
-        version = _read_version(id(real)) if _read_version else None
-        frozen.append((ns, id(real), version, tuple(items), tuple(items.values())))
+        counter = _counter_of(id(_real_dict(ns))) if _COUNTERS else None
+        version = _counter_value(counter) if counter is not None else None
+        frozen.append((ns, counter, version, tuple(items), tuple(items.values())))
     return tuple(frozen)
 
 
@@ -129,7 +136,7 @@ def _real_dict(ns: Any) -> dict[str, Any]:
 
 def restore(
     before: Snapshot,
-    read: Any = _read_version,
+    read: Any = _counter_value,
     dict: Any = dict,
     vars: Any = vars,
     isinstance: Any = isinstance,
@@ -141,8 +148,8 @@ def restore(
 ) -> list[str]:
     """Attributes replaced or removed since ``before``, each put back; their names."""
     changed = []
-    for ns, address, version, keys, values in before:
-        if version is not None and read(address) == version:
+    for ns, counter, version, keys, values in before:
+        if version is not None and read(counter) == version:
             continue  # the dict was not modified at all
         if isinstance(ns, dict):
             changed += _changed_keys(modules, modules, keys, values)

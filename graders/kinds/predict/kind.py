@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from ...course.marks import Marks
 from ...errors import Problem
@@ -20,6 +20,9 @@ from . import cells, checks
 from .grading import grade_question
 from .model import PredictExercise
 from .truth import Truths, compute_truths
+
+if TYPE_CHECKING:
+    from ...sandbox import Job
 
 
 @register
@@ -56,6 +59,11 @@ class PredictKind:
         return ExerciseAnswers(
             answers, notes={k: submission.notes[k] for k in keys if k in submission.notes}
         )
+
+    def jobs(
+        self, exercise: PredictExercise, prepared: Truths, given: ExerciseAnswers, ctx: Context
+    ) -> list[Job]:
+        return []  # predictions are parsed and compared with the truths, here
 
     def grade(
         self, exercise: PredictExercise, prepared: Truths, given: ExerciseAnswers, ctx: Context
