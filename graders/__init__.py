@@ -8,7 +8,7 @@ from importlib import import_module as _import_module
 __version__ = "0.1.0"
 # The distribution's name on package indexes: `graders` there is an unrelated project. The
 # import package and the command are `graders`.
-DISTRIBUTION = "autograd-graders"
+__distribution__ = "autograd-graders"
 
 # Lazily resolved so that `import graders` (and `graders --help`) never imports torch.
 _PUBLIC = {
@@ -24,7 +24,7 @@ _PUBLIC = {
     "prepare_assignment": "graders.batch.grading",
 }
 
-__all__ = sorted(["__version__", "DISTRIBUTION", *_PUBLIC], key=str.casefold)
+__all__ = sorted(["__version__", *_PUBLIC], key=str.casefold)
 
 
 def __getattr__(name: str) -> object:

@@ -14,7 +14,7 @@ from typing import Any
 
 import click
 
-from .. import DISTRIBUTION
+from .. import __distribution__
 from ..errors import ExitCode, user_errors
 
 COMMAND_MODULES = ("course", "grading", "autograde", "export", "notebooks", "report", "ci")
@@ -32,7 +32,7 @@ class _Group(click.Group):
 
 
 @click.group(cls=_Group, context_settings={"help_option_names": ["-h", "--help"]})
-@click.version_option(package_name=DISTRIBUTION)
+@click.version_option(package_name=__distribution__)
 def main() -> None:
     """Grade a course on PyTorch autograd semantics: validate, release, grade, report."""
 

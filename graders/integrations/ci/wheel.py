@@ -19,7 +19,7 @@ import zipfile
 from importlib import metadata
 from pathlib import Path
 
-from ... import DISTRIBUTION
+from ... import __distribution__
 from ...errors import UsageError
 
 TAG = "py3-none-any"
@@ -40,24 +40,24 @@ def package_files() -> dict[str, bytes]:
 def installed() -> metadata.Distribution:
     """graders' installed distribution (its metadata is what the wheel carries)."""
     try:
-        return metadata.distribution(DISTRIBUTION)
+        return metadata.distribution(__distribution__)
     except metadata.PackageNotFoundError as exc:
         raise UsageError(
-            f"{DISTRIBUTION} is not installed (pip install -e .): its wheel and its dependencies "
-            "cannot be made"
+            f"{__distribution__} is not installed (pip install -e .): its wheel and its "
+            "dependencies cannot be made"
         ) from exc
 
 
 def wheel_name(dist: metadata.Distribution | None = None) -> str:
     """``autograd_graders-<version>-py3-none-any.whl``: the file name PEP 427 gives it."""
     dist = dist or installed()
-    return f"{_escaped(DISTRIBUTION)}-{dist.version}-{TAG}.whl"
+    return f"{_escaped(__distribution__)}-{dist.version}-{TAG}.whl"
 
 
 def build_wheel(dest: Path) -> Path:
     """Write the wheel into the folder ``dest`` (created) and return its path."""
     dist = installed()
-    info = f"{_escaped(DISTRIBUTION)}-{dist.version}.dist-info"
+    info = f"{_escaped(__distribution__)}-{dist.version}.dist-info"
     files = package_files()
     files[f"{info}/METADATA"] = _metadata(dist).encode()
     files[f"{info}/WHEEL"] = (
@@ -87,7 +87,7 @@ def _metadata(dist: metadata.Distribution) -> str:
     # An egg-info folder (a `setup.py develop` install) keeps the same text as PKG-INFO.
     text = dist.read_text("METADATA") or dist.read_text("PKG-INFO")
     if not text:
-        raise UsageError(f"the installed {DISTRIBUTION} has no metadata: reinstall it")
+        raise UsageError(f"the installed {__distribution__} has no metadata: reinstall it")
     return text
 
 
