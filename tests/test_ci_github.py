@@ -238,3 +238,14 @@ def test_the_course_repository_grades_every_student_and_publishes_the_feedback(
     for item in ("clone-basics/shares-memory", "clone-basics/grad"):
         for text in (feedback, (published / "log.txt").read_text(), json.dumps(results)):
             assert f"expected {KEY[item]}" not in text and f"`{KEY[item]}`" not in text
+
+
+def test_the_distribution_has_a_name_of_its_own() -> None:
+    import tomllib
+
+    import graders
+
+    project = tomllib.loads((Path(__file__).parent.parent / "pyproject.toml").read_text())
+    # `graders` on the public index is someone else's: installing it by that name is unsafe.
+    assert project["project"]["name"] == graders.__distribution__ != "graders"
+    assert project["project"]["scripts"] == {"graders": "graders.cli:main"}
