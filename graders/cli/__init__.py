@@ -16,9 +16,20 @@ from typing import Any
 
 import click
 
+from .. import __distribution__
 from ..errors import ExitCode, user_errors
 
-COMMAND_MODULES = ("course", "grading", "autograde", "export", "notebooks", "report", "ci", "term")
+COMMAND_MODULES = (
+    "course",
+    "grading",
+    "autograde",
+    "export",
+    "notebooks",
+    "report",
+    "ci",
+    "init_ci",
+    "term",
+)
 
 
 # What the `grade` extra installs, by import name: a learner's install (for `graders check`)
@@ -39,7 +50,7 @@ class _Group(click.Group):
                 raise
             click.echo(
                 f"error: `graders {ctx.invoked_subcommand}` needs graders' grading dependencies "
-                f"({exc.name} is not installed): pip install 'graders[grade]'",
+                f"({exc.name} is not installed): pip install '{__distribution__}[grade]'",
                 err=True,
             )
             sys.exit(int(ExitCode.USAGE))
@@ -68,7 +79,7 @@ def bug_request(version: str) -> str:
 
 
 @click.group(cls=_Group, context_settings={"help_option_names": ["-h", "--help"]})
-@click.version_option(package_name="graders")
+@click.version_option(package_name=__distribution__)
 def main() -> None:
     """Grade a course on PyTorch autograd semantics: validate, release, grade, report."""
 
