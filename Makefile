@@ -12,6 +12,8 @@ install: $(VENV)/.installed
 $(VENV)/.installed: pyproject.toml Makefile
 	test -x $(PY) || python3 -m venv $(VENV)
 	$(PY) -m pip install -q --disable-pip-version-check $(TORCH) numpy
+	# The distribution was called `graders` before: leave one copy of the package.
+	$(PY) -m pip uninstall -q -y graders 2>/dev/null || true
 	$(PY) -m pip install -q --disable-pip-version-check -e '.[test]'
 	touch $@
 

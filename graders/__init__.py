@@ -6,6 +6,9 @@ The public API is what ``__all__`` lists; everything else is internal and may ch
 from importlib import import_module as _import_module
 
 __version__ = "0.1.0"
+# The distribution's name on package indexes: `graders` there is an unrelated project. The
+# import package and the command are `graders`.
+__distribution__ = "autograd-graders"
 
 # Lazily resolved so that `import graders` (and `graders --help`) never imports torch.
 _PUBLIC = {

@@ -5,7 +5,7 @@
                       submitted_at, graded_at, questions}   (+ on_roster with a roster,
                                                             extension when set)
     QuestionResult   {id, status, points, max_points, answer, expected, feedback,
-                      misconception, section}   (+ variant, override when set)
+                      misconception, section}   (+ variant, override, explain when set)
     Override         {points, reason, by, at}    points an instructor set by hand
     Extension        {due, reason, by, at}       a student's own due date
     (+ dropped on the document: withdrawn students, kept out of every grade)
@@ -55,8 +55,9 @@ class SubmissionStatus(StrEnum):
     MISSING = "missing"  # on the roster, but nothing was handed in: score 0
 
 
-# Written only when set: no kind has variants yet, and few grades are changed by hand.
-_OPTIONAL = ("variant", "override")
+# Written only when set: no kind has variants yet, few grades are changed by hand, and
+# documents written before `explain` existed have none.
+_OPTIONAL = ("variant", "override", "explain")
 
 
 @dataclass(frozen=True)
@@ -106,6 +107,9 @@ class QuestionResult:
     section: str | None = None  # the article section the exercise cites
     variant: str | None = None  # which variant of the item was asked
     override: Override | None = None  # points set by an instructor: ``points`` is theirs
+    # The feedback without anything computed from the expected answer ("got X, expected Y"):
+    # what a learner reads before the assignment closes (``course.visibility``).
+    explain: str | None = None
 
     @property
     def exercise(self) -> str:

@@ -11,8 +11,19 @@ from pathlib import Path
 import pytest
 
 from graders.batch import gradebook
+from graders.batch.adjustments import with_override
 from graders.batch.exports import grades_csv, gradescope_result, junit_xml, write_outputs
-from graders.results import QuestionResult, ResultsDocument, Status, StudentResult, SubmissionStatus
+from graders.batch.junit import verdict
+from graders.course.model import Shown
+from graders.course.visibility import for_learner
+from graders.results import (
+    Override,
+    QuestionResult,
+    ResultsDocument,
+    Status,
+    StudentResult,
+    SubmissionStatus,
+)
 
 Q = QuestionResult
 SECTIONS = {"ex/a": "§1a", "ex/b": "§2", "code/check": "§4"}
@@ -117,6 +128,31 @@ def test_junit_has_a_testcase_per_question_with_points(doc: ResultsDocument) -> 
     suites = {s.get("name"): s for s in root.findall("testsuite")}
     ada = suites["ada"]
     assert [c.get("name") for c in ada.findall("testcase")] == ["ex/a", "ex/b", "code/check"]
+    props = {p.get("name"): p.get("value") for p in ada.find("properties")}
+    assert {k: v for k, v in props.items() if k.endswith(":ex/b")} == {
+        "points:ex/b": "0.0",
+        "max_points:ex/b": "2.0",
+        "status:ex/b": "wrong",
+    }
+    assert ada.find("testcase[@name='ex/b']/system-out").text.splitlines() == [
+        "points: 0/2",
+        "status: wrong",
+        "section: §2",
+        "misconception: clone-shares-memory",
+    ]
+    assert (
+        ada.find("testcase[@name='ex/b']/failure").get("message").startswith("wrong: answered True")
+    )
+    assert ada.find("testcase[@name='code/check']/failure").get("type") == "timeout"
+    assert {c.get("time") for c in root.iter("testcase")} == {"0.000"}
+    assert (ada.get("tests"), ada.get("failures"), ada.get("errors")) == ("3", "1", "1")
+    assert suites["=evil"].find("testcase/failure").get("message") == "not a notebook"
+    assert (root.get("tests"), root.get("failures"), root.get("errors")) == ("7", "1", "2")
+
+
+def test_the_legacy_junit_family_keeps_properties_in_test_cases(doc: ResultsDocument) -> None:
+    root = ET.fromstring(junit_xml(doc, "legacy"))
+    ada = root.find("testsuite[@name='ada']")
     props = {p.get("name"): p.get("value") for p in ada.find("testcase[@name='ex/b']/properties")}
     assert props == {
         "points": "0.0",
@@ -125,33 +161,53 @@ def test_junit_has_a_testcase_per_question_with_points(doc: ResultsDocument) -> 
         "section": "§2",
         "misconception": "clone-shares-memory",
     }
-    assert (
-        ada.find("testcase[@name='ex/b']/failure").get("message").startswith("wrong: answered True")
-    )
     assert ada.find("testcase[@name='code/check']/error").get("type") == "timeout"
     assert (ada.get("tests"), ada.get("failures"), ada.get("errors")) == ("3", "1", "1")
-    assert suites["=evil"].find("testcase/error").get("message") == "not a notebook"
-    assert (root.get("tests"), root.get("failures"), root.get("errors")) == ("7", "1", "2")
 
 
 def test_gradescope_result_per_student(doc: ResultsDocument) -> None:
     bob = gradescope_result(next(s for s in doc.students if s.student == "bob"))
     assert bob["score"] == 4.8 and "Late penalty" in bob["output"]
-    assert [(t["name"], t["score"], t["max_score"], t["status"]) for t in bob["tests"]] == [
+    assert bob["output_format"] == "md" and bob["output"].startswith("**Score: 4.8 / 6**")
+    scored = [t for t in bob["tests"] if "score" in t]
+    assert [(t["name"], t["score"], t["max_score"], t["status"]) for t in scored] == [
         ("ex/a", 1.0, 1.0, "passed"),
         ("ex/b", 2.0, 2.0, "passed"),
         ("code/check", 3.0, 3.0, "passed"),
     ]
     ada = gradescope_result(next(s for s in doc.students if s.student == "ada"))
-    wrong = ada["tests"][1]
+    wrong = next(t for t in ada["tests"] if t["name"] == "ex/b")
     assert (
         wrong["status"] == "failed"
         and "clone-shares-memory" in wrong["output"]
         and wrong["visibility"] == "visible"
+        and wrong["output_format"] == "md"
     )
     assert all(
-        set(t) >= {"name", "score", "max_score", "output", "visibility"} for t in ada["tests"]
+        set(t) >= {"name", "status", "output", "output_format", "visibility"} for t in ada["tests"]
     )
+
+
+def test_an_answer_is_quoted_only_beside_the_expected_one(doc: ResultsDocument) -> None:
+    ada = next(s for s in doc.students if s.student == "ada")
+    assert verdict(ada.question("ex/b")).startswith("wrong: answered True")
+    assert verdict(ada.question("code/check")) == "timeout"  # the learner's program: not quoted
+    # Before the assignment closes the expected answer is held back, and the quote with it.
+    shown = for_learner(ada, Shown.CHECKS)
+    assert verdict(shown.question("ex/b")) == "wrong"
+    md = [t for t in gradescope_result(ada)["tests"] if t["name"] == "ex/b"][0]["output"]
+    assert md.startswith("**wrong**\n") and "True" not in md
+
+
+def test_gradescope_says_why_the_instructor_changed_the_points(doc: ResultsDocument) -> None:
+    ada = next(s for s in doc.students if s.student == "ada")
+    override = Override(1.5, "the prompt was ambiguous", "prof", "2026-10-08T10:00:00+00:00")
+    questions = tuple(with_override(q, override if q.id == "ex/b" else None) for q in ada.questions)
+    result = gradescope_result(replace(ada, questions=questions))
+    test = next(t for t in result["tests"] if t["name"] == "ex/b" and "score" in t)
+    assert test["score"] == 1.5
+    assert "Adjusted by the instructor: the prompt was ambiguous (1.5 / 2 points)" in test["output"]
+    assert result["score"] == 2.5
 
 
 def test_write_outputs_writes_every_file_and_no_file_for_an_unsafe_name(

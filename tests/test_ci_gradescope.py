@@ -8,6 +8,7 @@ import os
 import shutil
 import stat
 import subprocess
+import sys
 import zipfile
 from pathlib import Path
 
@@ -124,9 +125,22 @@ def test_run_autograder_gives_the_total_autograde_gives(
         )
     expected = json.loads((out / "gradescope" / "ada.json").read_text())
     assert results["score"] == expected["score"] == 6  # 2 of 3 predictions, 4 of 4 code checks
-    assert [(t["name"], t["score"], t["max_score"]) for t in results["tests"]] == [
-        (t["name"], t["score"], t["max_score"]) for t in expected["tests"]
+    scored = [(t["name"], t["score"], t["max_score"]) for t in results["tests"] if "score" in t]
+    assert scored == [
+        (t["name"], t["score"], t["max_score"]) for t in expected["tests"] if "score" in t
     ]
+    assert len(scored) == 7
+    assert results["output_format"] == "md" and results["execution_time"] >= 0
+    assert results["output"].startswith("**Score: 6 / 7**")
+    # Before the due date a learner sees each status and explanation; the expected answers
+    # are in tests Gradescope shows only after it.
+    wrong = next(t for t in results["tests"] if t["name"] == "detach-basics/flags")
+    assert wrong["visibility"] == "visible" and "expected" not in wrong["output"]
+    answer = next(
+        t for t in results["tests"] if t["name"] == "detach-basics/flags: expected answer"
+    )
+    assert answer["visibility"] == "after_due_date" and "score" not in answer
+    assert f"expected `{KEY['detach-basics/flags']}`" in answer["output"]
 
 
 def test_a_submission_without_a_notebook_gets_results_saying_so(
@@ -158,3 +172,60 @@ def test_run_autograder_imports_the_graders_in_the_zip(autograder: Path, tmp_pat
     )
     assert Path(found.stdout.strip()) == root / "source" / "lib" / "graders" / "__init__.py"
     assert os.access(root / "run_autograder", os.X_OK)
+
+
+# Gradescope's base images, as far as setup.sh can tell them apart: the Python `python3` is,
+# and whether venv's pip bootstrap (ensurepip) is there before apt installs it.
+IMAGES = {
+    "ubuntu-22.04": ("3.10", ["update -qq", "install -y -qq python3.11 python3.11-venv"]),
+    "ubuntu-24.04": ("3.12", ["update -qq", "install -y -qq python3-venv"]),
+}
+STUB_PYTHON = """#!/bin/bash
+# A stand-in for the image's {name}: Python {version}, without ensurepip until apt adds it.
+if [ "$1" = -c ] && [ "$2" = "import ensurepip" ]; then [ -e "$STUBS/venv-installed" ]; exit; fi
+if [ "$1" = -c ]; then exec {real} -c "import sys; sys.version_info = {info}; $2"; fi
+if [ "$1 $2" = "-m venv" ]; then
+  [ -e "$STUBS/venv-installed" ] || {{ echo "ensurepip is not available" >&2; exit 1; }}
+  mkdir -p "$3/bin" && printf '#!/bin/bash\\necho "$*" >> "$STUBS/venv-python.log"\\n' > "$3/bin/python"
+  chmod +x "$3/bin/python"; exit
+fi
+exit 1
+"""
+STUB_APT = """#!/bin/bash
+echo "$*" >> "$STUBS/apt.log"
+case "$*" in *venv*) touch "$STUBS/venv-installed";; esac
+case "$*" in *python3.11\\ *) ln -sf "$STUBS/python3" "$STUBS/python3.11";; esac
+"""
+
+
+@pytest.mark.parametrize("image", IMAGES)
+def test_setup_sh_makes_its_venv_on_gradescopes_images(
+    autograder: Path, tmp_path: Path, image: str
+) -> None:
+    version, apt_calls = IMAGES[image]
+    root = autograder_root(autograder, tmp_path / "autograder")
+    stubs = tmp_path / "stubs"
+    stubs.mkdir()
+    major, minor = version.split(".")
+    (stubs / "python3").write_text(
+        STUB_PYTHON.format(
+            name="python3", version=version, real=sys.executable, info=f"({major}, {minor}, 0)"
+        )
+    )
+    (stubs / "apt-get").write_text(STUB_APT)
+    for stub in stubs.iterdir():
+        stub.chmod(0o755)
+    # Only the image's commands: no other Python on PATH.
+    tools = tmp_path / "bin"
+    tools.mkdir()
+    for tool in ("bash", "dirname", "basename", "chmod", "mkdir", "cat", "ln", "touch"):
+        (tools / tool).symlink_to(shutil.which(tool))
+    env = {"PATH": f"{stubs}:{tools}", "STUBS": str(stubs), "GRADERS_AUTOGRADER_ROOT": str(root)}
+    run = subprocess.run(
+        ["bash", str(root / "source" / "setup.sh")], env=env, capture_output=True, text=True
+    )
+    assert run.returncode == 0, run.stdout + run.stderr
+    assert (stubs / "apt.log").read_text().splitlines() == apt_calls
+    pip = (stubs / "venv-python.log").read_text().splitlines()
+    assert pip[0].startswith("-m pip install -q torch==2.13.0 --index-url")
+    assert pip[-1].startswith("-P -m graders key ci2")

@@ -10,12 +10,20 @@ from importlib.metadata import entry_points
 from pathlib import Path
 
 import pytest
+import xmlschema
 from ci_support import KEY, MAX_CI1, venv_env, write_course, write_notebook, wrong_answers
+
+XSD = Path(__file__).resolve().parent / "data" / "schemas" / "junit-10.xsd"
 
 
 @pytest.fixture(scope="module")
 def course(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    return write_course(tmp_path_factory.mktemp("course"))
+    """The CI course, its assignments closed: the plugin applies no late policy, and its
+    failures show what a closed assignment shows (the expected answers)."""
+    course = write_course(tmp_path_factory.mktemp("course"))
+    yml = course / "course.yml"
+    yml.write_text(yml.read_text().replace("2036-10", "2020-10"))
+    return course
 
 
 def plugin_args() -> list[str]:
@@ -40,22 +48,44 @@ def properties(case: ET.Element) -> dict[str, str]:
     return {p.get("name"): p.get("value") for p in case.iter("property")}
 
 
+def points_of(report: Path, item: str) -> dict[str, str]:
+    """A question's points as pytest's default JUnit family (xunit2) holds them: suite
+    properties, the report being valid against that family's schema."""
+    xmlschema.XMLSchema(str(XSD)).validate(str(report))
+    suite = ET.parse(report).getroot().find("testsuite")
+    props = properties(suite)
+    return {key: props[f"{key}:{item}"] for key in ("points", "max_points", "status")}
+
+
 def test_a_correct_notebook_in_a_student_repository(course: Path, tmp_path: Path) -> None:
-    (tmp_path / ".graders").mkdir()
-    (tmp_path / ".graders" / "course").symlink_to(course)  # where init-ci puts the course
-    write_notebook(tmp_path / "ci1.ipynb", KEY)
-    run = run_pytest(tmp_path, "--graders-notebook=ci1.ipynb", "--junitxml=report.xml")
+    repo = tmp_path / "repo"
+    (repo / ".git").mkdir(parents=True)
+    (repo / ".graders").mkdir()
+    (repo / ".graders" / "course").symlink_to(course)  # where init-ci puts the course
+    write_notebook(repo / "work" / "ci1.ipynb", KEY)
+    # Run from outside the repository: the course is found next to the notebook.
+    run = run_pytest(tmp_path, "--graders-notebook=repo/work/ci1.ipynb", "--junitxml=report.xml")
     assert run.returncode == 0, run.stdout + run.stderr
     assert run.stdout.splitlines()[-1] == f"graders: {MAX_CI1}/{MAX_CI1} points"
     cases = junit_cases(tmp_path / "report.xml")
     assert list(cases) == list(KEY)  # one test per question, named <exercise>/<question>
-    points = {name: properties(case) for name, case in cases.items()}
+    points = {name: points_of(tmp_path / "report.xml", name) for name in cases}
     assert points["clone-basics/grad"] == {
         "points": "2.0",
         "max_points": "2.0",
         "status": "correct",
     }
     assert sum(float(p["points"]) for p in points.values()) == MAX_CI1
+
+
+def test_without_a_course_the_message_names_the_plugin_option(tmp_path: Path) -> None:
+    (tmp_path / ".git").mkdir()
+    write_notebook(tmp_path / "ci1.ipynb", KEY)
+    run = run_pytest(tmp_path, "--graders-notebook=ci1.ipynb")
+    assert run.returncode == pytest.ExitCode.USAGE_ERROR
+    assert "--graders-course=PATH" in run.stderr and " --course" not in run.stderr
+    run = run_pytest(tmp_path, "--graders-notebook=ci1.ipynb", "--graders-course=nowhere")
+    assert "--graders-course=nowhere: no course.yml there" in run.stderr
 
 
 def test_a_wrong_answer_fails_with_its_feedback_and_no_traceback(
@@ -84,6 +114,28 @@ def test_a_wrong_answer_fails_with_its_feedback_and_no_traceback(
     failure = cases["clone-basics/shares-memory"].find("failure")
     assert failure.text.startswith("wrong: answered True, expected False")
     assert "Sharing memory is what detach() does (§2)." in failure.text
+    assert points_of(tmp_path / "report.xml", "clone-basics/grad") == {
+        "points": "0.0",
+        "max_points": "2.0",
+        "status": "wrong",
+    }
+    assert properties(cases["clone-basics/grad"]) == {}  # none inside a test case in xunit2
+
+
+def test_the_legacy_junit_family_keeps_properties_in_test_cases(
+    course: Path, tmp_path: Path
+) -> None:
+    write_notebook(tmp_path / "ci1.ipynb", wrong_answers())
+    run = run_pytest(
+        tmp_path,
+        "--graders-notebook=ci1.ipynb",
+        f"--graders-course={course}",
+        "--junitxml=report.xml",
+        "-o",
+        "junit_family=legacy",
+    )
+    assert run.returncode == 1, run.stdout + run.stderr
+    cases = junit_cases(tmp_path / "report.xml")
     assert properties(cases["clone-basics/grad"]) == {
         "points": "0.0",
         "max_points": "2.0",

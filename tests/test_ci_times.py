@@ -1,5 +1,6 @@
 """`graders ci` applies the late policy from the time grading runs, or from Gradescope's
-record of the submission; a bug in graders exits 3 with the reports still written."""
+record of the submission (none with --no-late-policy); a bug in graders exits 3 with the
+reports still written."""
 
 from __future__ import annotations
 
@@ -45,6 +46,29 @@ def test_on_gradescope_the_recorded_submission_time_decides(
     student = json.loads((tmp_path / "r.json").read_text())["students"][0]
     assert (student["status"], student["score"]) == ("late-cutoff", 0), result.output
     assert "after the late cutoff" in student["error"]
+
+
+def test_no_late_policy_grades_a_closed_assignment_in_full(tmp_path: Path) -> None:
+    # A scheduled grader (the course repository's workflow) runs long after the push.
+    course = write_course(tmp_path / "course")
+    yml = course / "course.yml"
+    yml.write_text(yml.read_text().replace("2036-10", "2020-10"))
+    nb = write_notebook(tmp_path / "repo" / "ci1.ipynb", KEY)
+    late = run_ci(course, nb, tmp_path / "late.json")
+    assert json.loads((tmp_path / "late.json").read_text())["students"][0]["score"] == 0, (
+        late.output
+    )
+    args = ["ci", str(nb), "--assignment", "ci1", "--json", str(tmp_path / "r.json")]
+    args += ["--course", str(course), "--isolation", "unsafe", "--no-late-policy"]
+    result = CliRunner().invoke(main, args)
+    assert result.exit_code == 0, result.output
+    student = json.loads((tmp_path / "r.json").read_text())["students"][0]
+    assert (student["status"], student["score"], student["late_factor"]) == (
+        "graded",
+        MAX_CI1,
+        1.0,
+    )
+    assert student["submitted_at"] is None  # no time: no late policy
 
 
 def test_a_bug_while_grading_exits_3_and_still_writes_the_reports(

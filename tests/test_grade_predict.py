@@ -211,6 +211,34 @@ def test_feedback_says_how_an_answer_was_read(prepared, item: str, answer: str, 
     assert note in next(q for q in result.questions if q.id == item).feedback
 
 
+@pytest.mark.parametrize(
+    ("item", "answer", "said", "unsaid"),
+    [
+        pytest.param(
+            "detach-basics/backward-nonscalar",
+            "Exception",
+            "Accepted: `Exception` is one of the answers the question takes.",
+            "RuntimeError",
+            id="accepted",
+        ),
+        pytest.param(
+            "detach-basics/backward-nonscalar",
+            "ValueError: whatever it said",
+            "Read as `ValueError`: the exception class is graded, not the message after it.",
+            "RuntimeError",
+            id="spelling-of-a-wrong-answer",
+        ),
+    ],
+)
+def test_explain_keeps_the_notes_on_the_answer_but_never_the_truth(
+    prepared, item: str, answer: str, said: str, unsaid: str
+) -> None:
+    result = grade_submission(prepared, Submission("s", "ps1", answers={item: answer}))
+    q = next(q for q in result.questions if q.id == item)
+    assert q.explain is not None and said in q.explain and unsaid not in q.explain
+    assert unsaid in q.feedback  # the instructor's feedback (and a closed assignment's) has it
+
+
 def test_a_hostile_answer_is_invalid_and_nothing_runs(
     prepared, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
@@ -291,6 +319,7 @@ def test_grade_json_prints_only_the_results_document(tmp_path: Path) -> None:
         "feedback",
         "misconception",
         "section",
+        "explain",  # the feedback without the comparison: what learners see before the due date
     }
 
 

@@ -115,6 +115,16 @@ def test_an_extension_survives_a_forced_regrade_and_shows_everywhere(term: Term)
     assert "extend" in term.history("cy") and "by prof" in term.history("cy")
 
 
+def test_an_extension_keeps_the_key_off_every_page_until_it_closes(term: Term) -> None:
+    assert "<dt>Expected</dt>" in term.feedback("bob")  # ps1 closed in 2026: the key is shown
+    # cy may hand in until 2099: a key on bob's page could reach her.
+    ok(term.cli("extend", "cy", "ps1", "--until", "2099-10-05T23:59"))
+    page = term.feedback("bob")
+    assert "<dt>Expected</dt>" not in page and "Your answer" in page
+    ok(term.cli("extend", "cy", "ps1", "--clear"))
+    assert "<dt>Expected</dt>" in term.feedback("bob")
+
+
 def test_an_extension_applies_to_the_saved_grade_at_once_and_can_be_cleared(term: Term) -> None:
     ok(term.cli("extend", "cy", "ps1", "--until", "2026-10-06T12:00"))  # the due date's zone
     assert term.results()["cy"]["late_factor"] == 1.0  # no regrade needed: the time is saved

@@ -97,6 +97,13 @@ def due_dates(conn: Connection, course: str, assignment: str) -> dict[str, datet
     }
 
 
+def extended_due_dates(conn: Connection, course: str, assignment: str) -> list[datetime]:
+    """The due dates extensions gave students of ``assignment``, graded yet or not (the
+    dropped left out): the key may reach none of them before their own late cutoff."""
+    dropped = dropped_students(conn, course, assignment)
+    return [due for s, due in due_dates(conn, course, assignment).items() if s not in dropped]
+
+
 def dropped_students(conn: Connection, course: str, assignment: str) -> set[str]:
     """Students dropped from ``assignment``."""
     query = select(DropRow.student).where(

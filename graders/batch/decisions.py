@@ -100,7 +100,9 @@ def refresh_outputs(engine: Engine, loaded: LoadedCourse, assignment: str) -> Pa
     source = last_source(engine, loaded.course.id, assignment)
     out = source.out if source else default_out_dir(loaded, assignment)
     doc = gradebook.results_document(engine, loaded.course.id, assignment)
-    write_outputs(apply_roster(doc, roster_of(loaded, source)), out)
+    # The Gradescope files follow the assignment's feedback policy, as autograde's do.
+    found = loaded.course.assignment(assignment)
+    write_outputs(apply_roster(doc, roster_of(loaded, source)), out, found)
     return out
 
 

@@ -13,32 +13,25 @@ import csv
 import io
 import json
 import os
-import re
-import xml.etree.ElementTree as ET
-from collections.abc import Iterable
 from pathlib import Path
-from typing import Any
 
-from ..results import (
-    CRASHED,
-    QuestionResult,
-    ResultsDocument,
-    Status,
-    StudentResult,
-    SubmissionStatus,
-)
+from ..course.model import Assignment
+from ..results import ResultsDocument, SubmissionStatus
+from .gradescope import gradescope_result
+from .junit import junit_xml
 from .submissions import safe_student
 
-# Characters XML 1.0 cannot carry at all (a learner's answer may contain them).
-_NOT_XML = re.compile("[\x00-\x08\x0b\x0c\x0e-\x1f\ud800-\udfff\ufffe\uffff]")
+__all__ = ["grades_csv", "gradescope_result", "junit_xml", "write_atomic", "write_outputs"]
+
 # A cell starting with one of these is run as a formula by spreadsheet programs.
 _FORMULA_START = ("=", "+", "-", "@", "\t", "\r")
-GRADESCOPE_VISIBILITY = "visible"
 ROSTER_MARKS = {True: "listed", False: "not on roster"}
 
 
-def write_outputs(doc: ResultsDocument, out: Path) -> None:
-    """Write every output file of a results document into ``out``."""
+def write_outputs(doc: ResultsDocument, out: Path, assignment: Assignment | None = None) -> None:
+    """Write every output file of a results document into ``out``; the Gradescope results
+    follow the ``assignment``'s feedback policy (the default one without it)."""
+    policy = assignment.feedback if assignment else None
     out.mkdir(parents=True, exist_ok=True)
     write_atomic(out / "results.json", doc.dumps() + "\n")
     write_atomic(out / "grades.csv", grades_csv(doc))
@@ -50,7 +43,8 @@ def write_outputs(doc: ResultsDocument, out: Path) -> None:
         # A missing student handed nothing in: there is no autograder result to show them.
         if safe_student(student.student) and student.status is not SubmissionStatus.MISSING:
             path = out / "gradescope" / f"{student.student}.json"
-            write_atomic(path, json.dumps(gradescope_result(student), ensure_ascii=False) + "\n")
+            text = json.dumps(gradescope_result(student, policy), ensure_ascii=False)
+            write_atomic(path, text + "\n")
 
 
 def write_atomic(path: Path, text: str) -> None:
@@ -96,132 +90,3 @@ def _round(x: float) -> float:
 
 def _cell(text: str) -> str:
     return "'" + text if text.startswith(_FORMULA_START) else text
-
-
-def junit_xml(doc: ResultsDocument) -> str:
-    """JUnit XML: a test suite per student, a test case per question, points as properties."""
-    root = ET.Element("testsuites", name=_xml(f"{doc.course} {doc.assignment}"))
-    for s in doc.students:
-        root.append(_suite(doc.assignment, s))
-    _count(root, root.findall("testsuite"))
-    ET.indent(root)
-    return ET.tostring(root, encoding="unicode", xml_declaration=True) + "\n"
-
-
-def _suite(assignment: str, s: StudentResult) -> ET.Element:
-    suite = ET.Element("testsuite", name=_xml(s.student))
-    _properties(
-        suite,
-        score=_round(s.score),
-        max_score=_round(s.max_score),
-        status=s.status.value,
-        late_factor=s.late_factor,
-    )
-    classname = _xml(f"{assignment}.{s.student}")
-    if s.status is SubmissionStatus.UNGRADABLE:
-        case = ET.SubElement(suite, "testcase", classname=classname, name="submission")
-        ET.SubElement(case, "error", message=_xml(s.error or "ungradable"), type="ungradable")
-    elif s.status is SubmissionStatus.MISSING:  # on the roster, nothing handed in
-        case = ET.SubElement(suite, "testcase", classname=classname, name="submission")
-        ET.SubElement(case, "skipped", message=_xml(s.error or "missing"))
-    for q in s.questions:
-        suite.append(_case(classname, q))
-    _count(suite, suite.findall("testcase"))
-    return suite
-
-
-def _case(classname: str, q: QuestionResult) -> ET.Element:
-    case = ET.Element("testcase", classname=classname, name=_xml(q.id))
-    _properties(
-        case,
-        points=_round(q.points),
-        max_points=_round(q.max_points),
-        status=q.status.value,
-        section=q.section,
-        misconception=q.misconception,
-    )
-    if not q.passed:
-        tag = "error" if q.status in CRASHED else "failure"
-        child = ET.SubElement(case, tag, message=_xml(_verdict(q)), type=q.status.value)
-        child.text = _xml(q.feedback or "")
-    return case
-
-
-def _properties(parent: ET.Element, **values: Any) -> None:
-    props = ET.SubElement(parent, "properties")
-    for name, value in values.items():
-        if value is not None:
-            ET.SubElement(props, "property", name=name, value=_xml(str(value)))
-
-
-def _count(parent: ET.Element, children: Iterable[ET.Element]) -> None:
-    children = list(children)
-    if parent.tag == "testsuites":
-        totals = {
-            k: sum(int(c.get(k, "0")) for c in children) for k in ("tests", "failures", "errors")
-        }
-    else:
-        totals = {
-            "tests": len(children),
-            "failures": sum(c.find("failure") is not None for c in children),
-            "errors": sum(c.find("error") is not None for c in children),
-        }
-    for key, value in totals.items():
-        parent.set(key, str(value))
-
-
-def _verdict(q: QuestionResult) -> str:
-    # A code check's answer is the learner's whole program and it has no expected value:
-    # its status says it all. An answer is quoted where there is an expected one beside it.
-    parts = []
-    if q.answer and q.expected is not None:
-        parts.append(f"answered {_short(q.answer)}")
-    elif q.status is Status.UNANSWERED:
-        parts.append("no answer")
-    if q.expected is not None:
-        parts.append(f"expected {_short(q.expected)}")
-    return f"{q.status}: {', '.join(parts)}" if parts else q.status.value
-
-
-def _short(text: str, limit: int = 60) -> str:
-    # One line of a code answer is enough in a one-line message; the feedback has the rest.
-    line = text.strip().splitlines()[0] if text.strip() else ""
-    return line if len(line) <= limit and "\n" not in text.strip() else line[:limit].rstrip() + " …"
-
-
-def _xml(text: str) -> str:
-    return _NOT_XML.sub("\ufffd", text)
-
-
-def gradescope_result(s: StudentResult) -> dict[str, Any]:
-    """One student's results in Gradescope's autograder format (``results.json``)."""
-    result: dict[str, Any] = {
-        "score": _round(s.score),
-        "visibility": GRADESCOPE_VISIBILITY,
-        "tests": [_gradescope_test(i, q) for i, q in enumerate(s.questions, 1)],
-    }
-    graded = s.status is SubmissionStatus.GRADED
-    notes = [] if graded else [s.error or ""]
-    if s.late_factor < 1 and graded:
-        notes.append(f"Late penalty: the score is multiplied by {s.late_factor:g}.")
-    if any(notes):
-        result["output"] = "\n".join(n for n in notes if n)
-    return result
-
-
-def _gradescope_test(number: int, q: QuestionResult) -> dict[str, Any]:
-    lines = [_verdict(q)]
-    if q.misconception:
-        lines.append(f"This answer matches a common misconception: {q.misconception}.")
-    if q.feedback:
-        lines += ["", q.feedback]
-    return {
-        "name": q.id,
-        "number": str(number),
-        "score": _round(q.points),
-        "max_score": _round(q.max_points),
-        "status": "passed" if q.passed else "failed",
-        "output": "\n".join(lines),
-        "visibility": GRADESCOPE_VISIBILITY,
-        "tags": [q.section] if q.section else [],
-    }

@@ -182,7 +182,9 @@ def _grade_exercise(ex: PreparedExercise, sub: Submission, ctx: Context) -> list
     except Exception as exc:  # noqa: BLE001 - costs this exercise, not the submission
         feedback = f"This exercise could not be graded ({type(exc).__name__})."
         results = [
-            QuestionResult(item.id, Status.ERROR, 0.0, item.points, feedback=feedback)
+            QuestionResult(
+                item.id, Status.ERROR, 0.0, item.points, feedback=feedback, explain=feedback
+            )
             for item in kind.items(exercise)
         ]
     # The section is the exercise's, whatever the kind: set here once for every document.

@@ -16,6 +16,7 @@ from typing import Any
 
 import click
 
+from .. import __distribution__
 from ..errors import ExitCode, user_errors
 
 COMMAND_MODULES = (
@@ -26,6 +27,7 @@ COMMAND_MODULES = (
     "notebooks",
     "report",
     "ci",
+    "init_ci",
     "term",
     "variants",
 )
@@ -49,7 +51,7 @@ class _Group(click.Group):
                 raise
             click.echo(
                 f"error: `graders {ctx.invoked_subcommand}` needs graders' grading dependencies "
-                f"({exc.name} is not installed): pip install 'graders[grade]'",
+                f"({exc.name} is not installed): pip install '{__distribution__}[grade]'",
                 err=True,
             )
             sys.exit(int(ExitCode.USAGE))
@@ -78,7 +80,7 @@ def bug_request(version: str) -> str:
 
 
 @click.group(cls=_Group, context_settings={"help_option_names": ["-h", "--help"]})
-@click.version_option(package_name="graders")
+@click.version_option(package_name=__distribution__)
 def main() -> None:
     """Grade a course on PyTorch autograd semantics: validate, release, grade, report."""
 

@@ -1,10 +1,11 @@
-"""Commands for grading where work is handed in: ci, init-ci, gradescope."""
+"""`graders ci`: grading one notebook where it is handed in (init-ci and gradescope set that up)."""
 
 from __future__ import annotations
 
 import sys
+import time
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Literal
 
 import click
 
@@ -75,6 +76,14 @@ min_score_option = click.option(
     help="Write the results document.",
 )
 @click.option(
+    "--junit-family",
+    type=click.Choice(["xunit2", "legacy"]),
+    default="xunit2",
+    show_default=True,
+    help="xunit2: valid against its schema, points as suite properties; legacy: properties "
+    "inside each test case.",
+)
+@click.option(
     "--gradescope",
     type=click.Path(dir_okay=False, path_type=Path),
     default=None,
@@ -92,6 +101,13 @@ min_score_option = click.option(
     help="The learner's id: the name in the reports (default 'student') and, for exercises "
     "with parameters, whose variant to grade (then required).",
 )
+@click.option(
+    "--no-late-policy",
+    "no_late",
+    is_flag=True,
+    help="Apply no late policy: for a grader that runs on a schedule, whose time is not when "
+    "the work was handed in.",
+)
 @isolation_option
 def ci(
     notebook: Path,
@@ -99,10 +115,12 @@ def ci(
     course: Path | None,
     minimum: Threshold | None,
     junit: Path | None,
+    junit_family: Literal["xunit2", "legacy"],
     json_path: Path | None,
     gradescope: Path | None,
     summary: str | None,
     student: str | None,
+    no_late: bool,
     isolation: str,
 ) -> None:
     """Grade one NOTEBOOK (or the one notebook in a folder) as autograde would.
@@ -111,143 +129,35 @@ def ci(
     score reaches --min-score; 1: it does not; 2: the notebook cannot be graded, or a
     usage or course error; 3: a bug in graders. The reports are written in every case
     where grading ran. The late policy counts from the time grading runs (on Gradescope,
-    from the submission time Gradescope records).
+    from the submission time Gradescope records), unless --no-late-policy. Every report
+    but --gradescope's shows what the assignment's `feedback` policy lets learners see now
+    (no expected answers before it closes, by default).
     """
     from .. import __version__
     from ..batch.grading import hit_a_bug
     from ..batch.submission_times import ci_time
-    from ..integrations.ci.notebook import grade_notebook
-    from ..integrations.ci.report import log_lines, outcome, write_reports
+    from ..integrations.ci.notebook import grade_notebook, graded_assignment
+    from ..integrations.ci.report import Reports, log_lines, outcome, write_reports
     from . import bug_request
 
-    when = ci_time(notebook)  # read before grading: an unreadable record is a usage error
+    # Read before grading: an unreadable record is a usage error.
+    when = None if no_late else ci_time(notebook)
+    started = time.monotonic()
     doc = grade_notebook(
         course, notebook, assignment, student=student, isolation=isolation, submitted_at=when
     )
-    write_reports(
-        doc,
-        minimum,
-        json_path=json_path,
-        junit=junit,
-        gradescope=gradescope,
-        summary=_optional_path(summary),
+    reports = Reports(
+        json_path,
+        junit,
+        junit_family,
+        gradescope,
+        _optional_path(summary),
+        time.monotonic() - started,
     )
-    for line in log_lines(doc, minimum):
+    view = write_reports(doc, minimum, graded_assignment(course, doc), reports)
+    for line in log_lines(view.doc, minimum, view.notice()):
         click.echo(line)
     if hit_a_bug(doc.students[0]):  # the reports say it could not be graded; the exit, why
         click.echo(bug_request(__version__), err=True)
         sys.exit(int(ExitCode.INTERNAL))
-    sys.exit(int(outcome(doc, minimum)))
-
-
-@main.command("init-ci")
-@click.argument("platform", type=click.Choice(["github"]))
-@click.option(
-    "--assignment", default=None, help="Default: the notebook's, or the course's only assignment."
-)
-@click.option(
-    "--course",
-    type=click.Path(path_type=Path),
-    default=None,
-    help="The instructor's course.yml (or its folder); default: the current folder's.",
-)
-@click.option(
-    "--repo",
-    type=click.Path(file_okay=False, path_type=Path),
-    default=Path("."),
-    show_default=True,
-    help="The student repository to write into.",
-)
-@click.option(
-    "--notebook",
-    default=None,
-    help="The notebook's path in that repository; default: ASSIGNMENT.ipynb.",
-)
-@min_score_option
-@click.option(
-    "--course-repo",
-    default=None,
-    metavar="OWNER/NAME",
-    help="Check the course out of this (private) repository in the workflow instead of copying it.",
-)
-@click.option(
-    "--include-solutions",
-    is_flag=True,
-    help="Copy reference solutions into the student repository.",
-)
-@click.option(
-    "--allow-userns",
-    is_flag=True,
-    help="Lift Ubuntu's user-namespace block (sudo) so the sandbox can use bubblewrap.",
-)
-@click.option(
-    "--requirement",
-    default=None,
-    help="How requirements.txt names graders; default: graders[grade]==VERSION.",
-)
-@click.option("--force", is_flag=True, help="Replace an existing workflow and course copy.")
-def init_ci(
-    platform: str,
-    assignment: str | None,
-    course: Path | None,
-    repo: Path,
-    notebook: str | None,
-    minimum: Threshold | None,
-    course_repo: str | None,
-    include_solutions: bool,
-    allow_userns: bool,
-    requirement: str | None,
-    force: bool,
-) -> None:
-    """Set up a student repository so that PLATFORM grades its notebook on every push."""
-    from .. import __version__
-    from ..integrations.ci.github import GithubSetup, init_github
-    from ..integrations.ci.notebook import default_notebook, resolve_assignment
-    from ..session import load
-
-    loaded = load(course)
-    assignment = resolve_assignment(loaded, repo / notebook if notebook else repo, assignment)
-    setup = GithubSetup(
-        assignment,
-        notebook or default_notebook(repo, assignment),
-        requirement or f"graders[grade]=={__version__}",
-        None if minimum is None else str(minimum),
-        course_repo,
-        include_solutions,
-        allow_userns,
-    )
-    written = init_github(loaded, repo, setup, force=force)
-    for path in written.files:
-        click.echo(f"wrote {path}")
-    if written.bundle is not None:
-        copied = len(written.bundle.exercises), len(written.bundle.solutions)
-        click.echo(
-            f"copied the course for {assignment} to {written.bundle.root} ({copied[0]} exercises, "
-            f"{copied[1]} solutions)"
-        )
-
-
-@main.command()
-@click.argument("assignment")
-@click.option(
-    "--course",
-    type=click.Path(path_type=Path),
-    default=None,
-    help="course.yml (or its folder); default: the current folder's.",
-)
-@click.option(
-    "--out",
-    type=click.Path(dir_okay=False, path_type=Path),
-    default=None,
-    help="The zip to write; default: gradescope-ASSIGNMENT.zip.",
-)
-def gradescope(assignment: str, course: Path | None, out: Path | None) -> None:
-    """Build a Gradescope autograder zip for ASSIGNMENT (setup.sh, run_autograder, the course)."""
-    from ..integrations.ci.gradescope import build_autograder, default_zip
-    from ..session import load
-
-    built = build_autograder(load(course), assignment, out or default_zip(assignment))
-    click.echo(
-        f"wrote {built.path}: {len(built.names)} files, {len(built.solutions)} reference solutions"
-    )
-    click.echo("upload it as the autograder of a Gradescope programming assignment")
+    sys.exit(int(outcome(view.doc, minimum)))

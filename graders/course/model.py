@@ -7,9 +7,18 @@ from __future__ import annotations
 import hashlib
 import json
 from datetime import datetime, timedelta
+from enum import StrEnum
 from typing import Annotated, Any
 
-from pydantic import AwareDatetime, BaseModel, ConfigDict, Field, StringConstraints, field_validator
+from pydantic import (
+    AwareDatetime,
+    BaseModel,
+    ConfigDict,
+    Field,
+    StringConstraints,
+    field_validator,
+    model_validator,
+)
 
 from .params import Params, VariantsPolicy
 from .text import DEFAULT_LANGUAGES, Language, Text, Translatable
@@ -55,6 +64,33 @@ class LatePolicy(Strict):
         return max(0.0, 1.0 - self.penalty_per_day * started_days)
 
 
+class Shown(StrEnum):
+    """What a learner is shown of a graded question, from least to most."""
+
+    SCORE = "score"  # the points of each question
+    CHECKS = "checks"  # and its status, the author's explanation, the misconception
+    FULL = "full"  # and the expected answer, and how the answer differs from it
+
+    @property
+    def rank(self) -> int:
+        return list(Shown).index(self)
+
+
+class FeedbackPolicy(Strict):
+    """What learners see of their grades before the assignment closes, and after."""
+
+    before_due: Shown = Shown.CHECKS
+    after_due: Shown = Shown.FULL
+
+    @model_validator(mode="after")
+    def _never_less_later(self) -> FeedbackPolicy:
+        if self.after_due.rank < self.before_due.rank:
+            raise ValueError(
+                f"after_due ({self.after_due}) shows less than before_due ({self.before_due})"
+            )
+        return self
+
+
 class AssignmentItem(Strict):
     """An exercise in an assignment, with an optional override of its total points."""
 
@@ -69,6 +105,7 @@ class Assignment(Strict):
     title: Text
     due: AwareDatetime
     late: LatePolicy = LatePolicy()
+    feedback: FeedbackPolicy = FeedbackPolicy()
     exercises: list[AssignmentItem] = Field(min_length=1)
 
     @field_validator("exercises", mode="before")
@@ -95,7 +132,8 @@ class Course(Strict, Translatable):
     # and a few of the standard library (the code kind's default list).
     code_imports: list[str] | None = None
     # The pip requirement learners install `graders check` from, as notebooks say it
-    # ("graders @ git+https://..."); empty: graders of the version that released them.
+    # ("autograd-graders @ git+https://..."); empty: graders of the version that released
+    # them (``autograd-graders==VERSION``: the distribution's name, never a bare `graders`).
     learner_install: str = ""
     # At most this many variants per exercise with `params`; None: every combination.
     variants: VariantsPolicy | None = None

@@ -10,6 +10,15 @@ carries them. The notebook is graded once per session, on the first test that ru
 by the engine ``graders autograde`` uses; the output ends with ``graders: SCORE/MAX points``.
 
 Without test paths on the command line, the session collects the notebook only.
+
+The course is the one ``--graders-course`` names, else the ``.graders/course/`` of the
+notebook's repository (the nearest folder above the notebook that holds one, up to the
+repository's root), else the current folder's ``.graders/course/`` or ``course.yml``: so
+``pytest`` finds it from anywhere. Each test shows what the assignment's feedback policy
+lets learners see now (``course.visibility``). With pytest's default JUnit family
+(xunit2), whose schema allows no properties on a test case, each question's points go to
+the suite's properties (``points:<id>``, ``max_points:<id>``, ``status:<id>``); with
+``junit_family=legacy`` or ``xunit1`` they are the test case's own properties.
 """
 
 from __future__ import annotations
@@ -20,12 +29,15 @@ from typing import TYPE_CHECKING, Any
 
 import pytest
 
-from ..errors import user_errors
+from ..errors import UsageError, user_errors
 
 if TYPE_CHECKING:
+    from ..course.model import Assignment
     from ..results import ResultsDocument
 
 STATE = pytest.StashKey["Grading"]()
+#: pytest's JUnit families that allow properties inside a test case.
+LEGACY_FAMILIES = ("legacy", "xunit1")
 
 
 def pytest_addoption(parser: pytest.Parser) -> None:
@@ -47,7 +59,8 @@ def pytest_addoption(parser: pytest.Parser) -> None:
         "--graders-course",
         metavar="PATH",
         default=None,
-        help="course.yml or its folder; default: .graders/course/, else the current folder's.",
+        help="course.yml or its folder; default: the .graders/course/ of the notebook's "
+        "repository, else the current folder's.",
     )
     group.addoption(
         "--graders-isolation",
@@ -89,6 +102,8 @@ def pytest_unconfigure(config: pytest.Config) -> None:
     state = config.stash.get(STATE, None)
     reporter = config.pluginmanager.get_plugin("terminalreporter")
     if state is not None and state.doc is not None and reporter is not None:
+        if state.notice:
+            reporter.write_line(state.notice)
         reporter.write_line(state.score_line())
 
 
@@ -98,8 +113,8 @@ class Grading:
     def __init__(
         self,
         notebook: Path,
-        course: Path | None,
-        assignment: str,
+        course: Path,
+        assignment: Assignment,
         isolation: str,
         planned: list[tuple[str, float]],
     ) -> None:
@@ -111,23 +126,24 @@ class Grading:
         )
         self.planned = planned
         self.doc: ResultsDocument | None = None
+        self.notice: str | None = None
 
     @classmethod
     def start(cls, config: pytest.Config, given: Path) -> Grading:
         """Load the course (fast, no torch) and find what the notebook is to be graded on."""
         from ..batch.grading import planned_items
+        from ..course.load import get_assignment
         from ..session import load
-        from .ci.notebook import course_path, find_notebook, resolve_assignment
+        from .ci.notebook import find_notebook, resolve_assignment
 
-        course_opt = config.getoption("graders_course")
-        course = course_path(config.invocation_params.dir / course_opt if course_opt else None)
+        course = _course(config, given)
         loaded = load(course)
         assignment = resolve_assignment(loaded, given, config.getoption("graders_assignment"))
         notebook = find_notebook(given, assignment).resolve() if given.is_dir() else given.resolve()
         return cls(
             notebook,
             course,
-            assignment,
+            get_assignment(loaded, assignment),
             config.getoption("graders_isolation"),
             planned_items(loaded, assignment),
         )
@@ -135,11 +151,14 @@ class Grading:
     def document(self) -> ResultsDocument:
         """The results document, graded on first use."""
         from .ci.notebook import grade_notebook
+        from .ci.report import learner_view
 
         if self.doc is None:
-            self.doc = grade_notebook(
-                self.course, self.notebook, self.assignment, isolation=self.isolation
+            graded = grade_notebook(
+                self.course, self.notebook, self.assignment.id, isolation=self.isolation
             )
+            view = learner_view(graded, self.assignment)
+            self.doc, self.notice = view.doc, view.notice()
         return self.doc
 
     def score_line(self) -> str:
@@ -174,19 +193,24 @@ class QuestionItem(pytest.Item):
         student = student_of(self.config.stash[STATE].document())
         q = student.question(self.name)
         if q is None:
-            self.user_properties += [
-                ("points", 0),
-                ("max_points", self.max_points),
-                ("status", student.status.value),
-            ]
+            self._record(0, self.max_points, student.status.value)
             raise GradingFailure(
                 "the notebook could not be graded: "
                 f"{student.error or 'no result for this question'}"
             )
-        points = [("points", round(q.points, 4)), ("max_points", round(q.max_points, 4))]
-        self.user_properties += [*points, ("status", q.status.value)]
+        self._record(round(q.points, 4), round(q.max_points, 4), q.status.value)
         if not q.passed:
             raise GradingFailure(feedback_texts(student)[q.id])
+
+    def _record(self, points: float, max_points: float, status: str) -> None:
+        values = {"points": points, "max_points": max_points, "status": status}
+        if self.config.getini("junit_family") in LEGACY_FAMILIES:
+            self.user_properties += list(values.items())
+            return
+        junit = _junit_writer(self.config)
+        if junit is not None:  # only with --junitxml
+            for name, value in values.items():
+                junit.add_global_property(f"{name}:{self.name}", value)
 
     def repr_failure(self, excinfo: pytest.ExceptionInfo[BaseException], style: Any = None) -> Any:
         """The feedback alone for a miss; a full traceback for anything else (a bug)."""
@@ -196,3 +220,35 @@ class QuestionItem(pytest.Item):
 
     def reportinfo(self) -> tuple[Path, int | None, str]:
         return self.path, None, self.name
+
+
+def _course(config: pytest.Config, notebook: Path) -> Path:
+    """The course: the option's, else the notebook repository's, else the current folder's."""
+    from ..course.load import COURSE_FILE
+    from .ci.notebook import course_near, course_path
+
+    given: str | None = config.getoption("graders_course")
+    here = config.invocation_params.dir
+    if given:
+        path: Path = here / given
+        if not (path.is_file() or (path / COURSE_FILE).is_file()):
+            raise UsageError(f"--graders-course={given}: no {COURSE_FILE} there")
+        return path
+    found = course_near(here / notebook) or course_path(None, here)
+    if found is None and (here / COURSE_FILE).is_file():
+        found = here
+    if found is None:
+        raise UsageError(
+            f"no course for {notebook}: none in the .graders/course/ of its repository nor "
+            f"in {here}; pass --graders-course=PATH (course.yml or its folder)"
+        )
+    return found
+
+
+def _junit_writer(config: pytest.Config) -> Any:
+    # pytest's JUnit writer registers itself as a plugin; its add_global_property is what
+    # the `record_testsuite_property` fixture calls.
+    for plugin in config.pluginmanager.get_plugins():
+        if callable(getattr(plugin, "add_global_property", None)):
+            return plugin
+    return None

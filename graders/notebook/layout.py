@@ -142,9 +142,9 @@ def late_rule(policy: LatePolicy) -> str:
 
 def learner_install(loaded: LoadedCourse) -> str:
     """The pip requirement learners install the check from: the course's, else this graders."""
-    from .. import __version__
+    from .. import __distribution__, __version__
 
-    return loaded.course.learner_install.strip() or f"graders=={__version__}"
+    return loaded.course.learner_install.strip() or f"{__distribution__}=={__version__}"
 
 
 def _follows(sections: list[str]) -> str:

@@ -5,8 +5,9 @@ section, links to the questions to review; ``feedback_view``), then shows for ev
 question the prompt, the learner's answer, the expected answer, whether it was right, the
 explanation, the misconception the answer matches and the article section to reread; a
 code exercise shows the learner's code once, with each check's explanation once. Every
-question is named as the notebook names it. Pages load nothing from the network: the
-style sheet is inline and there are no scripts.
+question is named as the notebook names it. All of it as far as the assignment's feedback
+policy shows learners on the day the pages are written (``course.visibility``). Pages load
+nothing from the network: the style sheet is inline and there are no scripts.
 """
 
 from __future__ import annotations
@@ -20,10 +21,12 @@ from jinja2 import Environment, PackageLoader, Template, select_autoescape
 from markupsafe import Markup, escape
 
 from ..batch import gradebook
+from ..batch.adjustments import extended_due_dates
 from ..batch.exports import write_atomic
 from ..batch.submissions import safe_student
-from ..course.load import LoadedCourse
+from ..course.load import LoadedCourse, get_assignment
 from ..course.model import in_article, section_label
+from ..course.visibility import for_learner, shown_at
 from ..errors import UsageError
 from ..notebook.layout import assignment_labels, exercise_headings
 from ..results import StudentResult, SubmissionStatus, format_points
@@ -56,6 +59,10 @@ def write_feedback(loaded: LoadedCourse, assignment: str, db_url: str, out: Path
     template = environment().get_template(TEMPLATE)
     context = _course_context(loaded, assignment)
     _remove_dropped(doc.dropped, out)
+    # What learners may see today: an extension keeps the key back until its own cutoff.
+    with gradebook.open_gradebook(db_url).connect() as conn:
+        extended = extended_due_dates(conn, loaded.course.id, assignment)
+    shown = shown_at(get_assignment(loaded, assignment), extended=extended)
     written = []
     for student in doc.students:
         if not safe_student(student.student):
@@ -64,7 +71,7 @@ def write_feedback(loaded: LoadedCourse, assignment: str, db_url: str, out: Path
             continue  # nothing was handed in: there is nothing to give feedback on
         path = out / f"{student.student}.html"
         mine = {**context, **learner_context(loaded, assignment, student.student)}
-        write_atomic(path, render_page(template, student, mine))
+        write_atomic(path, render_page(template, for_learner(student, shown), mine))
         written.append(path)
     return written
 

@@ -3,7 +3,8 @@
     setup.sh          run once by Gradescope, as root: a venv with torch (CPU) and graders'
                       dependencies, every truth computed, the course made readable by root only
     run_autograder    per submission: ``graders ci`` on /autograder/submission/, which writes
-                      /autograder/results/results.json (graders' Gradescope export)
+                      /autograder/results/results.json (``batch.gradescope``: Markdown, the
+                      visibility of each view from the assignment's feedback policy)
     requirements.txt  graders' own dependencies, read from its installed metadata
     lib/graders/      this very graders, so Gradescope grades exactly as the instructor does
     course/           course.yml with this assignment only, its exercises and their solutions
@@ -21,7 +22,6 @@ import stat
 import tempfile
 import zipfile
 from dataclasses import dataclass
-from importlib import metadata
 from pathlib import Path
 
 from ...course.load import LoadedCourse
@@ -29,6 +29,7 @@ from ...course.variants import varied_exercises
 from ...errors import UsageError
 from .bundle import write_course_bundle
 from .templates import render
+from .wheel import installed, package_files
 
 ROOT_ENV = "GRADERS_AUTOGRADER_ROOT"
 SCRIPTS = ("setup.sh", "run_autograder")
@@ -55,7 +56,7 @@ def build_autograder(loaded: LoadedCourse, assignment: str, out: Path) -> Autogr
     _no_variants(loaded, assignment)
     files = {script: render(f"{script}.j2", assignment=assignment).encode() for script in SCRIPTS}
     files["requirements.txt"] = "\n".join(requirements() + [""]).encode()
-    files.update(_package_files())
+    files.update({f"lib/{name}": data for name, data in package_files().items()})
     with tempfile.TemporaryDirectory(prefix="graders-gradescope-") as tmp:
         bundle = write_course_bundle(loaded, assignment, Path(tmp) / "course")
         files.update(
@@ -84,12 +85,7 @@ def _no_variants(loaded: LoadedCourse, assignment: str) -> None:
 def requirements() -> list[str]:
     """graders' runtime dependencies as installed, with its ``grade`` extra (grading needs
     it), without torch (installed from the CPU index)."""
-    try:
-        declared = metadata.requires("graders") or []
-    except metadata.PackageNotFoundError as exc:
-        raise UsageError(
-            "graders is not installed (pip install -e .): its dependencies cannot be listed"
-        ) from exc
+    declared = installed().requires or []
     kept = []
     for requirement in declared:
         requirement = _GRADE_EXTRA.sub("", requirement).rstrip().rstrip(";")
@@ -102,15 +98,6 @@ def requirements() -> list[str]:
 
 # How installed metadata marks a requirement of the `grade` extra, to be kept as a plain one.
 _GRADE_EXTRA = re.compile(r"""\s*(?:and\s+)?extra\s*==\s*["']grade["'](?:\s+and\s+)?""")
-
-
-def _package_files() -> dict[str, bytes]:
-    package = Path(__file__).resolve().parents[2]  # graders/ itself: integrations/ci/ is two below
-    return {
-        f"lib/graders/{p.relative_to(package).as_posix()}": p.read_bytes()
-        for p in sorted(package.rglob("*"))
-        if p.is_file() and "__pycache__" not in p.parts and p.suffix != ".pyc"
-    }
 
 
 def _write_zip(out: Path, files: dict[str, bytes]) -> None:

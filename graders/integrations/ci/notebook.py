@@ -19,6 +19,7 @@ from typing import TYPE_CHECKING
 from ...batch.grading import ungradable
 from ...batch.submissions import IGNORED, Found
 from ...course.load import COURSE_FILE, LoadedCourse, get_assignment
+from ...course.model import Assignment
 from ...course.variants import varied_exercises
 from ...errors import SubmissionError, UsageError
 from ...kinds.cache import torch_version
@@ -32,12 +33,26 @@ VENDORED_COURSE = Path(".graders") / "course"
 DEFAULT_STUDENT = "student"
 
 
-def course_path(course: Path | None) -> Path | None:
-    """The course to grade with: the one named, else ``.graders/course``, else the current
-    folder's."""
+def course_path(course: Path | None, here: Path | None = None) -> Path | None:
+    """The course to grade with: the one named, else ``.graders/course`` of ``here`` (the
+    current folder), else None: the current folder's own course."""
     if course is not None:
         return course
-    return VENDORED_COURSE if (VENDORED_COURSE / COURSE_FILE).is_file() else None
+    vendored = (here or Path()) / VENDORED_COURSE
+    return vendored if (vendored / COURSE_FILE).is_file() else None
+
+
+def course_near(notebook: Path) -> Path | None:
+    """The ``.graders/course/`` of the repository ``notebook`` is in: the nearest folder at
+    or above the notebook's that holds one, looking no higher than the repository's root
+    (the folder holding ``.git``)."""
+    start = notebook.resolve()
+    for folder in ([start] if start.is_dir() else []) + list(start.parents):
+        if (folder / VENDORED_COURSE / COURSE_FILE).is_file():
+            return folder / VENDORED_COURSE
+        if (folder / ".git").exists():
+            return None
+    return None
 
 
 def resolve_assignment(loaded: LoadedCourse, notebook: Path, given: str | None) -> str:
@@ -151,6 +166,13 @@ def _unnamed(loaded: LoadedCourse, assignment: str) -> str:
             "never taken from the notebook"
         )
     return DEFAULT_STUDENT
+
+
+def graded_assignment(course: Path | None, doc: ResultsDocument) -> Assignment:
+    """The assignment ``doc`` grades, as the course describes it (due date, feedback policy)."""
+    from ...session import load
+
+    return get_assignment(load(course_path(course)), doc.assignment)
 
 
 def locate(notebook: Path, assignment: str, student: str = DEFAULT_STUDENT) -> Found:

@@ -2,7 +2,9 @@
 
 Every text about a question is the one the Gradescope export writes (verdict,
 misconception, the author's explanation), so a learner reads the same feedback in a
-GitHub log, a pytest failure and on Gradescope.
+GitHub log, a pytest failure and on Gradescope. Each of them shows what the assignment's
+feedback policy lets learners see at the time (``course.visibility``): ``learner_view``
+is the document they are made from.
 """
 
 from __future__ import annotations
@@ -11,10 +13,15 @@ import html
 import json
 import re
 from dataclasses import dataclass
+from datetime import datetime
 from enum import IntEnum
 from pathlib import Path
 
-from ...batch.exports import gradescope_result, junit_xml, write_atomic
+from ...batch.exports import write_atomic
+from ...batch.gradescope import gradescope_result, question_text
+from ...batch.junit import Family, junit_xml
+from ...course.model import Assignment, Shown
+from ...course.visibility import closes, document_for, shown_at
 from ...results import ResultsDocument, StudentResult, SubmissionStatus, format_points
 
 MARK = {"correct": "✓", "wrong": "✗", "unanswered": "–", "invalid": "?"}  # anything else: "!"
@@ -74,16 +81,55 @@ def score_line(score: float, max_score: float) -> str:
 
 def feedback_texts(s: StudentResult) -> dict[str, str]:
     """Question id -> what the learner reads about it (the Gradescope export's text)."""
-    return {test["name"]: test["output"] for test in gradescope_result(s)["tests"]}
+    return {q.id: question_text(q) for q in s.questions}
 
 
-def log_lines(doc: ResultsDocument, minimum: Threshold | None) -> list[str]:
+@dataclass(frozen=True)
+class LearnerView:
+    """A graded notebook as its learner may see it now, and what is held back until when."""
+
+    doc: ResultsDocument
+    shown: Shown
+    later: Shown | None = None  # what is shown once the assignment closes, if it is more
+    until: datetime | None = None  # when it closes
+
+    def notice(self) -> str | None:
+        """One line saying what is held back, or None when nothing is."""
+        if self.later is None or self.until is None:
+            return None
+        held = [
+            text
+            for level, text in ((Shown.CHECKS, "explanations"), (Shown.FULL, "expected answers"))
+            if self.shown.rank < level.rank <= self.later.rank
+        ]
+        return (
+            f"The {' and '.join(held)} are shown after {self.until:%Y-%m-%d %H:%M %Z}, "
+            f"when {self.doc.assignment} closes."
+        )
+
+
+def learner_view(
+    doc: ResultsDocument, assignment: Assignment, now: datetime | None = None
+) -> LearnerView:
+    """``doc`` with only what learners may see of ``assignment`` at ``now``."""
+    shown = shown_at(assignment, now)
+    after = assignment.feedback.after_due
+    if after.rank <= shown.rank:
+        return LearnerView(document_for(doc, shown), shown)
+    return LearnerView(document_for(doc, shown), shown, after, closes(assignment))
+
+
+def log_lines(
+    doc: ResultsDocument, minimum: Threshold | None, notice: str | None = None
+) -> list[str]:
     """A plain-text report for a CI log: one line per question, feedback under the misses."""
     s = student_of(doc)
     lines = [
         f"{doc.course} · {doc.assignment} · torch {doc.torch_version} · isolation "
         f"{doc.isolation or '-'}"
     ]
+    if notice:
+        lines.append(notice)
     if s.error:
         lines.append(f"could not be graded: {s.error}")
     texts = feedback_texts(s)
@@ -106,7 +152,7 @@ def _verdict_line(doc: ResultsDocument, minimum: Threshold | None) -> str:
     return f"{line} (minimum {format_points(minimum.points(s.max_score))}: {verdict})"
 
 
-def step_summary(doc: ResultsDocument, minimum: Threshold | None) -> str:
+def step_summary(doc: ResultsDocument, minimum: Threshold | None, notice: str | None = None) -> str:
     """Markdown for a job summary (``$GITHUB_STEP_SUMMARY``): the score, a table, the feedback."""
     s = student_of(doc)
     out = [
@@ -115,6 +161,8 @@ def step_summary(doc: ResultsDocument, minimum: Threshold | None) -> str:
         f"torch {_md(doc.torch_version or '-')}, isolation {_md(doc.isolation or '-')}",
         "",
     ]
+    if notice:
+        out += [_md(notice), ""]
     if s.error:
         out += [f"**Could not be graded:** {_md(s.error)}", ""]
     if s.questions:
@@ -139,28 +187,39 @@ def step_summary(doc: ResultsDocument, minimum: Threshold | None) -> str:
     return "\n".join(out) + "\n"
 
 
+@dataclass(frozen=True)
+class Reports:
+    """Which reports to write (None: not that one)."""
+
+    json_path: Path | None = None
+    junit: Path | None = None
+    junit_family: Family = "xunit2"
+    gradescope: Path | None = None
+    summary: Path | None = None
+    execution_time: float | None = None  # seconds, for Gradescope
+
+
 def write_reports(
-    doc: ResultsDocument,
-    minimum: Threshold | None,
-    *,
-    json_path: Path | None = None,
-    junit: Path | None = None,
-    gradescope: Path | None = None,
-    summary: Path | None = None,
-) -> None:
-    """Write each report asked for; the job summary is appended to, as GitHub expects."""
-    if json_path is not None:
-        write_atomic(json_path, doc.dumps() + "\n")
-    if junit is not None:
-        write_atomic(junit, junit_xml(doc))
-    if gradescope is not None:
-        write_atomic(
-            gradescope,
-            json.dumps(gradescope_result(student_of(doc)), indent=2, ensure_ascii=False) + "\n",
-        )
-    if summary is not None:
-        with summary.open("a", encoding="utf-8") as handle:
-            handle.write(step_summary(doc, minimum))
+    doc: ResultsDocument, minimum: Threshold | None, assignment: Assignment, reports: Reports
+) -> LearnerView:
+    """Write each report asked for, and return the view they were made from.
+
+    Every report shows what learners may see now, except Gradescope's, which holds each
+    view with the ``visibility`` that shows it when the policy allows. The job summary is
+    appended to, as GitHub expects.
+    """
+    view = learner_view(doc, assignment)
+    if reports.json_path is not None:
+        write_atomic(reports.json_path, view.doc.dumps() + "\n")
+    if reports.junit is not None:
+        write_atomic(reports.junit, junit_xml(view.doc, reports.junit_family))
+    if reports.gradescope is not None:
+        result = gradescope_result(student_of(doc), assignment.feedback, reports.execution_time)
+        write_atomic(reports.gradescope, json.dumps(result, indent=2, ensure_ascii=False) + "\n")
+    if reports.summary is not None:
+        with reports.summary.open("a", encoding="utf-8") as handle:
+            handle.write(step_summary(view.doc, minimum, view.notice()))
+    return view
 
 
 def _md(text: str) -> str:

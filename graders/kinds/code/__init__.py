@@ -154,8 +154,17 @@ class CodeKind:
         results = self._grade(exercise, prepared, given.code, ctx)
         # Each check's answer is the code it judged, for feedback pages to show beside them.
         code = given.code if given.code is not None and _submitted(exercise, given.code) else None
+        if not note:
+            return [replace(r, answer=code) for r in results]
+        # A note about the answer cell is about the learner's work: learners read it in
+        # `explain` (the feedback without the truth) too.
         return [
-            replace(r, answer=code, feedback=f"{r.feedback}\n{note}" if note else r.feedback)
+            replace(
+                r,
+                answer=code,
+                feedback=f"{r.feedback}\n{note}",
+                explain=f"{r.explain}\n{note}" if r.explain else note,
+            )
             for r in results
         ]
 

@@ -127,19 +127,23 @@ def check_ids(exercise: CodeExercise) -> list[str]:
 
 def _result(exercise_id: str, check: Check, verdict: Any) -> QuestionResult:
     item = f"{exercise_id}/{check.id}"
+    said = check.explain.strip()
     if verdict.passed:
         return QuestionResult(
-            item, Status.CORRECT, check.points, check.points, feedback=check.explain.strip()
+            item, Status.CORRECT, check.points, check.points, feedback=said, explain=said
         )
     status = Status.ERROR if verdict.errored else Status.WRONG
+    # The checker's verdict may show the reference's values: it is left out of `explain`.
     return QuestionResult(
-        item, status, 0.0, check.points, feedback=f"{check.explain.strip()}\n{verdict.feedback}"
+        item, status, 0.0, check.points, feedback=f"{said}\n{verdict.feedback}", explain=said
     )
 
 
 def all_checks(exercise: CodeExercise, status: Status, message: str) -> list[QuestionResult]:
     return [
-        QuestionResult(f"{exercise.id}/{c.id}", status, 0.0, c.points, feedback=message)
+        QuestionResult(
+            f"{exercise.id}/{c.id}", status, 0.0, c.points, feedback=message, explain=message
+        )
         for c in exercise.checks
     ]
 

@@ -8,7 +8,7 @@ from pydantic import AfterValidator, Field, StringConstraints
 
 from ...course.model import ExerciseBase, Ident, Strict
 from ...course.text import Text
-from .samples import Sample
+from .samples import NO_PARENT, Sample
 
 SOLUTIONS_DIR = "solutions"
 PyName = Annotated[str, StringConstraints(pattern=r"^[A-Za-z_][A-Za-z0-9_]*$")]
@@ -21,7 +21,10 @@ def _inside_course(path: str) -> str:
 
 
 CoursePath = Annotated[
-    str, StringConstraints(pattern=r"^[\w.-]+(/[\w.-]+)*\.py$"), AfterValidator(_inside_course)
+    str,
+    StringConstraints(pattern=r"^[\w.-]+(/[\w.-]+)*\.py$"),
+    AfterValidator(_inside_course),
+    Field(json_schema_extra=NO_PARENT),
 ]
 
 

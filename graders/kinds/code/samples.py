@@ -15,6 +15,7 @@ from __future__ import annotations
 from typing import Literal
 
 from pydantic import Field, field_validator
+from pydantic.config import JsonDict
 
 from ...course.model import Strict
 from ...results import QuestionResult, Status
@@ -29,12 +30,14 @@ STATUS_OF: dict[str, Status] = {
     "integrity": Status.INTEGRITY,
 }
 WORD_OF = {status: word for word, status in STATUS_OF.items()}
+#: For editors: the `..` that a path inside the course may not hold, as JSON Schema says it.
+NO_PARENT: JsonDict = {"not": {"pattern": r"(^|/)\.\.(/|$)"}}
 
 
 class Sample(Strict):
     """One sample submission and what its checks must say."""
 
-    file: str = Field(pattern=r"^[\w./-]+\.py$")
+    file: str = Field(pattern=r"^[\w./-]+\.py$", json_schema_extra=NO_PARENT)
 
     @field_validator("file")
     @classmethod

@@ -4,7 +4,8 @@ A wrong answer that matches a declared misconception gets that misconception's n
 explanation first; the author's explanation always follows, then the comparison's
 one-sentence feedback, then how Python spells what the learner wrote another way
 (``true``, ``Runtime Error``), then any note about the answer cell itself. An answer that
-cannot be read gets the reason, then the explanation.
+cannot be read gets the reason, then the explanation. ``explain`` is the same feedback
+without anything computed from the truth (the comparison, the expected answer).
 """
 
 from __future__ import annotations
@@ -45,8 +46,9 @@ def grade_question(
     note = given.note(item_id)
     truth = truths.questions.get(q.id)
     if truth is None:
+        said = join(NO_TRUTH, note)
         return QuestionResult(
-            item_id, Status.ERROR, 0.0, q.points, text, feedback=join(NO_TRUTH, note)
+            item_id, Status.ERROR, 0.0, q.points, text, feedback=said, explain=said
         )
     missed = QuestionResult(item_id, Status.UNANSWERED, 0.0, q.points, text, truth.literal)
     if text is None or text.strip() in UNANSWERED:
@@ -67,19 +69,28 @@ def _judged(
     spelling = "\n".join(read.notes)
     verdict = compare(read.value, truth)
     if verdict.correct:
-        return replace(right, feedback=join(q.explain, spelling, note))
+        said = join(q.explain, spelling, note)
+        return replace(right, feedback=said, explain=said)
     accepted = next((a for a in q.accept if _same(a, read.value)), None)
     if accepted is not None:
+        # "as well as `expected`" names the truth: `explain` says only what was accepted.
         also = f"Accepted: the question takes `{accepted}` as well as `{right.expected}`."
-        return replace(right, feedback=join(q.explain, also, spelling, note))
+        taken = f"Accepted: `{accepted}` is one of the answers the question takes."
+        return replace(
+            right,
+            feedback=join(q.explain, also, spelling, note),
+            explain=join(q.explain, taken, spelling, note),
+        )
     matched = misconception(q, read.value)
-    feedback = join(matched.explain if matched else "", q.explain, verdict.feedback, spelling, note)
+    told = matched.explain if matched else ""
+    # The comparison ("got X, expected Y") shows the truth: it is left out of `explain`.
     return replace(
         right,
         status=Status.WRONG,
         points=0.0,
-        feedback=feedback,
+        feedback=join(told, q.explain, verdict.feedback, spelling, note),
         misconception=matched.name if matched else None,
+        explain=join(told, q.explain, spelling, note),
     )
 
 
@@ -97,8 +108,16 @@ def _same(literal: str, answer: Value) -> bool:
 
 
 def _with(result: QuestionResult, status: Status, *feedback: str) -> QuestionResult:
+    said = join(*feedback)  # about the learner's answer alone, never the truth
     return QuestionResult(
-        result.id, status, 0.0, result.max_points, result.answer, result.expected, join(*feedback)
+        result.id,
+        status,
+        0.0,
+        result.max_points,
+        result.answer,
+        result.expected,
+        said,
+        explain=said,
     )
 
 

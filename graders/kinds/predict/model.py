@@ -4,9 +4,9 @@ from __future__ import annotations
 
 from typing import Annotated, Any, ClassVar, Literal
 
-from pydantic import BeforeValidator, Field, model_validator
+from pydantic import BeforeValidator, ConfigDict, Field, model_validator
 
-from ...course.model import ExerciseBase, Ident, Strict
+from ...course.model import SECTIONS, ExerciseBase, Ident, Strict
 from ...course.text import Text
 
 
@@ -27,8 +27,20 @@ class Misconception(Strict):
     explain: Text
 
 
+def _question_schema(schema: dict[str, Any]) -> None:
+    # What the validator below and `graders validate` say, for editors: code is a string,
+    # exactly one of `expr` and `run`, a section the article has (or `beyond`).
+    properties = schema["properties"]
+    for source in ("expr", "run"):
+        properties[source] = {"type": "string", "title": source.capitalize()}
+    properties["section"] = {"enum": list(SECTIONS), "title": "Section"}
+    schema["oneOf"] = [{"required": ["expr"]}, {"required": ["run"]}]
+
+
 class Question(Strict):
     """One prediction."""
+
+    model_config = ConfigDict(frozen=True, extra="forbid", json_schema_extra=_question_schema)
 
     TEMPLATED: ClassVar[frozenset[str]] = frozenset(
         {"prompt", "expr", "run", "explain", "misconceptions"}

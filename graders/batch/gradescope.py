@@ -1,0 +1,136 @@
+"""One student's results in Gradescope's autograder format (``results.json``).
+
+    gradescope_result(student, policy, execution_time=2.5)
+
+Gradescope shows and hides tests by itself (``visibility``), so the results hold every
+view the assignment's feedback policy allows, each at the moment it allows it: one scored
+test per question with what learners see before the due date (``visible``), then, where
+the policy shows more later, an unscored test with that view (``after_due_date``), and an
+unscored test with the expected answer for the instructor when learners never see it
+(``hidden``). Outputs are Markdown (``output_format: "md"``): the course's texts use
+backticks, and a learner's answer is shown as code, never as Markdown of its own.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Any
+
+from ..course.model import FeedbackPolicy, Shown
+from ..course.visibility import gradescope_visibility, question_for
+from ..results import QuestionResult, Status, StudentResult, SubmissionStatus, format_points
+from .junit import verdict
+
+MARKDOWN = "md"
+LABEL = {Shown.CHECKS: "explanation", Shown.FULL: "expected answer"}
+
+
+def gradescope_result(
+    s: StudentResult, policy: FeedbackPolicy | None = None, execution_time: float | None = None
+) -> dict[str, Any]:
+    """The ``results.json`` Gradescope reads for one submission."""
+    policy = policy or FeedbackPolicy()
+    result: dict[str, Any] = {
+        "score": round(s.score, 4),
+        "output": summary(s),
+        "output_format": MARKDOWN,
+        "visibility": "visible",
+        # graders' own log names the grading machine's isolation: the instructor's to read.
+        "stdout_visibility": "hidden",
+        "tests": [test for i, q in enumerate(s.questions, 1) for test in _tests(i, q, policy)],
+    }
+    if execution_time is not None:
+        result["execution_time"] = max(0, round(execution_time))
+    return result
+
+
+def summary(s: StudentResult) -> str:
+    """The top of the results page: the score, how the questions went, why points were lost."""
+    lines = [f"**Score: {format_points(s.score)} / {format_points(s.max_score)}**"]
+    if s.status is not SubmissionStatus.GRADED:
+        lines += ["", s.error or "The submission could not be graded."]
+    elif s.questions:
+        right = sum(q.passed for q in s.questions)
+        lines += ["", f"{right} of {len(s.questions)} questions and checks earned full marks."]
+    if s.late_factor < 1 and s.status is SubmissionStatus.GRADED:
+        lines += ["", f"Late penalty: the score is multiplied by {s.late_factor:g}."]
+    return "\n".join(lines)
+
+
+def _tests(number: int, q: QuestionResult, policy: FeedbackPolicy) -> list[dict[str, Any]]:
+    first = policy.before_due
+    tests = [_test(q, first) | _scored(number, q)]
+    later = [policy.after_due] if policy.after_due is not first else []
+    if Shown.FULL not in (first, policy.after_due):
+        later.append(Shown.FULL)
+    for level in later:
+        extra = _test(q, level)
+        extra["name"] = f"{q.id}: {LABEL.get(level, level.value)}"
+        extra["visibility"] = gradescope_visibility(policy, level)
+        tests.append(extra)
+    return tests
+
+
+def _test(q: QuestionResult, level: Shown) -> dict[str, Any]:
+    test: dict[str, Any] = {
+        "name": q.id,
+        "status": "passed" if q.passed else "failed",
+        "output": question_text(question_for(q, level), markdown=True),
+        "output_format": MARKDOWN,
+        "visibility": "visible",
+        "tags": [q.section] if q.section else [],
+    }
+    return test
+
+
+def _scored(number: int, q: QuestionResult) -> dict[str, Any]:
+    return {"number": str(number), "score": round(q.points, 4), "max_score": round(q.max_points, 4)}
+
+
+def question_text(q: QuestionResult, *, markdown: bool = False) -> str:
+    """What a learner reads about one question: the verdict, the misconception, the feedback.
+
+    With ``markdown``, the learner's answer and the expected one are code spans.
+    """
+    if q.passed:
+        lines = []
+    elif markdown:
+        lines = [_md_verdict(q)]
+    else:
+        lines = [verdict(q)]
+    if q.misconception:
+        lines.append(f"This answer matches a common misconception: {q.misconception}.")
+    if q.feedback:
+        lines += ["", q.feedback] if lines else [q.feedback]
+    if q.override is not None:  # as the feedback page says it
+        adjusted = (
+            f"Adjusted by the instructor: {q.override.reason} "
+            f"({format_points(q.points)} / {format_points(q.max_points)} points)"
+        )
+        lines += ["", adjusted] if lines else [adjusted]
+    return "\n".join(lines)
+
+
+def _md_verdict(q: QuestionResult) -> str:
+    parts = []  # the answer quoted only beside an expected one, as ``junit.verdict`` does
+    if q.answer and q.expected is not None:
+        parts.append(f"answered {code_span(_first_line(q.answer))}")
+    elif q.status is Status.UNANSWERED:
+        parts.append("no answer")
+    if q.expected is not None:
+        parts.append(f"expected {code_span(_first_line(q.expected))}")
+    return f"**{q.status}**: {', '.join(parts)}" if parts else f"**{q.status}**"
+
+
+def _first_line(text: str, limit: int = 60) -> str:
+    stripped = text.strip()
+    line = stripped.splitlines()[0] if stripped else ""
+    return line if len(line) <= limit and "\n" not in stripped else line[:limit].rstrip() + " …"
+
+
+def code_span(text: str) -> str:
+    """``text`` as a Markdown code span, whatever backticks it holds."""
+    longest = max((len(run) for run in re.findall(r"`+", text)), default=0)
+    fence = "`" * (longest + 1)
+    pad = " " if text.startswith("`") or text.endswith("`") or not text.strip() else ""
+    return f"{fence}{pad}{text}{pad}{fence}"

@@ -1,0 +1,179 @@
+"""JUnit XML of a results document: a test suite per student, a test case per question.
+
+    junit_xml(doc)                     # the xunit2 family (pytest's default, and its schema)
+    junit_xml(doc, family="legacy")    # properties inside each test case, as xunit1 readers want
+
+The xunit2 schema allows ``<properties>`` only on a test suite and knows no ``<error>``
+inside a test case, so in that family a question's points are suite properties
+(``points:<id>``, ``max_points:<id>``, ``status:<id>``) and its test case's ``system-out``
+(``points: 0/2``); a code check that crashed or timed out is a ``<failure>`` whose ``type``
+says so, counted in the suite's ``errors``. graders does not time single questions: every
+test case has ``time="0.000"`` so that reporters show a duration rather than none.
+"""
+
+from __future__ import annotations
+
+import re
+import xml.etree.ElementTree as ET
+from collections.abc import Iterable
+from typing import Any, Literal
+
+from ..results import (
+    CRASHED,
+    QuestionResult,
+    ResultsDocument,
+    Status,
+    StudentResult,
+    SubmissionStatus,
+    format_points,
+)
+
+Family = Literal["xunit2", "legacy"]
+FAMILIES: tuple[Family, ...] = ("xunit2", "legacy")
+NO_TIME = "0.000"
+UNGRADABLE = "ungradable"
+# Characters XML 1.0 cannot carry at all (a learner's answer may contain them).
+_NOT_XML = re.compile("[\x00-\x08\x0b\x0c\x0e-\x1f\ud800-\udfff\ufffe\uffff]")
+
+
+def junit_xml(doc: ResultsDocument, family: Family = "xunit2") -> str:
+    """The document as JUnit XML of ``family``."""
+    root = ET.Element("testsuites", name=xml_text(f"{doc.course} {doc.assignment}"))
+    for s in doc.students:
+        root.append(_suite(doc.assignment, s, family))
+    _count(root, root.findall("testsuite"))
+    root.set("time", NO_TIME)
+    ET.indent(root)
+    return ET.tostring(root, encoding="unicode", xml_declaration=True) + "\n"
+
+
+def _suite(assignment: str, s: StudentResult, family: Family) -> ET.Element:
+    suite = ET.Element("testsuite", name=xml_text(s.student), time=NO_TIME)
+    values: dict[str, Any] = {
+        "score": _round(s.score),
+        "max_score": _round(s.max_score),
+        "status": s.status.value,
+        "late_factor": s.late_factor,
+    }
+    if family == "xunit2":
+        for q in s.questions:
+            values |= {
+                f"points:{q.id}": _round(q.points),
+                f"max_points:{q.id}": _round(q.max_points),
+                f"status:{q.id}": q.status.value,
+            }
+    _properties(suite, values)
+    classname = xml_text(f"{assignment}.{s.student}")
+    if s.status is SubmissionStatus.UNGRADABLE:
+        case = ET.SubElement(
+            suite, "testcase", classname=classname, name="submission", time=NO_TIME
+        )
+        tag = "error" if family == "legacy" else "failure"
+        ET.SubElement(case, tag, message=xml_text(s.error or UNGRADABLE), type=UNGRADABLE)
+    elif s.status is SubmissionStatus.MISSING:  # on the roster, nothing handed in
+        case = ET.SubElement(
+            suite, "testcase", classname=classname, name="submission", time=NO_TIME
+        )
+        ET.SubElement(case, "skipped", message=xml_text(s.error or "missing"))
+    for q in s.questions:
+        suite.append(_case(classname, q, family))
+    _count(suite, suite.findall("testcase"))
+    return suite
+
+
+def _case(classname: str, q: QuestionResult, family: Family) -> ET.Element:
+    case = ET.Element("testcase", classname=classname, name=xml_text(q.id), time=NO_TIME)
+    about = {
+        "points": _round(q.points),
+        "max_points": _round(q.max_points),
+        "status": q.status.value,
+        "section": q.section,
+        "misconception": q.misconception,
+    }
+    if family == "legacy":
+        _properties(case, about)
+    if not q.passed:
+        crashed = q.status in CRASHED
+        tag = "error" if crashed and family == "legacy" else "failure"
+        child = ET.SubElement(case, tag, message=xml_text(verdict(q)), type=q.status.value)
+        child.text = xml_text(q.feedback or "")
+    if family == "xunit2":
+        out = ET.SubElement(case, "system-out")
+        out.text = _about_text(q)
+    return case
+
+
+def _about_text(q: QuestionResult) -> str:
+    lines = [
+        f"points: {format_points(q.points)}/{format_points(q.max_points)}",
+        f"status: {q.status.value}",
+    ]
+    lines += [f"section: {q.section}"] if q.section else []
+    lines += [f"misconception: {q.misconception}"] if q.misconception else []
+    return xml_text("\n".join(lines))
+
+
+def _properties(parent: ET.Element, values: dict[str, Any]) -> None:
+    props = ET.SubElement(parent, "properties")
+    for name, value in values.items():
+        if value is not None:
+            ET.SubElement(props, "property", name=xml_text(name), value=xml_text(str(value)))
+
+
+def _count(parent: ET.Element, children: Iterable[ET.Element]) -> None:
+    children = list(children)
+    if parent.tag == "testsuites":
+        totals = {
+            k: sum(int(c.get(k, "0")) for c in children) for k in ("tests", "failures", "errors")
+        }
+    else:
+        errors = sum(_crashed(c) for c in children)
+        failures = sum(
+            c.find("failure") is not None or c.find("error") is not None for c in children
+        )
+        totals = {"tests": len(children), "failures": failures - errors, "errors": errors}
+    for key, value in totals.items():
+        parent.set(key, str(value))
+
+
+def _missed(case: ET.Element) -> bool:
+    return case.find("failure") is not None or case.find("error") is not None
+
+
+def _crashed(case: ET.Element) -> bool:
+    # A crash, a timeout, tampering or an unreadable submission: not the learner being wrong.
+    found = case.find("error")
+    if found is None:
+        found = case.find("failure")
+    kinds = {s.value for s in CRASHED} | {UNGRADABLE}
+    return found is not None and found.get("type") in kinds
+
+
+def verdict(q: QuestionResult) -> str:
+    """One line about a missed question: ``wrong: answered True, expected False``."""
+    # A code check's answer is the learner's whole program and it has no expected value:
+    # its status says it all. An answer is quoted where there is an expected one beside it
+    # (so not in a learner's view that holds the expected answer back either).
+    parts = []
+    if q.answer and q.expected is not None:
+        parts.append(f"answered {_short(q.answer)}")
+    elif q.status is Status.UNANSWERED:
+        parts.append("no answer")
+    if q.expected is not None:
+        parts.append(f"expected {_short(q.expected)}")
+    return f"{q.status}: {', '.join(parts)}" if parts else q.status.value
+
+
+def _short(text: str, limit: int = 60) -> str:
+    # One line of a code answer is enough in a one-line message; the feedback has the rest.
+    line = text.strip().splitlines()[0] if text.strip() else ""
+    return line if len(line) <= limit and "\n" not in text.strip() else line[:limit].rstrip() + " …"
+
+
+def xml_text(text: str) -> str:
+    """``text`` with the characters XML cannot carry replaced."""
+    return _NOT_XML.sub("\ufffd", text)
+
+
+def _round(x: float) -> float:
+    return round(x, 4)  # as the results document writes points
