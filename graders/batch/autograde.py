@@ -12,27 +12,25 @@ exercise or its solution and its submissions are graded again; nothing else is.
 from __future__ import annotations
 
 import threading
-from concurrent.futures import FIRST_COMPLETED, Future, ThreadPoolExecutor, wait
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Protocol
 
 from sqlalchemy.engine import Engine
 
 from ..course.load import LoadedCourse, get_assignment
-from ..errors import SubmissionError
 from ..kinds.cache import torch_version
-from ..notebook import collect
 from ..results import CRASHED, ResultsDocument, StudentResult, SubmissionStatus
 from ..session import Session
 from . import gradebook
+from .executor import Ended, Executor, ThreadExecutor
+from .executor import grade_found as grade_found  # where CI and the benchmarks find it
 from .exports import write_outputs
-from .grading import PreparedAssignment, grade_submission, prepare_assignment, ungradable
+from .grading import PreparedAssignment, prepare_assignment
 from .grading_key import course_key, keyed_submission
 from .submissions import Found, find_submissions
 
 OUT_DIR = "autograded"
-STOP_POLL_S = 0.2  # how often a waiting batch looks whether it was asked to stop
 
 
 class Reporter(Protocol):
@@ -73,6 +71,7 @@ class Summary:
     interrupted: bool  # stopped before everything was graded; running again goes on
     out_dir: Path
     db_url: str
+    lost: str | None = None  # why the cluster grading it went away (then ``interrupted``)
 
     @property
     def all_graded(self) -> bool:
@@ -142,17 +141,20 @@ def grade_plan(
     workers: int = 1,
     reporter: Reporter | None = None,
     stop: threading.Event | None = None,
+    executor: Executor | None = None,
 ) -> Summary:
     """Grade what the plan says, saving each grade as it comes, then write the outputs.
 
+    Grading happens on ``workers`` threads here unless ``executor`` says where (a Dask
+    cluster: ``distributed.ClusterExecutor``); the grades are saved here either way.
     Setting ``stop`` (from a Ctrl-C handler) ends the batch after the grades in hand are saved.
     """
     engine = gradebook.open_gradebook(plan.db_url)
     batch = _Batch(plan, session, engine, reporter or Silent())
     outcome = "interrupted"
     try:
-        batch.run(workers, stop or threading.Event())
-        outcome = "interrupted" if batch.stopped else "finished"
+        batch.run(executor or ThreadExecutor(workers), stop or threading.Event())
+        outcome = "interrupted" if batch.ended.stopped else "finished"
     finally:
         # Written even when interrupted: the outputs always match what the gradebook holds.
         gradebook.finish_run(
@@ -162,11 +164,11 @@ def grade_plan(
             batch.graded,
             plan.skipped,
             batch.failed,
-            session.isolation,
+            batch.isolation,
         )
         doc = gradebook.results_document(engine, plan.course, plan.assignment)
         write_outputs(doc, plan.out_dir)
-    return _summary(doc, plan, batch.graded, outcome == "interrupted")
+    return _summary(doc, plan, batch.graded, outcome == "interrupted", batch.ended.lost)
 
 
 def autograde(
@@ -180,14 +182,17 @@ def autograde(
     force: bool = False,
     reporter: Reporter | None = None,
     stop: threading.Event | None = None,
+    executor: Executor | None = None,
 ) -> Summary:
     """Grade the notebooks in ``submissions`` into the gradebook and write the outputs."""
     plan = plan_batch(session, assignment, submissions, db_url=db_url, out_dir=out_dir, force=force)
-    return grade_plan(plan, session, workers=workers, reporter=reporter, stop=stop)
+    return grade_plan(
+        plan, session, workers=workers, reporter=reporter, stop=stop, executor=executor
+    )
 
 
 class _Batch:
-    """Grades submissions on worker threads; saves each grade from the calling thread."""
+    """Has an executor grade the plan; saves each grade it hands back, in this thread."""
 
     def __init__(self, plan: Plan, session: Session, engine: Engine, reporter: Reporter) -> None:
         self.plan, self.session, self.engine, self.reporter = plan, session, engine, reporter
@@ -195,29 +200,25 @@ class _Batch:
             engine, plan.course, plan.assignment, torch_version(), session.isolation
         )
         self.graded = self.failed = 0
-        self.stopped = False
+        self.ended = Ended()
+        self.levels: set[str] = set()  # isolation levels code ran under, where it ran
 
-    def run(self, workers: int, stop: threading.Event) -> None:
+    @property
+    def isolation(self) -> str | None:
+        """The run's isolation: the one level code ran under (``mixed`` if several)."""
+        if not self.levels:
+            return self.session.isolation
+        return next(iter(self.levels)) if len(self.levels) == 1 else "mixed"
+
+    def run(self, executor: Executor, stop: threading.Event) -> None:
         self.reporter.start(len(self.plan.todo), self.plan.skipped)
-        if not self.plan.todo:
-            return
-        pool = ThreadPoolExecutor(max_workers=max(1, workers), thread_name_prefix="autograde")
-        try:
-            futures: dict[Future[tuple[StudentResult, bool]], tuple[Found, str]] = {
-                pool.submit(grade_found, self.plan.prep, self.session.loaded, found): (found, key)
-                for found, key in self.plan.todo
-            }
-            pending = set(futures)
-            while pending and not stop.is_set():
-                done, pending = wait(pending, timeout=STOP_POLL_S, return_when=FIRST_COMPLETED)
-                for future in done:
-                    self._save(*futures[future], *future.result())
-            self.stopped = bool(pending)
-        finally:
-            # On Ctrl-C, drop what has not started; the runner's shutdown ends what has.
-            pool.shutdown(wait=False, cancel_futures=True)
+        if self.plan.todo:
+            self.ended = executor.grade(self.plan, self.session, self._save, stop)
 
-    def _save(self, found: Found, key: str, result: StudentResult, retry: bool) -> None:
+    def _save(
+        self, found: Found, key: str, result: StudentResult, retry: bool, isolation: str | None
+    ) -> None:
+        isolation = isolation or self.session.isolation
         gradebook.record(
             self.engine,
             self.plan.course,
@@ -229,41 +230,20 @@ class _Batch:
                 source=found.source,
                 submitted_at=found.submitted_at,
                 torch_version=torch_version(),
-                isolation=self.session.isolation,
+                isolation=isolation,
                 retry=retry,
             ),
         )
         self.graded += 1
         self.failed += result.status is SubmissionStatus.UNGRADABLE
+        if isolation:
+            self.levels.add(isolation)
         self.reporter.done(result)
 
 
-def grade_found(
-    prep: PreparedAssignment, loaded: LoadedCourse, found: Found
-) -> tuple[StudentResult, bool]:
-    """Read and grade one student's notebook; also says whether to retry it next run.
-
-    Never raises: a notebook that cannot be read is that student's ``ungradable`` result.
-    """
-    if found.error is not None or found.path is None:
-        return ungradable(found.student, found.error or "no notebook"), False
-    try:
-        sub = collect.read_submission(found.path, prep.assignment.id, loaded, found.student)
-    except SubmissionError as exc:
-        return ungradable(found.student, str(exc).replace(str(found.path), found.source)), False
-    except Exception as exc:  # noqa: BLE001 - a reader bug costs this student, and is retried
-        return ungradable(
-            found.student,
-            f"internal error while reading {found.source}: {type(exc).__name__}: {exc}",
-        ), True
-    result = grade_submission(
-        prep, replace(sub, student=found.student, submitted_at=found.submitted_at)
-    )
-    # grade_submission reports only grader failures as ungradable: worth another try.
-    return result, result.status is SubmissionStatus.UNGRADABLE
-
-
-def _summary(doc: ResultsDocument, plan: Plan, graded: int, interrupted: bool) -> Summary:
+def _summary(
+    doc: ResultsDocument, plan: Plan, graded: int, interrupted: bool, lost: str | None
+) -> Summary:
     present = {f.student for f, _ in plan.keyed}
     mine = [s for s in doc.students if s.student in present]
     failed = tuple(
@@ -282,6 +262,7 @@ def _summary(doc: ResultsDocument, plan: Plan, graded: int, interrupted: bool) -
         interrupted,
         plan.out_dir,
         plan.db_url,
+        lost,
     )
 
 
