@@ -10,7 +10,7 @@ grading one submission becomes that submission's ``ungradable`` result.
 from __future__ import annotations
 
 import traceback
-from collections.abc import Iterable, Iterator
+from collections.abc import Iterable, Iterator, Mapping
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING, Any
@@ -57,12 +57,20 @@ class PreparedAssignment:
 
 
 def prepare_assignment(
-    loaded: LoadedCourse, assignment_id: str, ctx: Context
+    loaded: LoadedCourse,
+    assignment_id: str,
+    ctx: Context,
+    prepared: Mapping[str, Any] | None = None,
 ) -> PreparedAssignment:
-    """Everything that does not depend on a student, done once for the whole batch."""
+    """Everything that does not depend on a student, done once for the whole batch.
+
+    ``prepared`` (exercise id -> its kind's state) is what was prepared elsewhere: a
+    cluster's workers grade against the states the batch prepared, never their own.
+    """
     assignment = get_assignment(loaded, assignment_id)
     items = assignment.exercises
-    prepared = prepare_exercises(loaded, [i.id for i in items], ctx)
+    if prepared is None:
+        prepared = prepare_exercises(loaded, [i.id for i in items], ctx)
     exercises = tuple(
         PreparedExercise(
             loaded.exercises[item.id],
