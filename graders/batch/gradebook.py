@@ -21,18 +21,21 @@ from typing import Any
 
 from sqlalchemy import (
     ColumnElement,
-    create_engine,
     delete,
     event,
     insert,
     select,
 )
 from sqlalchemy.engine import Engine, make_url
+from sqlalchemy.exc import IntegrityError
 from sqlalchemy.orm import Session
 
 from ..errors import UsageError
 from ..results import ResultsDocument, StudentResult
+from .gradebook_databases import create_tables, open_engine
 from .gradebook_tables import Base, RunRow, SubmissionRow
+
+WRITE_ATTEMPTS = 3  # a grade saved by two batches at once: the later one wins
 
 
 def default_url(course_root: Path) -> str:
@@ -61,10 +64,10 @@ def open_gradebook(url: str) -> Engine:
     parsed = make_url(url)
     if parsed.get_backend_name() == "sqlite" and parsed.database not in (None, "", ":memory:"):
         _create_private_file(Path(parsed.database))
-    engine = create_engine(parsed)
+    engine = open_engine(parsed)
     if engine.dialect.name == "sqlite":
         event.listen(engine, "connect", _sqlite_pragmas)
-    Base.metadata.create_all(engine)
+    create_tables(engine, Base.metadata)
     return engine
 
 
@@ -152,11 +155,20 @@ class Graded:
 def record(engine: Engine, course: str, assignment: str, graded: Graded) -> None:
     """Save one student's grade, replacing any earlier one, in one transaction."""
     mine = _mine(course, assignment, graded.result.student)
-    # Core statements rather than ORM objects: a unit of work per grade was the largest
-    # cost of the batch's main thread.
-    with engine.begin() as conn:
-        conn.execute(delete(SubmissionRow).where(*mine))
-        conn.execute(insert(SubmissionRow), _submission_row(course, assignment, graded))
+    for attempt in range(WRITE_ATTEMPTS):
+        try:
+            # Core statements rather than ORM objects: a unit of work per grade was the
+            # largest cost of the batch's main thread.
+            with engine.begin() as conn:
+                conn.execute(delete(SubmissionRow).where(*mine))
+                conn.execute(insert(SubmissionRow), _submission_row(course, assignment, graded))
+            return
+        except IntegrityError:
+            # Another batch saved this student between our delete and our insert (in
+            # PostgreSQL a delete does not wait for a row that did not exist yet): the
+            # next attempt's delete sees that row and replaces it.
+            if attempt == WRITE_ATTEMPTS - 1:
+                raise
 
 
 def _mine(course: str, assignment: str, student: str) -> tuple[ColumnElement[bool], ...]:
@@ -208,14 +220,21 @@ def results_document(engine_or_url: Engine | str, course: str, assignment: str) 
         SubmissionRow.course == course, SubmissionRow.assignment == assignment
     )
     with engine.connect() as conn:
-        rows = conn.execute(query.order_by(SubmissionRow.student)).all()
+        rows = conn.execute(query).all()
+    # Sorted here, by code point: a database's collation (PostgreSQL's follows the locale)
+    # must not change the order of a document, of grades.csv or of a report.
     students = tuple(
-        replace(
-            StudentResult.parse(row.result_json),
-            submitted_at=_iso(row.submitted_at),
-            graded_at=_iso(row.graded_at),
+        sorted(
+            (
+                replace(
+                    StudentResult.parse(row.result_json),
+                    submitted_at=_iso(row.submitted_at),
+                    graded_at=_iso(row.graded_at),
+                )
+                for row in rows
+            ),
+            key=lambda s: s.student,
         )
-        for row in rows
     )
     latest = max((row.graded_at for row in rows), default=None)
     return ResultsDocument(
