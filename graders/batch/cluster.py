@@ -19,6 +19,8 @@ in hand saved: running again grades the rest.
 
 from __future__ import annotations
 
+import asyncio
+import logging
 import threading
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -51,6 +53,8 @@ class ClusterExecutor:
         batch_size: int | None = None,
         client: Client | None = None,
     ) -> None:
+        if address.startswith(LOCAL_PREFIX):
+            _local_workers(address)  # a wrong count is a usage error before anything runs
         self.address = address
         self.isolation = isolation  # each worker takes the best level its machine offers
         self.batch_size = batch_size
@@ -99,8 +103,22 @@ def _open_client(address: str) -> Iterator[Client]:
         client = Client(address, timeout=CONNECT_TIMEOUT_S)
     except (OSError, TimeoutError) as exc:
         raise UsageError(f"cannot reach the Dask scheduler at {address}: {exc}") from exc
-    with client:
+    try:
         yield client
+    finally:
+        _close(client)
+
+
+def _close(client: Client) -> None:
+    if client.status != "running":
+        # The scheduler went away: closing cancels Dask's attempts to reconnect, and each
+        # cancelled attempt logs a traceback that says nothing the batch does not say.
+        logging.getLogger("distributed.client").addFilter(_drop_cancelled)
+    client.close(timeout=CONNECT_TIMEOUT_S)
+
+
+def _drop_cancelled(record: logging.LogRecord) -> bool:
+    return not (record.exc_info and isinstance(record.exc_info[1], asyncio.CancelledError))
 
 
 def _local_workers(address: str) -> int:

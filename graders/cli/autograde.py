@@ -57,6 +57,13 @@ db_option = click.option(
     is_flag=True,
     help="Grade every submission again, even those whose saved grade is up to date.",
 )
+@click.option(
+    "--cluster",
+    metavar="ADDRESS",
+    default=None,
+    help="Grade on a Dask cluster: its scheduler's address (tcp://HOST:8786), or local:N for "
+    "N worker processes here. The gradebook is written from this machine only.",
+)
 @isolation_option
 def autograde(
     assignment: str,
@@ -66,17 +73,21 @@ def autograde(
     out_dir: Path | None,
     workers: int,
     force: bool,
+    cluster: str | None,
     isolation: str,
 ) -> None:
     """Grade every student's notebook in SUBMISSIONS for ASSIGNMENT into the gradebook.
 
     SUBMISSIONS holds <student>/<assignment>.ipynb, or is nbgrader's submitted/ folder
     (or its course root). Unchanged submissions are skipped, so an interrupted run can
-    simply be started again. Exit 0: everyone graded; 1: some submission could not be.
+    simply be started again. Exit 0: everyone graded; 1: some submission could not be, or
+    the cluster went away.
     """
     from ..batch.autograde import autograde as run_batch
+    from ..batch.cluster import ClusterExecutor
     from ..session import open_session
 
+    executor = ClusterExecutor(cluster, isolation=isolation) if cluster else None
     stop = threading.Event()
     try:
         with (
@@ -94,11 +105,19 @@ def autograde(
                 force=force,
                 reporter=reporter,
                 stop=stop,
+                executor=executor,
             )
     except KeyboardInterrupt:
         summary = None
     if summary is not None:
         _print_summary(summary)
+    if summary is not None and summary.lost:
+        click.echo(
+            f"{summary.lost}: every grade finished so far is saved; run the same command again "
+            "to go on",
+            err=True,
+        )
+        sys.exit(ExitCode.SOME_UNGRADED)
     if summary is None or summary.interrupted:
         click.echo(
             "interrupted: every grade finished so far is saved; run the same command again to go "
