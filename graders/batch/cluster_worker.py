@@ -100,6 +100,8 @@ class GradingPlugin(WorkerPlugin):
         # Never raises: a worker that cannot grade says why to the batch, on its first task.
         try:
             self._open(Path(worker.local_directory), worker.state.nthreads)
+        except WorkerSetupError as exc:
+            self.error = str(exc)
         except Exception as exc:  # noqa: BLE001 - reported by every task sent here
             self.error = f"{type(exc).__name__}: {exc}"
 
