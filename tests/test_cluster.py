@@ -91,6 +91,15 @@ def comparable(summary: Summary) -> dict[str, Any]:
     return doc
 
 
+def exported(out_dir: Path) -> dict[str, bytes]:
+    """Every output but the results document (which holds grading times), byte for byte."""
+    return {
+        p.relative_to(out_dir).as_posix(): p.read_bytes()
+        for p in sorted(out_dir.rglob("*"))
+        if p.is_file() and p.name != "results.json"
+    }
+
+
 class Recorder:
     """A reporter that remembers every result it is told about, and can act once on the first
     that a worker graded (``nobody``, who has no notebook, is graded where the batch runs)."""
@@ -143,6 +152,8 @@ def test_a_class_graded_on_a_cluster_into_postgresql_gets_the_same_document(
         )
     assert (summary.graded, summary.interrupted, summary.lost) == (CLASS_SIZE, False, None)
     assert comparable(summary) == on_one_machine
+    exports = exported(course.parent / "local")  # grades.csv, junit.xml, gradescope/*.json
+    assert exported(summary.out_dir) == exports and "grades.csv" in exports
     assert on_one_machine["isolation"] is not None  # learner code ran, on the workers
     assert sorted(r.student for r in recorder.results) == sorted(
         s["student"] for s in on_one_machine["students"]

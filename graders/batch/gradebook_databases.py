@@ -22,6 +22,7 @@ from ..errors import UsageError
 
 # Any fixed number: batches of every course on a server take the same lock to create tables.
 TABLES_LOCK = 0x67726164  # "grad"
+TABLE_ATTEMPTS = 3
 DRIVER_HINT = "pip install 'graders[scale]' (or psycopg[binary])"
 
 
@@ -41,15 +42,20 @@ def open_engine(url: URL) -> Engine:
 
 def create_tables(engine: Engine, metadata: MetaData) -> None:
     """Create the tables that do not exist yet, one batch at a time."""
-    try:
-        with engine.begin() as conn:
-            if conn.dialect.name == "postgresql":
-                # CREATE TABLE IF NOT EXISTS is not atomic in PostgreSQL: two batches starting
-                # together on a new database would both create, and one would fail.
-                conn.execute(text("SELECT pg_advisory_xact_lock(:key)"), {"key": TABLES_LOCK})
-            metadata.create_all(conn)
-    except OperationalError as exc:  # no server there, a wrong password, no such database
-        raise UsageError(
-            f"cannot open the gradebook {engine.url.render_as_string(hide_password=True)}: "
-            f"{str(exc.orig).strip()}"
-        ) from exc
+    for attempt in range(TABLE_ATTEMPTS):
+        try:
+            with engine.begin() as conn:
+                if conn.dialect.name == "postgresql":
+                    # CREATE TABLE IF NOT EXISTS is not atomic in PostgreSQL: two batches
+                    # starting together on a new database would both create, one would fail.
+                    conn.execute(text("SELECT pg_advisory_xact_lock(:key)"), {"key": TABLES_LOCK})
+                metadata.create_all(conn)
+            return
+        except OperationalError as exc:  # no server there, a wrong password, no such database
+            # SQLite has no such lock: a batch that lost the race finds the tables made.
+            if "already exists" in str(exc.orig) and attempt < TABLE_ATTEMPTS - 1:
+                continue
+            raise UsageError(
+                f"cannot open the gradebook {engine.url.render_as_string(hide_password=True)}: "
+                f"{str(exc.orig).strip()}"
+            ) from exc
