@@ -1,6 +1,7 @@
 """The gradebook: SQLAlchemy models, and the one place that writes grades.
 
-Any SQLAlchemy URL works; the default is a SQLite file in the course folder. Two tables:
+Any SQLAlchemy URL works (SQLite and PostgreSQL are tested); the default is a SQLite file
+in the course folder. Two tables (and Alembic's revision, ``gradebook_schema``):
 
     runs         one row per ``graders autograde`` run (started, finished or not, counts)
     submissions  one row per (course, assignment, student): the latest grade, the grading
@@ -32,7 +33,7 @@ from sqlalchemy.orm import Session
 
 from ..errors import UsageError
 from ..results import ResultsDocument, StudentResult
-from .gradebook_databases import create_tables, open_engine
+from .gradebook_databases import create_tables, open_engine, schema_lock
 from .gradebook_tables import Base, RunRow, SubmissionRow
 
 WRITE_ATTEMPTS = 3  # a grade saved by two batches at once: the later one wins
@@ -60,14 +61,30 @@ def shown_url(url: str) -> str:
 
 
 def open_gradebook(url: str) -> Engine:
-    """Connect to (and create, if needed) the gradebook at ``url``."""
+    """Connect to (and create, if needed) the gradebook at ``url``.
+
+    A gradebook whose tables are of an older revision is refused until ``upgrade``.
+    """
+    engine = _engine(url)
+    create_tables(engine, Base.metadata)
+    return engine
+
+
+def upgrade(url: str) -> tuple[str | None, str]:
+    """Migrate the gradebook at ``url`` to this graders' tables: (revision before, after)."""
+    from .gradebook_schema import upgrade as run_migrations  # Alembic's commands: only here
+
+    with schema_lock(_engine(url)) as conn:
+        return run_migrations(conn)
+
+
+def _engine(url: str) -> Engine:
     parsed = make_url(url)
     if parsed.get_backend_name() == "sqlite" and parsed.database not in (None, "", ":memory:"):
         _create_private_file(Path(parsed.database))
     engine = open_engine(parsed)
     if engine.dialect.name == "sqlite":
         event.listen(engine, "connect", _sqlite_pragmas)
-    create_tables(engine, Base.metadata)
     return engine
 
 

@@ -2,9 +2,10 @@
 
     open_engine(url)            postgresql:// uses psycopg (3) unless the URL names a driver;
                                 a missing driver is a message saying what to install
-    create_tables(engine, md)   the tables, created once however many batches start at once
-                                (PostgreSQL: under an advisory lock); a server that cannot
-                                be reached is a message, not a traceback
+    create_tables(engine, md)   the tables and their schema revision, settled by one batch
+                                at a time however many start at once (SQLite: BEGIN
+                                IMMEDIATE; PostgreSQL: an advisory lock); a server that
+                                cannot be reached is a message, not a traceback
 
 SQLite is the default (a file in the course folder, its pragmas set in ``gradebook``);
 PostgreSQL is the one several machines and several batches share.
@@ -13,16 +14,18 @@ PostgreSQL is the one several machines and several batches share.
 from __future__ import annotations
 
 import importlib.util
+from collections.abc import Iterator
+from contextlib import contextmanager
 
 from sqlalchemy import MetaData, create_engine, text
-from sqlalchemy.engine import URL, Engine
+from sqlalchemy.engine import URL, Connection, Engine
 from sqlalchemy.exc import OperationalError
 
 from ..errors import UsageError
+from .gradebook_schema import settle
 
 # Any fixed number: batches of every course on a server take the same lock to create tables.
 TABLES_LOCK = 0x67726164  # "grad"
-TABLE_ATTEMPTS = 3
 DRIVER_HINT = "pip install 'graders[scale]' (or psycopg[binary])"
 
 
@@ -41,21 +44,28 @@ def open_engine(url: URL) -> Engine:
 
 
 def create_tables(engine: Engine, metadata: MetaData) -> None:
-    """Create the tables that do not exist yet, one batch at a time."""
-    for attempt in range(TABLE_ATTEMPTS):
-        try:
-            with engine.begin() as conn:
-                if conn.dialect.name == "postgresql":
-                    # CREATE TABLE IF NOT EXISTS is not atomic in PostgreSQL: two batches
-                    # starting together on a new database would both create, one would fail.
-                    conn.execute(text("SELECT pg_advisory_xact_lock(:key)"), {"key": TABLES_LOCK})
-                metadata.create_all(conn)
-            return
-        except OperationalError as exc:  # no server there, a wrong password, no such database
-            # SQLite has no such lock: a batch that lost the race finds the tables made.
-            if "already exists" in str(exc.orig) and attempt < TABLE_ATTEMPTS - 1:
-                continue
-            raise UsageError(
-                f"cannot open the gradebook {engine.url.render_as_string(hide_password=True)}: "
-                f"{str(exc.orig).strip()}"
-            ) from exc
+    """Create the tables of a new gradebook, or check the revision of an existing one."""
+    with schema_lock(engine) as conn:
+        settle(conn, metadata, engine.url.render_as_string(hide_password=True))
+
+
+@contextmanager
+def schema_lock(engine: Engine) -> Iterator[Connection]:
+    """A connection in a transaction that no other batch's schema work runs beside."""
+    try:
+        with engine.connect() as conn:
+            if conn.dialect.name == "sqlite":
+                # Takes the write lock now: checking for the tables and creating them must
+                # not interleave with another process doing the same.
+                conn.exec_driver_sql("BEGIN IMMEDIATE")
+            elif conn.dialect.name == "postgresql":
+                # CREATE TABLE IF NOT EXISTS is not atomic in PostgreSQL: two batches
+                # starting together on a new database would both create, and one would fail.
+                conn.execute(text("SELECT pg_advisory_xact_lock(:key)"), {"key": TABLES_LOCK})
+            yield conn
+            conn.commit()
+    except OperationalError as exc:  # no server there, a wrong password, no such database
+        raise UsageError(
+            f"cannot open the gradebook {engine.url.render_as_string(hide_password=True)}: "
+            f"{str(exc.orig).strip()}"
+        ) from exc

@@ -16,7 +16,7 @@ import click
 
 from ..errors import ExitCode, user_errors
 
-COMMAND_MODULES = ("course", "grading", "autograde", "notebooks", "report", "ci")
+COMMAND_MODULES = ("course", "grading", "autograde", "notebooks", "report", "ci", "db")
 
 
 class _Group(click.Group):
