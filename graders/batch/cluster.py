@@ -27,8 +27,8 @@ from contextlib import contextmanager
 from typing import TYPE_CHECKING
 
 from ..errors import UsageError
+from .cluster_run import LOCAL_PREFIX, ClusterRun, ClusterStats
 from .cluster_run import ClusterError as ClusterError
-from .cluster_run import ClusterRun, ClusterStats
 from .executor import Ended, Save
 
 if TYPE_CHECKING:
@@ -37,7 +37,6 @@ if TYPE_CHECKING:
     from ..session import Session
     from .autograde import Plan
 
-LOCAL_PREFIX = "local:"
 LOCAL_HOST = "127.0.0.1"
 CONNECT_TIMEOUT_S = 30
 

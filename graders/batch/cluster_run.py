@@ -31,6 +31,7 @@ if TYPE_CHECKING:
     from .cluster import ClusterExecutor
     from .cluster_worker import Reply, Shipped
 
+LOCAL_PREFIX = "local:"  # --cluster local:N: a LocalCluster of the batch's own
 IN_FLIGHT_PER_THREAD = 2  # batches queued per worker thread: enough to never leave one idle
 MAX_BATCH = 32  # notebooks per task: the scheduler's cost is per task, a kill costs a batch
 REFRESH_S = 5.0  # how often the batch looks how many worker threads the cluster has
@@ -200,6 +201,7 @@ class ClusterRun:
             prepared,
             self.key,
             self.owner.isolation,
+            ignore_interrupts=self.owner.address.startswith(LOCAL_PREFIX),
         )
         # A plugin of the same name (left by a run that was killed) is replaced: torn down.
         self.client.register_plugin(plugin, name=self.plugin)

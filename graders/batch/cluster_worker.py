@@ -20,7 +20,9 @@ from __future__ import annotations
 
 import os
 import shutil
+import signal
 import tempfile
+import threading
 import time
 import uuid
 from collections.abc import Mapping
@@ -85,8 +87,11 @@ class GradingPlugin(WorkerPlugin):
         prepared: Mapping[str, Any],
         course_key: str,
         isolation: str,
+        *,
+        ignore_interrupts: bool = False,
     ) -> None:
         self.files = dict(files)
+        self.ignore_interrupts = ignore_interrupts  # a worker process of the batch's own
         self.assignment = assignment
         self.prepared = dict(prepared)
         self.course_key = course_key
@@ -97,6 +102,10 @@ class GradingPlugin(WorkerPlugin):
         self._prep: PreparedAssignment | None = None
 
     def setup(self, worker: Worker) -> None:
+        if self.ignore_interrupts and threading.current_thread() is threading.main_thread():
+            # Ctrl-C reaches the whole process group: the batch stops its own workers (after
+            # saving the grades in hand), they do not die under it.
+            signal.signal(signal.SIGINT, signal.SIG_IGN)
         # Never raises: a worker that cannot grade says why to the batch, on its first task.
         try:
             self._open(Path(worker.local_directory), worker.state.nthreads)
