@@ -11,6 +11,7 @@ from __future__ import annotations
 import json
 import os
 import signal
+import time
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -179,10 +180,14 @@ def test_a_worker_killed_mid_batch_costs_nothing_and_no_one_is_saved_twice(
     killed: list[str] = []
 
     def kill_a_busy_worker() -> None:
-        busy = [w for w, keys in local_cluster.processing().items() if keys]
-        pids = local_cluster.run(os.getpid)
-        killed.append(busy[0])
-        os.kill(pids[busy[0]], signal.SIGKILL)
+        for _ in range(100):  # a worker with a batch in hand, mid-way through it
+            busy = [w for w, keys in local_cluster.processing().items() if keys]
+            if busy:
+                pids = local_cluster.run(os.getpid)
+                killed.append(busy[0])
+                os.kill(pids[busy[0]], signal.SIGKILL)
+                return
+            time.sleep(0.05)
 
     url = postgres.new_database()
     recorder = Recorder(on_first=kill_a_busy_worker)

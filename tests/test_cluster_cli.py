@@ -147,3 +147,38 @@ def test_the_scheduler_going_away_ends_the_run_with_exit_1_and_a_rerun_completes
     assert {s: after[s] for s in before} == before  # saved before the loss: kept, not redone
     results = json.loads((tmp_path / "out" / "results.json").read_text())
     assert {s["score"] for s in results["students"]} == {6.0}
+
+
+def test_ctrl_c_stops_a_local_cluster_run_cleanly_and_a_rerun_goes_on(tmp_path: Path) -> None:
+    course = small_course(tmp_path / "course")
+    subs = tmp_path / "subs"
+    solution = (REPO / "solutions" / "independent-copy.py").read_text()
+    for i in range(CLASS_SIZE):
+        hand_in(
+            subs,
+            f"s{i:03d}",
+            notebook(PREDICTIONS, {"independent-copy": solution}),
+            name="ps2.ipynb",
+        )
+    url = f"sqlite:///{tmp_path / 'g.db'}"
+    args = command(course, subs, url, "local:2", tmp_path / "out")
+    # Its own process group, as a terminal's foreground job: Ctrl-C reaches every process.
+    proc = subprocess.Popen(args, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                            start_new_session=True)  # fmt: skip
+    try:
+        while not rows(url) and proc.poll() is None:
+            time.sleep(0.05)
+        assert proc.poll() is None, "the run ended before it could be stopped"
+        os.killpg(proc.pid, signal.SIGINT)
+        out, err = proc.communicate(timeout=300)
+    finally:
+        if proc.poll() is None:
+            os.killpg(proc.pid, signal.SIGKILL)
+    assert proc.returncode == 130, err
+    assert "stopping: saving the grades in hand" in err and "run the same command again" in err
+    before = rows(url)
+    results = json.loads((tmp_path / "out" / "results.json").read_text())
+    assert sorted(s["student"] for s in results["students"]) == sorted(before)
+    rerun = subprocess.run(args, capture_output=True, text=True, timeout=600)
+    assert rerun.returncode == 0, rerun.stderr
+    assert f"graded {CLASS_SIZE - len(before)}, skipped {len(before)} unchanged" in rerun.stdout
