@@ -108,7 +108,7 @@ def run_assignment(opts: Options, course: Path, assignment: str) -> dict[str, An
     nb_root = work / "nbgrader"
     if opts.subset:
         template = nbgrader_side.generate(
-            nb_root, work / "release" / "source" / assignment, assignment
+            nb_root, work / "release" / "source" / assignment, assignment, course
         )
     else:
         template = work / "release" / assignment / f"{assignment}.ipynb"

@@ -23,8 +23,12 @@ from proctree import Measured, run_measured
 
 BIN = Path(sys.executable).parent
 CONFIG = """\
+import os
+
 c = get_config()
 c.CourseDirectory.course_id = "graders-benchmark"
+# Where the test cells find the graders course (the release names it by id only).
+os.environ["GRADERS_COURSE"] = {course!r}
 # A code test cell may start graders' sandbox and then wait out a hostile job's time limit.
 c.ExecutePreprocessor.timeout = 600
 c.Application.log_format = "%(created).3f [%(name)s | %(levelname)s] %(message)s"
@@ -45,9 +49,7 @@ class NbgraderRun:
 def nbgrader_env() -> dict[str, str]:
     """This interpreter's environment, with its bin first (nbgrader's kernels use it)."""
     env = {**os.environ, "PATH": f"{BIN}{os.pathsep}{os.environ.get('PATH', '')}"}
-    env.pop(
-        "GRADERS_COURSE", None
-    )  # the test cells must find the course through the release's pointer
+    env.pop("GRADERS_COURSE", None)  # the test cells must find it through nbgrader_config.py
     return env
 
 
@@ -61,10 +63,12 @@ def nbgrader(root: Path, *args: str) -> Measured:
     return done
 
 
-def generate(root: Path, release_source: Path, assignment: str) -> Path:
-    """Make ``root`` an nbgrader course holding ``assignment``; return the student notebook."""
+def generate(root: Path, release_source: Path, assignment: str, course: Path) -> Path:
+    """Make ``root`` an nbgrader course holding ``assignment``, graded with the graders
+    course at ``course``; return the student notebook."""
     shutil.copytree(release_source, root / "source" / assignment, dirs_exist_ok=True)
-    (root / "nbgrader_config.py").write_text(CONFIG, encoding="utf-8")
+    config = CONFIG.format(course=str(course.resolve()))
+    (root / "nbgrader_config.py").write_text(config, encoding="utf-8")
     nbgrader(root, "generate_assignment", assignment, "--force")
     return root / "release" / assignment / f"{assignment}.ipynb"
 

@@ -33,7 +33,8 @@ PHASES = (  # (module, attribute, label): wrapped in place for the run
     ("graders.notebook.collect", "read_submission", "worker:   read notebook -> answers"),
     ("graders.kinds.predict", "PredictKind.grade", "worker:   predictions (one exercise)"),
     ("graders.kinds.code", "CodeKind.grade", "worker:   code exercise (one, sandbox included)"),
-    ("graders.session", "LazyRunner.run", "worker:     sandbox job (fork, run, wait)"),
+    ("graders.session", "LazyRunner.run_all", "worker:   a submission's sandbox jobs, together"),
+    ("graders.session", "LazyRunner.run", "worker:     sandbox job alone (fork, run, wait)"),
     ("graders.batch.autograde", "gradebook.record", "main: save one grade (gradebook)"),
     (
         "graders.batch.autograde",
@@ -95,7 +96,7 @@ def main(argv: list[str] | None = None) -> None:
     """Run one batch with the phases wrapped and print where its time went."""
     args = _parser().parse_args(argv)
     started = time.perf_counter()
-    from graders import autograde
+    from graders.batch import autograde
     from graders.session import open_session
 
     imported = time.perf_counter() - started

@@ -132,12 +132,12 @@ def _prediction(rng: random.Random, skill: float, right: str | None, wrong: list
         return _answer_line(rng, rng.choice(choices))
     if roll < skill + (1 - skill) * 0.9:
         return _answer_line(rng, INVALID)
-    return "answer = ..."
+    return 'answer = "..."'
 
 
 def _answer_line(rng: random.Random, literal: str) -> str:
     if _plain_python(literal) and rng.random() < 0.2:
-        return f"answer = {literal}"  # a Python literal without quotes: read alike by both tools
+        return f"answer = {literal}"  # without quotes: both tools read the cell's text
     return f"answer = {json.dumps(literal, ensure_ascii=False)}"
 
 

@@ -2,9 +2,13 @@
 
     ResultsDocument  {course, assignment, torch_version, graded_at, isolation, students}
     StudentResult    {student, score, max_score, status, error, late_factor,
-                      submitted_at, graded_at, questions}
+                      submitted_at, graded_at, questions}   (+ on_roster with a roster,
+                                                            extension when set)
     QuestionResult   {id, status, points, max_points, answer, expected, feedback,
                       misconception, section}   (+ variant, override when set)
+    Override         {points, reason, by, at}    points an instructor set by hand
+    Extension        {due, reason, by, at}       a student's own due date
+    (+ dropped on the document: withdrawn students, kept out of every grade)
 
 Grading builds these frozen values; a document that comes from outside (a JSON file, the
 gradebook) is parsed once, where it enters, by ``ResultsDocument.parse`` or
@@ -48,11 +52,43 @@ class SubmissionStatus(StrEnum):
     GRADED = "graded"
     LATE_CUTOFF = "late-cutoff"  # graded, but submitted after the hard cutoff: score 0
     UNGRADABLE = "ungradable"  # could not be read at all
+    MISSING = "missing"  # on the roster, but nothing was handed in: score 0
 
 
-# Written only when set: no kind has variants yet, and grades are not overridden by hand
-# yet; the fields exist so that those features extend the document instead of patching it.
+# Written only when set: no kind has variants yet, and few grades are changed by hand.
 _OPTIONAL = ("variant", "override")
+
+
+@dataclass(frozen=True)
+class Override:
+    """Points an instructor gave one question by hand: they replace the graded points and
+    survive every regrade until cleared."""
+
+    points: float
+    reason: str
+    by: str
+    at: str  # ISO 8601
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "points": round(self.points, 4),
+            "reason": self.reason,
+            "by": self.by,
+            "at": self.at,
+        }
+
+
+@dataclass(frozen=True)
+class Extension:
+    """A student's own due date for an assignment, granted by an instructor."""
+
+    due: str  # ISO 8601, with its zone
+    reason: str | None
+    by: str
+    at: str  # ISO 8601: when it was granted
+
+    def to_json(self) -> dict[str, Any]:
+        return {"due": self.due, "reason": self.reason, "by": self.by, "at": self.at}
 
 
 @dataclass(frozen=True)
@@ -69,7 +105,7 @@ class QuestionResult:
     misconception: str | None = None
     section: str | None = None  # the article section the exercise cites
     variant: str | None = None  # which variant of the item was asked
-    override: str | None = None  # why an instructor changed this grade by hand
+    override: Override | None = None  # points set by an instructor: ``points`` is theirs
 
     @property
     def exercise(self) -> str:
@@ -95,6 +131,8 @@ class QuestionResult:
         for name in _OPTIONAL:
             if data[name] is None:
                 del data[name]
+        if self.override is not None:
+            data["override"] = self.override.to_json()
         return data
 
 
@@ -109,6 +147,8 @@ class StudentResult:
     late_factor: float = 1.0
     submitted_at: str | None = None  # ISO 8601, when known
     graded_at: str | None = None  # ISO 8601, when saved in the gradebook
+    extension: Extension | None = None  # the student's own due date, when granted one
+    on_roster: bool | None = None  # None: no roster was given; written only when known
 
     def __post_init__(self) -> None:
         # Any sequence is accepted, a tuple is kept: equal results compare equal.
@@ -131,8 +171,8 @@ class StudentResult:
 
     @property
     def read(self) -> bool:
-        """Were the answers read (graded or late-cutoff, as opposed to ungradable)?"""
-        return self.status is not SubmissionStatus.UNGRADABLE
+        """Were the answers read (graded or late-cutoff, as opposed to ungradable or missing)?"""
+        return self.status not in (SubmissionStatus.UNGRADABLE, SubmissionStatus.MISSING)
 
     @property
     def misconceptions(self) -> tuple[str, ...]:
@@ -143,7 +183,7 @@ class StudentResult:
         return next((q for q in self.questions if q.id == item_id), None)
 
     def to_json(self) -> dict[str, Any]:
-        return {
+        data: dict[str, Any] = {
             "student": self.student,
             "score": round(self.score, 4),
             "max_score": round(self.max_score, 4),
@@ -154,6 +194,11 @@ class StudentResult:
             "graded_at": self.graded_at,
             "questions": [q.to_json() for q in self.questions],
         }
+        if self.extension is not None:
+            data["extension"] = self.extension.to_json()
+        if self.on_roster is not None:
+            data["on_roster"] = self.on_roster
+        return data
 
     def dumps(self) -> str:
         return json.dumps(self.to_json(), ensure_ascii=False)
@@ -174,9 +219,12 @@ class ResultsDocument:
     graded_at: str | None
     isolation: str | None  # the isolation level learner code ran under (None: none ran)
     students: tuple[StudentResult, ...]
+    # Withdrawn students (``graders drop``): no grade, and not missing either.
+    dropped: tuple[str, ...] = ()
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "students", tuple(self.students))
+        object.__setattr__(self, "dropped", tuple(self.dropped))
 
     def question_ids(self) -> list[str]:
         """Every question id in the document, in assignment order."""
@@ -193,19 +241,28 @@ class ResultsDocument:
     def all_graded(self) -> bool:
         return all(s.status is not SubmissionStatus.UNGRADABLE for s in self.students)
 
-    def to_json(self) -> dict[str, Any]:
-        return {
+    def to_json(self, students: bool = True) -> dict[str, Any]:
+        head: dict[str, Any] = {
             "course": self.course,
             "assignment": self.assignment,
             "torch_version": self.torch_version,
             "graded_at": self.graded_at,
             "isolation": self.isolation,
-            "students": [s.to_json() for s in self.students],
         }
+        if self.dropped:
+            head["dropped"] = list(self.dropped)
+        return {**head, "students": [s.to_json() for s in self.students]} if students else head
 
     def dumps(self) -> str:
-        """The document as indented JSON, as ``results.json`` and ``--json`` write it."""
-        return json.dumps(self.to_json(), indent=2, ensure_ascii=False)
+        """The document as JSON, as ``results.json`` and ``--json`` write it: indented, with one
+        line per student (indenting every question would take the pure-Python encoder, seconds
+        for a class of 500; one line each keeps the C encoder and a file that diffs well)."""
+        head = self.to_json(students=False)
+        lines = (json.dumps(s.to_json(), ensure_ascii=False) for s in self.students)
+        students = ",\n    ".join(lines)
+        opened = json.dumps(head, indent=2, ensure_ascii=False)[:-2]  # without "\n}"
+        body = f"[\n    {students}\n  ]" if students else "[]"
+        return f'{opened},\n  "students": {body}\n}}'
 
     @classmethod
     def parse(cls, text: str | bytes) -> ResultsDocument:

@@ -19,6 +19,7 @@ from graders.answers.parse import (
     AnswerSyntaxError,
     is_writable,
     parse_answer,
+    read_answer,
     render_answer,
 )
 from graders.answers.render import DTYPES
@@ -115,6 +116,32 @@ ACCEPTED = [
         "<torch.autograd.function.MyFnBackward object at 0x7f>",
         Name("MyFnBackward"),
     ),
+    # what a person writes that Python spells otherwise
+    ("lower-case true", "true", Scalar(True)),
+    ("upper-case FALSE", "FALSE", Scalar(False)),
+    ("lower-case none", "none", Scalar(None)),
+    ("true in a tuple", "(true, false)", seq("tuple", True, False)),
+    ("true in a tensor", "tensor([true, False])", T([True, False], (2,))),
+    ("requires_grad=true", "tensor(1., requires_grad=true)", T(1.0, requires_grad=True)),
+    (
+        "traceback's last line",
+        "RuntimeError: a leaf Variable that requires grad is being used in an in-place operation.",
+        Name("RuntimeError"),
+    ),
+    ("a warning's line", "UserWarning: The .grad attribute of a Tensor", Name("UserWarning")),
+    (
+        "dotted class in a traceback",
+        "torch.OutOfMemoryError: CUDA out of memory",
+        Name("OutOfMemoryError"),
+    ),
+    (
+        "a whole pasted traceback",
+        'Traceback (most recent call last):\n  File "<stdin>", line 1\nRuntimeError: boom',
+        Name("RuntimeError"),
+    ),
+    ("class name with a space", "Runtime Error", Name("RuntimeError")),
+    ("class name in lower case", "runtimeerror", Name("RuntimeError")),
+    ("class name in words", "out of memory error", Name("OutOfMemoryError")),
     # no error
     ("no error", "no error", NoError()),
     ("No Error.", "No Error.", NoError()),
@@ -170,7 +197,11 @@ REJECTED = [
     ),
     ("overflowing float", "1e999", "too large for a float"),
     ("overflow in tensor", "tensor([1e999])", "too large for a float"),
-    ("syntax error", "tensor([1, 2", "not valid Python syntax"),
+    ("unclosed bracket", "tensor([1, 2", "it has an unclosed bracket: a `[` is never closed"),
+    ("unclosed quote", '"tensor(2.)', "it has an unclosed quote"),
+    ("closing bracket without an opening one", "tensor(2.))", "a `)` that closes no bracket"),
+    ("syntax error", "tensor(2.) +", "not valid Python syntax"),
+    ("words that name no exception", "same as a", "not valid Python syntax"),
     ("null byte", "1\x00", "not valid Python syntax"),
     ("statement", "import os", "not valid Python syntax"),
     ("walrus", "(x := 1)", "not an answer form"),
@@ -183,6 +214,39 @@ def test_rejected_forms_say_why(text: str, fragment: str) -> None:
         parse_answer(text)
     assert fragment in info.value.reason
     assert ACCEPTED_FORMS in str(info.value)  # the learner sees what to write instead
+
+
+SPELLING_NOTES = [
+    ("true", ["Read `true` as `True`, the way Python writes it."]),
+    (
+        "(true, TRUE)",
+        [
+            "Read `true` as `True`, the way Python writes it.",
+            "Read `TRUE` as `True`, the way Python writes it.",
+        ],
+    ),
+    ("Runtime Error", ["Read as `RuntimeError`, the way Python writes the class name."]),
+    (
+        "RuntimeError: boom",
+        ["Read as `RuntimeError`: the exception class is graded, not the message after it."],
+    ),
+    ("RuntimeError", []),
+    ("True", []),
+    ("tensor(2.)", []),
+]
+
+
+@pytest.mark.parametrize(("text", "notes"), SPELLING_NOTES, ids=[t for t, _ in SPELLING_NOTES])
+def test_a_spelling_python_writes_otherwise_comes_with_a_note(text: str, notes: list[str]) -> None:
+    assert list(read_answer(text).notes) == notes
+
+
+def test_an_exception_class_matches_in_any_case() -> None:
+    truth = ExceptionValue("RuntimeError", "a leaf Variable ...")
+    assert compare(parse_answer("runtime error"), truth).correct
+    assert compare(parse_answer("RuntimeError: anything at all"), truth).correct
+    assert not compare(parse_answer("ValueError: a leaf Variable ..."), truth).correct
+    assert compare(parse_answer("outofmemoryerror"), ExceptionValue("OutOfMemoryError")).correct
 
 
 def test_error_is_a_value_error() -> None:

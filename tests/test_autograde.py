@@ -14,6 +14,7 @@ from pathlib import Path
 
 import pytest
 from small_course import (
+    ON_TIME,
     RIGHT,
     WRONG,
     hand_in,
@@ -149,11 +150,13 @@ def test_the_results_document_covers_the_whole_gradebook(
     ],
     ids=["on-time", "one-day-late", "past-cutoff"],
 )
-def test_the_late_policy_uses_the_file_time(
+def test_the_late_policy_uses_the_times_file(
     workspace: Session, tmp_path: Path, when: datetime, factor: float, status: str
 ) -> None:
-    hand_in(tmp_path / "subs", "ada", notebook(RIGHT), when=when)
-    summary, doc = run(workspace, tmp_path / "subs")
+    hand_in(tmp_path / "subs", "ada", notebook(RIGHT), when=ON_TIME)  # the mtime never counts
+    times = tmp_path / "times.csv"
+    times.write_text(f"student,submitted_at\nada,{when.isoformat()}\n")
+    summary, doc = run(workspace, tmp_path / "subs", times=times)
     ada = students(doc)["ada"]
     assert (ada["status"], ada["late_factor"], ada["score"]) == (status, factor, 6.0 * factor)
     assert datetime.fromisoformat(ada["submitted_at"]) == when.replace(microsecond=0)
@@ -173,14 +176,11 @@ def test_nbgrader_timestamp_wins_over_the_file_time(workspace: Session, tmp_path
 
 
 def test_a_changed_timestamp_is_graded_again(workspace: Session, tmp_path: Path) -> None:
-    hand_in(tmp_path / "subs", "ada", notebook(RIGHT))
+    folder = tmp_path / "subs" / "ada" / "ps1"
+    hand_in(tmp_path / "subs" / "ada", "ps1", notebook(RIGHT), name="work.ipynb")
+    (folder / "timestamp.txt").write_text("2026-10-05 12:00:00 UTC")
     run(workspace, tmp_path / "subs")
-    hand_in(
-        tmp_path / "subs",
-        "ada",
-        notebook(RIGHT),
-        when=datetime(2026, 10, 6, 1, 0, tzinfo=UTC),
-    )
+    (folder / "timestamp.txt").write_text("2026-10-06 01:00:00 UTC")
     summary, doc = run(workspace, tmp_path / "subs")
     assert summary.graded == 1 and students(doc)["ada"]["late_factor"] == 0.75
 

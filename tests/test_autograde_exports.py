@@ -97,6 +97,8 @@ def test_grades_csv_has_a_row_per_student_and_a_column_per_question(doc: Results
         "late_factor",
         "total",
         "max_total",
+        "extended_due",
+        "overrides",
     ]
     by = {r["student"]: r for r in rows}
     assert (by["ada"]["ex/a"], by["ada"]["ex/b"], by["ada"]["total"], by["ada"]["max_total"]) == (

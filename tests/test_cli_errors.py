@@ -29,10 +29,20 @@ def test_a_user_error_is_one_line_and_exit_2(
     assert (result.exit_code, result.output) == (2, f"error: {error}\n")
 
 
-def test_a_bug_keeps_its_traceback(monkeypatch: pytest.MonkeyPatch) -> None:
+def test_a_bug_exits_3_with_its_traceback_and_a_request_to_report_it(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
     def fail(*args: object, **kwargs: object) -> None:
         raise KeyError("a bug")
 
     monkeypatch.setattr(validate, "validate_course", fail)
     result = CliRunner().invoke(main, ["validate"])
-    assert isinstance(result.exception, KeyError) and "error:" not in result.output
+    assert result.exit_code == 3
+    assert "Traceback (most recent call last)" in result.stderr
+    assert "KeyError: 'a bug'" in result.stderr and "in fail" in result.stderr
+    assert "this is a bug in graders" in result.stderr and "please report it" in result.stderr
+
+
+def test_a_click_usage_error_still_exits_2() -> None:
+    result = CliRunner().invoke(main, ["validate", "--no-such-option"])
+    assert result.exit_code == 2 and "No such option" in result.stderr

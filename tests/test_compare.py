@@ -241,7 +241,14 @@ SCALARS = [
     ("tensor for a float (item)", "tensor(5.)", Scalar(5.0), False, "expected a float: 5.0"),
     ("string", "'abc'", Scalar("abc"), True, "Correct."),
     ("string case matters", "'ABC'", Scalar("abc"), False, "expected 'abc'"),
-    ("lowercase true is a name", "true", Scalar(True), False, "Got true, expected a bool: True."),
+    ("lowercase true reads as True", "true", Scalar(True), True, "Correct"),
+    (
+        "lowercase false is still not True",
+        "false",
+        Scalar(True),
+        False,
+        "Got False, expected True.",
+    ),
 ]
 
 SEQUENCES = [

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import re
 from dataclasses import replace
+from datetime import datetime
+from html import unescape
 from pathlib import Path
 
 import pytest
@@ -88,7 +90,7 @@ def pages(course: Path) -> dict[str, str]:
 
 
 def text_of(html: str) -> str:
-    return re.sub(r"\s+", " ", re.sub(r"<[^>]+>", " ", html))
+    return unescape(re.sub(r"\s+", " ", re.sub(r"<[^>]+>", " ", html)))
 
 
 def test_a_page_shows_score_answers_expected_explanation_misconception_and_section(
@@ -185,3 +187,108 @@ def test_nothing_graded_yet_is_a_usage_error(course: Path) -> None:
     gradebook.open_gradebook(gradebook.default_url(course))
     result = CliRunner().invoke(main, ["feedback", "ps1", "--course", str(course)])
     assert result.exit_code == 2 and "nothing graded for ps1" in result.output
+
+
+def test_a_late_page_says_the_due_date_the_delay_and_what_it_cost(course: Path) -> None:
+    submitted = datetime.fromisoformat("2026-10-07T02:29:00+00:00")
+    late = replace(ADA, submitted_at=submitted.isoformat(), late_factor=0.5)
+    engine = gradebook.open_gradebook(gradebook.default_url(course))
+    graded = gradebook.Graded(late, "k", None, None, submitted, "2.13.0", "plain")
+    gradebook.record(engine, "tiny", "ps1", graded)
+    text = text_of(pages(course)["ada"])
+    assert (
+        "Submitted 1 day, 2 hours after the due date (2026-10-05 23:59+00:00), at "
+        "2026-10-07 02:29+00:00: your 1 points are multiplied by 0.5." in text
+    )
+    assert "submitted 2026-10-07 02:29+00:00" in text
+
+
+def test_the_summary_has_points_per_section_and_links_to_each_question_to_review(
+    course: Path,
+) -> None:
+    save(course, ADA, EVE)
+    page = pages(course)["eve"]
+    summary = page.split('class="summary"')[1].split("</section>")[0]
+    assert '<td>article §1a</td><td class="num">0 / 2</td>' in summary
+    links = re.findall(r'<a href="#([^"]+)">([^<]+)</a> · ([^<]+)</li>', summary)
+    assert links == [
+        ("clone-basics/shares", "Question 1.1", "not an answer"),
+        ("clone-basics/flag", "Question 1.2", "not answered"),
+    ]
+    assert 'id="clone-basics/shares"' in page and 'id="clone-basics/flag"' in page
+    assert "Every answer is correct." in text_of(render_all_correct(course))  # nothing to review
+
+
+def render_all_correct(course: Path) -> str:
+    right = StudentResult(
+        "ada", tuple(replace(q, status=Status.CORRECT, points=q.max_points) for q in ADA.questions)
+    )
+    save(course, right)
+    return pages(course)["ada"]
+
+
+def test_questions_are_named_as_the_notebook_names_them(course: Path) -> None:
+    save(course, ADA)
+    text = text_of(pages(course)["ada"])
+    assert "1. clone() of a leaf" in text and "Question 1.1 not correct · 0 / 1" in text
+
+
+def course_checks(course: Path) -> list[tuple[str, str]]:
+    """(check id, explanation as a page shows it) of the small course's code exercise."""
+    loaded = load_course(course / "course.yml")
+    checks = loaded.exercises["independent-copy"].exercise.checks  # type: ignore[attr-defined]
+    return [(c.id, " ".join(c.explain.replace("`", "").split())) for c in checks]
+
+
+def code_result(
+    student: str, checks: list[tuple[str, str]], feedback: dict[str, str], status: Status
+) -> StudentResult:
+    code = "def independent_copy(t):\n    return t.detach()\n"
+    return StudentResult(
+        student,
+        tuple(Q(f"independent-copy/{c}", status, 0, 1, code, None, feedback[c]) for c, _ in checks),
+    )
+
+
+def test_a_code_exercise_shows_the_code_once_and_each_explanation_once(tmp_path: Path) -> None:
+    course = small_course(tmp_path)
+    checks = course_checks(course)
+    wrong = code_result(
+        "ada", checks, {c: f"{e}\nYour copy shares memory." for c, e in checks}, Status.WRONG
+    )
+    page = code_pages(course, wrong)
+    assert page.count("def independent_copy(t):") == 1 and "Your code" in page
+    for _, explain in checks:
+        assert squashed(text_of(page)).count(squashed(explain)) == 1, explain
+    assert "Exercise 2, check values" in text_of(page)
+
+
+def test_a_message_every_check_got_is_shown_once_with_each_explanation(tmp_path: Path) -> None:
+    course = small_course(tmp_path)
+    checks = course_checks(course)
+    timed_out = code_result(
+        "eve", checks, {c: "The code did not finish within 3 s." for c, _ in checks}, Status.TIMEOUT
+    )
+    text = text_of(code_pages(course, timed_out))
+    assert text.count("did not finish within 3 s") == 1
+    for _, explain in checks:
+        assert squashed(text).count(squashed(explain)) == 1, explain
+
+
+def squashed(text: str) -> str:
+    """``text`` without whitespace: tags end words where the page has no space."""
+    return "".join(text.split())
+
+
+def code_pages(course: Path, result: StudentResult) -> str:
+    """The ps2 page of ``result`` (the small course's ps2 holds the code exercise)."""
+    engine = gradebook.open_gradebook(gradebook.default_url(course))
+    gradebook.record(
+        engine,
+        "tiny",
+        "ps2",
+        gradebook.Graded(result, "k", None, None, None, "2.13.0", "plain"),
+    )
+    loaded = load_course(course / "course.yml")
+    written = write_feedback(loaded, "ps2", gradebook.default_url(course), course / "fb")
+    return written[0].read_text()

@@ -80,6 +80,7 @@ questions:
     prompt: "a.sum(0).backward()?"
     run: "(a * 2).backward()"
     explain: non-scalar outputs need a gradient.
+    accept: ["Exception"]
 """
 
 
@@ -160,6 +161,23 @@ def test_the_truth_keeps_warnings(prepared) -> None:
             None,
             id="article-spelling",
         ),
+        pytest.param(
+            "detach-basics/backward-nonscalar",
+            "RuntimeError: grad can be implicitly created only for scalar outputs",
+            "correct",
+            None,
+            id="traceback-last-line",
+        ),
+        pytest.param(
+            "detach-basics/backward-nonscalar", "runtime error", "correct", None, id="spaced-lower"
+        ),
+        pytest.param(
+            "detach-basics/backward-nonscalar", "Exception", "correct", None, id="accepted-base"
+        ),
+        pytest.param(
+            "detach-basics/backward-nonscalar", "ValueError", "wrong", None, id="other-class"
+        ),
+        pytest.param("clone-basics/shares", "false", "correct", None, id="lower-case-false"),
     ],
 )
 def test_one_answer(
@@ -169,6 +187,28 @@ def test_one_answer(
     q = next(q for q in result.questions if q.id == item)
     assert (q.status.value, q.misconception) == (status, misconception)
     assert q.feedback  # every outcome explains itself
+
+
+@pytest.mark.parametrize(
+    ("item", "answer", "note"),
+    [
+        ("clone-basics/shares", "false", "Read `false` as `False`, the way Python writes it."),
+        (
+            "detach-basics/backward-nonscalar",
+            "RuntimeError: whatever it said",
+            "Read as `RuntimeError`: the exception class is graded, not the message after it.",
+        ),
+        (
+            "detach-basics/backward-nonscalar",
+            "Exception",
+            "Accepted: the question takes `Exception` as well as `RuntimeError`.",
+        ),
+        ("clone-basics/grad", "tensor(3", "clone() passes its gradient (3) back to a."),
+    ],
+)
+def test_feedback_says_how_an_answer_was_read(prepared, item: str, answer: str, note: str) -> None:
+    result = grade_submission(prepared, Submission("s", "ps1", answers={item: answer}))
+    assert note in next(q for q in result.questions if q.id == item).feedback
 
 
 def test_a_hostile_answer_is_invalid_and_nothing_runs(

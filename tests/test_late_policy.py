@@ -38,3 +38,22 @@ def test_time_zones_are_respected() -> None:
 def test_no_penalty_never_goes_negative() -> None:
     harsh = LatePolicy(penalty_per_day=0.6, cutoff_days=5)
     assert harsh.factor(DUE, DUE + timedelta(days=4)) == 0.0
+
+
+GRACE = LatePolicy(penalty_per_day=0.1, cutoff_days=3, grace_minutes=15)
+
+
+@pytest.mark.parametrize(
+    "late_by, factor",
+    [
+        pytest.param(timedelta(minutes=15), 1.0, id="within-the-grace-period"),
+        pytest.param(timedelta(minutes=16), 0.9, id="past-it-is-one-day"),
+        pytest.param(timedelta(days=1, minutes=1), 0.8, id="days-count-from-the-due-date"),
+        pytest.param(timedelta(days=3, minutes=1), None, id="the-cutoff-counts-from-the-due-date"),
+    ],
+)
+def test_a_grace_period_keeps_the_rule_per_started_day(
+    late_by: timedelta, factor: float | None
+) -> None:
+    got = GRACE.factor(DUE, DUE + late_by)
+    assert got == (pytest.approx(factor) if factor is not None else None)

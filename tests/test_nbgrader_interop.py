@@ -1,9 +1,13 @@
 """The released nbgrader source notebook in a real nbgrader course: same scores as ours.
 
 `nbgrader generate_assignment` and `nbgrader autograde` run as subprocesses with this
-interpreter's environment (they start Jupyter kernels: ~20-30 s in all). Then, for
-every student and every question, the points nbgrader recorded in its gradebook equal
-the points `read_submission` + `grade_submission` give the same submitted notebook.
+interpreter's environment (they start a Jupyter kernel per student: about a minute in
+all). The submissions are the walkthrough's fourteen students (`walkthrough.py`), made
+from nbgrader's own student version. For every student and every answer cell, the points
+nbgrader recorded in its gradebook equal the points `read_submission` +
+`grade_submission` give the same notebook, and the total is what a TA would give. The
+nbgrader course sits inside the graders course folder, so the test cells find the
+course by the id in the release's pointer, with no configuration.
 """
 
 from __future__ import annotations
@@ -19,14 +23,16 @@ from typing import Any
 import pytest
 import torch
 from nbgrader.api import Gradebook
-from notebook_helpers import answer_index, copy_course, fill, load_nb, save_nb
+from notebook_helpers import copy_course, load_nb, save_nb
+from walkthrough import STUDENTS
 
 from graders.batch.grading import answer_key, grade_submission, prepare_assignment
+from graders.course.load import load_course
 from graders.errors import UsageError
-from graders.nbgrader import NotCorrect, answer_text, check
+from graders.nbgrader import NotCorrect, answer_text, check, saved_notebook
 from graders.notebook.cells import cell_id
 from graders.notebook.collect import read_submission
-from graders.notebook.release import write_release
+from graders.notebook.release import student_notebook, write_release
 from graders.session import open_session
 
 BIN = Path(sys.executable).parent
@@ -40,52 +46,16 @@ c.ExecutePreprocessor.timeout = 120
 def nbgrader(root: Path, *args: str) -> None:
     """Run an nbgrader command in the course folder ``root``; fail with its log if it fails."""
     env = {**os.environ, "PATH": f"{BIN}{os.pathsep}{os.environ.get('PATH', '')}"}
-    env.pop(
-        "GRADERS_COURSE", None
-    )  # the test cells must find the course through the release's pointer
+    env.pop("GRADERS_COURSE", None)  # the test cells must find the course by themselves
     done = subprocess.run(
         [str(BIN / "nbgrader"), *args],
         cwd=root,
         env=env,
         capture_output=True,
         text=True,
-        timeout=300,
+        timeout=900,
     )
     assert done.returncode == 0, f"nbgrader {' '.join(args)} failed:\n{done.stdout}\n{done.stderr}"
-
-
-def submissions(released: dict[str, Any], key: dict[str, str]) -> dict[str, dict[str, Any]]:
-    """Three students' notebooks made from nbgrader's student version, filled by metadata.
-
-    The partial one leaves the code exercise as nbgrader's stub and a question unanswered.
-    """
-    wrong = {
-        "clone-basics/shares-memory": "True",
-        "clone-basics/grad-fn": "None",
-        "clone-basics/backward": "RuntimeError",
-        "clone-basics/grad": "tensor(2.)",
-        "detach-basics/flags": "(True, True)",
-        "detach-basics/write-through": "tensor(0.4963)",
-        "detach-basics/resize-leaf": "no error",
-    }
-    partial = fill(
-        released, {k: key[k] for k in ("clone-basics/shares-memory", "detach-basics/flags")}
-    )
-    cells = partial["cells"]
-    index = answer_index(partial)
-    cells[index["clone-basics/backward"]]["source"] = (
-        "answer = RuntimeError"  # a Python value, not a string: wrong
-    )
-    cells[index["detach-basics/resize-leaf"]]["source"] = (
-        "answer = " + key["detach-basics/resize-leaf"]
-    )  # the class itself: right
-    cells[index["clone-basics/grad"]]["source"] = (
-        'answer = "tensor(3.) +"'  # does not parse: invalid
-    )
-    wrong["independent-copy"] = (
-        "def independent_copy(t):\n    return t.detach()\n"  # partial credit: 2 of 4 checks
-    )
-    return {"correct": fill(released, key), "wrong": fill(released, wrong), "partial": partial}
 
 
 def nbgrader_points(root: Path, student: str, cells: list[str]) -> dict[str, float]:
@@ -104,86 +74,175 @@ def per_cell(points: dict[str, float], cells: list[str]) -> dict[str, float]:
     }
 
 
-def test_nbgrader_autograde_gives_the_same_points_as_graders(tmp_path: Path) -> None:
-    course = copy_course(tmp_path / "course")
-    root = tmp_path / "nbgrader-course"
+@pytest.fixture(scope="module")
+def autograded(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Any]:
+    """The walkthrough's notebooks, graded by nbgrader and by graders."""
+    tmp = tmp_path_factory.mktemp("nbgrader")
+    course = copy_course(tmp / "course")
+    root = course / "nbgrader-course"
     with open_session(course) as ws:  # one sandbox for the release and our own grading
         prep = prepare_assignment(ws.loaded, "nb1", ws.ctx)
         key = answer_key(prep)  # also fills the truth cache the test cells read
-        written = write_release(ws.loaded, prep.assignment, key, tmp_path / "out")
+        written = write_release(ws.loaded, prep.assignment, key, tmp / "out")
         shutil.copytree(written.source.parent, root / "source" / "nb1")
         (root / "nbgrader_config.py").write_text(NBGRADER_CONFIG)
         nbgrader(root, "generate_assignment", "nb1")
         released = load_nb(root / "release" / "nb1" / "nb1.ipynb")
-        assert all(
-            "BEGIN HIDDEN TESTS" not in c["source"] and "BEGIN SOLUTION" not in c["source"]
-            for c in released["cells"]
-        )
-        for student, nb in submissions(released, key).items():
-            save_nb(nb, root / "submitted" / student / "nb1" / "nb1.ipynb")
+        for student in STUDENTS:
+            path = root / "submitted" / student.name / "nb1" / "nb1.ipynb"
+            save_nb(student.notebook(released, key), path)
         nbgrader(root, "autograde", "nb1", "--create")
         ours = {
-            student: {
+            student.name: {
                 q.id: q.points
                 for q in grade_submission(
                     prep,
                     read_submission(
-                        root / "submitted" / student / "nb1" / "nb1.ipynb",
+                        root / "submitted" / student.name / "nb1" / "nb1.ipynb",
                         "nb1",
                         ws.loaded,
-                        student,
+                        student.name,
                     ),
                 ).questions
             }
-            for student in ("correct", "wrong", "partial")
+            for student in STUDENTS
         }
+        ours_released = json.loads(json.dumps(student_notebook(ws.loaded, prep.assignment)))
+    return {
+        "root": root,
+        "course": course,
+        "released": released,
+        "graders_student": ours_released,
+        "ours": ours,
+    }
 
-    cells = released["metadata"]["graders"]["answers"]
-    for student, points in ours.items():
-        assert nbgrader_points(root, student, cells) == pytest.approx(
-            per_cell(points, cells), abs=1e-3
-        ), student
-    totals = {student: sum(points.values()) for student, points in ours.items()}
-    assert totals == pytest.approx(
-        {"correct": 13.0, "wrong": 2.0, "partial": 1 + 4 / 3 + 4 / 3}, abs=1e-3
+
+@pytest.mark.parametrize("student", STUDENTS, ids=[s.name for s in STUDENTS])
+def test_nbgrader_gives_each_walkthrough_notebook_the_same_points_as_graders(
+    autograded: dict[str, Any], student
+) -> None:
+    cells = autograded["released"]["metadata"]["graders"]["answers"]
+    ours = autograded["ours"][student.name]
+    theirs = nbgrader_points(autograded["root"], student.name, cells)
+    assert theirs == pytest.approx(per_cell(ours, cells), abs=1e-3)
+    assert sum(ours.values()) == pytest.approx(student.points, abs=1e-3)
+
+
+def test_nbgraders_student_notebook_keeps_every_starter_line(autograded: dict[str, Any]) -> None:
+    released = autograded["released"]["cells"]
+    assert all(
+        "BEGIN HIDDEN TESTS" not in c["source"] and "BEGIN SOLUTION" not in c["source"]
+        for c in released
+    )
+    theirs = {_key(c): c["source"] for c in released if _key(c)}
+    for cell in autograded["graders_student"]["cells"]:
+        key = _key(cell)
+        if not key:
+            continue
+        starter = [line for line in cell["source"].splitlines() if line.strip() != "..."]
+        assert [line for line in starter if line not in theirs[key].splitlines()] == [], key
+    assert theirs["clone-basics/grad"] == 'answer = "..."'
+    assert theirs["independent-copy"] == (
+        "import torch\n\n\ndef independent_copy(t):\n    # YOUR CODE HERE\n"
+        "    raise NotImplementedError()"
     )
 
 
-def test_check_passes_a_right_answer_and_explains_a_wrong_one(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+def test_nothing_of_the_instructors_machine_reaches_nbgraders_release(
+    autograded: dict[str, Any],
 ) -> None:
+    course = autograded["course"]
+    machine = {str(course), str(course.resolve()), str(Path.home())}
+    for path in (autograded["root"] / "release").rglob("*"):
+        if path.is_file():
+            text = path.read_text(encoding="utf-8")
+            assert not [m for m in machine if m in text], path
+
+
+def _key(cell: dict[str, Any]) -> str | None:
+    tag = cell["metadata"].get("graders", {})
+    return tag.get("question") or tag.get("exercise")
+
+
+@pytest.fixture
+def nbgrader_folder(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    """A course with its truth cache filled (as release does), and a folder inside it where
+    a test cell runs next to the release's pointer file."""
     course = copy_course(tmp_path / "course")
     with open_session(course) as ws:
-        answer_key(
-            prepare_assignment(ws.loaded, "nb1", ws.ctx)
-        )  # fills the truth cache, as release does
-    monkeypatch.delenv("GRADERS_COURSE", raising=False)
-    monkeypatch.chdir(tmp_path)
-    (tmp_path / "graders-course.json").write_text(
-        json.dumps({"course": str(course / "course.yml")})
+        answer_key(prepare_assignment(ws.loaded, "nb1", ws.ctx))
+    folder = course / "nbgrader" / "autograded" / "ada" / "nb1"
+    folder.mkdir(parents=True)
+    (folder / "graders-course.json").write_text(
+        json.dumps({"course_id": "notebook-demo", "assignment": "nb1"})
     )
-    assert check("clone-basics/shares-memory", False, assignment="nb1") is None
+    monkeypatch.delenv("GRADERS_COURSE", raising=False)
+    monkeypatch.chdir(folder)
+    return folder
+
+
+def _saved_answers(folder: Path, sources: dict[str, str]) -> None:
+    """The student notebook of nb1 saved in ``folder`` with answer cells set to ``sources``."""
+    loaded = load_course(folder.parents[3] / "course.yml")
+    nb = json.loads(json.dumps(student_notebook(loaded, loaded.course.assignments[0])))
+    for cell in nb["cells"]:
+        tag = cell["metadata"].get("graders", {})
+        key = tag.get("question") or tag.get("exercise")
+        if key in sources:
+            cell["source"] = sources[key]
+    save_nb(nb, folder / "nb1.ipynb")
+
+
+def test_check_grades_the_saved_cell_text_not_the_kernels_value(nbgrader_folder: Path) -> None:
+    _saved_answers(
+        nbgrader_folder,
+        {
+            "clone-basics/shares-memory": "answer = False",
+            "clone-basics/grad": "answer = tensor(3.)",  # a NameError in the kernel
+            "clone-basics/backward": "answer = a is b",  # computed by the kernel: not a prediction
+        },
+    )
+    assert saved_notebook("nb1") == nbgrader_folder / "nb1.ipynb"
+    # The value the kernel holds is passed by earlier releases' test cells: the text wins.
+    assert check("clone-basics/shares-memory", True, assignment="nb1") is None
+    assert check("clone-basics/grad", assignment="nb1") is None
+    with pytest.raises(NotCorrect, match="clone-basics/backward: invalid"):
+        check("clone-basics/backward", False, assignment="nb1")
+    with pytest.raises(NotCorrect, match="clone-basics/grad-fn: unanswered"):
+        check("clone-basics/grad-fn", assignment="nb1")
+
+
+def test_check_explains_a_wrong_answer(nbgrader_folder: Path) -> None:
+    _saved_answers(nbgrader_folder, {"clone-basics/shares-memory": 'answer = "True"'})
     with pytest.raises(NotCorrect, match="Sharing memory is what detach"):
-        check("clone-basics/shares-memory", True, assignment="nb1")
-    with pytest.raises(NotCorrect, match="clone-basics/grad: unanswered"):
-        check("clone-basics/grad", ..., assignment="nb1")
+        check("clone-basics/shares-memory", assignment="nb1")
 
 
-def test_check_refuses_a_pointer_to_another_course(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+def test_without_a_saved_notebook_check_grades_the_value_earlier_releases_pass(
+    nbgrader_folder: Path,
 ) -> None:
-    course = copy_course(tmp_path / "course")
-    monkeypatch.delenv("GRADERS_COURSE", raising=False)
-    monkeypatch.chdir(tmp_path)
-    (tmp_path / "graders-course.json").write_text(
-        json.dumps({"course": str(course), "course_id": "another-course"})
-    )
-    with pytest.raises(
-        UsageError,
-        match="is course 'notebook-demo', but this assignment was released from course "
-        "'another-course'",
-    ):
+    assert saved_notebook("nb1") is None
+    assert check("clone-basics/shares-memory", False, assignment="nb1") is None
+    with pytest.raises(UsageError, match="cannot find the notebook of assignment 'nb1'"):
+        check("clone-basics/shares-memory", assignment="nb1")
+
+
+def test_a_pointer_to_a_course_not_above_the_notebook_says_how_to_name_it(
+    nbgrader_folder: Path,
+) -> None:
+    (nbgrader_folder / "graders-course.json").write_text(json.dumps({"course_id": "another"}))
+    with pytest.raises(UsageError, match="cannot find course 'another' in the folders above"):
         check("clone-basics/grad", "tensor(3.)", assignment="nb1")
+
+
+def test_graders_course_names_the_course_wherever_it_is(
+    nbgrader_folder: Path, monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    elsewhere = tmp_path / "elsewhere"
+    elsewhere.mkdir()
+    monkeypatch.chdir(elsewhere)
+    monkeypatch.setenv("GRADERS_COURSE", str(nbgrader_folder.parents[3]))
+    assert check("clone-basics/shares-memory", False, assignment="nb1") is None
 
 
 def test_check_without_a_course_says_where_it_looked(

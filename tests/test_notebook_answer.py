@@ -17,8 +17,10 @@ CASES = [
     pytest.param("# YOUR CODE HERE\nraise NotImplementedError()", UNANSWERED, id="nbgrader-stub"),
     # Predictions: the text right of `=`, a string literal standing for its content.
     pytest.param("answer = False", Extracted("False"), id="literal"),
-    pytest.param('answer = "tensor(3.)"', Extracted("tensor(3.)"), id="quoted"),
-    pytest.param("answer = 'no error'  # sure?", Extracted("no error"), id="quoted-with-comment"),
+    pytest.param('answer = "tensor(3.)"', Extracted("tensor(3.)", quoted=True), id="quoted"),
+    pytest.param(
+        "answer = 'no error'  # sure?", Extracted("no error", quoted=True), id="quoted-with-comment"
+    ),
     pytest.param(
         "answer = (True,\n          False)", Extracted("(True,\n          False)"), id="multi-line"
     ),
@@ -42,28 +44,53 @@ CASES = [
         Extracted("tensor([[1., 2.],\n        [3., 4.]], grad_fn=<AddBackward0>)"),
         id="printed-matrix",
     ),
-    # Anything else: the whole cell, for the parser to report as invalid.
+    # Other lines besides the answer: the last `answer = ...` is read, the rest named.
     pytest.param(
-        "answer = 3; print(answer)",
-        Extracted("answer = 3; print(answer)", True),
-        id="two-statements",
+        "answer = 3; print(answer)", Extracted("3", ignored=("print(answer)",)), id="two-statements"
+    ),
+    pytest.param(
+        'print(b.is_leaf)\nanswer = "True"',
+        Extracted("True", quoted=True, ignored=("print(b.is_leaf)",)),
+        id="print-before-the-answer",
+    ),
+    pytest.param(
+        'answer = "True"\nanswer = "False"',
+        Extracted("False", quoted=True, ignored=('answer = "True"',)),
+        id="the-last-answer-line-counts",
     ),
     pytest.param(
         "answer = <CloneBackward0>; import os",
-        Extracted("answer = <CloneBackward0>; import os", True),
+        Extracted("<CloneBackward0>", ignored=("import os",)),
         id="two-statements-not-python",
     ),
+    pytest.param(
+        "%pip install torch\nanswer = 1",
+        Extracted("1", ignored=("%pip install torch",)),
+        id="magic",
+    ),
+    # A missing closing quote: what follows the opening quote.
+    pytest.param(
+        'answer = "tensor(2.)',
+        Extracted("tensor(2.)", quoted=True, unclosed=True),
+        id="unclosed-quote",
+    ),
+    pytest.param(
+        "print(a)\nanswer = 'no error",
+        Extracted("no error", quoted=True, ignored=("print(a)",), unclosed=True),
+        id="unclosed-quote-after-a-line",
+    ),
+    pytest.param("answer = (1,", Extracted("(1,"), id="unclosed-bracket"),
+    # No `answer = ...` line: the whole cell, for the parser to report as invalid.
     pytest.param("answer == 3", Extracted("answer == 3", True), id="comparison"),
     pytest.param("x = 3", Extracted("x = 3", True), id="other-name"),
     pytest.param("answer = x = 3", Extracted("answer = x = 3", True), id="chained"),
-    pytest.param(
-        "%pip install torch\nanswer = 1",
-        Extracted("%pip install torch\nanswer = 1", True),
-        id="magic",
-    ),
     pytest.param("!curl http://x", Extracted("!curl http://x", True), id="shell-escape"),
-    pytest.param("answer = (1,", Extracted("answer = (1,", True), id="unclosed-bracket"),
     pytest.param("True", Extracted("True", True), id="bare-expression"),
+    pytest.param(
+        "a.data_ptr() == b.data_ptr()",
+        Extracted("a.data_ptr() == b.data_ptr()", True),
+        id="pasted-experiment",
+    ),
 ]
 
 

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import re
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -66,7 +67,7 @@ def test_the_report_is_the_same_for_right_and_wrong_answers(released, tmp_path: 
     assert right_report.text() == wrong_report.text()
 
 
-def test_the_report_names_each_problem(released, tmp_path: Path) -> None:
+def test_the_report_names_each_problem_by_its_notebook_heading(released, tmp_path: Path) -> None:
     nb, key = released
     nb = fill(
         nb, {k: v for k, v in key.items() if k not in ("clone-basics/backward", "independent-copy")}
@@ -81,21 +82,103 @@ def test_the_report_names_each_problem(released, tmp_path: Path) -> None:
     del nb["cells"][answer_index(nb)["detach-basics/resize-leaf"]]
     report = check_notebook(_saved(nb, tmp_path / "nb1.ipynb"))
     assert not report.ok
-    assert [f.key for f in report.unreadable] == ["clone-basics/grad", "detach-basics/flags"]
-    assert "Could not read this answer" in report.unreadable[0].message
-    assert report.unreadable[1].message.startswith("Lines starting with `!` or `%` are not Python.")
+    assert [f.key for f in report.unreadable] == ["clone-basics/grad"]
+    assert "Could not read this answer: tensor(3.) + 1: arithmetic" in report.unreadable[0].message
+    assert report.stops == ()  # the unreadable cell also stops Run All: reported once
+    assert [(f.key, f.message) for f in report.notes] == [
+        (
+            "detach-basics/flags",
+            "An answer cell must hold only the answer line: move `%pip install torch` to a cell "
+            "of its own. The grader read only the last `answer = ...` line.",
+        )
+    ]
     assert report.unanswered == ("clone-basics/backward", "independent-copy")
     assert report.missing == ("detach-basics/resize-leaf",)
     assert [f.key for f in report.duplicated] == ["clone-basics/shares-memory"]
     text = report.text()
     assert (
-        "The grader cannot read 2 of your answers:" in text
-        and "3 of 8 answers can be read." in text
+        "The grader cannot read 1 of your answers:" in text
+        and "4 of 8 answers can be read." in text
+    )
+    assert "  - Question 1.4 — clone() of a tensor that requires grad: Could not read" in text
+    assert "Not answered yet (2):\n  Question 1.3, Exercise 3\n" in text
+    assert (
+        "Answer cells missing from the notebook (1); they count as unanswered:\n  Question 2.3"
+        in text
     )
     assert (
-        "Answer cells missing from the notebook (1)" in text
-        and "only the last one was graded" in text
+        "  - Question 1.1 — clone() of a tensor that requires grad: Your notebook has 2 answer "
+        'cells for this question; the last one, `answer = "False"`, was graded.' in text
     )
+    assert not re.search(r"cells? \d", text)  # Jupyter shows no cell numbers
+
+
+RUN_ALL = [
+    pytest.param('answer = "tensor(2.)"', None, id="quoted-runs"),
+    pytest.param("answer = True", None, id="python-literal-runs"),
+    pytest.param("answer = RuntimeError", None, id="builtin-exception-runs"),
+    pytest.param("answer = torch.Size([3, 4])", None, id="torch-name-from-the-setup-runs"),
+    pytest.param(
+        "answer = tensor(2.)",
+        "NameError: name 'tensor' is not defined; write it as `answer = \"tensor(2.)\"`",
+        id="unquoted-tensor",
+    ),
+    pytest.param(
+        "answer = <CloneBackward0>",
+        'SyntaxError: invalid syntax (line 1); write it as `answer = "<CloneBackward0>"`',
+        id="unquoted-grad-fn",
+    ),
+    pytest.param(
+        "answer = no error",
+        'SyntaxError: invalid syntax (line 1); write it as `answer = "no error"`',
+        id="unquoted-no-error",
+    ),
+    pytest.param(
+        'answer = "tensor(2.)',
+        "SyntaxError: unterminated string literal (detected at line 1); "
+        'write it as `answer = "tensor(2.)"`',
+        id="unclosed-quote",
+    ),
+    pytest.param(
+        "answer = false",
+        "NameError: name 'false' is not defined; write it as `answer = \"false\"`",
+        id="lower-case-false",
+    ),
+]
+
+
+@pytest.mark.parametrize(("source", "stop"), RUN_ALL)
+def test_answer_cells_that_would_stop_run_all_are_named_with_the_fix(
+    released, tmp_path: Path, source: str, stop: str | None
+) -> None:
+    nb, _ = released
+    nb = fill(nb, {})
+    nb["cells"][answer_index(nb)["clone-basics/grad"]]["source"] = source
+    report = check_notebook(_saved(nb, tmp_path / "nb1.ipynb"))
+    assert [f.message for f in report.stops] == ([stop] if stop else [])
+    assert report.ok and "clone-basics/grad" in report.readable  # a warning: still readable
+    if stop:
+        assert "1 answer cell would stop Run All" in report.text()
+        assert "Question 1.4 — clone() of a tensor that requires grad: " + stop in report.text()
+
+
+def test_a_name_defined_in_a_cell_of_the_learners_own_does_not_stop_run_all(
+    released, tmp_path: Path
+) -> None:
+    nb, _ = released
+    nb = fill(nb, {})
+    index = answer_index(nb)["clone-basics/grad"]
+    nb["cells"][index]["source"] = "answer = tensor(2.)"
+    own = {
+        "cell_type": "code",
+        "id": "own",
+        "metadata": {},
+        "source": "from torch import tensor",
+        "outputs": [],
+        "execution_count": None,
+    }
+    nb["cells"].insert(index, own)
+    assert check_notebook(_saved(nb, tmp_path / "nb1.ipynb")).stops == ()
 
 
 CODE_CASES = [
@@ -147,7 +230,9 @@ def test_the_command_exits_1_when_an_answer_cannot_be_read(released, tmp_path: P
     assert CliRunner().invoke(main, ["check", str(good), "--assignment", "nb1"]).exit_code == 0
     result = CliRunner().invoke(main, ["check", str(bad)])
     assert (
-        result.exit_code == 1 and "clone-basics/grad: Could not read this answer" in result.output
+        result.exit_code == 1
+        and "Question 1.4 — clone() of a tensor that requires grad: Could not read this answer"
+        in result.output
     )
 
 

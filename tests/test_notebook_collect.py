@@ -10,6 +10,7 @@ from typing import Any
 
 import pytest
 from notebook_helpers import answer_index, copy_course, fill, load_nb, save_nb
+from walkthrough import STUDENTS, Student
 
 from graders.batch.grading import (
     PreparedAssignment,
@@ -124,9 +125,43 @@ def test_a_duplicated_answer_cell_counts_once_the_last_copy_with_a_note(
     nb["cells"].insert(index, wrong)  # the wrong copy first: the right one, last, counts
     sub = read_submission(save_nb(nb, tmp_path / "nb1.ipynb"), "nb1", graded[0], "ada")
     assert sub.answers["clone-basics/shares-memory"] == "False"
-    assert "2 answer cells for this" in sub.notes["clone-basics/shares-memory"]
     result = grade(graded, tmp_path / "nb1.ipynb")["clone-basics/shares-memory"]
-    assert result.status is Status.CORRECT and "only the last one was graded" in result.feedback
+    assert result.status is Status.CORRECT and (
+        'has 2 answer cells for this question; the last one, `answer = "False"`, was graded.'
+        in result.feedback
+    )
+
+
+def test_a_pasted_experiment_does_not_replace_the_answer_above_it(
+    graded, student_nb, tmp_path: Path
+) -> None:
+    """Jupyter's paste keeps metadata: a copy used to try something is an answer cell too."""
+    nb = fill(student_nb, graded[2])
+    index = answer_index(nb)["clone-basics/shares-memory"]
+    tried = copy.deepcopy(nb["cells"][index]) | {
+        "id": "tried",
+        "source": "a.data_ptr() == b.data_ptr()",
+    }
+    nb["cells"].insert(index + 1, tried)
+    result = grade(graded, save_nb(nb, tmp_path / "nb1.ipynb"))["clone-basics/shares-memory"]
+    assert result.status is Status.CORRECT and result.answer == "False"
+    assert (
+        'the 1st, `answer = "False"`, was graded, the last one holding an answer the grader can '
+        "read: the 2nd (`a.data_ptr() == b.data_ptr()`) holds no answer the grader can read."
+    ) in result.feedback
+
+
+def test_when_no_copy_can_be_read_the_last_one_with_an_answer_reports_why(
+    graded, student_nb, tmp_path: Path
+) -> None:
+    nb = fill(student_nb, {"clone-basics/shares-memory": "same as a"})
+    index = answer_index(nb)["clone-basics/shares-memory"]
+    nb["cells"].insert(
+        index + 1, copy.deepcopy(nb["cells"][index]) | {"id": "c", "source": 'answer = "..."'}
+    )
+    result = grade(graded, save_nb(nb, tmp_path / "nb1.ipynb"))["clone-basics/shares-memory"]
+    assert result.status is Status.INVALID and result.answer == "same as a"
+    assert 'the 2nd (`answer = "..."`) is not answered' in result.feedback
 
 
 def test_outputs_are_ignored(graded, student_nb, tmp_path: Path) -> None:
@@ -140,30 +175,52 @@ def test_outputs_are_ignored(graded, student_nb, tmp_path: Path) -> None:
     assert (tmp_path / "nb1.ipynb").stat().st_size > 1_000_000
 
 
-MALFORMED = [
+CELL_SHAPES = [
     pytest.param(
-        "%pip install torch\nanswer = 'tensor(3.)'", "IPython commands, not Python", id="pip-magic"
+        "%pip install torch\nanswer = 'tensor(3.)'",
+        Status.CORRECT,
+        "move `%pip install torch` to a cell of its own",
+        id="pip-magic",
     ),
     pytest.param(
         "!curl http://example.com\nanswer = 'tensor(3.)'",
-        "IPython commands, not Python",
+        Status.CORRECT,
+        "move `!curl http://example.com` to a cell of its own",
         id="shell-escape",
     ),
     pytest.param(
-        "answer = 'tensor(3.)'\nprint(answer)", "must hold one assignment", id="extra-statement"
+        "print(b.is_leaf)\nanswer = 'tensor(3.)'\nprint(answer)",
+        Status.CORRECT,
+        "move `print(b.is_leaf)`, `print(answer)` to a cell of its own. The grader read only "
+        "the last `answer = ...` line.",
+        id="print-lines",
     ),
-    pytest.param("answer == 'tensor(3.)'", "must hold one assignment", id="comparison"),
+    pytest.param(
+        'answer = "tensor(3.)',
+        Status.CORRECT,
+        'The closing quote is missing: the grader read `tensor(3.)`; write `answer = "tensor(3.)"`',
+        id="unclosed-quote",
+    ),
+    pytest.param(
+        "answer == 'tensor(3.)'",
+        Status.INVALID,
+        "The grader found no `answer = ...` line in this answer cell",
+        id="comparison",
+    ),
+    pytest.param(
+        "!pip install torch", Status.INVALID, "IPython commands, not Python", id="only-a-magic"
+    ),
 ]
 
 
-@pytest.mark.parametrize(("source", "note"), MALFORMED)
-def test_a_cell_that_is_not_one_assignment_is_invalid_with_a_note(
-    graded, student_nb, tmp_path: Path, source: str, note: str
+@pytest.mark.parametrize(("source", "status", "note"), CELL_SHAPES)
+def test_a_cell_that_is_not_one_answer_line_is_read_as_a_person_would_with_a_note(
+    graded, student_nb, tmp_path: Path, source: str, status: Status, note: str
 ) -> None:
     nb = fill(student_nb, {})
     nb["cells"][answer_index(nb)["clone-basics/grad"]]["source"] = source
     result = grade(graded, save_nb(nb, tmp_path / "nb1.ipynb"))["clone-basics/grad"]
-    assert result.status is Status.INVALID and note in result.feedback
+    assert result.status is status and note in result.feedback, result.feedback
 
 
 def test_an_instructor_notebook_for_another_assignment_is_refused(graded, tmp_path: Path) -> None:
@@ -271,6 +328,13 @@ CODE = [
         id="stub-left-below",
     ),
     pytest.param(
+        "import torch\n\n\ndef independent_copy(t):\n    # YOUR CODE HERE\n"
+        "    raise NotImplementedError()",
+        {Status.UNANSWERED},
+        None,
+        id="nbgrader-stub-in-the-function",
+    ),
+    pytest.param(
         "def independent_copy(t):\n    return t.detach()",
         {Status.CORRECT, Status.WRONG},
         None,
@@ -294,3 +358,12 @@ def test_code_cells_are_graded_from_their_source(
     assert len(results) == 4 and {q.status for q in results} == statuses
     notes = read_submission(path, "nb1", graded[0], "ada").notes
     assert (note in notes["independent-copy"]) if note else "independent-copy" not in notes
+
+
+@pytest.mark.parametrize("student", STUDENTS, ids=[s.name for s in STUDENTS])
+def test_each_walkthrough_notebook_scores_what_a_ta_would_give(
+    graded, student_nb, tmp_path: Path, student: Student
+) -> None:
+    path = save_nb(student.notebook(student_nb, graded[2]), tmp_path / "nb1.ipynb")
+    total = sum(q.points for q in grade(graded, path).values())
+    assert total == pytest.approx(student.points, abs=1e-3)

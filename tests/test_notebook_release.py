@@ -14,6 +14,7 @@ from notebook_helpers import GOLDEN, copy_course, load_nb
 
 from graders.cli import main
 from graders.course.load import load_course
+from graders.course.model import LatePolicy
 from graders.errors import UsageError
 from graders.kinds.layout import Part
 from graders.notebook import layout
@@ -30,6 +31,16 @@ ITEMS = [
     "detach-basics/resize-leaf",
 ]
 ANSWERS = [*ITEMS, "independent-copy"]  # metadata.graders keys: questions, then the code exercise
+LABELS = {
+    "clone-basics/shares-memory": "Question 1.1 — clone() of a tensor that requires grad",
+    "clone-basics/grad-fn": "Question 1.2 — clone() of a tensor that requires grad",
+    "clone-basics/backward": "Question 1.3 — clone() of a tensor that requires grad",
+    "clone-basics/grad": "Question 1.4 — clone() of a tensor that requires grad",
+    "detach-basics/flags": "Question 2.1 — detach() shares memory",
+    "detach-basics/write-through": "Question 2.2 — detach() shares memory",
+    "detach-basics/resize-leaf": "Question 2.3 — detach() shares memory",
+    "independent-copy": "Exercise 3 — An independent copy",
+}
 FILES = {
     "student": "nb1/nb1.ipynb",
     "instructor": "instructor/nb1/nb1.ipynb",
@@ -69,6 +80,7 @@ def test_released_notebooks_are_valid_nbformat_4(release: Path, name: str) -> No
         "course": "notebook-demo",
         "assignment": "nb1",
         "answers": ANSWERS,
+        "labels": LABELS,
     }
 
 
@@ -85,7 +97,7 @@ def test_each_question_and_code_exercise_has_exactly_one_cell_found_by_metadata(
 
 def test_student_answer_cells_are_unanswered_and_editable(release: Path) -> None:
     cells = [c for c in load_nb(release / FILES["student"])["cells"] if "graders" in c["metadata"]]
-    assert {c["source"] for c in cells[:-1]} == {"answer = ..."}
+    assert {c["source"] for c in cells[:-1]} == {'answer = "..."'}
     assert cells[-1]["source"] == "import torch\n\n\ndef independent_copy(t):\n    ..."
     assert all(c["cell_type"] == "code" and "editable" not in c["metadata"] for c in cells)
 
@@ -145,7 +157,7 @@ def test_instructor_notebook_holds_the_key_computed_by_torch(release: Path) -> N
 def test_nbgrader_source_passes_nbgraders_own_metadata_validation(release: Path) -> None:
     nb = nbformat.read(release / FILES["source"], as_version=4)
     MetadataValidator().validate_nb(nb)
-    grade_ids = [c.metadata["nbgrader"]["grade_id"] for c in nb.cells]
+    grade_ids = [c.metadata["nbgrader"]["grade_id"] for c in nb.cells if "nbgrader" in c.metadata]
     assert len(set(grade_ids)) == len(grade_ids) and all(
         re.fullmatch(r"[a-zA-Z0-9_-]+", g) for g in grade_ids
     )
@@ -153,32 +165,47 @@ def test_nbgrader_source_passes_nbgraders_own_metadata_validation(release: Path)
 
 def test_nbgrader_solutions_and_hidden_tests(release: Path) -> None:
     cells = load_nb(release / FILES["source"])["cells"]
-    solutions = [c for c in cells if c["metadata"]["nbgrader"]["solution"]]
-    tests = [c for c in cells if c["metadata"]["nbgrader"]["grade"]]
-    assert len(solutions) == len(tests) == len(ANSWERS)
-    assert solutions[0]["source"] == '### BEGIN SOLUTION\nanswer = "False"\n### END SOLUTION'
+    graded = [c for c in cells if "nbgrader" in c["metadata"]]
+    solutions = [c for c in graded if c["metadata"]["nbgrader"]["solution"]]
+    tests = [c for c in graded if c["metadata"]["nbgrader"]["grade"]]
+    assert len(tests) == len(ANSWERS)
+    # Predictions stay ordinary cells holding the starter: a solution region would become
+    # nbgrader's `raise NotImplementedError()` at the top level, which stops Run All.
+    predictions = [c for c in cells if "question" in c["metadata"].get("graders", {})]
+    assert len(predictions) == len(ITEMS) and all(
+        "nbgrader" not in c["metadata"] for c in predictions
+    )
+    assert {c["source"] for c in predictions} == {'answer = "..."'}
+    # The code exercise's solution goes inside the starter's function, in a region.
+    assert [c["source"] for c in solutions] == [
+        "import torch\n\n\ndef independent_copy(t):\n    ### BEGIN SOLUTION\n"
+        "    return t.clone().detach()\n    ### END SOLUTION"
+    ]
     assert tests[0]["source"].splitlines() == [
         "### BEGIN HIDDEN TESTS",
         "import graders.nbgrader",
-        'graders.nbgrader.check("clone-basics/shares-memory", globals().pop("answer", ...), '
-        'assignment="nb1")',
+        'graders.nbgrader.check("clone-basics/shares-memory", assignment="nb1")',
         "### END HIDDEN TESTS",
     ]
     assert all(t["metadata"]["nbgrader"]["locked"] for t in tests)
     assert (
         tests[-1]["source"].splitlines()[2]
-        == 'graders.nbgrader.check("independent-copy", independent_copy, assignment="nb1")'
+        == 'graders.nbgrader.check("independent-copy", assignment="nb1")'
     )
-    assert solutions[-1]["source"].startswith("### BEGIN SOLUTION\nimport torch")
     assert sum(t["metadata"]["nbgrader"]["points"] for t in tests) == pytest.approx(
         5 + 4 + 4, abs=1e-3
     )
 
 
-def test_release_writes_the_course_pointer_for_nbgrader(release: Path) -> None:
+def test_release_names_the_course_by_its_id_never_by_its_path(release: Path) -> None:
     pointer = json.loads((release / "source" / "nb1" / "graders-course.json").read_text())
-    assert pointer["course_id"] == "notebook-demo" and pointer["assignment"] == "nb1"
-    assert Path(pointer["course"]).is_file()
+    assert pointer == {"course_id": "notebook-demo", "assignment": "nb1"}
+    machine = {str(release.parent / "course"), str((release.parent / "course").resolve())}
+    machine.add(str(Path.home()))
+    for path in release.rglob("*"):
+        if path.is_file():
+            text = path.read_text(encoding="utf-8")
+            assert not [m for m in machine if m in text], path
 
 
 def test_release_is_deterministic(tmp_path: Path, release: Path) -> None:
@@ -249,3 +276,32 @@ def _key_from(release: Path) -> dict[str, str]:
 def _tag(cell: dict) -> str:
     tag = cell["metadata"]["graders"]
     return tag.get("question") or tag["exercise"]
+
+
+@pytest.mark.parametrize(
+    ("late", "rule"),
+    [
+        pytest.param(
+            {"penalty_per_day": 0.1, "cutoff_days": 3, "grace_minutes": 15},
+            "Late work: each started day after the due date (the first 15 minutes after it count "
+            "as on time) costs 10% of the score; work more than 3 days late scores 0.",
+            id="penalty-grace-cutoff",
+        ),
+        pytest.param(
+            {"penalty_per_day": 0.25, "cutoff_days": 1},
+            "Late work: each started day after the due date costs 25% of the score; work more "
+            "than 1 day late scores 0.",
+            id="one-day",
+        ),
+        pytest.param({}, "Work handed in after the due date scores 0.", id="no-late-work"),
+        pytest.param(
+            {"cutoff_days": 2},
+            "Work handed in up to 2 days after the due date is accepted without a penalty; "
+            "later work scores 0.",
+            id="no-penalty",
+        ),
+    ],
+)
+def test_the_intro_states_the_late_rule(late: dict[str, float], rule: str) -> None:
+    intro = layout.late_rule(LatePolicy(**late))
+    assert intro == rule + " An extension from your instructor moves your due date."

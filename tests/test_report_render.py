@@ -87,6 +87,17 @@ def test_report_from_the_gradebook_is_one_self_contained_page(course: Path) -> N
     assert "detached-resize-raises" in page  # declared, seen in nobody's answers
 
 
+def test_questions_are_named_as_the_notebook_names_them(course: Path) -> None:
+    """Both exercises have a question `shares`: the report tells them apart as the notebook."""
+    save(course, "ps1", class_document())
+    assert run("ps1", "--course", str(course)).exit_code == 0
+    page = (course / "autograded" / "ps1" / "report.html").read_text()
+    names = dict(re.findall(r'<span class="id" title="([^"]+)">([^<]+)</span>', page))
+    assert names["clone-basics/shares"] == "Question 1.1"
+    assert names["detach-basics/shares"] == "Question 2.1"
+    assert len(set(names.values())) == len(names)
+
+
 def test_a_section_beyond_the_article_is_shown_as_such(course: Path) -> None:
     exercise = course / "exercises" / "detach-basics.yml"
     exercise.write_text(exercise.read_text().replace('section: "§2"', "section: beyond"))

@@ -100,6 +100,12 @@ BROKEN_EXERCISES = [
         id="duplicate-key",
     ),
     pytest.param("questions:", "questions: [", "exercises/clone-basics.yml:", id="yaml-syntax"),
+    pytest.param(
+        "    explain: clone copies.\n",
+        '    explain: clone copies.\n    accept: ["same as a"]\n',
+        "exercises/clone-basics.yml:19:14: questions[0].accept.0: not an answer literal",
+        id="accept-not-a-literal",
+    ),
 ]
 
 

@@ -13,7 +13,8 @@ The rules, by the kind of the truth:
   ``inf`` equals only ``inf`` of the same sign.
 - Tuples and lists: item by item; a tuple answer for a list truth (or back) is accepted.
   ``torch.Size([3, 4])``, ``(3, 4)`` and ``[3, 4]`` are interchangeable.
-- Exceptions: by class name (``RuntimeError``); ``no error`` only matches no error.
+- Exceptions: by class name, in any case (``RuntimeError``, ``runtimeerror``); ``no error``
+  only matches no error.
 - grad_fn: by name; a missing trailing version number is accepted (``MulBackward`` for
   ``MulBackward0``), a different one is not.
 - dtypes: by canonical name (``torch.long`` is ``torch.int64``).
@@ -147,7 +148,8 @@ _BY_TRUTH: dict[type, Callable[[Value, Any], Comparison]] = {
     DtypeValue: _by_name(_name_of, str.__eq__),
     GradFnValue: _by_name(_name_of, same_name),
     Name: _by_name(_name_of, same_name),
-    ExceptionValue: _by_name(_name_of, str.__eq__),
+    # Exception classes without regard to case: `runtimeerror` names RuntimeError.
+    ExceptionValue: _by_name(_name_of, lambda a, b: a.casefold() == b.casefold()),
     NoError: _by_name(lambda v: "no error" if isinstance(v, NoError) else None, str.__eq__),
     Opaque: _by_name(_text_of, str.__eq__),
 }

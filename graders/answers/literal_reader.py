@@ -13,6 +13,7 @@ from collections.abc import Callable
 from typing import Any
 
 from .render import DTYPE_ALIASES, DTYPES, dtype_kind, literal_dtype
+from .spelling import CONSTANTS, constant_note
 from .values import (
     DtypeValue,
     Name,
@@ -52,6 +53,7 @@ class LiteralReader:
     def __init__(self, source: str) -> None:
         self.source = source
         self.budget = MAX_ELEMENTS
+        self.notes: list[str] = []  # how Python writes what the learner spelled otherwise
 
     def value(self, node: ast.expr, depth: int) -> Value:
         if isinstance(node, ast.UnaryOp):
@@ -63,6 +65,8 @@ class LiteralReader:
             kind = "tuple" if isinstance(node, ast.Tuple) else "list"
             return Sequence(kind, tuple(self.value(e, depth + 1) for e in node.elts))
         if isinstance(node, ast.Name):
+            if node.id.casefold() in CONSTANTS:
+                return Scalar(self._spelled(node.id))
             return Scalar(_FLOAT_NAMES[node.id]) if node.id in _FLOAT_NAMES else Name(node.id)
         if isinstance(node, ast.Attribute):
             return DtypeValue(self._dtype(node))
@@ -99,6 +103,8 @@ class LiteralReader:
             return -inner if isinstance(node.op, ast.USub) else inner
         if isinstance(node, ast.Name) and node.id in _FLOAT_NAMES:
             return _FLOAT_NAMES[node.id]
+        if isinstance(node, ast.Name) and node.id.casefold() in ("true", "false"):
+            return self._spelled(node.id)  # type: ignore[return-value]
         if isinstance(node, ast.Constant) and isinstance(node.value, (bool, int, float)):
             return self._constant(node)  # type: ignore[return-value]
         raise AnswerSyntaxError(f"{self._text(node)} is not a number")
@@ -158,6 +164,9 @@ class LiteralReader:
             and isinstance(node.value, bool)
         ):
             return node.value
+        if name == "requires_grad" and isinstance(node, ast.Name):
+            if node.id.casefold() in ("true", "false"):
+                return self._spelled(node.id)
         if name == "grad_fn" and isinstance(node, ast.Name):
             return node.id
         expected = "True or False" if name == "requires_grad" else "a name such as <MulBackward0>"
@@ -201,6 +210,13 @@ class LiteralReader:
                 "as torch.float32"
             )
         return DTYPE_ALIASES.get(short, short)
+
+    def _spelled(self, ident: str) -> bool | None:
+        """``true``, ``FALSE``, ``none``: the constant meant, with a note on its spelling."""
+        note = constant_note(ident)
+        if note not in self.notes:
+            self.notes.append(note)
+        return CONSTANTS[ident.casefold()]
 
     def _refuse(self, node: ast.expr) -> AnswerSyntaxError:
         what = _REFUSED.get(type(node), "this kind of expression is not an answer form")

@@ -12,6 +12,9 @@ node kinds; there is no eval, exec or compile of code. Accepted forms:
 - A bare name (``RuntimeError``, ``MulBackward0``), ``<MulBackward0>`` or
   ``<MulBackward0 object at 0x7f...>``: compare decides what the name means.
 - ``no error`` or ``no exception`` (any case, an optional final period).
+- What a person writes that Python spells otherwise (``spelling``): a traceback's last
+  line ``RuntimeError: message``, ``Runtime Error``, ``runtimeerror``, ``true``,
+  ``false``, ``none``; ``read_answer`` returns a note saying how Python writes it.
 
 A tensor's ``dtype`` is set only when written. Its kind (bool, int or float) is read the
 way torch infers it, from the Python types kept in ``values``: any float -> float32, else
@@ -27,6 +30,7 @@ from __future__ import annotations
 
 import ast
 import re
+from dataclasses import dataclass
 
 from .literal_reader import (
     ACCEPTED_FORMS,
@@ -35,11 +39,14 @@ from .literal_reader import (
     LiteralReader,
 )
 from .render import render_answer
-from .values import NoError, Opaque, Value
+from .spelling import exception_answer
+from .values import Name, NoError, Opaque, Value
 
 __all__ = [
     "AnswerSyntaxError",
     "parse_answer",
+    "read_answer",
+    "ReadAnswer",
     "render_answer",
     "is_writable",
     "ACCEPTED_FORMS",
@@ -57,17 +64,35 @@ _ANGLE_OR_STRING = re.compile(
 )
 
 
+@dataclass(frozen=True)
+class ReadAnswer:
+    """An answer's value, and notes for the learner on how Python writes what they wrote."""
+
+    value: Value
+    notes: tuple[str, ...] = ()
+
+
 def parse_answer(text: str) -> Value:
     """Parse a learner's answer literal into a ``Value`` (see the module docstring)."""
+    return read_answer(text).value
+
+
+def read_answer(text: str) -> ReadAnswer:
+    """The value of an answer literal, with the notes its spelling deserves."""
     if len(text) > MAX_CHARS:
         raise AnswerSyntaxError(f"it is longer than {MAX_CHARS} characters")
     source = text.strip().replace("\u2212", "-")  # a typographic minus sign, pasted from a page
     if not source:
         raise AnswerSyntaxError("it is empty")
     if " ".join(source.lower().rstrip(".").split()) in NO_ERROR_PHRASES:
-        return NoError()
+        return ReadAnswer(NoError())
+    respelled = exception_answer(source)
+    if respelled is not None:
+        return ReadAnswer(Name(respelled.text), (respelled.note,))
     source = _ANGLE_OR_STRING.sub(lambda m: m["str"] or m["name"], source)
-    return LiteralReader(source).value(_parse(source), 0)
+    reader = LiteralReader(source)
+    value = reader.value(_parse(source), 0)
+    return ReadAnswer(value, tuple(reader.notes))
 
 
 def is_writable(value: Value) -> bool:
@@ -91,12 +116,26 @@ def _parse(source: str) -> ast.expr:
     try:
         return ast.parse(source, mode="eval").body
     except SyntaxError as exc:
-        where = f" at character {exc.offset}" if exc.offset else ""
-        raise AnswerSyntaxError(f"it is not valid Python syntax{where}") from None
+        raise AnswerSyntaxError(syntax_reason(exc)) from None
     except ValueError:  # null bytes, on Pythons that do not call that a SyntaxError
         raise AnswerSyntaxError("it is not valid Python syntax") from None
     except (MemoryError, RecursionError):  # CPython's parser stack overflows on "- - - ... 1"
         raise AnswerSyntaxError("it is too deeply nested") from None
+
+
+def syntax_reason(exc: SyntaxError) -> str:
+    """What is wrong, as the learner would say it: an unclosed quote or bracket, by name."""
+    msg = exc.msg or ""
+    if msg.startswith(("unterminated string", "unterminated triple-quoted", "EOL while")):
+        return "it has an unclosed quote: a string must end with the quote it starts with"
+    never_closed = re.match(r"'(.)' was never closed", msg)
+    if never_closed:
+        return f"it has an unclosed bracket: a `{never_closed[1]}` is never closed"
+    unmatched = re.match(r"unmatched '(.)'", msg)
+    if unmatched:
+        return f"it has a `{unmatched[1]}` that closes no bracket"
+    where = f" at character {exc.offset}" if exc.offset else ""
+    return f"it is not valid Python syntax{where}"
 
 
 def _bracket_depth(source: str) -> int:

@@ -12,126 +12,37 @@ exercise or its solution and its submissions are graded again; nothing else is.
 from __future__ import annotations
 
 import threading
-from dataclasses import dataclass
+from dataclasses import replace
 from pathlib import Path
-from typing import Protocol
 
 from sqlalchemy.engine import Engine
 
-from ..course.load import LoadedCourse, get_assignment
 from ..kinds.cache import torch_version
-from ..results import CRASHED, ResultsDocument, StudentResult, SubmissionStatus
+from ..results import StudentResult, SubmissionStatus
 from ..session import Session
 from . import gradebook
-from .executor import Ended, Executor, ThreadExecutor
-from .executor import grade_found as grade_found  # where CI and the benchmarks find it
+from .batch_sources import remember_source
+from .executor import Ended, Executor, ThreadExecutor, grade_found
 from .exports import write_outputs
-from .grading import PreparedAssignment, prepare_assignment
-from .grading_key import course_key, keyed_submission
-from .submissions import Found, find_submissions
+from .plan import Plan, default_out_dir, plan_batch
+from .progress import Reporter, Silent
+from .roster import Roster
+from .roster_check import apply_roster, record_missing
+from .submission_archive import opened_submissions
+from .submissions import Found
+from .summary import Summary, Tally, summarize
 
-OUT_DIR = "autograded"
-
-
-class Reporter(Protocol):
-    """Told about the batch as it goes (a progress bar, log lines)."""
-
-    def start(self, total: int, skipped: int) -> None:
-        """``total`` submissions are about to be graded; ``skipped`` are unchanged."""
-
-    def done(self, result: StudentResult) -> None:
-        """One submission was graded and saved."""
-
-
-class Silent:
-    """A reporter that says nothing."""
-
-    def start(self, total: int, skipped: int) -> None:
-        """Nothing to show."""
-
-    def done(self, result: StudentResult) -> None:
-        """Nothing to show."""
-
-
-@dataclass(frozen=True)
-class Summary:
-    """What a batch did, and where its outputs are."""
-
-    assignment: str
-    found: int  # students in the submissions folder
-    graded: int  # graded by this run
-    skipped: int  # unchanged since their saved grade
-    ungradable: tuple[
-        tuple[str, str], ...
-    ]  # (student, reason) of this folder, graded now or before
-    late: int  # graded with a late penalty or past the cutoff
-    crashed: tuple[
-        tuple[str, tuple[str, ...]], ...
-    ]  # (student, exercises whose code failed, timed out or tampered)
-    interrupted: bool  # stopped before everything was graded; running again goes on
-    out_dir: Path
-    db_url: str
-    lost: str | None = None  # why the cluster grading it went away (then ``interrupted``)
-
-    @property
-    def all_graded(self) -> bool:
-        return not self.ungradable
-
-
-def default_out_dir(loaded: LoadedCourse, assignment: str) -> Path:
-    """Where outputs go unless ``--out`` says otherwise: ``autograded/<assignment>/``."""
-    return loaded.root / OUT_DIR / assignment
-
-
-@dataclass(frozen=True)
-class Plan:
-    """What a batch will do: everyone in the folder with their grading key, and who to grade."""
-
-    prep: PreparedAssignment
-    db_url: str
-    out_dir: Path
-    keyed: tuple[tuple[Found, str], ...]  # every student in the folder, with their grading key
-    todo: tuple[tuple[Found, str], ...]  # those whose saved grade is missing or out of date
-
-    @property
-    def course(self) -> str:
-        return self.prep.ctx.course.id
-
-    @property
-    def assignment(self) -> str:
-        return self.prep.assignment.id
-
-    @property
-    def skipped(self) -> int:
-        return len(self.keyed) - len(self.todo)
-
-
-def plan_batch(
-    session: Session,
-    assignment: str,
-    submissions: Path,
-    *,
-    db_url: str | None = None,
-    out_dir: Path | None = None,
-    force: bool = False,
-) -> Plan:
-    """Find the notebooks, prepare the assignment, key each notebook, compare with the gradebook.
-
-    Cached truths need no sandbox, so a run with nothing new to grade starts none.
-    """
-    get_assignment(
-        session.loaded, assignment
-    )  # an unknown assignment or a wrong folder fail before torch runs
-    found = find_submissions(submissions, assignment)
-    prep = prepare_assignment(session.loaded, assignment, session.ctx)
-    url = db_url or gradebook.default_url(session.loaded.root)
-    course_hash = course_key(prep)
-    keyed = tuple(keyed_submission(f, course_hash) for f in found)
-    saved = gradebook.grading_keys(
-        gradebook.open_gradebook(url), session.loaded.course.id, assignment
-    )
-    todo = tuple((f, key) for f, key in keyed if force or saved.get(f.student) != key)
-    return Plan(prep, url, out_dir or default_out_dir(session.loaded, assignment), keyed, todo)
+__all__ = [
+    "Plan",
+    "Reporter",
+    "Silent",
+    "Summary",
+    "autograde",
+    "default_out_dir",
+    "grade_found",
+    "grade_plan",
+    "plan_batch",
+]
 
 
 def grade_plan(
@@ -146,11 +57,17 @@ def grade_plan(
     """Grade what the plan says, saving each grade as it comes, then write the outputs.
 
     Grading happens on ``workers`` threads here unless ``executor`` says where (a Dask
-    cluster: ``distributed.ClusterExecutor``); the grades are saved here either way.
+    cluster: ``cluster.ClusterExecutor``); the grades are saved here either way.
     Setting ``stop`` (from a Ctrl-C handler) ends the batch after the grades in hand are saved.
     """
     engine = gradebook.open_gradebook(plan.db_url)
+    if plan.source is not None:
+        remember_source(engine, plan.course, plan.assignment, plan.source)
     batch = _Batch(plan, session, engine, reporter or Silent())
+    if plan.source is not None:  # a whole class: who is missing is known (not in a regrade)
+        record_missing(
+            engine, plan.course, plan.assignment, plan.roster_check.missing, batch.run_id
+        )
     outcome = "interrupted"
     try:
         batch.run(executor or ThreadExecutor(workers), stop or threading.Event())
@@ -166,9 +83,23 @@ def grade_plan(
             batch.failed,
             batch.isolation,
         )
-        doc = gradebook.results_document(engine, plan.course, plan.assignment)
+        doc = apply_roster(
+            gradebook.results_document(engine, plan.course, plan.assignment), plan.roster
+        )
         write_outputs(doc, plan.out_dir)
-    return _summary(doc, plan, batch.graded, outcome == "interrupted", batch.ended.lost)
+    tally = Tally(
+        frozenset(f.student for f, _ in plan.keyed),
+        batch.graded,
+        plan.skipped,
+        plan.untimed,
+        sum(1 for f, _ in plan.keyed if f.path is not None),
+        plan.dropped,
+        tuple(batch.internal),
+        plan.roster_check.missing,
+        plan.roster_check.unlisted,
+    )
+    summary = summarize(doc, tally, (plan.out_dir, plan.db_url), outcome == "interrupted")
+    return replace(summary, lost=batch.ended.lost)
 
 
 def autograde(
@@ -180,15 +111,30 @@ def autograde(
     out_dir: Path | None = None,
     workers: int = 1,
     force: bool = False,
+    times: Path | None = None,
     reporter: Reporter | None = None,
     stop: threading.Event | None = None,
+    roster: Roster | None = None,
     executor: Executor | None = None,
 ) -> Summary:
-    """Grade the notebooks in ``submissions`` into the gradebook and write the outputs."""
-    plan = plan_batch(session, assignment, submissions, db_url=db_url, out_dir=out_dir, force=force)
-    return grade_plan(
-        plan, session, workers=workers, reporter=reporter, stop=stop, executor=executor
-    )
+    """Grade the notebooks in ``submissions`` (a folder, or a .zip of one) into the gradebook
+    and write the outputs."""
+    with opened_submissions(submissions) as folder:
+        plan = plan_batch(
+            session,
+            assignment,
+            folder,
+            db_url=db_url,
+            out_dir=out_dir,
+            force=force,
+            times=times,
+            roster=roster,
+        )
+        if plan.source is not None:  # a later regrade reads the zip, not where it was opened
+            plan = replace(plan, source=replace(plan.source, folder=submissions.resolve()))
+        return grade_plan(
+            plan, session, workers=workers, reporter=reporter, stop=stop, executor=executor
+        )
 
 
 class _Batch:
@@ -200,6 +146,7 @@ class _Batch:
             engine, plan.course, plan.assignment, torch_version(), session.isolation
         )
         self.graded = self.failed = 0
+        self.internal: list[tuple[str, str]] = []  # grader bugs met this run
         self.ended = Ended()
         self.levels: set[str] = set()  # isolation levels code ran under, where it ran
 
@@ -236,45 +183,8 @@ class _Batch:
         )
         self.graded += 1
         self.failed += result.status is SubmissionStatus.UNGRADABLE
+        if retry:  # the grader failed, not the learner
+            self.internal.append((result.student, result.error or ""))
         if isolation:
             self.levels.add(isolation)
         self.reporter.done(result)
-
-
-def _summary(
-    doc: ResultsDocument, plan: Plan, graded: int, interrupted: bool, lost: str | None
-) -> Summary:
-    present = {f.student for f, _ in plan.keyed}
-    mine = [s for s in doc.students if s.student in present]
-    failed = tuple(
-        (s.student, s.error or "") for s in mine if s.status is SubmissionStatus.UNGRADABLE
-    )
-    late = sum(1 for s in mine if s.status is SubmissionStatus.LATE_CUTOFF or s.late_factor < 1)
-    crashed = tuple((s.student, items) for s in mine if (items := _crashed_items(s)))
-    return Summary(
-        plan.assignment,
-        len(plan.keyed),
-        graded,
-        plan.skipped,
-        failed,
-        late,
-        crashed,
-        interrupted,
-        plan.out_dir,
-        plan.db_url,
-        lost,
-    )
-
-
-def _crashed_items(student: StudentResult) -> tuple[str, ...]:
-    """``exercise: status (n checks)`` for each exercise whose code failed, timed out or
-    tampered."""
-    counts: dict[tuple[str, str], int] = {}
-    for q in student.questions:
-        if q.status in CRASHED:
-            key = (q.exercise, q.status.value)
-            counts[key] = counts.get(key, 0) + 1
-    return tuple(
-        f"{ex}: {status}" + (f" ({n} checks)" if n > 1 else "")
-        for (ex, status), n in counts.items()
-    )

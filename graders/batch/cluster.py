@@ -35,7 +35,7 @@ if TYPE_CHECKING:
     from distributed import Client
 
     from ..session import Session
-    from .autograde import Plan
+    from .plan import Plan
 
 LOCAL_HOST = "127.0.0.1"
 CONNECT_TIMEOUT_S = 30

@@ -11,6 +11,7 @@ import threading
 import time
 from collections import deque
 from dataclasses import dataclass, field
+from datetime import datetime
 from typing import TYPE_CHECKING, Any
 
 from .. import __version__
@@ -27,9 +28,9 @@ if TYPE_CHECKING:
     from distributed import Client, Future
 
     from ..session import Session
-    from .autograde import Plan
     from .cluster import ClusterExecutor
     from .cluster_worker import Reply, Shipped
+    from .plan import Plan
 
 LOCAL_PREFIX = "local:"  # --cluster local:N: a LocalCluster of the batch's own
 IN_FLIGHT_PER_THREAD = 2  # batches queued per worker thread: enough to never leave one idle
@@ -111,8 +112,8 @@ class ClusterRun:
                 if raw is None:  # changed since it was keyed: read (and refused) here
                     self._save_here(found, key)
                     continue
-                when = found.submitted_at.isoformat() if found.submitted_at else None
-                shipped.append((found.student, found.source, when, raw))
+                shipped.append((found.student, found.source, _iso(found.submitted_at),
+                                _iso(self.plan.dues.get(found.student)), raw))  # fmt: skip
                 sent.append((found, key))
             if shipped:
                 self._submit(shipped, sent)
@@ -181,7 +182,8 @@ class ClusterRun:
 
     def _save_here(self, found: Found, key: str) -> None:
         self.owner.stats.local += 1
-        self._save_once(found, key, *grade_found(self.plan.prep, self.session.loaded, found), None)
+        prep = self.plan.prep_for(found.student)
+        self._save_once(found, key, *grade_found(prep, self.session.loaded, found), None)
 
     def _save_once(
         self, found: Found, key: str, result: StudentResult, retry: bool, level: str | None
@@ -246,3 +248,7 @@ def _notebook_bytes(found: Found) -> bytes | None:
     except OSError:
         return None
     return raw if 0 < len(raw) <= MAX_NOTEBOOK_BYTES else None
+
+
+def _iso(when: datetime | None) -> str | None:
+    return when.isoformat() if when else None

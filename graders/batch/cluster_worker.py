@@ -46,8 +46,9 @@ if TYPE_CHECKING:
 
 SPOOL_DIR = ".graders-spool"  # inside the course folder, which the sandbox hides from learners
 
-# (student, source, submitted_at as ISO 8601 or None, the notebook's bytes)
-Shipped = tuple[str, str, str | None, bytes]
+# (student, source, submitted_at and the student's own due date as ISO 8601 or None, the
+# notebook's bytes)
+Shipped = tuple[str, str, str | None, str | None, bytes]
 
 
 class Reply(TypedDict):
@@ -155,11 +156,12 @@ class GradingPlugin(WorkerPlugin):
     def _grade_one(
         self, prep: PreparedAssignment, loaded: LoadedCourse, item: Shipped
     ) -> tuple[str, str, bool]:
-        student, source, submitted_at, raw = item
+        student, source, submitted_at, due, raw = item
         path = self._spool(raw)
         try:
             when = datetime.fromisoformat(submitted_at) if submitted_at else None
-            result, retry = grade_found(prep, loaded, Found(student, path, source, when))
+            mine = prep.due_on(datetime.fromisoformat(due) if due else None)  # an extension
+            result, retry = grade_found(mine, loaded, Found(student, path, source, when))
         finally:
             path.unlink(missing_ok=True)
         return student, result.dumps(), retry

@@ -11,6 +11,7 @@ on a Dask cluster under the same contract.
 
 from __future__ import annotations
 
+import logging
 import threading
 from collections.abc import Callable
 from concurrent.futures import FIRST_COMPLETED, Future, ThreadPoolExecutor, wait
@@ -21,13 +22,14 @@ from ..course.load import LoadedCourse
 from ..errors import SubmissionError
 from ..notebook import collect
 from ..results import StudentResult, SubmissionStatus
-from .grading import PreparedAssignment, grade_submission, ungradable
+from .grading import INTERNAL_ERROR, PreparedAssignment, grade_submission, ungradable
 from .submissions import Found
 
 if TYPE_CHECKING:
     from ..session import Session
-    from .autograde import Plan
+    from .plan import Plan
 
+log = logging.getLogger(__name__)
 STOP_POLL_S = 0.2  # how often a waiting batch looks whether it was asked to stop
 
 # save(found, key, result, retry, isolation): ``isolation`` is the level the grading ran
@@ -59,10 +61,11 @@ class ThreadExecutor:
     def grade(self, plan: Plan, session: Session, save: Save, stop: threading.Event) -> Ended:
         pool = ThreadPoolExecutor(max_workers=self.workers, thread_name_prefix="autograde")
         try:
-            futures: dict[Future[tuple[StudentResult, bool]], tuple[Found, str]] = {
-                pool.submit(grade_found, plan.prep, session.loaded, found): (found, key)
-                for found, key in plan.todo
-            }
+            futures: dict[Future[tuple[StudentResult, bool]], tuple[Found, str]] = {}
+            for found, key in plan.todo:
+                # Each student with their own due date (an extension), if they have one.
+                prep = plan.prep_for(found.student)
+                futures[pool.submit(grade_found, prep, session.loaded, found)] = (found, key)
             pending = set(futures)
             while pending and not stop.is_set():
                 done, pending = wait(pending, timeout=STOP_POLL_S, return_when=FIRST_COMPLETED)
@@ -88,9 +91,10 @@ def grade_found(
     except SubmissionError as exc:
         return ungradable(found.student, str(exc).replace(str(found.path), found.source)), False
     except Exception as exc:  # noqa: BLE001 - a reader bug costs this student, and is retried
+        log.error("internal error while reading %s", found.source, exc_info=True)
         return ungradable(
             found.student,
-            f"internal error while reading {found.source}: {type(exc).__name__}: {exc}",
+            f"{INTERNAL_ERROR} reading {found.source}: {type(exc).__name__}: {exc}",
         ), True
     result = grade_submission(
         prep, replace(sub, student=found.student, submitted_at=found.submitted_at)

@@ -34,6 +34,7 @@ _NOT_XML = re.compile("[\x00-\x08\x0b\x0c\x0e-\x1f\ud800-\udfff\ufffe\uffff]")
 # A cell starting with one of these is run as a formula by spreadsheet programs.
 _FORMULA_START = ("=", "+", "-", "@", "\t", "\r")
 GRADESCOPE_VISIBILITY = "visible"
+ROSTER_MARKS = {True: "listed", False: "not on roster"}
 
 
 def write_outputs(doc: ResultsDocument, out: Path) -> None:
@@ -42,12 +43,14 @@ def write_outputs(doc: ResultsDocument, out: Path) -> None:
     write_atomic(out / "results.json", doc.dumps() + "\n")
     write_atomic(out / "grades.csv", grades_csv(doc))
     write_atomic(out / "junit.xml", junit_xml(doc))
+    for dropped in doc.dropped:  # a withdrawn student's earlier file must not linger
+        if safe_student(dropped):
+            (out / "gradescope" / f"{dropped}.json").unlink(missing_ok=True)
     for student in doc.students:
-        if safe_student(student.student):
+        # A missing student handed nothing in: there is no autograder result to show them.
+        if safe_student(student.student) and student.status is not SubmissionStatus.MISSING:
             path = out / "gradescope" / f"{student.student}.json"
-            write_atomic(
-                path, json.dumps(gradescope_result(student), indent=2, ensure_ascii=False) + "\n"
-            )
+            write_atomic(path, json.dumps(gradescope_result(student), ensure_ascii=False) + "\n")
 
 
 def write_atomic(path: Path, text: str) -> None:
@@ -59,11 +62,16 @@ def write_atomic(path: Path, text: str) -> None:
 
 
 def grades_csv(doc: ResultsDocument) -> str:
-    """One row per student, one column per question (points), then the late factor and total."""
+    """One row per student, one column per question (points), then the late factor and total,
+    the instructor's decisions (the student's own due date, the reasons of overrides), and
+    with a roster a last ``roster`` column (``listed`` or ``not on roster``)."""
     qids = doc.question_ids()
     buffer = io.StringIO()
     writer = csv.writer(buffer, lineterminator="\n")
-    writer.writerow(["student", "status", *qids, "late_factor", "total", "max_total"])
+    with_roster = any(s.on_roster is not None for s in doc.students)
+    roster = ["roster"] if with_roster else []
+    header = ["student", "status", *qids, "late_factor", "total", "max_total"]
+    writer.writerow([*header, "extended_due", "overrides", *roster])
     for s in doc.students:
         points = {q.id: _round(q.points) for q in s.questions}
         writer.writerow(
@@ -74,6 +82,9 @@ def grades_csv(doc: ResultsDocument) -> str:
                 s.late_factor,
                 _round(s.score),
                 _round(s.max_score),
+                s.extension.due if s.extension else "",
+                _cell("; ".join(f"{q.id}: {q.override.reason}" for q in s.questions if q.override)),
+                *([ROSTER_MARKS[bool(s.on_roster)]] if with_roster else []),
             ]
         )
     return buffer.getvalue()
@@ -110,6 +121,9 @@ def _suite(assignment: str, s: StudentResult) -> ET.Element:
     if s.status is SubmissionStatus.UNGRADABLE:
         case = ET.SubElement(suite, "testcase", classname=classname, name="submission")
         ET.SubElement(case, "error", message=_xml(s.error or "ungradable"), type="ungradable")
+    elif s.status is SubmissionStatus.MISSING:  # on the roster, nothing handed in
+        case = ET.SubElement(suite, "testcase", classname=classname, name="submission")
+        ET.SubElement(case, "skipped", message=_xml(s.error or "missing"))
     for q in s.questions:
         suite.append(_case(classname, q))
     _count(suite, suite.findall("testcase"))
@@ -157,9 +171,10 @@ def _count(parent: ET.Element, children: Iterable[ET.Element]) -> None:
 
 
 def _verdict(q: QuestionResult) -> str:
-    # Code checks carry neither an answer nor an expected value: their status says it all.
+    # A code check's answer is the learner's whole program and it has no expected value:
+    # its status says it all. An answer is quoted where there is an expected one beside it.
     parts = []
-    if q.answer:
+    if q.answer and q.expected is not None:
         parts.append(f"answered {_short(q.answer)}")
     elif q.status is Status.UNANSWERED:
         parts.append("no answer")

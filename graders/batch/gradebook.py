@@ -1,12 +1,14 @@
 """The gradebook: SQLAlchemy models, and the one place that writes grades.
 
 Any SQLAlchemy URL works (SQLite and PostgreSQL are tested); the default is a SQLite file
-in the course folder. Two tables (and Alembic's revision, ``gradebook_schema``):
+in the course folder. Two tables for grading, those of the instructor's decisions
+(``term_tables``), and Alembic's revision (``gradebook_schema``):
 
     runs         one row per ``graders autograde`` run (started, finished or not, counts)
     submissions  one row per (course, assignment, student): the latest grade, the grading
                  key it was computed under, and the student's results (``StudentResult``
-                 as JSON, the single source ``results_document`` reads back)
+                 as JSON, the single source ``results_document`` reads back, with the
+                 instructor's overrides and extensions laid over it)
 
 ``record`` replaces a student's grade in a single transaction, so an interrupted batch
 leaves every finished submission saved and no half-written one.
@@ -14,7 +16,6 @@ leaves every finished submission saved and no half-written one.
 
 from __future__ import annotations
 
-import os
 from dataclasses import dataclass, replace
 from datetime import UTC, datetime
 from pathlib import Path
@@ -23,7 +24,6 @@ from typing import Any
 from sqlalchemy import (
     ColumnElement,
     delete,
-    event,
     insert,
     select,
 )
@@ -32,8 +32,10 @@ from sqlalchemy.exc import IntegrityError
 from sqlalchemy.orm import Session
 
 from ..errors import UsageError
-from ..results import ResultsDocument, StudentResult
-from .gradebook_databases import create_tables, open_engine, schema_lock
+from ..results import ResultsDocument, StudentResult, SubmissionStatus
+from . import term_tables  # noqa: F401 - registers the term's tables with Base
+from .adjustments import Adjustments, read_adjustments, student_overrides
+from .gradebook_databases import create_tables, engine_for, schema_lock
 from .gradebook_tables import Base, RunRow, SubmissionRow
 
 WRITE_ATTEMPTS = 3  # a grade saved by two batches at once: the later one wins
@@ -65,7 +67,7 @@ def open_gradebook(url: str) -> Engine:
 
     A gradebook whose tables are of an older revision is refused until ``upgrade``.
     """
-    engine = _engine(url)
+    engine = engine_for(url)
     create_tables(engine, Base.metadata)
     return engine
 
@@ -74,38 +76,8 @@ def upgrade(url: str) -> tuple[str | None, str]:
     """Migrate the gradebook at ``url`` to this graders' tables: (revision before, after)."""
     from .gradebook_schema import upgrade as run_migrations  # Alembic's commands: only here
 
-    with schema_lock(_engine(url)) as conn:
+    with schema_lock(engine_for(url)) as conn:
         return run_migrations(conn)
-
-
-def _engine(url: str) -> Engine:
-    parsed = make_url(url)
-    if parsed.get_backend_name() == "sqlite" and parsed.database not in (None, "", ":memory:"):
-        _create_private_file(Path(parsed.database))
-    engine = open_engine(parsed)
-    if engine.dialect.name == "sqlite":
-        event.listen(engine, "connect", _sqlite_pragmas)
-    return engine
-
-
-def _create_private_file(path: Path) -> None:
-    # Grades are private: a new database file is readable by its owner only.
-    path.parent.mkdir(parents=True, exist_ok=True)
-    if not path.exists():
-        os.close(os.open(path, os.O_CREAT | os.O_WRONLY, 0o600))
-
-
-def _sqlite_pragmas(dbapi_connection: Any, _record: Any) -> None:
-    cursor = dbapi_connection.cursor()
-    cursor.execute("PRAGMA foreign_keys=ON")
-    cursor.execute("PRAGMA busy_timeout=30000")  # a report reading the file must not fail a run
-    # One grade is one transaction: in the default rollback journal each costs several
-    # fsyncs (~25 ms here), which made saving, not grading, the batch's bottleneck. With
-    # WAL and synchronous=NORMAL a commit survives a crash or kill -9 of the grader; only
-    # a power loss may drop the last grades, and the next run grades those again.
-    cursor.execute("PRAGMA journal_mode=WAL")
-    cursor.execute("PRAGMA synchronous=NORMAL")
-    cursor.close()
 
 
 def start_run(
@@ -171,14 +143,20 @@ class Graded:
 
 def record(engine: Engine, course: str, assignment: str, graded: Graded) -> None:
     """Save one student's grade, replacing any earlier one, in one transaction."""
-    mine = _mine(course, assignment, graded.result.student)
+    student = graded.result.student
     for attempt in range(WRITE_ATTEMPTS):
         try:
             # Core statements rather than ORM objects: a unit of work per grade was the
             # largest cost of the batch's main thread.
             with engine.begin() as conn:
-                conn.execute(delete(SubmissionRow).where(*mine))
-                conn.execute(insert(SubmissionRow), _submission_row(course, assignment, graded))
+                overrides = Adjustments(
+                    {student: student_overrides(conn, course, assignment, student)}
+                )
+                row = _submission_row(course, assignment, graded) | score_columns(
+                    overrides.apply(graded.result)
+                )
+                conn.execute(delete(SubmissionRow).where(*of_student(course, assignment, student)))
+                conn.execute(insert(SubmissionRow), row)
             return
         except IntegrityError:
             # Another batch saved this student between our delete and our insert (in
@@ -188,7 +166,34 @@ def record(engine: Engine, course: str, assignment: str, graded: Graded) -> None
                 raise
 
 
-def _mine(course: str, assignment: str, student: str) -> tuple[ColumnElement[bool], ...]:
+def replace_missing(
+    engine: Engine,
+    course: str,
+    assignment: str,
+    missing: list[Graded],
+) -> None:
+    """Make the ``missing`` rows of an assignment exactly ``missing``, in one transaction.
+
+    A missing row is the roster's say, not a grade: each run replaces them all, so a
+    student who handed in since, or who left the roster, is no longer missing.
+    """
+    with engine.begin() as conn:
+        conn.execute(
+            delete(SubmissionRow).where(
+                SubmissionRow.course == course,
+                SubmissionRow.assignment == assignment,
+                SubmissionRow.status == SubmissionStatus.MISSING.value,
+            )
+        )
+        if missing:
+            conn.execute(
+                insert(SubmissionRow),
+                [_submission_row(course, assignment, g) | score_columns(g.result) for g in missing],
+            )
+
+
+def of_student(course: str, assignment: str, student: str) -> tuple[ColumnElement[bool], ...]:
+    """The conditions that pick one student's row of an assignment."""
     return (
         SubmissionRow.course == course,
         SubmissionRow.assignment == assignment,
@@ -210,14 +215,22 @@ def _submission_row(course: str, assignment: str, graded: Graded) -> dict[str, A
         graded_at=_now(),
         status=r.status.value,
         error=r.error,
-        score=r.score,
-        raw_score=r.raw_score,
-        max_score=r.max_score,
         late_factor=r.late_factor,
         torch_version=graded.torch_version,
         isolation=graded.isolation,
-        result_json=replace(r, submitted_at=None, graded_at=None).dumps(),
+        result_json=stored_json(r),
     )
+
+
+def stored_json(result: StudentResult) -> str:
+    """A result as ``result_json`` keeps it."""
+    # The engine's result only: times have their own columns, decisions their own tables.
+    return replace(result, submitted_at=None, graded_at=None, extension=None).dumps()
+
+
+def score_columns(result: StudentResult) -> dict[str, float]:
+    """The score columns, counted with the instructor's overrides (what SQL queries see)."""
+    return dict(score=result.score, raw_score=result.raw_score, max_score=result.max_score)
 
 
 def results_document(engine_or_url: Engine | str, course: str, assignment: str) -> ResultsDocument:
@@ -238,15 +251,18 @@ def results_document(engine_or_url: Engine | str, course: str, assignment: str) 
     )
     with engine.connect() as conn:
         rows = conn.execute(query).all()
+        adjust = read_adjustments(conn, course, assignment)
     # Sorted here, by code point: a database's collation (PostgreSQL's follows the locale)
     # must not change the order of a document, of grades.csv or of a report.
     students = tuple(
         sorted(
             (
-                replace(
-                    StudentResult.parse(row.result_json),
-                    submitted_at=_iso(row.submitted_at),
-                    graded_at=_iso(row.graded_at),
+                adjust.apply(
+                    replace(
+                        StudentResult.parse(row.result_json),
+                        submitted_at=_iso(row.submitted_at),
+                        graded_at=_iso(row.graded_at),
+                    )
                 )
                 for row in rows
             ),
@@ -261,6 +277,7 @@ def results_document(engine_or_url: Engine | str, course: str, assignment: str) 
         graded_at=_iso(latest),
         isolation=", ".join(sorted({r.isolation for r in rows if r.isolation})) or None,
         students=students,
+        dropped=adjust.dropped,
     )
 
 

@@ -2,8 +2,8 @@
 
     a new database           its tables are created (``gradebook_tables``) and stamped with
                              the newest revision
-    made before migrations   (tables, no ``alembic_version``): they are revision 0001's, and
-                             it is stamped so
+    made before migrations   (tables, no ``alembic_version``): revision 0001 creates the
+                             tables it lacks, then it is at 0001
     an older revision        refused until ``graders db upgrade`` has run its migrations
     a revision unknown here  made by a newer graders: refused
 
@@ -24,7 +24,6 @@ from ..errors import UsageError
 
 MIGRATIONS = Path(__file__).with_name("migrations")
 BASELINE = "0001"  # the tables of every gradebook made before there were migrations
-MADE_BEFORE_TABLE = "submissions"
 
 
 @cache
@@ -40,11 +39,11 @@ def head() -> str:
 
 
 def current(conn: Connection) -> str | None:
-    """The database's revision; a gradebook made before migrations is BASELINE (stamped so)."""
-    context = MigrationContext.configure(conn)
-    revision = context.get_current_revision()
-    if revision is None and inspect(conn).has_table(MADE_BEFORE_TABLE):
-        context.stamp(scripts(), BASELINE)
+    """The database's revision (None: a new database). A gradebook made before migrations
+    is brought to BASELINE first: that revision creates whichever of its tables it lacks."""
+    revision = MigrationContext.configure(conn).get_current_revision()
+    if revision is None and inspect(conn).get_table_names():
+        _migrate(conn, BASELINE)
         revision = BASELINE
     return revision
 
@@ -71,12 +70,16 @@ def settle(conn: Connection, metadata: MetaData, shown: str) -> None:
 
 def upgrade(conn: Connection) -> tuple[str | None, str]:
     """Run the migrations up to the newest; (the revision before, the one after)."""
-    from alembic import command  # loads Alembic's commands: only for an upgrade
+    before = current(conn)
+    _migrate(conn, "head")
+    return before, head()
+
+
+def _migrate(conn: Connection, target: str) -> None:
+    from alembic import command  # loads Alembic's commands: only when migrations run
     from alembic.config import Config
 
-    before = current(conn)
     config = Config()
     config.set_main_option("script_location", str(MIGRATIONS))
     config.attributes["connection"] = conn
-    command.upgrade(config, "head")
-    return before, head()
+    command.upgrade(config, target)

@@ -9,10 +9,12 @@ grading one submission becomes that submission's ``ungradable`` result.
 
 from __future__ import annotations
 
+import logging
 import traceback
 from collections.abc import Iterable, Iterator, Mapping
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, replace
+from datetime import datetime
 from typing import TYPE_CHECKING, Any
 
 from ..course.load import LoadedCourse, LoadedExercise, get_assignment
@@ -30,12 +32,24 @@ __all__ = [
     "PreparedAssignment",
     "PreparedExercise",
     "Submission",
+    "apply_late_policy",
     "grade_all",
     "grade_submission",
+    "hit_a_bug",
     "planned_items",
     "prepare_assignment",
     "ungradable",
 ]
+
+log = logging.getLogger(__name__)
+#: How the result of a submission that a bug in graders kept from being graded begins.
+INTERNAL_ERROR = "internal error while"
+
+
+def hit_a_bug(result: StudentResult) -> bool:
+    """Was this submission ungradable because of a bug in graders (not in the submission)?"""
+    error = result.error or ""
+    return result.status is SubmissionStatus.UNGRADABLE and error.startswith(INTERNAL_ERROR)
 
 
 @dataclass(frozen=True)
@@ -54,6 +68,12 @@ class PreparedAssignment:
     assignment: Assignment
     exercises: tuple[PreparedExercise, ...]
     ctx: Context
+
+    def due_on(self, due: datetime | None) -> PreparedAssignment:
+        """The same, for a student whose own due date is ``due`` (an extension)."""
+        if due is None or due == self.assignment.due:
+            return self
+        return replace(self, assignment=self.assignment.model_copy(update={"due": due}))
 
 
 def prepare_assignment(
@@ -107,11 +127,13 @@ def grade_submission(prep: PreparedAssignment, sub: Submission) -> StudentResult
         jobs = [job for ex in prep.exercises for job in _jobs(ex, sub, prep.ctx)]
         ctx = run_ahead(prep.ctx, jobs)
         questions = tuple(q for ex in prep.exercises for q in _grade_exercise(ex, sub, ctx))
-        return _apply_late_policy(prep.assignment, sub, questions)
+        return apply_late_policy(prep.assignment, sub.student, questions, sub.submitted_at)
     except Exception as exc:  # noqa: BLE001 - one student's problem must not stop the batch
+        # A bug in graders, not in the submission: its traceback goes to the log (stderr).
+        log.error("internal error while grading %s", sub.student, exc_info=True)
         detail = "".join(traceback.format_exception_only(type(exc), exc)).strip()
         return StudentResult(
-            sub.student, (), SubmissionStatus.UNGRADABLE, f"internal error while grading: {detail}"
+            sub.student, (), SubmissionStatus.UNGRADABLE, f"{INTERNAL_ERROR} grading: {detail}"
         )
 
 
@@ -151,15 +173,22 @@ def _grade_exercise(ex: PreparedExercise, sub: Submission, ctx: Context) -> list
     return [replace(r.scaled(ex.scale) if ex.scale != 1.0 else r, section=section) for r in results]
 
 
-def _apply_late_policy(
-    assignment: Assignment, sub: Submission, questions: tuple[QuestionResult, ...]
+def apply_late_policy(
+    assignment: Assignment,
+    student: str,
+    questions: tuple[QuestionResult, ...],
+    submitted_at: datetime | None,
 ) -> StudentResult:
-    if sub.submitted_at is None:
-        return StudentResult(sub.student, questions)
-    factor = assignment.late.factor(assignment.due, sub.submitted_at)
+    """The result of graded questions under the assignment's late policy and due date.
+
+    Without a submission time the policy is not applied: no time is better than a wrong one.
+    """
+    if submitted_at is None:
+        return StudentResult(student, questions)
+    factor = assignment.late.factor(assignment.due, submitted_at)
     if factor is None:
-        reason = f"submitted {sub.submitted_at.isoformat()}, after the late cutoff"
+        reason = f"submitted {submitted_at.isoformat()}, after the late cutoff"
         return StudentResult(
-            sub.student, questions, SubmissionStatus.LATE_CUTOFF, reason, late_factor=0.0
+            student, questions, SubmissionStatus.LATE_CUTOFF, reason, late_factor=0.0
         )
-    return StudentResult(sub.student, questions, late_factor=factor)
+    return StudentResult(student, questions, late_factor=factor)

@@ -1,32 +1,39 @@
 """Find each student's notebook for an assignment in a submissions folder.
 
-Two layouts are accepted, per student:
+Three layouts are accepted, and may be mixed:
 
     SUBMISSIONS/<student>/<assignment>.ipynb
     SUBMISSIONS/<student>/<assignment>/<any name>.ipynb   (+ timestamp.txt: nbgrader's layout)
+    SUBMISSIONS/<name>_<id>_<file id>_<file>.ipynb        (an LMS's bulk download: lms_download)
 
-SUBMISSIONS may also be an nbgrader course root (the folder holding ``submitted/``).
-Nothing here reads a notebook: a student whose folder name is unsafe, whose notebook is
-missing, or who handed in two notebooks becomes a ``Found`` with an ``error``, and the
-rest of the batch goes on.
+SUBMISSIONS may also be an nbgrader course root (the folder holding ``submitted/``). A
+student folder that holds neither ``<assignment>.ipynb`` nor ``<assignment>/`` but exactly
+one other notebook (``ps1 (1).ipynb``, ``Untitled.ipynb``) hands in that one; notebooks
+named after another assignment of the course are not candidates. A submission's time
+comes from a file beside it (``submission_times``), never from the notebook's
+modification time. Nothing here reads a notebook: a student whose folder name is unsafe,
+whose notebook is missing, or who handed in several becomes a ``Found`` with an ``error``
+naming what was found, and the rest of the batch goes on.
 """
 
 from __future__ import annotations
 
-import re
 import stat
+from collections.abc import Collection
 from dataclasses import dataclass
-from datetime import UTC, datetime, timedelta, timezone
-from pathlib import Path
+from datetime import datetime
+from pathlib import Path, PurePosixPath
 
 from ..errors import UsageError
+from . import notebook_choice
+from .lms_download import CANVAS_FILE, PATTERN_HELP, by_student, parse_lms_file
+from .roster import Roster
+from .student_ids import RULE, safe_student, student_id
+from .submission_times import recorded_time
 
-# Student ids become file names (feedback pages, Gradescope files): letters, digits and
-# . _ - @ + only, starting with a letter or digit, and never "..".
-SAFE_STUDENT = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._@+-]{0,99}$")
+__all__ = ["Found", "find_one", "find_submissions", "safe_student", "submissions_base"]
+
 IGNORED = {".ipynb_checkpoints", ".git", "__MACOSX", ".DS_Store"}
-TIMESTAMP_FILE = "timestamp.txt"
-MAX_TIMESTAMP_BYTES = 200
 
 
 @dataclass(frozen=True)
@@ -40,17 +47,35 @@ class Found:
     error: str | None = None
 
 
-def find_submissions(folder: Path, assignment: str) -> list[Found]:
-    """Every student folder under ``folder`` (or its ``submitted/``), sorted by name."""
+def find_submissions(
+    folder: Path,
+    assignment: str,
+    *,
+    roster: Roster | None = None,
+    others: Collection[str] = (),
+) -> list[Found]:
+    """Every student under ``folder`` (or its ``submitted/``), sorted by id.
+
+    ``others`` are the course's other assignments; ``roster`` names the student of each
+    LMS user id in a bulk download.
+    """
     base = submissions_base(folder)
-    entries = sorted(
-        p for p in base.iterdir() if p.name not in IGNORED and (p.is_dir() or p.is_symlink())
-    )
-    if not entries:
-        raise UsageError(
-            f"no student folders in {base} (expected {base}/<student>/{assignment}.ipynb)"
+    folders, downloaded, loose = _top_level(base)
+    found = [find_one(entry, assignment, others) for entry in folders]
+    files = [f for p in downloaded if (f := parse_lms_file(p, roster)) is not None]
+    for student, group in by_student(files).items():
+        found.append(
+            _found(student, notebook_choice.in_download(student, group, assignment, others))
         )
-    return [find_one(entry, assignment) for entry in entries]
+    for p in loose:
+        name = student_id(p.name)
+        found.append(Found(name, None, name, error=notebook_choice.loose_error(name)))
+    if not found:
+        raise UsageError(
+            f"no student folders in {base} (expected {base}/<student>/{assignment}.ipynb, "
+            f"or notebooks named {PATTERN_HELP})"
+        )
+    return _one_per_student(found)
 
 
 def submissions_base(folder: Path) -> Path:
@@ -61,58 +86,64 @@ def submissions_base(folder: Path) -> Path:
     return nbgrader if nbgrader.is_dir() and not nbgrader.is_symlink() else folder
 
 
-def find_one(student_dir: Path, assignment: str) -> Found:
+def _top_level(base: Path) -> tuple[list[Path], list[Path], list[Path]]:
+    """Student folders, files named as in an LMS download, and other loose notebooks."""
+    folders, downloaded, loose = [], [], []
+    for p in sorted(base.iterdir()):
+        if p.name in IGNORED:
+            continue
+        is_folder = p.is_dir() and not p.is_symlink()
+        if not is_folder and CANVAS_FILE.match(p.name):
+            downloaded.append(p)
+        elif p.is_dir() or p.is_symlink():
+            folders.append(p)
+        elif p.suffix.lower() == ".ipynb":
+            loose.append(p)
+    return folders, downloaded, loose
+
+
+def find_one(student_dir: Path, assignment: str, others: Collection[str] = ()) -> Found:
     """The notebook of one student folder, with its submission time, or the reason it has none."""
     name = student_dir.name
-    if not safe_student(name):
+    student = student_id(name)
+    if not safe_student(student):
         return Found(
-            name,
-            None,
-            name,
-            error=f"student folder name {name!r} is not allowed "
-            "(letters, digits and . _ - @ + only, no '..')",
+            student, None, name, error=f"student folder name {name!r} is not allowed ({RULE})"
         )
     if student_dir.is_symlink():
-        return Found(name, None, name, error=f"{name} is a symbolic link, not a folder")
-    candidates = _candidates(student_dir, assignment)
-    shown = [str(p.relative_to(student_dir.parent)) for p in candidates]
-    if not candidates:
-        return Found(
-            name,
-            None,
-            name,
-            error=f"no notebook for {assignment}: expected {name}/{assignment}.ipynb "
-            f"or {name}/{assignment}/<notebook>.ipynb",
-        )
-    if len(candidates) > 1:
-        return Found(
-            name,
-            None,
-            name,
-            error=f"{len(candidates)} notebooks for {assignment}, expected one: {', '.join(shown)}",
-        )
-    return _with_time(
-        Found(name, candidates[0], shown[0]), nbgrader=candidates[0].parent != student_dir
-    )
+        return Found(student, None, name, error=f"{name} is a symbolic link, not a folder")
+    return _found(student, notebook_choice.in_folder(student_dir, assignment, others), student_dir)
 
 
-def safe_student(name: str) -> bool:
-    """Can this student id be used as a file name?"""
-    return bool(SAFE_STUDENT.match(name)) and ".." not in name
+def _found(student: str, choice: notebook_choice.Choice, student_dir: Path | None = None) -> Found:
+    """A student's entry for the notebook chosen, with its submission time."""
+    found = Found(student, choice.path, choice.source, error=choice.error)
+    if found.path is None:
+        return found
+    # nbgrader's layout (a notebook in <student>/<assignment>/) has its timestamp.txt; a
+    # notebook of an LMS download sits with everyone's, so nothing beside it is its own.
+    nbgrader = student_dir is not None and found.path.parent != student_dir
+    return _with_time(found, nbgrader, beside=student_dir is not None)
 
 
-def _candidates(student_dir: Path, assignment: str) -> list[Path]:
-    flat = student_dir / f"{assignment}.ipynb"
-    found = [flat] if flat.exists() or flat.is_symlink() else []
-    folder = student_dir / assignment
-    if folder.is_dir() and not folder.is_symlink():
-        found += sorted(
-            p for p in folder.iterdir() if p.suffix == ".ipynb" and not p.name.startswith(".")
-        )
-    return found
+def _one_per_student(found: list[Found]) -> list[Found]:
+    """Entries sorted by student; a student found twice (a folder and a download) is an error."""
+    groups: dict[str, list[Found]] = {}
+    for f in found:
+        groups.setdefault(f.student, []).append(f)
+    merged = []
+    for student in sorted(groups):
+        entries = groups[student]
+        if len(entries) == 1:
+            merged.append(entries[0])
+            continue
+        sources = ", ".join(e.source for e in entries)
+        error = f"{len(entries)} submissions for {student}, expected one: {sources}"
+        merged.append(Found(student, None, entries[0].source, error=error))
+    return merged
 
 
-def _with_time(found: Found, nbgrader: bool) -> Found:
+def _with_time(found: Found, nbgrader: bool, beside: bool) -> Found:
     assert found.path is not None
     try:
         mode = found.path.lstat()
@@ -125,48 +156,9 @@ def _with_time(found: Found, nbgrader: bool) -> Found:
         return Found(
             found.student, None, found.source, error=f"{found.source} is not a regular file"
         )
-    stamp = found.path.parent / TIMESTAMP_FILE
-    if not nbgrader or not stamp.is_file():
-        when = datetime.fromtimestamp(mode.st_mtime, UTC)
-        return Found(found.student, found.path, found.source, when)
     try:
-        return Found(found.student, found.path, found.source, read_timestamp(stamp))
+        shown = str(PurePosixPath(found.source).parent)
+        when = recorded_time(found.path, shown, nested=nbgrader) if beside else None
     except ValueError as exc:
-        return Found(
-            found.student,
-            None,
-            found.source,
-            error=f"{found.student}/{stamp.parent.name}/{TIMESTAMP_FILE}: {exc}",
-        )
-
-
-def read_timestamp(path: Path) -> datetime:
-    """nbgrader's ``timestamp.txt`` (``2026-10-05 20:00:00.000000 UTC``), as an aware time."""
-    with path.open("rb") as handle:
-        text = handle.read(MAX_TIMESTAMP_BYTES).decode("utf-8", errors="replace").strip()
-    return parse_timestamp(text)
-
-
-def parse_timestamp(text: str) -> datetime:
-    """A submission time as nbgrader writes it; a time without a zone is UTC (as in nbgrader)."""
-    body, _, zone = text.rpartition(" ")
-    candidates = [(text, None), (body, zone)] if body else [(text, None)]
-    for stamp, zone_name in candidates:
-        try:
-            when = datetime.fromisoformat(stamp)
-        except ValueError:
-            continue
-        return _in_zone(when, zone_name, text)
-    raise ValueError(f"not a time: {text[:60]!r}")
-
-
-def _in_zone(when: datetime, zone: str | None, text: str) -> datetime:
-    if zone is None or zone.upper() in ("UTC", "GMT", "Z"):
-        return when if when.tzinfo else when.replace(tzinfo=UTC)
-    offset = re.fullmatch(r"([+-])(\d\d):?(\d\d)", zone)
-    if offset is None or when.tzinfo is not None:
-        raise ValueError(
-            f"unknown time zone {zone!r} in {text[:60]!r} (write UTC or an offset like +0200)"
-        )
-    delta = timedelta(hours=int(offset.group(2)), minutes=int(offset.group(3)))
-    return when.replace(tzinfo=timezone(delta if offset.group(1) == "+" else -delta))
+        return Found(found.student, None, found.source, error=str(exc))
+    return Found(found.student, found.path, found.source, when)

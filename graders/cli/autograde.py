@@ -16,11 +16,13 @@ import click
 
 from ..errors import ExitCode
 from . import course_option, exit_with, isolation_option, main
+from .batch_output import batch_exit_code, print_summary, printable
+from .roster import roster_option
 
 if TYPE_CHECKING:
     from rich.progress import Progress
 
-    from ..batch.autograde import Reporter, Summary
+    from ..batch.progress import Reporter
     from ..results import StudentResult
 
 db_option = click.option(
@@ -30,13 +32,21 @@ db_option = click.option(
     metavar="URL",
     help="SQLAlchemy URL of the gradebook; default: sqlite:///<course folder>/gradebook.db.",
 )
+times_option = click.option(
+    "--times",
+    type=click.Path(exists=True, dir_okay=False, path_type=Path),
+    default=None,
+    help="CSV with the columns student,submitted_at (as an LMS exports it): submission times "
+    "for students whose folder records none (nbgrader's timestamp.txt, Gradescope's metadata).",
+)
 
 
 @main.command()
 @click.argument("assignment")
-@click.argument("submissions", type=click.Path(exists=True, file_okay=False, path_type=Path))
+@click.argument("submissions", type=click.Path(exists=True, path_type=Path))
 @course_option
 @db_option
+@roster_option
 @click.option(
     "--out",
     "out_dir",
@@ -57,6 +67,7 @@ db_option = click.option(
     is_flag=True,
     help="Grade every submission again, even those whose saved grade is up to date.",
 )
+@times_option
 @click.option(
     "--cluster",
     metavar="ADDRESS",
@@ -70,23 +81,28 @@ def autograde(
     submissions: Path,
     course: Path | None,
     db_url: str | None,
+    roster_path: Path | None,
     out_dir: Path | None,
     workers: int,
     force: bool,
+    times: Path | None,
     cluster: str | None,
     isolation: str,
 ) -> None:
     """Grade every student's notebook in SUBMISSIONS for ASSIGNMENT into the gradebook.
 
     SUBMISSIONS holds <student>/<assignment>.ipynb, or is nbgrader's submitted/ folder
-    (or its course root). Unchanged submissions are skipped, so an interrupted run can
-    simply be started again. Exit 0: everyone graded; 1: some submission could not be, or
-    the cluster went away.
+    (or its course root), or an LMS's bulk download (a flat folder, or its .zip).
+    Unchanged submissions are skipped, so an interrupted run can simply be started again.
+    Exit 0: everyone graded; 1: some submission could not be, or the cluster went away;
+    3: a bug in graders kept some from being graded.
     """
     from ..batch.autograde import autograde as run_batch
     from ..batch.cluster import ClusterExecutor
-    from ..session import open_session
+    from ..batch.roster import find_roster
+    from ..session import load, open_session
 
+    roster = find_roster(load(course).root, roster_path)  # a broken roster stops before torch
     executor = ClusterExecutor(cluster, isolation=isolation) if cluster else None
     stop = threading.Event()
     try:
@@ -103,14 +119,16 @@ def autograde(
                 out_dir=out_dir,
                 workers=workers,
                 force=force,
+                times=times,
                 reporter=reporter,
                 stop=stop,
+                roster=roster,
                 executor=executor,
             )
     except KeyboardInterrupt:
         summary = None
     if summary is not None:
-        _print_summary(summary)
+        print_summary(summary)
     if summary is not None and summary.lost:
         click.echo(
             f"{summary.lost}: every grade finished so far is saved; run the same command again "
@@ -125,7 +143,7 @@ def autograde(
             err=True,
         )
         sys.exit(ExitCode.INTERRUPTED)
-    exit_with(ExitCode.OK if summary.all_graded else ExitCode.SOME_UNGRADED)
+    exit_with(batch_exit_code(summary))
 
 
 @main.command()
@@ -154,35 +172,6 @@ def feedback(
     out = out_dir or default_out_dir(loaded, assignment) / "feedback"
     written = write_feedback(loaded, assignment, existing_url(db_url, loaded.root), out)
     click.echo(f"wrote {len(written)} feedback page{'s' * (len(written) != 1)} to {out}")
-
-
-def printable(text: str) -> str:
-    """Text from submissions (folder names, notebook metadata) made safe for a terminal: no escape
-    sequences."""
-    return "".join(c if c.isprintable() else repr(c)[1:-1] for c in text)
-
-
-def _print_summary(summary: Summary) -> None:
-    from ..batch.gradebook import shown_url
-
-    counts = (
-        f"graded {summary.graded}, skipped {summary.skipped} unchanged (of {summary.found} in the "
-        "folder)"
-    )
-    click.echo(counts + (f"; {summary.late} late" if summary.late else ""))
-    if summary.ungradable:
-        click.echo(f"{len(summary.ungradable)} could not be graded:")
-        for student, reason in summary.ungradable:
-            click.echo(f"  {printable(student)}: {printable(reason)}")
-    if summary.crashed:
-        click.echo(
-            f"code failed, timed out or tampered with grading for {len(summary.crashed)} (graded, "
-            "those items score 0):"
-        )
-        for student, items in summary.crashed:
-            click.echo(f"  {printable(student)}: {', '.join(items)}")
-    click.echo(f"outputs: {summary.out_dir} (results.json, grades.csv, junit.xml, gradescope/)")
-    click.echo(f"gradebook: {shown_url(summary.db_url)}")
 
 
 @contextmanager

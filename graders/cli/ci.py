@@ -8,6 +8,7 @@ from typing import TYPE_CHECKING, Any
 
 import click
 
+from ..errors import ExitCode
 from . import isolation_option, main
 
 if TYPE_CHECKING:
@@ -103,12 +104,21 @@ def ci(
 
     Prints each question's result and ends with `graders: SCORE/MAX points`. Exit 0: the
     score reaches --min-score; 1: it does not; 2: the notebook cannot be graded, or a
-    usage or course error. The reports are written in every case where grading ran.
+    usage or course error; 3: a bug in graders. The reports are written in every case
+    where grading ran. The late policy counts from the time grading runs (on Gradescope,
+    from the submission time Gradescope records).
     """
+    from .. import __version__
+    from ..batch.grading import hit_a_bug
+    from ..batch.submission_times import ci_time
     from ..integrations.ci.notebook import grade_notebook
     from ..integrations.ci.report import log_lines, outcome, write_reports
+    from . import bug_request
 
-    doc = grade_notebook(course, notebook, assignment, student=student, isolation=isolation)
+    when = ci_time(notebook)  # read before grading: an unreadable record is a usage error
+    doc = grade_notebook(
+        course, notebook, assignment, student=student, isolation=isolation, submitted_at=when
+    )
     write_reports(
         doc,
         minimum,
@@ -119,6 +129,9 @@ def ci(
     )
     for line in log_lines(doc, minimum):
         click.echo(line)
+    if hit_a_bug(doc.students[0]):  # the reports say it could not be graded; the exit, why
+        click.echo(bug_request(__version__), err=True)
+        sys.exit(int(ExitCode.INTERNAL))
     sys.exit(int(outcome(doc, minimum)))
 
 
@@ -165,7 +178,7 @@ def ci(
 @click.option(
     "--requirement",
     default=None,
-    help="How requirements.txt names graders; default: graders==VERSION.",
+    help="How requirements.txt names graders; default: graders[grade]==VERSION.",
 )
 @click.option("--force", is_flag=True, help="Replace an existing workflow and course copy.")
 def init_ci(
@@ -192,7 +205,7 @@ def init_ci(
     setup = GithubSetup(
         assignment,
         notebook or default_notebook(repo, assignment),
-        requirement or f"graders=={__version__}",
+        requirement or f"graders[grade]=={__version__}",
         None if minimum is None else str(minimum),
         course_repo,
         include_solutions,

@@ -33,9 +33,21 @@ def grade(
     isolation: str,
 ) -> None:
     """Grade answers FILES (YAML) for ASSIGNMENT; print a table or the results document."""
+    from ..batch.grading import hit_a_bug
+
     doc = grade_files_document(assignment, list(files), course, workers, isolation)
     _show(doc, as_json)
+    if any(hit_a_bug(s) for s in doc.students):
+        _bug_reported()
     exit_with(ExitCode.OK if doc.all_graded else ExitCode.SOME_UNGRADED)
+
+
+def _bug_reported() -> None:
+    from .. import __version__
+    from . import bug_request
+
+    click.echo(bug_request(__version__), err=True)
+    exit_with(ExitCode.INTERNAL)
 
 
 @main.command()

@@ -32,15 +32,21 @@ class Limits(Strict):
 
 
 class LatePolicy(Strict):
-    """A penalty, as a fraction of the score, per started day late, and a hard cutoff."""
+    """A penalty, as a fraction of the score, per started day late, and a hard cutoff.
+
+    A submission up to ``grace_minutes`` after the due date is on time. Past the grace
+    period, lateness counts from the due date itself, in started days (one minute past the
+    grace period is one day), and past ``cutoff_days`` the score is 0.
+    """
 
     penalty_per_day: float = Field(0.0, ge=0, le=1)
     cutoff_days: float = Field(0.0, ge=0)
+    grace_minutes: float = Field(0.0, ge=0, le=24 * 60)
 
     def factor(self, due: datetime, submitted: datetime) -> float | None:
         """The multiplier for a submission, or None when it is past the cutoff."""
         late = submitted - due
-        if late <= timedelta(0):
+        if late <= timedelta(minutes=self.grace_minutes):
             return 1.0
         if late > timedelta(days=self.cutoff_days):
             return None
@@ -87,6 +93,9 @@ class Course(Strict, Translatable):
     # Modules a code answer may import; None: torch's public modules the course uses, numpy
     # and a few of the standard library (the code kind's default list).
     code_imports: list[str] | None = None
+    # The pip requirement learners install `graders check` from, as notebooks say it
+    # ("graders @ git+https://..."); empty: graders of the version that released them.
+    learner_install: str = ""
     assignments: list[Assignment] = Field(min_length=1)
 
     @field_validator("languages")

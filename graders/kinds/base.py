@@ -3,10 +3,10 @@
 A kind is a registry entry (``registry``), never a branch. Each kind says how its
 exercises are validated (``check``), what they grade (``items``), how their state is
 prepared once per batch (``prepare``, typed by the kind), how a submission is graded, how
-its cells are laid out in a notebook (``layout``) and read back (``read_cell``,
-``cell_problem``), which course files a copy of it needs (``files``), and how its answers
-aggregate in a class report (``literal_answers``, ``misconceptions``). Nothing outside
-``kinds/`` asks which kind an exercise is.
+its cells are laid out in a notebook (``layout``), named there (``labels``) and read back
+(``read_cell``, ``cell_problem``), which course files a copy of it needs (``files``), and
+how its answers aggregate in a class report (``literal_answers``, ``misconceptions``).
+Nothing outside ``kinds/`` asks which kind an exercise is.
 """
 
 from __future__ import annotations
@@ -103,10 +103,15 @@ class DeclaredMisconception:
 
 @dataclass(frozen=True)
 class Reading:
-    """What an answer cell says: its answer text (None: unanswered) and notes for feedback."""
+    """What an answer cell says: its answer text (None: unanswered) and notes for feedback.
+
+    ``rewrite`` is the cell as the notebook asks for it, when the kind can say (a
+    prediction written without quotes: the same answer in quotes), for the pre-submit check.
+    """
 
     text: str | None
     notes: tuple[str, ...] = ()
+    rewrite: str | None = None
 
 
 E = TypeVar("E", bound=ExerciseBase)
@@ -161,7 +166,10 @@ class Kind(Protocol[E, P]):
     def layout(self, placed: Placed, key: Mapping[str, str]) -> list[Part]:
         """The exercise's parts of a notebook (``key`` may be empty)."""
 
-    def hint(self, runs_answers: bool) -> str:
+    def labels(self, placed: Placed) -> dict[str, str]:
+        """Answer key and item id -> how the notebook names it (``Question 1.2``)."""
+
+    def hint(self) -> str:
         """How to answer this kind's cells, for a notebook's introduction."""
 
     def read_cell(self, source: str, meta: Mapping[str, Any]) -> Reading:

@@ -21,13 +21,22 @@ Role = Literal["intro", "exercise", "setup", "prompt", "answer"]
 
 
 @dataclass(frozen=True)
+class Filled:
+    """Where the solution goes in an answer cell's starter: ``placeholder`` is the starter's
+    line the learner replaces, ``lines`` the solution's lines in its place (indented alike)."""
+
+    placeholder: str
+    lines: str
+
+
+@dataclass(frozen=True)
 class Part:
     """One thing a notebook shows: a text, a setup, or a place to answer.
 
     An ``answer`` part is an answer cell: ``text`` is what learners start from,
     ``solution`` what earns full marks, ``tag`` its ``metadata.graders`` (how the cell is
     found again), ``explain`` the instructor notebook's explanation under it, and
-    ``test_given`` what an nbgrader test cell passes to ``graders.nbgrader.check``.
+    ``filled`` where in ``text`` the solution goes (None: the kind cannot say).
     """
 
     role: Role
@@ -38,7 +47,7 @@ class Part:
     explain: str = ""  # answer parts: markdown shown under the solution (instructor)
     tag: Mapping[str, str] = field(default_factory=dict)  # answer parts: metadata.graders
     cell: str = "answer"  # answer parts: the cell id's prefix
-    test_given: str = ""  # answer parts: the Python expression a test cell grades
+    filled: Filled | None = None  # answer parts: the solution's place in the starter
 
 
 @dataclass(frozen=True)

@@ -10,10 +10,15 @@ The modules are small and ordered by the direction data flows:
   their ``metadata.graders``, never by position (the tag names the kind);
 - ``collect`` turns a submitted notebook into a ``kinds.base.Submission``, each cell
   read by its kind (``Kind.read_cell``), never run;
-- ``check``   the learner's pre-submit check: which answers cannot be read.
+- ``counted`` which of a question's answer cells counts, when there are several;
+- ``runall``  which cells would stop Jupyter's Run All (read, never run);
+- ``check``   the learner's pre-submit check: which answers cannot be read
+  (``check_report`` writes it for the learner).
 """
 
 #: The key in cell metadata (and notebook metadata) that graders owns.
 META_KEY = "graders"
 #: Written next to the nbgrader source notebook: where ``graders.nbgrader.check`` finds the course.
 POINTER_FILE = "graders-course.json"
+#: Between a label's name and its exercise title: "Question 1.2 — clone() of a leaf".
+LABEL_SEPARATOR = " — "

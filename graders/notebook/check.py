@@ -4,80 +4,31 @@
     >>> from graders import check; check()    # in a cell of the notebook itself
 
 It reads the notebook as saved on disk, exactly as the grader will (``notebook.read``),
-parses each prediction with the grader's answer parser and each code cell with ``ast``.
-It never runs anything and never loads the course or its truths, so it cannot tell, and
-never says, whether an answer is right.
+picks the cell that counts for each question as the grader does (``counted``), parses
+each prediction with the grader's answer parser and each code cell with ``ast``, and
+warns about answer cells that would stop Run All (``runall``). It never runs anything
+and never loads the course or its truths, so it cannot tell, and never says, whether an
+answer is right.
 """
 
 from __future__ import annotations
 
 import os
-import textwrap
 from dataclasses import dataclass
 from datetime import datetime
 from pathlib import Path
 from typing import Any
 
 from ..errors import SubmissionError, UsageError
-from .collect import duplicate_note
-from .read import NotebookAnswers, answer_cells, read_notebook
+from .check_report import CheckReport, Finding
+from .counted import counted_cell, ordinal
+from .read import AnswerCell, NotebookAnswers, answer_cells, cell_source, read_notebook
+from .runall import run_all_stops
+
+__all__ = ["CheckReport", "Finding", "check", "check_notebook", "find_notebook"]
 
 SESSION_NAMES = ("__session__", "__vsc_ipynb_file__")  # set by ipykernel and by VS Code
 SESSION_ENV = "JPY_SESSION_NAME"  # set by Jupyter Server for the notebook's kernel
-
-
-@dataclass(frozen=True)
-class Finding:
-    """Something about one answer cell (``key`` is an item id or a code exercise id)."""
-
-    key: str
-    message: str
-
-
-@dataclass(frozen=True)
-class CheckReport:
-    """What ``check`` found; ``ok`` when every answer given can be read."""
-
-    notebook: Path
-    assignment: str | None
-    saved_at: datetime
-    readable: tuple[str, ...]
-    unreadable: tuple[Finding, ...]
-    unanswered: tuple[str, ...]
-    missing: tuple[str, ...]
-    duplicated: tuple[Finding, ...]
-
-    @property
-    def ok(self) -> bool:
-        return not self.unreadable
-
-    def text(self) -> str:
-        """The report as a learner reads it."""
-        what = f" (assignment {self.assignment})" if self.assignment else ""
-        lines = [
-            f"Checked {self.notebook.name}{what} as saved at {self.saved_at:%H:%M:%S}; save the "
-            "notebook first, unsaved changes are not checked.",
-        ]
-        lines += _section(
-            f"The grader cannot read {len(self.unreadable)} of your answers",
-            [f"{f.key}: {f.message}" for f in self.unreadable],
-        )
-        lines += _listing(f"Not answered yet ({len(self.unanswered)})", self.unanswered)
-        lines += _listing(
-            f"Answer cells missing from the notebook ({len(self.missing)}); they count as "
-            "unanswered",
-            self.missing,
-        )
-        lines += _section(
-            "Answered more than once", [f"{f.key}: {f.message}" for f in self.duplicated]
-        )
-        total = len(self.readable) + len(self.unreadable) + len(self.unanswered) + len(self.missing)
-        lines += [
-            "",
-            f"{len(self.readable)} of {total} answers can be read. This check never tells whether "
-            "an answer is right.",
-        ]
-        return "\n".join(lines)
 
 
 def check(path: str | Path | None = None, assignment: str | None = None) -> None:
@@ -87,10 +38,62 @@ def check(path: str | Path | None = None, assignment: str | None = None) -> None
 
 def check_notebook(path: Path, assignment: str | None = None) -> CheckReport:
     """Check the notebook at ``path`` (``SubmissionError`` when it cannot be read at all)."""
-    found = answer_cells(path, read_notebook(path))
-    declared = (
-        found.meta.get("assignment") if isinstance(found.meta.get("assignment"), str) else None
+    data = read_notebook(path)
+    found = answer_cells(path, data)
+    declared = _declared(path, found, assignment)
+    stops = run_all_stops(_code_sources(path, data))
+    keys = _keys(found)
+    checked = [_check_key(found, key, stops) for key in keys if found.cells.get(key)]
+    return CheckReport(
+        path,
+        assignment or declared,
+        datetime.fromtimestamp(path.stat().st_mtime),
+        readable=tuple(c.key for c in checked if c.problem == ""),
+        unreadable=tuple(Finding(c.key, c.problem, c.label) for c in checked if c.problem),
+        unanswered=tuple(c.key for c in checked if c.problem is None),
+        missing=tuple(k for k in keys if k not in found.cells),
+        duplicated=tuple(c.duplicate for c in checked if c.duplicate is not None),
+        stops=tuple(f for c in checked for f in c.stops),
+        notes=tuple(f for c in checked for f in c.notes),
+        labels={k: found.label(k) for k in keys},
     )
+
+
+@dataclass(frozen=True)
+class _KeyCheck:
+    """What the check found about one answer key's cells."""
+
+    key: str
+    label: str
+    problem: str | None  # as ``Kind.cell_problem`` says of the cell that counts
+    stops: tuple[Finding, ...]
+    notes: tuple[Finding, ...]
+    duplicate: Finding | None
+
+
+def _check_key(found: NotebookAnswers, key: str, stops: dict[int, str]) -> _KeyCheck:
+    cells, label = found.cells[key], found.label(key)
+    counted = counted_cell(cells)
+    cell = counted.cell
+    problem = cell.kind.cell_problem(cell.source, cell.meta)
+    notes: tuple[Finding, ...] = ()
+    if problem == "" and cell.index not in stops:
+        reading = cell.kind.read_cell(cell.source, cell.meta)
+        notes = tuple(Finding(key, note, label) for note in reading.notes)
+    # A cell that cannot be read is reported once, as unreadable: fixing it fixes both.
+    stopped = tuple(
+        _stop(key, label, cells, i, c, stops[c.index])
+        for i, c in enumerate(cells)
+        if c.index in stops and not (c is cell and problem)
+    )
+    duplicate = Finding(key, counted.note, label) if counted.note else None
+    return _KeyCheck(key, label, problem, stopped, notes, duplicate)
+
+
+def _declared(path: Path, found: NotebookAnswers, assignment: str | None) -> str | None:
+    """The assignment the notebook declares; ``SubmissionError`` if it is not a release."""
+    declared = found.meta.get("assignment")
+    declared = declared if isinstance(declared, str) else None
     if assignment and declared and assignment != declared:
         raise SubmissionError(
             f"{path}: this notebook is for assignment '{declared}', not '{assignment}'"
@@ -100,33 +103,25 @@ def check_notebook(path: Path, assignment: str | None = None) -> CheckReport:
             f"{path}: no answer cells (cells with metadata.graders): is it the notebook released "
             "for the assignment?"
         )
-    readable: list[str] = []
-    unreadable: list[Finding] = []
-    unanswered: list[str] = []
-    for key in _keys(found):
-        cell = found.last(key)
-        if cell is None:
-            continue
-        problem = cell.kind.cell_problem(cell.source, cell.meta)
-        if problem is None:
-            unanswered.append(key)
-        elif problem:
-            unreadable.append(Finding(key, problem))
-        else:
-            readable.append(key)
-    missing = tuple(k for k in _keys(found) if k not in found.cells)
-    duplicated = tuple(Finding(k, duplicate_note(c)) for k, c in found.cells.items() if len(c) > 1)
-    saved = datetime.fromtimestamp(path.stat().st_mtime)
-    return CheckReport(
-        path,
-        assignment or declared,
-        saved,
-        tuple(readable),
-        tuple(unreadable),
-        tuple(unanswered),
-        missing,
-        duplicated,
-    )
+    return declared
+
+
+def _stop(
+    key: str, label: str, cells: list[AnswerCell], position: int, cell: AnswerCell, reason: str
+) -> Finding:
+    """A cell that stops Run All, and how to write it so it does not (when the kind says)."""
+    which = f"its {ordinal(position + 1)} answer cell: " if len(cells) > 1 else ""
+    rewrite = cell.kind.read_cell(cell.source, cell.meta).rewrite
+    fix = f"; write it as `{rewrite}`" if rewrite else ""
+    return Finding(key, f"{which}{reason}{fix}", label)
+
+
+def _code_sources(path: Path, data: dict[str, Any]) -> list[tuple[int, str]]:
+    return [
+        (index, cell_source(path, index, cell))
+        for index, cell in enumerate(data["cells"])
+        if isinstance(cell, dict) and cell.get("cell_type") == "code"
+    ]
 
 
 def find_notebook(cwd: Path | None = None) -> Path:
@@ -168,18 +163,3 @@ def _keys(found: NotebookAnswers) -> list[str]:
     released = found.meta.get("answers")
     keys = [k for k in released if isinstance(k, str)] if isinstance(released, list) else []
     return list(dict.fromkeys(keys + list(found.cells)))
-
-
-def _section(title: str, rows: list[str]) -> list[str]:
-    return ["", f"{title}:", *(f"  - {row}" for row in rows)] if rows else []
-
-
-def _listing(title: str, keys: tuple[str, ...]) -> list[str]:
-    wrapped = textwrap.fill(
-        ", ".join(keys),
-        width=96,
-        initial_indent="  ",
-        subsequent_indent="  ",
-        break_on_hyphens=False,
-    )
-    return ["", f"{title}:", wrapped] if keys else []

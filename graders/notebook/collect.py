@@ -1,8 +1,9 @@
 """A submitted notebook -> a ``Submission``: answers as text, code as source, nothing run.
 
 Answer cells are found by ``metadata.graders``; a deleted cell leaves its question
-unanswered, a duplicated one counts once (the last copy) with a note saying so, and a
-cell that is not ``answer = <prediction>`` is passed on whole so the parser reports it.
+unanswered, a duplicated one counts once (the last copy holding a readable answer,
+``counted``) with a note saying which, and a cell that is not ``answer = <prediction>``
+is passed on whole so the parser reports it.
 """
 
 from __future__ import annotations
@@ -12,7 +13,8 @@ from pathlib import Path
 from ..course.load import LoadedCourse, get_assignment
 from ..errors import SubmissionError
 from ..kinds.base import AnyKind, Submission
-from .read import MAX_NOTEBOOK_BYTES, AnswerCell, NotebookAnswers, answer_cells, read_notebook
+from .counted import counted_cell
+from .read import MAX_NOTEBOOK_BYTES, NotebookAnswers, answer_cells, read_notebook
 
 
 def read_submission(
@@ -30,18 +32,18 @@ def read_submission(
     expected = expected_keys(loaded, assignment_id)
     answers: dict[str, str] = {}
     notes: dict[str, str] = {}
-    for key, cells in found.cells.items():
-        last = cells[-1]
+    for key, found_cells in found.cells.items():
         kind = expected.get(key)
-        if kind is None or last.kind is not kind:
-            continue  # a cell for another assignment, or metadata edited by hand
-        reading = kind.read_cell(last.source, last.meta)
+        # Cells for another assignment, or with metadata edited by hand, are not answers.
+        cells = [c for c in found_cells if c.kind is kind]
+        if kind is None or not cells:
+            continue
+        counted = counted_cell(cells)
+        reading = kind.read_cell(counted.cell.source, counted.cell.meta)
         if reading.text is not None:
             answers[key] = reading.text
-        for note in reading.notes:
+        for note in (*reading.notes, counted.note):
             _add_note(notes, key, note)
-        if len(cells) > 1:
-            _add_note(notes, key, duplicate_note(cells))
     return Submission(student=student, assignment=assignment_id, answers=answers, notes=notes)
 
 
@@ -52,15 +54,6 @@ def expected_keys(loaded: LoadedCourse, assignment_id: str) -> dict[str, AnyKind
         ex = loaded.exercises[item.id]
         expected.update((key, ex.kind) for key in ex.kind.answer_keys(ex.exercise))
     return expected
-
-
-def duplicate_note(cells: list[AnswerCell]) -> str:
-    """What a learner reads when one question has several answer cells."""
-    where = ", ".join(str(c.index + 1) for c in cells)
-    return (
-        f"Your notebook has {len(cells)} answer cells for this (cells {where}); only the last one "
-        "was graded."
-    )
 
 
 def _check_assignment(path: Path, found: NotebookAnswers, assignment_id: str) -> None:
@@ -77,4 +70,5 @@ def _check_assignment(path: Path, found: NotebookAnswers, assignment_id: str) ->
 
 
 def _add_note(notes: dict[str, str], key: str, note: str) -> None:
-    notes[key] = f"{notes[key]}\n{note}" if key in notes else note
+    if note:
+        notes[key] = f"{notes[key]}\n{note}" if key in notes else note

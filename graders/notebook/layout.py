@@ -11,14 +11,20 @@ from __future__ import annotations
 from collections.abc import Mapping
 
 from ..course.load import LoadedCourse
-from ..course.model import Assignment, in_article, section_label
+from ..course.model import Assignment, LatePolicy, in_article, section_label
 from ..kinds.layout import Part, Placed, points_scale, points_text
 from ..kinds.registry import all_kinds
+from . import LABEL_SEPARATOR
 
 CHECK_HINT = """\
 Before you submit, save the notebook and run `graders check {name}.ipynb` (or
 `from graders import check; check()` in a new cell). It lists the answers the grader
-cannot read; it never tells you whether an answer is right.
+cannot read and the cells that would stop the notebook running from top to bottom; it
+never tells you whether an answer is right. To install it: `pip install '{install}'`.
+"""
+NBGRADER_NOTE = """\
+`nbgrader validate` (the Validate button) only runs the notebook: the questions are graded
+by hidden tests, so its "Success!" does not mean that your answers are right.
 """
 
 
@@ -27,12 +33,15 @@ def assignment_parts(
     assignment: Assignment,
     key: Mapping[str, str],
     *,
-    runs_answers: bool = False,
+    nbgrader: bool = False,
 ) -> list[Part]:
-    """Every part of ``assignment``'s notebook, in order (``key`` may be empty)."""
+    """Every part of ``assignment``'s notebook, in order (``key`` may be empty); the
+    nbgrader flavour's introduction also says what `nbgrader validate` does not tell."""
     placed = place_exercises(loaded, assignment)
     body = [part for p in placed for part in p.loaded.kind.layout(p, key)]
-    hints = how_to_answer({p.loaded.kind.name for p in placed}, runs_answers)
+    hints = how_to_answer({p.loaded.kind.name for p in placed})
+    if nbgrader:
+        hints.append(NBGRADER_NOTE)
     return [Part("intro", "", intro_text(loaded, assignment, placed, hints)), *body]
 
 
@@ -45,9 +54,29 @@ def place_exercises(loaded: LoadedCourse, assignment: Assignment) -> list[Placed
     return placed
 
 
-def how_to_answer(kinds: set[str], runs_answers: bool) -> list[str]:
+def assignment_labels(loaded: LoadedCourse, assignment: Assignment) -> dict[str, str]:
+    """Answer key and item id -> how the notebook names it, with its exercise's title:
+    ``Question 1.2 — clone() of a tensor that requires grad``. Every place that names a
+    question to a learner (the check, feedback pages, the class report) uses these."""
+    labels: dict[str, str] = {}
+    for p in place_exercises(loaded, assignment):
+        title = p.loaded.exercise.title
+        names = p.loaded.kind.labels(p)
+        labels.update((key, f"{name}{LABEL_SEPARATOR}{title}") for key, name in names.items())
+    return labels
+
+
+def exercise_headings(loaded: LoadedCourse, assignment: Assignment) -> dict[str, str]:
+    """Exercise id -> its heading in the notebook: ``1. clone() of a tensor ...``."""
+    return {
+        p.loaded.exercise.id: f"{p.number}. {p.loaded.exercise.title}"
+        for p in place_exercises(loaded, assignment)
+    }
+
+
+def how_to_answer(kinds: set[str]) -> list[str]:
     """The instructions for the kinds of answer cells the notebook has, in registry order."""
-    return ["## How to answer\n", *(k.hint(runs_answers) for k in all_kinds() if k.name in kinds)]
+    return ["## How to answer\n", *(k.hint() for k in all_kinds() if k.name in kinds)]
 
 
 def intro_text(
@@ -71,6 +100,8 @@ def intro_text(
             f"*{loaded.course.title}*, assignment `{assignment.id}`: due {due}, "
             f"{points_text(total)}.",
             "",
+            late_rule(assignment.late),
+            "",
             *description,
             _follows([p.loaded.exercise.section for p in placed]),
             "",
@@ -79,9 +110,41 @@ def intro_text(
             *rows,
             "",
             *hints,
-            CHECK_HINT.format(name=assignment.id),
+            CHECK_HINT.format(name=assignment.id, install=learner_install(loaded)),
         ]
     )
+
+
+def late_rule(policy: LatePolicy) -> str:
+    """The late policy in words, as learners read it in the notebook's introduction."""
+    grace = policy.grace_minutes
+    grace_text = (
+        f" (the first {grace:g} minute{'s' * (grace != 1)} after it count as on time)"
+        if grace
+        else ""
+    )
+    cutoff = f"{policy.cutoff_days:g} day{'s' * (policy.cutoff_days != 1)}"
+    if not policy.cutoff_days:
+        rule = f"Work handed in after the due date{grace_text} scores 0."
+    elif policy.penalty_per_day:
+        rule = (
+            f"Late work: each started day after the due date{grace_text} costs "
+            f"{policy.penalty_per_day * 100:g}% of the score; work more than {cutoff} late "
+            "scores 0."
+        )
+    else:
+        rule = (
+            f"Work handed in up to {cutoff} after the due date{grace_text} is accepted without "
+            "a penalty; later work scores 0."
+        )
+    return rule + " An extension from your instructor moves your due date."
+
+
+def learner_install(loaded: LoadedCourse) -> str:
+    """The pip requirement learners install the check from: the course's, else this graders."""
+    from .. import __version__
+
+    return loaded.course.learner_install.strip() or f"graders=={__version__}"
 
 
 def _follows(sections: list[str]) -> str:

@@ -39,10 +39,12 @@ class NotebookAnswers:
     cells: dict[str, list[AnswerCell]]
     meta: dict[str, Any]  # notebook-level metadata.graders ({} when absent)
 
-    def last(self, key: str) -> AnswerCell | None:
-        """The cell that counts for ``key``: the last one, when a cell was duplicated."""
-        found = self.cells.get(key)
-        return found[-1] if found else None
+    def label(self, key: str) -> str:
+        """How the notebook names ``key`` ("Question 1.2 — <exercise title>"), from the
+        labels ``graders release`` wrote; the key itself in a notebook without them."""
+        labels = self.meta.get("labels")
+        found = labels.get(key) if isinstance(labels, dict) else None
+        return found if isinstance(found, str) and found.strip() else key
 
 
 def read_notebook(path: Path, max_bytes: int = MAX_NOTEBOOK_BYTES) -> dict[str, Any]:

@@ -3,11 +3,22 @@
     DIR/<assignment>/<assignment>.ipynb              what learners fill in
     DIR/instructor/<assignment>/<assignment>.ipynb   with the key and explanations (never hand out)
     DIR/source/<assignment>/<assignment>.ipynb       for an nbgrader course (solution and
-    DIR/source/<assignment>/graders-course.json        hidden test cells), and where the
-                                                       test cells find the course
+    DIR/source/<assignment>/graders-course.json        hidden test cells), and which course
+                                                       the test cells grade with
 
 Each notebook is the same ordered list of parts (``layout``) rendered by one small
-function per part role; nothing is random, so the files are golden-testable.
+function per part role; nothing is random, so the files are golden-testable. Nothing of
+the instructor's machine goes into them: nbgrader hands the source folder's files out to
+learners, so the course pointer names the course by its id, never by its path.
+
+In the nbgrader source notebook, an answer cell whose solution goes inside a function of
+its starter (a code exercise's ``def f(t):`` body) is a solution cell with that place
+marked as a solution region, so that ``nbgrader generate_assignment`` keeps every other
+line of the starter. nbgrader puts ``raise NotImplementedError()`` in a region's place,
+which would stop the notebook at the top level of a cell; so an answer cell whose
+solution is a whole line at the top level (a prediction, ``answer = "..."``) stays an
+ordinary cell holding its starter, as in the student notebook. The hidden test cells
+read the answers from the saved notebook (``graders.nbgrader``), not from the kernel.
 """
 
 from __future__ import annotations
@@ -22,14 +33,15 @@ import nbformat
 from nbformat import NotebookNode
 from nbformat.v4 import new_notebook
 
-from ..course.load import COURSE_FILE, LoadedCourse
+from ..course.load import LoadedCourse
 from ..course.model import Assignment
 from ..errors import UsageError
 from ..kinds.layout import Part
 from . import META_KEY, POINTER_FILE
 from .cells import cell_id, code, markdown, nbgrader_meta
-from .layout import assignment_parts
+from .layout import assignment_labels, assignment_parts
 
+BEGIN_SOLUTION, END_SOLUTION = "### BEGIN SOLUTION", "### END SOLUTION"
 KERNELSPEC = {"display_name": "Python 3 (ipykernel)", "language": "python", "name": "python3"}
 Render = Callable[[Part], list[NotebookNode]]
 
@@ -62,7 +74,7 @@ def nbgrader_notebook(
     loaded: LoadedCourse, assignment: Assignment, key: Mapping[str, str]
 ) -> NotebookNode:
     """An nbgrader source notebook: solution cells from ``key``, hidden autograder tests."""
-    parts = assignment_parts(loaded, assignment, key, runs_answers=True)
+    parts = assignment_parts(loaded, assignment, key, nbgrader=True)
     return _notebook(loaded, assignment, parts, partial(_nbgrader_cells, assignment=assignment.id))
 
 
@@ -80,11 +92,7 @@ def write_release(
     _write(student_notebook(loaded, assignment), where.student)
     _write(instructor_notebook(loaded, assignment, key), where.instructor)
     _write(nbgrader_notebook(loaded, assignment, key), where.source)
-    pointer = {
-        "course": str((loaded.root / COURSE_FILE).resolve()),
-        "course_id": loaded.course.id,
-        "assignment": assignment.id,
-    }
+    pointer = {"course_id": loaded.course.id, "assignment": assignment.id}
     where.pointer.write_text(json.dumps(pointer, indent=1) + "\n", encoding="utf-8")
     return where
 
@@ -100,10 +108,13 @@ def _notebook(
     nb: NotebookNode = new_notebook(cells=[cell for part in parts for cell in render(part)])
     nb.metadata["kernelspec"] = dict(KERNELSPEC)
     nb.metadata["language_info"] = {"name": "python"}
+    keys = answer_keys(parts)
+    labels = assignment_labels(loaded, assignment)
     nb.metadata[META_KEY] = {
         "course": loaded.course.id,
         "assignment": assignment.id,
-        "answers": answer_keys(parts),
+        "answers": keys,
+        "labels": {k: labels[k] for k in keys if k in labels},
     }
     return nb
 
@@ -158,15 +169,23 @@ def _shown(part: Part) -> NotebookNode:
 
 
 def _solution_cell(part: Part) -> NotebookNode:
+    """The starter with its solution in a region, when the region is inside a function;
+    else the starter as learners get it (see the module docstring)."""
     ident = cell_id(part.cell, part.key)
-    source = f"### BEGIN SOLUTION\n{(part.solution or '').rstrip()}\n### END SOLUTION"
-    return code(ident, source, graders=dict(part.tag), nbgrader=nbgrader_meta(ident, solution=True))
+    filled = part.filled
+    if filled is None or filled.placeholder == filled.placeholder.lstrip():
+        return code(ident, part.text, graders=dict(part.tag))
+    indent = filled.placeholder[: len(filled.placeholder) - len(filled.placeholder.lstrip())]
+    region = f"{indent}{BEGIN_SOLUTION}\n{filled.lines.rstrip()}\n{indent}{END_SOLUTION}"
+    lines = [region if line == filled.placeholder else line for line in part.text.splitlines()]
+    meta = nbgrader_meta(ident, solution=True)
+    return code(ident, "\n".join(lines), graders=dict(part.tag), nbgrader=meta)
 
 
 def _test_cell(part: Part, assignment: str) -> NotebookNode:
-    """A hidden, locked autograder cell that grades with graders' own engine."""
+    """A hidden, locked autograder cell that grades the saved answer with graders' engine."""
     ident = cell_id("test", part.key)
-    call = f'graders.nbgrader.check("{part.key}", {part.test_given}, assignment="{assignment}")'
+    call = f'graders.nbgrader.check("{part.key}", assignment="{assignment}")'
     source = f"### BEGIN HIDDEN TESTS\nimport graders.nbgrader\n{call}\n### END HIDDEN TESTS"
     meta = nbgrader_meta(ident, grade=True, locked=True, points=part.points)
     return code(ident, source, locked=True, nbgrader=meta)

@@ -4,7 +4,8 @@ Two populations are kept apart on purpose. Score statistics count ``graded`` sub
 only (a ``late-cutoff`` score is 0 by policy, not by understanding). Question statistics
 count every submission that was read (``graded`` and ``late-cutoff``): what a learner
 answered says what they understood, whenever they handed it in. ``ungradable``
-submissions have no answers and appear only in the list of problems.
+submissions and ``missing`` students (on the roster, nothing handed in) have no answers and
+appear only in the student table and the list of problems.
 """
 
 from __future__ import annotations
@@ -22,6 +23,7 @@ QUESTION_STATUSES = ("correct", "wrong", "invalid", "unanswered", "error", "time
 MAX_BINS = 12  # histogram bars: enough to see a shape, few enough to label on a phone
 LOW_SHARE = 0.5  # below half of the points: may need help
 MANY_MISCONCEPTIONS = 2  # the fewest distinct misconceptions that may mean a student needs help
+UNREAD = ("ungradable", "missing")  # submission statuses without answers to count
 
 
 @dataclass(frozen=True)
@@ -79,6 +81,11 @@ class StudentRow:
     counts: Mapping[str, int]
     misconceptions: tuple[str, ...]
     questions: tuple[QuestionResult, ...]
+
+    @property
+    def read(self) -> bool:
+        """Were the answers read (not ungradable, and something was handed in)?"""
+        return self.status not in UNREAD
 
     @property
     def share(self) -> float:
@@ -194,7 +201,7 @@ def needs_help(
 ) -> list[HelpNeeded]:
     """Read submissions with under ``low_share`` of the points (before late penalties) or
     at least ``many`` distinct misconceptions (default: ``many_misconceptions``); lowest first."""
-    read = [r for r in rows if r.status != "ungradable"]
+    read = [r for r in rows if r.read]
     threshold = many if many is not None else many_misconceptions(read)
     found = []
     for row in read:
@@ -217,7 +224,8 @@ def many_misconceptions(rows: list[StudentRow]) -> int:
 
 
 def late_or_ungradable(rows: list[StudentRow]) -> list[StudentRow]:
-    """Submissions that lost points to lateness, passed the cutoff, or could not be read."""
+    """Submissions that lost points to lateness, passed the cutoff, could not be read, or are
+    missing (on the roster, nothing handed in)."""
     return [r for r in rows if r.status != "graded" or r.late_factor < 1.0]
 
 

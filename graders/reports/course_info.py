@@ -13,6 +13,8 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
 from ..kinds.base import DeclaredMisconception
+from ..notebook import LABEL_SEPARATOR
+from ..notebook.layout import assignment_labels
 
 if TYPE_CHECKING:
     from ..course.load import LoadedCourse
@@ -33,11 +35,17 @@ class ItemInfo:
 
 @dataclass(frozen=True)
 class AssignmentInfo:
-    """An assignment's id, title and the item ids it grades, in course order."""
+    """An assignment's id, title and the item ids it grades, in course order, and how its
+    notebook names each of them (``Question 1.2``)."""
 
     id: str
     title: str
     items: tuple[str, ...]
+    labels: Mapping[str, str] = field(default_factory=dict)
+
+    def label(self, item_id: str) -> str:
+        """The item's name in the notebook, without its exercise title; else its id."""
+        return self.labels.get(item_id, item_id).split(LABEL_SEPARATOR)[0]
 
 
 @dataclass(frozen=True)
@@ -94,6 +102,7 @@ def course_info(loaded: LoadedCourse) -> CourseInfo:
             a.id,
             a.title,
             tuple(i for item in a.exercises for i in items if i.startswith(f"{item.id}/")),
+            assignment_labels(loaded, a),
         )
         for a in loaded.course.assignments
     )

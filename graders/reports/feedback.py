@@ -1,15 +1,18 @@
 """Feedback pages: one self-contained HTML file per student, made from the gradebook.
 
-Each page shows the score, and for every question the prompt, the learner's answer, the
-expected answer, whether it was right, the explanation, the misconception the answer
-matches and the article section to reread. Pages load nothing from the network: the
+Each page opens with a summary (the score, how late and what it cost, points per article
+section, links to the questions to review; ``feedback_view``), then shows for every
+question the prompt, the learner's answer, the expected answer, whether it was right, the
+explanation, the misconception the answer matches and the article section to reread; a
+code exercise shows the learner's code once, with each check's explanation once. Every
+question is named as the notebook names it. Pages load nothing from the network: the
 style sheet is inline and there are no scripts.
 """
 
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
+from datetime import datetime
 from pathlib import Path
 from typing import Any
 
@@ -22,7 +25,10 @@ from ..batch.submissions import safe_student
 from ..course.load import LoadedCourse
 from ..course.model import in_article, section_label
 from ..errors import UsageError
-from ..results import QuestionResult, StudentResult, format_points
+from ..notebook.layout import assignment_labels, exercise_headings
+from ..results import StudentResult, SubmissionStatus, format_points
+from .course_info import course_info
+from .feedback_view import feedback_view, short_label
 
 TEMPLATE = "feedback.html.j2"
 STATUS_TEXT = {
@@ -38,14 +44,6 @@ _FENCE = re.compile(r"```[\w+-]*\n(.*?)```", re.S)
 _INLINE = re.compile(r"`([^`\n]+)`")
 
 
-@dataclass(frozen=True)
-class Exercise:
-    """What a page shows about an exercise: its title and article section."""
-
-    title: str
-    section: str | None
-
-
 def write_feedback(loaded: LoadedCourse, assignment: str, db_url: str, out: Path) -> list[Path]:
     """Write ``out/<student>.html`` for every graded student of ``assignment``; return the paths."""
     doc = gradebook.results_document(db_url, loaded.course.id, assignment)
@@ -56,14 +54,24 @@ def write_feedback(loaded: LoadedCourse, assignment: str, db_url: str, out: Path
         )
     template = environment().get_template(TEMPLATE)
     context = _course_context(loaded, assignment)
+    _remove_dropped(doc.dropped, out)
     written = []
     for student in doc.students:
         if not safe_student(student.student):
             continue  # such a folder was never graded; its name must not become a path
+        if student.status is SubmissionStatus.MISSING:
+            continue  # nothing was handed in: there is nothing to give feedback on
         path = out / f"{student.student}.html"
         write_atomic(path, render_page(template, student, context))
         written.append(path)
     return written
+
+
+def _remove_dropped(dropped: tuple[str, ...], out: Path) -> None:
+    """A dropped student's page from an earlier run goes: no output shows their grade."""
+    for student in dropped:
+        if safe_student(student):
+            (out / f"{student}.html").unlink(missing_ok=True)
 
 
 def environment() -> Environment:
@@ -78,37 +86,45 @@ def environment() -> Environment:
     env.filters["num"] = format_points
     env.filters["human"] = lambda name: name.replace("-", " ")
     env.filters["section_label"] = section_label
+    env.filters["when"] = when
     env.tests["in_article"] = in_article
     return env
 
 
 def render_page(template: Template, student: StudentResult, context: dict[str, Any]) -> str:
     """One student's page."""
-    groups: dict[str, list[QuestionResult]] = {}
-    for q in student.questions:
-        groups.setdefault(q.exercise, []).append(q)
-    return template.render(student=student, groups=groups, status_text=STATUS_TEXT, **context)
+    view = feedback_view(
+        student, context["assignment"], context["info"], context["labels"], context["headings"]
+    )
+    return template.render(student=student, view=view, status_text=STATUS_TEXT, **context)
 
 
 def _course_context(loaded: LoadedCourse, assignment: str) -> dict[str, Any]:
     found = loaded.course.assignment(assignment)
-    exercises = {
-        ex_id: Exercise(ex.exercise.title, ex.exercise.section)
-        for ex_id, ex in loaded.exercises.items()
-    }
-    # Prompts are the course's words, not part of a grade: taken from the course as it is now.
-    prompts = {
-        item.id: item.prompt
-        for ex in loaded.exercises.values()
-        for item in ex.kind.items(ex.exercise)
-    }
+    # Prompts, titles and labels are the course's words, not part of a grade: taken from
+    # the course as it is now.
+    labels = assignment_labels(loaded, found) if found else {}
+    headings = exercise_headings(loaded, found) if found else {}
+    info = course_info(loaded)
     return {
         "course_title": loaded.course.title,
         "assignment_id": assignment,
         "assignment_title": found.title if found else assignment,
-        "exercises": exercises,
-        "prompts": prompts,
+        "assignment": found,
+        "info": info,
+        "prompts": {item_id: item.prompt for item_id, item in info.items.items()},
+        "labels": labels,
+        "headings": headings,
+        "label": lambda item_id: short_label(labels, item_id),
     }
+
+
+def when(iso: str) -> str:
+    """An ISO 8601 time as people read it: ``2026-10-07 00:29+00:00``."""
+    try:
+        return datetime.fromisoformat(iso).isoformat(sep=" ", timespec="minutes")
+    except ValueError:
+        return iso
 
 
 def prose(text: str | None) -> Markup:

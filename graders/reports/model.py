@@ -27,7 +27,7 @@ from .aggregate import (
     score_stats,
     student_rows,
 )
-from .course_info import CourseInfo
+from .course_info import AssignmentInfo, CourseInfo
 from .misconceptions import (
     MIN_UNNAMED,
     Cooccurrence,
@@ -85,10 +85,15 @@ class AssignmentReport:
     help: tuple[HelpNeeded, ...]
     many: int  # this many misconceptions or more: may need help
     problems: tuple[StudentRow, ...]
+    assignment_info: AssignmentInfo | None = None  # from the course, when it is at hand
+
+    def label(self, item_id: str) -> str:
+        """How the notebook names an item (``Question 1.2``); its id without a course."""
+        return self.assignment_info.label(item_id) if self.assignment_info else item_id
 
     @property
     def read_count(self) -> int:
-        return sum(1 for s in self.students if s.status != "ungradable")
+        return sum(1 for s in self.students if s.read)
 
     @property
     def statuses_seen(self) -> list[str]:
@@ -112,7 +117,7 @@ def assignment_report(doc: ResultsDocument, info: CourseInfo) -> AssignmentRepor
     co = cooccurrence(doc, [m.name for m in misconceptions])
     unnamed_all = unnamed_wrong_answers(doc, info)
     rows = student_rows(doc)
-    many = many_misconceptions([r for r in rows if r.status != "ungradable"])
+    many = many_misconceptions([r for r in rows if r.read])
     declared = info.assignment(doc.assignment)
     return AssignmentReport(
         course_id=doc.course,
@@ -136,6 +141,7 @@ def assignment_report(doc: ResultsDocument, info: CourseInfo) -> AssignmentRepor
         help=tuple(needs_help(rows, many=many)),
         many=many,
         problems=tuple(late_or_ungradable(rows)),
+        assignment_info=declared,
     )
 
 

@@ -96,7 +96,7 @@ def assignment_summary(doc: ResultsDocument, info: CourseInfo) -> AssignmentSumm
     return AssignmentSummary(
         id=doc.assignment,
         title=declared.title if declared else "",
-        submissions=len(students),
+        submissions=sum(s.status != "missing" for s in students),  # missing: none handed in
         graded=sum(s.status == "graded" for s in students),
         late=sum(s.status == "late-cutoff" or s.late_factor < 1.0 for s in students),
         ungradable=sum(s.status == "ungradable" for s in students),

@@ -68,7 +68,8 @@ def build_autograder(loaded: LoadedCourse, assignment: str, out: Path) -> Autogr
 
 
 def requirements() -> list[str]:
-    """graders' runtime dependencies as installed, without torch (installed from the CPU index)."""
+    """graders' runtime dependencies as installed, with its ``grade`` extra (grading needs
+    it), without torch (installed from the CPU index)."""
     try:
         declared = metadata.requires("graders") or []
     except metadata.PackageNotFoundError as exc:
@@ -77,11 +78,16 @@ def requirements() -> list[str]:
         ) from exc
     kept = []
     for requirement in declared:
+        requirement = _GRADE_EXTRA.sub("", requirement).rstrip().rstrip(";")
         name = re.match(r"[A-Za-z0-9._-]+", requirement)
         marker = requirement.partition(";")[2]
         if name and name.group().lower() != "torch" and "extra" not in marker:
             kept.append(requirement)
     return kept
+
+
+# How installed metadata marks a requirement of the `grade` extra, to be kept as a plain one.
+_GRADE_EXTRA = re.compile(r"""\s*(?:and\s+)?extra\s*==\s*["']grade["'](?:\s+and\s+)?""")
 
 
 def _package_files() -> dict[str, bytes]:

@@ -4,13 +4,14 @@
 
 The truths are prepared once (``prepare_assignment``), the notebook is read and graded by
 autograde's ``grade_found``, so a CI job, the pytest plugin and Gradescope give the same
-points as the instructor's batch. No late policy is applied: a push or an upload time is
-not the submission time the course's due date is about.
+points as the instructor's batch. The late policy applies when the caller gives a
+submission time (``graders ci`` does: Gradescope's record, else the time grading runs).
 """
 
 from __future__ import annotations
 
 import stat
+from dataclasses import replace
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -115,8 +116,11 @@ def grade_notebook(
     *,
     student: str = DEFAULT_STUDENT,
     isolation: str = "auto",
+    submitted_at: datetime | None = None,
 ) -> ResultsDocument:
     """The results document of one notebook; a notebook that cannot be read is ``ungradable``.
+
+    With ``submitted_at`` the assignment's late policy applies; without, it does not.
 
     Raises ``UsageError``/``SpecError`` only for a wrong command line or a broken course.
     """
@@ -125,7 +129,7 @@ def grade_notebook(
     course = course_path(course)
     loaded = load(course)
     assignment = resolve_assignment(loaded, notebook, assignment)
-    found = locate(notebook, assignment, student)
+    found = replace(locate(notebook, assignment, student), submitted_at=submitted_at)
     if found.error is not None:
         # Nothing to grade: no need to start torch to say so.
         return _document(loaded, assignment, None, ungradable(student, found.error))
@@ -151,6 +155,8 @@ def grade_in(session: Session, found: Found, assignment: str) -> ResultsDocument
 
     prep = prepare_assignment(session.loaded, assignment, session.ctx)
     result, _ = grade_found(prep, session.loaded, found)
+    if found.submitted_at is not None:  # the time the late policy counted from
+        result = replace(result, submitted_at=found.submitted_at.isoformat(timespec="seconds"))
     return _document(session.loaded, assignment, session.isolation, result)
 
 

@@ -12,7 +12,7 @@
 
 A child that times out, crashes or tampers costs this exercise only: every check gets that
 status and zero, with the sandbox's or the checker's message as feedback. Each exercise's
-time budget comes from its reference: ``max(0.5 s, 50 x the reference's time)``, capped by
+time budget comes from its reference: ``max(2 s, 50 x the reference's time)``, capped by
 the course's ``limits.timeout_s`` (an exercise's ``timeout_s`` overrides it).
 """
 
@@ -148,7 +148,12 @@ class CodeKind:
     ) -> list[QuestionResult]:
         note = given.note(exercise.id)
         results = self._grade(exercise, prepared, given.code, ctx)
-        return [replace(r, feedback=f"{r.feedback}\n{note}") for r in results] if note else results
+        # Each check's answer is the code it judged, for feedback pages to show beside them.
+        code = given.code if given.code is not None and _submitted(exercise, given.code) else None
+        return [
+            replace(r, answer=code, feedback=f"{r.feedback}\n{note}" if note else r.feedback)
+            for r in results
+        ]
 
     def jobs(
         self, exercise: CodeExercise, prepared: dict[str, Any], given: ExerciseAnswers, ctx: Context
@@ -195,7 +200,10 @@ class CodeKind:
     def layout(self, placed: Placed, key: Mapping[str, str]) -> list[Part]:
         return code_layout.layout(placed, key)
 
-    def hint(self, runs_answers: bool) -> str:
+    def labels(self, placed: Placed) -> dict[str, str]:
+        return code_layout.labels(placed)
+
+    def hint(self) -> str:
         return code_layout.HINT
 
     def read_cell(self, source: str, meta: Mapping[str, Any]) -> Reading:
@@ -214,5 +222,9 @@ class CodeKind:
 
 
 def _submitted(exercise: CodeExercise, source: str) -> bool:
-    """Is there code of the learner's own (not nothing, not the template unchanged)?"""
-    return bool(source.strip()) and source.strip() != exercise.template.strip()
+    """Is there code of the learner's own: not nothing, not the template unchanged, not only
+    comments, not the function still its placeholder (``...``, or the stub nbgrader's
+    generate_assignment put in its place)?"""
+    if not source.strip() or source.strip() == exercise.template.strip():
+        return False
+    return code_layout.cell_problem(source, {"entry": exercise.entry}) is not None

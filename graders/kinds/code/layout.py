@@ -13,6 +13,7 @@ from typing import TYPE_CHECKING, Any
 
 from ..base import ExerciseAnswers, Reading, Submission
 from ..layout import MAGIC_NOTE, Part, Placed, exercise_header, has_magic
+from .starter import fill
 
 if TYPE_CHECKING:
     from .model import CodeExercise
@@ -34,17 +35,25 @@ def layout(p: Placed, key: Mapping[str, str]) -> list[Part]:
         "it needs "
         f"in that cell. The grader runs it in a sandbox on inputs of its own and checks: {checks}."
     )
+    solution = key.get(ex.id)
     cell = Part(
         "answer",
         ex.id,
         ex.template,
         points=p.points,
-        solution=key.get(ex.id),
+        solution=solution,
         tag={CELL_TAG: ex.id, "entry": ex.entry},
         cell="code",
-        test_given=ex.entry,
+        filled=fill(ex.template, solution, ex.entry) if solution is not None else None,
     )
     return [exercise_header(p, lead), cell]
+
+
+def labels(p: Placed) -> dict[str, str]:
+    """The exercise's code cell and each of its checks, as the notebook numbers them."""
+    ex = p.loaded.exercise
+    name = f"Exercise {p.number}"
+    return {ex.id: name, **{f"{ex.id}/{c.id}": f"{name}, check {c.id}" for c in ex.checks}}
 
 
 def given(exercise: CodeExercise, submission: Submission) -> ExerciseAnswers:
@@ -110,11 +119,19 @@ def _top_level(tree: ast.Module, name: str) -> ast.stmt | None:
 
 
 def _is_placeholder(stmt: ast.stmt) -> bool:
-    """A function whose body is still the template's ``...`` (or ``pass``)."""
+    """A function whose body is still the template's ``...`` (or ``pass``), or nbgrader's
+    stub ``raise NotImplementedError()`` that replaced it."""
     if not isinstance(stmt, (ast.FunctionDef, ast.AsyncFunctionDef)):
         return False
     body = [s for s in stmt.body if not _is_docstring(s)]
-    return all(isinstance(s, ast.Pass) or _is_ellipsis(s) for s in body)
+    return all(isinstance(s, ast.Pass) or _is_ellipsis(s) or _is_stub(s) for s in body)
+
+
+def _is_stub(stmt: ast.stmt) -> bool:
+    exc = stmt.exc if isinstance(stmt, ast.Raise) else None
+    if isinstance(exc, ast.Call) and not exc.args and not exc.keywords:
+        exc = exc.func
+    return isinstance(exc, ast.Name) and exc.id == "NotImplementedError"
 
 
 def _is_docstring(stmt: ast.stmt) -> bool:

@@ -10,67 +10,72 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from ...answers.parse import AnswerSyntaxError, parse_answer
+from ...answers.parse import AnswerSyntaxError, read_answer
 from ..base import Reading
-from ..layout import MAGIC_NOTE, Part, Placed, exercise_header, has_magic, points_text
-from .answer_cell import UNANSWERED_LINE, answer_line, extract_answer
+from ..layout import MAGIC_NOTE, Filled, Part, Placed, exercise_header, has_magic, points_text
+from .answer_cell import UNANSWERED_LINE, Extracted, answer_line, extract_answer
 
 CELL_TAG = "question"
-TEST_GIVEN = (
-    'globals().pop("answer", ...)'  # pop: an unanswered cell must not reuse the last answer
-)
 LEAD = (
     "Run the setup cell below to explore. The questions continue from it in order: "
     "each one sees what the earlier ones ran."
 )
 HINT = """\
-Each question has an answer cell that starts as `answer = ...`. Replace `...` with
-your prediction, written the way torch prints it, in quotes:
+Each question has an answer cell that starts as `answer = "..."`. Replace the `...`
+between the quotes with your prediction, written the way torch prints it:
 
 - `answer = "tensor(5.)"`, `answer = "(True, False)"`, `answer = "torch.Size([4, 3])"`
 - `answer = "RuntimeError"` when an exception is raised, `answer = "no error"` when none is
 - `answer = "<MulBackward0>"` for a `grad_fn`
 
-{reading}
-Keep one `answer = ...` per answer cell and do not delete answer cells. Run the setup
-cells to explore, but make your prediction before you try it.
+Answers are strings: the grader reads the text between the quotes and never runs it, and
+the quotes let the notebook run from top to bottom. Keep one `answer = ...` line per answer
+cell and try things out in cells of your own. Run the setup cells to explore, but make your
+prediction before you try it.
 """
-READ_AS_TEXT = "Your answer is read as text and never run, so the quotes are optional here."
-RUN_BY_NBGRADER = (
-    "This notebook is run when it is graded, so keep the quotes: an answer cell that "
-    "raises an error counts as unanswered."
+NO_ANSWER_LINE = (
+    'this cell has no `answer = ...` line: an answer cell holds one line, `answer = "<your '
+    'prediction>"`'
 )
 MALFORMED_NOTE = (
-    "The grader read this whole answer cell as your answer: an answer cell must hold "
-    "one assignment, `answer = <your prediction>`, and nothing else."
+    "The grader found no `answer = ...` line in this answer cell and read the whole cell as "
+    'your answer: an answer cell holds one line, `answer = "<your prediction>"`.'
 )
-CELL_SHAPE = "an answer cell must hold one line, `answer = <your prediction>`, and nothing else"
+SHOWN_LINES = 2  # of the other lines of an answer cell, named in the note
 
 
 def layout(p: Placed, key: Mapping[str, str]) -> list[Part]:
     """Header, setup, then per question a prompt and an answer cell."""
     ex = p.loaded.exercise
     parts = [exercise_header(p, LEAD), Part("setup", ex.id, setup_source(ex.setup, p.seed))]
-    for n, q in enumerate(ex.questions, start=1):
+    names = labels(p)
+    for q in ex.questions:
         item = f"{ex.id}/{q.id}"
         points = q.points * p.scale
-        prompt = f"**Question {p.number}.{n}** ({points_text(points)})\n\n{q.prompt.strip()}"
+        prompt = f"**{names[item]}** ({points_text(points)})\n\n{q.prompt.strip()}"
         parts.append(Part("prompt", item, prompt))
         parts.append(_answer_part(item, points, key.get(item), q.explain.strip()))
     return parts
 
 
+def labels(p: Placed) -> dict[str, str]:
+    """Item id -> the question's heading in the notebook: ``Question 1.2``."""
+    ex = p.loaded.exercise
+    return {f"{ex.id}/{q.id}": f"Question {p.number}.{n}" for n, q in enumerate(ex.questions, 1)}
+
+
 def _answer_part(item: str, points: float, literal: str | None, explain: str) -> Part:
+    solution = answer_line(literal) if literal is not None else None
     return Part(
         "answer",
         item,
         UNANSWERED_LINE,
         points=points,
-        solution=answer_line(literal) if literal is not None else None,
+        solution=solution,
         explain=f"**Answer:** `{literal}`\n\n{explain}" if literal is not None else "",
         tag={CELL_TAG: item},
         cell="answer",
-        test_given=TEST_GIVEN,
+        filled=Filled(UNANSWERED_LINE, solution) if solution is not None else None,
     )
 
 
@@ -80,17 +85,15 @@ def setup_source(setup: str, seed: int) -> str:
     return f"{seeded}\n{setup.rstrip()}"
 
 
-def hint(runs_answers: bool) -> str:
-    """How to write a prediction; whether the quotes matter depends on who runs the cell."""
-    return HINT.format(reading=RUN_BY_NBGRADER if runs_answers else READ_AS_TEXT)
-
-
 def read_cell(source: str, meta: Mapping[str, Any]) -> Reading:
-    """The prediction in an answer cell (None: unanswered), with a note if malformed."""
+    """The prediction in an answer cell (None: unanswered), with notes on how it is written."""
     extracted = extract_answer(source)
-    if extracted.text is None or not extracted.malformed:
-        return Reading(extracted.text)
-    return Reading(extracted.text, (MAGIC_NOTE if has_magic(source) else MALFORMED_NOTE,))
+    if extracted.text is None:
+        return Reading(None)
+    if extracted.malformed:
+        return Reading(extracted.text, (MAGIC_NOTE if has_magic(source) else MALFORMED_NOTE,))
+    rewrite = None if extracted.quoted and not extracted.unclosed else answer_line(extracted.text)
+    return Reading(extracted.text, _notes(extracted), rewrite)
 
 
 def cell_problem(source: str, meta: Mapping[str, Any]) -> str | None:
@@ -98,9 +101,34 @@ def cell_problem(source: str, meta: Mapping[str, Any]) -> str | None:
     extracted = extract_answer(source)
     if extracted.text is None:
         return None
+    if extracted.malformed:
+        hint = "Lines starting with `!` or `%` are not Python; " if has_magic(source) else ""
+        return f"{hint}{NO_ANSWER_LINE}"
     try:
-        parse_answer(extracted.text)
+        read_answer(extracted.text)
     except AnswerSyntaxError as exc:
-        hint = "Lines starting with `!` or `%` are not Python. " if has_magic(source) else ""
-        return f"{hint}{CELL_SHAPE if extracted.malformed else exc}"
+        return str(exc)
     return ""
+
+
+def _notes(extracted: Extracted) -> tuple[str, ...]:
+    notes = []
+    if extracted.ignored:
+        shown = ", ".join(f"`{_short(line)}`" for line in extracted.ignored[:SHOWN_LINES])
+        more = len(extracted.ignored) - SHOWN_LINES
+        shown += f" and {more} more line{'s' if more > 1 else ''}" if more > 0 else ""
+        notes.append(
+            f"An answer cell must hold only the answer line: move {shown} to a cell of its "
+            "own. The grader read only the last `answer = ...` line."
+        )
+    if extracted.unclosed:
+        notes.append(
+            f"The closing quote is missing: the grader read `{_short(extracted.text or '')}`; "
+            f"write `{_short(answer_line(extracted.text))}` so the notebook runs."
+        )
+    return tuple(notes)
+
+
+def _short(text: str) -> str:
+    line = " ".join(text.split())
+    return line if len(line) <= 60 else line[:57] + "..."

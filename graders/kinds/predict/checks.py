@@ -73,6 +73,7 @@ def _literal_problems(q: Question, marks: Marks, i: int) -> list[Problem]:
     literals: list[tuple[tuple[Any, ...], str]] = [
         (("misconceptions", j, "answer"), m.answer) for j, m in enumerate(q.misconceptions)
     ]
+    literals += [(("accept", j), text) for j, text in enumerate(q.accept)]
     if q.article_says is not None:
         literals.append((("article_says",), q.article_says))
     problems = []

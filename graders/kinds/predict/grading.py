@@ -2,15 +2,18 @@
 
 A wrong answer that matches a declared misconception gets that misconception's name and
 explanation first; the author's explanation always follows, then the comparison's
-one-sentence feedback, then any note about the answer cell itself.
+one-sentence feedback, then how Python spells what the learner wrote another way
+(``true``, ``Runtime Error``), then any note about the answer cell itself. An answer that
+cannot be read gets the reason, then the explanation.
 """
 
 from __future__ import annotations
 
+from dataclasses import replace
 from functools import lru_cache
 
 from ...answers.compare import compare, same_value
-from ...answers.parse import AnswerSyntaxError, parse_answer
+from ...answers.parse import AnswerSyntaxError, ReadAnswer, read_answer
 from ...answers.values import Value
 from ...results import QuestionResult, Status
 from ..base import ExerciseAnswers
@@ -25,12 +28,12 @@ NO_TRUTH = (
 
 
 @lru_cache(maxsize=8192)
-def parsed(text: str) -> Value:
-    """``parse_answer``, once per distinct text: a class writes the same answers many times.
+def parsed(text: str) -> ReadAnswer:
+    """``read_answer``, once per distinct text: a class writes the same answers many times.
 
     Values are frozen and never changed by comparing, so one may serve every student.
     """
-    return parse_answer(text)
+    return read_answer(text)
 
 
 def grade_question(
@@ -49,30 +52,48 @@ def grade_question(
     if text is None or text.strip() in UNANSWERED:
         return _with(missed, Status.UNANSWERED, q.explain, note)
     try:
-        answer = parsed(text)
+        read = parsed(text)
     except AnswerSyntaxError as exc:
-        return _with(missed, Status.INVALID, str(exc), note)
-    verdict = compare(answer, truth.value)
+        return _with(missed, Status.INVALID, str(exc), q.explain, note)
+    right = QuestionResult(item_id, Status.CORRECT, q.points, q.points, text, truth.literal)
+    return _judged(right, q, truth.value, read, note)
+
+
+def _judged(
+    right: QuestionResult, q: Question, truth: Value, read: ReadAnswer, note: str
+) -> QuestionResult:
+    """``right`` when the answer says what torch gave (or what the question also accepts),
+    else the same result marked wrong; either way with its feedback."""
+    spelling = "\n".join(read.notes)
+    verdict = compare(read.value, truth)
     if verdict.correct:
-        feedback = join(q.explain, note)
-        return QuestionResult(
-            item_id, Status.CORRECT, q.points, q.points, text, truth.literal, feedback
-        )
-    matched = misconception(q, answer)
-    feedback = join(matched.explain if matched else "", q.explain, verdict.feedback, note)
-    name = matched.name if matched else None
-    return QuestionResult(item_id, Status.WRONG, 0.0, q.points, text, truth.literal, feedback, name)
+        return replace(right, feedback=join(q.explain, spelling, note))
+    accepted = next((a for a in q.accept if _same(a, read.value)), None)
+    if accepted is not None:
+        also = f"Accepted: the question takes `{accepted}` as well as `{right.expected}`."
+        return replace(right, feedback=join(q.explain, also, spelling, note))
+    matched = misconception(q, read.value)
+    feedback = join(matched.explain if matched else "", q.explain, verdict.feedback, spelling, note)
+    return replace(
+        right,
+        status=Status.WRONG,
+        points=0.0,
+        feedback=feedback,
+        misconception=matched.name if matched else None,
+    )
 
 
 def misconception(q: Question, answer: Value) -> Misconception | None:
     """The first declared misconception the answer matches."""
-    for m in q.misconceptions:
-        try:
-            if same_value(parsed(m.answer), answer):
-                return m
-        except AnswerSyntaxError:
-            continue  # reported by validate; never blocks grading
-    return None
+    return next((m for m in q.misconceptions if _same(m.answer, answer)), None)
+
+
+def _same(literal: str, answer: Value) -> bool:
+    """Does ``answer`` say what the author's ``literal`` says?"""
+    try:
+        return same_value(parsed(literal).value, answer)
+    except AnswerSyntaxError:
+        return False  # reported by validate; never blocks grading
 
 
 def _with(result: QuestionResult, status: Status, *feedback: str) -> QuestionResult:

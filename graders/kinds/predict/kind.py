@@ -84,8 +84,11 @@ class PredictKind:
     def layout(self, placed: Placed, key: Mapping[str, str]) -> list[Part]:
         return cells.layout(placed, key)
 
-    def hint(self, runs_answers: bool) -> str:
-        return cells.hint(runs_answers)
+    def labels(self, placed: Placed) -> dict[str, str]:
+        return cells.labels(placed)
+
+    def hint(self) -> str:
+        return cells.HINT
 
     def read_cell(self, source: str, meta: Mapping[str, Any]) -> Reading:
         return cells.read_cell(source, meta)

@@ -36,6 +36,9 @@ class Question(Strict):
     points: float = Field(1.0, gt=0)
     explain: Text
     misconceptions: list[Misconception] = []
+    # Other answers that earn the points too, where the lesson allows them: `Warning` for a
+    # truth that is a UserWarning, `Exception` for a RuntimeError. Never guessed: only these.
+    accept: list[AnswerText] = []
     article_says: AnswerText | None = None
     # Where it differs from the exercise's (a question going beyond the article).
     section: str | None = None

@@ -1,14 +1,18 @@
-"""The gradebook's first tables: runs and submissions.
+"""The gradebook's first tables: runs and submissions, and the term's decisions.
 
 Revision ID: 0001
 Revises:
 Create Date: 2026-12-03
 
-Every gradebook made before graders used migrations has exactly these tables: opening
-one stamps it with this revision.
+Gradebooks made before graders had migrations hold some of these tables already (the
+first versions only ``runs`` and ``submissions``), with exactly these columns: each table
+is created only where it is missing, so this revision brings any of them up to date.
 """
 
 from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
 
 import sqlalchemy as sa
 from alembic import op
@@ -18,13 +22,52 @@ down_revision: str | None = None
 branch_labels = None
 depends_on = None
 
+TABLES = ("runs", "submissions", "extensions", "overrides", "dropped", "audit", "batch_sources")
+
 
 def upgrade() -> None:
-    op.create_table(
-        "runs",
+    present = set(sa.inspect(op.get_bind()).get_table_names())
+    for name, create in _creators().items():
+        if name not in present:
+            create()
+
+
+def downgrade() -> None:
+    for name in reversed(TABLES):
+        op.drop_table(name)
+
+
+def _creators() -> dict[str, Callable[[], None]]:
+    return {
+        "runs": _runs,
+        "submissions": _submissions,
+        "extensions": _extensions,
+        "overrides": _overrides,
+        "dropped": _dropped,
+        "audit": _audit,
+        "batch_sources": _batch_sources,
+    }
+
+
+def _who() -> list[sa.Column[Any]]:
+    return [
         sa.Column("id", sa.Integer(), primary_key=True),
         sa.Column("course", sa.String(64), nullable=False),
         sa.Column("assignment", sa.String(64), nullable=False),
+    ]
+
+
+def _by() -> list[sa.Column[Any]]:
+    return [
+        sa.Column("by", sa.String(255), nullable=False),
+        sa.Column("at", sa.DateTime(), nullable=False),
+    ]
+
+
+def _runs() -> None:
+    op.create_table(
+        "runs",
+        *_who(),
         sa.Column("started_at", sa.DateTime(), nullable=False),
         sa.Column("finished_at", sa.DateTime(), nullable=True),
         sa.Column("outcome", sa.String(16), nullable=False),
@@ -34,11 +77,12 @@ def upgrade() -> None:
         sa.Column("torch_version", sa.String(32), nullable=False),
         sa.Column("isolation", sa.String(16), nullable=True),
     )
+
+
+def _submissions() -> None:
     op.create_table(
         "submissions",
-        sa.Column("id", sa.Integer(), primary_key=True),
-        sa.Column("course", sa.String(64), nullable=False),
-        sa.Column("assignment", sa.String(64), nullable=False),
+        *_who(),
         sa.Column("student", sa.String(255), nullable=False),
         sa.Column("run_id", sa.Integer(), sa.ForeignKey("runs.id"), nullable=True),
         sa.Column("grading_key", sa.String(64), nullable=False),
@@ -60,7 +104,65 @@ def upgrade() -> None:
     op.create_index("ix_submissions_assignment", "submissions", ["assignment"])
 
 
-def downgrade() -> None:
-    op.drop_index("ix_submissions_assignment", table_name="submissions")
-    op.drop_table("submissions")
-    op.drop_table("runs")
+def _extensions() -> None:
+    op.create_table(
+        "extensions",
+        *_who(),
+        sa.Column("student", sa.String(255), nullable=False),
+        sa.Column("origin", sa.String(32), nullable=False),
+        sa.Column("due", sa.DateTime(), nullable=False),
+        sa.Column("reason", sa.Text(), nullable=True),
+        *_by(),
+        sa.UniqueConstraint("course", "assignment", "student", "origin"),
+    )
+
+
+def _overrides() -> None:
+    op.create_table(
+        "overrides",
+        *_who(),
+        sa.Column("student", sa.String(255), nullable=False),
+        sa.Column("question", sa.String(255), nullable=False),
+        sa.Column("points", sa.Float(), nullable=False),
+        sa.Column("reason", sa.Text(), nullable=False),
+        *_by(),
+        sa.UniqueConstraint("course", "assignment", "student", "question"),
+    )
+
+
+def _dropped() -> None:
+    op.create_table(
+        "dropped",
+        *_who(),
+        sa.Column("student", sa.String(255), nullable=False),
+        sa.Column("reason", sa.Text(), nullable=True),
+        *_by(),
+        sa.UniqueConstraint("course", "assignment", "student"),
+    )
+
+
+def _audit() -> None:
+    op.create_table(
+        "audit",
+        *_who(),
+        sa.Column("student", sa.String(255), nullable=False),
+        sa.Column("action", sa.String(32), nullable=False),
+        sa.Column("detail", sa.Text(), nullable=False),
+        sa.Column("reason", sa.Text(), nullable=True),
+        *_by(),
+        sa.Column("previous", sa.Text(), nullable=True),
+    )
+    op.create_index("ix_audit_student", "audit", ["course", "student"])
+
+
+def _batch_sources() -> None:
+    op.create_table(
+        "batch_sources",
+        *_who(),
+        sa.Column("folder", sa.Text(), nullable=False),
+        sa.Column("times", sa.Text(), nullable=True),
+        sa.Column("out", sa.Text(), nullable=False),
+        sa.Column("roster", sa.Text(), nullable=True),
+        sa.Column("at", sa.DateTime(), nullable=False),
+        sa.UniqueConstraint("course", "assignment"),
+    )

@@ -1,0 +1,109 @@
+"""What an instructor decided about an assignment's grades, read from the gradebook.
+
+A saved grade (``submissions.result_json``) is always the engine's; the decisions live
+in their own tables (``term_tables``) and are laid over it wherever a grade is read:
+
+    overrides   replace a question's points, and say so (``QuestionResult.override``)
+    extensions  a student's own due date (``StudentResult.extension``), used when grading
+    dropped     students left out of every output (``ResultsDocument.dropped``)
+
+So grading again, even with ``--force``, changes the engine's part and keeps the rest.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass, field, replace
+from datetime import datetime
+
+from sqlalchemy import select
+from sqlalchemy.engine import Connection
+
+from ..results import Extension, Override, QuestionResult, StudentResult
+from .term_tables import DropRow, ExtensionRow, OverrideRow
+
+
+@dataclass(frozen=True)
+class Adjustments:
+    """The decisions about one assignment, ready to lay over saved grades."""
+
+    overrides: Mapping[str, Mapping[str, Override]] = field(default_factory=dict)
+    extensions: Mapping[str, Extension] = field(default_factory=dict)
+    dropped: tuple[str, ...] = ()
+
+    def apply(self, result: StudentResult) -> StudentResult:
+        """``result`` with its overridden points and its extension."""
+        mine = self.overrides.get(result.student, {})
+        extension = self.extensions.get(result.student)
+        if not mine and extension is None:
+            return result
+        questions = tuple(with_override(q, mine.get(q.id)) for q in result.questions)
+        return replace(result, questions=questions, extension=extension)
+
+
+def with_override(q: QuestionResult, override: Override | None) -> QuestionResult:
+    """The question with the instructor's points, when they set some."""
+    return q if override is None else replace(q, points=override.points, override=override)
+
+
+def read_adjustments(conn: Connection, course: str, assignment: str) -> Adjustments:
+    """Every decision about ``assignment``, for a whole results document."""
+    return Adjustments(
+        overrides=_overrides(conn, course, assignment),
+        extensions=extensions(conn, course, assignment),
+        dropped=tuple(sorted(dropped_students(conn, course, assignment))),
+    )
+
+
+def student_overrides(
+    conn: Connection, course: str, assignment: str, student: str
+) -> dict[str, Override]:
+    """Question -> the points an instructor set, for one student."""
+    return _overrides(conn, course, assignment, student).get(student, {})
+
+
+def _overrides(
+    conn: Connection, course: str, assignment: str, student: str | None = None
+) -> dict[str, dict[str, Override]]:
+    query = select(OverrideRow).where(
+        OverrideRow.course == course, OverrideRow.assignment == assignment
+    )
+    if student is not None:
+        query = query.where(OverrideRow.student == student)
+    found: dict[str, dict[str, Override]] = {}
+    for row in conn.execute(query):
+        found.setdefault(row.student, {})[row.question] = Override(
+            row.points, row.reason, row.by, _iso(row.at)
+        )
+    return found
+
+
+def extensions(conn: Connection, course: str, assignment: str) -> dict[str, Extension]:
+    """Student -> their extension: of a command's and the file's, the later due date."""
+    query = select(ExtensionRow).where(
+        ExtensionRow.course == course, ExtensionRow.assignment == assignment
+    )
+    latest: dict[str, Extension] = {}
+    for row in conn.execute(query.order_by(ExtensionRow.due)):
+        latest[row.student] = Extension(_iso(row.due), row.reason, row.by, _iso(row.at))
+    return latest
+
+
+def due_dates(conn: Connection, course: str, assignment: str) -> dict[str, datetime]:
+    """Student -> their own due date, for those granted an extension."""
+    return {
+        student: datetime.fromisoformat(ext.due)
+        for student, ext in extensions(conn, course, assignment).items()
+    }
+
+
+def dropped_students(conn: Connection, course: str, assignment: str) -> set[str]:
+    """Students dropped from ``assignment``."""
+    query = select(DropRow.student).where(
+        DropRow.course == course, DropRow.assignment == assignment
+    )
+    return set(conn.execute(query).scalars())
+
+
+def _iso(value: datetime) -> str:
+    return value.isoformat(timespec="seconds")

@@ -1,0 +1,120 @@
+"""Which notebook is a student's, among the files they handed in, or why none is.
+
+One notebook named for the assignment (``ps1.ipynb``, or any notebook in nbgrader's
+``ps1/`` folder) is the student's. Without one, the student's only other notebook is
+(``ps1 (1).ipynb``, ``Untitled.ipynb``), unless it is named for another assignment of the
+course. Several candidates are an error that lists them: guessing could grade the wrong
+draft.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Collection, Iterable
+from dataclasses import dataclass
+from pathlib import Path
+
+from .lms_download import PATTERN_HELP, LmsFile, ambiguity
+from .student_ids import RULE, safe_student
+
+
+@dataclass(frozen=True)
+class Choice:
+    """The notebook chosen, where it is (for messages), or why there is none."""
+
+    path: Path | None
+    source: str
+    error: str | None = None
+
+
+def in_folder(student_dir: Path, assignment: str, others: Collection[str] = ()) -> Choice:
+    """The notebook of a student folder (its name already checked)."""
+    name = student_dir.name
+    return pick(
+        _named(student_dir, assignment),
+        _other_notebooks(student_dir, assignment, others),
+        assignment,
+        lambda p: str(p.relative_to(student_dir.parent)),
+        f"{name}/{assignment}.ipynb or {name}/{assignment}/<notebook>.ipynb",
+        name,
+    )
+
+
+def in_download(
+    student: str, files: list[LmsFile], assignment: str, others: Collection[str] = ()
+) -> Choice:
+    """The notebook among one student's files of an LMS download."""
+    first = files[0].path.name
+    if not safe_student(student):
+        return Choice(None, first, f"student name {student!r} is not allowed ({RULE})")
+    if (why := ambiguity(files)) is not None:
+        return Choice(None, first, why)
+    own = f"{assignment}.ipynb"
+    skip = {f"{a}.ipynb" for a in others}
+    notebooks = [f for f in files if f.is_notebook]
+    return pick(
+        [f.path for f in notebooks if f.original == own],
+        [f.path for f in notebooks if f.original != own and f.original not in skip],
+        assignment,
+        lambda p: p.name,
+        f"a notebook among {', '.join(f.path.name for f in files)}",
+        first,
+    )
+
+
+def loose_error(name: str) -> str:
+    """Why a notebook lying in the submissions folder itself is nobody's."""
+    return (
+        f"{name} is not in a student folder, and its name is not an LMS download's ({PATTERN_HELP})"
+    )
+
+
+def pick(
+    named: list[Path],
+    unnamed: list[Path],
+    assignment: str,
+    shown: Callable[[Path], str],
+    expected: str,
+    nowhere: str,
+) -> Choice:
+    """The one notebook named for the assignment, else the only other one, else why not.
+
+    ``nowhere`` is the source shown when there is no single notebook to point at.
+    """
+    if len(named) == 1 or (not named and len(unnamed) == 1):
+        chosen = (named or unnamed)[0]
+        return Choice(chosen, shown(chosen))
+    if named:
+        error = f"{len(named)} notebooks for {assignment}, expected one: {_listed(named, shown)}"
+    elif unnamed:
+        error = (
+            f"{len(unnamed)} notebooks for {assignment}, none named {assignment}.ipynb: "
+            f"{_listed(unnamed, shown)}"
+        )
+    else:
+        error = f"no notebook for {assignment}: expected {expected}"
+    return Choice(None, nowhere, error)
+
+
+def _named(student_dir: Path, assignment: str) -> list[Path]:
+    flat = student_dir / f"{assignment}.ipynb"
+    found = [flat] if flat.exists() or flat.is_symlink() else []
+    folder = student_dir / assignment
+    if folder.is_dir() and not folder.is_symlink():
+        found += sorted(
+            p for p in folder.iterdir() if p.suffix == ".ipynb" and not p.name.startswith(".")
+        )
+    return found
+
+
+def _other_notebooks(student_dir: Path, assignment: str, others: Collection[str]) -> list[Path]:
+    """Notebooks of the folder named neither for this assignment nor for another one."""
+    skip = {f"{a}.ipynb" for a in (assignment, *others)}
+    return sorted(
+        p
+        for p in student_dir.iterdir()
+        if p.suffix.lower() == ".ipynb" and not p.name.startswith(".") and p.name not in skip
+    )
+
+
+def _listed(paths: Iterable[Path], shown: Callable[[Path], str]) -> str:
+    return ", ".join(shown(p) for p in paths)

@@ -1,0 +1,152 @@
+"""A batch's plan: who is in the folder, with which grading key, and who to grade now.
+
+Each student's grading key covers their notebook, their submission time and their own
+due date (an extension), so a changed one is graded again and nothing else is. Dropped
+students are left out, whatever ``--force`` says.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field, replace
+from datetime import datetime
+from pathlib import Path
+
+from ..course.load import LoadedCourse, get_assignment
+from ..errors import UsageError
+from ..session import Session
+from . import gradebook
+from .adjustments import dropped_students, due_dates
+from .batch_sources import BatchSource
+from .extensions import sync_file
+from .grading import PreparedAssignment, prepare_assignment
+from .grading_key import course_key, keyed_submission
+from .roster import Roster
+from .roster_check import RosterCheck, check_roster
+from .submission_times import read_times_file, with_times
+from .submissions import Found, find_submissions
+
+OUT_DIR = "autograded"
+
+
+def default_out_dir(loaded: LoadedCourse, assignment: str) -> Path:
+    """Where outputs go unless ``--out`` says otherwise: ``autograded/<assignment>/``."""
+    return loaded.root / OUT_DIR / assignment
+
+
+@dataclass(frozen=True)
+class Plan:
+    """What a batch will do: everyone in the folder with their grading key, and who to grade."""
+
+    prep: PreparedAssignment
+    db_url: str
+    out_dir: Path
+    keyed: tuple[tuple[Found, str], ...]  # every student in the folder, with their grading key
+    todo: tuple[tuple[Found, str], ...]  # those whose saved grade is missing or out of date
+    dues: dict[str, datetime] = field(default_factory=dict)  # students' own due dates
+    dropped: tuple[str, ...] = ()  # students of the folder dropped from the assignment
+    source: BatchSource | None = None  # what a whole-class run reads (not a regrade)
+    roster: Roster | None = None
+    roster_check: RosterCheck = RosterCheck()
+
+    def prep_for(self, student: str) -> PreparedAssignment:
+        """The assignment as ``student`` is graded on it: with their own due date, if any."""
+        return self.prep.due_on(self.dues.get(student))
+
+    @property
+    def untimed(self) -> tuple[str, ...]:
+        """Students with a notebook and no submission time: graded without the late policy."""
+        return tuple(f.student for f, _ in self.keyed if f.path and f.submitted_at is None)
+
+    @property
+    def course(self) -> str:
+        return self.prep.ctx.course.id
+
+    @property
+    def assignment(self) -> str:
+        return self.prep.assignment.id
+
+    @property
+    def skipped(self) -> int:
+        return len(self.keyed) - len(self.todo)
+
+
+def plan_batch(
+    session: Session,
+    assignment: str,
+    submissions: Path,
+    *,
+    db_url: str | None = None,
+    out_dir: Path | None = None,
+    force: bool = False,
+    times: Path | None = None,
+    only: str | None = None,
+    roster: Roster | None = None,
+) -> Plan:
+    """Find the notebooks, prepare the assignment, key each notebook, compare with the gradebook.
+
+    ``times``: a times file for students with no recorded submission time. ``only``: grade
+    that one student of the folder (``graders regrade``). Extensions (from the gradebook and
+    ``extensions.yml``) and drops are read here. Cached truths need no sandbox, so a run
+    with nothing new to grade starts none.
+    """
+    # An unknown assignment, a wrong folder or a bad times file fail before torch runs.
+    get_assignment(session.loaded, assignment)
+    others = [a.id for a in session.loaded.course.assignments if a.id != assignment]
+    found = find_submissions(submissions, assignment, roster=roster, others=others)
+    if times is not None:
+        found = with_times(found, read_times_file(times))
+    if only is not None:
+        found = _only(found, only, submissions)
+    url = db_url or gradebook.default_url(session.loaded.root)
+    engine = gradebook.open_gradebook(url)
+    sync_file(engine, session.loaded)
+    course = session.loaded.course.id
+    with engine.connect() as conn:
+        dues = due_dates(conn, course, assignment)
+        dropped = dropped_students(conn, course, assignment)
+    prep = prepare_assignment(session.loaded, assignment, session.ctx)
+    course_hash = course_key(prep)
+    keyed = tuple(
+        keyed_submission(f, _with_due(course_hash, dues.get(f.student)))
+        for f in found
+        if f.student not in dropped
+    )
+    saved = gradebook.grading_keys(engine, course, assignment)
+    todo = tuple((f, key) for f, key in keyed if force or saved.get(f.student) != key)
+    out = out_dir or default_out_dir(session.loaded, assignment)
+    source = BatchSource(
+        submissions.resolve(),
+        times.resolve() if times else None,
+        out.resolve(),
+        roster.path.resolve() if roster else None,
+    )
+    check = check_roster(roster, [f.student for f in found], saved) if only is None else None
+    return Plan(
+        prep,
+        url,
+        out,
+        keyed,
+        todo,
+        dues,
+        tuple(sorted({f.student for f in found} & dropped)),
+        None if only else source,
+        roster,
+        _without(check, dropped) if check else RosterCheck(),
+    )
+
+
+def _without(check: RosterCheck, dropped: set[str]) -> RosterCheck:
+    # A dropped student on the roster withdrew: they are not missing.
+    return replace(check, missing=tuple(s for s in check.missing if s not in dropped))
+
+
+def _only(found: list[Found], student: str, submissions: Path) -> list[Found]:
+    mine = [f for f in found if f.student == student]
+    if not mine:
+        raise UsageError(f"no submission of {student} in {submissions}")
+    return mine
+
+
+def _with_due(course_hash: str, due: datetime | None) -> str:
+    # A student's own due date decides their grade: changing it grades them again.
+    return course_hash if due is None else f"{course_hash}:due={due.isoformat()}"

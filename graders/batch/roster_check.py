@@ -1,0 +1,80 @@
+"""The roster held against a class's submissions: who is missing, who is not on it.
+
+A student on the roster with no submission is ``missing``: 0 points, a row in the
+gradebook and in every export, listed by the run. A submission from someone the roster
+does not list is graded as usual and flagged (``on_roster: false`` in results.json, a
+``roster`` column in grades.csv, a warning in the run); an LMS export leaves it out,
+since the LMS would not know whom to give it to. Without a roster nobody is either.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Collection, Mapping
+from dataclasses import dataclass, replace
+
+from sqlalchemy.engine import Engine
+
+from ..kinds.cache import torch_version
+from ..results import ResultsDocument, StudentResult, SubmissionStatus
+from . import gradebook
+from .roster import Roster
+
+MISSING_KEY = "missing"  # the grading key of a missing row: any submission differs from it
+MISSING_REASON = "no submission"
+
+
+@dataclass(frozen=True)
+class RosterCheck:
+    """What the roster says about a batch."""
+
+    missing: tuple[str, ...] = ()  # on the roster, not in the folder nor graded before
+    unlisted: tuple[str, ...] = ()  # in the folder, not on the roster
+
+
+def check_roster(
+    roster: Roster | None, present: Collection[str], saved: Mapping[str, str | None]
+) -> RosterCheck:
+    """Compare the roster with the students ``present`` in the folder and those with a
+    ``saved`` grade (student -> grading key), which stands even if their notebook is no
+    longer in this folder."""
+    if roster is None:
+        return RosterCheck()
+    have = set(present) | {s for s, key in saved.items() if key != MISSING_KEY}
+    missing = tuple(s for s in roster.students if s not in have)
+    unlisted = tuple(sorted(s for s in present if s not in roster))
+    return RosterCheck(missing, unlisted)
+
+
+def missing_result(student: str) -> StudentResult:
+    """The result of a student who handed nothing in."""
+    return StudentResult(student, (), SubmissionStatus.MISSING, MISSING_REASON)
+
+
+def apply_roster(doc: ResultsDocument, roster: Roster | None) -> ResultsDocument:
+    """``doc`` with each student marked on the roster or not, and a ``missing`` entry for
+    each roster student it lacks (a roster newer than the last run)."""
+    if roster is None:
+        return doc
+    marked = [replace(s, on_roster=s.student in roster) for s in doc.students]
+    have = {s.student for s in doc.students} | set(doc.dropped)  # a dropped student withdrew
+    marked += [replace(missing_result(s), on_roster=True) for s in roster.students if s not in have]
+    return replace(doc, students=tuple(sorted(marked, key=lambda s: s.student)))
+
+
+def record_missing(
+    engine: Engine, course: str, assignment: str, missing: Collection[str], run_id: int | None
+) -> None:
+    """Save the run's missing students (and forget earlier runs' missing ones)."""
+    rows = [
+        gradebook.Graded(
+            missing_result(student),
+            key=MISSING_KEY,
+            run_id=run_id,
+            source=None,
+            submitted_at=None,
+            torch_version=torch_version(),
+            isolation=None,
+        )
+        for student in missing
+    ]
+    gradebook.replace_missing(engine, course, assignment, rows)

@@ -1,0 +1,16 @@
+"""The ``--roster`` option shared by the commands that hold grades against a class list."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import click
+
+roster_option = click.option(
+    "--roster",
+    "roster_path",
+    type=click.Path(dir_okay=False, path_type=Path),
+    default=None,
+    help="The class roster, a CSV file with a 'student' column (and name, email, section, "
+    "sis_user_id, sis_login_id, lms_id); default: roster.csv beside course.yml, when there.",
+)

@@ -1,0 +1,248 @@
+"""Commands for an instructor's decisions during a term: extend, override, regrade, drop,
+history. Each is kept in the gradebook with who, when and why, and rewrites the outputs."""
+
+from __future__ import annotations
+
+from datetime import datetime
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+import click
+
+from ..errors import UsageError
+from . import course_option, isolation_option, main
+from .autograde import db_option, times_option
+from .batch_output import batch_exit_code, print_summary, printable
+
+if TYPE_CHECKING:
+    from sqlalchemy.engine import Engine
+
+    from ..course.load import LoadedCourse
+
+by_option = click.option(
+    "--by",
+    default=None,
+    metavar="NAME",
+    help="Who decided, for the audit trail; default: the account running graders.",
+)
+reason_option = click.option("--reason", default=None, help="Why, for the audit trail.")
+
+
+@main.command()
+@click.argument("student")
+@click.argument("assignment")
+@click.option(
+    "--days", type=click.FloatRange(min=0, min_open=True), help="Days after the due date."
+)
+@click.option(
+    "--until",
+    "until_text",
+    metavar="TIME",
+    help="The new due date, ISO 8601 (2036-10-08T12:00); without a zone, the course's due "
+    "date's zone.",
+)
+@click.option("--clear", is_flag=True, help="Remove the extension granted by this command.")
+@reason_option
+@by_option
+@course_option
+@db_option
+def extend(
+    student: str,
+    assignment: str,
+    days: float | None,
+    until_text: str | None,
+    clear: bool,
+    reason: str | None,
+    by: str | None,
+    course: Path | None,
+    db_url: str | None,
+) -> None:
+    """Give STUDENT their own due date for ASSIGNMENT (--days N or --until TIME)."""
+    from ..batch import audit, extensions
+    from ..course.load import get_assignment
+    from ..session import load
+
+    loaded = load(course)
+    chosen = get_assignment(loaded, assignment)
+    engine = _gradebook(loaded, db_url, create=True)
+    if clear:
+        if not extensions.revoke(engine, loaded.course.id, chosen, student, audit.actor(by)):
+            raise UsageError(f"{student} has no extension for {assignment} from `graders extend`")
+        _done(engine, loaded, assignment, f"{student}: extension for {assignment} removed")
+        return
+    until = _time(until_text, chosen.due) if until_text else None
+    due = extensions.new_due(chosen, days, until)
+    grant = extensions.Grant(student, due, reason, audit.actor(by))
+    graded = extensions.grant(engine, loaded.course.id, chosen, grant)
+    shown = due.astimezone(chosen.due.tzinfo).isoformat(sep=" ", timespec="minutes")
+    note = "" if graded else " (not graded yet: applies when they are)"
+    _done(engine, loaded, assignment, f"{student}: {assignment} due {shown}{note}")
+
+
+@main.command()
+@click.argument("student")
+@click.argument("assignment")
+@click.argument("question")
+@click.argument("points", type=float, required=False)
+@click.option("--reason", default=None, help="Why; the student reads it on their feedback page.")
+@click.option("--clear", is_flag=True, help="Give the question back its graded points.")
+@by_option
+@course_option
+@db_option
+def override(
+    student: str,
+    assignment: str,
+    question: str,
+    points: float | None,
+    reason: str | None,
+    clear: bool,
+    by: str | None,
+    course: Path | None,
+    db_url: str | None,
+) -> None:
+    """Set POINTS for STUDENT's QUESTION (exercise/question) of ASSIGNMENT, with a --reason.
+
+    The points survive every regrade; --clear removes them.
+    """
+    from ..batch import audit, overrides
+    from ..course.load import get_assignment
+    from ..session import load
+
+    loaded = load(course)
+    get_assignment(loaded, assignment)
+    engine = _gradebook(loaded, db_url)
+    who = audit.actor(by)
+    if clear:
+        overrides.clear_override(engine, loaded.course.id, assignment, student, question, who)
+        _done(engine, loaded, assignment, f"{student}: override of {question} removed")
+        return
+    if points is None or reason is None:
+        raise UsageError("give POINTS and --reason (or --clear)")
+    decision = overrides.Decision(question, points, reason, who)
+    overrides.set_override(engine, loaded.course.id, assignment, student, decision)
+    _done(engine, loaded, assignment, f"{student}: {question} set to {points:g} points")
+
+
+@main.command()
+@click.argument("student")
+@click.argument("assignment")
+@click.option(
+    "--submissions",
+    type=click.Path(exists=True, file_okay=False, path_type=Path),
+    default=None,
+    help="The submissions folder; default: the one the latest autograde of ASSIGNMENT read.",
+)
+@times_option
+@by_option
+@course_option
+@db_option
+@isolation_option
+def regrade(
+    student: str,
+    assignment: str,
+    submissions: Path | None,
+    times: Path | None,
+    by: str | None,
+    course: Path | None,
+    db_url: str | None,
+    isolation: str,
+) -> None:
+    """Grade STUDENT's notebook for ASSIGNMENT again, even if it is unchanged."""
+    from ..batch import audit
+    from ..batch.decisions import RegradeRequest
+    from ..batch.decisions import regrade as run_regrade
+    from ..session import open_session
+    from . import exit_with
+
+    request = RegradeRequest(student, submissions, times, by=audit.actor(by))
+    with open_session(course, isolation=isolation, workers=1) as session:
+        done = run_regrade(session, assignment, request, db_url)
+    print_summary(done.summary)
+    exit_with(batch_exit_code(done.summary))
+
+
+@main.command()
+@click.argument("student")
+@click.argument("assignment")
+@click.option("--undo", is_flag=True, help="Take the student back (their grade is restored).")
+@reason_option
+@by_option
+@course_option
+@db_option
+def drop(
+    student: str,
+    assignment: str,
+    undo: bool,
+    reason: str | None,
+    by: str | None,
+    course: Path | None,
+    db_url: str | None,
+) -> None:
+    """Drop a withdrawn STUDENT from ASSIGNMENT: no grade in any output, none graded again.
+
+    The grade they had is kept in the audit trail (graders history STUDENT).
+    """
+    from ..batch import audit, drops
+    from ..course.load import get_assignment
+    from ..session import load
+
+    loaded = load(course)
+    get_assignment(loaded, assignment)
+    engine = _gradebook(loaded, db_url, create=True)
+    who = audit.actor(by)
+    if undo:
+        restored = drops.undrop(engine, loaded.course.id, assignment, student, by=who)
+        again = "grade restored" if restored else "graded by the next autograde"
+        _done(engine, loaded, assignment, f"{student}: back in {assignment} ({again})")
+        return
+    had = drops.drop(engine, loaded.course.id, assignment, student, reason=reason, by=who)
+    kept = "; their grade is kept in the audit trail" if had else ""
+    _done(engine, loaded, assignment, f"{student}: dropped from {assignment}{kept}")
+
+
+@main.command()
+@click.argument("student")
+@click.option("--assignment", default=None, help="Only this assignment.")
+@course_option
+@db_option
+def history(student: str, assignment: str | None, course: Path | None, db_url: str | None) -> None:
+    """Every decision about STUDENT's grades: extensions, overrides, drops, regrades."""
+    from ..batch import audit
+    from ..batch.gradebook import existing_url, open_gradebook
+    from ..session import load
+
+    loaded = load(course)
+    engine = open_gradebook(existing_url(db_url, loaded.root))
+    entries = audit.history(engine, loaded.course.id, student, assignment)
+    if not entries:
+        click.echo(f"no decisions recorded for {printable(student)}")
+        return
+    for e in entries:
+        why = f"  (reason: {e.reason})" if e.reason else ""
+        when = e.at.strftime("%Y-%m-%d %H:%M UTC")
+        click.echo(printable(f"{when}  {e.assignment}  {e.action:<14} {e.detail}  by {e.by}{why}"))
+
+
+def _gradebook(loaded: LoadedCourse, db_url: str | None, create: bool = False) -> Engine:
+    # An extension or a drop may come before anything is graded; an override may not.
+    from ..batch.gradebook import default_url, existing_url, open_gradebook
+
+    url = (db_url or default_url(loaded.root)) if create else existing_url(db_url, loaded.root)
+    return open_gradebook(url)
+
+
+def _done(engine: Engine, loaded: LoadedCourse, assignment: str, message: str) -> None:
+    from ..batch.decisions import refresh_outputs
+
+    out = refresh_outputs(engine, loaded, assignment)
+    click.echo(message)
+    click.echo(f"outputs rewritten in {out}; `graders feedback {assignment}` updates the pages")
+
+
+def _time(text: str, due: datetime) -> datetime:
+    try:
+        when = datetime.fromisoformat(text.strip())
+    except ValueError:
+        raise UsageError(f"--until: not an ISO 8601 time: {text!r} (2036-10-08T12:00)") from None
+    # A time without a zone is read in the zone the course gives its due dates in.
+    return when if when.tzinfo else when.replace(tzinfo=due.tzinfo)

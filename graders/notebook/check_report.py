@@ -1,0 +1,101 @@
+"""What the pre-submit check found, and the text a learner reads.
+
+Every finding names its question the way the notebook does ("Question 1.2 — clone() of a
+tensor that requires grad"), never by a cell number Jupyter does not show.
+"""
+
+from __future__ import annotations
+
+import textwrap
+from dataclasses import dataclass
+from datetime import datetime
+from pathlib import Path
+
+from . import LABEL_SEPARATOR
+
+
+@dataclass(frozen=True)
+class Finding:
+    """Something about one answer cell (``key`` is an item id or a code exercise id)."""
+
+    key: str
+    message: str
+    label: str = ""  # how the notebook names the question; the key when it does not
+
+    def line(self) -> str:
+        return f"{self.label or self.key}: {self.message}"
+
+
+@dataclass(frozen=True)
+class CheckReport:
+    """What ``check`` found; ``ok`` when every answer given can be read.
+
+    ``stops`` are answer cells that would stop Run All and ``notes`` readable cells worth
+    fixing: both are warnings, the grader reads those answers.
+    """
+
+    notebook: Path
+    assignment: str | None
+    saved_at: datetime
+    readable: tuple[str, ...]
+    unreadable: tuple[Finding, ...]
+    unanswered: tuple[str, ...]
+    missing: tuple[str, ...]
+    duplicated: tuple[Finding, ...]
+    stops: tuple[Finding, ...] = ()
+    notes: tuple[Finding, ...] = ()
+    labels: dict[str, str] | None = None  # answer key -> label, as the notebook names them
+
+    @property
+    def ok(self) -> bool:
+        return not self.unreadable
+
+    def label(self, key: str) -> str:
+        return (self.labels or {}).get(key, key)
+
+    def text(self) -> str:
+        """The report as a learner reads it."""
+        what = f" (assignment {self.assignment})" if self.assignment else ""
+        lines = [
+            f"Checked {self.notebook.name}{what} as saved at {self.saved_at:%H:%M:%S}; save the "
+            "notebook first, unsaved changes are not checked.",
+        ]
+        lines += _section(
+            f"The grader cannot read {len(self.unreadable)} of your answers", self.unreadable
+        )
+        lines += _section(
+            f"{len(self.stops)} answer cell{'s' if len(self.stops) != 1 else ''} would stop "
+            "Run All (the grader reads them, but the notebook does not run from top to bottom)",
+            self.stops,
+        )
+        lines += _section("Readable, but worth fixing", self.notes)
+        lines += self._listing(f"Not answered yet ({len(self.unanswered)})", self.unanswered)
+        lines += self._listing(
+            f"Answer cells missing from the notebook ({len(self.missing)}); they count as "
+            "unanswered",
+            self.missing,
+        )
+        lines += _section("Answered more than once", self.duplicated)
+        total = len(self.readable) + len(self.unreadable) + len(self.unanswered) + len(self.missing)
+        lines += [
+            "",
+            f"{len(self.readable)} of {total} answers can be read. This check never tells whether "
+            "an answer is right.",
+        ]
+        return "\n".join(lines)
+
+    def _listing(self, title: str, keys: tuple[str, ...]) -> list[str]:
+        """Keys by the short form of their label ("Question 1.2"), wrapped."""
+        names = [self.label(k).split(LABEL_SEPARATOR)[0] for k in keys]
+        wrapped = textwrap.fill(
+            ", ".join(names),
+            width=96,
+            initial_indent="  ",
+            subsequent_indent="  ",
+            break_on_hyphens=False,
+        )
+        return ["", f"{title}:", wrapped] if keys else []
+
+
+def _section(title: str, findings: tuple[Finding, ...]) -> list[str]:
+    return ["", f"{title}:", *(f"  - {f.line()}" for f in findings)] if findings else []

@@ -1,0 +1,68 @@
+"""Which of a question's answer cells counts, when a learner copied or pasted one.
+
+Jupyter's copy and paste keeps a cell's metadata, so an answer cell copied to try
+something out (``a.data_ptr() == b.data_ptr()``) is a second answer cell for the same
+question. The last cell that holds an answer the grader can read counts; when none can
+be read, the last one that holds an answer at all (its problem is then reported); else
+the last one. The learner is told which cell counted by its first line and its place
+among the question's cells, as the notebook shows them, never by a cell number.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from .read import AnswerCell
+
+SNIPPET_CHARS = 50
+
+
+@dataclass(frozen=True)
+class Counted:
+    """The cell that counts for one answer key, and what the learner is told about it."""
+
+    cell: AnswerCell
+    note: str = ""  # "" when the question has one answer cell
+
+
+def counted_cell(cells: list[AnswerCell]) -> Counted:
+    """The cell that counts among a question's answer cells (in notebook order)."""
+    problems = [c.kind.cell_problem(c.source, c.meta) for c in cells]
+    readable = [i for i, p in enumerate(problems) if p == ""]
+    answered = [i for i, p in enumerate(problems) if p is not None]
+    chosen = (readable or answered or [len(cells) - 1])[-1]
+    if len(cells) == 1:
+        return Counted(cells[0])
+    return Counted(cells[chosen], _note(cells, chosen, problems))
+
+
+def _note(cells: list[AnswerCell], chosen: int, problems: list[str | None]) -> str:
+    total = len(cells)
+    used = f"`{first_line(cells[chosen].source)}`"
+    if chosen == total - 1:
+        return (
+            f"Your notebook has {total} answer cells for this question; the last one, {used}, "
+            "was graded."
+        )
+    later = [
+        f"the {ordinal(i + 1)} (`{first_line(cells[i].source)}`) "
+        + ("is not answered" if problems[i] is None else "holds no answer the grader can read")
+        for i in range(chosen + 1, total)
+    ]
+    return (
+        f"Your notebook has {total} answer cells for this question; the {ordinal(chosen + 1)}, "
+        f"{used}, was graded, the last one holding an answer the grader can read: "
+        f"{'; '.join(later)}."
+    )
+
+
+def first_line(source: str) -> str:
+    """A cell's first non-blank line, shortened: how the learner recognises it."""
+    line = next((s.strip() for s in source.splitlines() if s.strip()), "")
+    return line if len(line) <= SNIPPET_CHARS else line[: SNIPPET_CHARS - 3] + "..."
+
+
+def ordinal(n: int) -> str:
+    """``1st``, ``2nd``, ``3rd``, ``4th``, ``11th``, ``22nd``."""
+    suffix = "th" if 10 <= n % 100 <= 20 else {1: "st", 2: "nd", 3: "rd"}.get(n % 10, "th")
+    return f"{n}{suffix}"

@@ -1,0 +1,115 @@
+"""Which code cells would stop Jupyter's "Run All", found without running anything.
+
+Run All stops at the first cell that raises. Two failures show in the source alone: a
+cell that is not Python (a ``SyntaxError``, such as an unquoted
+``answer = <CloneBackward0>``) and a name that no earlier cell defines (a ``NameError``,
+such as an unquoted ``answer = tensor(2.)``). ``run_all_stops`` reads the code cells in
+notebook order, keeps the names each one binds at the top level, and reports the cells
+that would stop. Lines IPython handles itself (``%magic``, ``!shell``) are left out before
+parsing, and a cell magic (``%%time``) is not Python at all, so it is not judged. What
+only running can show (a wrong attribute, a call that fails) is not reported: this never
+runs a cell.
+"""
+
+from __future__ import annotations
+
+import ast
+import builtins
+from collections.abc import Iterable
+from typing import Any
+
+# What IPython's namespace holds before any cell runs, besides the builtins.
+IPYTHON_NAMES = frozenset(
+    "In Out get_ipython exit quit display _ __ ___ _i _ii _iii _ih _oh _dh".split()
+)
+_DEFINED = frozenset(dir(builtins)) | IPYTHON_NAMES
+_SCOPES = (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda)
+
+
+def run_all_stops(sources: Iterable[tuple[int, str]]) -> dict[int, str]:
+    """Cell index -> why Run All would stop there, for code cells given in notebook order."""
+    defined = set(_DEFINED)
+    anything = False  # after `from m import *`, any name may be defined
+    stops: dict[int, str] = {}
+    for index, source in sources:
+        if source.lstrip().startswith("%%"):
+            continue  # a cell magic: IPython's business, not Python
+        try:
+            tree = ast.parse(python_lines(source))
+        except SyntaxError as exc:
+            where = "" if "line" in exc.msg else f" (line {exc.lineno})"
+            stops[index] = f"SyntaxError: {exc.msg}{where}"
+            continue
+        except (ValueError, RecursionError, MemoryError):
+            stops[index] = "SyntaxError"
+            continue
+        bound, star = _bound(tree)
+        missing = [] if anything else [n for n in _loaded(tree) if n not in defined | bound]
+        if missing:
+            stops[index] = f"NameError: name '{missing[0]}' is not defined"
+        defined |= bound
+        anything = anything or star
+    return stops
+
+
+def python_lines(source: str) -> str:
+    """``source`` with IPython's own lines blanked, when it is not Python as written."""
+    try:
+        ast.parse(source)
+    except (SyntaxError, ValueError, RecursionError, MemoryError):
+        lines = source.splitlines()
+        return "\n".join("" if line.lstrip().startswith(("%", "!")) else line for line in lines)
+    return source
+
+
+def _loaded(tree: ast.Module) -> list[str]:
+    """Names read when the cell runs, in order (function bodies run later: left out)."""
+    found: dict[str, None] = {}
+    for node in _at_run_time(tree):
+        if isinstance(node, ast.Name) and isinstance(node.ctx, ast.Load):
+            found.setdefault(node.id)
+    return list(found)
+
+
+def _bound(tree: ast.Module) -> tuple[set[str], bool]:
+    """Names the cell binds at the top level, and whether it star-imports."""
+    names: set[str] = set()
+    star = False
+    for node in _at_run_time(tree):
+        if isinstance(node, ast.Name) and isinstance(node.ctx, (ast.Store, ast.Del)):
+            names.add(node.id)
+        elif isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+            names.add(node.name)
+        elif isinstance(node, (ast.Import, ast.ImportFrom)):
+            star = star or any(a.name == "*" for a in node.names)
+            names.update(_imported(a) for a in node.names if a.name != "*")
+        elif isinstance(node, ast.ExceptHandler) and node.name:
+            names.add(node.name)
+    return names, star
+
+
+def _imported(alias: ast.alias) -> str:
+    return alias.asname or alias.name.split(".")[0]
+
+
+def _at_run_time(node: ast.AST) -> list[Any]:
+    """Every node that runs with the cell: function and lambda bodies are skipped, but
+    their decorators and default values (which run at definition) are kept."""
+    found: list[Any] = []
+    stack: list[ast.AST] = [node]
+    while stack:
+        current = stack.pop()
+        found.append(current)
+        if isinstance(current, _SCOPES):
+            stack.extend(_definition_time(current))
+            continue
+        stack.extend(reversed(list(ast.iter_child_nodes(current))))
+    return found
+
+
+def _definition_time(node: ast.FunctionDef | ast.AsyncFunctionDef | ast.Lambda) -> list[ast.AST]:
+    args = node.args
+    parts: list[ast.AST] = [*args.defaults, *(d for d in args.kw_defaults if d is not None)]
+    if not isinstance(node, ast.Lambda):
+        parts += node.decorator_list
+    return parts

@@ -1,0 +1,146 @@
+"""The released notebook runs from top to bottom in a real kernel (nbclient), and
+`graders check` names exactly the answer cells that would stop it.
+
+Two kernels start (a few seconds each, with torch): one runs the student notebook
+filled with every accepted answer form as the notebook asks (in quotes) and the
+reference solution; the other runs answers written without quotes, with errors allowed,
+so each cell that raises can be compared with what the check said without running
+anything.
+"""
+
+from __future__ import annotations
+
+import copy
+import json
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import nbformat
+import pytest
+from nbclient import NotebookClient
+from notebook_helpers import answer_index, copy_course, fill, save_nb
+
+from graders.answers.parse import read_answer
+from graders.batch.grading import answer_key, prepare_assignment
+from graders.notebook.check import check_notebook
+from graders.notebook.release import student_notebook
+from graders.session import open_session
+
+# Every form the answer parser accepts, as a learner writes it between the quotes.
+ANSWER_FORMS = [
+    "2",
+    "-2.5",
+    "1.0000e-08",
+    "True",
+    "None",
+    "'text with \"both\" quotes'",
+    "(True, False)",
+    "[1, 2]",
+    "nan",
+    "tensor(5.)",
+    "tensor([[1., 2.],\n        [3., 4.]], grad_fn=<AddBackward0>)",
+    "tensor(1., requires_grad=True)",
+    "tensor([1, 2], dtype=torch.int32)",
+    "tensor([], size=(0, 3))",
+    "torch.Size([4, 3])",
+    "torch.float64",
+    "RuntimeError",
+    "RuntimeError: a leaf Variable that requires grad is being used in an in-place operation.",
+    "UserWarning: The .grad attribute of a Tensor that is not a leaf Tensor is being accessed.",
+    "Runtime Error",
+    "runtimeerror",
+    "<CloneBackward0>",
+    "<CloneBackward0 object at 0x7f3a2c1b9e50>",
+    "no error",
+    "No error.",
+    "true",
+    "false",
+    "none",
+    "'a backslash \\\\ in a string'",
+]
+
+
+@pytest.fixture(scope="module")
+def released(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[dict[str, Any], dict]]:
+    """The student notebook of nb1 (as JSON) and the key computed by torch."""
+    course = copy_course(tmp_path_factory.mktemp("runs") / "course")
+    with open_session(course) as ws:
+        key = answer_key(prepare_assignment(ws.loaded, "nb1", ws.ctx))
+    nb = student_notebook(ws.loaded, ws.loaded.course.assignments[0])
+    yield json.loads(json.dumps(nb)), key
+
+
+def run(nb: dict[str, Any], folder: Path, allow_errors: bool) -> dict[str, Any]:
+    """``nb`` executed top to bottom in a fresh kernel, as Run All does."""
+    node = nbformat.from_dict(copy.deepcopy(nb))
+    client = NotebookClient(
+        node,
+        timeout=120,
+        kernel_name="python3",
+        allow_errors=allow_errors,
+        resources={"metadata": {"path": str(folder)}},
+    )
+    client.execute()
+    return json.loads(nbformat.writes(node))
+
+
+def test_every_accepted_answer_form_in_quotes_runs_from_top_to_bottom(
+    released, tmp_path: Path
+) -> None:
+    nb, key = released
+    for form in ANSWER_FORMS:
+        read_answer(form)  # each one is an answer the grader reads
+    nb = fill(nb, {"independent-copy": key["independent-copy"]})
+    cells, grad = nb["cells"], answer_index(nb)["clone-basics/grad"]
+    # Pasted copies of an answer cell, one per form (copies keep the answer cell's metadata).
+    copies = [fill_cell(cells[grad], form, f"form-{n}") for n, form in enumerate(ANSWER_FORMS)]
+    cells[grad + 1 : grad + 1] = copies
+    path = save_nb(nb, tmp_path / "nb1.ipynb")
+    assert check_notebook(path).stops == ()
+    executed = run(nb, tmp_path, allow_errors=False)  # raises at the first cell that fails
+    assert all(c.get("execution_count") for c in executed["cells"] if c["cell_type"] == "code")
+
+
+def fill_cell(template: dict[str, Any], form: str, ident: str) -> dict[str, Any]:
+    return template | {"id": ident, "source": f"answer = {json.dumps(form)}"}
+
+
+UNQUOTED = {
+    "clone-basics/shares-memory": "answer = False",
+    "clone-basics/grad-fn": "answer = <CloneBackward0>",
+    "clone-basics/backward": "answer = no error",
+    "clone-basics/grad": "answer = tensor(3.)",
+    "detach-basics/flags": "answer = (True, false)",
+    "detach-basics/write-through": 'answer = "tensor(0.4963)',
+    "detach-basics/resize-leaf": "answer = RuntimeError",
+}
+
+
+def test_the_check_names_exactly_the_answer_cells_that_stop_run_all(
+    released, tmp_path: Path
+) -> None:
+    nb, _ = released
+    nb = copy.deepcopy(nb)
+    for item, index in answer_index(nb).items():
+        if item in UNQUOTED:
+            nb["cells"][index]["source"] = UNQUOTED[item]
+    path = save_nb(nb, tmp_path / "nb1.ipynb")
+    warned = {f.key for f in check_notebook(path).stops}
+    executed = run(nb, tmp_path, allow_errors=True)
+    raised = {
+        key
+        for key, index in answer_index(executed).items()
+        if any(o["output_type"] == "error" for o in executed["cells"][index].get("outputs", []))
+    }
+    assert (
+        raised
+        == warned
+        == {
+            "clone-basics/grad-fn",
+            "clone-basics/backward",
+            "clone-basics/grad",
+            "detach-basics/flags",
+            "detach-basics/write-through",
+        }
+    )
