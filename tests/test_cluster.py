@@ -223,7 +223,9 @@ def test_a_notebook_that_kills_every_worker_is_ungradable_and_retried_next_run(
         summary = autograde(
             session, "ps2", folder, db_url=url, out_dir=tmp_path / "out", executor=executor
         )
-    assert summary.graded == 6 and executor.stats.killed == 1  # its batch, then itself alone
+    # Its batch was given up (and any other that was waiting on a worker it killed), then
+    # each was sent again one notebook at a time.
+    assert summary.graded == 6 and executor.stats.killed >= 1
     assert summary.ungradable == (
         ("s2", "grading this notebook killed the Dask worker each time it was sent"),
     )

@@ -12,8 +12,8 @@ time (so memory stays flat however large the class), each answered with plain re
 Faults: Dask runs the batches of a worker that died (``kill -9``) on another worker; a
 student is saved at most once per run whatever arrives twice. A batch that killed every
 worker it was sent to (the scheduler's ``allowed-failures``) is sent again one notebook at
-a time, and a notebook that does so alone is that student's ``ungradable`` grade, retried
-by the next run. When the scheduler goes away the batch ends, ``lost``, with every grade
+a time, and a notebook that does so alone, twice, is that student's ``ungradable`` grade,
+retried by the next run. When the scheduler goes away the batch ends, ``lost``, with every grade
 in hand saved: running again grades the rest.
 """
 

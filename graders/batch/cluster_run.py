@@ -35,6 +35,7 @@ if TYPE_CHECKING:
 LOCAL_PREFIX = "local:"  # --cluster local:N: a LocalCluster of the batch's own
 IN_FLIGHT_PER_THREAD = 2  # batches queued per worker thread: enough to never leave one idle
 MAX_BATCH = 32  # notebooks per task: the scheduler's cost is per task, a kill costs a batch
+ALONE_TRIES = 2  # a notebook sent alone that Dask gave up this often is ungradable
 REFRESH_S = 5.0  # how often the batch looks how many worker threads the cluster has
 
 Sent = list[tuple[Found, str]]  # a batch's submissions with their grading keys
@@ -67,6 +68,7 @@ class ClusterRun:
         self.key = course_key(plan.prep)
         self.plugin = f"graders-{plan.course}-{plan.assignment}"
         self.saved: set[str] = set()
+        self.killed_alone: dict[str, int] = {}  # student -> times Dask gave up on them alone
         self.waiting: deque[Sent] = deque()
         self.in_flight: dict[Future[Any], Sent] = {}
         self.finished: queue.SimpleQueue[Future[Any]] = queue.SimpleQueue()
@@ -129,12 +131,20 @@ class ClusterRun:
 
     def _collect(self, future: Future[Any]) -> str | None:
         """Save what a finished batch says; the reason the cluster is gone, if it is."""
-        sent = self.in_flight.pop(future)
-        if future.status == "finished":
-            self._save_reply(future.result(), sent)
+        if future.status in ("pending", "lost"):
+            # It finished, then the worker holding its answer died: Dask runs it again.
+            future.add_done_callback(self.finished.put)
             return None
+        sent = self.in_flight.pop(future)
         if future.status == "cancelled":
             return f"lost the Dask scheduler at {self.owner.address}"
+        if future.status == "finished":
+            try:
+                reply = future.result()
+            except Exception as exc:  # noqa: BLE001 - its answer was lost, then it failed
+                return self._failed(exc, sent)
+            self._save_reply(reply, sent)
+            return None
         return self._failed(future.exception(), sent)
 
     def _save_reply(self, reply: Reply, sent: Sent) -> None:
@@ -160,10 +170,15 @@ class ClusterRun:
                 f"a Dask worker cannot grade this batch: {exc} (this machine: torch "
                 f"{torch_version()}, graders {__version__})"
             ) from exc
-        if isinstance(exc, KilledWorker) and len(sent) > 1:
-            self.owner.stats.killed += 1
-            self.waiting.extendleft([item] for item in reversed(sent))  # one at a time
+        if exc is None:  # an error Dask could not say: the batch is sent again
+            self.waiting.appendleft(sent)
             return None
+        if isinstance(exc, KilledWorker):
+            self.owner.stats.killed += 1
+            # A batch: each of its notebooks is sent alone; a notebook alone, once more.
+            if len(sent) > 1 or self._once_more(sent[0][0].student):
+                self.waiting.extendleft([item] for item in reversed(sent))
+                return None
         reason = (
             "grading this notebook killed the Dask worker each time it was sent"
             if isinstance(exc, KilledWorker)
@@ -172,6 +187,13 @@ class ClusterRun:
         for found, key in sent:
             self._save_once(found, key, ungradable(found.student, reason), True, None)
         return None
+
+    def _once_more(self, student: str) -> bool:
+        """Send a notebook alone again? Once: it may only have waited for a worker that another
+        notebook killed (Dask counts a death against every task the worker held)."""
+        tries = self.killed_alone.get(student, 0) + 1
+        self.killed_alone[student] = tries
+        return tries < ALONE_TRIES
 
     def _grade_here(self, found: Found, key: str) -> bool:
         """Grade here what needs no worker: no notebook, or one the reader refuses unread."""
