@@ -12,10 +12,10 @@ import pytest
 from alembic.autogenerate import compare_metadata
 from alembic.runtime.migration import MigrationContext
 from alembic.script import ScriptDirectory
-from sqlalchemy import create_engine, inspect, text
+from sqlalchemy import create_engine, insert, inspect, text
 
 from graders.batch import gradebook, gradebook_schema
-from graders.batch.gradebook_tables import Base
+from graders.batch.gradebook_tables import Base, RunRow, SubmissionRow
 from graders.errors import UsageError
 from graders.results import QuestionResult, Status, StudentResult
 
@@ -48,10 +48,20 @@ def revision_of(url: str) -> str | None:
         engine.dispose()
 
 
-def save_ada(engine) -> None:
+def _ada() -> gradebook.Graded:
     result = StudentResult("ada", (QuestionResult("ex/q", Status.CORRECT, 1.0, 1.0, "1", "1", ""),))
-    graded = gradebook.Graded(result, "k", None, None, None, "2.13.0", None)
-    gradebook.record(engine, "course", "ps1", graded)
+    return gradebook.Graded(result, "k", None, None, None, "2.13.0", None)
+
+
+def _ada_row() -> dict:
+    graded = _ada()
+    return gradebook._submission_row("course", "ps1", graded) | gradebook.score_columns(
+        graded.result
+    )
+
+
+def save_ada(engine) -> None:
+    gradebook.record(engine, "course", "ps1", _ada())
 
 
 def graders(*args: str) -> subprocess.CompletedProcess[str]:
@@ -81,10 +91,13 @@ def test_a_gradebook_made_before_migrations_is_taken_as_the_first_revision(
     gradebook_url: str,
 ) -> None:
     engine = create_engine(gradebook_url)
-    Base.metadata.create_all(engine)  # what graders did before it had migrations
-    save_ada(engine)
+    # What the first versions of graders made: two tables, no revision.
+    Base.metadata.create_all(engine, tables=[RunRow.__table__, SubmissionRow.__table__])
+    with engine.begin() as conn:  # a grade as they saved it
+        conn.execute(insert(SubmissionRow), _ada_row())
     opened = gradebook.open_gradebook(gradebook_url)
     assert revision_of(gradebook_url) == "0001"
+    assert set(inspect(opened).get_table_names()) >= set(Base.metadata.tables)  # term's too
     assert [s.student for s in gradebook.results_document(opened, "course", "ps1").students] == [
         "ada"
     ]
