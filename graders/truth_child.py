@@ -8,6 +8,8 @@ child. Questions run in order in one namespace, so a ``run`` can prepare the nex
 from __future__ import annotations
 
 import warnings
+from collections.abc import Iterator
+from contextlib import contextmanager
 from typing import Any
 
 from .answers.from_torch import describe, describe_exception
@@ -20,15 +22,37 @@ def compute(payload: dict[str, Any]) -> dict[str, Any]:
     """Payload: {seed, setup, questions: [{id, expr} | {id, run}]} -> truths per question."""
     import torch
 
-    torch.manual_seed(int(payload.get("seed", 0)))
-    namespace: dict[str, Any] = {"__name__": "__exercise__"}
-    setup_error = _run_setup(payload.get("setup", ""), namespace)
-    if setup_error is not None:
-        return {"setup_error": setup_error, "questions": {}}
-    return {
-        "setup_error": None,
-        "questions": {q["id"]: _truth_of(q, namespace) for q in payload["questions"]},
-    }
+    with _defaults_kept(torch):
+        torch.manual_seed(int(payload.get("seed", 0)))
+        namespace: dict[str, Any] = {"__name__": "__exercise__"}
+        setup_error = _run_setup(payload.get("setup", ""), namespace)
+        if setup_error is not None:
+            return {"setup_error": setup_error, "questions": {}}
+        return {
+            "setup_error": None,
+            "questions": {q["id"]: _truth_of(q, namespace) for q in payload["questions"]},
+        }
+
+
+@contextmanager
+def _defaults_kept(torch: Any) -> Iterator[None]:
+    """Put back torch's global modes after the exercise ran.
+
+    The variants of an exercise run as the steps of one child: a setup that changes the
+    default dtype or turns off grad mode must not change the next variant's truths.
+    """
+    dtype, grad = torch.get_default_dtype(), torch.is_grad_enabled()
+    anomaly, deterministic = (
+        torch.is_anomaly_enabled(),
+        torch.are_deterministic_algorithms_enabled(),
+    )
+    try:
+        yield
+    finally:
+        torch.set_default_dtype(dtype)
+        torch.set_grad_enabled(grad)
+        torch.set_anomaly_enabled(anomaly)
+        torch.use_deterministic_algorithms(deterministic)
 
 
 def _run_setup(source: str, namespace: dict[str, Any]) -> dict[str, Any] | None:

@@ -260,3 +260,38 @@ def test_a_local_cluster_needs_a_worker_count() -> None:
 
     with pytest.raises(UsageError, match="write local:N"):
         ClusterExecutor("local:zero")
+
+
+def test_each_learner_is_graded_in_their_own_variant_on_the_cluster(
+    tmp_path: Path, local_cluster: Any
+) -> None:
+    from variant_course import open_variant_course, two_learners
+
+    from graders.batch.grading import answer_key, for_learner, prepare_assignment
+
+    with open_variant_course(tmp_path / "course") as ws:
+        ada, bob = two_learners(ws.loaded)
+        prep = prepare_assignment(ws.loaded, "ps1", ws.ctx)
+        keys = {s: answer_key(for_learner(prep, s)) for s in (ada, bob)}
+        folder = tmp_path / "subs"
+        for student, other in ((ada, bob), (bob, ada)):
+            for name, key in ((student, keys[student]), (f"{student}-copy", keys[other])):
+                hand_in(folder, name, notebook({k: json.dumps(v) for k, v in key.items()}))
+        runs = {}
+        for where, executor in (
+            ("here", None),
+            ("cluster", ClusterExecutor("local:2", client=local_cluster)),
+        ):
+            runs[where] = comparable(
+                autograde(
+                    ws,
+                    "ps1",
+                    folder,
+                    db_url=f"sqlite:///{tmp_path / where}.db",
+                    out_dir=tmp_path / where,
+                    executor=executor,
+                )
+            )
+    assert runs["cluster"] == runs["here"]
+    by = {s["student"]: s for s in runs["cluster"]["students"]}
+    assert by[ada]["score"] == by[bob]["score"] == by[ada]["max_score"] == 5  # their own variant

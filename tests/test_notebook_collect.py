@@ -15,10 +15,12 @@ from walkthrough import STUDENTS, Student
 from graders.batch.grading import (
     PreparedAssignment,
     answer_key,
+    for_learner,
     grade_submission,
     prepare_assignment,
 )
 from graders.course.load import LoadedCourse, load_course
+from graders.course.variants import learner_course
 from graders.errors import SubmissionError
 from graders.notebook.collect import read_submission
 from graders.notebook.release import instructor_notebook, student_notebook, write_release
@@ -54,12 +56,15 @@ def grade(
 def test_the_repository_course_key_earns_full_marks_in_every_released_notebook(
     course_file: Path, tmp_path: Path
 ) -> None:
-    """Per assignment: the instructor notebook, and the student notebook filled by metadata."""
+    """Per assignment: the instructor notebook, and the student notebook filled by metadata.
+
+    The notebooks are those of the learner graded ("key"), in their variants."""
     with open_session(course_file) as ws:
+        mine = learner_course(ws.loaded, "key")
         for assignment in ws.loaded.course.assignments:
-            prep = prepare_assignment(ws.loaded, assignment.id, ws.ctx)
+            prep = for_learner(prepare_assignment(ws.loaded, assignment.id, ws.ctx), "key")
             key = answer_key(prep)
-            written = write_release(ws.loaded, assignment, key, tmp_path)
+            written = write_release(mine, assignment, key, tmp_path)
             filled = save_nb(
                 fill(load_nb(written.student), key), tmp_path / f"{assignment.id}-filled.ipynb"
             )

@@ -218,7 +218,9 @@ class ClusterRun:
     def _install(self) -> None:
         from .cluster_worker import GradingPlugin, course_files
 
-        prepared = {ex.loaded.exercise.id: ex.prepared for ex in self.plan.prep.exercises}
+        prepared = {  # every variant's state: the worker chooses each learner's, as here
+            ex.loaded.exercise.id: ex.variants or (ex.prepared,) for ex in self.plan.prep.exercises
+        }
         plugin = GradingPlugin(
             course_files(self.session.loaded),
             self.plan.assignment,

@@ -85,7 +85,7 @@ class GradingPlugin(WorkerPlugin):
         self,
         files: Mapping[str, bytes],
         assignment: str,
-        prepared: Mapping[str, Any],
+        prepared: Mapping[str, tuple[Any, ...]],  # exercise id -> each variant's state
         course_key: str,
         isolation: str,
         *,

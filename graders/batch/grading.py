@@ -18,11 +18,12 @@ from datetime import datetime
 from typing import TYPE_CHECKING, Any
 
 from ..course.load import LoadedCourse, LoadedExercise, get_assignment
-from ..course.model import Assignment
+from ..course.model import Assignment, Course
+from ..course.variants import learner_variant
 from ..kinds.base import Context, Submission
 from ..kinds.layout import points_scale
 from ..kinds.prefetch import run_ahead
-from ..kinds.prepare import prepare_exercises
+from ..kinds.prepare import prepare_variants
 from ..results import QuestionResult, Status, StudentResult, SubmissionStatus
 
 if TYPE_CHECKING:
@@ -33,6 +34,7 @@ __all__ = [
     "PreparedExercise",
     "Submission",
     "apply_late_policy",
+    "for_learner",
     "grade_all",
     "grade_submission",
     "hit_a_bug",
@@ -59,6 +61,17 @@ class PreparedExercise:
     loaded: LoadedExercise
     prepared: Any  # the kind's own prepared state (``Kind[E, P]``: a ``P``)
     scale: float
+    variants: tuple[Any, ...] = ()  # each variant's prepared state, as ``loaded.variants``
+    variant: str | None = None  # the variant asked, once chosen for a learner
+
+    def for_learner(self, course: Course, student: str) -> PreparedExercise:
+        """The exercise as ``student`` is asked it: their variant, with its prepared state."""
+        chosen = learner_variant(self.loaded, course, student)
+        if chosen is None:
+            return self
+        loaded = replace(self.loaded, exercise=chosen.exercise)
+        state = self.variants[chosen.number - 1]
+        return replace(self, loaded=loaded, prepared=state, variant=str(chosen.number))
 
 
 @dataclass(frozen=True)
@@ -80,26 +93,38 @@ def prepare_assignment(
     loaded: LoadedCourse,
     assignment_id: str,
     ctx: Context,
-    prepared: Mapping[str, Any] | None = None,
+    prepared: Mapping[str, tuple[Any, ...]] | None = None,
 ) -> PreparedAssignment:
     """Everything that does not depend on a student, done once for the whole batch.
 
-    ``prepared`` (exercise id -> its kind's state) is what was prepared elsewhere: a
-    cluster's workers grade against the states the batch prepared, never their own.
+    ``prepared`` (exercise id -> each of its variants' states, as ``prepare_variants`` gives
+    them) is what was prepared elsewhere: a cluster's workers grade against the states the
+    batch prepared, never their own.
     """
     assignment = get_assignment(loaded, assignment_id)
     items = assignment.exercises
     if prepared is None:
-        prepared = prepare_exercises(loaded, [i.id for i in items], ctx)
+        prepared = prepare_variants(loaded, [i.id for i in items], ctx)
     exercises = tuple(
         PreparedExercise(
             loaded.exercises[item.id],
-            prepared[item.id],
+            prepared[item.id][0],  # the base variant's: what the assignment is without a learner
             points_scale(loaded.exercises[item.id], item.points),
+            prepared[item.id] if loaded.exercises[item.id].variants else (),
         )
         for item in items
     )
     return PreparedAssignment(assignment, exercises, ctx)
+
+
+def for_learner(prep: PreparedAssignment, student: str) -> PreparedAssignment:
+    """The assignment as ``student`` is asked it: each exercise in their variant.
+
+    The variant comes from the learner id the grader knows, never from what was handed in.
+    """
+    return replace(
+        prep, exercises=tuple(e.for_learner(prep.ctx.course, student) for e in prep.exercises)
+    )
 
 
 def planned_items(loaded: LoadedCourse, assignment_id: str) -> list[tuple[str, float]]:
@@ -123,6 +148,7 @@ def answer_key(prep: PreparedAssignment) -> dict[str, str]:
 def grade_submission(prep: PreparedAssignment, sub: Submission) -> StudentResult:
     """Grade one submission; never raises (a grader bug becomes an ``ungradable`` result)."""
     try:
+        prep = for_learner(prep, sub.student)
         # The submission's sandbox jobs run together, in one child where they can.
         jobs = [job for ex in prep.exercises for job in _jobs(ex, sub, prep.ctx)]
         ctx = run_ahead(prep.ctx, jobs)
@@ -170,7 +196,10 @@ def _grade_exercise(ex: PreparedExercise, sub: Submission, ctx: Context) -> list
         ]
     # The section is the exercise's, whatever the kind: set here once for every document.
     section = exercise.section
-    return [replace(r.scaled(ex.scale) if ex.scale != 1.0 else r, section=section) for r in results]
+    return [
+        replace(r.scaled(ex.scale) if ex.scale != 1.0 else r, section=section, variant=ex.variant)
+        for r in results
+    ]
 
 
 def apply_late_policy(

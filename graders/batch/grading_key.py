@@ -30,8 +30,16 @@ def course_key(prep: PreparedAssignment) -> str:
     or its checker, or changing torch, grades its submissions again.
     """
     course = prep.ctx.course
+    variants = {  # written only when set: a course without variants keeps its grading keys
+        "variants": [
+            [ex.loaded.exercise.id, [ex.loaded.kind.fingerprint(v) for v in ex.variants]]
+            for ex in prep.exercises
+            if ex.variants
+        ]
+    }
     blob = json.dumps(
         {
+            **(variants if variants["variants"] else {}),
             "assignment": prep.assignment.model_dump(mode="json"),
             "seed": course.seed,
             "limits": course.limits.model_dump(mode="json"),  # a longer timeout can change a result

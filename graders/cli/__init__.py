@@ -27,6 +27,7 @@ COMMAND_MODULES = (
     "report",
     "ci",
     "term",
+    "variants",
     "db",
 )
 

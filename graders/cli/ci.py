@@ -86,7 +86,12 @@ min_score_option = click.option(
     metavar="PATH",
     help='Append a Markdown summary (GitHub: "$GITHUB_STEP_SUMMARY").',
 )
-@click.option("--student", default="student", show_default=True, help="The name in the reports.")
+@click.option(
+    "--student",
+    default=None,
+    help="The learner's id: the name in the reports (default 'student') and, for exercises "
+    "with parameters, whose variant to grade (then required).",
+)
 @isolation_option
 def ci(
     notebook: Path,
@@ -97,7 +102,7 @@ def ci(
     json_path: Path | None,
     gradescope: Path | None,
     summary: str | None,
-    student: str,
+    student: str | None,
     isolation: str,
 ) -> None:
     """Grade one NOTEBOOK (or the one notebook in a folder) as autograde would.

@@ -38,15 +38,21 @@ def schema() -> None:
     is_flag=True,
     help="Print {item: answer} as JSON, usable as an answers file's 'answers'.",
 )
+@click.option(
+    "--student", default=None, help="The key of this learner's variants (default: the base)."
+)
 @isolation_option
-def key(assignment: str, course: Path | None, as_json: bool, isolation: str) -> None:
+def key(
+    assignment: str, course: Path | None, as_json: bool, student: str | None, isolation: str
+) -> None:
     """Print the answer key of ASSIGNMENT, computed by running torch."""
-    from ..batch.grading import answer_key, prepare_assignment
+    from ..batch.grading import answer_key, for_learner, prepare_assignment
     from ..session import open_session
     from .tables import key_table, print_table
 
     with open_session(course, isolation=isolation) as session:
-        answers = answer_key(prepare_assignment(session.loaded, assignment, session.ctx))
+        prep = prepare_assignment(session.loaded, assignment, session.ctx)
+        answers = answer_key(for_learner(prep, student) if student else prep)
     if as_json:
         click.echo(json.dumps(answers, indent=2, ensure_ascii=False))
     else:

@@ -3,11 +3,16 @@
 from __future__ import annotations
 
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import click
 
 from ..errors import ExitCode
 from . import course_option, exit_with, isolation_option, main
+
+if TYPE_CHECKING:
+    from ..batch.grading import PreparedAssignment
+    from ..course.load import LoadedCourse
 
 
 @main.command()
@@ -19,9 +24,18 @@ from . import course_option, exit_with, isolation_option, main
     show_default=True,
     help="Folder to write the notebooks into.",
 )
+@click.option(
+    "--roster",
+    type=click.Path(path_type=Path, dir_okay=False),
+    default=None,
+    help="The class roster (a CSV with a 'student' column): one notebook per learner, in "
+    "their own variant.",
+)
 @course_option
 @isolation_option
-def release(assignment: str, out: Path, course: Path | None, isolation: str) -> None:
+def release(
+    assignment: str, out: Path, roster: Path | None, course: Path | None, isolation: str
+) -> None:
     """Write ASSIGNMENT's student, instructor and nbgrader source notebooks into --out."""
     from ..batch.grading import answer_key, prepare_assignment
     from ..course.load import get_assignment
@@ -30,15 +44,52 @@ def release(assignment: str, out: Path, course: Path | None, isolation: str) -> 
 
     with open_session(course, isolation=isolation) as session:
         # Computing the key also fills the truth cache that nbgrader's test cells read.
-        key = answer_key(prepare_assignment(session.loaded, assignment, session.ctx))
+        prep = prepare_assignment(session.loaded, assignment, session.ctx)
+        if roster is not None:
+            _release_per_learner(session.loaded, prep, roster, out)
+            return
         written = write_release(
-            session.loaded, get_assignment(session.loaded, assignment), key, out
+            session.loaded, get_assignment(session.loaded, assignment), answer_key(prep), out
         )
+    _warn_if_varied(session.loaded, assignment)
     click.echo(f"student notebook:    {written.student}")
     click.echo(f"instructor notebook: {written.instructor}  (holds the answers: never hand it out)")
     click.echo(
         f"nbgrader source:     {written.source}  (copy {written.source.parent} into an nbgrader "
         "course's source/)"
+    )
+
+
+def _warn_if_varied(loaded: LoadedCourse, assignment: str) -> None:
+    from ..course.variants import varied_exercises
+
+    varied = varied_exercises(loaded, assignment)
+    if varied:
+        click.echo(
+            f"warning: {assignment} gives each learner their own variant of {', '.join(varied)}, "
+            "and is graded so; these notebooks show the base variant. Hand out per-learner "
+            "notebooks (--roster roster.csv), or learners answer a setup they are not graded on.",
+            err=True,
+        )
+
+
+def _release_per_learner(
+    loaded: LoadedCourse, prep: PreparedAssignment, roster: Path, out: Path
+) -> None:
+    from ..batch.learner_release import write_learner_releases
+    from ..batch.roster import load_roster
+
+    written = write_learner_releases(loaded, prep, load_roster(roster).students, out)
+    assignment = prep.assignment.id
+    click.echo(f"{len(written)} student notebooks:    {out / assignment}/<student>/")
+    click.echo(
+        f"{len(written)} instructor notebooks: {out / 'instructor' / assignment}/<student>/  "
+        "(hold the answers: never hand them out)"
+    )
+    click.echo(
+        "nbgrader: hand each learner their own notebook, then grade the submitted/ folder with "
+        "`graders autograde`, which grades each learner in their variant (nbgrader's own "
+        "test cells would grade everyone in the base variant)."
     )
 
 

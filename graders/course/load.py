@@ -18,7 +18,10 @@ from ..kinds.registry import get_kind, known_kinds
 from .marks import Marks, duplicate_ids, read_yaml
 from .marks import dotted as _dotted
 from .model import SECTIONS, Assignment, Course, ExerciseBase, not_a_section
+from .params import combinations
+from .templating import render_model
 from .text import DEFAULT_LANGUAGES, declared_languages, model_in, split_texts, with_texts
+from .variants import ExerciseVariant, expand, template_problems
 
 COURSE_FILE = "course.yml"
 EXERCISES_DIR = "exercises"
@@ -26,11 +29,28 @@ EXERCISES_DIR = "exercises"
 
 @dataclass(frozen=True)
 class LoadedExercise:
-    """An exercise, the kind that grades it, and where its values are in its file."""
+    """An exercise, the kind that grades it, and where its values are in its file.
+
+    An exercise with ``params`` is its base variant here; ``template`` is the exercise as
+    written and ``variants`` every variant the course allows (``course/variants.py``).
+    """
 
     exercise: Any  # the kind's model, a subclass of ExerciseBase
     kind: AnyKind
     marks: Marks
+    template: Any = None  # the model as written, with its templates; None without params
+    variants: tuple[ExerciseVariant, ...] = ()
+
+    def in_language(self, language: str) -> LoadedExercise:
+        """The same exercise, each of its variants too, with every text in ``language``."""
+        return replace(
+            self,
+            exercise=self.exercise.in_language(language),
+            template=self.template.in_language(language) if self.template else None,
+            variants=tuple(
+                replace(v, exercise=v.exercise.in_language(language)) for v in self.variants
+            ),
+        )
 
 
 @dataclass(frozen=True)
@@ -49,10 +69,7 @@ class LoadedCourse:
                 f"the course has no language '{language}' "
                 f"(its languages: {', '.join(self.course.languages)})"
             )
-        exercises = {
-            i: replace(e, exercise=e.exercise.in_language(language))
-            for i, e in self.exercises.items()
-        }
+        exercises = {i: e.in_language(language) for i, e in self.exercises.items()}
         return replace(self, course=self.course.in_language(language), exercises=exercises)
 
 
@@ -90,6 +107,9 @@ def load_course(course_file: Path) -> LoadedCourse:
             exercises[loaded.exercise.id] = loaded
     if course is not None:
         problems += _missing_exercises(course, marks, exercises, root)
+        for exercise_id, loaded in exercises.items():
+            exercises[exercise_id], found = expand(loaded, course, root)
+            problems += found
     if problems:
         raise SpecError(problems)
     assert course is not None
@@ -112,8 +132,17 @@ def load_exercise(
     exercise = _validate(kind.model, data, marks, problems, languages)
     if exercise is None:
         return None, problems
-    problems += _common_checks(exercise, path, marks) + kind.check(exercise, marks, root)
-    return (LoadedExercise(exercise, kind, marks) if not problems else None), problems
+    problems += _common_checks(exercise, path, marks)
+    if not exercise.params:
+        problems += kind.check(exercise, marks, root)
+        return (LoadedExercise(exercise, kind, marks) if not problems else None), problems
+    # Templates are checked as templates; the code they render to, in the base variant.
+    problems += template_problems(exercise, marks)
+    if problems:
+        return None, problems
+    base = render_model(exercise, combinations(exercise.params)[0])
+    problems += kind.check(base, marks, root)
+    return (LoadedExercise(base, kind, marks, exercise) if not problems else None), problems
 
 
 def _load_course_file(

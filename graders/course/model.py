@@ -11,6 +11,7 @@ from typing import Annotated, Any
 
 from pydantic import AwareDatetime, BaseModel, ConfigDict, Field, StringConstraints, field_validator
 
+from .params import Params, VariantsPolicy
 from .text import DEFAULT_LANGUAGES, Language, Text, Translatable
 
 Ident = Annotated[str, StringConstraints(pattern=r"^[a-z0-9][a-z0-9_-]*$", max_length=64)]
@@ -96,6 +97,8 @@ class Course(Strict, Translatable):
     # The pip requirement learners install `graders check` from, as notebooks say it
     # ("graders @ git+https://..."); empty: graders of the version that released them.
     learner_install: str = ""
+    # At most this many variants per exercise with `params`; None: every combination.
+    variants: VariantsPolicy | None = None
     assignments: list[Assignment] = Field(min_length=1)
 
     @field_validator("languages")
@@ -117,12 +120,16 @@ class ExerciseBase(Strict, Translatable):
     title: Text
     section: str
     kind: str
+    # Values substituted into the exercise's templates (``course/params.py``); none: the
+    # exercise is used exactly as written.
+    params: Params = Field(default_factory=dict)
 
     def content_hash(self) -> str:
         """A stable hash of all that defines this exercise (for caches), whatever its language."""
-        blob = json.dumps(
-            self.in_default_language().model_dump(mode="json"), sort_keys=True
-        ).encode()
+        data = self.in_default_language().model_dump(mode="json")
+        if not data.get("params"):
+            del data["params"]  # the hash an exercise had before parameters existed
+        blob = json.dumps(data, sort_keys=True).encode()
         return hashlib.sha256(blob).hexdigest()[:16]
 
 

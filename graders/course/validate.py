@@ -3,15 +3,16 @@
 from __future__ import annotations
 
 from collections import Counter
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 
 from ..errors import Problem, SpecError
-from ..kinds.prepare import preparation_problems, prepare_exercises, self_test_problems
+from ..kinds.prepare import prepare_variants, self_test_problems, variant_problems
 from ..session import load, open_session
 from .load import LoadedCourse
 from .model import SECTIONS
 from .text import language_problems
+from .variants import expand
 
 
 @dataclass(frozen=True)
@@ -42,12 +43,14 @@ def validate_course(
 ) -> CourseSummary:
     """Validate the course; raise ``SpecError`` with every problem found."""
     loaded = load(course)
-    problems = untranslated(loaded)
+    problems = untranslated(loaded) + every_combination(loaded)
     if truth:
         with open_session(course, isolation=isolation) as session:
-            truths = prepare_exercises(loaded, loaded.exercises, session.ctx)
-            problems += preparation_problems(loaded, truths)
-            problems += self_test_problems(loaded, truths, session.ctx)
+            # Every variant of every exercise runs through torch.
+            states = prepare_variants(loaded, loaded.exercises, session.ctx)
+            problems += variant_problems(loaded, states)
+            base = {exercise_id: found[0] for exercise_id, found in states.items()}
+            problems += self_test_problems(loaded, base, session.ctx)
     if problems:
         raise SpecError(problems)
     return _summary(loaded, truth)
@@ -59,6 +62,17 @@ def untranslated(loaded: LoadedCourse) -> list[Problem]:
     problems = language_problems(loaded.course, languages, loaded.marks)
     for ex in loaded.exercises.values():
         problems += language_problems(ex.exercise, languages, ex.marks)
+    return problems
+
+
+def every_combination(loaded: LoadedCourse) -> list[Problem]:
+    """Problems of the combinations of values that are no learner's variant (yet): each
+    must render, and its code parse, so that raising ``variants.count`` breaks nothing."""
+    problems: list[Problem] = []
+    everyone = loaded.course.model_copy(update={"variants": None})
+    for ex in loaded.exercises.values():
+        if ex.template is not None:
+            problems += expand(replace(ex, variants=()), everyone, loaded.root)[1]
     return problems
 
 

@@ -136,6 +136,9 @@ class Kind(Protocol[E, P]):
     def prepare(self, exercise: E, ctx: Context) -> P:
         """Compute, in torch, what answers are judged against (cached on disk)."""
 
+    def prepare_many(self, exercises: Sequence[E], ctx: Context) -> list[P]:
+        """``prepare`` for the variants of one exercise (together, where the kind can)."""
+
     def fingerprint(self, prepared: P) -> Any:
         """The prepared state as JSON: a grade is redone when it changes."""
 

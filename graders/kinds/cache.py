@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import json
 import os
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from functools import lru_cache
 from importlib import metadata
 from pathlib import Path
@@ -44,6 +44,25 @@ def cached(
     if not result.get("error"):
         _write_cache(path, result)
     return result
+
+
+def cached_many(
+    ctx: Context,
+    entries: Sequence[tuple[str, str]],
+    compute: Callable[[list[int]], list[dict[str, Any]]],
+) -> list[dict[str, Any]]:
+    """``cached`` for several entries (name, content hash) at once: ``compute`` gets the
+    indexes of those the cache does not hold, and computes them together."""
+    paths = [
+        _cache_file(ctx, name, content_hash, ctx.course.seed) for name, content_hash in entries
+    ]
+    found = [_read_cache(path) for path in paths]
+    missing = [i for i, result in enumerate(found) if result is None]
+    for i, result in zip(missing, compute(missing) if missing else [], strict=True):
+        found[i] = result
+        if not result.get("error"):
+            _write_cache(paths[i], result)
+    return [result or {} for result in found]
 
 
 def course_limits(ctx: Context) -> Limits:

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
 from concurrent.futures import ThreadPoolExecutor
+from dataclasses import replace
 from typing import TYPE_CHECKING, Any
 
 from ..errors import Problem
@@ -25,6 +26,45 @@ def prepare_exercises(loaded: LoadedCourse, ids: Iterable[str], ctx: Context) ->
 
     with ThreadPoolExecutor(max_workers=MAX_PARALLEL) as pool:
         return dict(zip(unique, pool.map(prepare, unique), strict=True))
+
+
+def prepare_variants(
+    loaded: LoadedCourse, ids: Iterable[str], ctx: Context
+) -> dict[str, tuple[Any, ...]]:
+    """Exercise id -> the prepared state of each of its variants, in variant order (the base
+    first); for an exercise without variants, its one state."""
+    unique = list(dict.fromkeys(ids))
+
+    def prepare(exercise_id: str) -> tuple[Any, ...]:
+        ex = loaded.exercises[exercise_id]
+        if not ex.variants:
+            return (ex.kind.prepare(ex.exercise, ctx),)
+        # Together: the variants of one exercise are independent steps of one warm child.
+        return tuple(ex.kind.prepare_many([v.exercise for v in ex.variants], ctx))
+
+    with ThreadPoolExecutor(max_workers=MAX_PARALLEL) as pool:
+        return dict(zip(unique, pool.map(prepare, unique), strict=True))
+
+
+def variant_problems(
+    loaded: LoadedCourse, prepared: Mapping[str, tuple[Any, ...]]
+) -> list[Problem]:
+    """``preparation_problems`` of every variant, each naming the variant it is about."""
+    problems: list[Problem] = []
+    for exercise_id, states in prepared.items():
+        ex = loaded.exercises[exercise_id]
+        if not ex.variants:
+            problems += ex.kind.problems(ex.exercise, states[0], ex.marks)
+            continue
+        seen: set[str] = set()
+        for variant, state in zip(ex.variants, states, strict=True):
+            for problem in ex.kind.problems(variant.exercise, state, ex.marks):
+                if str(problem) not in seen:
+                    seen.add(str(problem))
+                    problems.append(
+                        replace(problem, message=f"{problem.message} ({variant.label})")
+                    )
+    return problems
 
 
 def preparation_problems(loaded: LoadedCourse, prepared: Mapping[str, Any]) -> list[Problem]:

@@ -29,6 +29,7 @@ from ..notebook.layout import assignment_labels, exercise_headings
 from ..results import StudentResult, SubmissionStatus, format_points
 from .course_info import course_info
 from .feedback_view import feedback_view, short_label
+from .learner_setup import learner_context
 
 TEMPLATE = "feedback.html.j2"
 STATUS_TEXT = {
@@ -62,7 +63,8 @@ def write_feedback(loaded: LoadedCourse, assignment: str, db_url: str, out: Path
         if student.status is SubmissionStatus.MISSING:
             continue  # nothing was handed in: there is nothing to give feedback on
         path = out / f"{student.student}.html"
-        write_atomic(path, render_page(template, student, context))
+        mine = {**context, **learner_context(loaded, assignment, student.student)}
+        write_atomic(path, render_page(template, student, mine))
         written.append(path)
     return written
 

@@ -39,6 +39,7 @@ from .misconceptions import (
     unnamed_wrong_answers,
     unseen_misconceptions,
 )
+from .variants import VariantsReport, variants_report
 
 MAX_HEATMAP = (
     12  # beyond this many misconceptions a matrix stops being readable; pairs still list all
@@ -86,6 +87,7 @@ class AssignmentReport:
     many: int  # this many misconceptions or more: may need help
     problems: tuple[StudentRow, ...]
     assignment_info: AssignmentInfo | None = None  # from the course, when it is at hand
+    variants: VariantsReport | None = None  # questions asked in several variants, if any
 
     def label(self, item_id: str) -> str:
         """How the notebook names an item (``Question 1.2``); its id without a course."""
@@ -141,6 +143,7 @@ def assignment_report(doc: ResultsDocument, info: CourseInfo) -> AssignmentRepor
         help=tuple(needs_help(rows, many=many)),
         many=many,
         problems=tuple(late_or_ungradable(rows)),
+        variants=variants_report(doc, info),
         assignment_info=declared,
     )
 

@@ -25,6 +25,7 @@ from importlib import metadata
 from pathlib import Path
 
 from ...course.load import LoadedCourse
+from ...course.variants import varied_exercises
 from ...errors import UsageError
 from .bundle import write_course_bundle
 from .templates import render
@@ -51,6 +52,7 @@ def default_zip(assignment: str) -> Path:
 
 def build_autograder(loaded: LoadedCourse, assignment: str, out: Path) -> Autograder:
     """Write the autograder zip of ``assignment`` to ``out`` (whole or not at all)."""
+    _no_variants(loaded, assignment)
     files = {script: render(f"{script}.j2", assignment=assignment).encode() for script in SCRIPTS}
     files["requirements.txt"] = "\n".join(requirements() + [""]).encode()
     files.update(_package_files())
@@ -65,6 +67,18 @@ def build_autograder(loaded: LoadedCourse, assignment: str, out: Path) -> Autogr
         )
     _write_zip(out, files)
     return Autograder(out, tuple(sorted(files)), tuple(f"course/{s}" for s in bundle.solutions))
+
+
+def _no_variants(loaded: LoadedCourse, assignment: str) -> None:
+    # A learner's variant comes from the id the course grades them by; Gradescope knows
+    # them by its own ids, so the autograder could only guess whose variant to grade.
+    varied = varied_exercises(loaded, assignment)
+    if varied:
+        raise UsageError(
+            f"{assignment} gives each learner their own variant of {', '.join(varied)}, which "
+            "a Gradescope autograder cannot tell apart: collect the notebooks and grade them "
+            "with `graders autograde`, or set `variants: {count: 1}` for this course"
+        )
 
 
 def requirements() -> list[str]:

@@ -19,6 +19,7 @@ from typing import TYPE_CHECKING
 from ...batch.grading import ungradable
 from ...batch.submissions import IGNORED, Found
 from ...course.load import COURSE_FILE, LoadedCourse, get_assignment
+from ...course.variants import varied_exercises
 from ...errors import SubmissionError, UsageError
 from ...kinds.cache import torch_version
 from ...results import ResultsDocument, StudentResult
@@ -114,7 +115,7 @@ def grade_notebook(
     notebook: Path,
     assignment: str | None,
     *,
-    student: str = DEFAULT_STUDENT,
+    student: str | None = None,
     isolation: str = "auto",
     submitted_at: datetime | None = None,
 ) -> ResultsDocument:
@@ -122,6 +123,8 @@ def grade_notebook(
 
     With ``submitted_at`` the assignment's late policy applies; without, it does not.
 
+    ``student`` is the learner's id, as the grader knows them: it decides their variant of
+    exercises with parameters, so it must be given for an assignment that has some.
     Raises ``UsageError``/``SpecError`` only for a wrong command line or a broken course.
     """
     from ...session import load, open_session
@@ -129,12 +132,25 @@ def grade_notebook(
     course = course_path(course)
     loaded = load(course)
     assignment = resolve_assignment(loaded, notebook, assignment)
+    student = student or _unnamed(loaded, assignment)
     found = replace(locate(notebook, assignment, student), submitted_at=submitted_at)
     if found.error is not None:
         # Nothing to grade: no need to start torch to say so.
         return _document(loaded, assignment, None, ungradable(student, found.error))
     with open_session(course, isolation=isolation) as session:
         return grade_in(session, found, assignment)
+
+
+def _unnamed(loaded: LoadedCourse, assignment: str) -> str:
+    """The name of a learner nobody named, unless their variant depends on who they are."""
+    varied = varied_exercises(loaded, assignment)
+    if varied:
+        raise UsageError(
+            f"each learner has their own variant of {', '.join(varied)}: name the learner "
+            "(graders ci --student ID, the id the course grades them by), "
+            "never taken from the notebook"
+        )
+    return DEFAULT_STUDENT
 
 
 def locate(notebook: Path, assignment: str, student: str = DEFAULT_STUDENT) -> Found:

@@ -18,7 +18,7 @@ the course's ``limits.timeout_s`` (an exercise's ``timeout_s`` overrides it).
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -93,6 +93,10 @@ class CodeKind:
         return cached(
             ctx, exercise.id, content_hash(exercise, source, checker, ctx), observe_reference
         )
+
+    def prepare_many(self, exercises: Sequence[CodeExercise], ctx: Context) -> list[dict[str, Any]]:
+        # Each reference runs alone: its time sets the budget of learners' code.
+        return [self.prepare(exercise, ctx) for exercise in exercises]
 
     def problems(
         self, exercise: CodeExercise, prepared: dict[str, Any], marks: Marks

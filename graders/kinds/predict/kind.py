@@ -6,7 +6,7 @@ truth: ``no error`` or the exception class). Answers are parsed, never executed.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -19,7 +19,7 @@ from ..registry import register
 from . import cells, checks
 from .grading import grade_question
 from .model import PredictExercise
-from .truth import Truths, compute_truths
+from .truth import Truths, compute_truths, compute_truths_many
 
 if TYPE_CHECKING:
     from ...sandbox import Job
@@ -46,6 +46,9 @@ class PredictKind:
 
     def prepare(self, exercise: PredictExercise, ctx: Context) -> Truths:
         return compute_truths(exercise, ctx)
+
+    def prepare_many(self, exercises: Sequence[PredictExercise], ctx: Context) -> list[Truths]:
+        return compute_truths_many(exercises, ctx)  # one warm child for all variants
 
     def fingerprint(self, prepared: Truths) -> Any:
         return prepared.raw

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import Annotated, Any, Literal
+from typing import Annotated, Any, ClassVar, Literal
 
 from pydantic import BeforeValidator, Field, model_validator
 
@@ -21,6 +21,7 @@ AnswerText = Annotated[str, BeforeValidator(_as_literal)]
 class Misconception(Strict):
     """A typical wrong answer, the idea it reveals, and the explanation that targets it."""
 
+    TEMPLATED: ClassVar[frozenset[str]] = frozenset({"answer", "explain"})  # with `params`
     answer: AnswerText
     name: Ident
     explain: Text
@@ -29,6 +30,9 @@ class Misconception(Strict):
 class Question(Strict):
     """One prediction."""
 
+    TEMPLATED: ClassVar[frozenset[str]] = frozenset(
+        {"prompt", "expr", "run", "explain", "misconceptions"}
+    )  # what parameters are substituted into (not `article_says`: what the article printed)
     id: Ident
     prompt: Text
     expr: str | None = None
@@ -61,6 +65,7 @@ class Question(Strict):
 class PredictExercise(ExerciseBase):
     """An exercise file of kind ``predict``."""
 
+    TEMPLATED: ClassVar[frozenset[str]] = frozenset({"title", "setup", "questions"})
     kind: Literal["predict"]
     setup: str = ""
     questions: list[Question] = Field(min_length=1)

@@ -8,15 +8,16 @@ is most of what grading a prediction would otherwise cost.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from ...answers.render import render_answer
 from ...answers.values import Value, from_json
-from ..cache import cached, course_limits
+from ..cache import cached_many, course_limits
 
 if TYPE_CHECKING:
+    from ...sandbox import Outcome
     from ..base import Context
     from .model import PredictExercise
 
@@ -67,19 +68,37 @@ def _truth(entry: Mapping[str, Any]) -> Truth:
 def compute_truths(exercise: PredictExercise, ctx: Context) -> Truths:
     """Run the exercise through torch in a sandbox child (cached). Never raises for torch
     errors: a child that failed as a whole gives ``Truths.error``, reported by ``validate``."""
+    return compute_truths_many([exercise], ctx)[0]
+
+
+def compute_truths_many(exercises: Sequence[PredictExercise], ctx: Context) -> list[Truths]:
+    """The truths of several exercises (the variants of one), each cached on its own; those
+    the cache lacks are computed together, as the steps of one warm child (``run_all``)."""
+    entries = [(e.id, e.content_hash()) for e in exercises]
+
+    def run_in_torch(missing: list[int]) -> list[dict[str, Any]]:
+        from ...sandbox import Job
+
+        limits = course_limits(ctx)
+        jobs = [
+            Job(task=TRUTH_TASK, payload=_payload(exercises[i], ctx.course.seed), limits=limits)
+            for i in missing
+        ]
+        return [_result(outcome) for outcome in ctx.runner.run_all(jobs)]
+
+    return [Truths.from_json(raw) for raw in cached_many(ctx, entries, run_in_torch)]
+
+
+def _payload(exercise: PredictExercise, seed: int) -> dict[str, Any]:
     questions = [
         {"id": q.id, "expr": q.expr} if q.expr is not None else {"id": q.id, "run": q.run}
         for q in exercise.questions
     ]
-    payload = {"seed": ctx.course.seed, "setup": exercise.setup, "questions": questions}
+    return {"seed": seed, "setup": exercise.setup, "questions": questions}
 
-    def run_in_torch() -> dict[str, Any]:
-        from ...sandbox import Job
 
-        outcome = ctx.runner.run(Job(task=TRUTH_TASK, payload=payload, limits=course_limits(ctx)))
-        if outcome.status != "ok" or outcome.result is None:
-            return {"error": f"computing the truth failed ({outcome.status}): {outcome.message}"}
-        result: dict[str, Any] = outcome.result
-        return result
-
-    return Truths.from_json(cached(ctx, exercise.id, exercise.content_hash(), run_in_torch))
+def _result(outcome: Outcome) -> dict[str, Any]:
+    if outcome.status != "ok" or outcome.result is None:
+        return {"error": f"computing the truth failed ({outcome.status}): {outcome.message}"}
+    result: dict[str, Any] = outcome.result
+    return result
