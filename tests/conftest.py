@@ -1,10 +1,13 @@
-"""Shared fixtures: the repository's course, and the `--update-goldens` switch."""
+"""Shared fixtures: the repository's course, the `--update-goldens` switch, and gradebooks
+on SQLite and on a throwaway PostgreSQL server."""
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
+from pg_server import PostgresServer, find_bin
 
 REPO = Path(__file__).resolve().parent.parent
 COURSE_FILE = REPO / "course.yml"
@@ -25,3 +28,26 @@ def update_goldens(request: pytest.FixtureRequest) -> bool:
 def course_file() -> Path:
     """The course bundled with the repository."""
     return COURSE_FILE
+
+
+@pytest.fixture(scope="session")
+def postgres() -> Iterator[PostgresServer]:
+    """A PostgreSQL server of this test session, in a temporary folder (skipped only where
+    PostgreSQL is not installed: `.ci/run` installs it)."""
+    bin_dir = find_bin()
+    if bin_dir is None:
+        pytest.skip("PostgreSQL is not installed (no initdb and pg_ctl found)")
+    server = PostgresServer(bin_dir).start()
+    try:
+        yield server
+    finally:
+        server.stop()
+
+
+@pytest.fixture(params=["sqlite", "postgresql"])
+def gradebook_url(request: pytest.FixtureRequest, tmp_path: Path) -> str:
+    """A new, empty gradebook: a SQLite file, then a database on the PostgreSQL server."""
+    if request.param == "sqlite":
+        return f"sqlite:///{tmp_path / 'gradebook.db'}"
+    server: PostgresServer = request.getfixturevalue("postgres")
+    return server.new_database()

@@ -70,8 +70,9 @@ def graded(
 
 
 @pytest.fixture
-def engine(tmp_path: Path):
-    return gradebook.open_gradebook(f"sqlite:///{tmp_path / 'gradebook.db'}")
+def engine(gradebook_url: str):
+    """Each test runs on SQLite and on PostgreSQL."""
+    return gradebook.open_gradebook(gradebook_url)
 
 
 def count(engine, row_type) -> int:

@@ -11,24 +11,19 @@ exercise or its solution and its submissions are graded again; nothing else is.
 
 from __future__ import annotations
 
-import logging
 import threading
-from concurrent.futures import FIRST_COMPLETED, Future, ThreadPoolExecutor, wait
 from dataclasses import replace
 from pathlib import Path
 
 from sqlalchemy.engine import Engine
 
-from ..course.load import LoadedCourse
-from ..errors import SubmissionError
 from ..kinds.cache import torch_version
-from ..notebook import collect
 from ..results import StudentResult, SubmissionStatus
 from ..session import Session
 from . import gradebook
 from .batch_sources import remember_source
+from .executor import Ended, Executor, ThreadExecutor, grade_found
 from .exports import write_outputs
-from .grading import INTERNAL_ERROR, PreparedAssignment, grade_submission, ungradable
 from .plan import Plan, default_out_dir, plan_batch
 from .progress import Reporter, Silent
 from .roster import Roster
@@ -49,9 +44,6 @@ __all__ = [
     "plan_batch",
 ]
 
-log = logging.getLogger(__name__)
-STOP_POLL_S = 0.2  # how often a waiting batch looks whether it was asked to stop
-
 
 def grade_plan(
     plan: Plan,
@@ -60,9 +52,12 @@ def grade_plan(
     workers: int = 1,
     reporter: Reporter | None = None,
     stop: threading.Event | None = None,
+    executor: Executor | None = None,
 ) -> Summary:
     """Grade what the plan says, saving each grade as it comes, then write the outputs.
 
+    Grading happens on ``workers`` threads here unless ``executor`` says where (a Dask
+    cluster: ``cluster.ClusterExecutor``); the grades are saved here either way.
     Setting ``stop`` (from a Ctrl-C handler) ends the batch after the grades in hand are saved.
     """
     engine = gradebook.open_gradebook(plan.db_url)
@@ -75,8 +70,8 @@ def grade_plan(
         )
     outcome = "interrupted"
     try:
-        batch.run(workers, stop or threading.Event())
-        outcome = "interrupted" if batch.stopped else "finished"
+        batch.run(executor or ThreadExecutor(workers), stop or threading.Event())
+        outcome = "interrupted" if batch.ended.stopped else "finished"
     finally:
         # Written even when interrupted: the outputs always match what the gradebook holds.
         gradebook.finish_run(
@@ -86,7 +81,7 @@ def grade_plan(
             batch.graded,
             plan.skipped,
             batch.failed,
-            session.isolation,
+            batch.isolation,
         )
         doc = apply_roster(
             gradebook.results_document(engine, plan.course, plan.assignment), plan.roster
@@ -103,7 +98,8 @@ def grade_plan(
         plan.roster_check.missing,
         plan.roster_check.unlisted,
     )
-    return summarize(doc, tally, (plan.out_dir, plan.db_url), outcome == "interrupted")
+    summary = summarize(doc, tally, (plan.out_dir, plan.db_url), outcome == "interrupted")
+    return replace(summary, lost=batch.ended.lost)
 
 
 def autograde(
@@ -119,6 +115,7 @@ def autograde(
     reporter: Reporter | None = None,
     stop: threading.Event | None = None,
     roster: Roster | None = None,
+    executor: Executor | None = None,
 ) -> Summary:
     """Grade the notebooks in ``submissions`` (a folder, or a .zip of one) into the gradebook
     and write the outputs."""
@@ -135,11 +132,13 @@ def autograde(
         )
         if plan.source is not None:  # a later regrade reads the zip, not where it was opened
             plan = replace(plan, source=replace(plan.source, folder=submissions.resolve()))
-        return grade_plan(plan, session, workers=workers, reporter=reporter, stop=stop)
+        return grade_plan(
+            plan, session, workers=workers, reporter=reporter, stop=stop, executor=executor
+        )
 
 
 class _Batch:
-    """Grades submissions on worker threads; saves each grade from the calling thread."""
+    """Has an executor grade the plan; saves each grade it hands back, in this thread."""
 
     def __init__(self, plan: Plan, session: Session, engine: Engine, reporter: Reporter) -> None:
         self.plan, self.session, self.engine, self.reporter = plan, session, engine, reporter
@@ -148,31 +147,25 @@ class _Batch:
         )
         self.graded = self.failed = 0
         self.internal: list[tuple[str, str]] = []  # grader bugs met this run
-        self.stopped = False
+        self.ended = Ended()
+        self.levels: set[str] = set()  # isolation levels code ran under, where it ran
 
-    def run(self, workers: int, stop: threading.Event) -> None:
+    @property
+    def isolation(self) -> str | None:
+        """The run's isolation: the one level code ran under (``mixed`` if several)."""
+        if not self.levels:
+            return self.session.isolation
+        return next(iter(self.levels)) if len(self.levels) == 1 else "mixed"
+
+    def run(self, executor: Executor, stop: threading.Event) -> None:
         self.reporter.start(len(self.plan.todo), self.plan.skipped)
-        if not self.plan.todo:
-            return
-        pool = ThreadPoolExecutor(max_workers=max(1, workers), thread_name_prefix="autograde")
-        try:
-            futures: dict[Future[tuple[StudentResult, bool]], tuple[Found, str]] = {
-                pool.submit(
-                    grade_found, self.plan.prep_for(found.student), self.session.loaded, found
-                ): (found, key)
-                for found, key in self.plan.todo
-            }
-            pending = set(futures)
-            while pending and not stop.is_set():
-                done, pending = wait(pending, timeout=STOP_POLL_S, return_when=FIRST_COMPLETED)
-                for future in done:
-                    self._save(*futures[future], *future.result())
-            self.stopped = bool(pending)
-        finally:
-            # On Ctrl-C, drop what has not started; the runner's shutdown ends what has.
-            pool.shutdown(wait=False, cancel_futures=True)
+        if self.plan.todo:
+            self.ended = executor.grade(self.plan, self.session, self._save, stop)
 
-    def _save(self, found: Found, key: str, result: StudentResult, retry: bool) -> None:
+    def _save(
+        self, found: Found, key: str, result: StudentResult, retry: bool, isolation: str | None
+    ) -> None:
+        isolation = isolation or self.session.isolation
         gradebook.record(
             self.engine,
             self.plan.course,
@@ -184,7 +177,7 @@ class _Batch:
                 source=found.source,
                 submitted_at=found.submitted_at,
                 torch_version=torch_version(),
-                isolation=self.session.isolation,
+                isolation=isolation,
                 retry=retry,
             ),
         )
@@ -192,30 +185,6 @@ class _Batch:
         self.failed += result.status is SubmissionStatus.UNGRADABLE
         if retry:  # the grader failed, not the learner
             self.internal.append((result.student, result.error or ""))
+        if isolation:
+            self.levels.add(isolation)
         self.reporter.done(result)
-
-
-def grade_found(
-    prep: PreparedAssignment, loaded: LoadedCourse, found: Found
-) -> tuple[StudentResult, bool]:
-    """Read and grade one student's notebook; also says whether to retry it next run.
-
-    Never raises: a notebook that cannot be read is that student's ``ungradable`` result.
-    """
-    if found.error is not None or found.path is None:
-        return ungradable(found.student, found.error or "no notebook"), False
-    try:
-        sub = collect.read_submission(found.path, prep.assignment.id, loaded, found.student)
-    except SubmissionError as exc:
-        return ungradable(found.student, str(exc).replace(str(found.path), found.source)), False
-    except Exception as exc:  # noqa: BLE001 - a reader bug costs this student, and is retried
-        log.error("internal error while reading %s", found.source, exc_info=True)
-        return ungradable(
-            found.student,
-            f"{INTERNAL_ERROR} reading {found.source}: {type(exc).__name__}: {exc}",
-        ), True
-    result = grade_submission(
-        prep, replace(sub, student=found.student, submitted_at=found.submitted_at)
-    )
-    # grade_submission reports only grader failures as ungradable: worth another try.
-    return result, result.status is SubmissionStatus.UNGRADABLE

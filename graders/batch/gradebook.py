@@ -1,7 +1,8 @@
 """The gradebook: SQLAlchemy models, and the one place that writes grades.
 
-Any SQLAlchemy URL works; the default is a SQLite file in the course folder. Two tables
-for grading, and those of the instructor's decisions (``term_tables``):
+Any SQLAlchemy URL works (SQLite and PostgreSQL are tested); the default is a SQLite file
+in the course folder. Two tables for grading, those of the instructor's decisions
+(``term_tables``), and Alembic's revision (``gradebook_schema``):
 
     runs         one row per ``graders autograde`` run (started, finished or not, counts)
     submissions  one row per (course, assignment, student): the latest grade, the grading
@@ -15,7 +16,6 @@ leaves every finished submission saved and no half-written one.
 
 from __future__ import annotations
 
-import os
 from dataclasses import dataclass, replace
 from datetime import UTC, datetime
 from pathlib import Path
@@ -23,20 +23,22 @@ from typing import Any
 
 from sqlalchemy import (
     ColumnElement,
-    create_engine,
     delete,
-    event,
     insert,
     select,
 )
 from sqlalchemy.engine import Engine, make_url
+from sqlalchemy.exc import IntegrityError
 from sqlalchemy.orm import Session
 
 from ..errors import UsageError
 from ..results import ResultsDocument, StudentResult, SubmissionStatus
 from . import term_tables  # noqa: F401 - registers the term's tables with Base
 from .adjustments import Adjustments, read_adjustments, student_overrides
+from .gradebook_databases import create_tables, engine_for, schema_lock
 from .gradebook_tables import Base, RunRow, SubmissionRow
+
+WRITE_ATTEMPTS = 3  # a grade saved by two batches at once: the later one wins
 
 
 def default_url(course_root: Path) -> str:
@@ -61,35 +63,21 @@ def shown_url(url: str) -> str:
 
 
 def open_gradebook(url: str) -> Engine:
-    """Connect to (and create, if needed) the gradebook at ``url``."""
-    parsed = make_url(url)
-    if parsed.get_backend_name() == "sqlite" and parsed.database not in (None, "", ":memory:"):
-        _create_private_file(Path(parsed.database))
-    engine = create_engine(parsed)
-    if engine.dialect.name == "sqlite":
-        event.listen(engine, "connect", _sqlite_pragmas)
-    Base.metadata.create_all(engine)
+    """Connect to (and create, if needed) the gradebook at ``url``.
+
+    A gradebook whose tables are of an older revision is refused until ``upgrade``.
+    """
+    engine = engine_for(url)
+    create_tables(engine, Base.metadata)
     return engine
 
 
-def _create_private_file(path: Path) -> None:
-    # Grades are private: a new database file is readable by its owner only.
-    path.parent.mkdir(parents=True, exist_ok=True)
-    if not path.exists():
-        os.close(os.open(path, os.O_CREAT | os.O_WRONLY, 0o600))
+def upgrade(url: str) -> tuple[str | None, str]:
+    """Migrate the gradebook at ``url`` to this graders' tables: (revision before, after)."""
+    from .gradebook_schema import upgrade as run_migrations  # Alembic's commands: only here
 
-
-def _sqlite_pragmas(dbapi_connection: Any, _record: Any) -> None:
-    cursor = dbapi_connection.cursor()
-    cursor.execute("PRAGMA foreign_keys=ON")
-    cursor.execute("PRAGMA busy_timeout=30000")  # a report reading the file must not fail a run
-    # One grade is one transaction: in the default rollback journal each costs several
-    # fsyncs (~25 ms here), which made saving, not grading, the batch's bottleneck. With
-    # WAL and synchronous=NORMAL a commit survives a crash or kill -9 of the grader; only
-    # a power loss may drop the last grades, and the next run grades those again.
-    cursor.execute("PRAGMA journal_mode=WAL")
-    cursor.execute("PRAGMA synchronous=NORMAL")
-    cursor.close()
+    with schema_lock(engine_for(url)) as conn:
+        return run_migrations(conn)
 
 
 def start_run(
@@ -156,15 +144,26 @@ class Graded:
 def record(engine: Engine, course: str, assignment: str, graded: Graded) -> None:
     """Save one student's grade, replacing any earlier one, in one transaction."""
     student = graded.result.student
-    # Core statements rather than ORM objects: a unit of work per grade was the largest
-    # cost of the batch's main thread.
-    with engine.begin() as conn:
-        overrides = Adjustments({student: student_overrides(conn, course, assignment, student)})
-        row = _submission_row(course, assignment, graded) | score_columns(
-            overrides.apply(graded.result)
-        )
-        conn.execute(delete(SubmissionRow).where(*of_student(course, assignment, student)))
-        conn.execute(insert(SubmissionRow), row)
+    for attempt in range(WRITE_ATTEMPTS):
+        try:
+            # Core statements rather than ORM objects: a unit of work per grade was the
+            # largest cost of the batch's main thread.
+            with engine.begin() as conn:
+                overrides = Adjustments(
+                    {student: student_overrides(conn, course, assignment, student)}
+                )
+                row = _submission_row(course, assignment, graded) | score_columns(
+                    overrides.apply(graded.result)
+                )
+                conn.execute(delete(SubmissionRow).where(*of_student(course, assignment, student)))
+                conn.execute(insert(SubmissionRow), row)
+            return
+        except IntegrityError:
+            # Another batch saved this student between our delete and our insert (in
+            # PostgreSQL a delete does not wait for a row that did not exist yet): the
+            # next attempt's delete sees that row and replaces it.
+            if attempt == WRITE_ATTEMPTS - 1:
+                raise
 
 
 def replace_missing(
@@ -251,17 +250,24 @@ def results_document(engine_or_url: Engine | str, course: str, assignment: str) 
         SubmissionRow.course == course, SubmissionRow.assignment == assignment
     )
     with engine.connect() as conn:
-        rows = conn.execute(query.order_by(SubmissionRow.student)).all()
+        rows = conn.execute(query).all()
         adjust = read_adjustments(conn, course, assignment)
+    # Sorted here, by code point: a database's collation (PostgreSQL's follows the locale)
+    # must not change the order of a document, of grades.csv or of a report.
     students = tuple(
-        adjust.apply(
-            replace(
-                StudentResult.parse(row.result_json),
-                submitted_at=_iso(row.submitted_at),
-                graded_at=_iso(row.graded_at),
-            )
+        sorted(
+            (
+                adjust.apply(
+                    replace(
+                        StudentResult.parse(row.result_json),
+                        submitted_at=_iso(row.submitted_at),
+                        graded_at=_iso(row.graded_at),
+                    )
+                )
+                for row in rows
+            ),
+            key=lambda s: s.student,
         )
-        for row in rows
     )
     latest = max((row.graded_at for row in rows), default=None)
     return ResultsDocument(

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import logging
 import traceback
-from collections.abc import Iterable, Iterator
+from collections.abc import Iterable, Iterator, Mapping
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, replace
 from datetime import datetime
@@ -90,12 +90,21 @@ class PreparedAssignment:
 
 
 def prepare_assignment(
-    loaded: LoadedCourse, assignment_id: str, ctx: Context
+    loaded: LoadedCourse,
+    assignment_id: str,
+    ctx: Context,
+    prepared: Mapping[str, tuple[Any, ...]] | None = None,
 ) -> PreparedAssignment:
-    """Everything that does not depend on a student, done once for the whole batch."""
+    """Everything that does not depend on a student, done once for the whole batch.
+
+    ``prepared`` (exercise id -> each of its variants' states, as ``prepare_variants`` gives
+    them) is what was prepared elsewhere: a cluster's workers grade against the states the
+    batch prepared, never their own.
+    """
     assignment = get_assignment(loaded, assignment_id)
     items = assignment.exercises
-    prepared = prepare_variants(loaded, [i.id for i in items], ctx)
+    if prepared is None:
+        prepared = prepare_variants(loaded, [i.id for i in items], ctx)
     exercises = tuple(
         PreparedExercise(
             loaded.exercises[item.id],

@@ -32,6 +32,7 @@ class Summary:
     dropped: tuple[str, ...] = ()  # students of the folder dropped from the assignment
     # (student, reason) whose grading hit a bug in graders this run; graded again next run
     internal: tuple[tuple[str, str], ...] = ()
+    lost: str | None = None  # why the cluster grading it went away (then ``interrupted``)
 
     @property
     def all_graded(self) -> bool:

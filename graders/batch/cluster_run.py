@@ -1,0 +1,278 @@
+"""One batch on a Dask cluster: notebooks out in batches, each result saved here once.
+
+``cluster.ClusterExecutor`` opens the client; this is what it does with it (the module
+docstring of ``cluster`` says how faults are survived).
+"""
+
+from __future__ import annotations
+
+import queue
+import threading
+import time
+from collections import deque
+from dataclasses import dataclass, field
+from datetime import datetime
+from typing import TYPE_CHECKING, Any
+
+from .. import __version__
+from ..errors import GraderError
+from ..kinds.cache import torch_version
+from ..notebook.read import MAX_NOTEBOOK_BYTES
+from ..results import StudentResult
+from .executor import STOP_POLL_S, Ended, Save, grade_found
+from .grading import ungradable
+from .grading_key import course_key
+from .submissions import Found
+
+if TYPE_CHECKING:
+    from distributed import Client, Future
+
+    from ..session import Session
+    from .cluster import ClusterExecutor
+    from .cluster_worker import Reply, Shipped
+    from .plan import Plan
+
+LOCAL_PREFIX = "local:"  # --cluster local:N: a LocalCluster of the batch's own
+IN_FLIGHT_PER_THREAD = 2  # batches queued per worker thread: enough to never leave one idle
+MAX_BATCH = 32  # notebooks per task: the scheduler's cost is per task, a kill costs a batch
+ALONE_TRIES = 2  # a notebook sent alone that Dask gave up this often is ungradable
+REFRESH_S = 5.0  # how often the batch looks how many worker threads the cluster has
+
+Sent = list[tuple[Found, str]]  # a batch's submissions with their grading keys
+
+
+class ClusterError(GraderError):
+    """The cluster cannot grade this batch (a worker differs from this machine, or fails)."""
+
+
+@dataclass
+class ClusterStats:
+    """What the cluster did in a run, for the benchmark's figures."""
+
+    shipped: int = 0  # notebooks sent to workers
+    tasks: int = 0  # batches sent (split batches count again)
+    busy_s: float = 0.0  # time workers spent grading, added up over batches
+    killed: int = 0  # batches given up by the scheduler after killing workers
+    local: int = 0  # submissions graded here: nothing to send (no notebook, unreadable)
+    levels: set[str] = field(default_factory=set)  # isolation levels the workers ran at
+
+
+class ClusterRun:
+    """One batch on the cluster: send notebooks in batches, save each result once."""
+
+    def __init__(
+        self, owner: ClusterExecutor, client: Client, plan: Plan, session: Session, save: Save
+    ) -> None:
+        self.owner, self.client, self.plan, self.session = owner, client, plan, session
+        self.save = save
+        self.key = course_key(plan.prep)
+        self.plugin = f"graders-{plan.course}-{plan.assignment}"
+        self.saved: set[str] = set()
+        self.killed_alone: dict[str, int] = {}  # student -> times Dask gave up on them alone
+        self.waiting: deque[Sent] = deque()
+        self.in_flight: dict[Future[Any], Sent] = {}
+        self.finished: queue.SimpleQueue[Future[Any]] = queue.SimpleQueue()
+        self.threads = 1
+        self.refreshed = -REFRESH_S  # so that the first look happens at once
+
+    def go(self, stop: threading.Event) -> Ended:
+        remote = [(f, k) for f, k in self.plan.todo if not self._grade_here(f, k)]
+        if not remote:
+            return Ended()
+        self._install()
+        try:
+            self._refresh_threads()
+            size = self.owner.batch_size or _batch_size(len(remote), self.threads)
+            self.waiting.extend(remote[i : i + size] for i in range(0, len(remote), size))
+            return self._loop(stop)
+        finally:
+            self._cancel_in_flight()
+            self._uninstall()
+
+    def _loop(self, stop: threading.Event) -> Ended:
+        while self.waiting or self.in_flight:
+            self._fill()
+            if stop.is_set():
+                return Ended(stopped=True)
+            try:
+                future = self.finished.get(timeout=STOP_POLL_S)
+            except queue.Empty:
+                self._refresh_threads()
+                continue
+            lost = self._collect(future)
+            if lost is not None:
+                return Ended(stopped=True, lost=lost)
+        return Ended()
+
+    def _fill(self) -> None:
+        while self.waiting and len(self.in_flight) < self.threads * IN_FLIGHT_PER_THREAD:
+            batch = self.waiting.popleft()
+            shipped: list[Shipped] = []
+            sent: Sent = []
+            for found, key in batch:
+                raw = _notebook_bytes(found)
+                if raw is None:  # changed since it was keyed: read (and refused) here
+                    self._save_here(found, key)
+                    continue
+                shipped.append((found.student, found.source, _iso(found.submitted_at),
+                                _iso(self.plan.dues.get(found.student)), raw))  # fmt: skip
+                sent.append((found, key))
+            if shipped:
+                self._submit(shipped, sent)
+
+    def _submit(self, shipped: list[Shipped], sent: Sent) -> None:
+        from .cluster_worker import grade_batch
+
+        future = self.client.submit(grade_batch, self.plugin, self.key, shipped, pure=False)
+        self.in_flight[future] = sent
+        future.add_done_callback(self.finished.put)  # called on the client's own thread
+        self.owner.stats.shipped += len(shipped)
+        self.owner.stats.tasks += 1
+
+    def _collect(self, future: Future[Any]) -> str | None:
+        """Save what a finished batch says; the reason the cluster is gone, if it is."""
+        if future.status in ("pending", "lost"):
+            # It finished, then the worker holding its answer died: Dask runs it again.
+            future.add_done_callback(self.finished.put)
+            return None
+        sent = self.in_flight.pop(future)
+        if future.status == "cancelled":
+            return f"lost the Dask scheduler at {self.owner.address}"
+        if future.status == "finished":
+            try:
+                reply = future.result()
+            except Exception as exc:  # noqa: BLE001 - its answer was lost, then it failed
+                return self._failed(exc, sent)
+            self._save_reply(reply, sent)
+            return None
+        return self._failed(future.exception(), sent)
+
+    def _save_reply(self, reply: Reply, sent: Sent) -> None:
+        stats = self.owner.stats
+        stats.busy_s += reply["busy_s"]
+        if reply["isolation"]:
+            stats.levels.add(reply["isolation"])
+        by_student = {found.student: (found, key) for found, key in sent}
+        for student, text, retry in reply["results"]:
+            # Parsed and validated here: the worker's JSON is data, never trusted as objects.
+            result = StudentResult.parse(text)
+            if student not in by_student or result.student != student:
+                raise ClusterError(f"a worker answered for {student!r}, which it was not sent")
+            self._save_once(*by_student[student], result, retry, reply["isolation"])
+
+    def _failed(self, exc: BaseException | None, sent: Sent) -> str | None:
+        from distributed import KilledWorker
+
+        from .cluster_worker import WorkerSetupError
+
+        if isinstance(exc, WorkerSetupError):
+            raise ClusterError(
+                f"a Dask worker cannot grade this batch: {exc} (this machine: torch "
+                f"{torch_version()}, graders {__version__})"
+            ) from exc
+        if exc is None:  # an error Dask could not say: the batch is sent again
+            self.waiting.appendleft(sent)
+            return None
+        if isinstance(exc, KilledWorker):
+            self.owner.stats.killed += 1
+            # A batch: each of its notebooks is sent alone; a notebook alone, once more.
+            if len(sent) > 1 or self._once_more(sent[0][0].student):
+                self.waiting.extendleft([item] for item in reversed(sent))
+                return None
+        reason = (
+            "grading this notebook killed the Dask worker each time it was sent"
+            if isinstance(exc, KilledWorker)
+            else f"internal error on a Dask worker: {type(exc).__name__}: {exc}"
+        )
+        for found, key in sent:
+            self._save_once(found, key, ungradable(found.student, reason), True, None)
+        return None
+
+    def _once_more(self, student: str) -> bool:
+        """Send a notebook alone again? Once: it may only have waited for a worker that another
+        notebook killed (Dask counts a death against every task the worker held)."""
+        tries = self.killed_alone.get(student, 0) + 1
+        self.killed_alone[student] = tries
+        return tries < ALONE_TRIES
+
+    def _grade_here(self, found: Found, key: str) -> bool:
+        """Grade here what needs no worker: no notebook, or one the reader refuses unread."""
+        if found.path is not None and found.error is None and _sendable(found):
+            return False
+        self._save_here(found, key)
+        return True
+
+    def _save_here(self, found: Found, key: str) -> None:
+        self.owner.stats.local += 1
+        prep = self.plan.prep_for(found.student)
+        self._save_once(found, key, *grade_found(prep, self.session.loaded, found), None)
+
+    def _save_once(
+        self, found: Found, key: str, result: StudentResult, retry: bool, level: str | None
+    ) -> None:
+        if found.student in self.saved:
+            return  # a batch Dask ran twice (its first worker died after answering)
+        self.saved.add(found.student)
+        self.save(found, key, result, retry, level)
+
+    def _install(self) -> None:
+        from .cluster_worker import GradingPlugin, course_files
+
+        prepared = {  # every variant's state: the worker chooses each learner's, as here
+            ex.loaded.exercise.id: ex.variants or (ex.prepared,) for ex in self.plan.prep.exercises
+        }
+        plugin = GradingPlugin(
+            course_files(self.session.loaded),
+            self.plan.assignment,
+            prepared,
+            self.key,
+            self.owner.isolation,
+            ignore_interrupts=self.owner.address.startswith(LOCAL_PREFIX),
+        )
+        # A plugin of the same name (left by a run that was killed) is replaced: torn down.
+        self.client.register_plugin(plugin, name=self.plugin)
+
+    def _uninstall(self) -> None:
+        # The workers' sessions (fork servers) stop with the run, not with the cluster.
+        if self.client.status == "running":
+            self.client.unregister_worker_plugin(self.plugin)
+
+    def _cancel_in_flight(self) -> None:
+        if self.in_flight and self.client.status == "running":
+            self.client.cancel(list(self.in_flight))
+
+    def _refresh_threads(self) -> None:
+        now = time.monotonic()
+        if now - self.refreshed < REFRESH_S or self.client.status != "running":
+            return
+        self.refreshed = now
+        self.threads = max(1, sum(self.client.nthreads().values()))
+
+
+def _batch_size(count: int, threads: int) -> int:
+    """Notebooks per task: a few tasks per thread for small classes, MAX_BATCH for large."""
+    return max(1, min(MAX_BATCH, count // (threads * 4)))
+
+
+def _sendable(found: Found) -> bool:
+    assert found.path is not None
+    try:
+        size = found.path.stat().st_size
+    except OSError:
+        return False
+    return 0 < size <= MAX_NOTEBOOK_BYTES
+
+
+def _notebook_bytes(found: Found) -> bytes | None:
+    """The notebook's bytes, or None when the reader must see it here (it grew, or vanished)."""
+    assert found.path is not None
+    try:
+        with found.path.open("rb") as handle:
+            raw = handle.read(MAX_NOTEBOOK_BYTES + 1)
+    except OSError:
+        return None
+    return raw if 0 < len(raw) <= MAX_NOTEBOOK_BYTES else None
+
+
+def _iso(when: datetime | None) -> str | None:
+    return when.isoformat() if when else None

@@ -1,0 +1,194 @@
+"""The worker's half of grading on a Dask cluster: a plugin holding a warm session, and the task.
+
+    GradingPlugin(course files, assignment, prepared states, course key, isolation)
+        setup     writes the course into the worker's own folder and opens a session there:
+                  its own sandbox (fork servers, started on the first job, at the best
+                  isolation level this machine offers, or the one asked for), kept warm for
+                  the run; then checks that this worker grades as the batch would (the same
+                  course key: the same course, truths, torch and graders)
+        teardown  closes the session (its fork servers stop) and removes the folder
+    grade_batch(plugin name, course key, submissions) -> Reply
+
+Only the course and what the batch prepared (truths, reference observations: computed once
+by the batch, never by a worker) come with the plugin; notebooks come as their bytes, so no
+worker needs the batch's file systems. What goes back is plain data: each student's results
+as JSON, which the batch parses and validates before saving it. Learner code runs only in
+this worker's sandbox children, which hand back validated JSON, as in a run on one machine.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import signal
+import tempfile
+import threading
+import time
+import uuid
+from collections.abc import Mapping
+from datetime import datetime
+from pathlib import Path, PurePosixPath
+from typing import TYPE_CHECKING, Any, TypedDict
+
+from distributed import WorkerPlugin, get_worker
+
+from .. import __version__
+from ..course.load import COURSE_FILE, EXERCISES_DIR, LoadedCourse
+from ..kinds.cache import torch_version
+from ..session import Session, start_session
+from .executor import grade_found
+from .grading import PreparedAssignment, prepare_assignment
+from .grading_key import course_key
+from .submissions import Found
+
+if TYPE_CHECKING:
+    from distributed import Worker
+
+SPOOL_DIR = ".graders-spool"  # inside the course folder, which the sandbox hides from learners
+
+# (student, source, submitted_at and the student's own due date as ISO 8601 or None, the
+# notebook's bytes)
+Shipped = tuple[str, str, str | None, str | None, bytes]
+
+
+class Reply(TypedDict):
+    """What a worker sends back for one batch: plain data only."""
+
+    isolation: str | None  # the level learner code ran under here (None: none ran)
+    busy_s: float  # time spent grading the batch, for the batch's figures
+    results: list[tuple[str, str, bool]]  # (student, StudentResult as JSON, retry next run)
+
+
+class WorkerSetupError(Exception):
+    """This worker cannot grade for the batch (setup failed, or it would grade differently)."""
+
+
+def course_files(loaded: LoadedCourse) -> dict[str, bytes]:
+    """The files a worker needs to load the course and grade: relative path -> bytes.
+
+    ``course.yml``, every exercise file, and what each kind says its exercises need (a
+    code exercise's checker and reference solution); samples and docs stay behind.
+    """
+    root = loaded.root
+    names = [COURSE_FILE] + [
+        p.relative_to(root).as_posix() for p in sorted((root / EXERCISES_DIR).glob("*.y*ml"))
+    ]
+    for ex in loaded.exercises.values():
+        names += ex.kind.files(ex.exercise)
+    return {name: (root / name).read_bytes() for name in dict.fromkeys(names)}
+
+
+class GradingPlugin(WorkerPlugin):
+    """A worker's graders session for one batch: set up on every worker, late joiners too."""
+
+    def __init__(
+        self,
+        files: Mapping[str, bytes],
+        assignment: str,
+        prepared: Mapping[str, tuple[Any, ...]],  # exercise id -> each variant's state
+        course_key: str,
+        isolation: str,
+        *,
+        ignore_interrupts: bool = False,
+    ) -> None:
+        self.files = dict(files)
+        self.ignore_interrupts = ignore_interrupts  # a worker process of the batch's own
+        self.assignment = assignment
+        self.prepared = dict(prepared)
+        self.course_key = course_key
+        self.isolation = isolation
+        self.error: str | None = None
+        self._folder: Path | None = None
+        self._session: Session | None = None
+        self._prep: PreparedAssignment | None = None
+
+    def setup(self, worker: Worker) -> None:
+        if self.ignore_interrupts and threading.current_thread() is threading.main_thread():
+            # Ctrl-C reaches the whole process group: the batch stops its own workers (after
+            # saving the grades in hand), they do not die under it.
+            signal.signal(signal.SIGINT, signal.SIG_IGN)
+        # Never raises: a worker that cannot grade says why to the batch, on its first task.
+        try:
+            self._open(Path(worker.local_directory), worker.state.nthreads)
+        except WorkerSetupError as exc:
+            self.error = str(exc)
+        except Exception as exc:  # noqa: BLE001 - reported by every task sent here
+            self.error = f"{type(exc).__name__}: {exc}"
+
+    def teardown(self, worker: Worker) -> None:
+        if self._session is not None:
+            self._session.close()
+        if self._folder is not None:
+            shutil.rmtree(self._folder, ignore_errors=True)
+
+    def grade(self, expected_key: str, shipped: list[Shipped]) -> Reply:
+        """Grade each submission of a batch, one after the other, in this worker's session."""
+        if self.error is not None or self._session is None or self._prep is None:
+            raise WorkerSetupError(self.error or "this worker's graders session is not open")
+        if expected_key != self.course_key:
+            raise WorkerSetupError("this worker holds another batch's course (a newer run?)")
+        started = time.perf_counter()
+        results = [self._grade_one(self._prep, self._session.loaded, item) for item in shipped]
+        return Reply(
+            isolation=self._session.isolation,
+            busy_s=time.perf_counter() - started,
+            results=results,
+        )
+
+    def _open(self, base: Path, threads: int) -> None:
+        self._folder = Path(tempfile.mkdtemp(prefix="graders-", dir=base))
+        root = self._folder / "course"
+        _write_files(root, self.files)
+        (root / SPOOL_DIR).mkdir(mode=0o700)
+        self._session = start_session(
+            root / COURSE_FILE, isolation=self.isolation, workers=max(1, threads), cache=False
+        )
+        self._prep = prepare_assignment(
+            self._session.loaded, self.assignment, self._session.ctx, self.prepared
+        )
+        if course_key(self._prep) != self.course_key:
+            raise WorkerSetupError(
+                f"this worker would grade differently from the batch (here: torch "
+                f"{torch_version()}, graders {__version__}); every worker needs the torch and "
+                "graders versions of the machine that runs `graders autograde`"
+            )
+
+    def _grade_one(
+        self, prep: PreparedAssignment, loaded: LoadedCourse, item: Shipped
+    ) -> tuple[str, str, bool]:
+        student, source, submitted_at, due, raw = item
+        path = self._spool(raw)
+        try:
+            when = datetime.fromisoformat(submitted_at) if submitted_at else None
+            mine = prep.due_on(datetime.fromisoformat(due) if due else None)  # an extension
+            result, retry = grade_found(mine, loaded, Found(student, path, source, when))
+        finally:
+            path.unlink(missing_ok=True)
+        return student, result.dumps(), retry
+
+    def _spool(self, raw: bytes) -> Path:
+        # The notebook as a private file, so it is read exactly as on the batch's machine.
+        assert self._session is not None
+        path = self._session.loaded.root / SPOOL_DIR / f"{uuid.uuid4().hex}.ipynb"
+        fd = os.open(path, os.O_CREAT | os.O_EXCL | os.O_WRONLY, 0o600)
+        with os.fdopen(fd, "wb") as handle:
+            handle.write(raw)
+        return path
+
+
+def grade_batch(plugin: str, expected_key: str, shipped: list[Shipped]) -> Reply:
+    """The task: grade ``shipped`` with this worker's plugin named ``plugin``."""
+    mine = get_worker().plugins.get(plugin)
+    if not isinstance(mine, GradingPlugin):
+        raise WorkerSetupError(f"this worker has no {plugin} plugin: its set-up did not run")
+    return mine.grade(expected_key, shipped)
+
+
+def _write_files(root: Path, files: Mapping[str, bytes]) -> None:
+    for name, content in files.items():
+        relative = PurePosixPath(name)
+        if relative.is_absolute() or ".." in relative.parts:
+            raise WorkerSetupError(f"course file outside the course folder: {name}")
+        target = root.joinpath(*relative.parts)
+        target.parent.mkdir(parents=True, exist_ok=True, mode=0o700)
+        target.write_bytes(content)

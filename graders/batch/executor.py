@@ -1,0 +1,103 @@
+"""Where a batch's submissions are graded: the contract, and threads in this process.
+
+    grade_found(prep, loaded, found)        # one submission, read and graded; never raises
+    ThreadExecutor(workers).grade(...)      # the default: ``workers`` threads here
+
+An executor grades a plan's submissions wherever it likes and hands each grade to
+``save`` in the calling thread, the moment it is ready: the batch (``autograde``) owns
+the gradebook and is the only one that writes it. ``distributed.ClusterExecutor`` grades
+on a Dask cluster under the same contract.
+"""
+
+from __future__ import annotations
+
+import logging
+import threading
+from collections.abc import Callable
+from concurrent.futures import FIRST_COMPLETED, Future, ThreadPoolExecutor, wait
+from dataclasses import dataclass, replace
+from typing import TYPE_CHECKING, Protocol
+
+from ..course.load import LoadedCourse
+from ..errors import SubmissionError
+from ..notebook import collect
+from ..results import StudentResult, SubmissionStatus
+from .grading import INTERNAL_ERROR, PreparedAssignment, grade_submission, ungradable
+from .submissions import Found
+
+if TYPE_CHECKING:
+    from ..session import Session
+    from .plan import Plan
+
+log = logging.getLogger(__name__)
+STOP_POLL_S = 0.2  # how often a waiting batch looks whether it was asked to stop
+
+# save(found, key, result, retry, isolation): ``isolation`` is the level the grading ran
+# under where it ran (None: where the batch runs, or nothing had to run).
+Save = Callable[[Found, str, StudentResult, bool, str | None], None]
+
+
+@dataclass(frozen=True)
+class Ended:
+    """How grading a plan ended when not everything was graded (running again goes on)."""
+
+    stopped: bool = False  # asked to stop (Ctrl-C), or could not go on
+    lost: str | None = None  # why the grading backend went away (a cluster's scheduler)
+
+
+class Executor(Protocol):
+    """Grades what a plan says somewhere, handing each grade to ``save`` as it comes."""
+
+    def grade(self, plan: Plan, session: Session, save: Save, stop: threading.Event) -> Ended:
+        """Grade ``plan.todo``; return early, with ``stopped``, once ``stop`` is set."""
+
+
+class ThreadExecutor:
+    """Grades submissions on ``workers`` threads of this process (the session's sandbox)."""
+
+    def __init__(self, workers: int = 1) -> None:
+        self.workers = max(1, workers)
+
+    def grade(self, plan: Plan, session: Session, save: Save, stop: threading.Event) -> Ended:
+        pool = ThreadPoolExecutor(max_workers=self.workers, thread_name_prefix="autograde")
+        try:
+            futures: dict[Future[tuple[StudentResult, bool]], tuple[Found, str]] = {}
+            for found, key in plan.todo:
+                # Each student with their own due date (an extension), if they have one.
+                prep = plan.prep_for(found.student)
+                futures[pool.submit(grade_found, prep, session.loaded, found)] = (found, key)
+            pending = set(futures)
+            while pending and not stop.is_set():
+                done, pending = wait(pending, timeout=STOP_POLL_S, return_when=FIRST_COMPLETED)
+                for future in done:
+                    save(*futures[future], *future.result(), None)
+            return Ended(stopped=bool(pending))
+        finally:
+            # On Ctrl-C, drop what has not started; the runner's shutdown ends what has.
+            pool.shutdown(wait=False, cancel_futures=True)
+
+
+def grade_found(
+    prep: PreparedAssignment, loaded: LoadedCourse, found: Found
+) -> tuple[StudentResult, bool]:
+    """Read and grade one student's notebook; also says whether to retry it next run.
+
+    Never raises: a notebook that cannot be read is that student's ``ungradable`` result.
+    """
+    if found.error is not None or found.path is None:
+        return ungradable(found.student, found.error or "no notebook"), False
+    try:
+        sub = collect.read_submission(found.path, prep.assignment.id, loaded, found.student)
+    except SubmissionError as exc:
+        return ungradable(found.student, str(exc).replace(str(found.path), found.source)), False
+    except Exception as exc:  # noqa: BLE001 - a reader bug costs this student, and is retried
+        log.error("internal error while reading %s", found.source, exc_info=True)
+        return ungradable(
+            found.student,
+            f"{INTERNAL_ERROR} reading {found.source}: {type(exc).__name__}: {exc}",
+        ), True
+    result = grade_submission(
+        prep, replace(sub, student=found.student, submitted_at=found.submitted_at)
+    )
+    # grade_submission reports only grader failures as ungradable: worth another try.
+    return result, result.status is SubmissionStatus.UNGRADABLE

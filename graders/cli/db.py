@@ -1,0 +1,37 @@
+"""``graders db upgrade``: the gradebook's tables migrated to this version of graders."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import click
+
+from . import course_option, main
+from .autograde import db_option
+
+
+@main.group()
+def db() -> None:
+    """The gradebook's tables (after upgrading graders: `graders db upgrade`)."""
+
+
+@db.command()
+@course_option
+@db_option
+def upgrade(course: Path | None, db_url: str | None) -> None:
+    """Migrate the gradebook to the tables this graders uses; nothing to do when it has them.
+
+    A gradebook made by an older graders is refused by every command until this has run.
+    """
+    from ..batch import gradebook
+    from ..session import load
+
+    url = db_url or gradebook.existing_url(None, load(course).root)
+    before, after = gradebook.upgrade(url)
+    shown = gradebook.shown_url(url)
+    if before == after:
+        click.echo(f"{shown}: revision {after}, up to date")
+    elif before is None:
+        click.echo(f"{shown}: created at revision {after}")
+    else:
+        click.echo(f"{shown}: upgraded from revision {before} to {after}")

@@ -1,0 +1,43 @@
+"""Faults the cluster tests inject into Dask workers: plugins registered before graders' own,
+so that every worker (one restarted after a crash too) gets them.
+
+Learner code cannot kill a worker (it runs in the worker's sandbox children), so a
+notebook that does is simulated here, as is a worker whose torch differs from the batch's.
+"""
+
+from __future__ import annotations
+
+import os
+from typing import Any
+
+from distributed import WorkerPlugin
+
+
+class KillsItsWorker(WorkerPlugin):
+    """Grading ``student``'s notebook ends the worker's process at once."""
+
+    def __init__(self, student: str) -> None:
+        self.student = student
+
+    def setup(self, worker: Any) -> None:
+        from graders.batch import cluster_worker
+
+        real = cluster_worker.grade_found
+        student = self.student
+
+        def grade_found(prep: Any, loaded: Any, found: Any) -> Any:
+            if found.student == student:
+                os._exit(1)
+            return real(prep, loaded, found)
+
+        cluster_worker.grade_found = grade_found  # type: ignore[assignment]
+
+
+class OtherTorch(WorkerPlugin):
+    """The worker says it has another torch than the batch's machine."""
+
+    def setup(self, worker: Any) -> None:
+        from graders.batch import cluster_worker, grading_key
+
+        for module in (grading_key, cluster_worker):  # where the batch's code reads it
+            module.torch_version = lambda: "0.0.0+elsewhere"  # type: ignore[attr-defined]

@@ -1,0 +1,132 @@
+"""The gradebook's schema revisions (Alembic), on SQLite and PostgreSQL: new gradebooks are
+stamped, old ones recognised, an older revision refused until ``graders db upgrade``."""
+
+from __future__ import annotations
+
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+from alembic.autogenerate import compare_metadata
+from alembic.runtime.migration import MigrationContext
+from alembic.script import ScriptDirectory
+from sqlalchemy import create_engine, insert, inspect, text
+
+from graders.batch import gradebook, gradebook_schema
+from graders.batch.gradebook_tables import Base, RunRow, SubmissionRow
+from graders.errors import UsageError
+from graders.results import QuestionResult, Status, StudentResult
+
+ADD_A_COLUMN = '''"""A column added after 0001 (a test's own revision)."""
+
+import sqlalchemy as sa
+from alembic import op
+
+revision = "0002"
+down_revision = "0001"
+branch_labels = None
+depends_on = None
+
+
+def upgrade() -> None:
+    op.add_column("runs", sa.Column("note", sa.Text(), nullable=True))
+
+
+def downgrade() -> None:
+    op.drop_column("runs", "note")
+'''
+
+
+def revision_of(url: str) -> str | None:
+    engine = create_engine(url)
+    try:
+        with engine.connect() as conn:
+            return MigrationContext.configure(conn).get_current_revision()
+    finally:
+        engine.dispose()
+
+
+def _ada() -> gradebook.Graded:
+    result = StudentResult("ada", (QuestionResult("ex/q", Status.CORRECT, 1.0, 1.0, "1", "1", ""),))
+    return gradebook.Graded(result, "k", None, None, None, "2.13.0", None)
+
+
+def _ada_row() -> dict:
+    graded = _ada()
+    return gradebook._submission_row("course", "ps1", graded) | gradebook.score_columns(
+        graded.result
+    )
+
+
+def save_ada(engine) -> None:
+    gradebook.record(engine, "course", "ps1", _ada())
+
+
+def graders(*args: str) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        [sys.executable, "-m", "graders", *args], capture_output=True, text=True, timeout=120
+    )
+
+
+def test_a_new_gradebook_has_the_newest_revision(gradebook_url: str) -> None:
+    gradebook.open_gradebook(gradebook_url)
+    assert revision_of(gradebook_url) == gradebook_schema.head() == "0001"
+
+
+def test_the_migrations_build_exactly_the_tables_graders_uses(gradebook_url: str) -> None:
+    done = graders("db", "upgrade", "--db", gradebook_url)
+    assert done.returncode == 0, done.stderr
+    assert "created at revision 0001" in done.stdout
+    engine = create_engine(gradebook_url)
+    with engine.connect() as conn:
+        assert compare_metadata(MigrationContext.configure(conn), Base.metadata) == []
+    save_ada(gradebook.open_gradebook(gradebook_url))
+    again = graders("db", "upgrade", "--db", gradebook_url)
+    assert "revision 0001, up to date" in again.stdout
+
+
+def test_a_gradebook_made_before_migrations_is_taken_as_the_first_revision(
+    gradebook_url: str,
+) -> None:
+    engine = create_engine(gradebook_url)
+    # What the first versions of graders made: two tables, no revision.
+    Base.metadata.create_all(engine, tables=[RunRow.__table__, SubmissionRow.__table__])
+    with engine.begin() as conn:  # a grade as they saved it
+        conn.execute(insert(SubmissionRow), _ada_row())
+    opened = gradebook.open_gradebook(gradebook_url)
+    assert revision_of(gradebook_url) == "0001"
+    assert set(inspect(opened).get_table_names()) >= set(Base.metadata.tables)  # term's too
+    assert [s.student for s in gradebook.results_document(opened, "course", "ps1").students] == [
+        "ada"
+    ]
+
+
+def test_an_older_revision_is_refused_until_upgraded_and_keeps_its_grades(
+    gradebook_url: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    save_ada(gradebook.open_gradebook(gradebook_url))  # at 0001
+    newer = tmp_path / "migrations"
+    shutil.copytree(gradebook_schema.MIGRATIONS, newer)
+    (newer / "versions" / "rev_0002_add_a_column.py").write_text(ADD_A_COLUMN)
+    monkeypatch.setattr(gradebook_schema, "MIGRATIONS", newer)
+    monkeypatch.setattr(gradebook_schema, "scripts", lambda: ScriptDirectory(str(newer)))
+
+    with pytest.raises(
+        UsageError, match="has revision 0001; this graders needs 0002: run `graders db upgrade"
+    ):
+        gradebook.open_gradebook(gradebook_url)
+    assert gradebook.upgrade(gradebook_url) == ("0001", "0002")
+    engine = gradebook.open_gradebook(gradebook_url)
+    assert "note" in {c["name"] for c in inspect(engine).get_columns("runs")}
+    assert gradebook.grading_keys(engine, "course", "ps1") == {"ada": "k"}
+
+
+def test_a_revision_of_a_newer_graders_is_refused(gradebook_url: str) -> None:
+    gradebook.open_gradebook(gradebook_url)
+    engine = create_engine(gradebook_url)
+    with engine.begin() as conn:
+        conn.execute(text("update alembic_version set version_num = '0999'"))
+    with pytest.raises(UsageError, match="revision 0999, which this graders does not know"):
+        gradebook.open_gradebook(gradebook_url)
