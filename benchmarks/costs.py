@@ -96,8 +96,7 @@ def _code_costs(
     for ex in (e for e in prep.exercises if e.loaded.kind.name == "code"):
         only = replace(prep, exercises=(ex,))
         ex_id = ex.loaded.exercise.id
-        template = ex.loaded.exercise.template
-        written = [s for s in subs if _wrote_code(s.answers.get(ex_id), template)][:limit]
+        written = [s for s in subs if _runs_code(ex, s, prep)][:limit]
         if written:
             grade_submission(
                 only, written[0]
@@ -113,8 +112,11 @@ def _code_costs(
     return ordinary, hostile, by_exercise
 
 
-def _wrote_code(source: str | None, template: str) -> bool:
-    return bool(source and source.strip() and source.strip() != template.strip())
+def _runs_code(ex: Any, sub: Submission, prep: PreparedAssignment) -> bool:
+    """Does grading ``sub`` run code for this exercise? The kind says (a starter left as
+    released, whatever the notebook made of it, is unanswered and runs nothing)."""
+    kind, exercise = ex.loaded.kind, ex.loaded.exercise
+    return bool(kind.jobs(exercise, ex.prepared, kind.given(exercise, sub), prep.ctx))
 
 
 def _only(prep: PreparedAssignment, kind: str) -> PreparedAssignment:
