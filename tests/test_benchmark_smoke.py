@@ -15,7 +15,7 @@ from pathlib import Path
 
 import nbformat
 import pytest
-from notebook_helpers import NOTEBOOK_COURSE
+from notebook_helpers import copy_course
 
 from graders.batch.submissions import find_submissions
 from graders.notebook.collect import read_submission
@@ -42,8 +42,15 @@ KEY = {
 
 
 @pytest.fixture(scope="module")
-def written(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, list[synth.Student]]:
-    loaded = load(NOTEBOOK_COURSE)
+def course(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    return copy_course(tmp_path_factory.mktemp("notebook-course") / "course")
+
+
+@pytest.fixture(scope="module")
+def written(
+    course: Path, tmp_path_factory: pytest.TempPathFactory
+) -> tuple[Path, list[synth.Student]]:
+    loaded = load(course)
     released = json.loads(
         nbformat.writes(student_notebook(loaded, loaded.course.assignment("nb1")))
     )
@@ -71,10 +78,10 @@ def test_the_class_is_deterministic_and_mixed() -> None:
 
 
 def test_filled_notebooks_are_valid_and_graders_reads_every_answer(
-    written: tuple[Path, list[synth.Student]],
+    written: tuple[Path, list[synth.Student]], course: Path
 ) -> None:
     folder, cohort = written
-    loaded = load(NOTEBOOK_COURSE)
+    loaded = load(course)
     template = loaded.exercises["independent-copy"].exercise.template
     found = {f.student: f for f in find_submissions(folder, "nb1")}
     assert sorted(found) == [s.id for s in cohort] and all(f.error is None for f in found.values())
@@ -113,12 +120,9 @@ def test_nbgrader_log_gives_each_student_the_time_to_the_next() -> None:
 
 
 def test_the_cost_breakdown_runs_on_a_small_class(
-    written: tuple[Path, list[synth.Student]], tmp_path: Path
+    written: tuple[Path, list[synth.Student]], course: Path
 ) -> None:
     # The real sandbox, a few submissions: the benchmark's own code, kept from rotting.
-    from notebook_helpers import copy_course
-
-    course = copy_course(tmp_path / "course")
     folder, cohort = written
     done = subprocess.run(
         [sys.executable, str(BENCHMARKS / "costs.py"), "--course", str(course)]

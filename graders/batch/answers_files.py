@@ -4,10 +4,10 @@
     assignment: ps1
     submitted_at: 2026-10-05T20:00:00+02:00     # optional
     answers:
-      clone-requires-grad/same-memory: "False"
+      <exercise-id>/<question-id>: "False"
     code:
-      independent-copy: |
-        def independent_copy(t): ...
+      <code-exercise-id>: |
+        def entry_function(t): ...
 
 Values under ``answers`` are answer literals; YAML scalars that are not strings
 (``True``, ``5``) are taken as the literal the learner typed.

@@ -1,7 +1,7 @@
 """Points set by hand for one question of one student, kept in the gradebook.
 
-    graders override ada ps1 clone-basics/flag 1 --reason "..."     set_override(...)
-    graders override ada ps1 clone-basics/flag --clear              clear_override(...)
+    graders override ada ps1 <exercise-id>/<question-id> 1 --reason "..."     set_override(...)
+    graders override ada ps1 <exercise-id>/<question-id> --clear              clear_override(...)
 
 An override replaces the graded points of that question in every output and survives
 every regrade (the engine's grade is saved apart from it); the question keeps its status,

@@ -1,7 +1,7 @@
 """The toolkit for a course's code-exercise checkers: the API a checker file may import.
 
 A code exercise names its checker, a Python file of the course (``checker:
-checkers/freeze-module.py``). The file holds both halves of that exercise's grading::
+checkers/<exercise-id>.py``). The file holds both halves of that exercise's grading::
 
     from graders.checker import PASS, Schema, Verdict, fail, tensor_verdict
 

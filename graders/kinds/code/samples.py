@@ -1,8 +1,8 @@
 """A code exercise's samples: submissions kept beside the checker, with the outcome each must get.
 
     samples:
-      - {file: samples/freeze-module/zero-grad-hook.py, expect: {frozen-sgd: fail, no-grads: fail}}
-      - {file: samples/freeze-module/os-exit.py, expect: {all: integrity}}
+      - {file: samples/<exercise-id>/hook-drops-grads.py, expect: {no-grads: fail}}
+      - {file: samples/<exercise-id>/os-exit.py, expect: {all: integrity}}
 
 ``expect`` maps check ids to ``pass``, ``fail``, ``error``, ``timeout``, ``invalid`` or
 ``integrity``; a check it does not name must pass, so a sample says exactly where it goes
