@@ -210,28 +210,32 @@ def test_a_worker_killed_mid_batch_costs_nothing_and_no_one_is_saved_twice(
     assert len(keys) == CLASS_SIZE and None not in keys.values()
 
 
+@pytest.mark.parametrize("killers", [("s2",), ("s1", "s4")])
 def test_a_notebook_that_kills_every_worker_is_ungradable_and_retried_next_run(
-    course: Path, tmp_path: Path, postgres: PostgresServer, local_cluster: Any
+    course: Path,
+    tmp_path: Path,
+    postgres: PostgresServer,
+    local_cluster: Any,
+    killers: tuple[str, ...],
 ) -> None:
     folder = tmp_path / "subs"
     for i in range(6):
         hand_in(folder, f"s{i}", notebook(RIGHT), name="ps2.ipynb")
-    local_cluster.register_plugin(KillsItsWorker("s2"), name="kills-its-worker")
+    local_cluster.register_plugin(KillsItsWorker(*killers), name="kills-its-worker")
     url = postgres.new_database()
     executor = ClusterExecutor("local:2", client=local_cluster, batch_size=3)
     with open_session(course) as session:
         summary = autograde(
             session, "ps2", folder, db_url=url, out_dir=tmp_path / "out", executor=executor
         )
-    # Its batch was given up (and any other that was waiting on a worker it killed), then
-    # each was sent again one notebook at a time.
+    # Its batch was given up (and any other that shared a worker it killed), then each of
+    # their notebooks was sent alone, with nothing beside it: only a killer is blamed.
     assert summary.graded == 6 and executor.stats.killed >= 1
-    assert summary.ungradable == (
-        ("s2", "grading this notebook killed the Dask worker each time it was sent"),
-    )
+    reason = "grading this notebook killed the Dask worker each time it was sent"
+    assert summary.ungradable == tuple((s, reason) for s in killers)
     keys = gradebook.grading_keys(gradebook.open_gradebook(url), "tiny", "ps2")
-    assert keys["s2"] is None  # the grader failed, not the learner: graded again next run
-    assert all(keys[f"s{i}"] for i in (0, 1, 3, 4, 5))
+    assert all(keys[s] is None for s in killers)  # the grader failed: graded again next run
+    assert all(keys[f"s{i}"] for i in range(6) if f"s{i}" not in killers)
 
 
 def test_a_worker_with_another_torch_stops_the_run_before_it_grades(

@@ -11,10 +11,11 @@ time (so memory stays flat however large the class), each answered with plain re
 
 Faults: Dask runs the batches of a worker that died (``kill -9``) on another worker; a
 student is saved at most once per run whatever arrives twice. A batch that killed every
-worker it was sent to (the scheduler's ``allowed-failures``) is sent again one notebook at
-a time, and a notebook that does so alone, twice, is that student's ``ungradable`` grade,
-retried by the next run. When the scheduler goes away the batch ends, ``lost``, with every grade
-in hand saved: running again grades the rest.
+worker it was sent to (the scheduler's ``allowed-failures``) is quarantined: the cluster
+drains, then its notebooks are sent one at a time with nothing else in flight, so that a
+death is blamed only on the notebook that caused it; one that kills alone, twice, is that
+student's ``ungradable`` grade, retried by the next run. When the scheduler goes away the
+batch ends, ``lost``, with every grade in hand saved: running again grades the rest.
 """
 
 from __future__ import annotations

@@ -70,6 +70,9 @@ class ClusterRun:
         self.saved: set[str] = set()
         self.killed_alone: dict[str, int] = {}  # student -> times Dask gave up on them alone
         self.waiting: deque[Sent] = deque()
+        # Notebooks of a batch Dask gave up: each is sent alone with nothing else in flight,
+        # so that a death is blamed on the notebook that caused it and on no other.
+        self.suspects: deque[Sent] = deque()
         self.in_flight: dict[Future[Any], Sent] = {}
         self.finished: queue.SimpleQueue[Future[Any]] = queue.SimpleQueue()
         self.threads = 1
@@ -90,7 +93,7 @@ class ClusterRun:
             self._uninstall()
 
     def _loop(self, stop: threading.Event) -> Ended:
-        while self.waiting or self.in_flight:
+        while self.waiting or self.suspects or self.in_flight:
             self._fill()
             if stop.is_set():
                 return Ended(stopped=True)
@@ -105,20 +108,28 @@ class ClusterRun:
         return Ended()
 
     def _fill(self) -> None:
+        if self.suspects:
+            # Quarantine: the cluster drains, then takes one suspect at a time.
+            while self.suspects and not self.in_flight:
+                self._send(self.suspects.popleft())
+            return
         while self.waiting and len(self.in_flight) < self.threads * IN_FLIGHT_PER_THREAD:
-            batch = self.waiting.popleft()
-            shipped: list[Shipped] = []
-            sent: Sent = []
-            for found, key in batch:
-                raw = _notebook_bytes(found)
-                if raw is None:  # changed since it was keyed: read (and refused) here
-                    self._save_here(found, key)
-                    continue
-                shipped.append((found.student, found.source, _iso(found.submitted_at),
-                                _iso(self.plan.dues.get(found.student)), raw))  # fmt: skip
-                sent.append((found, key))
-            if shipped:
-                self._submit(shipped, sent)
+            self._send(self.waiting.popleft())
+
+    def _send(self, batch: Sent) -> None:
+        """Ship a batch's notebooks; one that changed since it was keyed is graded here."""
+        shipped: list[Shipped] = []
+        sent: Sent = []
+        for found, key in batch:
+            raw = _notebook_bytes(found)
+            if raw is None:  # changed since it was keyed: read (and refused) here
+                self._save_here(found, key)
+                continue
+            shipped.append((found.student, found.source, _iso(found.submitted_at),
+                            _iso(self.plan.dues.get(found.student)), raw))  # fmt: skip
+            sent.append((found, key))
+        if shipped:
+            self._submit(shipped, sent)
 
     def _submit(self, shipped: list[Shipped], sent: Sent) -> None:
         from .cluster_worker import grade_batch
@@ -175,9 +186,9 @@ class ClusterRun:
             return None
         if isinstance(exc, KilledWorker):
             self.owner.stats.killed += 1
-            # A batch: each of its notebooks is sent alone; a notebook alone, once more.
+            # A batch: each of its notebooks is a suspect, sent alone; a suspect, once more.
             if len(sent) > 1 or self._once_more(sent[0][0].student):
-                self.waiting.extendleft([item] for item in reversed(sent))
+                self.suspects.extend([item] for item in sent)
                 return None
         reason = (
             "grading this notebook killed the Dask worker each time it was sent"
@@ -189,8 +200,9 @@ class ClusterRun:
         return None
 
     def _once_more(self, student: str) -> bool:
-        """Send a notebook alone again? Once: it may only have waited for a worker that another
-        notebook killed (Dask counts a death against every task the worker held)."""
+        """Send a notebook alone again? Once: Dask counts a death against every task the worker
+        held, so one killed beside others (before the quarantine began) may be innocent, and a
+        worker may also die of something else."""
         tries = self.killed_alone.get(student, 0) + 1
         self.killed_alone[student] = tries
         return tries < ALONE_TRIES
