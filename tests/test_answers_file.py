@@ -92,3 +92,33 @@ def test_impersonation_and_a_learner_twice_cost_those_files_only(tmp_path: Path)
         and "one/cy.yml" in cy["error"]
         and "two/cy.yml" in cy["error"]
     )
+
+
+def test_an_answers_files_own_time_is_never_the_one_the_late_policy_counts_from(
+    tmp_path: Path,
+) -> None:
+    import json
+
+    from click.testing import CliRunner
+
+    repo = Path(__file__).resolve().parent.parent
+    examples = repo / "examples" / "ps1"
+    # cy handed in late (the examples' times file says so) and writes an early time herself.
+    claim = "submitted_at: '2036-09-01T00:00:00Z'\n"
+    (tmp_path / "cy.yml").write_text(claim + (examples / "cy.yml").read_text())
+    from graders.cli import main
+
+    def grade(*extra: str) -> tuple[dict, str]:
+        args = ["grade", "ps1", str(tmp_path / "cy.yml"), "--json", "--course", str(repo)]
+        result = CliRunner().invoke(main, [*args, *extra])
+        [cy] = json.loads(result.stdout)["students"]
+        return cy, result.stderr
+
+    cy, said = grade("--times", str(examples / "times.csv"))
+    assert 0 < cy["late_factor"] < 1
+    assert cy["submitted_at"] == "2036-10-07T09:00:00+02:00"
+    assert "submitted_at in cy.yml ignored" in said
+
+    cy, said = grade()
+    assert cy["late_factor"] == 1 and cy["submitted_at"] is None
+    assert "no submission times for 1 of 1: late policy not applied" in said

@@ -2,7 +2,6 @@
 
     student: ada
     assignment: ps1
-    submitted_at: 2026-10-05T20:00:00+02:00     # optional
     answers:
       <exercise-id>/<question-id>: "False"
     code:
@@ -17,11 +16,16 @@ refused (a 500-byte file of nested aliases expands to billions of nodes), every 
 rendered with a size budget, and the learner is the one the file's name says: a ``student``
 field naming someone else makes the file ungradable, and two files for one learner in a
 batch make that learner's one row ungradable, so no row is written twice or by someone else.
+For the same reason the file carries no submission time the grader believes: a
+``submitted_at`` in it is the learner's claim, ignored (``claims_a_time`` lets the command
+say so); times come from the instructor's ``--times`` file, as for notebooks.
 """
 
 from __future__ import annotations
 
-from datetime import UTC, datetime
+from collections.abc import Mapping
+from dataclasses import replace
+from datetime import datetime
 from pathlib import Path
 from typing import Any
 
@@ -69,8 +73,15 @@ def read_answers_file(path: Path) -> Submission:
         student=student.strip(),
         assignment=str(data.get("assignment", "")),
         answers=answers,
-        submitted_at=_when(data.get("submitted_at"), path),
     )
+
+
+def claims_a_time(path: Path) -> bool:
+    """Does this answers file write its own ``submitted_at`` (which grading ignores)?"""
+    try:
+        return "submitted_at" in _load(path)
+    except SubmissionError:
+        return False
 
 
 def _load(path: Path) -> dict[str, Any]:
@@ -138,17 +149,6 @@ def _bounded_repr(value: Any) -> str:
     return "".join(out)
 
 
-def _when(raw: Any, path: Path) -> datetime | None:
-    if raw is None:
-        return None
-    try:
-        when = raw if isinstance(raw, datetime) else datetime.fromisoformat(str(raw))
-    except ValueError as exc:
-        raise SubmissionError(f"{path}: submitted_at is not an ISO 8601 time: {raw!r}") from exc
-    # A time without a zone is taken as UTC rather than the grader's local zone.
-    return when if when.tzinfo else when.replace(tzinfo=UTC)
-
-
 def _claimed_twice(paths: list[Path]) -> dict[str, list[Path]]:
     by_student: dict[str, list[Path]] = {}
     for path in paths:
@@ -157,9 +157,15 @@ def _claimed_twice(paths: list[Path]) -> dict[str, list[Path]]:
 
 
 def grade_answer_files(
-    prep: PreparedAssignment, paths: list[Path], workers: int = 1
+    prep: PreparedAssignment,
+    paths: list[Path],
+    workers: int = 1,
+    times: Mapping[str, datetime] | None = None,
 ) -> list[StudentResult]:
-    """Grade answers files; an unreadable or mismatched file is that student's ``ungradable``."""
+    """Grade answers files; an unreadable or mismatched file is that student's ``ungradable``.
+
+    ``times`` (student -> submission time, from the instructor's times file) is what the late
+    policy counts from; a student missing from it is graded without the late policy."""
     readable: list[Submission] = []
     order: list[tuple[str, StudentResult | None]] = []
     twice = _claimed_twice(paths)
@@ -189,7 +195,15 @@ def grade_answer_files(
             )
             order.append((sub.student, ungradable(sub.student, reason)))
             continue
-        readable.append(sub)
+        readable.append(replace(sub, submitted_at=(times or {}).get(sub.student)))
         order.append((sub.student, None))
     graded = iter(grade_all(prep, readable, workers))
-    return [result if result is not None else next(graded) for _, result in order]
+    return [
+        result if result is not None else _timed(next(graded), times or {}) for _, result in order
+    ]
+
+
+def _timed(result: StudentResult, times: Mapping[str, datetime]) -> StudentResult:
+    """The result with the time its late policy counted from, as autograde records it."""
+    when = times.get(result.student)
+    return replace(result, submitted_at=when.isoformat(timespec="seconds")) if when else result
