@@ -104,8 +104,12 @@ class CheckReport:
             subsequent_indent="  ",
             break_on_hyphens=False,
         )
-        return ["", f"{title}:", wrapped] if keys else []
+        return ["", _("{title}:").format(title=title), wrapped] if keys else []
 
 
 def _section(title: str, findings: tuple[Finding, ...]) -> list[str]:
-    return ["", f"{title}:", *(f"  - {f.line()}" for f in findings)] if findings else []
+    return (
+        ["", _("{title}:").format(title=title), *(f"  - {f.line()}" for f in findings)]
+        if findings
+        else []
+    )

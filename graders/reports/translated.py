@@ -13,6 +13,7 @@ from __future__ import annotations
 import re
 from collections.abc import Iterator, Mapping
 from dataclasses import replace
+from functools import partial
 from typing import TYPE_CHECKING, Any
 
 from pydantic import BaseModel
@@ -65,8 +66,13 @@ def _paragraphs(feedback: str, texts: Translations) -> str:
     for source in sorted(texts, key=len, reverse=True):
         if source in feedback:
             whole = re.compile(rf"(?:(?<=\n)|^){re.escape(source)}(?=\n|$)")
-            feedback = whole.sub(lambda _m, s=source: texts[s], feedback)
+            # A function, not a string: the translation is text, never a regex template.
+            feedback = whole.sub(partial(_same, texts[source]), feedback)
     return feedback
+
+
+def _same(text: str, _match: re.Match[str]) -> str:
+    return text
 
 
 def _pairs(default: BaseModel, shown: BaseModel) -> Iterator[tuple[str, str]]:
