@@ -221,5 +221,8 @@ def test_only_whole_paragraphs_of_the_author_are_translated() -> None:
     q = QuestionResult("ex/q", Status.WRONG, 0.0, 1.0, "True", "False", said, explain=said)
     texts = {"clone() copies.": "clone() 会复制数据。", "copies": "复制", "True": "真"}
     shown = translated(StudentResult("ada", (q,)), texts).questions[0]
-    assert shown.feedback == "Sharing memory is what detach() does.\nclone() 会复制数据。\ngot True, expected False"
+    assert (
+        shown.feedback
+        == "Sharing memory is what detach() does.\nclone() 会复制数据。\ngot True, expected False"
+    )
     assert shown.explain == shown.feedback and shown.answer == "True" and shown.points == 0.0
