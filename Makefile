@@ -5,7 +5,7 @@ PY     := $(VENV)/bin/python
 # pip fetch a multi-GB CUDA build. numpy stops `import torch` warning into every capture.
 TORCH  := torch==2.13.0
 
-.PHONY: install demo test lint validate bench clean
+.PHONY: install demo test lint validate bench messages clean
 
 install: $(VENV)/.installed
 
@@ -31,6 +31,19 @@ lint: install
 
 validate: install
 	$(VENV)/bin/graders validate
+
+# graders' own words (graders/i18n.py): extracted from the code and templates into the
+# template, merged into each language's catalogue (a new message comes untranslated, and
+# tests/test_messages.py names it until it is translated), then compiled into the .mo
+# files graders reads (committed: a learner's install needs no Babel).
+POT := graders/locale/graders.pot
+messages: install
+	$(VENV)/bin/pybabel -q extract -F babel.cfg -k N_ --no-location --sort-output -w 100 \
+	  --project autograd-graders --version 0.1.0 -o $(POT) \
+	  --header-comment "# Translations template of graders' own words (graders/i18n.py): make messages." .
+	$(VENV)/bin/pybabel -q update -i $(POT) -d graders/locale -D graders \
+	  --ignore-obsolete -w 100
+	$(VENV)/bin/pybabel -q compile -d graders/locale -D graders
 
 # The performance benchmark against real nbgrader (about 15 minutes on 2 cores).
 bench: install

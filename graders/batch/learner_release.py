@@ -39,7 +39,8 @@ def write_learner_releases(
     loaded: LoadedCourse, prep: PreparedAssignment, students: Sequence[str], out: Path
 ) -> list[LearnerRelease]:
     """Each learner's student and instructor notebooks, in the learner's variants."""
-    assignment = prep.assignment
+    # The assignment's texts as ``loaded`` speaks them (prep holds the default language's).
+    assignment = loaded.course.assignment(prep.assignment.id) or prep.assignment
     written = []
     for student in students:
         mine = learner_course(loaded, student)

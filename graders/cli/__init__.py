@@ -103,6 +103,14 @@ isolation_option = click.option(
     help="How learner code is isolated; 'auto' takes the strongest this machine offers.",
 )
 
+lang_option = click.option(
+    "--lang",
+    "lang",
+    default=None,
+    metavar="LANG",
+    help="The language to write in: one of the course's `languages` (default: its first).",
+)
+
 
 def exit_with(code: ExitCode) -> None:
     """Leave with ``code`` unless it is OK."""

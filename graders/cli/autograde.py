@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING
 import click
 
 from ..errors import ExitCode
-from . import course_option, exit_with, isolation_option, main
+from . import course_option, exit_with, isolation_option, lang_option, main
 from .batch_output import batch_exit_code, print_summary, printable
 from .roster import roster_option
 
@@ -157,8 +157,9 @@ def autograde(
     default=None,
     help="Where the pages go; default: autograded/ASSIGNMENT/feedback/ in the course folder.",
 )
+@lang_option
 def feedback(
-    assignment: str, course: Path | None, db_url: str | None, out_dir: Path | None
+    assignment: str, course: Path | None, db_url: str | None, out_dir: Path | None, lang: str | None
 ) -> None:
     """Write one self-contained HTML feedback page per student of ASSIGNMENT, from the gradebook."""
     from ..batch.autograde import default_out_dir
@@ -170,7 +171,7 @@ def feedback(
     loaded = load(course)
     get_assignment(loaded, assignment)
     out = out_dir or default_out_dir(loaded, assignment) / "feedback"
-    written = write_feedback(loaded, assignment, existing_url(db_url, loaded.root), out)
+    written = write_feedback(loaded, assignment, existing_url(db_url, loaded.root), out, lang)
     click.echo(f"wrote {len(written)} feedback page{'s' * (len(written) != 1)} to {out}")
 
 

@@ -8,7 +8,7 @@ from typing import TYPE_CHECKING
 import click
 
 from ..errors import ExitCode
-from . import course_option, exit_with, isolation_option, main
+from . import course_option, exit_with, isolation_option, lang_option, main
 
 if TYPE_CHECKING:
     from ..batch.grading import PreparedAssignment
@@ -33,24 +33,36 @@ if TYPE_CHECKING:
 )
 @course_option
 @isolation_option
+@lang_option
 def release(
-    assignment: str, out: Path, roster: Path | None, course: Path | None, isolation: str
+    assignment: str,
+    out: Path,
+    roster: Path | None,
+    course: Path | None,
+    isolation: str,
+    lang: str | None,
 ) -> None:
-    """Write ASSIGNMENT's student, instructor and nbgrader source notebooks into --out."""
+    """Write ASSIGNMENT's student, instructor and nbgrader source notebooks into --out.
+
+    With --lang, the notebooks speak that language: the exercises' texts and the
+    notebook's own (introduction, instructions, headings).
+    """
     from ..batch.grading import answer_key, prepare_assignment
     from ..course.load import get_assignment
+    from ..i18n import speaking
     from ..notebook.release import write_release
     from ..session import open_session
 
     with open_session(course, isolation=isolation) as session:
+        language = session.loaded.language(lang)
         # Computing the key also fills the truth cache that nbgrader's test cells read.
         prep = prepare_assignment(session.loaded, assignment, session.ctx)
-        if roster is not None:
-            _release_per_learner(session.loaded, prep, roster, out)
-            return
-        written = write_release(
-            session.loaded, get_assignment(session.loaded, assignment), answer_key(prep), out
-        )
+        shown = session.loaded.in_language(language)  # texts only: answers are literals
+        with speaking(language):
+            if roster is not None:
+                _release_per_learner(shown, prep, roster, out)
+                return
+            written = write_release(shown, get_assignment(shown, assignment), answer_key(prep), out)
     _warn_if_varied(session.loaded, assignment)
     click.echo(f"student notebook:    {written.student}")
     click.echo(f"instructor notebook: {written.instructor}  (holds the answers: never hand it out)")
@@ -100,13 +112,20 @@ def _release_per_learner(
     default=None,
     help="Fail if the notebook is not the one released for this assignment.",
 )
-def check(notebook: Path, assignment: str | None) -> None:
+@click.option(
+    "--lang",
+    "lang",
+    default=None,
+    metavar="LANG",
+    help="The language to answer in; default: the one the notebook was released in.",
+)
+def check(notebook: Path, assignment: str | None, lang: str | None) -> None:
     """Say which answers in NOTEBOOK the grader cannot read (never whether they are right).
 
     Exit status 1 when some answer cannot be read.
     """
     from ..notebook.check import check_notebook
 
-    report = check_notebook(notebook, assignment)
+    report = check_notebook(notebook, assignment, lang)
     click.echo(report.text())
     exit_with(ExitCode.OK if report.ok else ExitCode.SOME_UNGRADED)

@@ -6,7 +6,7 @@ from pathlib import Path
 
 import click
 
-from . import course_option, main
+from . import course_option, lang_option, main
 from .autograde import db_option
 
 
@@ -36,6 +36,7 @@ from .autograde import db_option
     default=None,
     help="Also write the report's tables as CSV files into this folder.",
 )
+@lang_option
 def report(
     assignment: str | None,
     course: Path | None,
@@ -43,6 +44,7 @@ def report(
     results_files: tuple[Path, ...],
     out: Path | None,
     csv_dir: Path | None,
+    lang: str | None,
 ) -> None:
     """Write the class report of ASSIGNMENT as one self-contained HTML file.
 
@@ -50,6 +52,7 @@ def report(
     The page loads nothing from the network; it reads the same offline and on a phone.
     """
     from ..course.load import get_assignment
+    from ..i18n import speaking
     from ..reports.build import (
         default_out,
         file_documents,
@@ -62,6 +65,7 @@ def report(
     from ..session import load
 
     loaded = load(course)
+    language = loaded.language(lang)
     ids = (
         [get_assignment(loaded, assignment).id]
         if assignment
@@ -74,11 +78,12 @@ def report(
 
         url = existing_url(db_url, loaded.root)
         docs, where = gradebook_documents(loaded, url, ids), f"the gradebook {shown_url(url)}"
-    info = course_info(loaded)
     target = out or default_out(loaded, assignment)
-    if assignment:
-        written = write_assignment(pick(docs, assignment, where), info, target, csv_dir)
-    else:
-        written = write_course([d for d in docs if d.assignment in ids], info, target, csv_dir)
+    with speaking(language):  # the course's texts and the report's own words
+        info = course_info(loaded.in_language(language))
+        if assignment:
+            written = write_assignment(pick(docs, assignment, where), info, target, csv_dir)
+        else:
+            written = write_course([d for d in docs if d.assignment in ids], info, target, csv_dir)
     for path in written:
         click.echo(f"wrote {path}")

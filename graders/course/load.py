@@ -62,6 +62,17 @@ class LoadedCourse:
     marks: Marks
     exercises: dict[str, LoadedExercise]
 
+    def language(self, chosen: str | None) -> str:
+        """The language a command speaks: ``chosen`` (one of the course's), else the default."""
+        if chosen is None:
+            return self.course.languages[0]
+        if chosen not in self.course.languages:
+            raise UsageError(
+                f"--lang {chosen}: the course has no language '{chosen}' "
+                f"(its languages: {', '.join(self.course.languages)})"
+            )
+        return chosen
+
     def in_language(self, language: str) -> LoadedCourse:
         """The same course with every text in ``language`` (else in the default language)."""
         if language not in self.course.languages:
@@ -69,6 +80,8 @@ class LoadedCourse:
                 f"the course has no language '{language}' "
                 f"(its languages: {', '.join(self.course.languages)})"
             )
+        if language == self.course.languages[0]:
+            return self  # its models hold the default language's texts already
         exercises = {i: e.in_language(language) for i, e in self.exercises.items()}
         return replace(self, course=self.course.in_language(language), exercises=exercises)
 

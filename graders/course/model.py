@@ -188,7 +188,9 @@ def in_article(section: str | None) -> bool:
 
 def section_label(section: str) -> str:
     """A section as readers see it: '§2', 'supplement', or 'beyond the article'."""
-    return "beyond the article" if section == BEYOND else section
+    from ..i18n import _
+
+    return _("beyond the article") if section == BEYOND else section
 
 
 def json_ready(model: BaseModel) -> dict[str, Any]:

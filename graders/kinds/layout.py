@@ -13,6 +13,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Literal
 
 from ..course.model import in_article, section_label
+from ..i18n import N_, _, ngettext
 
 if TYPE_CHECKING:
     from ..course.load import LoadedExercise
@@ -74,17 +75,21 @@ def exercise_header(p: Placed, lead: str) -> Part:
     """The exercise's title, its article section and what to do."""
     ex = p.loaded.exercise
     if in_article(ex.section):
-        where = f"Article section **{ex.section}**"
+        where = _("Article section **{section}**").format(section=ex.section)
     else:
         where = f"**{section_label(ex.section).capitalize()}**"
-    text = f"## {p.number}. {ex.title}\n\n{where} · {points_text(p.points)}.\n\n{lead}"
+    worth = _("{where} · {points}.").format(where=where, points=points_text(p.points))
+    text = f"## {p.number}. {ex.title}\n\n{worth}\n\n{lead}"
     return Part("exercise", ex.id, text)
 
 
 def points_text(points: float) -> str:
     """``1 point``, ``2 points``, ``1.5 points``."""
     shown = f"{round(points, 2):g}"
-    return f"{shown} point" + ("" if shown == "1" else "s")
+    # "1 point", but "1.5 points": the plural follows the number as shown, not an int.
+    return ngettext("{points} point", "{points} points", 1 if shown == "1" else 2).format(
+        points=shown
+    )
 
 
 def has_magic(source: str) -> bool:
@@ -102,7 +107,7 @@ def has_magic(source: str) -> bool:
     return False
 
 
-MAGIC_NOTE = (
+MAGIC_NOTE = N_(
     "Lines starting with `!` or `%` are IPython commands, not Python; the grader runs "
     "Python only, so this cell cannot be graded as written."
 )

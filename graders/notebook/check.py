@@ -20,6 +20,7 @@ from pathlib import Path
 from typing import Any
 
 from ..errors import SubmissionError, UsageError
+from ..i18n import SOURCE_LANGUAGE, _, speaking
 from .check_report import CheckReport, Finding
 from .counted import counted_cell, ordinal
 from .read import AnswerCell, NotebookAnswers, answer_cells, cell_source, read_notebook
@@ -31,22 +32,42 @@ SESSION_NAMES = ("__session__", "__vsc_ipynb_file__")  # set by ipykernel and by
 SESSION_ENV = "JPY_SESSION_NAME"  # set by Jupyter Server for the notebook's kernel
 
 
-def check(path: str | Path | None = None, assignment: str | None = None) -> None:
+def check(
+    path: str | Path | None = None, assignment: str | None = None, lang: str | None = None
+) -> None:
     """Print the pre-submit check of ``path``, or of the notebook this kernel runs."""
-    print(check_notebook(Path(path) if path else find_notebook(), assignment).text())
+    print(check_notebook(Path(path) if path else find_notebook(), assignment, lang).text())
 
 
-def check_notebook(path: Path, assignment: str | None = None) -> CheckReport:
-    """Check the notebook at ``path`` (``SubmissionError`` when it cannot be read at all)."""
+def check_notebook(
+    path: Path, assignment: str | None = None, lang: str | None = None
+) -> CheckReport:
+    """Check the notebook at ``path`` (``SubmissionError`` when it cannot be read at all).
+
+    The report speaks ``lang``, else the language the notebook was released in.
+    """
     data = read_notebook(path)
     found = answer_cells(path, data)
     declared = _declared(path, found, assignment)
+    released_in = found.meta.get("language")
+    language = lang or (released_in if isinstance(released_in, str) else SOURCE_LANGUAGE)
+    with speaking(language):
+        return _report(path, data, found, assignment or declared, language)
+
+
+def _report(
+    path: Path,
+    data: dict[str, Any],
+    found: NotebookAnswers,
+    assignment: str | None,
+    language: str,
+) -> CheckReport:
     stops = run_all_stops(_code_sources(path, data))
     keys = _keys(found)
     checked = [_check_key(found, key, stops) for key in keys if found.cells.get(key)]
     return CheckReport(
         path,
-        assignment or declared,
+        assignment,
         datetime.fromtimestamp(path.stat().st_mtime),
         readable=tuple(c.key for c in checked if c.problem == ""),
         unreadable=tuple(Finding(c.key, c.problem, c.label) for c in checked if c.problem),
@@ -56,6 +77,7 @@ def check_notebook(path: Path, assignment: str | None = None) -> CheckReport:
         stops=tuple(f for c in checked for f in c.stops),
         notes=tuple(f for c in checked for f in c.notes),
         labels={k: found.label(k) for k in keys},
+        language=language,
     )
 
 
@@ -110,9 +132,9 @@ def _stop(
     key: str, label: str, cells: list[AnswerCell], position: int, cell: AnswerCell, reason: str
 ) -> Finding:
     """A cell that stops Run All, and how to write it so it does not (when the kind says)."""
-    which = f"its {ordinal(position + 1)} answer cell: " if len(cells) > 1 else ""
+    which = _("its {nth} answer cell: ").format(nth=ordinal(position + 1)) if len(cells) > 1 else ""
     rewrite = cell.kind.read_cell(cell.source, cell.meta).rewrite
-    fix = f"; write it as `{rewrite}`" if rewrite else ""
+    fix = _("; write it as `{rewrite}`").format(rewrite=rewrite) if rewrite else ""
     return Finding(key, f"{which}{reason}{fix}", label)
 
 

@@ -11,6 +11,7 @@ from dataclasses import dataclass
 from datetime import datetime
 from pathlib import Path
 
+from ..i18n import SOURCE_LANGUAGE, _, ngettext, speaking
 from . import LABEL_SEPARATOR
 
 
@@ -45,6 +46,7 @@ class CheckReport:
     stops: tuple[Finding, ...] = ()
     notes: tuple[Finding, ...] = ()
     labels: dict[str, str] | None = None  # answer key -> label, as the notebook names them
+    language: str = SOURCE_LANGUAGE  # the language the report speaks
 
     @property
     def ok(self) -> bool:
@@ -54,35 +56,43 @@ class CheckReport:
         return (self.labels or {}).get(key, key)
 
     def text(self) -> str:
-        """The report as a learner reads it."""
-        what = f" (assignment {self.assignment})" if self.assignment else ""
+        """The report as a learner reads it, in its language."""
+        with speaking(self.language):
+            return "\n".join(self._lines())
+
+    def _lines(self) -> list[str]:
+        what = _(" (assignment {id})").format(id=self.assignment) if self.assignment else ""
         lines = [
-            f"Checked {self.notebook.name}{what} as saved at {self.saved_at:%H:%M:%S}; save the "
-            "notebook first, unsaved changes are not checked.",
+            _(
+                "Checked {name}{what} as saved at {time}; save the notebook first, unsaved "
+                "changes are not checked."
+            ).format(name=self.notebook.name, what=what, time=f"{self.saved_at:%H:%M:%S}"),
         ]
         lines += _section(
-            f"The grader cannot read {len(self.unreadable)} of your answers", self.unreadable
+            _("The grader cannot read {n} of your answers").format(n=len(self.unreadable)),
+            self.unreadable,
         )
-        lines += _section(
-            f"{len(self.stops)} answer cell{'s' if len(self.stops) != 1 else ''} would stop "
-            "Run All (the grader reads them, but the notebook does not run from top to bottom)",
-            self.stops,
+        stops = ngettext(
+            "{n} answer cell would stop Run All (the grader reads them, but the notebook does "
+            "not run from top to bottom)",
+            "{n} answer cells would stop Run All (the grader reads them, but the notebook does "
+            "not run from top to bottom)",
+            len(self.stops),
         )
-        lines += _section("Readable, but worth fixing", self.notes)
-        lines += self._listing(f"Not answered yet ({len(self.unanswered)})", self.unanswered)
-        lines += self._listing(
-            f"Answer cells missing from the notebook ({len(self.missing)}); they count as "
-            "unanswered",
-            self.missing,
-        )
-        lines += _section("Answered more than once", self.duplicated)
+        lines += _section(stops.format(n=len(self.stops)), self.stops)
+        lines += _section(_("Readable, but worth fixing"), self.notes)
+        unanswered = _("Not answered yet ({n})").format(n=len(self.unanswered))
+        lines += self._listing(unanswered, self.unanswered)
+        missing = _(
+            "Answer cells missing from the notebook ({n}); they count as unanswered"
+        ).format(n=len(self.missing))
+        lines += self._listing(missing, self.missing)
+        lines += _section(_("Answered more than once"), self.duplicated)
         total = len(self.readable) + len(self.unreadable) + len(self.unanswered) + len(self.missing)
-        lines += [
-            "",
-            f"{len(self.readable)} of {total} answers can be read. This check never tells whether "
-            "an answer is right.",
-        ]
-        return "\n".join(lines)
+        readable = _(
+            "{n} of {total} answers can be read. This check never tells whether an answer is right."
+        )
+        return [*lines, "", readable.format(n=len(self.readable), total=total)]
 
     def _listing(self, title: str, keys: tuple[str, ...]) -> list[str]:
         """Keys by the short form of their label ("Question 1.2"), wrapped."""
@@ -94,8 +104,12 @@ class CheckReport:
             subsequent_indent="  ",
             break_on_hyphens=False,
         )
-        return ["", f"{title}:", wrapped] if keys else []
+        return ["", _("{title}:").format(title=title), wrapped] if keys else []
 
 
 def _section(title: str, findings: tuple[Finding, ...]) -> list[str]:
-    return ["", f"{title}:", *(f"  - {f.line()}" for f in findings)] if findings else []
+    return (
+        ["", _("{title}:").format(title=title), *(f"  - {f.line()}" for f in findings)]
+        if findings
+        else []
+    )

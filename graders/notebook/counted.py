@@ -12,6 +12,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from ..i18n import N_, _
 from .read import AnswerCell
 
 SNIPPET_CHARS = 50
@@ -40,20 +41,22 @@ def _note(cells: list[AnswerCell], chosen: int, problems: list[str | None]) -> s
     total = len(cells)
     used = f"`{first_line(cells[chosen].source)}`"
     if chosen == total - 1:
-        return (
-            f"Your notebook has {total} answer cells for this question; the last one, {used}, "
+        return _(
+            "Your notebook has {total} answer cells for this question; the last one, {used}, "
             "was graded."
-        )
+        ).format(total=total, used=used)
+    unanswered = _("the {nth} (`{line}`) is not answered")
+    unreadable = _("the {nth} (`{line}`) holds no answer the grader can read")
     later = [
-        f"the {ordinal(i + 1)} (`{first_line(cells[i].source)}`) "
-        + ("is not answered" if problems[i] is None else "holds no answer the grader can read")
+        (unanswered if problems[i] is None else unreadable).format(
+            nth=ordinal(i + 1), line=first_line(cells[i].source)
+        )
         for i in range(chosen + 1, total)
     ]
-    return (
-        f"Your notebook has {total} answer cells for this question; the {ordinal(chosen + 1)}, "
-        f"{used}, was graded, the last one holding an answer the grader can read: "
-        f"{'; '.join(later)}."
-    )
+    return _(
+        "Your notebook has {total} answer cells for this question; the {nth}, {used}, was "
+        "graded, the last one holding an answer the grader can read: {later}."
+    ).format(total=total, nth=ordinal(chosen + 1), used=used, later="; ".join(later))
 
 
 def first_line(source: str) -> str:
@@ -64,5 +67,6 @@ def first_line(source: str) -> str:
 
 def ordinal(n: int) -> str:
     """``1st``, ``2nd``, ``3rd``, ``4th``, ``11th``, ``22nd``."""
-    suffix = "th" if 10 <= n % 100 <= 20 else {1: "st", 2: "nd", 3: "rd"}.get(n % 10, "th")
-    return f"{n}{suffix}"
+    endings = {1: N_("{n}st"), 2: N_("{n}nd"), 3: N_("{n}rd")}
+    ending = N_("{n}th") if 10 <= n % 100 <= 20 else endings.get(n % 10, N_("{n}th"))
+    return _(ending).format(n=n)

@@ -12,20 +12,21 @@ from collections.abc import Mapping
 
 from ..course.load import LoadedCourse
 from ..course.model import Assignment, LatePolicy, in_article, section_label
+from ..i18n import N_, _, ngettext
 from ..kinds.layout import Part, Placed, points_scale, points_text
 from ..kinds.registry import all_kinds
 from . import LABEL_SEPARATOR
 
-CHECK_HINT = """\
+CHECK_HINT = N_("""\
 Before you submit, save the notebook and run `graders check {name}.ipynb` (or
 `from graders import check; check()` in a new cell). It lists the answers the grader
 cannot read and the cells that would stop the notebook running from top to bottom; it
 never tells you whether an answer is right. To install it: `pip install '{install}'`.
-"""
-NBGRADER_NOTE = """\
+""")
+NBGRADER_NOTE = N_("""\
 `nbgrader validate` (the Validate button) only runs the notebook: the questions are graded
 by hidden tests, so its "Success!" does not mean that your answers are right.
-"""
+""")
 
 
 def assignment_parts(
@@ -41,7 +42,7 @@ def assignment_parts(
     body = [part for p in placed for part in p.loaded.kind.layout(p, key)]
     hints = how_to_answer({p.loaded.kind.name for p in placed})
     if nbgrader:
-        hints.append(NBGRADER_NOTE)
+        hints.append(_(NBGRADER_NOTE))
     return [Part("intro", "", intro_text(loaded, assignment, placed, hints)), *body]
 
 
@@ -76,7 +77,7 @@ def exercise_headings(loaded: LoadedCourse, assignment: Assignment) -> dict[str,
 
 def how_to_answer(kinds: set[str]) -> list[str]:
     """The instructions for the kinds of answer cells the notebook has, in registry order."""
-    return ["## How to answer\n", *(k.hint() for k in all_kinds() if k.name in kinds)]
+    return [_("## How to answer") + "\n", *(k.hint() for k in all_kinds() if k.name in kinds)]
 
 
 def intro_text(
@@ -97,20 +98,24 @@ def intro_text(
         [
             f"# {assignment.title}",
             "",
-            f"*{loaded.course.title}*, assignment `{assignment.id}`: due {due}, "
-            f"{points_text(total)}.",
+            _("*{course}*, assignment `{assignment}`: due {due}, {points}.").format(
+                course=loaded.course.title,
+                assignment=assignment.id,
+                due=due,
+                points=points_text(total),
+            ),
             "",
             late_rule(assignment.late),
             "",
             *description,
             _follows([p.loaded.exercise.section for p in placed]),
             "",
-            "| # | exercise | article section | points |",
+            _("| # | exercise | article section | points |"),
             "|---|---|---|---|",
             *rows,
             "",
             *hints,
-            CHECK_HINT.format(name=assignment.id, install=learner_install(loaded)),
+            _(CHECK_HINT).format(name=assignment.id, install=learner_install(loaded)),
         ]
     )
 
@@ -119,25 +124,29 @@ def late_rule(policy: LatePolicy) -> str:
     """The late policy in words, as learners read it in the notebook's introduction."""
     grace = policy.grace_minutes
     grace_text = (
-        f" (the first {grace:g} minute{'s' * (grace != 1)} after it count as on time)"
+        ngettext(
+            " (the first {n} minute after it count as on time)",
+            " (the first {n} minutes after it count as on time)",
+            1 if grace == 1 else 2,
+        ).format(n=f"{grace:g}")
         if grace
         else ""
     )
-    cutoff = f"{policy.cutoff_days:g} day{'s' * (policy.cutoff_days != 1)}"
+    days = policy.cutoff_days
+    cutoff = ngettext("{n} day", "{n} days", 1 if days == 1 else 2).format(n=f"{days:g}")
     if not policy.cutoff_days:
-        rule = f"Work handed in after the due date{grace_text} scores 0."
+        rule = _("Work handed in after the due date{grace} scores 0.").format(grace=grace_text)
     elif policy.penalty_per_day:
-        rule = (
-            f"Late work: each started day after the due date{grace_text} costs "
-            f"{policy.penalty_per_day * 100:g}% of the score; work more than {cutoff} late "
-            "scores 0."
-        )
+        rule = _(
+            "Late work: each started day after the due date{grace} costs {percent} of the "
+            "score; work more than {cutoff} late scores 0."
+        ).format(grace=grace_text, percent=f"{policy.penalty_per_day * 100:g}%", cutoff=cutoff)
     else:
-        rule = (
-            f"Work handed in up to {cutoff} after the due date{grace_text} is accepted without "
-            "a penalty; later work scores 0."
-        )
-    return rule + " An extension from your instructor moves your due date."
+        rule = _(
+            "Work handed in up to {cutoff} after the due date{grace} is accepted without a "
+            "penalty; later work scores 0."
+        ).format(cutoff=cutoff, grace=grace_text)
+    return rule + _(" An extension from your instructor moves your due date.")
 
 
 def learner_install(loaded: LoadedCourse) -> str:
@@ -151,7 +160,11 @@ def _follows(sections: list[str]) -> str:
     """The sentence that says which article sections the exercises follow."""
     cited = list(dict.fromkeys(s for s in sections if in_article(s)))
     if not cited:
-        return "The exercises go beyond the article:"
-    beyond = "; some go beyond the article" if not all(in_article(s) for s in sections) else ""
-    plural = "s" if len(cited) > 1 else ""
-    return f"The exercises follow the article's section{plural} {', '.join(cited)}{beyond}:"
+        return _("The exercises go beyond the article:")
+    beyond = _("; some go beyond the article") if not all(in_article(s) for s in sections) else ""
+    follows = ngettext(
+        "The exercises follow the article's section {sections}{beyond}:",
+        "The exercises follow the article's sections {sections}{beyond}:",
+        len(cited),
+    )
+    return follows.format(sections=", ".join(cited), beyond=beyond)

@@ -36,6 +36,7 @@ from nbformat.v4 import new_notebook
 from ..course.load import LoadedCourse
 from ..course.model import Assignment
 from ..errors import UsageError
+from ..i18n import current_language
 from ..kinds.layout import Part
 from . import META_KEY, POINTER_FILE
 from .cells import cell_id, code, markdown, nbgrader_meta
@@ -116,6 +117,10 @@ def _notebook(
         "answers": keys,
         "labels": {k: labels[k] for k in keys if k in labels},
     }
+    # The language the notebook speaks, for `graders check` to answer in: presentation
+    # only (grading never reads it). Left out in the course's default language.
+    if current_language() != loaded.course.languages[0]:
+        nb.metadata[META_KEY]["language"] = current_language()
     return nb
 
 

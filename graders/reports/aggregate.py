@@ -16,6 +16,7 @@ from collections import Counter
 from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
 
+from ..i18n import _
 from ..results import QuestionResult, ResultsDocument, StudentResult
 from .course_info import CourseInfo, ItemInfo
 
@@ -170,7 +171,7 @@ def question_stats(doc: ResultsDocument, info: CourseInfo) -> list[QuestionStats
     counts: dict[str, Counter[str]] = {}
     points: dict[str, float] = {}
     expected: dict[str, str | None] = {}
-    for _, q in question_results(doc):
+    for _student, q in question_results(doc):
         counts.setdefault(q.id, Counter())[q.status.value] += 1
         points[q.id] = max(points.get(q.id, 0.0), _round(q.max_points))
         expected[q.id] = expected.get(q.id) or q.expected
@@ -207,9 +208,9 @@ def needs_help(
     for row in read:
         reasons = []
         if row.raw_share < low_share:
-            reasons.append(f"{row.raw_share:.0%} of the points")
+            reasons.append(_("{share} of the points").format(share=f"{row.raw_share:.0%}"))
         if len(row.misconceptions) >= threshold:
-            reasons.append(f"{len(row.misconceptions)} misconceptions")
+            reasons.append(_("{n} misconceptions").format(n=len(row.misconceptions)))
         if reasons:
             found.append(HelpNeeded(row, tuple(reasons)))
     return sorted(found, key=lambda h: (h.row.raw_share, -len(h.row.misconceptions), h.row.student))

@@ -10,8 +10,10 @@ import math
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 
+from ..i18n import _, ngettext
 from .aggregate import QUESTION_STATUSES, Bin, ScoreStats
 from .misconceptions import Cooccurrence
+from .status_names import status_name
 
 CHAR_WIDTH = 7.0  # a 12px sans-serif character, on average, for laying out labels
 
@@ -86,12 +88,19 @@ def histogram_chart(stats: ScoreStats, width: float = 600, height: float = 280) 
     bars = tuple(_bar(frame, x_of(b.lo), x_of(b.hi) - x_of(b.lo), b, y_max) for b in bins)
     x_ticks = _score_ticks([b.lo for b in bins] + [top], x_of)
     markers = tuple(
-        Marker(x_of(value), f"{name} {number(value)}", name, row)
-        for row, (name, value) in enumerate((("mean", stats.mean), ("median", stats.median)))
+        Marker(x_of(value), f"{label} {number(value)}", name, row)
+        for row, (name, label, value) in enumerate(
+            (("mean", _("mean"), stats.mean), ("median", _("median"), stats.median))
+        )
         if value is not None
     )
     return Histogram(
-        frame, bars, x_ticks, y_ticks, markers, f"score (out of {number(stats.max_score)})"
+        frame,
+        bars,
+        x_ticks,
+        y_ticks,
+        markers,
+        _("score (out of {max})").format(max=number(stats.max_score)),
     )
 
 
@@ -102,9 +111,10 @@ def stacked_bar(counts: Mapping[str, int], total: int) -> tuple[Rect, ...]:
         n = counts.get(status, 0)
         if n and total:
             w = 100.0 * n / total
-            segments.append(
-                Rect(x, 0.0, w, 10.0, n, f"{status}: {n} of {total} ({n / total:.0%})", status)
+            label = _("{status}: {n} of {total} ({share})").format(
+                status=status_name(status), n=n, total=total, share=f"{n / total:.0%}"
             )
+            segments.append(Rect(x, 0.0, w, 10.0, n, label, status))
             x += w
     return tuple(segments)
 
@@ -112,7 +122,8 @@ def stacked_bar(counts: Mapping[str, int], total: int) -> tuple[Rect, ...]:
 def share_bar(count: int, total: int) -> Rect:
     """A single bar of ``count`` out of ``total`` on a 100-unit scale."""
     share = count / total if total else 0.0
-    return Rect(0.0, 0.0, 100.0 * share, 10.0, count, f"{count} of {total} ({share:.0%})")
+    label = _("{n} of {total} ({share})").format(n=count, total=total, share=f"{share:.0%}")
+    return Rect(0.0, 0.0, 100.0 * share, 10.0, count, label)
 
 
 @dataclass(frozen=True)
@@ -227,17 +238,16 @@ def _count_axis(peak: int, frame: Frame) -> tuple[int, tuple[Tick, ...]]:
 def _bar(frame: Frame, x: float, slot: float, b: Bin, y_max: int) -> Rect:
     h = (frame.bottom - frame.top) * b.count / y_max
     gap = min(4.0, slot * 0.15)
-    label = f"{b.count} student{'s' if b.count != 1 else ''} scored {number(b.lo)}–{number(b.hi)}"
+    label = ngettext(
+        "{n} student scored {lo}–{hi}", "{n} students scored {lo}–{hi}", b.count
+    ).format(n=b.count, lo=number(b.lo), hi=number(b.hi))
     return Rect(x + gap / 2, frame.bottom - h, slot - gap, h, b.count, label)
 
 
 def _pair_label(co: Cooccurrence, i: int, j: int) -> str:
     a, b, n = co.names[i], co.names[j], co.counts[i][j]
-    return (
-        f"{a}: {n} student{'s' if n != 1 else ''}"
-        if i == j
-        else f"{a} + {b}: {n} student{'s' if n != 1 else ''}"
-    )
+    students = ngettext("{n} student", "{n} students", n).format(n=n)
+    return f"{a}: {students}" if i == j else f"{a} + {b}: {students}"
 
 
 def number(x: float) -> str:

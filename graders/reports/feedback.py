@@ -28,28 +28,44 @@ from ..course.load import LoadedCourse, get_assignment
 from ..course.model import in_article, section_label
 from ..course.visibility import for_learner, shown_at
 from ..errors import UsageError
+from ..i18n import N_, _, current_language, ngettext, speaking
 from ..notebook.layout import assignment_labels, exercise_headings
 from ..results import StudentResult, SubmissionStatus, format_points
 from .course_info import course_info
 from .feedback_view import feedback_view, short_label
-from .learner_setup import learner_context
+from .learner_setup import learner_context, learner_translations
+from .translated import translated
 
 TEMPLATE = "feedback.html.j2"
 STATUS_TEXT = {
-    "correct": "correct",
-    "wrong": "not correct",
-    "unanswered": "not answered",
-    "invalid": "not an answer",
-    "error": "error",
-    "timeout": "timed out",
-    "integrity": "tampered with grading",
+    "correct": N_("correct"),
+    "wrong": N_("not correct"),
+    "unanswered": N_("not answered"),
+    "invalid": N_("not an answer"),
+    "error": N_("error"),
+    "timeout": N_("timed out"),
+    "integrity": N_("tampered with grading"),
 }
 _FENCE = re.compile(r"```[\w+-]*\n(.*?)```", re.S)
 _INLINE = re.compile(r"`([^`\n]+)`")
 
 
-def write_feedback(loaded: LoadedCourse, assignment: str, db_url: str, out: Path) -> list[Path]:
-    """Write ``out/<student>.html`` for every graded student of ``assignment``; return the paths."""
+def write_feedback(
+    loaded: LoadedCourse, assignment: str, db_url: str, out: Path, language: str | None = None
+) -> list[Path]:
+    """Write ``out/<student>.html`` for every graded student of ``assignment``; return the paths.
+
+    The pages speak ``language`` (one of the course's; default: its first): the course's
+    texts, the author's explanations in each feedback and the page's own words.
+    """
+    language = loaded.language(language)
+    with speaking(language):
+        return _write_pages(loaded, loaded.in_language(language), assignment, db_url, out)
+
+
+def _write_pages(
+    loaded: LoadedCourse, shown: LoadedCourse, assignment: str, db_url: str, out: Path
+) -> list[Path]:
     doc = gradebook.results_document(db_url, loaded.course.id, assignment)
     if not doc.students:
         raise UsageError(
@@ -57,12 +73,12 @@ def write_feedback(loaded: LoadedCourse, assignment: str, db_url: str, out: Path
             f"{assignment} ...` first)"
         )
     template = environment().get_template(TEMPLATE)
-    context = _course_context(loaded, assignment)
+    context = _course_context(shown, assignment)
     _remove_dropped(doc.dropped, out)
     # What learners may see today: an extension keeps the key back until its own cutoff.
     with gradebook.open_gradebook(db_url).connect() as conn:
         extended = extended_due_dates(conn, loaded.course.id, assignment)
-    shown = shown_at(get_assignment(loaded, assignment), extended=extended)
+    visible = shown_at(get_assignment(loaded, assignment), extended=extended)
     written = []
     for student in doc.students:
         if not safe_student(student.student):
@@ -70,8 +86,10 @@ def write_feedback(loaded: LoadedCourse, assignment: str, db_url: str, out: Path
         if student.status is SubmissionStatus.MISSING:
             continue  # nothing was handed in: there is nothing to give feedback on
         path = out / f"{student.student}.html"
-        mine = {**context, **learner_context(loaded, assignment, student.student)}
-        write_atomic(path, render_page(template, for_learner(student, shown), mine))
+        mine = {**context, **learner_context(shown, assignment, student.student)}
+        texts = learner_translations(loaded, shown, assignment, student.student)
+        page = render_page(template, translated(for_learner(student, visible), texts), mine)
+        write_atomic(path, page)
         written.append(path)
     return written
 
@@ -90,7 +108,10 @@ def environment() -> Environment:
         autoescape=select_autoescape(["html", "j2"]),
         trim_blocks=True,
         lstrip_blocks=True,
+        extensions=["jinja2.ext.i18n"],
     )
+    # The page's own words, in the language the command speaks (``i18n.speaking``).
+    env.install_gettext_callables(gettext=_, ngettext=ngettext, newstyle=True)  # type: ignore[attr-defined]
     env.filters["prose"] = prose
     env.filters["num"] = format_points
     env.filters["human"] = lambda name: name.replace("-", " ")
@@ -105,7 +126,10 @@ def render_page(template: Template, student: StudentResult, context: dict[str, A
     view = feedback_view(
         student, context["assignment"], context["info"], context["labels"], context["headings"]
     )
-    return template.render(student=student, view=view, status_text=STATUS_TEXT, **context)
+    status_text = {status: _(text) for status, text in STATUS_TEXT.items()}
+    return template.render(
+        student=student, view=view, status_text=status_text, lang=current_language(), **context
+    )
 
 
 def _course_context(loaded: LoadedCourse, assignment: str) -> dict[str, Any]:

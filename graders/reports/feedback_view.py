@@ -10,10 +10,12 @@ and a message every check got alike (a crash, a timeout) once, above them too.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import datetime, timedelta
 
 from ..course.model import Assignment, in_article, section_label
+from ..i18n import _, ngettext
 from ..notebook import LABEL_SEPARATOR
 from ..results import QuestionResult, Status, StudentResult
 from .course_info import CourseInfo
@@ -116,13 +118,20 @@ def late(student: StudentResult, assignment: Assignment | None) -> Late | None:
 def delay_text(delay: timedelta) -> str:
     """``2 days, 3 hours``, ``5 hours, 1 minute``, ``40 seconds``: two units at most."""
     seconds = max(0, int(delay.total_seconds()))
-    units = (("day", 86400), ("hour", 3600), ("minute", 60), ("second", 1))
     parts = []
-    for name, size in units:
+    for size, amount in _UNITS:
         count, seconds = divmod(seconds, size)
         if count:
-            parts.append(f"{count} {name}{'s' if count != 1 else ''}")
-    return ", ".join(parts[:2]) or "0 seconds"
+            parts.append(amount(count))
+    return _(", ").join(parts[:2]) or _UNITS[-1][1](0)
+
+
+_UNITS: tuple[tuple[int, Callable[[int], str]], ...] = (
+    (86400, lambda n: ngettext("{n} day", "{n} days", n).format(n=n)),
+    (3600, lambda n: ngettext("{n} hour", "{n} hours", n).format(n=n)),
+    (60, lambda n: ngettext("{n} minute", "{n} minutes", n).format(n=n)),
+    (1, lambda n: ngettext("{n} second", "{n} seconds", n).format(n=n)),
+)
 
 
 def section_rows(student: StudentResult) -> tuple[SectionRow, ...]:
@@ -160,8 +169,10 @@ def _block(
 
 def _section_name(section: str | None) -> str:
     if not section:
-        return "no section"
-    return f"article {section}" if in_article(section) else section_label(section)
+        return _("no section")
+    if in_article(section):
+        return _("article {section}").format(section=section)
+    return section_label(section)
 
 
 def _when(moment: datetime) -> str:

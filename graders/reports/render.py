@@ -18,10 +18,13 @@ from jinja2 import Environment, PackageLoader, StrictUndefined
 
 from ..batch.exports import write_atomic
 from ..course.model import in_article, section_label
+from ..i18n import _, current_language, ngettext
+from ..kinds.layout import points_text
 from .aggregate import QUESTION_STATUSES
 from .charts import number, share_bar, stacked_bar
 from .feedback import prose
 from .model import AssignmentReport
+from .status_names import status_name
 from .summary import CourseSummary
 
 STATUS_MARKS = {
@@ -43,7 +46,10 @@ def environment() -> Environment:
         undefined=StrictUndefined,
         trim_blocks=True,
         lstrip_blocks=True,
+        extensions=["jinja2.ext.i18n"],
     )
+    # The page's own words, in the language the command speaks (``i18n.speaking``).
+    env.install_gettext_callables(gettext=_, ngettext=ngettext, newstyle=True)  # type: ignore[attr-defined]
     env.filters.update(
         num=number,
         pct=percent,
@@ -54,6 +60,7 @@ def environment() -> Environment:
         when=when,
     )
     env.filters["section_label"] = section_label
+    env.filters["status_name"] = status_name
     env.tests["in_article"] = in_article
     env.globals.update(
         statuses=QUESTION_STATUSES,
@@ -61,13 +68,14 @@ def environment() -> Environment:
         stacked_bar=stacked_bar,
         share_bar=share_bar,
         zip=zip,
+        points_text=points_text,
     )
     return env
 
 
 def render_page(template: str, **context: Any) -> str:
     """Render one of the page templates (``assignment.html.j2``, ``course.html.j2``)."""
-    return environment().get_template(template).render(**context)
+    return environment().get_template(template).render(lang=current_language(), **context)
 
 
 def render_assignment(report: AssignmentReport) -> str:

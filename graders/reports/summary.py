@@ -11,6 +11,7 @@ import statistics
 from collections.abc import Sequence
 from dataclasses import dataclass
 
+from ..i18n import _
 from ..results import ResultsDocument, Status, StudentResult
 from . import charts
 from .aggregate import LOW_SHARE, item_order, max_score, question_results
@@ -67,9 +68,9 @@ def course_summary(docs: Sequence[ResultsDocument], info: CourseInfo) -> CourseS
     trend = charts.trend_chart(
         [a.id for a in lines],
         {
-            "mean score": [a.mean_share for a in lines],
-            "median score": [a.median_share for a in lines],
-            "answers correct": [a.correct_share for a in lines],
+            _("mean score"): [a.mean_share for a in lines],
+            _("median score"): [a.median_share for a in lines],
+            _("answers correct"): [a.correct_share for a in lines],
         },
     )
     struggling = tuple(

@@ -25,6 +25,7 @@ from typing import TYPE_CHECKING, Any
 
 from ...course.marks import Marks
 from ...errors import Problem
+from ...i18n import _
 from ...results import QuestionResult, Status
 from ..base import Context, DeclaredMisconception, ExerciseAnswers, Item, Reading, Submission
 from ..cache import cached, course_limits
@@ -217,7 +218,7 @@ class CodeKind:
         return code_layout.labels(placed)
 
     def hint(self) -> str:
-        return code_layout.HINT
+        return _(code_layout.HINT)
 
     def read_cell(self, source: str, meta: Mapping[str, Any]) -> Reading:
         return code_layout.read_cell(source, meta)

@@ -11,6 +11,7 @@ import ast
 from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any
 
+from ...i18n import N_, _
 from ..base import ExerciseAnswers, Reading, Submission
 from ..layout import MAGIC_NOTE, Part, Placed, exercise_header, has_magic
 from .starter import fill
@@ -19,10 +20,10 @@ if TYPE_CHECKING:
     from .model import CodeExercise
 
 CELL_TAG = "exercise"
-HINT = """\
+HINT = N_("""\
 For a code exercise, write the function in its code cell, keeping its name. The grader
 runs that cell alone, in a sandbox, so put every import and helper it needs in it.
-"""
+""")
 _STUB_LINES = ("raise NotImplementedError()", "raise NotImplementedError")  # at column 0 only
 
 
@@ -30,11 +31,11 @@ def layout(p: Placed, key: Mapping[str, str]) -> list[Part]:
     """Header with the task, then one cell holding the template."""
     ex = p.loaded.exercise
     checks = ", ".join(f"`{c.id}`" for c in ex.checks)
-    lead = (
-        f"{ex.prompt.strip()}\n\nDefine `{ex.signature}` in the code cell below, with everything "
-        "it needs "
-        f"in that cell. The grader runs it in a sandbox on inputs of its own and checks: {checks}."
-    )
+    task = _(
+        "Define `{signature}` in the code cell below, with everything it needs in that cell. "
+        "The grader runs it in a sandbox on inputs of its own and checks: {checks}."
+    ).format(signature=ex.signature, checks=checks)
+    lead = f"{ex.prompt.strip()}\n\n{task}"
     solution = key.get(ex.id)
     cell = Part(
         "answer",
@@ -52,8 +53,12 @@ def layout(p: Placed, key: Mapping[str, str]) -> list[Part]:
 def labels(p: Placed) -> dict[str, str]:
     """The exercise's code cell and each of its checks, as the notebook numbers them."""
     ex = p.loaded.exercise
-    name = f"Exercise {p.number}"
-    return {ex.id: name, **{f"{ex.id}/{c.id}": f"{name}, check {c.id}" for c in ex.checks}}
+    name = _("Exercise {number}").format(number=p.number)
+    check = _("{exercise}, check {check}")
+    return {
+        ex.id: name,
+        **{f"{ex.id}/{c.id}": check.format(exercise=name, check=c.id) for c in ex.checks},
+    }
 
 
 def given(exercise: CodeExercise, submission: Submission) -> ExerciseAnswers:
@@ -77,7 +82,7 @@ def read_cell(source: str, meta: Mapping[str, Any]) -> Reading:
     code = code_source(source)
     if code is None:
         return Reading(None)
-    return Reading(code, (MAGIC_NOTE,) if has_magic(code) else ())
+    return Reading(code, (_(MAGIC_NOTE),) if has_magic(code) else ())
 
 
 def cell_problem(source: str, meta: Mapping[str, Any]) -> str | None:
@@ -89,16 +94,18 @@ def cell_problem(source: str, meta: Mapping[str, Any]) -> str | None:
         tree = ast.parse(code)
     except SyntaxError as exc:
         if has_magic(code):
-            return "lines starting with `!` or `%` are IPython commands, not Python: remove them"
-        return f"not valid Python: {exc.msg} (line {exc.lineno})"
+            return _("lines starting with `!` or `%` are IPython commands, not Python: remove them")
+        return _("not valid Python: {error} (line {line})").format(error=exc.msg, line=exc.lineno)
     except (ValueError, RecursionError, MemoryError) as exc:
-        return f"not valid Python: {exc}"
+        return _("not valid Python: {error}").format(error=exc)
     entry = meta.get("entry")
     if not isinstance(entry, str):
         return ""
     defined = _top_level(tree, entry)
     if defined is None:
-        return f"does not define `{entry}` (write `def {entry}(...):` at the top level of the cell)"
+        return _(
+            "does not define `{entry}` (write `def {entry}(...):` at the top level of the cell)"
+        ).format(entry=entry)
     return None if _is_placeholder(defined) else ""
 
 

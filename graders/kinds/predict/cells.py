@@ -11,16 +11,17 @@ from collections.abc import Mapping
 from typing import Any
 
 from ...answers.parse import AnswerSyntaxError, read_answer
+from ...i18n import N_, _, ngettext
 from ..base import Reading
 from ..layout import MAGIC_NOTE, Filled, Part, Placed, exercise_header, has_magic, points_text
 from .answer_cell import UNANSWERED_LINE, Extracted, answer_line, extract_answer
 
 CELL_TAG = "question"
-LEAD = (
+LEAD = N_(
     "Run the setup cell below to explore. The questions continue from it in order: "
     "each one sees what the earlier ones ran."
 )
-HINT = """\
+HINT = N_("""\
 Each question has an answer cell that starts as `answer = "..."`. Replace the `...`
 between the quotes with your prediction, written the way torch prints it:
 
@@ -32,12 +33,12 @@ Answers are strings: the grader reads the text between the quotes and never runs
 the quotes let the notebook run from top to bottom. Keep one `answer = ...` line per answer
 cell and try things out in cells of your own. Run the setup cells to explore, but make your
 prediction before you try it.
-"""
-NO_ANSWER_LINE = (
+""")
+NO_ANSWER_LINE = N_(
     'this cell has no `answer = ...` line: an answer cell holds one line, `answer = "<your '
     'prediction>"`'
 )
-MALFORMED_NOTE = (
+MALFORMED_NOTE = N_(
     "The grader found no `answer = ...` line in this answer cell and read the whole cell as "
     'your answer: an answer cell holds one line, `answer = "<your prediction>"`.'
 )
@@ -47,12 +48,13 @@ SHOWN_LINES = 2  # of the other lines of an answer cell, named in the note
 def layout(p: Placed, key: Mapping[str, str]) -> list[Part]:
     """Header, setup, then per question a prompt and an answer cell."""
     ex = p.loaded.exercise
-    parts = [exercise_header(p, LEAD), Part("setup", ex.id, setup_source(ex.setup, p.seed))]
+    parts = [exercise_header(p, _(LEAD)), Part("setup", ex.id, setup_source(ex.setup, p.seed))]
     names = labels(p)
     for q in ex.questions:
         item = f"{ex.id}/{q.id}"
         points = q.points * p.scale
-        prompt = f"**{names[item]}** ({points_text(points)})\n\n{q.prompt.strip()}"
+        heading = _("**{label}** ({points})").format(label=names[item], points=points_text(points))
+        prompt = f"{heading}\n\n{q.prompt.strip()}"
         parts.append(Part("prompt", item, prompt))
         parts.append(_answer_part(item, points, key.get(item), q.explain.strip()))
     return parts
@@ -61,7 +63,11 @@ def layout(p: Placed, key: Mapping[str, str]) -> list[Part]:
 def labels(p: Placed) -> dict[str, str]:
     """Item id -> the question's heading in the notebook: ``Question 1.2``."""
     ex = p.loaded.exercise
-    return {f"{ex.id}/{q.id}": f"Question {p.number}.{n}" for n, q in enumerate(ex.questions, 1)}
+    name = _("Question {exercise}.{question}")
+    return {
+        f"{ex.id}/{q.id}": name.format(exercise=p.number, question=n)
+        for n, q in enumerate(ex.questions, 1)
+    }
 
 
 def _answer_part(item: str, points: float, literal: str | None, explain: str) -> Part:
@@ -72,7 +78,9 @@ def _answer_part(item: str, points: float, literal: str | None, explain: str) ->
         UNANSWERED_LINE,
         points=points,
         solution=solution,
-        explain=f"**Answer:** `{literal}`\n\n{explain}" if literal is not None else "",
+        explain=_("**Answer:** `{literal}`").format(literal=literal) + f"\n\n{explain}"
+        if literal is not None
+        else "",
         tag={CELL_TAG: item},
         cell="answer",
         filled=Filled(UNANSWERED_LINE, solution) if solution is not None else None,
@@ -81,7 +89,8 @@ def _answer_part(item: str, points: float, literal: str | None, explain: str) ->
 
 def setup_source(setup: str, seed: int) -> str:
     """The setup as learners run it: seeded the way the grader seeds it before every setup."""
-    seeded = f"import torch; torch.manual_seed({seed})  # the grader seeds torch before every setup"
+    comment = _("the grader seeds torch before every setup")
+    seeded = f"import torch; torch.manual_seed({seed})  # {comment}"
     return f"{seeded}\n{setup.rstrip()}"
 
 
@@ -91,7 +100,7 @@ def read_cell(source: str, meta: Mapping[str, Any]) -> Reading:
     if extracted.text is None:
         return Reading(None)
     if extracted.malformed:
-        return Reading(extracted.text, (MAGIC_NOTE if has_magic(source) else MALFORMED_NOTE,))
+        return Reading(extracted.text, (_(MAGIC_NOTE if has_magic(source) else MALFORMED_NOTE),))
     rewrite = None if extracted.quoted and not extracted.unclosed else answer_line(extracted.text)
     return Reading(extracted.text, _notes(extracted), rewrite)
 
@@ -102,8 +111,8 @@ def cell_problem(source: str, meta: Mapping[str, Any]) -> str | None:
     if extracted.text is None:
         return None
     if extracted.malformed:
-        hint = "Lines starting with `!` or `%` are not Python; " if has_magic(source) else ""
-        return f"{hint}{NO_ANSWER_LINE}"
+        hint = _("Lines starting with `!` or `%` are not Python; ") if has_magic(source) else ""
+        return f"{hint}{_(NO_ANSWER_LINE)}"
     try:
         read_answer(extracted.text)
     except AnswerSyntaxError as exc:
@@ -116,15 +125,20 @@ def _notes(extracted: Extracted) -> tuple[str, ...]:
     if extracted.ignored:
         shown = ", ".join(f"`{_short(line)}`" for line in extracted.ignored[:SHOWN_LINES])
         more = len(extracted.ignored) - SHOWN_LINES
-        shown += f" and {more} more line{'s' if more > 1 else ''}" if more > 0 else ""
+        if more > 0:
+            shown += ngettext(" and {n} more line", " and {n} more lines", more).format(n=more)
         notes.append(
-            f"An answer cell must hold only the answer line: move {shown} to a cell of its "
-            "own. The grader read only the last `answer = ...` line."
+            _(
+                "An answer cell must hold only the answer line: move {shown} to a cell of its "
+                "own. The grader read only the last `answer = ...` line."
+            ).format(shown=shown)
         )
     if extracted.unclosed:
         notes.append(
-            f"The closing quote is missing: the grader read `{_short(extracted.text or '')}`; "
-            f"write `{_short(answer_line(extracted.text))}` so the notebook runs."
+            _(
+                "The closing quote is missing: the grader read `{read}`; write `{line}` so "
+                "the notebook runs."
+            ).format(read=_short(extracted.text or ""), line=_short(answer_line(extracted.text)))
         )
     return tuple(notes)
 

@@ -12,6 +12,7 @@ from typing import TYPE_CHECKING, Any
 
 from ...course.marks import Marks
 from ...errors import Problem
+from ...i18n import _
 from ...results import QuestionResult
 from ..base import Context, DeclaredMisconception, ExerciseAnswers, Item, Reading, Submission
 from ..layout import Part, Placed
@@ -91,7 +92,7 @@ class PredictKind:
         return cells.labels(placed)
 
     def hint(self) -> str:
-        return cells.HINT
+        return _(cells.HINT)
 
     def read_cell(self, source: str, meta: Mapping[str, Any]) -> Reading:
         return cells.read_cell(source, meta)

@@ -1,0 +1,228 @@
+"""A Chinese class of the bundled ps2, end to end, and in a real browser.
+
+`graders release ps2 --lang zh` writes the notebook; a learner fills it in (one answer
+matching a declared misconception, one that cannot be read) and checks it; `graders
+autograde` grades it (grading never depends on the language: answers are literals);
+`graders feedback ps2 --lang zh` and `graders report ps2 --lang zh` write the pages,
+whose own words come from the Chinese catalogue and whose course texts are the course's
+Chinese ones. Chromium opens one feedback page and the report: screenshots go to
+test-artifacts/ (feedback-zh.png, report-zh.png).
+"""
+
+from __future__ import annotations
+
+import json
+import re
+import shutil
+from collections.abc import Iterator
+from html import unescape
+from pathlib import Path
+from typing import Any
+
+import pytest
+from click.testing import CliRunner
+from notebook_helpers import fill, load_nb, save_nb
+
+from graders.cli import main
+from graders.session import load
+
+REPO = Path(__file__).resolve().parent.parent
+ARTIFACTS = REPO / "test-artifacts"
+CHROMIUM = Path("/usr/bin/chromium")
+CHROMIUM_ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--no-first-run"]
+WRONG = "data-silent-wrong-grad/wrong-gradient"  # answered with its declared misconception
+UNREADABLE = "data-vs-detach/flags"
+
+
+def run(*args: str) -> str:
+    done = CliRunner().invoke(main, list(args))
+    assert done.exit_code == 0, done.output
+    return done.output
+
+
+@pytest.fixture(scope="module")
+def term(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Any]:
+    """The course, ada's Chinese notebook as handed in, and what was written from it."""
+    root = tmp_path_factory.mktemp("course")
+    shutil.copy(REPO / "course.yml", root / "course.yml")
+    for folder in ("exercises", "solutions", "checkers"):
+        shutil.copytree(REPO / folder, root / folder)
+    course = ("--course", str(root))
+    run("release", "ps2", "--lang", "zh", "--out", str(root / "release"), *course)
+    key = json.loads(run("key", "ps2", "--json", *course))
+    loaded = load(root)
+    question = loaded.exercises[WRONG.split("/")[0]].exercise.questions
+    wrong = next(q for q in question if f"{WRONG.split('/')[0]}/{q.id}" == WRONG)
+    answers = {k: v for k, v in key.items() if "/" in k}
+    answers[WRONG] = wrong.misconceptions[0].answer
+    answers[UNREADABLE] = "(False, True"
+    released = load_nb(root / "release" / "ps2" / "ps2.ipynb")
+    handed_in = save_nb(fill(released, answers), root / "submissions" / "ada" / "ps2.ipynb")
+    checked = CliRunner().invoke(main, ["check", str(handed_in)])
+    checked_en = CliRunner().invoke(main, ["check", str(handed_in), "--lang", "en"])
+    CliRunner().invoke(main, ["autograde", "ps2", str(root / "submissions"), *course])
+    run("feedback", "ps2", "--lang", "zh", *course)
+    run("report", "ps2", "--lang", "zh", *course)
+    return {
+        "root": root,
+        "notebook": released,
+        "check": checked,
+        "check_en": checked_en,
+        "zh": loaded.in_language("zh"),
+        "en": loaded,
+        "feedback": (root / "autograded" / "ps2" / "feedback" / "ada.html"),
+        "report": (root / "autograded" / "ps2" / "report.html"),
+    }
+
+
+def text_of(path: Path) -> str:
+    html = path.read_text(encoding="utf-8")
+    return unescape(re.sub(r"<[^>]+>", "", html))
+
+
+def question(loaded: Any, item: str) -> Any:
+    exercise, qid = item.split("/")
+    return next(q for q in loaded.exercises[exercise].exercise.questions if q.id == qid)
+
+
+def test_the_released_notebook_speaks_chinese(term: dict[str, Any]) -> None:
+    nb = term["notebook"]
+    intro = nb["cells"][0]["source"]
+    assert intro.startswith("# .data 与 .detach()")
+    for words in (
+        "## 如何作答",
+        "迟交：",
+        "这些练习对应原文的 §4",
+        "| # | 练习 | 原文章节 | 分数 |",
+    ):
+        assert words in intro
+    prompts = [c["source"] for c in nb["cells"] if c["cell_type"] == "markdown"]
+    assert any(p.startswith("**问题 1.1**（1 分）") for p in prompts)
+    assert any(p.startswith("## 1. .data 与 .detach()") and "原文 **§4**" in p for p in prompts)
+    assert question(term["zh"], "data-vs-detach/flags").prompt.strip() in "\n".join(prompts)
+    meta = nb["metadata"]["graders"]
+    assert meta["language"] == "zh" and meta["labels"][UNREADABLE].startswith("问题 1.1 — ")
+
+
+def test_the_check_answers_in_the_notebook_s_language(term: dict[str, Any]) -> None:
+    checked, checked_en = term["check"], term["check_en"]
+    assert checked.exit_code == 1, checked.output
+    assert "评分程序读不懂你的 1 个答案：" in checked.output
+    assert "  - 问题 1.1 — " in checked.output
+    assert "这项检查从不告诉你答案是否正确。" in checked.output
+    assert "The grader cannot read 1 of your answers:" in checked_en.output
+    assert "  - 问题 1.1 — " in checked_en.output  # the notebook's own labels, as released
+
+
+def test_the_feedback_page_speaks_chinese(term: dict[str, Any]) -> None:
+    html = term["feedback"].read_text(encoding="utf-8")
+    text = text_of(term["feedback"])
+    assert '<html lang="zh">' in html
+    for words in ("给 ada 的反馈", "需要复习", "你的答案", "你的答案符合一个常见误解", "原文 §4"):
+        assert words in text, words
+    wrong_zh, wrong_en = question(term["zh"], WRONG), question(term["en"], WRONG)
+    # The author's explanations, the question's and its misconception's, in Chinese only.
+    for zh, en in (
+        (wrong_zh.explain, wrong_en.explain),
+        (wrong_zh.misconceptions[0].explain, wrong_en.misconceptions[0].explain),
+    ):
+        assert first_line(zh) in text
+        assert first_line(en) not in text
+    assert first_line(question(term["zh"], WRONG).prompt) in text
+
+
+def test_the_class_report_speaks_chinese(term: dict[str, Any]) -> None:
+    text = text_of(term["report"])
+    for words in (
+        "班级报告",
+        "得分分布",
+        "题目（由难到易）",
+        "误解",
+        "全部学生",
+        "可能需要帮助的学生",
+    ):
+        assert words in text, words
+    wrong = question(term["zh"], WRONG)
+    assert first_line(wrong.misconceptions[0].explain) in text
+    assert "通过 .data 把 sigmoid 的输出清零" in text  # the exercise's Chinese title
+
+
+def test_a_language_the_course_lacks_is_a_usage_error(term: dict[str, Any]) -> None:
+    course = ("--course", str(term["root"]))
+    for args in (("release", "ps2"), ("feedback", "ps2"), ("report", "ps2")):
+        done = CliRunner().invoke(main, [*args, "--lang", "fr", *course])
+        assert done.exit_code == 2, done.output
+        assert "--lang fr: the course has no language 'fr' (its languages: en, zh)" in done.output
+
+
+def first_line(text: str) -> str:
+    """A text's first line, without the markup the page renders (`code`)."""
+    return text.strip().splitlines()[0].replace("`", "")[:40]
+
+
+browser = pytest.mark.skipif(
+    not CHROMIUM.exists(),
+    reason="needs Debian's chromium at /usr/bin/chromium (apt-get install -y chromium)",
+)
+
+
+@pytest.fixture(scope="module")
+def chromium() -> Iterator[Any]:
+    sync_api = pytest.importorskip("playwright.sync_api", reason="needs playwright")
+    with sync_api.sync_playwright() as p:
+        launched = p.chromium.launch(executable_path=str(CHROMIUM), args=CHROMIUM_ARGS)
+        yield launched
+        launched.close()
+
+
+def opened(chromium: Any, path: Path) -> Any:
+    tab = chromium.new_page(viewport={"width": 1100, "height": 1400})
+    tab.route("**/*", lambda r: r.continue_() if r.request.url == path.as_uri() else r.abort())
+    tab.goto(path.as_uri())
+    return tab
+
+
+@browser
+def test_a_chinese_feedback_page_in_a_browser(term: dict[str, Any], chromium: Any) -> None:
+    tab = opened(chromium, term["feedback"])
+    assert tab.locator("header .muted").nth(1).inner_text().startswith("给 ada 的反馈")
+    assert tab.locator("section.summary h2").inner_text().startswith("需要复习")
+    missed = tab.locator("article.question.wrong")
+    assert missed.count() >= 1
+    shown = missed.first.inner_text()
+    assert "你的答案" in shown and "不正确" in shown
+    wrong = question(term["zh"], WRONG)
+    body = tab.inner_text("body")
+    assert first_line(wrong.misconceptions[0].explain) in body
+    ARTIFACTS.mkdir(exist_ok=True)
+    tab.screenshot(path=str(ARTIFACTS / "feedback-zh.png"), full_page=True)
+    assert (ARTIFACTS / "feedback-zh.png").stat().st_size > 10_000
+
+
+@browser
+def test_a_chinese_class_report_in_a_browser(term: dict[str, Any], chromium: Any) -> None:
+    tab = opened(chromium, term["report"])
+    headings = tab.locator("h2").all_inner_texts()
+    for heading in ("得分分布", "题目（由难到易）", "误解", "全部学生"):
+        assert heading in headings, headings
+    assert tab.locator("#kpi-count").inner_text() == "1"
+    kpis = tab.locator("dl.kpis dt").all_inner_texts()
+    assert kpis[:3] == ["已评分", "平均分", "中位数"]
+    ARTIFACTS.mkdir(exist_ok=True)
+    tab.screenshot(path=str(ARTIFACTS / "report-zh.png"), full_page=True)
+    assert (ARTIFACTS / "report-zh.png").stat().st_size > 10_000
+
+
+def test_only_whole_paragraphs_of_the_author_are_translated() -> None:
+    from graders.reports.translated import translated
+    from graders.results import QuestionResult, Status, StudentResult
+
+    said = "Sharing memory is what detach() does.\nclone() copies.\ngot True, expected False"
+    q = QuestionResult("ex/q", Status.WRONG, 0.0, 1.0, "True", "False", said, explain=said)
+    texts = {"clone() copies.": "clone() 会复制数据。", "copies": "复制", "True": "真"}
+    shown = translated(StudentResult("ada", (q,)), texts).questions[0]
+    assert (
+        shown.feedback
+        == "Sharing memory is what detach() does.\nclone() 会复制数据。\ngot True, expected False"
+    )
+    assert shown.explain == shown.feedback and shown.answer == "True" and shown.points == 0.0
