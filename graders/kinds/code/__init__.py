@@ -45,6 +45,7 @@ from .grading import (
     samples_hash,
 )
 from .model import SOLUTIONS_DIR, CodeExercise
+from .sources import read_source
 
 if TYPE_CHECKING:
     from ...sandbox import Job
@@ -76,7 +77,7 @@ class CodeKind:
             return {}  # check() reports it
 
     def prepare(self, exercise: CodeExercise, ctx: Context) -> dict[str, Any]:
-        source = (ctx.root / SOLUTIONS_DIR / exercise.solution).read_text(encoding="utf-8")
+        source = read_source(exercise, ctx.root / SOLUTIONS_DIR / exercise.solution)
         checker = load_checker(ctx.root / exercise.checker)
 
         def observe_reference() -> dict[str, Any]:
