@@ -90,12 +90,15 @@ def self_test_problems(
             return []
         if not ex.variants:
             return list(test(ex.exercise, prepared[exercise_id][0], ctx, ex.marks))
-        found: dict[str, Problem] = {}  # a problem of several variants is named once
+        # A problem of several variants is reported once, naming each variant it is in.
+        found: dict[str, tuple[Problem, list[str]]] = {}
         for variant, state in zip(ex.variants, prepared[exercise_id], strict=True):
             for problem in test(variant.exercise, state, ctx, ex.marks):
-                labelled = replace(problem, message=f"{problem.message} ({variant.label})")
-                found.setdefault(str(problem), labelled)
-        return list(found.values())
+                found.setdefault(str(problem), (problem, []))[1].append(variant.label)
+        return [
+            replace(problem, message=f"{problem.message} ({'; '.join(labels)})")
+            for problem, labels in found.values()
+        ]
 
     with ThreadPoolExecutor(max_workers=MAX_PARALLEL) as pool:
         return [p for found in pool.map(self_test, list(prepared)) for p in found]
