@@ -6,13 +6,18 @@
 The course is copied twice: as bundled (``variants: {count: 8}``) and with
 ``variants: {count: 1}``, where every learner gets the base variant. For each assignment,
 every synthetic learner (``synth``) answers their own variant's questions: their key and
-their variant's misconceptions, computed by torch. Then ``graders autograde`` grades the
+their variant's misconceptions, computed by torch; and a learner who writes code writes
+their own variant's (the reference solution rendered with their values), so a code
+exercise with parameters (safe-sgd-step in ps2, straight-through in ps3) is checked per
+variant, its reference observed once per variant, each learner's code jobs still in one
+job list. Then ``graders autograde`` grades the
 whole class in each copy as a subprocess, from a cold truth cache, so that the time with
 variants includes computing every variant's truths; the truths it computed are counted
 from the cache (one file per exercise and variant).
 
-Prints, per assignment: the wall time of the whole command without and with variants,
-their ratio (the aim: at most 1.5x), and how many truths each computed.
+Prints, per assignment: which exercises have parameters (predict and code), the wall time
+of the whole command without and with variants, their ratio (the aim: at most 1.5x), and
+how many truths (predictions' truths and code references' observations) each computed.
 """
 
 from __future__ import annotations
@@ -55,7 +60,7 @@ def _assignment(
     args: argparse.Namespace, courses: dict[str, Path], work: Path, assignment: str
 ) -> dict[str, Any]:
     cohort = synth.students(args.students, args.seed, args.code_share, args.hostile_every)
-    row: dict[str, Any] = {"assignment": assignment}
+    row: dict[str, Any] = {"assignment": assignment, "varied": _varied(courses["with"], assignment)}
     for label, course in courses.items():
         _write_class(course, assignment, cohort, work / f"{label}-{assignment}", args.seed)
     walls: dict[str, list[float]] = {label: [] for label in courses}
@@ -111,6 +116,16 @@ def _facts(loaded: Any, assignment: str) -> tuple[dict[str, list[str]], dict[str
     return wrong, entries
 
 
+def _varied(course: Path, assignment: str) -> str:
+    """``2 predict + 1 code``: the assignment's exercises with parameters, by kind."""
+    from graders.course.variants import varied_exercises
+    from graders.session import load
+
+    loaded = load(course)
+    kinds = [loaded.exercises[e].kind.name for e in varied_exercises(loaded, assignment)]
+    return " + ".join(f"{kinds.count(k)} {k}" for k in ("predict", "code")) or "none"
+
+
 def _course(dest: Path, count: int) -> Path:
     for name in COURSE_FILES:
         if (REPO / name).is_dir():
@@ -140,14 +155,14 @@ def _table(rows: list[dict[str, Any]], students: int, count: int) -> str:
     lines = [
         f"{students} learners each, whole `graders autograde` command (fastest run), "
         "truths computed cold",
-        f"{'':10} {'without variants':>18} {f'with (count {count})':>18} {'ratio':>7} "
-        f"{'truths without/with':>20}",
+        f"{'':10} {'with parameters':>18} {'without variants':>18} "
+        f"{f'with (count {count})':>18} {'ratio':>7} {'truths without/with':>20}",
     ]
     for r in rows:
         truths = f"{r['without']['truths']}/{r['with']['truths']}"
         without, with_ = r["without"]["wall_s"], r["with"]["wall_s"]
         lines.append(
-            f"{r['assignment']:10} {without:>16.1f} s {with_:>16.1f} s "
+            f"{r['assignment']:10} {r['varied']:>18} {without:>16.1f} s {with_:>16.1f} s "
             f"{r['ratio']:>6.2f}x {truths:>20}"
         )
     lines.append(f"aim: at most {AIM}x the time without variants")

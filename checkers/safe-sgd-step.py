@@ -1,5 +1,10 @@
 """``sgd_step(params, lr)`` (§4): ``p -= lr * p.grad`` in place, visible to autograd.
 
+The exercise has parameters: each learner's step adds their own ``weight_decay * p`` to
+the gradient (0 in the base variant: plain SGD), and the weight matrix has their
+``shape`` (the bias has ``shape[1]``). The expected values are the reference solution's
+in the same variant, so the checker itself needs only the shape.
+
 Two calls, so that one missed case costs one check. In the first, every parameter has a
 gradient: the child makes two leaf parameters with gradients from a loss, builds a
 pending graph that saved both for backward, and calls the learner's step. It measures the
@@ -41,13 +46,14 @@ class Observations(Schema):
     skip_values: list[Described] | None = None
 
 
-def observe(fn: Any, seed: int) -> dict[str, Any]:
+def observe(fn: Any, seed: int, params: Mapping[str, Any]) -> dict[str, Any]:
     """Child side: a step with every gradient present, then one with a missing gradient."""
     from graders.checker import measure as M
 
+    rows, cols = params["shape"]
     g = M.generator(seed)
-    w, b = (M.randn(*shape, generator=g, requires_grad=True) for shape in ((3, 4), (4,)))
-    x = M.randn(5, 3, generator=g)
+    w, b = (M.randn(*shape, generator=g, requires_grad=True) for shape in ((rows, cols), (cols,)))
+    x = M.randn(5, rows, generator=g)
     M.backward(((x @ w + b) ** 2).mean())
     pending = (w * w).sum() + (b * b).sum()  # saves w and b for its backward
     params, versions, bits = [w, b], (M.version(w), M.version(b)), (M.bits(w), M.bits(b))
@@ -87,14 +93,16 @@ def _skipping(fn: Any, g: Any, M: Any) -> dict[str, Any]:
     return {"skipped": [M.bits(unused) == before, M.grad(unused) is None], "skip_values": [M.describe(w)]}
 
 
-def judge(got: Mapping[str, Any], ref: Mapping[str, Any]) -> dict[str, Verdict]:
+def judge(got: Mapping[str, Any], ref: Mapping[str, Any], params: Mapping[str, Any]) -> dict[str, Verdict]:
     """Parent side: one verdict per check."""
     skips = _skips_none(got, ref)
     if got.get("raised"):
         return dict.fromkeys(CHECKS[:-1], errored(got["raised"], CALL)) | {"skips-none": skips}
     mine, theirs = items(got, "values", len(NAMES)), items(ref, "values", len(NAMES))
+    rule = f"p - lr * (p.grad + {params['weight_decay']} * p)" if params["weight_decay"] else "p - lr * p.grad"
     return {
-        "values": first_failure(tensor_verdict(m, r, VALUES, f"For `{n}` after the step: ") for n, m, r in zip(NAMES, mine, theirs)),
+        "values": first_failure(tensor_verdict(m, r, VALUES, f"For `{n}` after the step (`{rule}`): ")
+                                for n, m, r in zip(NAMES, mine, theirs)),
         "same-leaves": _same_leaves(got),
         "autograd-safe": _autograd_safe(got),
         "backward-after": _backward_verdict(got, ref),

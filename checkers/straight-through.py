@@ -7,6 +7,10 @@ whether ``x`` is in the output's graph, and the gradient of the output with resp
 ``x`` for a seeded upstream gradient ``g``, computed by ``torch.autograd.grad`` (not read
 from ``x.grad``, which a hook could write): a straight-through estimator gives exactly
 ``g``; plain ``torch.round`` gives zeros.
+
+The exercise has parameters: each learner's forward pass is their own ``op`` (``round``,
+``floor``, ``ceil`` or ``trunc``), and the matrix has their ``shape``. The expected
+output is the reference solution's in the same variant; the checker builds the inputs.
 """
 
 from __future__ import annotations
@@ -37,7 +41,7 @@ class Observations(Schema):
     cases: list[Case]
 
 
-def observe(fn: Any, seed: int) -> dict[str, Any]:
+def observe(fn: Any, seed: int, params: Mapping[str, Any]) -> dict[str, Any]:
     """Child side: call ``fn`` on each input, then differentiate its output."""
     import torch
 
@@ -47,7 +51,7 @@ def observe(fn: Any, seed: int) -> dict[str, Any]:
     ties = torch.tensor(TIES)
     inputs = [
         _leaf(torch.cat([ties, M.randn(6, generator=g) * 3]), M),
-        _leaf(M.randn(2, 3, generator=g, dtype=torch.float64) * 3, M),
+        _leaf(M.randn(*params["shape"], generator=g, dtype=torch.float64) * 3, M),
     ]
     return {"cases": [_measure(fn, x, g, M) for x in inputs]}
 
@@ -82,8 +86,9 @@ def _dtype(t: Any, M: Any) -> Any:
     return found if found in (torch.float32, torch.float64) else torch.float32
 
 
-def judge(got: Mapping[str, Any], ref: Mapping[str, Any]) -> dict[str, Verdict]:
+def judge(got: Mapping[str, Any], ref: Mapping[str, Any], params: Mapping[str, Any]) -> dict[str, Verdict]:
     """Parent side: one verdict per check."""
+    expected = f"`torch.{params['op']}(x)`"
     pairs = list(zip(CASES, items(got, "cases", len(CASES)), items(ref, "cases", len(CASES))))
     for case, mine, _ in pairs:
         if mine.get("raised"):
@@ -92,7 +97,8 @@ def judge(got: Mapping[str, Any], ref: Mapping[str, Any]) -> dict[str, Verdict]:
             changed = f"With {case} as `x`: {CALL} changed `x` in place. It must return a new tensor and leave `x` as it was."
             return dict.fromkeys(CHECKS, fail(changed))
     return {
-        "forward": first_failure(tensor_verdict(m["out"], r["out"], ("shape", "dtype", "values"), f"With {c} as `x`: ") for c, m, r in pairs),
+        "forward": first_failure(tensor_verdict(m["out"], r["out"], ("shape", "dtype", "values"), f"With {c} as `x`, against {expected}: ")
+                                 for c, m, r in pairs),
         "gradient": first_failure(_gradient(c, m, r) for c, m, r in pairs),
     }
 

@@ -42,14 +42,23 @@ def autograder(course: Path, tmp_path_factory: pytest.TempPathFactory) -> Path:
     return out
 
 
-def autograder_root(zip_path: Path, root: Path) -> Path:
-    """/autograder as Gradescope lays it out: source/ (the zip), run_autograder, submission/."""
+def autograder_root(zip_path: Path, root: Path, user: dict[str, str] | None = None) -> Path:
+    """/autograder as Gradescope lays it out: source/ (the zip), run_autograder, submission/,
+    and the submission's metadata, naming ``user`` as its submitter."""
     with zipfile.ZipFile(zip_path) as archive:
         archive.extractall(root / "source")
     for name in ("run_autograder", "setup.sh"):  # extractall drops the modes
         (root / "source" / name).chmod(0o755)
     shutil.copy(root / "source" / "run_autograder", root / "run_autograder")
     (root / "submission").mkdir()
+    submitter = user or {"email": "ada@example.org", "name": "Ada Lovelace", "sid": "S-1001"}
+    metadata = {
+        "id": 123456,
+        "created_at": "2036-10-01T12:00:00.000000-07:00",
+        "users": [{"id": 1001, **submitter}],
+        "assignment": {"id": 42, "title": "ci2"},
+    }
+    (root / "submission_metadata.json").write_text(json.dumps(metadata))
     return root
 
 

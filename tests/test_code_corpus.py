@@ -53,7 +53,9 @@ INTERNALS = re.compile(r"Traceback|/graders/|File \"")
 def env(
     course_file: Path, tmp_path_factory: pytest.TempPathFactory
 ) -> Iterator[tuple[LoadedCourse, Context]]:
-    loaded = load_course(course_file)
+    # Everyone in the base variant: the corpus is about the sandbox and the checkers; each
+    # learner's own variant is test_code_variants.py's.
+    loaded = base_variants_only(load_course(course_file))
     course = loaded.course.model_copy(
         update={"limits": Limits(timeout_s=TIMEOUT_S, memory_mib=2048)}
     )
@@ -73,6 +75,12 @@ def prepared(env: tuple[LoadedCourse, Context]) -> dict[str, dict[str, Any]]:
         ex: loaded.exercises[ex].kind.prepare(loaded.exercises[ex].exercise, ctx)
         for ex in CODE_EXERCISES
     }
+
+
+def base_variants_only(loaded: LoadedCourse) -> LoadedCourse:
+    """``loaded`` with every exercise in its base variant alone, for every learner."""
+    exercises = {i: replace(e, variants=()) for i, e in loaded.exercises.items()}
+    return replace(loaded, exercises=exercises)
 
 
 def modules_of(loaded: LoadedCourse) -> dict[str, tuple[str, str]]:

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 import re
+import zipfile
 from collections import Counter
 from pathlib import Path
 
@@ -241,15 +242,26 @@ def test_graders_variant_prints_a_learners_variant(tmp_path: Path) -> None:
     assert "no exercise or assignment 'scaled-grd' (did you mean 'scaled-grad'?)" in result.output
 
 
-def test_a_gradescope_autograder_is_refused_for_an_assignment_with_variants(
-    tmp_path: Path,
-) -> None:
-    # Gradescope knows learners by its own ids: the autograder could only guess the variant.
+def test_a_gradescope_autograder_grades_the_submitter_gradescope_names(tmp_path: Path) -> None:
+    # The learner is Gradescope's users[0] (its email, or its SID), never a file of the upload.
     root = variant_course(tmp_path)
+    runner = CliRunner()
+    for learner_id in ("email", "sid"):
+        out = tmp_path / f"ag-{learner_id}.zip"
+        args = ["gradescope", "ps1", "--course", str(root), "--out", str(out)]
+        result = runner.invoke(main, [*args, "--learner-id", learner_id])
+        assert result.exit_code == 0, result.output
+        with zipfile.ZipFile(out) as archive:
+            script = archive.read("run_autograder").decode()
+        assert f"--student-from gradescope-{learner_id}" in script and "--student " not in script
+    # A roster that cannot map the field chosen is refused before anything is written.
+    roster = tmp_path / "roster.csv"
+    roster.write_text("student,email\nada,ada@example.org\n")
     out = tmp_path / "ag.zip"
-    result = CliRunner().invoke(
-        main, ["gradescope", "ps1", "--course", str(root), "--out", str(out)]
-    )
-    assert result.exit_code == 2
-    assert "each learner their own variant of scaled-grad" in result.output
+    args = ["gradescope", "ps1", "--course", str(root), "--out", str(out), "--roster", str(roster)]
+    refused = runner.invoke(main, [*args, "--learner-id", "sid"])
+    assert refused.exit_code == 2 and "no student has a sis_user_id" in refused.output
     assert not out.exists()
+    assert runner.invoke(main, args).exit_code == 0
+    with zipfile.ZipFile(out) as archive:
+        assert archive.read("course/roster.csv") == roster.read_bytes()

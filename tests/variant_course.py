@@ -3,8 +3,12 @@
     ps1  clone-basics (no parameters) + scaled-grad (params: scale 2..9, n in 2, 3, 4)
 
 ``course.yml`` bounds every exercise to 4 variants. ``two_learners`` finds two learner ids
-whose variants of ``scaled-grad`` differ in both parameters, so that every question
-whose answer depends on them has a different expected answer.
+whose variants of ``scaled-grad`` (or of the exercises named) differ in every parameter, so
+that every question whose answer depends on them has a different expected answer.
+
+``code_variant_course`` adds ps3: the bundled code exercises with parameters, in English.
+
+    ps3  safe-sgd-step (weight decay, shape) + straight-through (rounding op, shape)
 """
 
 from __future__ import annotations
@@ -13,7 +17,8 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
 
-from small_course import small_course, text
+import yaml
+from small_course import REPO, _english, small_course, text
 
 from graders.course.load import LoadedCourse, load_course
 from graders.course.variants import learner_variant
@@ -79,15 +84,38 @@ def open_variant_course(root: Path) -> Iterator[Session]:
         runner.close()
 
 
-def two_learners(loaded: LoadedCourse, exercise: str = "scaled-grad") -> tuple[str, str]:
-    """Two learner ids whose variants of ``exercise`` differ in every parameter."""
-    ex = loaded.exercises[exercise]
+def two_learners(loaded: LoadedCourse, *exercises: str) -> tuple[str, str]:
+    """Two learner ids whose variants of ``exercises`` (default: scaled-grad) differ in
+    every parameter."""
+    found = [loaded.exercises[e] for e in exercises or ("scaled-grad",)]
     names = [f"learner{i}" for i in range(200)]
-    chosen = {name: learner_variant(ex, loaded.course, name) for name in names}
+
+    def values(name: str) -> list[dict[str, object]]:
+        mine = [learner_variant(ex, loaded.course, name) for ex in found]
+        return [dict(v.values) for v in mine if v is not None]
+
+    chosen = {name: values(name) for name in names}
     for first in names:
         for second in names:
-            one, two = chosen[first], chosen[second]
-            assert one is not None and two is not None
-            if all(one.values[p] != two.values[p] for p in one.values):
+            pairs = zip(chosen[first], chosen[second], strict=True)
+            if all(all(one[p] != two[p] for p in one) for one, two in pairs):
                 return first, second
     raise AssertionError("no two learners differ in every parameter")
+
+
+CODE_EXERCISES = ("safe-sgd-step", "straight-through")
+PS3 = """  - id: ps3
+    title: code with parameters
+    due: "2036-10-19T23:59:00+00:00"
+    exercises: [safe-sgd-step, straight-through]
+"""
+
+
+def code_variant_course(root: Path) -> Path:
+    """The variant course with ps3: the bundled code exercises with parameters (English)."""
+    files = {"course.yml": COURSE.replace("assignments:\n", "assignments:\n" + PS3)}
+    for exercise in CODE_EXERCISES:
+        bundled = yaml.safe_load((REPO / "exercises" / f"{exercise}.yml").read_text("utf-8"))
+        files[f"exercises/{exercise}.yml"] = yaml.safe_dump(_english(bundled), sort_keys=False)
+        files[f"solutions/{exercise}.py"] = (REPO / "solutions" / f"{exercise}.py").read_text()
+    return variant_course(root, files)

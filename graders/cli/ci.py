@@ -99,7 +99,15 @@ min_score_option = click.option(
     "--student",
     default=None,
     help="The learner's id: the name in the reports (default 'student') and, for exercises "
-    "with parameters, whose variant to grade (then required).",
+    "with parameters, whose variant to grade (then this or --student-from is required).",
+)
+@click.option(
+    "--student-from",
+    type=click.Choice(["gradescope-email", "gradescope-sid", "github-actor"]),
+    default=None,
+    help="Take the learner's id from the platform: Gradescope's submission metadata "
+    "(users[0].email or .sid, through roster.csv beside course.yml when there is one) or "
+    "GitHub's GITHUB_ACTOR.",
 )
 @click.option(
     "--no-late-policy",
@@ -120,6 +128,7 @@ def ci(
     gradescope: Path | None,
     summary: str | None,
     student: str | None,
+    student_from: str | None,
     no_late: bool,
     isolation: str,
 ) -> None:
@@ -144,7 +153,13 @@ def ci(
     when = None if no_late else ci_time(notebook)
     started = time.monotonic()
     doc = grade_notebook(
-        course, notebook, assignment, student=student, isolation=isolation, submitted_at=when
+        course,
+        notebook,
+        assignment,
+        student=student,
+        student_from=student_from,
+        isolation=isolation,
+        submitted_at=when,
     )
     reports = Reports(
         json_path,

@@ -159,12 +159,40 @@ def _init_grader(
     default=None,
     help="The zip to write; default: gradescope-ASSIGNMENT.zip.",
 )
-def gradescope(assignment: str, course: Path | None, out: Path | None) -> None:
+@click.option(
+    "--learner-id",
+    type=click.Choice(["email", "sid"]),
+    default="email",
+    show_default=True,
+    help="Which field of Gradescope's submitter (submission_metadata.json, users[0]) is the "
+    "learner id that decides their variants.",
+)
+@click.option(
+    "--roster",
+    "roster_path",
+    type=click.Path(dir_okay=False, path_type=Path),
+    default=None,
+    help="Put this roster in the autograder: the submitter's email (or SID, as sis_user_id) "
+    "is looked up in it, and the learner is that row's student.",
+)
+def gradescope(
+    assignment: str,
+    course: Path | None,
+    out: Path | None,
+    learner_id: str,
+    roster_path: Path | None,
+) -> None:
     """Build a Gradescope autograder zip for ASSIGNMENT (setup.sh, run_autograder, the course)."""
     from ..integrations.ci.gradescope import build_autograder, default_zip
     from ..session import load
 
-    built = build_autograder(load(course), assignment, out or default_zip(assignment))
+    built = build_autograder(
+        load(course),
+        assignment,
+        out or default_zip(assignment),
+        learner_id=learner_id,
+        roster=roster_path,
+    )
     click.echo(
         f"wrote {built.path}: {len(built.names)} files, {len(built.solutions)} reference solutions"
     )

@@ -49,8 +49,7 @@ def validate_course(
             # Every variant of every exercise runs through torch.
             states = prepare_variants(loaded, loaded.exercises, session.ctx)
             problems += variant_problems(loaded, states)
-            base = {exercise_id: found[0] for exercise_id, found in states.items()}
-            problems += self_test_problems(loaded, base, session.ctx)
+            problems += self_test_problems(loaded, states, session.ctx)
     if problems:
         raise SpecError(problems)
     return _summary(loaded, truth)

@@ -60,8 +60,10 @@ def template_problems(exercise: ExerciseBase, marks: Marks) -> list[Problem]:
                     f"(params: {', '.join(declared)})",
                 )
             )
+    # A kind that hands the values to course code (a code exercise's checker) uses them all.
+    reach_code = getattr(type(exercise), "PARAMS_REACH_CODE", False)
     for name in declared:
-        if name not in used:
+        if name not in used and not reach_code:
             message = f"params.{name}: no text or code of the exercise uses it"
             problems.append(Problem(marks.at(("params", name)), message))
     return problems or render_problems(exercise, marks, combinations(exercise.params)[:1])

@@ -1,6 +1,7 @@
 """pytest plugin: a notebook graded as a pytest session, one test per question.
 
     pytest --graders-notebook ps1.ipynb [--graders-assignment ps1] [--graders-course PATH]
+           [--graders-student ID | --graders-student-from SOURCE]
 
 Shipped with graders and registered through the ``pytest11`` entry point. Every question
 and code check of the assignment becomes a test named ``<exercise-id>/<question-id>``;
@@ -10,6 +11,11 @@ carries them. The notebook is graded once per session, on the first test that ru
 by the engine ``graders autograde`` uses; the output ends with ``graders: SCORE/MAX points``.
 
 Without test paths on the command line, the session collects the notebook only.
+
+For an assignment with variants the learner must be named, by ``--graders-student`` (the
+id the course grades them by) or ``--graders-student-from`` (the platform's record, as
+``graders ci --student-from``): the session stops with a usage error before collecting
+otherwise. The notebook never says who the learner is.
 
 The course is the one ``--graders-course`` names, else the ``.graders/course/`` of the
 notebook's repository (the nearest folder above the notebook that holds one, up to the
@@ -30,6 +36,7 @@ from typing import TYPE_CHECKING, Any
 import pytest
 
 from ..errors import UsageError, user_errors
+from .ci.learner import SOURCES
 
 if TYPE_CHECKING:
     from ..course.model import Assignment
@@ -61,6 +68,21 @@ def pytest_addoption(parser: pytest.Parser) -> None:
         default=None,
         help="course.yml or its folder; default: the .graders/course/ of the notebook's "
         "repository, else the current folder's.",
+    )
+    group.addoption(
+        "--graders-student",
+        metavar="ID",
+        default=None,
+        help="The learner's id: the name in the reports and, for exercises with parameters, "
+        "whose variant to grade.",
+    )
+    group.addoption(
+        "--graders-student-from",
+        metavar="SOURCE",
+        default=None,
+        choices=list(SOURCES),
+        help="Take the learner's id from the platform: gradescope-email, gradescope-sid "
+        "(Gradescope's submission metadata) or github-actor (GITHUB_ACTOR).",
     )
     group.addoption(
         "--graders-isolation",
@@ -117,6 +139,7 @@ class Grading:
         assignment: Assignment,
         isolation: str,
         planned: list[tuple[str, float]],
+        student: str,
     ) -> None:
         self.notebook, self.course, self.assignment, self.isolation = (
             notebook,
@@ -124,7 +147,7 @@ class Grading:
             assignment,
             isolation,
         )
-        self.planned = planned
+        self.planned, self.student = planned, student
         self.doc: ResultsDocument | None = None
         self.notice: str | None = None
 
@@ -134,7 +157,7 @@ class Grading:
         from ..batch.grading import planned_items
         from ..course.load import get_assignment
         from ..session import load
-        from .ci.notebook import find_notebook, resolve_assignment
+        from .ci.notebook import find_notebook, learner_of, resolve_assignment
 
         course = _course(config, given)
         loaded = load(course)
@@ -146,6 +169,13 @@ class Grading:
             get_assignment(loaded, assignment),
             config.getoption("graders_isolation"),
             planned_items(loaded, assignment),
+            learner_of(
+                loaded,
+                assignment,
+                config.getoption("graders_student"),
+                config.getoption("graders_student_from"),
+                ("--graders-student", "--graders-student-from"),
+            ),
         )
 
     def document(self) -> ResultsDocument:
@@ -155,7 +185,11 @@ class Grading:
 
         if self.doc is None:
             graded = grade_notebook(
-                self.course, self.notebook, self.assignment.id, isolation=self.isolation
+                self.course,
+                self.notebook,
+                self.assignment.id,
+                student=self.student,
+                isolation=self.isolation,
             )
             view = learner_view(graded, self.assignment)
             self.doc, self.notice = view.doc, view.notice()

@@ -77,15 +77,28 @@ def preparation_problems(loaded: LoadedCourse, prepared: Mapping[str, Any]) -> l
 
 
 def self_test_problems(
-    loaded: LoadedCourse, prepared: Mapping[str, Any], ctx: Context
+    loaded: LoadedCourse, prepared: Mapping[str, tuple[Any, ...]], ctx: Context
 ) -> list[Problem]:
-    """What the exercises' own samples say about their checkers (``validate`` only; a kind
-    without samples has nothing to say), run in parallel like preparing."""
+    """What the exercises' own samples say about their checkers, in every variant
+    (``validate`` only; a kind without samples has nothing to say), run in parallel like
+    preparing. ``prepared`` is each exercise's states, as ``prepare_variants`` gives them."""
 
     def self_test(exercise_id: str) -> list[Problem]:
         ex = loaded.exercises[exercise_id]
         test = getattr(ex.kind, "self_test", None)
-        return [] if test is None else list(test(ex.exercise, prepared[exercise_id], ctx, ex.marks))
+        if test is None:
+            return []
+        if not ex.variants:
+            return list(test(ex.exercise, prepared[exercise_id][0], ctx, ex.marks))
+        # A problem of several variants is reported once, naming each variant it is in.
+        found: dict[str, tuple[Problem, list[str]]] = {}
+        for variant, state in zip(ex.variants, prepared[exercise_id], strict=True):
+            for problem in test(variant.exercise, state, ctx, ex.marks):
+                found.setdefault(str(problem), (problem, []))[1].append(variant.label)
+        return [
+            replace(problem, message=f"{problem.message} ({'; '.join(labels)})")
+            for problem, labels in found.values()
+        ]
 
     with ThreadPoolExecutor(max_workers=MAX_PARALLEL) as pool:
         return [p for found in pool.map(self_test, list(prepared)) for p in found]

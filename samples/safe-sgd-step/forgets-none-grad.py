@@ -5,4 +5,4 @@ import torch
 def sgd_step(params, lr):
     with torch.no_grad():
         for p in params:
-            p -= lr * p.grad
+            p -= lr * (p.grad + {{ weight_decay }} * p)

@@ -2,4 +2,4 @@
 def sgd_step(params, lr):
     for p in params:
         if p.grad is not None:
-            p.data -= lr * p.grad
+            p.data -= lr * (p.grad + {{ weight_decay }} * p.data)

@@ -4,7 +4,7 @@ import torch
 
 
 def round_ste(x):
-    out = torch.round(x.detach()).requires_grad_(True)
+    out = torch.{{ op }}(x.detach()).requires_grad_(True)
 
     def copy_to_x(grad):
         x.grad = grad.clone()

@@ -8,7 +8,9 @@
 - ``wheel``      builds the wheel of this graders that repositories install it from;
 - ``github``     writes a student repository's workflow, and the course repository's that
   grades the students' repositories;
-- ``gradescope`` builds a Gradescope autograder zip.
+- ``gradescope`` builds a Gradescope autograder zip;
+- ``learner``    who is graded, from what the platform records (``--student-from``):
+  Gradescope's submitter, GitHub's actor; it decides the learner's variants.
 
 The pytest plugin (``graders.integrations.pytest_plugin``) and ``graders ci`` both grade through
 ``notebook.grade_notebook``.

@@ -86,8 +86,14 @@ class Written:
 
 
 def grade_command(setup: GithubSetup) -> str:
-    """The vendored workflow's grading step: one ``graders ci`` command line."""
+    """The vendored workflow's grading step: one ``graders ci`` command line.
+
+    The learner is ``GITHUB_ACTOR``, the account whose push ran it: their variant of every
+    exercise with parameters (in a repository they own, they could name anyone; the copied
+    course shows its answers anyway, so the grade there is practice, never of record).
+    """
     words = ["graders", "ci", setup.notebook, "--assignment", setup.assignment]
+    words += ["--student-from", "github-actor"]
     words += ["--course", VENDORED_COURSE.as_posix(), *_minimum(setup.min_score)]
     words += ["--junit", f"{REPORT_DIR}/junit.xml", "--json", f"{REPORT_DIR}/results.json"]
     return command(*words) + ' --summary "$GITHUB_STEP_SUMMARY"'

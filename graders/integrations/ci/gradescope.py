@@ -4,10 +4,12 @@
                       dependencies, every truth computed, the course made readable by root only
     run_autograder    per submission: ``graders ci`` on /autograder/submission/, which writes
                       /autograder/results/results.json (``batch.gradescope``: Markdown, the
-                      visibility of each view from the assignment's feedback policy)
+                      visibility of each view from the assignment's feedback policy), the
+                      learner named by Gradescope's metadata (``--student-from gradescope-*``)
     requirements.txt  graders' own dependencies, read from its installed metadata
     lib/graders/      this very graders, so Gradescope grades exactly as the instructor does
     course/           course.yml with this assignment only, its exercises and their solutions
+                      (and roster.csv, with ``--roster``: Gradescope's email or SID -> student)
 
 Learners never see the zip; their code runs in the sandbox, which hides the course folder.
 ``GRADERS_AUTOGRADER_ROOT`` moves ``/autograder`` elsewhere (tests run the scripts in a
@@ -24,10 +26,11 @@ import zipfile
 from dataclasses import dataclass
 from pathlib import Path
 
+from ...batch.roster import ROSTER_FILE, find_roster
 from ...course.load import LoadedCourse
-from ...course.variants import varied_exercises
 from ...errors import UsageError
 from .bundle import write_course_bundle
+from .learner import ROSTER_COLUMNS
 from .templates import render
 from .wheel import installed, package_files
 
@@ -51,10 +54,27 @@ def default_zip(assignment: str) -> Path:
     return Path(f"gradescope-{assignment}.zip")
 
 
-def build_autograder(loaded: LoadedCourse, assignment: str, out: Path) -> Autograder:
-    """Write the autograder zip of ``assignment`` to ``out`` (whole or not at all)."""
-    _no_variants(loaded, assignment)
-    files = {script: render(f"{script}.j2", assignment=assignment).encode() for script in SCRIPTS}
+def build_autograder(
+    loaded: LoadedCourse,
+    assignment: str,
+    out: Path,
+    *,
+    learner_id: str = "email",
+    roster: Path | None = None,
+) -> Autograder:
+    """Write the autograder zip of ``assignment`` to ``out`` (whole or not at all).
+
+    Each submission is graded as the learner Gradescope's metadata names (``users[0]``'s
+    ``learner_id``: ``email`` or ``sid``), in their own variant of every exercise with
+    parameters; with ``roster``, that value is looked up in the roster (``ci/learner.py``).
+    """
+    if learner_id not in ROSTER_COLUMNS:
+        raise UsageError(f"--learner-id: one of {', '.join(ROSTER_COLUMNS)}, not {learner_id!r}")
+    source = f"gradescope-{learner_id}"
+    files = {
+        script: render(f"{script}.j2", assignment=assignment, student_from=source).encode()
+        for script in SCRIPTS
+    }
     files["requirements.txt"] = "\n".join(requirements() + [""]).encode()
     files.update({f"lib/{name}": data for name, data in package_files().items()})
     with tempfile.TemporaryDirectory(prefix="graders-gradescope-") as tmp:
@@ -66,20 +86,23 @@ def build_autograder(loaded: LoadedCourse, assignment: str, out: Path) -> Autogr
                 if p.is_file()
             }
         )
+    if roster is not None:
+        files[f"course/{ROSTER_FILE}"] = _roster_bytes(roster, learner_id)
     _write_zip(out, files)
     return Autograder(out, tuple(sorted(files)), tuple(f"course/{s}" for s in bundle.solutions))
 
 
-def _no_variants(loaded: LoadedCourse, assignment: str) -> None:
-    # A learner's variant comes from the id the course grades them by; Gradescope knows
-    # them by its own ids, so the autograder could only guess whose variant to grade.
-    varied = varied_exercises(loaded, assignment)
-    if varied:
+def _roster_bytes(path: Path, learner_id: str) -> bytes:
+    """The roster, checked (every problem at its line), that maps Gradescope's values."""
+    roster = find_roster(path.parent, path)
+    assert roster is not None  # an explicit roster is found or refused
+    column = ROSTER_COLUMNS[learner_id]
+    if not any(getattr(e, column) for e in roster.entries):
         raise UsageError(
-            f"{assignment} gives each learner their own variant of {', '.join(varied)}, which "
-            "a Gradescope autograder cannot tell apart: collect the notebooks and grade them "
-            "with `graders autograde`, or set `variants: {count: 1}` for this course"
+            f"{path}: no student has a {column}, which Gradescope's {learner_id} is looked up "
+            "in: fill that column, or choose the other --learner-id"
         )
+    return path.read_bytes()
 
 
 def requirements() -> list[str]:

@@ -24,6 +24,7 @@ from ...course.variants import varied_exercises
 from ...errors import SubmissionError, UsageError
 from ...kinds.cache import torch_version
 from ...results import ResultsDocument, StudentResult
+from .learner import SOURCES, learner_from
 
 if TYPE_CHECKING:
     from ...session import Session
@@ -131,6 +132,7 @@ def grade_notebook(
     assignment: str | None,
     *,
     student: str | None = None,
+    student_from: str | None = None,
     isolation: str = "auto",
     submitted_at: datetime | None = None,
 ) -> ResultsDocument:
@@ -138,8 +140,9 @@ def grade_notebook(
 
     With ``submitted_at`` the assignment's late policy applies; without, it does not.
 
-    ``student`` is the learner's id, as the grader knows them: it decides their variant of
-    exercises with parameters, so it must be given for an assignment that has some.
+    ``student`` is the learner's id, as the grader knows them, or ``student_from`` the
+    platform's record that names them (``learner.SOURCES``): it decides their variant of
+    exercises with parameters, so one must be given for an assignment that has some.
     Raises ``UsageError``/``SpecError`` only for a wrong command line or a broken course.
     """
     from ...session import load, open_session
@@ -147,7 +150,7 @@ def grade_notebook(
     course = course_path(course)
     loaded = load(course)
     assignment = resolve_assignment(loaded, notebook, assignment)
-    student = student or _unnamed(loaded, assignment)
+    student = learner_of(loaded, assignment, student, student_from)
     found = replace(locate(notebook, assignment, student), submitted_at=submitted_at)
     if found.error is not None:
         # Nothing to grade: no need to start torch to say so.
@@ -156,14 +159,28 @@ def grade_notebook(
         return grade_in(session, found, assignment)
 
 
-def _unnamed(loaded: LoadedCourse, assignment: str) -> str:
-    """The name of a learner nobody named, unless their variant depends on who they are."""
+def learner_of(
+    loaded: LoadedCourse,
+    assignment: str,
+    student: str | None,
+    student_from: str | None,
+    options: tuple[str, str] = ("graders ci --student", "--student-from"),
+) -> str:
+    """The learner graded: ``student``, else the one ``student_from`` reads from the platform,
+    else the default name, unless their variant depends on who they are (``UsageError``).
+    ``options`` name the two ways to say it, as the caller's command line spells them."""
+    if student and student_from:
+        raise UsageError(f"give the learner once: {options[0]} or {options[1]}, not both")
+    if student:
+        return student
+    if student_from:
+        return learner_from(student_from, loaded.root)
     varied = varied_exercises(loaded, assignment)
     if varied:
         raise UsageError(
             f"each learner has their own variant of {', '.join(varied)}: name the learner "
-            "(graders ci --student ID, the id the course grades them by), "
-            "never taken from the notebook"
+            f"({options[0]} ID, the id the course grades them by, or {options[1]} "
+            f"{' | '.join(SOURCES)}), never taken from the notebook"
         )
     return DEFAULT_STUDENT
 

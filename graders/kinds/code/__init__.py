@@ -10,6 +10,10 @@
              checker's ``judge`` compares them with the reference's here, one verdict per
              check: ``<exercise-id>/<check-id>``.
 
+With ``params``, each variant is prepared on its own (its texts, solution and samples
+rendered, ``sources``), and the checker gets the variant's values in the child and in
+``judge``; a learner is graded in their variant, their jobs still run as one list.
+
 A child that times out, crashes or tampers costs this exercise only: every check gets that
 status and zero, with the sandbox's or the checker's message as feedback. Each exercise's
 time budget comes from its reference: ``max(2 s, 50 x the reference's time)``, capped by
@@ -46,6 +50,7 @@ from .grading import (
     samples_hash,
 )
 from .model import SOLUTIONS_DIR, CodeExercise
+from .sources import read_source
 
 if TYPE_CHECKING:
     from ...sandbox import Job
@@ -77,7 +82,7 @@ class CodeKind:
             return {}  # check() reports it
 
     def prepare(self, exercise: CodeExercise, ctx: Context) -> dict[str, Any]:
-        source = (ctx.root / SOLUTIONS_DIR / exercise.solution).read_text(encoding="utf-8")
+        source = read_source(exercise, ctx.root / SOLUTIONS_DIR / exercise.solution)
         checker = load_checker(ctx.root / exercise.checker)
 
         def observe_reference() -> dict[str, Any]:

@@ -12,7 +12,9 @@ nothing else but the toolkit it runs on.
 from __future__ import annotations
 
 import hashlib
+import inspect
 import sys
+from collections.abc import Mapping
 from dataclasses import dataclass
 from functools import cache
 from pathlib import Path
@@ -49,8 +51,24 @@ class Checker:
     def checks(self) -> tuple[str, ...]:
         return tuple(self.module.CHECKS)
 
-    def judge(self, got: Any, ref: Any) -> dict[str, Any]:
-        return dict(self.module.judge(got, ref))
+    def judge(self, got: Any, ref: Any, params: Mapping[str, Any] | None = None) -> dict[str, Any]:
+        """Verdicts per check; ``params``: the variant's values, for an exercise that has some."""
+        if params is None:
+            return dict(self.module.judge(got, ref))
+        return dict(self.module.judge(got, ref, dict(params)))
+
+    def takes_params(self) -> list[str]:
+        """Which of ``observe`` and ``judge`` cannot take a variant's values as a third
+        argument (an exercise with ``params`` calls both so)."""
+        return [name for name in ("observe", "judge") if not _takes(getattr(self.module, name), 3)]
+
+
+def _takes(function: Any, count: int) -> bool:
+    try:
+        inspect.signature(function).bind(*range(count))
+    except (TypeError, ValueError):
+        return False
+    return True
 
 
 def module_name(path: Path, source: str) -> str:

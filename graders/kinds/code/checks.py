@@ -3,6 +3,8 @@
 The checker file loads and names every check the exercise grades, the samples expect only
 checks the exercise has, and the template and the solution are Python that defines the
 entry function. (Running the solution and the samples is ``prepare`` and ``self_test``.)
+With ``params``, this runs for every variant: the solution, rendered with its values,
+must parse, and the checker must take the values.
 """
 
 from __future__ import annotations
@@ -12,10 +14,12 @@ from pathlib import Path
 from typing import Any
 
 from ...course.marks import Marks, duplicate_ids
+from ...course.params import describe
 from ...errors import Location, Problem
 from .checkers import CheckerError, load_checker
 from .grading import check_ids
 from .model import SOLUTIONS_DIR, CodeExercise
+from .sources import read_source, variant_values
 
 
 def course_problems(exercise: CodeExercise, marks: Marks, root: Path) -> list[Problem]:
@@ -40,7 +44,13 @@ def course_problems(exercise: CodeExercise, marks: Marks, root: Path) -> list[Pr
                 f"solution: no file {SOLUTIONS_DIR}/{exercise.solution}",
             )
         ]
-    source = path.read_text(encoding="utf-8")
+    try:
+        source = read_source(exercise, path)
+    except Exception as exc:  # noqa: BLE001 - any Jinja failure is the author's to fix
+        shown = f"{SOLUTIONS_DIR}/{exercise.solution}"
+        values = describe(variant_values(exercise))
+        message = f"solution: cannot render {shown} with {values}: {exc}"
+        return problems + [Problem(marks.at(("solution",)), message)]
     return problems + _source_problems(
         source, exercise.entry, marks, ("solution",), f"{SOLUTIONS_DIR}/{exercise.solution}"
     )
@@ -56,6 +66,14 @@ def _checker_problems(exercise: CodeExercise, marks: Marks, root: Path) -> list[
         if exc.line:
             return [Problem(Location(str(path), exc.line, 1), str(exc))]
         return [Problem(marks.at(("checker",)), f"checker: {exc}")]
+    if exercise.params and checker.takes_params():
+        unable = " and ".join(f"`{name}`" for name in checker.takes_params())
+        message = (
+            f"checker: {exercise.checker}: {unable} must take the variant's values as a third "
+            "argument, `observe(fn, seed, params)` and `judge(got, ref, params)`: the "
+            "exercise has params"
+        )
+        return [Problem(marks.at(("checker",)), message)]
     known = checker.checks
     repeats = duplicate_ids([c.id for c in exercise.checks], ("checks",), marks, "check", "id")
     problems = list(repeats.values())

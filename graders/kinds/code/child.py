@@ -3,7 +3,10 @@ checker, return observations; and the keeper's check of what comes back.
 
     Job(task="graders.kinds.code.child:run", check="graders.kinds.code.child:check",
         payload={"checker": "<module name>", "source": "...", "entry": "freeze", "seed": 0,
-                 "imports": [...]})
+                 "imports": [...], "params": {...}})
+
+``params``, the variant's values, is there only for an exercise with parameters: the
+checker's ``observe`` then takes them as its third argument.
 
 The checker is a module of the course, registered in the warm fork server before it
 forks (``checkers.sandbox_modules``), so children find it in ``sys.modules`` already
@@ -76,7 +79,8 @@ _BEFORE = snapshot.snapshot(snapshot.namespaces())
 
 
 def run(payload: dict[str, Any]) -> dict[str, Any]:
-    """Payload: {checker, source, entry, seed, imports?} -> observations (module docstring)."""
+    """Payload: {checker, source, entry, seed, imports?, params?} -> observations (module
+    docstring)."""
     armed = guard.arm(_BEFORE)
     checker = sys.modules[str(payload["checker"])]
     allowed = tuple(payload.get("imports") or DEFAULT_IMPORTS)
@@ -87,6 +91,7 @@ def run(payload: dict[str, Any]) -> dict[str, Any]:
         int(payload["seed"]),
         armed.checkpoint,
         allowed,
+        payload.get("params"),
     )
     found = armed.violations()
     if found:
@@ -101,6 +106,7 @@ def _observe(
     seed: int,
     checkpoint: Callable[[], None],
     allowed: tuple[str, ...],
+    params: dict[str, Any] | None = None,
 ) -> dict[str, Any]:
     try:
         code = compile_learner(source, "exec", allowed)
@@ -126,8 +132,11 @@ def _observe(
     try:
         # Grad mode on, whatever the learner's top level left behind: the checker's own
         # forward passes must build graphs (the learner's function may still switch it).
+        learner = _checked(fn, checkpoint)
         with measure.grad_enabled(True):
-            return {"status": "ok", "observations": checker.observe(_checked(fn, checkpoint), seed)}
+            if params is None:
+                return {"status": "ok", "observations": checker.observe(learner, seed)}
+            return {"status": "ok", "observations": checker.observe(learner, seed, params)}
     except measure.Tampered as exc:
         return {"status": "integrity", "reasons": [str(exc)]}
     except NotAllowed:

@@ -20,6 +20,7 @@ from .checkers import Checker, digest
 from .model import Check, CodeExercise
 from .outcome import FORGED, Judged, judge_outcome
 from .samples import mismatches
+from .sources import read_source, variant_values
 
 if TYPE_CHECKING:
     from ...sandbox import Job
@@ -48,7 +49,7 @@ def grade_source(
         if judged.status is Status.TIMEOUT and "reference_s" in prepared:
             message += f" (the reference solution takes {prepared['reference_s'] * 1000:.0f} ms)."
         return all_checks(exercise, judged.status, message)
-    verdicts = judge_observations(checker, judged.observations, prepared)
+    verdicts = judge_observations(exercise, checker, judged.observations, prepared)
     if verdicts is None:
         return all_checks(
             exercise,
@@ -79,22 +80,25 @@ def checker_job(
         "seed": ctx.course.seed,
         "imports": list(allowed_imports(ctx)),
     }
+    if exercise.params:  # the checker builds this variant's inputs (its shapes, its modules)
+        payload["params"] = variant_values(exercise)
     return Job(task=TASK, payload=payload, limits=limits, check=CHECK)
 
 
 def judge_observations(
-    checker: Checker, observations: Any, prepared: dict[str, Any]
+    exercise: CodeExercise, checker: Checker, observations: Any, prepared: dict[str, Any]
 ) -> dict[str, Any] | None:
     """Verdicts per check id, or None when the observations are not the checker's."""
+    params = variant_values(exercise) if exercise.params else None
     try:
-        return checker.judge(observations, prepared["observations"])
+        return checker.judge(observations, prepared["observations"], params)
     except (ValueError, TypeError, KeyError, AttributeError, IndexError):
         return None
 
 
 def own_failures(exercise: CodeExercise, checker: Checker, prepared: dict[str, Any]) -> list[str]:
     """How the reference solution fails its own checks (it must not)."""
-    verdicts = judge_observations(checker, prepared["observations"], prepared)
+    verdicts = judge_observations(exercise, checker, prepared["observations"], prepared)
     if verdicts is None:
         return [f"wrote observations {exercise.checker} cannot read"]
     return [
@@ -110,7 +114,7 @@ def sample_outcomes(
     """For each sample, what went otherwise than it expects (empty when it got its outcome)."""
     found = []
     for sample in exercise.samples:
-        source = (ctx.root / sample.file).read_text(encoding="utf-8")
+        source = read_source(exercise, ctx.root / sample.file)  # in this variant
         results = grade_source(exercise, checker, prepared, source, ctx)
         found.append(mismatches(sample, check_ids(exercise), results))
     return found

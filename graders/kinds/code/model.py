@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import Annotated, Literal
+from typing import Annotated, ClassVar, Literal
 
 from pydantic import AfterValidator, Field, StringConstraints
 
@@ -31,13 +31,25 @@ CoursePath = Annotated[
 class Check(Strict):
     """One graded property of the learner's function."""
 
+    TEMPLATED: ClassVar[frozenset[str]] = frozenset({"explain"})  # with `params`
     id: Ident
     points: float = Field(1.0, gt=0)
     explain: Text
 
 
 class CodeExercise(ExerciseBase):
-    """An exercise file of kind ``code``."""
+    """An exercise file of kind ``code``.
+
+    With ``params``, its texts and template are rendered per variant, and so are its
+    reference solution and samples (``sources``); the checker gets the variant's values
+    (``observe(fn, seed, params)``, ``judge(got, ref, params)``), so a parameter may be used
+    by the checker alone (the shapes of its inputs).
+    """
+
+    TEMPLATED: ClassVar[frozenset[str]] = frozenset(
+        {"title", "prompt", "signature", "template", "checks"}
+    )
+    PARAMS_REACH_CODE: ClassVar[bool] = True  # its checker reads them: none is unused
 
     kind: Literal["code"]
     prompt: Text
