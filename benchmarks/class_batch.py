@@ -83,7 +83,8 @@ def main(argv: list[str] | None = None) -> int:
             )
             figures["assignments"][assignment] = run_assignment(opts, course, assignment)
         first = next((opts.work / opts.assignments[0] / "submitted").glob("*/*/*.ipynb"))
-        figures["check"] = time_check(first, opts.check_runs)
+        if opts.check_runs:
+            figures["check"] = time_check(first, opts.check_runs)
         figures["torch"] = report.torch_version()
     finally:
         if not keep:
@@ -307,7 +308,7 @@ def time_check(notebook: Path, runs: int) -> dict[str, Any]:
 def _copy_course(source: Path, dest: Path) -> Path:
     for name in COURSE_FILES:
         if (source / name).is_dir():
-            shutil.copytree(source / name, dest / name)
+            shutil.copytree(source / name, dest / name, dirs_exist_ok=True)  # a kept --workdir
         elif (source / name).is_file():
             dest.mkdir(parents=True, exist_ok=True)
             shutil.copy2(source / name, dest / name)
