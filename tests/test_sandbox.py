@@ -295,7 +295,8 @@ def test_the_view_masks_hidden_paths_and_keeps_what_children_read(tmp_path: Any)
 
 def _kill_server_when_its_job_runs(worker: Any, times: int) -> None:
     """Kill ``worker``'s fork server from outside (as the OOM killer would), once a job's child
-    runs in it; ``times`` times, each time in the server that replaced the last one."""
+    runs in it (beside the keeper and the next job's spare, all children of the server);
+    ``times`` times, each time in the server that replaced the last one."""
     killed: set[int] = set()
     deadline = time.monotonic() + 120
     while len(killed) < times and time.monotonic() < deadline:
@@ -304,7 +305,7 @@ def _kill_server_when_its_job_runs(worker: Any, times: int) -> None:
             server is not None
             and server.pid not in killed
             and server.poll() is None
-            and any(parent_of(parent_of(p)) == server.pid for p in _pids())
+            and sum(parent_of(p) == server.pid for p in _pids()) >= 3
         ):
             server.kill()
             killed.add(server.pid)
@@ -382,3 +383,47 @@ def test_a_jobs_memory_cgroup_counts_the_pages_its_address_space_limit_misses() 
         assert memory.oom_kills() == 1
     finally:
         groups.close()
+
+
+# Reads every readable mapping of its own memory and says whether the marker is in it.
+SEARCH_OWN_MEMORY = """
+import ctypes, hashlib, re
+# The probe carries the secret's digest, never the secret: it looks at what follows each
+# occurrence of the secret's prefix.
+prefix, size, digest = args["prefix"].encode(), args["size"], args["digest"]
+found = False
+with open("/proc/self/maps") as maps:
+    for line in maps:
+        fields = line.split()
+        start, end = (int(x, 16) for x in fields[0].split("-"))
+        special = len(fields) > 5 and fields[5].startswith("[v")  # [vvar], [vsyscall]
+        if fields[1][0] != "r" or special or end - start > 1 << 30:
+            continue
+        data = ctypes.string_at(start, end - start)
+        for hit in re.finditer(re.escape(prefix), data):
+            candidate = data[hit.start() : hit.start() + size]
+            found = found or hashlib.sha256(candidate).hexdigest() == digest
+result = found
+"""
+
+
+def test_no_child_holds_what_an_earlier_job_sent_or_received() -> None:
+    # One server: every job's child is forked from the same warm process, after the earlier
+    # job's payload went to its keeper and its result came back from it.
+    import hashlib
+
+    secret = "earlier-" + os.urandom(8).hex()
+    probe = {
+        "prefix": "earlier-",
+        "size": len(secret),
+        "digest": hashlib.sha256(secret.encode()).hexdigest(),
+    }
+    with open_runner(workers=1, task_paths=[TASK_PATH], preload=()) as runner:
+        earlier = runner.run(Job(TASK, {"source": f"result = {secret!r}"}, LIMITS))
+        later = runner.run(Job(TASK, {"source": SEARCH_OWN_MEMORY, "args": probe}, LIMITS))
+        # The control: the same probe finds the secret where it is (in its own source).
+        here = f"kept = {secret!r}\n" + SEARCH_OWN_MEMORY
+        control = runner.run(Job(TASK, {"source": here, "args": probe}, LIMITS))
+    assert earlier.result == {"result": secret}
+    assert control.result == {"result": True}, control
+    assert later.result == {"result": False}, later

@@ -1,7 +1,8 @@
 """The confined child: confine itself, run each step's task, report on the step socket, ``_exit``.
 
-Forked by the keeper (``keeper.py``), which holds everything that matters: the job's
-token, the result pipe to the runner, the clock. The child gets only the step payloads
+Forked by the fork server ahead of its job (``spare.py``) and watched by the keeper
+(``keeper.py``), which holds everything that matters: the job's token, the result pipe to
+the runner, the clock. The child gets only the step payloads
 (through a pipe it reads once), its stdout/stderr pipes and the step socket. It never
 returns into the fork server's loop: every path ends in ``os._exit``, which also skips
 interpreter teardown (about a second with torch loaded). The order of the set-up matters
@@ -40,7 +41,7 @@ class ChildFds:
 
 @dataclass(frozen=True)
 class ChildSpec:
-    """Everything the child needs, prepared by the fork server and the keeper before ``fork()``."""
+    """Everything the child needs, from the fork server's configuration and the job."""
 
     functions: tuple[Task, ...]  # one per step
     limits: Limits
@@ -53,7 +54,7 @@ class ChildSpec:
 
 
 def run_child(spec: ChildSpec) -> NoReturn:
-    """Entry point right after ``fork()`` in the keeper; never returns."""
+    """Entry point in the spare, once its job came; never returns."""
     code = EXIT_SETUP_FAILED
     send = _sender(spec.fds.channel)
     try:
@@ -128,7 +129,7 @@ def _confine(spec: ChildSpec) -> None:
         os.setgroups([])
         os.setresgid(spec.uid, spec.uid, spec.uid)
         os.setresuid(spec.uid, spec.uid, spec.uid)
-    # After the uid change, which clears it: the keeper's end is this child's end.
+    # After the uid change, which clears it: the fork server's end is this child's end.
     prctl(PR_SET_PDEATHSIG, signal.SIGKILL)
     os.chdir(spec.scratch)
     prctl(PR_SET_NO_NEW_PRIVS, 1)  # required by Landlock and seccomp for unprivileged processes

@@ -3,7 +3,7 @@
 The runner owns the two pipe ends that matter, the payload it writes and the frame it
 reads with a cap, and it alone decides when the keeper itself has taken too long (the
 keeper keeps each step's clock; this one is the backstop): the clock starts when the
-fork server reports that the keeper started, so the clean-up of the previous job is not
+fork server reports that the job started, so the clean-up of the previous job is not
 on this job's time.
 """
 
@@ -20,15 +20,15 @@ from .contract import SandboxError
 from .protocol import recv_message, send_message
 
 KILL_GRACE_S = 5.0  # after a kill request, how long the server may take to report the exit
-START_GRACE_S = 60.0  # how long the server may take to start the keeper (a loaded machine)
-DRAIN_S = 1.0  # after the keeper exited, how long to wait for its frame to reach end-of-file
+START_GRACE_S = 60.0  # how long the server may take to start the job (a loaded machine)
+DRAIN_S = 1.0  # after the job ended, how long to wait for its frame to reach end-of-file
 
 
 @dataclass(frozen=True)
 class Ending:
     """How a job ended, as the runner saw it."""
 
-    finished: bool  # the keeper wrote a whole frame (or exited: the frame tells)
+    finished: bool  # the keeper wrote a whole frame (or the job ended: the frame tells)
     lost: str = ""  # the fork server or the keeper failed: what happened
 
 
@@ -129,7 +129,7 @@ class Follower:
             return  # the late report of an earlier job
         elif message["event"] == "started":
             self.pid = message["pid"]
-            self.deadline = time.monotonic() + self.timeout_s  # the keeper's clock starts now
+            self.deadline = time.monotonic() + self.timeout_s  # the job's clock starts now
         elif message["event"] == "exited":
             self.exited_at = time.monotonic()
             self.ending = Ending(True)
@@ -143,7 +143,7 @@ class Follower:
         except BlockingIOError:
             return
         except BrokenPipeError:
-            written = len(pipes.payload)  # the keeper is gone; its exit tells the story
+            written = len(pipes.payload)  # the keeper is gone; the frame tells the story
         pipes.payload = pipes.payload[written:]
         if not pipes.payload:
             self.selector.unregister(pipes.payload_w)

@@ -6,9 +6,9 @@ charged to nobody's limit. A memory cgroup counts them all. Where the runner may
 cgroups (cgroup v2 with the memory controller delegated, or cgroup v1's memory
 hierarchy), it makes one per fork server and hands the server open descriptors of its
 control files: the server runs inside namespaces where ``/sys`` is read-only, and a
-descriptor opened outside still works. The keeper writes its child's pid into
-``cgroup.procs`` before the child runs any task code; the keeper itself stays outside, so
-the kernel's OOM killer can only pick the child.
+descriptor opened outside still works. The server writes the job's child's pid into
+``cgroup.procs`` before the child runs any task code; the server and the keeper stay
+outside, so the kernel's OOM killer can only pick the child.
 
 Where no cgroup can be had, the syscall filter refuses SysV shared memory and memfd
 (``syscalls.py``), and the runner's notes say that memory is bounded by address space only.

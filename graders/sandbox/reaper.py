@@ -12,6 +12,7 @@ import ctypes
 import os
 import signal
 import time
+from collections.abc import Collection
 
 PR_SET_CHILD_SUBREAPER = 36
 PR_SET_NO_NEW_PRIVS = 38
@@ -48,8 +49,9 @@ def kill_group(pgid: int) -> None:
         pass
 
 
-def sweep(keep: int | None = None, limit_s: float = 5.0) -> bool:
-    """Kill and reap every child of this process but ``keep``; True when none is left."""
+def sweep(keep: Collection[int] = (), limit_s: float = 5.0) -> bool:
+    """Kill and reap every child of this process but those in ``keep`` (the fork server's
+    spare and keeper); True when no other is left."""
     end = time.monotonic() + limit_s
     while time.monotonic() < end:
         try:
@@ -58,7 +60,7 @@ def sweep(keep: int | None = None, limit_s: float = 5.0) -> bool:
             return True
         if pid:
             continue  # reaped one; look again
-        strays = [p for p in children() if p != keep]
+        strays = [p for p in children() if p not in keep]
         if not strays:
             return True
         for stray in strays:

@@ -1,12 +1,13 @@
-"""The fork server ("zygote"): a warm interpreter that forks one fresh keeper per job.
+"""The fork server ("zygote"): a warm interpreter that forks one fresh child per job.
 
 Started by the runner (``python -I -c ...`` possibly inside bubblewrap or unshare), it
 receives its configuration, pre-warms torch, then serves ``run`` requests on its control
-socket one at a time: hand the job to a spare (forked ahead of time), which becomes the
-job's keeper and forks the confined child (``keeper.py``); wait for the keeper (or kill it
-when the runner's watchdog says so); then sweep every process the job left, remove its
-SysV IPC objects and its scratch directory. It never sees a payload or a result: those go
-through pipes between the runner and the keeper.
+socket one at a time: hand the job to a spare (the job's child, forked ahead of time,
+``spare.py``) and to the keeper (the trusted process that watches it, ``keeper.py``);
+tell the keeper how the child ended; when both are done (or the runner's watchdog asks for
+a kill), reap the child, sweep every process the job left, remove its SysV IPC objects and
+its scratch directory. It never sees a payload or a result: those go through pipes
+between the runner and the keeper, so the children it forks never hold one.
 """
 
 from __future__ import annotations
@@ -17,34 +18,22 @@ import signal
 import socket
 import sys
 from collections import deque
-from dataclasses import dataclass
 from typing import Any, NoReturn
 
 from . import ipc, landlock, reaper, syscalls
 from .child import ChildFds, ChildSpec, describe_exception
-from .contract import Limits, ServerConfig
-from .keeper import KeeperSpec, Step, run_keeper
+from .contract import ServerConfig
+from .keeper import KeeperProcess
 from .memory import JobMemory
 from .modules import install_from, resolve
 from .mounts import set_up_view
 from .paths import DEVICES, PSEUDO_READ
 from .protocol import recv_message, send_message
 from .scratch import make_scratch, remove_tree
-from .verdict import EXIT_SETUP_FAILED
+from .spare import Spare, child_spec, fork_spare
 from .warmup import warm
 
-
-@dataclass
-class Spare:
-    """A child forked ahead of time, waiting on its own socket for the job it will run.
-
-    Forking a warm torch process costs 5-20 ms; a spare is forked while the previous job
-    runs, so the fork is off the next job's path.
-    """
-
-    pid: int
-    sock: socket.socket
-    modules: int  # len(sys.modules) at fork time: after an import in the server it is stale
+WAIT_NOT_REAP = os.WEXITED | os.WNOWAIT  # how the child ended, leaving its pid taken
 
 
 class ForkServer:
@@ -57,6 +46,7 @@ class ForkServer:
         self.syscall_filter: Any = None
         self.parent_gone = False
         self.spare: Spare | None = None
+        self.keeper: KeeperProcess | None = None
         self.pending: deque[tuple[dict[str, Any], list[int]]] = deque()
         self.selector = selectors.DefaultSelector()
         self.selector.register(ctrl, selectors.EVENT_READ)
@@ -97,7 +87,7 @@ class ForkServer:
                 _close_all(fds)  # a kill for a job that already ended
 
     def run_job(self, message: dict[str, Any], fds: list[int]) -> None:
-        """One job: hand it to the spare (its keeper), wait, sweep, report, clean up."""
+        """One job: hand it to the spare and the keeper, wait, sweep, report, clean up."""
         job = message["job"]
         try:
             for step in message["steps"]:  # imported here, once: later spares get them warm
@@ -111,13 +101,11 @@ class ForkServer:
         if self.memory is not None:
             self.memory.set_limit(int(message["limits"]["memory_mib"]))
         scratch = make_scratch(self.config.scratch_root, job, self.config.uid)
-        pid = self.hand_over(
-            {"steps": message["steps"], "limits": message["limits"], "scratch": scratch}, fds
-        )
-        send_message(self.ctrl, {"event": "started", "job": job, "pid": pid})
+        spare = self.hand_over(message, scratch, fds)
+        send_message(self.ctrl, {"event": "started", "job": job, "pid": spare.pid})
         self.spare = self.fork_spare()  # while the job runs
-        status, killed = self.wait(pid, job)
-        clean = reaper.sweep(keep=self.spare.pid)
+        status, killed = self.wait(spare, job)
+        clean = reaper.sweep(keep={self.spare.pid, *([self.keeper.pid] if self.keeper else [])})
         if not self.parent_gone:
             send_message(
                 self.ctrl,
@@ -130,91 +118,62 @@ class ForkServer:
         )
         remove_tree(scratch)
 
-    def hand_over(self, job: dict[str, Any], fds: list[int]) -> int:
-        """Give the job to the spare (a fresh one if it is stale or gone); return its pid."""
+    def hand_over(self, message: dict[str, Any], scratch: str, fds: list[int]) -> Spare:
+        """Give the job to the spare (a fresh one if it is stale) and its watch to the keeper
+        (a fresh one if it is stale or gone); return the spare, now the job's child."""
         spare = self.spare
         if spare is None or spare.modules != len(sys.modules):
-            self.discard_spare()
+            if spare is not None:
+                spare.discard()
             spare = self.fork_spare()
-        ruleset = self.ruleset(job["scratch"])
+        self.spare = None
+        keeper = self.current_keeper(spare)
+        steps = message["steps"]
+        ruleset = self.ruleset(scratch)
         try:
-            send_message(spare.sock, job, (*fds, *([] if ruleset is None else [ruleset])))
+            if self.memory is not None:
+                self.memory.admit(spare.pid)  # before the child reads its steps
+            job = {"steps": steps, "limits": message["limits"], "scratch": scratch}
+            send_message(spare.sock, job, () if ruleset is None else (ruleset,))
+            ends = spare.ends
+            watch = {"op": "job", "job": message["job"], "steps": steps,
+                     "limits": message["limits"], "pid": spare.pid}  # fmt: skip
+            theirs = (ends.channel.fileno(), ends.steps_w, ends.stdout_r, ends.stderr_r, ends.pidfd)
+            send_message(keeper.sock, watch, (*fds, *theirs))
         finally:
+            # Only the pidfd stays here: no later spare may hold this job's channels.
             _close_all([*fds, *([] if ruleset is None else [ruleset])])
             spare.sock.close()
-            self.spare = None
-        return spare.pid
+            spare.ends.channel.close()
+            _close_all([spare.ends.steps_w, spare.ends.stdout_r, spare.ends.stderr_r])
+        return spare
 
     def fork_spare(self) -> Spare:
-        """Fork the child that will run the next job; it waits on its own socket."""
-        server_end, spare_end = socket.socketpair(socket.AF_UNIX, socket.SOCK_SEQPACKET)
-        _flush_stdio()  # nothing buffered here may be written twice
-        server_pid = os.getpid()
-        pid = os.fork()
-        if pid == 0:
-            server_end.close()
-            self.spare_main(spare_end, server_pid)
-        spare_end.close()
-        return Spare(pid, server_end, len(sys.modules))
+        """Fork the child of the next job; it waits on its own socket."""
 
-    def discard_spare(self) -> None:
-        """Kill and reap the spare (it predates an import the next job needs)."""
-        if self.spare is not None:
-            reaper.kill(self.spare.pid)
-            self.spare.sock.close()
-            os.waitpid(self.spare.pid, 0)
-            self.spare = None
+        def spec_of(job: dict[str, Any], fds: ChildFds, ruleset_fd: int | None) -> ChildSpec:
+            return child_spec(job, fds, ruleset_fd, self.config, self.syscall_filter)
 
-    def spare_main(self, sock: socket.socket, server_pid: int) -> NoReturn:
-        """In the spare: wait for a job, then become its child. Never returns."""
-        code = EXIT_SETUP_FAILED
-        try:
-            reaper.prctl(reaper.PR_SET_PDEATHSIG, signal.SIGKILL)  # no spare outlives its server
-            if os.getppid() == server_pid:  # else the server died before the line above
-                self.ctrl.close()  # only this process's copy; the child closes every other fd later
-                self.selector.close()
-                job, fds = recv_message(sock)
-                if job is None:
-                    code = 0
-                else:
-                    run_keeper(self.keeper_spec(job, fds))
-        finally:
-            os._exit(code)
+        return fork_spare(spec_of, self.own_fds)
 
-    def keeper_spec(self, job: dict[str, Any], fds: list[int]) -> KeeperSpec:
-        """In the spare: what the keeper and its child need, from the job message and its fds."""
-        scratch, limits = job["scratch"], Limits(**job["limits"])
-        steps = tuple(
-            Step(
-                resolve(s["task"]),
-                resolve(s["check"]) if s["check"] else None,
-                float(s["timeout_s"]),
-            )
-            for s in job["steps"]
-        )
-        ruleset_fd = fds[2] if len(fds) > 2 else None
+    def own_fds(self) -> list[int]:
+        """The server's descriptors a spare or the keeper closes at once after the fork."""
+        keeper = [self.keeper.sock.fileno()] if self.keeper else []
+        return [self.ctrl.fileno(), self.selector.fileno(), *keeper]
 
-        def child(child_fds: ChildFds) -> ChildSpec:
-            return ChildSpec(
-                functions=tuple(step.task for step in steps),
-                limits=limits,
-                fds=child_fds,
-                scratch=scratch,
-                env={**self.config.env, "HOME": scratch, "TMPDIR": scratch},
-                uid=self.config.uid,
-                ruleset_fd=ruleset_fd,
-                syscall_filter=self.syscall_filter,
-            )
-
-        return KeeperSpec(
-            steps=steps,
-            limits=limits,
-            payload_fd=fds[0],
-            result_fd=fds[1],
-            child=child,
-            memory=self.memory,
-            child_only=() if ruleset_fd is None else (ruleset_fd,),
-        )
+    def current_keeper(self, spare: Spare) -> KeeperProcess:
+        """The keeper, forked again when it is stale or has gone; a new one closes at once
+        what it inherits of the server and of ``spare``."""
+        if self.keeper is not None and self.keeper.usable():
+            return self.keeper
+        if self.keeper is not None:
+            self.keeper.stop()
+            self.keeper = None  # its socket is closed: not among the fds a new one inherits
+        ends = spare.ends
+        inherited = [*self.own_fds(), spare.sock.fileno(), ends.channel.fileno(), ends.steps_w,
+                     ends.stdout_r, ends.stderr_r, ends.pidfd]  # fmt: skip
+        self.keeper = KeeperProcess.fork(self.memory, inherited)
+        return self.keeper
 
     def ruleset(self, scratch: str) -> int | None:
         """A Landlock ruleset fd for a job writing to ``scratch``, or None without Landlock."""
@@ -224,21 +183,41 @@ class ForkServer:
         rules += [(DEVICES, landlock.DEVICES), (scratch, landlock.handled_fs(self.landlock_abi))]
         return landlock.build_ruleset(self.landlock_abi, rules)
 
-    def wait(self, pid: int, job: int) -> tuple[int, bool]:
-        """Wait for the child; kill its group on the parent's request. Returns (status, killed)."""
-        pidfd = os.pidfd_open(pid)
-        self.selector.register(pidfd, selectors.EVENT_READ)
+    def wait(self, spare: Spare, job: int) -> tuple[int, bool]:
+        """Until the child has ended and the keeper is done with it, killing the child on the
+        parent's request or when the keeper dies; then reap it. Returns (status, killed)."""
+        pidfd, keeper = spare.ends.pidfd, self.keeper
+        assert keeper is not None
+        watched = {pidfd: "child", keeper.sock.fileno(): "keeper"}
+        for fd, what in watched.items():
+            self.selector.register(fd, selectors.EVENT_READ, what)
         killed = False
         try:
-            while True:
+            while watched:
                 for key, _events in self.selector.select():
-                    if key.fd == pidfd:
-                        reaper.kill_group(pid)  # while the zombie still holds the group id
-                        return os.waitpid(pid, 0)[1], killed
-                    killed = self.handle_during_job(pid, job) or killed
+                    if key.data is None:
+                        killed = self.handle_during_job(spare.pid, job) or killed
+                        continue
+                    if key.data == "child":
+                        # Not reaped yet: its pid is the keeper's to signal until it is done.
+                        keeper.tell_exited(job, os.waitid(os.P_PIDFD, pidfd, WAIT_NOT_REAP))
+                    elif not keeper.done(job):
+                        continue
+                    elif keeper.gone:  # nobody watches the child: it ends now
+                        reaper.kill_group(spare.pid)
+                        reaper.kill(spare.pid)
+                    self.selector.unregister(key.fd)
+                    del watched[key.fd]
         finally:
-            self.selector.unregister(pidfd)
+            for fd in watched:
+                self.selector.unregister(fd)
             os.close(pidfd)
+            if keeper.gone:  # a new one serves the next job
+                keeper.stop()
+                self.keeper = None
+        reaper.kill_group(spare.pid)  # while the zombie still holds the group id
+        reaper.kill(spare.pid)
+        return os.waitpid(spare.pid, 0)[1], killed
 
     def handle_during_job(self, pid: int, job: int) -> bool:
         """A control message while a child runs; True when it asked to kill this job."""
@@ -255,11 +234,6 @@ class ForkServer:
         reaper.kill_group(pid)
         reaper.kill(pid)
         return message is not None
-
-
-def _flush_stdio() -> None:
-    for stream in (sys.stdout, sys.stderr):
-        stream.flush()
 
 
 def _close_all(fds: list[int]) -> None:

@@ -1,0 +1,232 @@
+"""The keeper's loop over one job's child: feed its steps, follow its lines, keep its clock.
+
+For each step the watch gives the child its budget (the clock runs from the end of the
+previous step), attributes the child's output to the step, parses the step's line strictly
+and, when the job names a ``check``, calls it on the result. A step that times out, dies,
+or writes what the sandbox does not write ends the child; the runner runs the remaining
+steps in a fresh child. The child is not the keeper's own: the fork server forked it, and
+says how it ended (``WatchSpec.exit_status``).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import selectors
+import signal
+import socket
+import time
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any
+
+from .capture import Capture
+from .contract import Limits
+from .memory import JobMemory
+from .protocol import FrameError, decode_line
+from .verdict import Verdict, channel_abuse, checked, died, from_end, timed_out
+
+LINE_OVERHEAD = 256  # a step line is its result plus the {"end": i, "ok": ...} around it
+Check = Callable[[dict[str, Any], dict[str, Any]], dict[str, Any]]
+
+
+@dataclass(frozen=True)
+class Step:
+    """One step as the keeper resolved it: its keeper-side check and its budget."""
+
+    check: Check | None
+    timeout_s: float
+
+
+@dataclass(frozen=True)
+class WatchSpec:
+    steps: tuple[Step, ...]
+    limits: Limits
+    pid: int  # the child's
+    memory: JobMemory | None  # the job's memory cgroup, when the machine has one
+    exit_status: Callable[[], int]  # the child's wait status, once its pidfd says it ended
+
+
+@dataclass(frozen=True)
+class ChildEnds:
+    """The keeper's ends of a child's channels, and a pidfd of the child."""
+
+    channel: socket.socket
+    steps_w: int
+    stdout_r: int
+    stderr_r: int
+    pidfd: int
+
+    def close(self) -> None:
+        """Close every end but the steps pipe, which the watch closed once it was written."""
+        self.channel.close()
+        for fd in (self.stdout_r, self.stderr_r, self.pidfd):
+            os.close(fd)
+
+
+def write_all(fd: int, data: bytes) -> None:
+    view = memoryview(data)
+    while view:
+        view = view[os.write(fd, view) :]
+
+
+class Watch:
+    """The keeper's loop over one child: feed its steps, follow its lines, keep its clock."""
+
+    def __init__(self, spec: WatchSpec, ends: ChildEnds, payloads: list[dict[str, Any]]) -> None:
+        self.spec, self.pid, self.payloads = spec, spec.pid, payloads
+        self.records: list[dict[str, Any]] = []
+        self.step = 0
+        self.step_started = time.monotonic()
+        self.deadline = self.step_started + spec.steps[0].timeout_s
+        self.line = bytearray()
+        self.max_line = spec.limits.max_result_bytes + LINE_OVERHEAD
+        cap = spec.limits.max_output_bytes
+        self.stdout, self.stderr = Capture(ends.stdout_r, cap), Capture(ends.stderr_r, cap)
+        self.channel = ends.channel
+        self.pidfd = ends.pidfd
+        self.wait_status: int | None = None
+        self.oom_before = spec.memory.oom_kills() if spec.memory else 0
+        self.selector = selectors.DefaultSelector()
+        for fd, data in (
+            (ends.channel.fileno(), "line"),
+            (ends.stdout_r, self.stdout),
+            (ends.stderr_r, self.stderr),
+            (self.pidfd, "exit"),
+        ):
+            self.selector.register(fd, selectors.EVENT_READ, data)
+        self._send_steps(ends.steps_w, payloads)
+
+    def _send_steps(self, fd: int, payloads: list[dict[str, Any]]) -> None:
+        try:
+            write_all(fd, json.dumps(payloads).encode())
+        except BrokenPipeError:
+            pass  # the child is already gone; its exit tells the story
+        finally:
+            os.close(fd)
+
+    def run(self) -> list[dict[str, Any]]:
+        try:
+            while not self.finished():
+                for key, _events in self.selector.select(
+                    max(0.0, self.deadline - time.monotonic())
+                ):
+                    self.handle(key)
+                    if self.finished():
+                        break
+                if not self.finished() and time.monotonic() >= self.deadline:
+                    self.end_step(timed_out(self.spec.steps[self.step].timeout_s))
+        finally:
+            self.kill_child()
+        return self.records
+
+    def finished(self) -> bool:
+        return self.step >= len(self.spec.steps) or len(self.records) > self.step
+
+    def handle(self, key: selectors.SelectorKey) -> None:
+        if key.data == "line":
+            self.on_channel()
+        elif key.data == "exit":
+            self.on_exit()
+        elif key.data.read() == 0:
+            self.selector.unregister(key.fd)
+
+    def on_channel(self) -> int:
+        """Read one chunk of lines: its size, 0 at end of file, -1 when nothing is there."""
+        try:
+            chunk = self.channel.recv(1 << 16)
+        except BlockingIOError:
+            return -1
+        except OSError:
+            chunk = b""  # ECONNRESET: the child is gone
+        if not chunk:
+            self.selector.unregister(self.channel.fileno())
+            return 0
+        self.line += chunk
+        while not self.finished() and b"\n" in self.line:
+            line, _, rest = bytes(self.line).partition(b"\n")
+            self.line = bytearray(rest)
+            self.on_line(line)
+        if not self.finished() and len(self.line) > self.max_line:
+            self.end_step(self.too_large())
+        return len(chunk)
+
+    def too_large(self) -> Verdict:
+        return channel_abuse(
+            f"the result is larger than the limit of {self.spec.limits.max_result_bytes} bytes"
+        )
+
+    def on_line(self, line: bytes) -> None:
+        if len(line) > self.max_line:
+            self.end_step(self.too_large())
+            return
+        try:
+            kind, value = decode_line(line, self.step)
+        except FrameError as exc:
+            self.end_step(channel_abuse(str(exc)))
+            return
+        if kind != "begin":  # the step's own check, here in the trusted process
+            self.end_step(
+                checked(
+                    from_end(kind, value),
+                    self.spec.steps[self.step].check,
+                    self.payloads[self.step],
+                )
+            )
+
+    def on_exit(self) -> None:
+        self.wait_status = self.spec.exit_status()  # the fork server, its parent, says how
+        self.selector.unregister(self.pidfd)
+        self.drain()
+        if not self.finished():
+            self.end_step(died(self.wait_status, self.out_of_memory()))
+
+    def drain(self) -> None:
+        """Read the lines the child left in its channel (it has ended or been killed)."""
+        self.channel.setblocking(False)
+        while (
+            not self.finished()
+            and self.channel.fileno() in self.selector.get_map()
+            and self.on_channel() > 0
+        ):
+            pass
+
+    def end_step(self, verdict: Verdict) -> None:
+        for capture in (self.stdout, self.stderr):  # what the step printed before its line
+            capture.read_available()
+        now = time.monotonic()
+        self.records.append(
+            {
+                "status": verdict.status,
+                "result": verdict.result,
+                "message": verdict.message,
+                "stdout": self.stdout.take(),
+                "stderr": self.stderr.take(),
+                "duration_s": round(now - self.step_started, 6),
+            }
+        )
+        if verdict.status != "ok":
+            return  # finished(): the remaining steps run in a fresh child
+        self.step += 1
+        if self.step < len(self.spec.steps):
+            self.step_started, self.deadline = now, now + self.spec.steps[self.step].timeout_s
+
+    def out_of_memory(self) -> str:
+        memory = self.spec.memory
+        if memory is None or memory.oom_kills() <= self.oom_before:
+            return ""
+        return f"{memory.limit_mib} MiB"
+
+    def kill_child(self) -> None:
+        """Kill the child's group and the child (done, or given up on), without waiting.
+
+        The fork server reaps the child only after this job is done, so its pid (and so its
+        group id) cannot be reused before then. What it left is swept by the fork server.
+        """
+        try:
+            os.killpg(self.pid, signal.SIGKILL)
+        except (ProcessLookupError, PermissionError):
+            pass  # it never reached setsid(), or its group is gone
+        if self.wait_status is None:
+            signal.pidfd_send_signal(self.pidfd, signal.SIGKILL)
+        self.selector.close()
