@@ -31,6 +31,7 @@ from __future__ import annotations
 import ast
 import re
 from dataclasses import dataclass
+from functools import lru_cache
 
 from .literal_reader import (
     ACCEPTED_FORMS,
@@ -77,8 +78,12 @@ def parse_answer(text: str) -> Value:
     return read_answer(text).value
 
 
+@lru_cache(maxsize=4096)
 def read_answer(text: str) -> ReadAnswer:
-    """The value of an answer literal, with the notes its spelling deserves."""
+    """The value of an answer literal, with the notes its spelling deserves.
+
+    Remembered (values are frozen): a class writes the same few answers many times. An
+    answer that cannot be read raises each time, as exceptions are not remembered."""
     if len(text) > MAX_CHARS:
         raise AnswerSyntaxError(f"it is longer than {MAX_CHARS} characters")
     source = text.strip().replace("\u2212", "-")  # a typographic minus sign, pasted from a page

@@ -26,6 +26,7 @@ import json
 import re
 import tokenize
 from dataclasses import dataclass
+from functools import lru_cache
 
 MAX_ANSWER_CHARS = 20_000  # the answer parser rejects far less; this only bounds the work
 TARGET = "answer"
@@ -58,8 +59,12 @@ class Extracted:
 UNANSWERED = Extracted(None)
 
 
+@lru_cache(maxsize=4096)
 def extract_answer(source: str) -> Extracted:
-    """The prediction written in an answer cell's ``source``."""
+    """The prediction written in an answer cell's ``source``.
+
+    Remembered: a cell is read to choose which cell counts and again to grade it, and a
+    class writes the same few answers many times (``Extracted`` is frozen)."""
     source = source[:MAX_ANSWER_CHARS]
     try:
         tree = ast.parse(source)
