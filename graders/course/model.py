@@ -73,7 +73,10 @@ class Shown(StrEnum):
 
     @property
     def rank(self) -> int:
-        return list(Shown).index(self)
+        return _SHOWN_RANK[self]
+
+
+_SHOWN_RANK = {shown: rank for rank, shown in enumerate(Shown)}  # asked for every question
 
 
 class FeedbackPolicy(Strict):
