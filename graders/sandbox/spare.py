@@ -42,7 +42,6 @@ class Spare:
         reaper.kill(self.pid)
         self.sock.close()
         self.ends.close()
-        os.close(self.ends.steps_w)
         os.waitpid(self.pid, 0)
 
 

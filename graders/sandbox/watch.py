@@ -47,7 +47,7 @@ class WatchSpec:
     exit_status: Callable[[], int]  # the child's wait status, once its pidfd says it ended
 
 
-@dataclass(frozen=True)
+@dataclass
 class ChildEnds:
     """The keeper's ends of a child's channels, and a pidfd of the child."""
 
@@ -56,9 +56,17 @@ class ChildEnds:
     stdout_r: int
     stderr_r: int
     pidfd: int
+    steps_open: bool = True  # the child reads its steps until this end is closed
+
+    def close_steps(self) -> None:
+        """Close the steps pipe (once): the child then has every step."""
+        if self.steps_open:
+            self.steps_open = False
+            os.close(self.steps_w)
 
     def close(self) -> None:
-        """Close every end but the steps pipe, which the watch closed once it was written."""
+        """Close every end; a keeper serves many jobs, so none may outlive its job."""
+        self.close_steps()
         self.channel.close()
         for fd in (self.stdout_r, self.stderr_r, self.pidfd):
             os.close(fd)
@@ -95,15 +103,15 @@ class Watch:
             (self.pidfd, "exit"),
         ):
             self.selector.register(fd, selectors.EVENT_READ, data)
-        self._send_steps(ends.steps_w, payloads)
+        self._send_steps(ends, payloads)
 
-    def _send_steps(self, fd: int, payloads: list[dict[str, Any]]) -> None:
+    def _send_steps(self, ends: ChildEnds, payloads: list[dict[str, Any]]) -> None:
         try:
-            write_all(fd, json.dumps(payloads).encode())
+            write_all(ends.steps_w, json.dumps(payloads).encode())
         except BrokenPipeError:
             pass  # the child is already gone; its exit tells the story
         finally:
-            os.close(fd)
+            ends.close_steps()
 
     def run(self) -> list[dict[str, Any]]:
         try:

@@ -145,7 +145,8 @@ class ForkServer:
             _close_all([*fds, *([] if ruleset is None else [ruleset])])
             spare.sock.close()
             spare.ends.channel.close()
-            _close_all([spare.ends.steps_w, spare.ends.stdout_r, spare.ends.stderr_r])
+            spare.ends.close_steps()
+            _close_all([spare.ends.stdout_r, spare.ends.stderr_r])
         return spare
 
     def fork_spare(self) -> Spare:
