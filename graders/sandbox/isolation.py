@@ -24,6 +24,7 @@ import sys
 from dataclasses import dataclass
 
 from .contract import ISOLATION_LEVELS, SandboxError
+from .hugepages import MALLOC_TUNABLE
 from .paths import PRIVATE_TMP, View, package_parent
 
 AUTO_ORDER = ("bubblewrap", "unshare", "plain")
@@ -49,6 +50,8 @@ BASE_ENV = {
     "PYTHONNOUSERSITE": "1",
     "PYTHONDONTWRITEBYTECODE": "1",
 }
+# The fork server's own: malloc backs its heap with huge pages, so that forks are cheap.
+SERVER_ENV = {**BASE_ENV, "GLIBC_TUNABLES": MALLOC_TUNABLE}
 _MOUNT_PROBE = (
     "import json, sys; sys.path.insert(0, sys.argv[1]); "
     "from graders.sandbox.mounts import set_up_view; set_up_view(**json.loads(sys.argv[2]))"

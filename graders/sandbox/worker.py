@@ -16,7 +16,7 @@ from typing import Any
 
 from .contract import Job, Outcome, SandboxError
 from .exchange import Ending, Follower, JobPipes
-from .isolation import BASE_ENV, Launch
+from .isolation import SERVER_ENV, Launch
 from .modules import Sources, to_fd
 from .paths import package_parent
 from .protocol import FrameError, decode_frame, recv_message, send_message
@@ -75,7 +75,7 @@ class Worker:
                 stdin=subprocess.DEVNULL,
                 stdout=subprocess.DEVNULL,
                 stderr=self._stderr,
-                env=BASE_ENV,
+                env=SERVER_ENV,
                 cwd="/",
                 start_new_session=True,
             )
