@@ -10,6 +10,7 @@ import signal
 import time
 from collections.abc import Iterator
 from concurrent.futures import ThreadPoolExecutor
+from dataclasses import replace
 from typing import Any
 
 import pytest
@@ -241,6 +242,38 @@ def test_an_unknown_task_is_refused_and_the_runner_goes_on(runner: Any) -> None:
         runner.run(Job("no_such_module:task", {}, LIMITS))
 
     assert runner.run(Job(TASK, {"source": source_of("ok__reference")}, LIMITS)).status == "ok"
+
+
+BUSY_LOOP = "while True:\n    pass\n"
+SLEEPS_THEN_ANSWERS = "import time\ntime.sleep(1.5)\nresult = 'awake'\n"
+
+
+def test_a_busy_loop_is_stopped_at_its_cpu_budget_long_before_its_wall_budget(
+    runner: Any,
+) -> None:
+    limits = replace(LIMITS, timeout_s=60.0, cpu_s=0.5)
+
+    outcome = runner.run(Job(TASK, {"source": BUSY_LOOP}, limits))
+
+    assert outcome.status == "timeout"
+    assert "0.5 s of CPU time" in outcome.message  # not the wall budget of 60 s
+
+
+def test_waiting_costs_no_cpu_budget(runner: Any) -> None:
+    limits = replace(LIMITS, timeout_s=30.0, cpu_s=0.5)
+
+    outcome = runner.run(Job(TASK, {"source": SLEEPS_THEN_ANSWERS}, limits))
+
+    assert (outcome.status, outcome.result) == ("ok", {"result": "awake"})
+
+
+def test_each_step_has_its_own_cpu_budget(runner: Any) -> None:
+    spends = "import time\nend = time.process_time() + 0.4\nwhile time.process_time() < end:\n    pass\nresult = 1\n"
+    limits = replace(LIMITS, timeout_s=30.0, cpu_s=0.7)
+
+    outcomes = runner.run_all([Job(TASK, {"source": spends}, limits) for _ in range(3)])
+
+    assert [o.status for o in outcomes] == ["ok", "ok", "ok"]  # 1.2 s in all, 0.4 s each
 
 
 def test_a_memory_limit_below_the_warm_interpreter_is_explained(runner: Any) -> None:

@@ -69,7 +69,8 @@ def course_limits(ctx: Context) -> Limits:
     """The sandbox limits the course asks for."""
     from ..sandbox import Limits
 
-    return Limits(timeout_s=ctx.course.limits.timeout_s, memory_mib=ctx.course.limits.memory_mib)
+    limits = ctx.course.limits
+    return Limits(timeout_s=limits.timeout_s, cpu_s=limits.timeout_s, memory_mib=limits.memory_mib)
 
 
 def _cache_file(ctx: Context, exercise_id: str, content_hash: str, seed: int) -> Path | None:

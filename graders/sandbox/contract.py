@@ -31,6 +31,9 @@ class Limits:
     """Per-job resource limits; defaults match course.yml's ``limits``."""
 
     timeout_s: float = 10.0  # wall clock per job, enforced by the parent
+    # CPU time per job (the child's, every thread), enforced by the keeper: a busy machine
+    # stretches wall time, not CPU time, so this one can be tight where ``timeout_s`` cannot.
+    cpu_s: float = 10.0
     memory_mib: int = 2048  # address-space cap of the child (the warm interpreter included)
     max_output_bytes: int = 65536  # stdout/stderr capture cap (each)
     max_result_bytes: int = 4 << 20  # cap on the JSON result channel

@@ -69,7 +69,8 @@ class Keeper:
             request = _read_json(payload_fd)
             spec = WatchSpec(
                 steps=tuple(
-                    Step(self.check(s["check"]), float(s["timeout_s"])) for s in message["steps"]
+                    Step(self.check(s["check"]), float(s["timeout_s"]), float(s["cpu_s"]))
+                    for s in message["steps"]
                 ),
                 limits=Limits(**message["limits"]),
                 pid=int(message["pid"]),

@@ -147,11 +147,11 @@ def _shut_down(
 
 
 def _by_limits(jobs: Sequence[Job]) -> list[list[Job]]:
-    """Runs of consecutive jobs whose limits differ at most in the time limit."""
+    """Runs of consecutive jobs whose limits differ at most in the time limits."""
     groups: list[list[Job]] = []
     for job in jobs:
-        if groups and replace(groups[-1][0].limits, timeout_s=1.0) == replace(
-            job.limits, timeout_s=1.0
+        if groups and replace(groups[-1][0].limits, timeout_s=1.0, cpu_s=1.0) == replace(
+            job.limits, timeout_s=1.0, cpu_s=1.0
         ):
             groups[-1].append(job)
         else:

@@ -54,6 +54,12 @@ def timed_out(timeout_s: float) -> Verdict:
     )
 
 
+def used_too_much_cpu(cpu_s: float) -> Verdict:
+    return Verdict(
+        "timeout", None, f"the code used more than its {cpu_s:g} s of CPU time and was stopped"
+    )
+
+
 def died(wait_status: int, out_of_memory: str = "") -> Verdict:
     """The child ended during a step: killed by a signal, or exited before reporting."""
     if out_of_memory:

@@ -1,9 +1,11 @@
 """The keeper's loop over one job's child: feed its steps, follow its lines, keep its clock.
 
-For each step the watch gives the child its budget (the clock runs from the end of the
-previous step), attributes the child's output to the step, parses the step's line strictly
-and, when the job names a ``check``, calls it on the result. A step that times out, dies,
-or writes what the sandbox does not write ends the child; the runner runs the remaining
+For each step the watch gives the child its budgets (the clocks run from the end of the
+previous step): wall time, and CPU time read from ``/proc`` every ``CPU_POLL_S``, so that a
+busy loop ends at its CPU budget whatever the machine's load. It attributes the child's
+output to the step, parses the step's line strictly and, when the job names a ``check``,
+calls it on the result. A step that times out, dies, or writes what the sandbox does not
+write ends the child; the runner runs the remaining
 steps in a fresh child. The child is not the keeper's own: the fork server forked it, and
 says how it ended (``WatchSpec.exit_status``).
 """
@@ -24,18 +26,21 @@ from .capture import Capture
 from .contract import Limits
 from .memory import JobMemory
 from .protocol import FrameError, decode_line
-from .verdict import Verdict, channel_abuse, checked, died, from_end, timed_out
+from .verdict import Verdict, channel_abuse, checked, died, from_end, timed_out, used_too_much_cpu
 
+CPU_POLL_S = 0.05
+TICKS = os.sysconf("SC_CLK_TCK")
 LINE_OVERHEAD = 256  # a step line is its result plus the {"end": i, "ok": ...} around it
 Check = Callable[[dict[str, Any], dict[str, Any]], dict[str, Any]]
 
 
 @dataclass(frozen=True)
 class Step:
-    """One step as the keeper resolved it: its keeper-side check and its budget."""
+    """One step as the keeper resolved it: its keeper-side check and its budgets."""
 
     check: Check | None
-    timeout_s: float
+    timeout_s: float  # wall clock
+    cpu_s: float  # the child's CPU time
 
 
 @dataclass(frozen=True)
@@ -87,6 +92,7 @@ class Watch:
         self.step = 0
         self.step_started = time.monotonic()
         self.deadline = self.step_started + spec.steps[0].timeout_s
+        self.cpu_at_start = self.cpu_used()
         self.line = bytearray()
         self.max_line = spec.limits.max_result_bytes + LINE_OVERHEAD
         cap = spec.limits.max_output_bytes
@@ -116,17 +122,30 @@ class Watch:
     def run(self) -> list[dict[str, Any]]:
         try:
             while not self.finished():
-                for key, _events in self.selector.select(
-                    max(0.0, self.deadline - time.monotonic())
-                ):
+                wait = min(self.deadline - time.monotonic(), CPU_POLL_S)
+                for key, _events in self.selector.select(max(0.0, wait)):
                     self.handle(key)
                     if self.finished():
                         break
-                if not self.finished() and time.monotonic() >= self.deadline:
-                    self.end_step(timed_out(self.spec.steps[self.step].timeout_s))
+                if self.finished():
+                    break
+                step = self.spec.steps[self.step]
+                if time.monotonic() >= self.deadline:
+                    self.end_step(timed_out(step.timeout_s))
+                elif self.cpu_used() - self.cpu_at_start > step.cpu_s:
+                    self.end_step(used_too_much_cpu(step.cpu_s))
         finally:
             self.kill_child()
         return self.records
+
+    def cpu_used(self) -> float:
+        """The child's CPU time so far, in seconds (0 once it is gone: the wall clock rules)."""
+        try:
+            with open(f"/proc/{self.pid}/stat", "rb") as f:
+                fields = f.read().rpartition(b")")[2].split()
+        except OSError:
+            return 0.0
+        return (int(fields[11]) + int(fields[12])) / TICKS  # utime + stime, every thread
 
     def finished(self) -> bool:
         return self.step >= len(self.spec.steps) or len(self.records) > self.step
@@ -218,6 +237,7 @@ class Watch:
         self.step += 1
         if self.step < len(self.spec.steps):
             self.step_started, self.deadline = now, now + self.spec.steps[self.step].timeout_s
+            self.cpu_at_start = self.cpu_used()
 
     def out_of_memory(self) -> str:
         memory = self.spec.memory

@@ -154,7 +154,12 @@ class Worker:
 
     def _exchange(self, jobs: Sequence[Job], follower: Follower) -> Ending:
         steps = [
-            {"task": job.task, "check": job.check, "timeout_s": job.limits.timeout_s}
+            {
+                "task": job.task,
+                "check": job.check,
+                "timeout_s": job.limits.timeout_s,
+                "cpu_s": job.limits.cpu_s,
+            }
             for job in jobs
         ]
         request = {

@@ -16,8 +16,9 @@ rendered, ``sources``), and the checker gets the variant's values in the child a
 
 A child that times out, crashes or tampers costs this exercise only: every check gets that
 status and zero, with the sandbox's or the checker's message as feedback. Each exercise's
-time budget comes from its reference: ``max(2 s, 50 x the reference's time)``, capped by
-the course's ``limits.timeout_s`` (an exercise's ``timeout_s`` overrides it).
+time budgets come from its reference: wall time ``max(2 s, 50 x the reference's time)``
+and CPU time ``max(1 s, 50 x the reference's time)``, capped by the course's
+``limits.timeout_s`` (an exercise's ``timeout_s`` sets both).
 """
 
 from __future__ import annotations
@@ -43,6 +44,7 @@ from .grading import (
     budget_s,
     checker_job,
     content_hash,
+    cpu_budget_s,
     grade_source,
     own_failures,
     run_checker,
@@ -181,7 +183,16 @@ class CodeKind:
         if source is None or not _submitted(exercise, source) or prepared.get("error"):
             return []
         checker = load_checker(ctx.root / exercise.checker)
-        return [checker_job(exercise, checker, source, ctx, budget_s(exercise, prepared, ctx))]
+        return [
+            checker_job(
+                exercise,
+                checker,
+                source,
+                ctx,
+                budget_s(exercise, prepared, ctx),
+                cpu_budget_s(exercise, prepared, ctx),
+            )
+        ]
 
     def _grade(
         self, exercise: CodeExercise, prepared: dict[str, Any], source: str | None, ctx: Context

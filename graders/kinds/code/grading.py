@@ -29,6 +29,9 @@ TASK, CHECK = "graders.kinds.code.child:run", "graders.kinds.code.child:check"
 # The floor is for a busy machine: the reference's time was measured once, maybe on a quiet
 # one, and a correct answer must not time out when the class is graded beside other work.
 MIN_BUDGET_S, BUDGET_FACTOR = 2.0, 50.0
+# CPU time is not stretched by a busy machine, so its floor can be lower: a busy loop is
+# stopped after this much of a core rather than after the whole wall budget.
+MIN_CPU_BUDGET_S = 1.0
 
 
 def budget_s(exercise: CodeExercise, prepared: dict[str, Any], ctx: Context) -> float:
@@ -39,11 +42,21 @@ def budget_s(exercise: CodeExercise, prepared: dict[str, Any], ctx: Context) -> 
     return min(cap, max(MIN_BUDGET_S, BUDGET_FACTOR * float(prepared.get("reference_s", cap))))
 
 
+def cpu_budget_s(exercise: CodeExercise, prepared: dict[str, Any], ctx: Context) -> float:
+    """The exercise's CPU budget: its own ``timeout_s``, else a multiple of the reference's
+    time with a lower floor than the wall budget's, and never more than the wall budget."""
+    wall = budget_s(exercise, prepared, ctx)
+    if exercise.timeout_s is not None or "reference_s" not in prepared:
+        return wall
+    return min(wall, max(MIN_CPU_BUDGET_S, BUDGET_FACTOR * float(prepared["reference_s"])))
+
+
 def grade_source(
     exercise: CodeExercise, checker: Checker, prepared: dict[str, Any], source: str, ctx: Context
 ) -> list[QuestionResult]:
     budget = budget_s(exercise, prepared, ctx)
-    judged, _took = run_checker(exercise, checker, source, ctx, budget)
+    cpu = cpu_budget_s(exercise, prepared, ctx)
+    judged, _took = run_checker(exercise, checker, source, ctx, budget, cpu)
     if judged.observations is None:
         message = judged.message
         if judged.status is Status.TIMEOUT and "reference_s" in prepared:
@@ -60,19 +73,30 @@ def grade_source(
 
 
 def run_checker(
-    exercise: CodeExercise, checker: Checker, source: str, ctx: Context, timeout_s: float
+    exercise: CodeExercise,
+    checker: Checker,
+    source: str,
+    ctx: Context,
+    timeout_s: float,
+    cpu_s: float | None = None,
 ) -> tuple[Judged, float]:
-    outcome = ctx.runner.run(checker_job(exercise, checker, source, ctx, timeout_s))
+    outcome = ctx.runner.run(checker_job(exercise, checker, source, ctx, timeout_s, cpu_s))
     return judge_outcome(outcome, exercise.entry, exercise.signature), outcome.duration_s
 
 
 def checker_job(
-    exercise: CodeExercise, checker: Checker, source: str, ctx: Context, timeout_s: float
+    exercise: CodeExercise,
+    checker: Checker,
+    source: str,
+    ctx: Context,
+    timeout_s: float,
+    cpu_s: float | None = None,
 ) -> Job:
-    """The sandbox job that runs ``source`` through the exercise's checker."""
+    """The sandbox job that runs ``source`` through the exercise's checker, with a wall
+    budget and a CPU budget (the wall one unless given)."""
     from ...sandbox import Job
 
-    limits = replace(course_limits(ctx), timeout_s=timeout_s)
+    limits = replace(course_limits(ctx), timeout_s=timeout_s, cpu_s=cpu_s or timeout_s)
     payload = {
         "checker": checker.name,
         "source": source,
