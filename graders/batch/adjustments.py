@@ -62,14 +62,23 @@ def student_overrides(
     return _overrides(conn, course, assignment, student).get(student, {})
 
 
+def students_overrides(
+    conn: Connection, course: str, assignment: str, students: list[str]
+) -> dict[str, dict[str, Override]]:
+    """Student -> question -> the points an instructor set, for ``students``."""
+    return _overrides(conn, course, assignment, students)
+
+
 def _overrides(
-    conn: Connection, course: str, assignment: str, student: str | None = None
+    conn: Connection, course: str, assignment: str, students: str | list[str] | None = None
 ) -> dict[str, dict[str, Override]]:
     query = select(OverrideRow).where(
         OverrideRow.course == course, OverrideRow.assignment == assignment
     )
-    if student is not None:
-        query = query.where(OverrideRow.student == student)
+    if isinstance(students, str):
+        query = query.where(OverrideRow.student == students)
+    elif students is not None:
+        query = query.where(OverrideRow.student.in_(students))
     found: dict[str, dict[str, Override]] = {}
     for row in conn.execute(query):
         found.setdefault(row.student, {})[row.question] = Override(

@@ -3,10 +3,11 @@
     find notebooks -> key each one -> skip the unchanged -> grade the rest, ``workers`` at
     a time -> save each grade as soon as it is ready -> write the outputs from the gradebook
 
-A grade is saved in its own transaction the moment it is ready, so a crash, ``kill -9``
-or Ctrl-C loses nothing already graded, and the next run picks up where this one
-stopped. Only students whose grading key changed are graded (``grading_key``): fix an
-exercise or its solution and its submissions are graded again; nothing else is.
+A grade is saved the moment it is ready (grades ready together, in one transaction), so
+a crash, ``kill -9`` or Ctrl-C loses nothing already graded, and the next run picks up
+where this one stopped. Only students whose grading key changed are graded
+(``grading_key``): fix an exercise or its solution and its submissions are graded again;
+nothing else is.
 """
 
 from __future__ import annotations
@@ -18,18 +19,17 @@ from pathlib import Path
 from sqlalchemy.engine import Engine
 
 from ..kinds.cache import torch_version
-from ..results import StudentResult, SubmissionStatus
+from ..results import SubmissionStatus
 from ..session import Session
 from . import gradebook
 from .batch_sources import remember_source
-from .executor import Ended, Executor, ThreadExecutor, grade_found
+from .executor import Ended, Executor, Ready, ThreadExecutor, grade_found
 from .exports import write_outputs
 from .plan import Plan, default_out_dir, plan_batch
 from .progress import Reporter, Silent
 from .roster import Roster
 from .roster_check import apply_roster, record_missing
 from .submission_archive import opened_submissions
-from .submissions import Found
 from .summary import Summary, Tally, summarize
 
 __all__ = [
@@ -162,29 +162,26 @@ class _Batch:
         if self.plan.todo:
             self.ended = executor.grade(self.plan, self.session, self._save, stop)
 
-    def _save(
-        self, found: Found, key: str, result: StudentResult, retry: bool, isolation: str | None
-    ) -> None:
-        isolation = isolation or self.session.isolation
-        gradebook.record(
-            self.engine,
-            self.plan.course,
-            self.plan.assignment,
+    def _save(self, ready: list[Ready]) -> None:
+        graded = [
             gradebook.Graded(
-                result,
-                key=key,
+                r.result,
+                key=r.key,
                 run_id=self.run_id,
-                source=found.source,
-                submitted_at=found.submitted_at,
+                source=r.found.source,
+                submitted_at=r.found.submitted_at,
                 torch_version=torch_version(),
-                isolation=isolation,
-                retry=retry,
-            ),
-        )
-        self.graded += 1
-        self.failed += result.status is SubmissionStatus.UNGRADABLE
-        if retry:  # the grader failed, not the learner
-            self.internal.append((result.student, result.error or ""))
-        if isolation:
-            self.levels.add(isolation)
-        self.reporter.done(result)
+                isolation=r.isolation or self.session.isolation,
+                retry=r.retry,
+            )
+            for r in ready
+        ]
+        gradebook.record_all(self.engine, self.plan.course, self.plan.assignment, graded)
+        for r, g in zip(ready, graded, strict=True):
+            self.graded += 1
+            self.failed += r.result.status is SubmissionStatus.UNGRADABLE
+            if r.retry:  # the grader failed, not the learner
+                self.internal.append((r.result.student, r.result.error or ""))
+            if g.isolation:
+                self.levels.add(g.isolation)
+            self.reporter.done(r.result)

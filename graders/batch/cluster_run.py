@@ -19,7 +19,7 @@ from ..errors import GraderError
 from ..kinds.cache import torch_version
 from ..notebook.read import MAX_NOTEBOOK_BYTES
 from ..results import StudentResult
-from .executor import STOP_POLL_S, Ended, Save, grade_found
+from .executor import STOP_POLL_S, Ended, Ready, Save, grade_found
 from .grading import ungradable
 from .grading_key import course_key
 from .submissions import Found
@@ -225,7 +225,7 @@ class ClusterRun:
         if found.student in self.saved:
             return  # a batch Dask ran twice (its first worker died after answering)
         self.saved.add(found.student)
-        self.save(found, key, result, retry, level)
+        self.save([Ready(found, key, result, retry, level)])
 
     def _install(self) -> None:
         from .cluster_worker import GradingPlugin, course_files

@@ -3,18 +3,19 @@
     grade_found(prep, loaded, found)        # one submission, read and graded; never raises
     ThreadExecutor(workers).grade(...)      # the default: ``workers`` threads here
 
-An executor grades a plan's submissions wherever it likes and hands each grade to
-``save`` in the calling thread, the moment it is ready: the batch (``autograde``) owns
-the gradebook and is the only one that writes it. ``distributed.ClusterExecutor`` grades
-on a Dask cluster under the same contract.
+An executor grades a plan's submissions wherever it likes and hands the grades to
+``save`` in the calling thread the moment they are ready (those that finished together,
+together): the batch (``autograde``) owns the gradebook and is the only one that writes
+it. ``cluster.ClusterExecutor`` grades on a Dask cluster under the same contract.
 """
 
 from __future__ import annotations
 
 import logging
+import queue
 import threading
 from collections.abc import Callable
-from concurrent.futures import FIRST_COMPLETED, Future, ThreadPoolExecutor, wait
+from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING, Protocol
 
@@ -32,9 +33,21 @@ if TYPE_CHECKING:
 log = logging.getLogger(__name__)
 STOP_POLL_S = 0.2  # how often a waiting batch looks whether it was asked to stop
 
-# save(found, key, result, retry, isolation): ``isolation`` is the level the grading ran
-# under where it ran (None: where the batch runs, or nothing had to run).
-Save = Callable[[Found, str, StudentResult, bool, str | None], None]
+SAVE_AT_ONCE = 100  # grades saved in one transaction at most
+
+
+@dataclass(frozen=True)
+class Ready:
+    """A grade handed back, with what the gradebook records beside it."""
+
+    found: Found
+    key: str
+    result: StudentResult
+    retry: bool  # the grader failed, not the learner: grade again next run
+    isolation: str | None  # where the grading ran (None: where the batch runs, or no code)
+
+
+Save = Callable[[list[Ready]], None]
 
 
 @dataclass(frozen=True)
@@ -60,18 +73,28 @@ class ThreadExecutor:
 
     def grade(self, plan: Plan, session: Session, save: Save, stop: threading.Event) -> Ended:
         pool = ThreadPoolExecutor(max_workers=self.workers, thread_name_prefix="autograde")
+        # Each grade lands in this queue as it finishes: waiting on it costs nothing per
+        # submission still pending (waiting on the set of futures cost the whole set each time).
+        finished: queue.SimpleQueue[Future[tuple[StudentResult, bool]]] = queue.SimpleQueue()
         try:
             futures: dict[Future[tuple[StudentResult, bool]], tuple[Found, str]] = {}
             for found, key in plan.todo:
                 # Each student with their own due date (an extension), if they have one.
                 prep = plan.prep_for(found.student)
-                futures[pool.submit(grade_found, prep, session.loaded, found)] = (found, key)
-            pending = set(futures)
-            while pending and not stop.is_set():
-                done, pending = wait(pending, timeout=STOP_POLL_S, return_when=FIRST_COMPLETED)
-                for future in done:
-                    save(*futures[future], *future.result(), None)
-            return Ended(stopped=bool(pending))
+                future = pool.submit(grade_found, prep, session.loaded, found)
+                futures[future] = (found, key)
+                future.add_done_callback(finished.put)
+            left = len(futures)
+            while left and not stop.is_set():
+                try:
+                    ready = [finished.get(timeout=STOP_POLL_S)]
+                except queue.Empty:
+                    continue
+                while len(ready) < SAVE_AT_ONCE and not finished.empty():
+                    ready.append(finished.get())
+                save([Ready(*futures[f], *f.result(), None) for f in ready])
+                left -= len(ready)
+            return Ended(stopped=bool(left))
         finally:
             # On Ctrl-C, drop what has not started; the runner's shutdown ends what has.
             pool.shutdown(wait=False, cancel_futures=True)

@@ -16,6 +16,7 @@ leaves every finished submission saved and no half-written one.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass, replace
 from datetime import UTC, datetime
 from pathlib import Path
@@ -34,7 +35,7 @@ from sqlalchemy.orm import Session
 from ..errors import UsageError
 from ..results import ResultsDocument, StudentResult, SubmissionStatus
 from . import term_tables  # noqa: F401 - registers the term's tables with Base
-from .adjustments import Adjustments, read_adjustments, student_overrides
+from .adjustments import Adjustments, read_adjustments, students_overrides
 from .gradebook_databases import create_tables, engine_for, schema_lock
 from .gradebook_tables import Base, RunRow, SubmissionRow
 
@@ -143,24 +144,42 @@ class Graded:
 
 def record(engine: Engine, course: str, assignment: str, graded: Graded) -> None:
     """Save one student's grade, replacing any earlier one, in one transaction."""
-    student = graded.result.student
+    record_all(engine, course, assignment, [graded])
+
+
+def record_all(engine: Engine, course: str, assignment: str, grades: Sequence[Graded]) -> None:
+    """Save the grades at hand, each replacing its student's earlier one, in one transaction.
+
+    A batch saves what is ready whenever it looks (one grade, or several that finished
+    while the last ones were being saved): one commit for all of them costs about what one
+    grade's cost, and no grade waits for any that is not ready yet.
+    """
+    latest = {g.result.student: g for g in grades}  # a student twice: the later grade counts
+    if not latest:
+        return
     for attempt in range(WRITE_ATTEMPTS):
         try:
             # Core statements rather than ORM objects: a unit of work per grade was the
             # largest cost of the batch's main thread.
             with engine.begin() as conn:
-                overrides = Adjustments(
-                    {student: student_overrides(conn, course, assignment, student)}
+                overrides = Adjustments(students_overrides(conn, course, assignment, list(latest)))
+                rows = [
+                    _submission_row(course, assignment, g)
+                    | score_columns(overrides.apply(g.result))
+                    for g in latest.values()
+                ]
+                conn.execute(
+                    delete(SubmissionRow).where(
+                        SubmissionRow.course == course,
+                        SubmissionRow.assignment == assignment,
+                        SubmissionRow.student.in_(list(latest)),
+                    )
                 )
-                row = _submission_row(course, assignment, graded) | score_columns(
-                    overrides.apply(graded.result)
-                )
-                conn.execute(delete(SubmissionRow).where(*of_student(course, assignment, student)))
-                conn.execute(insert(SubmissionRow), row)
+                conn.execute(insert(SubmissionRow), rows)
             return
         except IntegrityError:
-            # Another batch saved this student between our delete and our insert (in
-            # PostgreSQL a delete does not wait for a row that did not exist yet): the
+            # Another batch saved one of these students between our delete and our insert
+            # (in PostgreSQL a delete does not wait for a row that did not exist yet): the
             # next attempt's delete sees that row and replaces it.
             if attempt == WRITE_ATTEMPTS - 1:
                 raise
