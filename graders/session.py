@@ -91,7 +91,7 @@ def load(course: Path | None) -> LoadedCourse:
 
 
 def start_session(
-    course: Path | None,
+    course: Path | LoadedCourse | None,
     *,
     isolation: str = "auto",
     workers: int = 1,
@@ -100,10 +100,11 @@ def start_session(
 ) -> Session:
     """Load the course and prepare a sandbox (started on first use); close it when done.
 
+    ``course`` is a folder (None: found from here), or a course a command already loaded.
     ``runner`` replaces the sandbox (tests pass ``sandbox.InProcessRunner``, the fake,
     where nothing untrusted runs).
     """
-    loaded = load(course)
+    loaded = course if isinstance(course, LoadedCourse) else load(course)
     # The course folder is hidden from learner code: it holds solutions and the gradebook.
     # The course's own code that runs in children (checkers) is installed in the warm servers.
     modules = sandbox_modules(loaded.exercises.values(), loaded.root)
@@ -114,7 +115,7 @@ def start_session(
 
 @contextmanager
 def open_session(
-    course: Path | None,
+    course: Path | LoadedCourse | None,
     *,
     isolation: str = "auto",
     workers: int = 1,

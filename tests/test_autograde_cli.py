@@ -244,3 +244,55 @@ def test_a_broken_course_exits_2_with_its_location(tmp_path: Path) -> None:
         result.returncode == 2
         and "exercises/detach-basics.yml:4:1: kind: unknown kind 'predikt'" in result.stderr
     )
+
+
+def test_several_assignments_are_graded_in_one_command_each_into_its_own_folder(
+    course: Path, tmp_path: Path
+) -> None:
+    subs = tmp_path / "subs"
+    predictions = {"clone-basics/shares": "False", "clone-basics/flag": "True"}
+    solution = (REPO / "solutions" / "independent-copy.py").read_text()
+    hand_in(subs, "ada", notebook(RIGHT))
+    hand_in(subs, "bob", notebook(WRONG))
+    hand_in(subs, "ada", notebook(predictions, {"independent-copy": solution}), name="ps2.ipynb")
+
+    def ps1_and_ps2() -> subprocess.CompletedProcess[str]:
+        argv = graders(course, tmp_path, "autograde", "ps1", "ps2", str(subs))
+        return subprocess.run(argv, capture_output=True, text=True, timeout=600)
+
+    both = ps1_and_ps2()
+
+    assert both.returncode == 1, both.stderr  # bob handed in no ps2
+    assert "bob: no notebook for ps2" in both.stdout.partition("ps2:\n")[2]
+    ps1 = json.loads((tmp_path / "out" / "ps1" / "results.json").read_text())
+    ps2 = json.loads((tmp_path / "out" / "ps2" / "results.json").read_text())
+    assert [(s["student"], s["score"]) for s in ps1["students"]] == [("ada", 6.0), ("bob", 1.0)]
+    assert [(s["student"], s["score"]) for s in ps2["students"]] == [("ada", 6.0), ("bob", 0.0)]
+    assert both.stdout.index("ps1:") < both.stdout.index("ps2:")
+    again = ps1_and_ps2()
+    assert again.returncode == 1 and again.stdout.count("graded 0, skipped") == 2
+
+
+@pytest.mark.parametrize(
+    ("extra", "message"),
+    [
+        (["ps9"], "no assignment 'ps9'"),
+        (["ps2", "--times", "times.csv"], "--times holds one assignment's times"),
+    ],
+)
+def test_a_wrong_assignment_among_several_stops_before_anyone_is_graded(
+    course: Path, tmp_path: Path, extra: list[str], message: str
+) -> None:
+    subs = tmp_path / "subs"
+    hand_in(subs, "ada", notebook(RIGHT))
+    (tmp_path / "times.csv").write_text("student,submitted_at\nada,2026-10-01T12:00:00Z\n")
+    names = [a for a in extra if not a.startswith("--") and not a.endswith(".csv")]
+    options = [a for a in extra if a not in names]
+    argv = ["autograde", "ps1", *names, str(subs), *options]
+
+    result = subprocess.run(
+        graders(course, tmp_path, *argv), capture_output=True, text=True, timeout=120, cwd=tmp_path
+    )
+
+    assert result.returncode == 2 and message in result.stderr
+    assert rows(tmp_path / "g.db") == {}

@@ -23,6 +23,7 @@ if TYPE_CHECKING:
     from rich.progress import Progress
 
     from ..batch.progress import Reporter
+    from ..batch.summary import Summary
     from ..results import StudentResult
 
 db_option = click.option(
@@ -42,7 +43,7 @@ times_option = click.option(
 
 
 @main.command()
-@click.argument("assignment")
+@click.argument("assignments", metavar="ASSIGNMENT...", nargs=-1, required=True)
 @click.argument("submissions", type=click.Path(exists=True, path_type=Path))
 @course_option
 @db_option
@@ -53,7 +54,7 @@ times_option = click.option(
     type=click.Path(file_okay=False, path_type=Path),
     default=None,
     help="Where results.json, grades.csv, junit.xml and gradescope/ go; default: "
-    "autograded/ASSIGNMENT/ in the course folder.",
+    "autograded/ASSIGNMENT/ in the course folder. With several assignments, OUT/ASSIGNMENT/.",
 )
 @click.option(
     "--workers",
@@ -77,7 +78,7 @@ times_option = click.option(
 )
 @isolation_option
 def autograde(
-    assignment: str,
+    assignments: tuple[str, ...],
     submissions: Path,
     course: Path | None,
     db_url: str | None,
@@ -89,10 +90,12 @@ def autograde(
     cluster: str | None,
     isolation: str,
 ) -> None:
-    """Grade every student's notebook in SUBMISSIONS for ASSIGNMENT into the gradebook.
+    """Grade every student's notebook in SUBMISSIONS for each ASSIGNMENT into the gradebook.
 
     SUBMISSIONS holds <student>/<assignment>.ipynb, or is nbgrader's submitted/ folder
     (or its course root), or an LMS's bulk download (a flat folder, or its .zip).
+    Several assignments (`graders autograde ps1 ps2 ps3 submitted/`) are graded one after
+    the other by one warm sandbox, so the whole course pays its start-up once.
     Unchanged submissions are skipped, so an interrupted run can simply be started again.
     Exit 0: everyone graded; 1: some submission could not be, or the cluster went away;
     3: a bug in graders kept some from being graded.
@@ -100,50 +103,67 @@ def autograde(
     from ..batch.autograde import autograde as run_batch
     from ..batch.cluster import ClusterExecutor
     from ..batch.roster import find_roster
+    from ..course.load import get_assignment
     from ..session import load, open_session
 
-    roster = find_roster(load(course).root, roster_path)  # a broken roster stops before torch
+    names = tuple(dict.fromkeys(assignments))
+    if times is not None and len(names) > 1:
+        raise click.UsageError("--times holds one assignment's times: grade it on its own")
+    loaded = load(course)
+    for name in names:  # an unknown assignment stops before torch, and before any grading
+        get_assignment(loaded, name)
+    roster = find_roster(loaded.root, roster_path)  # a broken roster stops before torch
     executor = ClusterExecutor(cluster, isolation=isolation) if cluster else None
     stop = threading.Event()
+    summaries: list[Summary] = []
+    interrupted = False
     try:
         with (
-            open_session(course, isolation=isolation, workers=workers) as session,
-            _reporter() as reporter,
+            open_session(loaded, isolation=isolation, workers=workers) as session,
             _stop_on_ctrl_c(stop),
         ):
-            summary = run_batch(
-                session,
-                assignment,
-                submissions,
-                db_url=db_url,
-                out_dir=out_dir,
-                workers=workers,
-                force=force,
-                times=times,
-                reporter=reporter,
-                stop=stop,
-                roster=roster,
-                executor=executor,
-            )
+            for name in names:
+                if len(names) > 1:
+                    click.echo(f"{name}:", err=True)
+                with _reporter() as reporter:
+                    summary = run_batch(
+                        session,
+                        name,
+                        submissions,
+                        db_url=db_url,
+                        out_dir=out_dir / name if out_dir and len(names) > 1 else out_dir,
+                        workers=workers,
+                        force=force,
+                        times=times,
+                        reporter=reporter,
+                        stop=stop,
+                        roster=roster,
+                        executor=executor,
+                    )
+                summaries.append(summary)
+                if summary.lost or summary.interrupted:
+                    break
     except KeyboardInterrupt:
-        summary = None
-    if summary is not None:
+        interrupted = True
+    for name, summary in zip(names, summaries, strict=False):
+        if len(names) > 1:
+            click.echo(f"{name}:")
         print_summary(summary)
-    if summary is not None and summary.lost:
+    lost = next((s.lost for s in summaries if s.lost), None)
+    if lost:
         click.echo(
-            f"{summary.lost}: every grade finished so far is saved; run the same command again "
-            "to go on",
+            f"{lost}: every grade finished so far is saved; run the same command again to go on",
             err=True,
         )
         sys.exit(ExitCode.SOME_UNGRADED)
-    if summary is None or summary.interrupted:
+    if interrupted or any(s.interrupted for s in summaries):
         click.echo(
             "interrupted: every grade finished so far is saved; run the same command again to go "
             "on",
             err=True,
         )
         sys.exit(ExitCode.INTERRUPTED)
-    exit_with(batch_exit_code(summary))
+    exit_with(max(batch_exit_code(s) for s in summaries))
 
 
 @main.command()
