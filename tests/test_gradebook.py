@@ -11,7 +11,7 @@ import pytest
 from sqlalchemy import func, select
 from sqlalchemy.orm import Session
 
-from graders.batch import gradebook
+from graders.batch import gradebook, gradebook_databases
 from graders.errors import UsageError
 from graders.results import QuestionResult, Status, StudentResult, SubmissionStatus
 
@@ -167,4 +167,6 @@ def test_reading_a_missing_default_gradebook_is_a_usage_error(tmp_path: Path) ->
 
 
 def test_printed_urls_hide_passwords() -> None:
-    assert "s3cret" not in gradebook.shown_url("postgresql://grader:s3cret@db.example/grades")
+    assert "s3cret" not in gradebook_databases.shown_url(
+        "postgresql://grader:s3cret@db.example/grades"
+    )

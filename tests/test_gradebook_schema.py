@@ -14,7 +14,7 @@ from alembic.runtime.migration import MigrationContext
 from alembic.script import ScriptDirectory
 from sqlalchemy import create_engine, insert, inspect, text
 
-from graders.batch import gradebook, gradebook_schema
+from graders.batch import gradebook, gradebook_databases, gradebook_schema
 from graders.batch.gradebook_tables import Base, RunRow, SubmissionRow
 from graders.errors import UsageError
 from graders.results import QuestionResult, Status, StudentResult
@@ -117,7 +117,7 @@ def test_an_older_revision_is_refused_until_upgraded_and_keeps_its_grades(
         UsageError, match="has revision 0001; this graders needs 0002: run `graders db upgrade"
     ):
         gradebook.open_gradebook(gradebook_url)
-    assert gradebook.upgrade(gradebook_url) == ("0001", "0002")
+    assert gradebook_databases.upgrade(gradebook_url) == ("0001", "0002")
     engine = gradebook.open_gradebook(gradebook_url)
     assert "note" in {c["name"] for c in inspect(engine).get_columns("runs")}
     assert gradebook.grading_keys(engine, "course", "ps1") == {"ada": "k"}

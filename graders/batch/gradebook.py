@@ -10,13 +10,13 @@ in the course folder. Two tables for grading, those of the instructor's decision
                  as JSON, the single source ``results_document`` reads back, with the
                  instructor's overrides and extensions laid over it)
 
-``record`` replaces a student's grade in a single transaction, so an interrupted batch
+``record_all`` replaces students' grades in a single transaction, so an interrupted batch
 leaves every finished submission saved and no half-written one.
 """
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, replace
 from datetime import UTC, datetime
 from pathlib import Path
@@ -28,7 +28,7 @@ from sqlalchemy import (
     insert,
     select,
 )
-from sqlalchemy.engine import Engine, make_url
+from sqlalchemy.engine import Engine
 from sqlalchemy.exc import IntegrityError
 from sqlalchemy.orm import Session
 
@@ -36,7 +36,7 @@ from ..errors import UsageError
 from ..results import ResultsDocument, StudentResult, SubmissionStatus
 from . import term_tables  # noqa: F401 - registers the term's tables with Base
 from .adjustments import Adjustments, read_adjustments, students_overrides
-from .gradebook_databases import create_tables, engine_for, schema_lock
+from .gradebook_databases import create_tables, engine_for
 from .gradebook_tables import Base, RunRow, SubmissionRow
 
 WRITE_ATTEMPTS = 3  # a grade saved by two batches at once: the later one wins
@@ -58,11 +58,6 @@ def existing_url(db_url: str | None, course_root: Path) -> str:
     return url
 
 
-def shown_url(url: str) -> str:
-    """The URL as it may be printed: without its password."""
-    return make_url(url).render_as_string(hide_password=True)
-
-
 def open_gradebook(url: str) -> Engine:
     """Connect to (and create, if needed) the gradebook at ``url``.
 
@@ -71,14 +66,6 @@ def open_gradebook(url: str) -> Engine:
     engine = engine_for(url)
     create_tables(engine, Base.metadata)
     return engine
-
-
-def upgrade(url: str) -> tuple[str | None, str]:
-    """Migrate the gradebook at ``url`` to this graders' tables: (revision before, after)."""
-    from .gradebook_schema import upgrade as run_migrations  # Alembic's commands: only here
-
-    with schema_lock(engine_for(url)) as conn:
-        return run_migrations(conn)
 
 
 def start_run(
@@ -148,12 +135,8 @@ def record(engine: Engine, course: str, assignment: str, graded: Graded) -> None
 
 
 def record_all(engine: Engine, course: str, assignment: str, grades: Sequence[Graded]) -> None:
-    """Save the grades at hand, each replacing its student's earlier one, in one transaction.
-
-    A batch saves what is ready whenever it looks (one grade, or several that finished
-    while the last ones were being saved): one commit for all of them costs about what one
-    grade's cost, and no grade waits for any that is not ready yet.
-    """
+    """Save the grades at hand, each replacing its student's earlier one, in one transaction
+    (a commit for several costs about what one grade's did, and none waits for the next)."""
     latest = {g.result.student: g for g in grades}  # a student twice: the later grade counts
     if not latest:
         return
@@ -168,13 +151,7 @@ def record_all(engine: Engine, course: str, assignment: str, grades: Sequence[Gr
                     | score_columns(overrides.apply(g.result))
                     for g in latest.values()
                 ]
-                conn.execute(
-                    delete(SubmissionRow).where(
-                        SubmissionRow.course == course,
-                        SubmissionRow.assignment == assignment,
-                        SubmissionRow.student.in_(list(latest)),
-                    )
-                )
+                conn.execute(delete(SubmissionRow).where(*of_students(course, assignment, latest)))
                 conn.execute(insert(SubmissionRow), rows)
             return
         except IntegrityError:
@@ -213,10 +190,17 @@ def replace_missing(
 
 def of_student(course: str, assignment: str, student: str) -> tuple[ColumnElement[bool], ...]:
     """The conditions that pick one student's row of an assignment."""
+    return of_students(course, assignment, [student])
+
+
+def of_students(
+    course: str, assignment: str, students: Iterable[str]
+) -> tuple[ColumnElement[bool], ...]:
+    """The conditions that pick these students' rows of an assignment (none: no row)."""
     return (
         SubmissionRow.course == course,
         SubmissionRow.assignment == assignment,
-        SubmissionRow.student == student,
+        SubmissionRow.student.in_(list(students)),
     )
 
 

@@ -9,6 +9,9 @@
                                 IMMEDIATE; PostgreSQL: an advisory lock); a server that
                                 cannot be reached is a message, not a traceback
 
+    upgrade(url)                Alembic's migrations to this graders' tables
+    shown_url(url)              the URL as it may be printed (no password)
+
 SQLite is the default (a file in the course folder); PostgreSQL is the one several
 machines and several batches share.
 """
@@ -105,3 +108,16 @@ def schema_lock(engine: Engine) -> Iterator[Connection]:
             f"cannot open the gradebook {engine.url.render_as_string(hide_password=True)}: "
             f"{str(exc.orig).strip()}"
         ) from exc
+
+
+def shown_url(url: str) -> str:
+    """The URL as it may be printed: without its password."""
+    return make_url(url).render_as_string(hide_password=True)
+
+
+def upgrade(url: str) -> tuple[str | None, str]:
+    """Migrate the gradebook at ``url`` to this graders' tables: (revision before, after)."""
+    from .gradebook_schema import upgrade as run_migrations  # Alembic's commands: only here
+
+    with schema_lock(engine_for(url)) as conn:
+        return run_migrations(conn)

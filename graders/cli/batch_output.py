@@ -28,7 +28,7 @@ def printable(text: str) -> str:
 
 def print_summary(summary: Summary) -> None:
     """What a batch did, for the terminal: counts, then every student who needs a look."""
-    from ..batch.gradebook import shown_url
+    from ..batch.gradebook_databases import shown_url
 
     counts = (
         f"graded {summary.graded}, skipped {summary.skipped} unchanged (of {summary.found} in the "

@@ -24,11 +24,13 @@ def upgrade(course: Path | None, db_url: str | None) -> None:
     A gradebook made by an older graders is refused by every command until this has run.
     """
     from ..batch import gradebook
+    from ..batch.gradebook_databases import shown_url
+    from ..batch.gradebook_databases import upgrade as migrate
     from ..session import load
 
     url = db_url or gradebook.existing_url(None, load(course).root)
-    before, after = gradebook.upgrade(url)
-    shown = gradebook.shown_url(url)
+    before, after = migrate(url)
+    shown = shown_url(url)
     if before == after:
         click.echo(f"{shown}: revision {after}, up to date")
     elif before is None:

@@ -74,7 +74,8 @@ def report(
     if results_files:
         docs, where = file_documents(results_files, loaded.course.id), "the results files"
     else:
-        from ..batch.gradebook import existing_url, shown_url
+        from ..batch.gradebook import existing_url
+        from ..batch.gradebook_databases import shown_url
 
         url = existing_url(db_url, loaded.root)
         docs, where = gradebook_documents(loaded, url, ids), f"the gradebook {shown_url(url)}"
