@@ -17,8 +17,10 @@ For each assignment:
 7. grade a subset with ``nbgrader autograde`` and check that every student of the subset
    gets the same score from both.
 
-Then time ``graders check`` started cold. Prints the figures and the targets they meet;
-``--json`` keeps every figure.
+Then grade the whole course as an instructor would, one ``graders autograde ps1 ps2 ps3``
+over one folder holding every assignment's submissions, with the hostile students and
+without them, and time ``graders check`` started cold. Prints the figures and the targets
+they meet; ``--json`` keeps every figure.
 """
 
 from __future__ import annotations
@@ -82,6 +84,9 @@ def main(argv: list[str] | None = None) -> int:
                 + (", nbgrader" if opts.subset else "")
             )
             figures["assignments"][assignment] = run_assignment(opts, course, assignment)
+        if len(opts.assignments) > 1:
+            _say(f"the whole course: graders autograde {' '.join(opts.assignments)}, twice")
+            figures["course"] = run_course(opts, course)
         first = next((opts.work / opts.assignments[0] / "submitted").glob("*/*/*.ipynb"))
         if opts.check_runs:
             figures["check"] = time_check(first, opts.check_runs)
@@ -153,6 +158,37 @@ def run_assignment(opts: Options, course: Path, assignment: str) -> dict[str, An
     return figures
 
 
+def run_course(opts: Options, course: Path) -> dict[str, Any]:
+    """The whole course in one command, over every assignment's submissions at once, with
+    the hostile students and without them."""
+    cohort = synth.students(opts.students, opts.seed, opts.code_share, opts.hostile_every)
+    hostile = {s.id for s in cohort if s.hostile}
+    every = link_course(opts, opts.work / "course-all", skip=set())
+    tame = link_course(opts, opts.work / "course-tame", skip=hostile)
+    figures: dict[str, Any] = {}
+    for label, subs in (("batch", every), ("without_hostile", tame)):
+        done = autograde(course, " ".join(opts.assignments), subs, opts.work, label, opts.workers)
+        figures[label] = report.measured(done)
+    figures["submissions"] = opts.students * len(opts.assignments)
+    figures["hostile"] = len(hostile) * len(opts.assignments)
+    return figures
+
+
+def link_course(opts: Options, dest: Path, skip: set[str]) -> Path:
+    """One submissions folder holding every assignment's (nbgrader's layout,
+    ``<student>/<assignment>/``), hard links to the files each assignment was graded from."""
+    for assignment in opts.assignments:
+        submitted = opts.work / assignment / "submitted"
+        for path in submitted.rglob("*"):
+            rel = path.relative_to(submitted)
+            if not path.is_file() or rel.parts[0] in skip:
+                continue
+            (dest / rel).parent.mkdir(parents=True, exist_ok=True)
+            if not (dest / rel).exists():
+                os.link(path, dest / rel)
+    return dest
+
+
 def write_class(
     course: Path,
     assignment: str,
@@ -189,22 +225,22 @@ def course_facts(course: Path, assignment: str) -> tuple[dict[str, list[str]], d
 
 def autograde(
     course: Path,
-    assignment: str,
+    assignments: str,
     subs: Path,
     work: Path,
     label: str,
     workers: int,
     pss: bool = False,
 ) -> Measured:
-    """``graders autograde`` into a fresh gradebook, measured as a whole (``pss``: see
-    ``proctree``)."""
+    """``graders autograde`` of ``assignments`` (one, or several separated by spaces) into a
+    fresh gradebook, measured as a whole (``pss``: see ``proctree``)."""
     db = work / f"gradebook-{label}.db"
     for stale in work.glob(f"gradebook-{label}.db*"):
         stale.unlink()
     done = graders_cli(
         course,
         "autograde",
-        assignment,
+        *assignments.split(),
         str(subs),
         "--workers",
         str(workers),

@@ -276,6 +276,20 @@ def test_each_step_has_its_own_cpu_budget(runner: Any) -> None:
     assert [o.status for o in outcomes] == ["ok", "ok", "ok"]  # 1.2 s in all, 0.4 s each
 
 
+@pytest.mark.parametrize("stream", ["stdout", "stderr"])
+def test_an_endless_flood_is_stopped_once_it_has_written_its_budget(
+    runner: Any, stream: str
+) -> None:
+    flood = f"import sys\nwhile True:\n    sys.{stream}.write('x' * 4095 + '\\n')\n"
+    limits = replace(LIMITS, timeout_s=60.0, cpu_s=60.0, max_flood_bytes=4 << 20)
+
+    outcome = runner.run(Job(TASK, {"source": flood}, limits))
+
+    assert outcome.status == "error"
+    assert f"more than 4 MiB to {stream}" in outcome.message  # not the wall budget of 60 s
+    assert len(getattr(outcome, stream)) == LIMITS.max_output_bytes  # what it wrote first, kept
+
+
 def test_a_memory_limit_below_the_warm_interpreter_is_explained(runner: Any) -> None:
     outcome = runner.run(Job(TASK, {"source": "result = 1"}, Limits(memory_mib=100)))
 

@@ -19,10 +19,13 @@ class Capture:
 
     fd: int
     limit: int
+    name: str = "output"
     data: bytearray = field(default_factory=bytearray)
     overflow: bool = False
+    seen: int = 0  # bytes read since the last ``take``, the thrown-away ones included
 
     def feed(self, chunk: bytes) -> None:
+        self.seen += len(chunk)
         room = self.limit - len(self.data)
         if len(chunk) > room:
             self.overflow = True
@@ -51,5 +54,5 @@ class Capture:
     def take(self) -> str:
         """The text captured so far, decoded leniently; the capture starts afresh."""
         text = self.data.decode(errors="replace")
-        self.data, self.overflow = bytearray(), False
+        self.data, self.overflow, self.seen = bytearray(), False, 0
         return text

@@ -36,6 +36,10 @@ class Limits:
     cpu_s: float = 10.0
     memory_mib: int = 2048  # address-space cap of the child (the warm interpreter included)
     max_output_bytes: int = 65536  # stdout/stderr capture cap (each)
+    # Past its cap an output is read and thrown away, up to this much per step and stream:
+    # a writer blocked on a full pipe costs no CPU time, so without it a flood would hold
+    # a worker for the whole wall budget.
+    max_flood_bytes: int = 16 << 20
     max_result_bytes: int = 4 << 20  # cap on the JSON result channel
     max_procs: int = 32
     max_file_bytes: int = 16 << 20

@@ -60,6 +60,12 @@ def used_too_much_cpu(cpu_s: float) -> Verdict:
     )
 
 
+def flooded(stream: str, limit: int) -> Verdict:
+    return Verdict(
+        "error", None, f"the code wrote more than {limit >> 20} MiB to {stream} and was stopped"
+    )
+
+
 def died(wait_status: int, out_of_memory: str = "") -> Verdict:
     """The child ended during a step: killed by a signal, or exited before reporting."""
     if out_of_memory:

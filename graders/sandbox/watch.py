@@ -2,10 +2,11 @@
 
 For each step the watch gives the child its budgets (the clocks run from the end of the
 previous step): wall time, and CPU time read from ``/proc`` every ``CPU_POLL_S``, so that a
-busy loop ends at its CPU budget whatever the machine's load. It attributes the child's
-output to the step, parses the step's line strictly and, when the job names a ``check``,
-calls it on the result. A step that times out, dies, or writes what the sandbox does not
-write ends the child; the runner runs the remaining
+busy loop ends at its CPU budget whatever the machine's load; and output, so that a flood
+(its writer blocked on a full pipe, costing no CPU) ends at ``max_flood_bytes``. It
+attributes the child's output to the step, parses the step's line strictly and, when the
+job names a ``check``, calls it on the result. A step that times out, dies, floods, or
+writes what the sandbox does not write ends the child; the runner runs the remaining
 steps in a fresh child. The child is not the keeper's own: the fork server forked it, and
 says how it ended (``WatchSpec.exit_status``).
 """
@@ -26,7 +27,16 @@ from .capture import Capture
 from .contract import Limits
 from .memory import JobMemory
 from .protocol import FrameError, decode_line
-from .verdict import Verdict, channel_abuse, checked, died, from_end, timed_out, used_too_much_cpu
+from .verdict import (
+    Verdict,
+    channel_abuse,
+    checked,
+    died,
+    flooded,
+    from_end,
+    timed_out,
+    used_too_much_cpu,
+)
 
 CPU_POLL_S = 0.05
 TICKS = os.sysconf("SC_CLK_TCK")
@@ -96,7 +106,8 @@ class Watch:
         self.line = bytearray()
         self.max_line = spec.limits.max_result_bytes + LINE_OVERHEAD
         cap = spec.limits.max_output_bytes
-        self.stdout, self.stderr = Capture(ends.stdout_r, cap), Capture(ends.stderr_r, cap)
+        self.stdout = Capture(ends.stdout_r, cap, "stdout")
+        self.stderr = Capture(ends.stderr_r, cap, "stderr")
         self.channel = ends.channel
         self.pidfd = ends.pidfd
         self.wait_status: int | None = None
@@ -157,6 +168,8 @@ class Watch:
             self.on_exit()
         elif key.data.read() == 0:
             self.selector.unregister(key.fd)
+        elif key.data.seen > self.spec.limits.max_flood_bytes:
+            self.end_step(flooded(key.data.name, self.spec.limits.max_flood_bytes))
 
     def on_channel(self) -> int:
         """Read one chunk of lines: its size, 0 at end of file, -1 when nothing is there."""
