@@ -38,7 +38,7 @@ validate: install
 # files graders reads (committed: a learner's install needs no Babel).
 POT := graders/locale/graders.pot
 messages: install
-	$(VENV)/bin/pybabel -q extract -F babel.cfg -k N_ --no-location --sort-output -w 100 \
+	$(VENV)/bin/pybabel -q extract -F babel.cfg -k N_ -k say -k say_n:1,2 --no-location --sort-output -w 100 \
 	  --project autograd-graders --version 0.1.0 -o $(POT) \
 	  --header-comment "# Translations template of graders' own words (graders/i18n.py): make messages." .
 	$(VENV)/bin/pybabel -q update -i $(POT) -d graders/locale -D graders \

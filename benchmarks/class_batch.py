@@ -13,6 +13,8 @@ For each assignment:
 4. grade them all again while reading every process's PSS: peak memory (reading PSS
    slows the run, so this run is not the timed one);
 5. grade the first ``--growth-base`` of them on their own (growth);
+   for ``--scale-assignment``, also grade a class of ``--scale`` students (timed, then
+   again for its peak memory): cost linear in learners, memory flat;
 6. measure per-submission costs in one process (``costs``);
 7. grade a subset with ``nbgrader autograde`` and check that every student of the subset
    gets the same score from both.
@@ -56,6 +58,8 @@ class Options:
     workers: int
     subset: int
     growth_base: int
+    scale: int
+    scale_assignment: str
     code_share: float
     hostile_every: int
     seed: int
@@ -118,18 +122,9 @@ def run_assignment(opts: Options, course: Path, assignment: str) -> dict[str, An
         )
     else:
         template = work / "release" / assignment / f"{assignment}.ipynb"
-    cohort = synth.students(opts.students, opts.seed, opts.code_share, opts.hostile_every)
-    subs = write_class(
-        course,
-        assignment,
-        json.loads(template.read_text(encoding="utf-8")),
-        cohort,
-        key,
-        work / "submitted",
-        opts.seed,
+    cohort, subs, batch, memory = graded_class(
+        opts, course, assignment, template, key, work, opts.students
     )
-    batch = autograde(course, assignment, subs, work, "all", opts.workers)
-    memory = autograde(course, assignment, subs, work, "memory", opts.workers, pss=True)
     figures: dict[str, Any] = {
         "release": report.measured(release),
         "batch": report.measured(batch),
@@ -146,6 +141,8 @@ def run_assignment(opts: Options, course: Path, assignment: str) -> dict[str, An
                 autograde(course, assignment, base, work, "base", opts.workers)
             ),
         }
+    if opts.scale > opts.students and assignment == opts.scale_assignment:
+        figures["scale"] = run_scale(opts, course, assignment, template, key)
     figures["costs"] = costs(course, assignment, subs)
     if opts.subset:
         figures["nbgrader"] = compare_with_nbgrader(
@@ -156,6 +153,49 @@ def run_assignment(opts: Options, course: Path, assignment: str) -> dict[str, An
             work / "out-all" / "results.json",
         )
     return figures
+
+
+def run_scale(
+    opts: Options, course: Path, assignment: str, template: Path, key: dict[str, str]
+) -> dict[str, Any]:
+    """A class of ``opts.scale`` students of one assignment, graded like the main batch:
+    its time (to compare with the batch's) and its peak memory (in a run of its own)."""
+    work = opts.work / assignment / f"scale-{opts.scale}"
+    cohort, _, batch, memory = graded_class(
+        opts, course, assignment, template, key, work, opts.scale
+    )
+    return {
+        "students": opts.scale,
+        "hostile": sum(1 for s in cohort if s.hostile),
+        "batch": report.measured(batch),
+        "memory": report.measured(memory),
+    }
+
+
+def graded_class(
+    opts: Options,
+    course: Path,
+    assignment: str,
+    template: Path,
+    key: dict[str, str],
+    work: Path,
+    students: int,
+) -> tuple[list[synth.Student], Path, Measured, Measured]:
+    """A class of ``students`` written into ``work`` and graded twice: timed, then again
+    for its peak memory (reading PSS slows the run it measures)."""
+    cohort = synth.students(students, opts.seed, opts.code_share, opts.hostile_every)
+    subs = write_class(
+        course,
+        assignment,
+        json.loads(template.read_text(encoding="utf-8")),
+        cohort,
+        key,
+        work / "submitted",
+        opts.seed,
+    )
+    batch = autograde(course, assignment, subs, work, "all", opts.workers)
+    memory = autograde(course, assignment, subs, work, "memory", opts.workers, pss=True)
+    return cohort, subs, batch, memory
 
 
 def run_course(opts: Options, course: Path) -> dict[str, Any]:
@@ -389,6 +429,16 @@ def _options(argv: list[str] | None) -> tuple[Options, Path | None, bool]:
         help="the smaller batch of the growth ratio (default 100)",
     )
     parser.add_argument(
+        "--scale",
+        type=int,
+        default=2000,
+        help="a class this large of --scale-assignment, beside the main batch; 0: none "
+        "(default 2000)",
+    )
+    parser.add_argument(
+        "--scale-assignment", default="ps3", help="the assignment of --scale (default ps3)"
+    )
+    parser.add_argument(
         "--code-share",
         type=float,
         default=0.3,
@@ -428,6 +478,7 @@ def _options(argv: list[str] | None) -> tuple[Options, Path | None, bool]:
             0,
             1,
         )
+        args.scale = 0
     work = args.workdir or Path(tempfile.mkdtemp(prefix="graders-bench-"))
     opts = Options(
         args.students,
@@ -435,6 +486,8 @@ def _options(argv: list[str] | None) -> tuple[Options, Path | None, bool]:
         args.workers,
         args.nbgrader_subset,
         args.growth_base,
+        args.scale,
+        args.scale_assignment,
         args.code_share,
         args.hostile_every,
         args.seed,

@@ -139,6 +139,15 @@ def _extras(f: dict[str, Any]) -> list[str]:
                 f"{f['students']} submissions "
                 f"{a['batch']['wall_s']:.1f}s: x{growth(a):.2f}"
             )
+        sc = a.get("scale")
+        if sc:
+            rows.append(
+                f"scale {name}: {sc['students']} submissions ({sc['hostile']} hostile) "
+                f"{sc['batch']['wall_s']:.1f}s, CPU {sc['batch']['cpu_s']:.1f}s, "
+                f"x{scale(a, f['students']):.2f} the time of {f['students']}; "
+                f"peak PSS {sc['memory']['tree_pss_mib']:.0f}M "
+                f"(the grader's own {sc['memory']['own_pss_mib']:.0f}M)"
+            )
     names = ", ".join(f["assignments"])
     summed = sum(a["batch"]["wall_s"] for a in f["assignments"].values())
     course = f.get("course")
@@ -213,6 +222,22 @@ def targets(f: dict[str, Any]) -> list[tuple[bool, str]]:
                     f"{a['growth']['base']} (<= x{limit:.2f})",
                 )
             )
+        sc = a.get("scale")
+        if sc:
+            limit = GROWTH_SLACK * sc["students"] / n
+            peak = sc["memory"]["tree_pss_mib"]
+            found += [
+                (
+                    scale(a, n) <= limit,
+                    f"{name}: {sc['students']} submissions take x{scale(a, n):.2f} the time of "
+                    f"{n} (<= x{limit:.2f})",
+                ),
+                (
+                    peak <= TARGET_PEAK_MIB,
+                    f"{name}: peak memory of the {sc['students']}-submission batch {peak:.0f} MiB "
+                    f"<= {TARGET_PEAK_MIB:g} MiB",
+                ),
+            ]
     total = course_total(f)
     found.append(
         (
@@ -232,6 +257,11 @@ def throughput_ratio(a: dict[str, Any], n: int) -> float:
 
 def growth(a: dict[str, Any]) -> float:
     return a["batch"]["wall_s"] / a["growth"]["batch"]["wall_s"]
+
+
+def scale(a: dict[str, Any], n: int) -> float:
+    """The scaled class's time over the main batch's (``n`` submissions)."""
+    return float(a["scale"]["batch"]["wall_s"] / a["batch"]["wall_s"])
 
 
 def course_total(f: dict[str, Any]) -> float:

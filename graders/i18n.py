@@ -58,8 +58,10 @@ def N_(message: str) -> str:
     return message
 
 
+@lru_cache(maxsize=1)
 def catalogued_languages() -> tuple[str, ...]:
-    """The languages graders' own words are translated into (besides English)."""
+    """The languages graders' own words are translated into (besides English); read once,
+    as every sentence said while grading asks."""
     return tuple(
         sorted(p.parent.parent.name for p in LOCALE_DIR.glob(f"*/LC_MESSAGES/{DOMAIN}.mo"))
     )

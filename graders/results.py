@@ -5,7 +5,7 @@
                       submitted_at, graded_at, questions}   (+ on_roster with a roster,
                                                             extension when set)
     QuestionResult   {id, status, points, max_points, answer, expected, feedback,
-                      misconception, section}   (+ variant, override, explain when set)
+                      misconception, section}   (+ variant, override, explain, said)
     Override         {points, reason, by, at}    points an instructor set by hand
     Extension        {due, reason, by, at}       a student's own due date
     (+ dropped on the document: withdrawn students, kept out of every grade)
@@ -20,7 +20,7 @@ document cannot disagree with itself.
 from __future__ import annotations
 
 import json
-from dataclasses import dataclass, fields, replace
+from dataclasses import dataclass, field, fields, replace
 from enum import StrEnum
 from functools import cache
 from typing import Any, TypeVar
@@ -57,7 +57,7 @@ class SubmissionStatus(StrEnum):
 
 # Written only when set: no kind has variants yet, few grades are changed by hand, and
 # documents written before `explain` existed have none.
-_OPTIONAL = ("variant", "override", "explain")
+_OPTIONAL = ("variant", "override", "explain", "said")
 
 
 @dataclass(frozen=True)
@@ -71,12 +71,8 @@ class Override:
     at: str  # ISO 8601
 
     def to_json(self) -> dict[str, Any]:
-        return {
-            "points": round(self.points, 4),
-            "reason": self.reason,
-            "by": self.by,
-            "at": self.at,
-        }
+        at = {"by": self.by, "at": self.at}
+        return {"points": round(self.points, 4), "reason": self.reason, **at}
 
 
 @dataclass(frozen=True)
@@ -110,6 +106,8 @@ class QuestionResult:
     # The feedback without anything computed from the expected answer ("got X, expected Y"):
     # what a learner reads before the assignment closes (``course.visibility``).
     explain: str | None = None
+    # graders' sentences of the feedback in the course's other languages (``graders.said``)
+    said: dict[str, dict[str, str]] | None = field(default=None, hash=False)
 
     @property
     def exercise(self) -> str:

@@ -109,8 +109,11 @@ def test_the_check_answers_in_the_notebook_s_language(term: dict[str, Any]) -> N
     assert checked.exit_code == 1, checked.output
     assert "评分程序读不懂你的 1 个答案：" in checked.output
     assert "  - 问题 1.1 — " in checked.output
+    # Why it cannot be read, in graders' own words: in Chinese too.
+    assert "无法读取这个答案：其中有未闭合的括号：`(` 没有闭合。" in checked.output
     assert "这项检查从不告诉你答案是否正确。" in checked.output
     assert "The grader cannot read 1 of your answers:" in checked_en.output
+    assert "Could not read this answer: it has an unclosed bracket" in checked_en.output
     assert "  - 问题 1.1 — " in checked_en.output  # the notebook's own labels, as released
 
 
@@ -129,6 +132,10 @@ def test_the_feedback_page_speaks_chinese(term: dict[str, Any]) -> None:
         assert first_line(zh) in text
         assert first_line(en) not in text
     assert first_line(question(term["zh"], WRONG).prompt) in text
+    # graders' own sentences, written when ada was graded, in Chinese as well.
+    assert "无法读取这个答案：其中有未闭合的括号" in text
+    for english in ("Could not read this answer", "Got ", "Write a Python literal"):
+        assert english not in text, english
 
 
 def test_the_class_report_speaks_chinese(term: dict[str, Any]) -> None:
@@ -220,7 +227,7 @@ def test_only_whole_paragraphs_of_the_author_are_translated() -> None:
     said = "Sharing memory is what detach() does.\nclone() copies.\ngot True, expected False"
     q = QuestionResult("ex/q", Status.WRONG, 0.0, 1.0, "True", "False", said, explain=said)
     texts = {"clone() copies.": "clone() 会复制数据。", "copies": "复制", "True": "真"}
-    shown = translated(StudentResult("ada", (q,)), texts).questions[0]
+    shown = translated(StudentResult("ada", (q,)), texts, "zh").questions[0]
     assert (
         shown.feedback
         == "Sharing memory is what detach() does.\nclone() 会复制数据。\ngot True, expected False"

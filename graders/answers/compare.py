@@ -30,6 +30,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
+from ..said import decapitalized, say
 from .judging import (
     Comparison,
     number_kind,
@@ -37,6 +38,7 @@ from .judging import (
     same_name,
     same_number,
     scalar_noun,
+    sequence_noun,
     show,
     wrong,
 )
@@ -73,7 +75,14 @@ def _scalar(answer: Value, truth: Scalar) -> Comparison:
     got, expected = scalar_noun(answer.value), scalar_noun(truth.value)
     if got != expected:
         return Comparison(
-            False, f"Got {show(answer)} ({got}), expected {show(truth)} ({expected})."
+            False,
+            say(
+                "Got {answer} ({got}), expected {truth} ({expected}).",
+                answer=show(answer),
+                got=got,
+                truth=show(truth),
+                expected=expected,
+            ),
         )
     if isinstance(truth.value, str) or truth.value is None:
         same = answer.value == truth.value
@@ -86,14 +95,19 @@ def _sequence(answer: Value, truth: Sequence) -> Comparison:
     if isinstance(answer, SizeValue):
         answer = _size_as_tuple(answer)
     if not isinstance(answer, Sequence):
-        return wrong(answer, truth, f"a {truth.kind}")
+        return wrong(answer, truth, sequence_noun(truth.kind))
     if len(answer.items) != len(truth.items):
-        return wrong(answer, truth, f"{len(truth.items)} items")
+        return wrong(answer, truth, say("{count} items", count=len(truth.items)))
     for i, (a, t) in enumerate(zip(answer.items, truth.items, strict=True)):
         verdict = compare(a, t)
         if not verdict.correct:
             return Comparison(
-                False, f"Item {i + 1}: {verdict.feedback[0].lower()}{verdict.feedback[1:]}"
+                False,
+                say(
+                    "Item {number}: {verdict}",
+                    number=i + 1,
+                    verdict=decapitalized(verdict.feedback),
+                ),
             )
     return right(answer, truth)
 
@@ -117,7 +131,7 @@ def _by_name(
         if got is None or expected is None or not match(got, expected):
             return wrong(answer, truth)
         # <MulBackward0> is read as the name MulBackward0: same name, nothing to add
-        return Comparison(True, "Correct.") if got == expected else right(answer, truth)
+        return Comparison(True, say("Correct.")) if got == expected else right(answer, truth)
 
     return judge
 

@@ -9,6 +9,8 @@ import math
 import re
 from dataclasses import dataclass
 
+from ..i18n import N_
+from ..said import Said, say
 from .render import render_answer
 from .values import Value
 
@@ -45,13 +47,22 @@ def same_name(a: str, b: str) -> bool:
 def right(answer: Value, truth: Value) -> Comparison:
     full = render_answer(truth)
     if render_answer(answer) == full:
-        return Comparison(True, "Correct.")
-    return Comparison(True, f"Correct; written in full: {cap(full)}.")
+        return Comparison(True, say("Correct."))
+    return Comparison(True, say("Correct; written in full: {truth}.", truth=cap(full)))
 
 
 def wrong(answer: Value, truth: Value, what: str = "") -> Comparison:
-    expected = f"{what}: {show(truth)}" if what else show(truth)
-    return Comparison(False, f"Got {show(answer)}, expected {expected}.")
+    """Not right: what the learner wrote and what torch gave (``what`` it is, if given)."""
+    if what:
+        said = say(
+            "Got {answer}, expected {what}: {truth}.",
+            answer=show(answer),
+            what=what,
+            truth=show(truth),
+        )
+    else:
+        said = say("Got {answer}, expected {truth}.", answer=show(answer), truth=show(truth))
+    return Comparison(False, said)
 
 
 def show(v: Value) -> str:
@@ -71,11 +82,34 @@ def number_kind(v: object) -> str | None:
 
 
 def scalar_noun(v: object) -> str:
+    """What kind of value ``v`` is, as a feedback sentence names it: ``an int``."""
     if v is None:
         return "None"
-    kind = number_kind(v) or "string"
-    return f"{article(kind)} {kind}"
+    return say(_NOUNS[number_kind(v) or "string"])
 
 
-def article(kind: str) -> str:
-    return "an" if kind[0] in "aeiou" else "a"
+def tensor_noun(kind: str) -> Said:
+    """What kind of tensor a dtype's kind (``render.dtype_kind``) makes: ``a float tensor``."""
+    return say(_TENSOR_NOUNS.get(kind, _TENSOR_NOUNS["other"]))
+
+
+def sequence_noun(kind: str) -> Said:
+    """``a tuple`` or ``a list``."""
+    return say(_NOUNS.get(kind, _NOUNS["sequence"]))
+
+
+_NOUNS = {
+    "bool": N_("a bool"),
+    "int": N_("an int"),
+    "float": N_("a float"),
+    "string": N_("a string"),
+    "tuple": N_("a tuple"),
+    "list": N_("a list"),
+    "sequence": N_("a sequence"),
+}
+_TENSOR_NOUNS = {
+    "bool": N_("a bool tensor"),
+    "int": N_("an int tensor"),
+    "float": N_("a float tensor"),
+    "other": N_("an other tensor"),
+}

@@ -12,6 +12,9 @@ import math
 from collections.abc import Callable
 from typing import Any
 
+from ..i18n import N_
+from ..said import say
+from .refusals import REFUSED, AnswerSyntaxError
 from .render import DTYPE_ALIASES, DTYPES, dtype_kind, literal_dtype
 from .spelling import CONSTANTS, constant_note
 from .values import (
@@ -29,22 +32,8 @@ from .values import (
 
 MAX_DEPTH = 32
 MAX_ELEMENTS = 4096  # nodes; well below what parse.MAX_CHARS allows (~5000)
-ACCEPTED_FORMS = (
-    "Write a Python literal (2, 2.5, True, None, 'text', (1, 2)), a tensor as torch prints it "
-    "(tensor([1., 2.]), tensor(2., requires_grad=True), tensor(6., grad_fn=<MulBackward0>), "
-    "tensor([1, 2], dtype=torch.int32)), torch.Size([3, 4]), a dtype (torch.float32), "
-    "an exception name (RuntimeError), a grad_fn (<CloneBackward0>) or: no error"
-)
 _FLOAT_NAMES = {"nan": math.nan, "inf": math.inf}
 _TENSOR_KEYWORDS = ("requires_grad", "grad_fn", "dtype", "size")
-
-
-class AnswerSyntaxError(ValueError):
-    """An answer that is not one of the accepted forms; the message is for the learner."""
-
-    def __init__(self, reason: str) -> None:
-        super().__init__(f"Could not read this answer: {reason}. {ACCEPTED_FORMS}.")
-        self.reason = reason
 
 
 class LiteralReader:
@@ -77,15 +66,20 @@ class LiteralReader:
     def _spend(self, depth: int) -> None:
         self.budget -= 1
         if self.budget < 0:
-            raise AnswerSyntaxError(f"it has more than {MAX_ELEMENTS} elements")
+            raise AnswerSyntaxError(say("it has more than {limit} elements", limit=MAX_ELEMENTS))
         if depth > MAX_DEPTH:
-            raise AnswerSyntaxError(f"it is nested more than {MAX_DEPTH} levels deep")
+            raise AnswerSyntaxError(
+                say("it is nested more than {limit} levels deep", limit=MAX_DEPTH)
+            )
 
     def _constant(self, node: ast.Constant) -> None | bool | int | float | str:
         v = node.value
         if isinstance(v, float) and math.isinf(v):
             raise AnswerSyntaxError(
-                f"{self._text(node)} is too large for a float (write inf for infinity)"
+                say(
+                    "{answer} is too large for a float (write inf for infinity)",
+                    answer=self._text(node),
+                )
             )
         if v is None or isinstance(v, (bool, int, float, str)):
             return v
@@ -98,7 +92,10 @@ class LiteralReader:
             inner = self._number(node.operand, depth + 1)
             if isinstance(inner, bool):
                 raise AnswerSyntaxError(
-                    f"{self._text(node)}: a sign goes before a number, not True/False"
+                    say(
+                        "{answer}: a sign goes before a number, not True/False",
+                        answer=self._text(node),
+                    )
                 )
             return -inner if isinstance(node.op, ast.USub) else inner
         if isinstance(node, ast.Name) and node.id in _FLOAT_NAMES:
@@ -107,7 +104,7 @@ class LiteralReader:
             return self._spelled(node.id)  # type: ignore[return-value]
         if isinstance(node, ast.Constant) and isinstance(node.value, (bool, int, float)):
             return self._constant(node)  # type: ignore[return-value]
-        raise AnswerSyntaxError(f"{self._text(node)} is not a number")
+        raise AnswerSyntaxError(say("{answer} is not a number", answer=self._text(node)))
 
     def _numbers(self, node: ast.expr, depth: int) -> Nested:
         if isinstance(node, (ast.List, ast.Tuple)):
@@ -122,18 +119,26 @@ class LiteralReader:
         if func == "torch.Size":
             return self._size(node, depth)
         raise AnswerSyntaxError(
-            f"{self._text(node)} is not accepted: the only calls allowed are tensor(...) and "
-            "torch.Size([...])"
+            say(
+                "{answer} is not accepted: the only calls allowed are tensor(...) and "
+                "torch.Size([...])",
+                answer=self._text(node),
+            )
         )
 
     def _tensor(self, node: ast.Call, depth: int) -> TensorValue:
         if len(node.args) != 1 or isinstance(node.args[0], ast.Starred):
-            raise AnswerSyntaxError("tensor(...) takes exactly one value, such as tensor([1., 2.])")
+            raise AnswerSyntaxError(
+                say("tensor(...) takes exactly one value, such as tensor([1., 2.])")
+            )
         values = self._numbers(node.args[0], depth + 1)
         shape = nested_shape(values)
         if shape is None:
             raise AnswerSyntaxError(
-                f"{self._text(node)}: the rows of this tensor have different lengths"
+                say(
+                    "{answer}: the rows of this tensor have different lengths",
+                    answer=self._text(node),
+                )
             )
         options = self._tensor_keywords(node, depth)
         if "size" in options:
@@ -148,7 +153,11 @@ class LiteralReader:
             if kw.arg not in _TENSOR_KEYWORDS:
                 name = kw.arg or "**"
                 raise AnswerSyntaxError(
-                    f"tensor(...) does not take {name}=...; it takes {', '.join(_TENSOR_KEYWORDS)}"
+                    say(
+                        "tensor(...) does not take {name}=...; it takes {names}",
+                        name=name,
+                        names=", ".join(_TENSOR_KEYWORDS),
+                    )
                 )
             options[kw.arg] = self._keyword(kw.arg, kw.value, depth)
         return options
@@ -169,8 +178,11 @@ class LiteralReader:
                 return self._spelled(node.id)
         if name == "grad_fn" and isinstance(node, ast.Name):
             return node.id
-        expected = "True or False" if name == "requires_grad" else "a name such as <MulBackward0>"
-        raise AnswerSyntaxError(f"{name}= takes {expected}, not {self._text(node)}")
+        if name == "requires_grad":
+            message = N_("{name}= takes True or False, not {answer}")
+        else:
+            message = N_("{name}= takes a name such as <MulBackward0>, not {answer}")
+        raise AnswerSyntaxError(say(message, name=name, answer=self._text(node)))
 
     def _empty_of_size(
         self, node: ast.Call, values: Nested, size: tuple[int, ...]
@@ -178,23 +190,34 @@ class LiteralReader:
         listed = listed_shape(size)
         if math.prod(size) != 0 or math.prod(listed[:-1]) > MAX_ELEMENTS:
             raise AnswerSyntaxError(
-                f"{self._text(node)}: size=... is only for empty tensors, as torch prints them"
+                say(
+                    "{answer}: size=... is only for empty tensors, as torch prints them",
+                    answer=self._text(node),
+                )
             )
         if nested_shape(values) not in ((0,), listed):
-            raise AnswerSyntaxError(f"{self._text(node)}: the values do not match size={size}")
+            raise AnswerSyntaxError(
+                say(
+                    "{answer}: the values do not match size={size}",
+                    answer=self._text(node),
+                    size=size,
+                )
+            )
         return _empty(listed), size
 
     def _size(self, node: ast.Call, depth: int) -> SizeValue:
         if node.keywords or len(node.args) > 1:
             raise AnswerSyntaxError(
-                "torch.Size takes one list of sizes, such as torch.Size([3, 4])"
+                say("torch.Size takes one list of sizes, such as torch.Size([3, 4])")
             )
         return SizeValue(self._dims(node.args[0], depth + 1) if node.args else ())
 
     def _dims(self, node: ast.expr, depth: int) -> tuple[int, ...]:
         dims = self._numbers(node, depth)
         if not isinstance(dims, list) or not all(type(d) is int and d >= 0 for d in dims):
-            raise AnswerSyntaxError(f"{self._text(node)} is not a list of sizes such as [3, 4]")
+            raise AnswerSyntaxError(
+                say("{answer} is not a list of sizes such as [3, 4]", answer=self._text(node))
+            )
         return tuple(dims)  # type: ignore[arg-type]
 
     def _dtype(self, node: ast.expr) -> str:
@@ -206,8 +229,11 @@ class LiteralReader:
             or (short not in DTYPES and short not in DTYPE_ALIASES)
         ):
             raise AnswerSyntaxError(
-                f"{self._text(node)} is not accepted: the only torch names allowed are dtypes such "
-                "as torch.float32"
+                say(
+                    "{answer} is not accepted: the only torch names allowed are dtypes such as "
+                    "torch.float32",
+                    answer=self._text(node),
+                )
             )
         return DTYPE_ALIASES.get(short, short)
 
@@ -219,24 +245,12 @@ class LiteralReader:
         return CONSTANTS[ident.casefold()]
 
     def _refuse(self, node: ast.expr) -> AnswerSyntaxError:
-        what = _REFUSED.get(type(node), "this kind of expression is not an answer form")
-        return AnswerSyntaxError(f"{self._text(node)}: {what}")
+        what = REFUSED.get(type(node), N_("this kind of expression is not an answer form"))
+        return AnswerSyntaxError(say("{answer}: {what}", answer=self._text(node), what=say(what)))
 
     def _text(self, node: ast.expr) -> str:
         segment = ast.get_source_segment(self.source, node) or type(node).__name__
         return segment if len(segment) <= 40 else segment[:37] + "..."
-
-
-_REFUSED: dict[type, str] = {
-    ast.BinOp: "arithmetic is not worked out; write the result",
-    ast.BoolOp: "and/or are not worked out; write the result",
-    ast.Compare: "comparisons are not worked out; write the result",
-    ast.Subscript: "indexing is not worked out; write the result",
-    ast.Lambda: "functions are not answers",
-    ast.Dict: "dicts are not answer forms",
-    ast.Set: "sets are not answer forms",
-    ast.Constant: "only numbers, strings, True, False and None are literals here",
-}
 
 
 def _dotted(node: ast.expr) -> str | None:
@@ -255,7 +269,9 @@ def _as_dtype(values: Nested, dtype: str, where: str) -> Nested:
     try:
         return _map(values, convert)
     except (OverflowError, ValueError):
-        raise AnswerSyntaxError(f"{where}: a value does not fit dtype {dtype}") from None
+        raise AnswerSyntaxError(
+            say("{answer}: a value does not fit dtype {dtype}", answer=where, dtype=dtype)
+        ) from None
 
 
 def _map(values: Nested, convert: Callable[[Any], bool | int | float]) -> Nested:

@@ -33,12 +33,10 @@ import re
 from dataclasses import dataclass
 from functools import lru_cache
 
-from .literal_reader import (
-    ACCEPTED_FORMS,
-    MAX_DEPTH,
-    AnswerSyntaxError,
-    LiteralReader,
-)
+from ..i18n import current_language
+from ..said import say
+from .literal_reader import MAX_DEPTH, LiteralReader
+from .refusals import ACCEPTED_FORMS, AnswerSyntaxError
 from .render import render_answer
 from .spelling import exception_answer
 from .values import Name, NoError, Opaque, Value
@@ -78,17 +76,22 @@ def parse_answer(text: str) -> Value:
     return read_answer(text).value
 
 
-@lru_cache(maxsize=4096)
 def read_answer(text: str) -> ReadAnswer:
-    """The value of an answer literal, with the notes its spelling deserves.
+    """The value of an answer literal, with the notes its spelling deserves (in the
+    language spoken: ``i18n.speaking``)."""
+    return _read_answer(text, current_language())
 
-    Remembered (values are frozen): a class writes the same few answers many times. An
-    answer that cannot be read raises each time, as exceptions are not remembered."""
+
+@lru_cache(maxsize=4096)
+def _read_answer(text: str, language: str) -> ReadAnswer:
+    # Remembered (values are frozen): a class writes the same few answers many times; per
+    # language, as the notes are words. An answer that cannot be read raises each time, as
+    # exceptions are not remembered.
     if len(text) > MAX_CHARS:
-        raise AnswerSyntaxError(f"it is longer than {MAX_CHARS} characters")
+        raise AnswerSyntaxError(say("it is longer than {limit} characters", limit=MAX_CHARS))
     source = text.strip().replace("\u2212", "-")  # a typographic minus sign, pasted from a page
     if not source:
-        raise AnswerSyntaxError("it is empty")
+        raise AnswerSyntaxError(say("it is empty"))
     if " ".join(source.lower().rstrip(".").split()) in NO_ERROR_PHRASES:
         return ReadAnswer(NoError())
     respelled = exception_answer(source)
@@ -117,30 +120,33 @@ def is_writable(value: Value) -> bool:
 
 def _parse(source: str) -> ast.expr:
     if _bracket_depth(source) > MAX_DEPTH:
-        raise AnswerSyntaxError(f"it is nested more than {MAX_DEPTH} levels deep")
+        raise AnswerSyntaxError(say("it is nested more than {limit} levels deep", limit=MAX_DEPTH))
     try:
         return ast.parse(source, mode="eval").body
     except SyntaxError as exc:
         raise AnswerSyntaxError(syntax_reason(exc)) from None
     except ValueError:  # null bytes, on Pythons that do not call that a SyntaxError
-        raise AnswerSyntaxError("it is not valid Python syntax") from None
+        raise AnswerSyntaxError(say("it is not valid Python syntax")) from None
     except (MemoryError, RecursionError):  # CPython's parser stack overflows on "- - - ... 1"
-        raise AnswerSyntaxError("it is too deeply nested") from None
+        raise AnswerSyntaxError(say("it is too deeply nested")) from None
 
 
 def syntax_reason(exc: SyntaxError) -> str:
     """What is wrong, as the learner would say it: an unclosed quote or bracket, by name."""
     msg = exc.msg or ""
     if msg.startswith(("unterminated string", "unterminated triple-quoted", "EOL while")):
-        return "it has an unclosed quote: a string must end with the quote it starts with"
+        return say("it has an unclosed quote: a string must end with the quote it starts with")
     never_closed = re.match(r"'(.)' was never closed", msg)
     if never_closed:
-        return f"it has an unclosed bracket: a `{never_closed[1]}` is never closed"
+        return say(
+            "it has an unclosed bracket: a `{bracket}` is never closed", bracket=never_closed[1]
+        )
     unmatched = re.match(r"unmatched '(.)'", msg)
     if unmatched:
-        return f"it has a `{unmatched[1]}` that closes no bracket"
-    where = f" at character {exc.offset}" if exc.offset else ""
-    return f"it is not valid Python syntax{where}"
+        return say("it has a `{bracket}` that closes no bracket", bracket=unmatched[1])
+    if exc.offset:
+        return say("it is not valid Python syntax at character {offset}", offset=exc.offset)
+    return say("it is not valid Python syntax")
 
 
 def _bracket_depth(source: str) -> int:

@@ -19,6 +19,8 @@ import builtins
 import re
 from dataclasses import dataclass
 
+from ..said import say
+
 # Builtin exception and warning classes by their case-folded name, to restore Python's case.
 BUILTIN_EXCEPTIONS = {
     name.casefold(): name
@@ -47,7 +49,11 @@ def exception_answer(source: str) -> Respelled | None:
     if match and _is_exception_name(match["cls"].rsplit(".", 1)[-1]):
         cls = _canonical(match["cls"].rsplit(".", 1)[-1])
         return Respelled(
-            cls, f"Read as `{cls}`: the exception class is graded, not the message after it."
+            cls,
+            say(
+                "Read as `{name}`: the exception class is graded, not the message after it.",
+                name=cls,
+            ),
         )
     if line != source or not _PHRASE.fullmatch(source):
         return None
@@ -57,13 +63,15 @@ def exception_answer(source: str) -> Respelled | None:
     cls = _canonical(source)
     if cls == source:
         return None  # already Python's spelling: nothing to say
-    return Respelled(cls, f"Read as `{cls}`, the way Python writes the class name.")
+    return Respelled(cls, say("Read as `{name}`, the way Python writes the class name.", name=cls))
 
 
 def constant_note(ident: str) -> str:
     """The note for ``true``/``false``/``none`` written in another case."""
     python = repr(CONSTANTS[ident.casefold()])
-    return f"Read `{ident}` as `{python}`, the way Python writes it."
+    return say(
+        "Read `{written}` as `{python}`, the way Python writes it.", written=ident, python=python
+    )
 
 
 def _last_traceback_line(source: str) -> str:

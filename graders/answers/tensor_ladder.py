@@ -7,15 +7,17 @@ when its kind and value match (see ``compare`` for the rules of each rung).
 
 from __future__ import annotations
 
+from ..i18n import N_
+from ..said import say
 from .judging import (
     MAX_SHOWN,
     Comparison,
-    article,
     number_kind,
     right,
     same_name,
     same_number,
     show,
+    tensor_noun,
     wrong,
 )
 from .render import dtype_kind, flatten, render_answer, render_number, tensor_dtype
@@ -37,20 +39,20 @@ def compare_tensor(answer: Value, truth: TensorValue) -> Comparison:
 def _bare_number(answer: Scalar, truth: TensorValue) -> Comparison:
     kind = dtype_kind(tensor_dtype(truth))
     if number_kind(answer.value) != kind:
-        return wrong(answer, truth, f"{article(kind)} {kind} tensor")
+        return wrong(answer, truth, tensor_noun(kind))
     if not same_number(answer.value, truth.values):  # type: ignore[arg-type]
         return wrong(answer, truth)
-    return Comparison(True, f"Correct; as a tensor it is written {show(truth)}.")
+    return Comparison(True, say("Correct; as a tensor it is written {truth}.", truth=show(truth)))
 
 
 def _shape(answer: TensorValue, truth: TensorValue) -> str | None:
     if answer.shape == truth.shape:
         return None
-    zero_dim = " (a 0-dim tensor)" if not truth.shape else ""
-    return (
-        f"Got a tensor of shape {_size_text(answer.shape)}, expected shape "
-        f"{_size_text(truth.shape)}{zero_dim}."
-    )
+    if not truth.shape:
+        message = N_("Got a tensor of shape {got}, expected shape {expected} (a 0-dim tensor).")
+    else:
+        message = N_("Got a tensor of shape {got}, expected shape {expected}.")
+    return say(message, got=_size_text(answer.shape), expected=_size_text(truth.shape))
 
 
 def _dtype(answer: TensorValue, truth: TensorValue) -> str | None:
@@ -59,14 +61,21 @@ def _dtype(answer: TensorValue, truth: TensorValue) -> str | None:
         return (
             None
             if answer.dtype == expected
-            else f"Got dtype torch.{answer.dtype}, expected torch.{expected}."
+            else say(
+                "Got dtype torch.{got}, expected torch.{expected}.",
+                got=answer.dtype,
+                expected=expected,
+            )
         )
     got_kind, kind = dtype_kind(tensor_dtype(answer)), dtype_kind(expected)
     if got_kind == kind:
         return None
-    return (
-        f"Got {show(answer)}, {article(got_kind)} {got_kind} tensor; expected {article(kind)} "
-        f"{kind} tensor: {show(truth)}."
+    return say(
+        "Got {answer}, {got}; expected {expected}: {truth}.",
+        answer=show(answer),
+        got=tensor_noun(got_kind),
+        expected=tensor_noun(kind),
+        truth=show(truth),
     )
 
 
@@ -74,7 +83,9 @@ def _requires_grad(answer: TensorValue, truth: TensorValue) -> str | None:
     got, expected = _requires_grad_of(answer), _requires_grad_of(truth)
     if None in (got, expected) or got == expected:
         return None
-    return f"Got requires_grad={got}, expected requires_grad={expected}."
+    return say(
+        "Got requires_grad={got}, expected requires_grad={expected}.", got=got, expected=expected
+    )
 
 
 def _requires_grad_of(t: TensorValue) -> bool | None:
@@ -88,11 +99,17 @@ def _grad_fn(answer: TensorValue, truth: TensorValue) -> str | None:
     if truth.grad_fn is not None:
         if same_name(answer.grad_fn, truth.grad_fn):
             return None
-        return f"Got grad_fn=<{answer.grad_fn}>, expected grad_fn=<{truth.grad_fn}>."
+        return say(
+            "Got grad_fn=<{got}>, expected grad_fn=<{expected}>.",
+            got=answer.grad_fn,
+            expected=truth.grad_fn,
+        )
     # Only a described tensor (is_leaf known) or requires_grad=False says "no grad_fn".
     if truth.is_leaf is None and truth.requires_grad is not False:
         return None
-    return f"Got grad_fn=<{answer.grad_fn}>, expected no grad_fn: {show(truth)}."
+    return say(
+        "Got grad_fn=<{got}>, expected no grad_fn: {truth}.", got=answer.grad_fn, truth=show(truth)
+    )
 
 
 def _values(answer: TensorValue, truth: TensorValue) -> str | None:
@@ -103,7 +120,9 @@ def _values(answer: TensorValue, truth: TensorValue) -> str | None:
     )
     if wrong is None:
         return None
-    shown = f"Got {render_answer(answer)}, expected {render_answer(truth)}."
+    shown = say(
+        "Got {answer}, expected {truth}.", answer=render_answer(answer), truth=render_answer(truth)
+    )
     if len(shown) <= 2 * MAX_SHOWN:
         return shown
     digits = 15 if truth.dtype == "float64" else 7
@@ -111,8 +130,11 @@ def _values(answer: TensorValue, truth: TensorValue) -> str | None:
         render_number(got[wrong], digits),
         render_number(expected[wrong], digits),
     )
-    return (
-        f"Got {got_text} at index {_unravel(wrong, truth.shape)}, expected {expected_text} there."
+    return say(
+        "Got {got} at index {index}, expected {expected} there.",
+        got=got_text,
+        index=_unravel(wrong, truth.shape),
+        expected=expected_text,
     )
 
 

@@ -25,6 +25,7 @@ from ..kinds.layout import points_scale
 from ..kinds.prefetch import run_ahead
 from ..kinds.prepare import prepare_variants
 from ..results import QuestionResult, Status, StudentResult, SubmissionStatus
+from ..said import said_in, say
 
 if TYPE_CHECKING:
     from ..sandbox import Job
@@ -189,17 +190,23 @@ def _grade_exercise(ex: PreparedExercise, sub: Submission, ctx: Context) -> list
     try:
         results = kind.grade(exercise, ex.prepared, kind.given(exercise, sub), ctx)
     except Exception as exc:  # noqa: BLE001 - costs this exercise, not the submission
-        feedback = f"This exercise could not be graded ({type(exc).__name__})."
+        feedback = say("This exercise could not be graded ({error}).", error=type(exc).__name__)
         results = [
             QuestionResult(
                 item.id, Status.ERROR, 0.0, item.points, feedback=feedback, explain=feedback
             )
             for item in kind.items(exercise)
         ]
-    # The section is the exercise's, whatever the kind: set here once for every document.
-    section = exercise.section
+    # The section is the exercise's, whatever the kind: set here once for every document;
+    # so are graders' own sentences in the course's other languages, for its pages.
+    section, languages = exercise.section, ctx.course.languages
     return [
-        replace(r.scaled(ex.scale) if ex.scale != 1.0 else r, section=section, variant=ex.variant)
+        replace(
+            r.scaled(ex.scale) if ex.scale != 1.0 else r,
+            section=section,
+            variant=ex.variant,
+            said=said_in((r.feedback, r.explain), languages),
+        )
         for r in results
     ]
 

@@ -12,7 +12,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from ..i18n import N_, _
+from ..i18n import N_
+from ..said import joined, say
 from .read import AnswerCell
 
 SNIPPET_CHARS = 50
@@ -41,22 +42,30 @@ def _note(cells: list[AnswerCell], chosen: int, problems: list[str | None]) -> s
     total = len(cells)
     used = f"`{first_line(cells[chosen].source)}`"
     if chosen == total - 1:
-        return _(
+        return say(
             "Your notebook has {total} answer cells for this question; the last one, {used}, "
-            "was graded."
-        ).format(total=total, used=used)
-    unanswered = _("the {nth} (`{line}`) is not answered")
-    unreadable = _("the {nth} (`{line}`) holds no answer the grader can read")
+            "was graded.",
+            total=total,
+            used=used,
+        )
+    unanswered = N_("the {nth} (`{line}`) is not answered")
+    unreadable = N_("the {nth} (`{line}`) holds no answer the grader can read")
     later = [
-        (unanswered if problems[i] is None else unreadable).format(
-            nth=ordinal(i + 1), line=first_line(cells[i].source)
+        say(
+            unanswered if problems[i] is None else unreadable,
+            nth=ordinal(i + 1),
+            line=first_line(cells[i].source),
         )
         for i in range(chosen + 1, total)
     ]
-    return _(
+    return say(
         "Your notebook has {total} answer cells for this question; the {nth}, {used}, was "
-        "graded, the last one holding an answer the grader can read: {later}."
-    ).format(total=total, nth=ordinal(chosen + 1), used=used, later="; ".join(later))
+        "graded, the last one holding an answer the grader can read: {later}.",
+        total=total,
+        nth=ordinal(chosen + 1),
+        used=used,
+        later=joined(later),
+    )
 
 
 def first_line(source: str) -> str:
@@ -69,4 +78,4 @@ def ordinal(n: int) -> str:
     """``1st``, ``2nd``, ``3rd``, ``4th``, ``11th``, ``22nd``."""
     endings = {1: N_("{n}st"), 2: N_("{n}nd"), 3: N_("{n}rd")}
     ending = N_("{n}th") if 10 <= n % 100 <= 20 else endings.get(n % 10, N_("{n}th"))
-    return _(ending).format(n=n)
+    return say(ending, n=n)

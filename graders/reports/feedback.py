@@ -88,7 +88,8 @@ def _write_pages(
         path = out / f"{student.student}.html"
         mine = {**context, **learner_context(shown, assignment, student.student)}
         texts = learner_translations(loaded, shown, assignment, student.student)
-        page = render_page(template, translated(for_learner(student, visible), texts), mine)
+        shown_result = translated(for_learner(student, visible), texts, current_language())
+        page = render_page(template, shown_result, mine)
         write_atomic(path, page)
         written.append(path)
     return written

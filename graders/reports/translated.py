@@ -4,8 +4,9 @@ Grading speaks the course's default language: the feedback of a result is the au
 explanations (an exercise's, a matched misconception's, a check's) joined, paragraph by
 paragraph, with what graders computed. A page in another language shows each of the
 author's paragraphs in that language, taken from the course (in the learner's own
-variant, since explanations may use its parameters); what graders computed stays as it
-was written. Points, statuses and answers never change: answers are literals.
+variant, since explanations may use its parameters), and each of graders' own sentences
+as the result keeps it in that language (``QuestionResult.said``: ``graders.said``).
+Points, statuses and answers never change: answers are literals.
 """
 
 from __future__ import annotations
@@ -42,14 +43,20 @@ def author_translations(default: LoadedCourse, shown: LoadedCourse) -> dict[str,
     return found
 
 
-def translated(student: StudentResult, texts: Translations) -> StudentResult:
-    """``student`` with the author's paragraphs of every feedback in the page's language."""
+def translated(student: StudentResult, texts: Translations, language: str) -> StudentResult:
+    """``student`` with every feedback in ``language``, the page's: the author's paragraphs
+    (``texts``) and graders' own sentences."""
+    return replace(
+        student, questions=tuple(_question(q, texts, language) for q in student.questions)
+    )
+
+
+def _question(q: QuestionResult, texts: Translations, language: str) -> QuestionResult:
+    said = (q.said or {}).get(language)
+    if said:
+        texts = {**texts, **said}
     if not texts:
-        return student
-    return replace(student, questions=tuple(_question(q, texts) for q in student.questions))
-
-
-def _question(q: QuestionResult, texts: Translations) -> QuestionResult:
+        return q
     return replace(
         q,
         feedback=_paragraphs(q.feedback, texts),

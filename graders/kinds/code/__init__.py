@@ -30,8 +30,9 @@ from typing import TYPE_CHECKING, Any
 
 from ...course.marks import Marks
 from ...errors import Problem
-from ...i18n import _
+from ...i18n import N_, _
 from ...results import QuestionResult, Status
+from ...said import say
 from ..base import Context, DeclaredMisconception, ExerciseAnswers, Item, Reading, Submission
 from ..cache import cached, course_limits
 from ..layout import Part, Placed
@@ -57,7 +58,7 @@ from .sources import read_source
 if TYPE_CHECKING:
     from ...sandbox import Job
 
-NO_REFERENCE = (
+NO_REFERENCE = N_(
     "This exercise could not be graded: its reference solution could not be run. "
     "Your instructor has been told."
 )
@@ -201,10 +202,10 @@ class CodeKind:
             return all_checks(
                 exercise,
                 Status.UNANSWERED,
-                f"No code was submitted: define `{exercise.signature}`.",
+                say("No code was submitted: define `{signature}`.", signature=exercise.signature),
             )
         if prepared.get("error"):
-            return all_checks(exercise, Status.ERROR, NO_REFERENCE)
+            return all_checks(exercise, Status.ERROR, say(NO_REFERENCE))
         return grade_source(
             exercise, load_checker(ctx.root / exercise.checker), prepared, source, ctx
         )

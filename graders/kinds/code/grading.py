@@ -13,6 +13,7 @@ from dataclasses import replace
 from typing import TYPE_CHECKING, Any
 
 from ...results import QuestionResult, Status
+from ...said import say
 from ..base import Context
 from ..cache import course_limits
 from .allowlist import DEFAULT_IMPORTS
@@ -60,14 +61,18 @@ def grade_source(
     if judged.observations is None:
         message = judged.message
         if judged.status is Status.TIMEOUT and "reference_s" in prepared:
-            message += f" (the reference solution takes {prepared['reference_s'] * 1000:.0f} ms)."
+            message = say(
+                "{reason} (the reference solution takes {ms} ms).",
+                reason=message,
+                ms=f"{prepared['reference_s'] * 1000:.0f}",
+            )
         return all_checks(exercise, judged.status, message)
     verdicts = judge_observations(exercise, checker, judged.observations, prepared)
     if verdicts is None:
         return all_checks(
             exercise,
             Status.INTEGRITY,
-            FORGED,
+            say(FORGED),
         )
     return [_result(exercise.id, c, verdicts[c.id]) for c in exercise.checks]
 

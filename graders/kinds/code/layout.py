@@ -12,6 +12,7 @@ from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any
 
 from ...i18n import N_, _
+from ...said import say
 from ..base import ExerciseAnswers, Reading, Submission
 from ..layout import MAGIC_NOTE, Part, Placed, exercise_header, has_magic
 from .starter import fill
@@ -82,7 +83,7 @@ def read_cell(source: str, meta: Mapping[str, Any]) -> Reading:
     code = code_source(source)
     if code is None:
         return Reading(None)
-    return Reading(code, (_(MAGIC_NOTE),) if has_magic(code) else ())
+    return Reading(code, (say(MAGIC_NOTE),) if has_magic(code) else ())
 
 
 def cell_problem(source: str, meta: Mapping[str, Any]) -> str | None:
@@ -94,18 +95,21 @@ def cell_problem(source: str, meta: Mapping[str, Any]) -> str | None:
         tree = ast.parse(code)
     except SyntaxError as exc:
         if has_magic(code):
-            return _("lines starting with `!` or `%` are IPython commands, not Python: remove them")
-        return _("not valid Python: {error} (line {line})").format(error=exc.msg, line=exc.lineno)
+            return say(
+                "lines starting with `!` or `%` are IPython commands, not Python: remove them"
+            )
+        return say("not valid Python: {error} (line {line})", error=exc.msg, line=exc.lineno)
     except (ValueError, RecursionError, MemoryError) as exc:
-        return _("not valid Python: {error}").format(error=exc)
+        return say("not valid Python: {error}", error=exc)
     entry = meta.get("entry")
     if not isinstance(entry, str):
         return ""
     defined = _top_level(tree, entry)
     if defined is None:
-        return _(
-            "does not define `{entry}` (write `def {entry}(...):` at the top level of the cell)"
-        ).format(entry=entry)
+        return say(
+            "does not define `{entry}` (write `def {entry}(...):` at the top level of the cell)",
+            entry=entry,
+        )
     return None if _is_placeholder(defined) else ""
 
 

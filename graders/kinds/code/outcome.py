@@ -12,10 +12,13 @@ from dataclasses import dataclass
 from typing import Any
 
 from ...checker.verdicts import Malformed, explain_raised, sentence
+from ...i18n import N_
 from ...results import Status
+from ...said import capitalized, say
+from .sandbox_words import said_by_sandbox
 
 _SANDBOX_STATUS = {"timeout": Status.TIMEOUT, "error": Status.ERROR, "integrity": Status.INTEGRITY}
-FORGED = (
+FORGED = N_(
     "What came back from running your code was not written by the grader; "
     "this exercise scores zero."
 )
@@ -37,20 +40,25 @@ def judge_outcome(outcome: Any, entry: str, signature: str) -> Judged:
         return Judged(status, _sandbox_message(outcome))
     result = outcome.result
     if not isinstance(result, dict):
-        return Judged(Status.INTEGRITY, FORGED)
+        return Judged(Status.INTEGRITY, say(FORGED))
     try:
         return _checker_status(result, entry, signature)
     except Malformed:
-        return Judged(Status.INTEGRITY, FORGED)
+        return Judged(Status.INTEGRITY, say(FORGED))
 
 
 def _sandbox_message(outcome: Any) -> str:
-    message = (
-        outcome.message or ""
-    ).strip() or f"running your code ended with status '{outcome.status}'"
+    written = (outcome.message or "").strip()
+    if written:
+        message = said_by_sandbox(written)
+    else:
+        message = say("running your code ended with status '{status}'", status=outcome.status)
     if outcome.status == "integrity":
-        return f"Your code interfered with grading: {message}. This exercise scores zero."
-    return message[0].upper() + message[1:]
+        return say(
+            "Your code interfered with grading: {reason}. This exercise scores zero.",
+            reason=message,
+        )
+    return capitalized(message)
 
 
 def _checker_status(result: dict[str, Any], entry: str, signature: str) -> Judged:
@@ -63,8 +71,10 @@ def _checker_status(result: dict[str, Any], entry: str, signature: str) -> Judge
         if "unmeasurable" in result:
             return Judged(
                 Status.ERROR,
-                "The grader could not measure what your function did "
-                f"({str(result['unmeasurable'])[:200]}).",
+                say(
+                    "The grader could not measure what your function did ({reason}).",
+                    reason=str(result["unmeasurable"])[:200],
+                ),
             )
         return Judged(
             Status.ERROR, sentence(explain_raised(result.get("raised"), "Running your code"))
@@ -75,7 +85,10 @@ def _checker_status(result: dict[str, Any], entry: str, signature: str) -> Judge
             raise Malformed("reasons")
         return Judged(
             Status.INTEGRITY,
-            f"Your code interfered with grading ({'; '.join(reasons)}). This exercise scores zero.",
+            say(
+                "Your code interfered with grading ({reasons}). This exercise scores zero.",
+                reasons="; ".join(reasons),
+            ),
         )
     raise Malformed("status")
 
@@ -86,9 +99,22 @@ def _invalid_message(result: dict[str, Any], entry: str, signature: str) -> str:
         if not isinstance(syntax, dict):
             raise Malformed("syntax")
         line = syntax.get("line")
-        where = f" (line {line})" if type(line) is int else ""
-        return f"Your code is not valid Python: {str(syntax.get('message', ''))[:200]}{where}."
+        error = str(syntax.get("message", ""))[:200]
+        if type(line) is int:
+            return say(
+                "Your code is not valid Python: {error} (line {line}).", error=error, line=line
+            )
+        return say("Your code is not valid Python: {error}.", error=error)
     if "missing" in result:
-        return f"Define a function `{signature}`: your code does not define `{entry}`."
+        return say(
+            "Define a function `{signature}`: your code does not define `{entry}`.",
+            signature=signature,
+            entry=entry,
+        )
     found = str(result.get("not_callable", "value"))[:80]
-    return f"`{entry}` must be a function `{signature}`, not a {found}."
+    return say(
+        "`{entry}` must be a function `{signature}`, not a {found}.",
+        entry=entry,
+        signature=signature,
+        found=found,
+    )

@@ -11,7 +11,8 @@ from collections.abc import Mapping
 from typing import Any
 
 from ...answers.parse import AnswerSyntaxError, read_answer
-from ...i18n import N_, _, ngettext
+from ...i18n import N_, _
+from ...said import say, say_n
 from ..base import Reading
 from ..layout import MAGIC_NOTE, Filled, Part, Placed, exercise_header, has_magic, points_text
 from .answer_cell import UNANSWERED_LINE, Extracted, answer_line, extract_answer
@@ -100,7 +101,7 @@ def read_cell(source: str, meta: Mapping[str, Any]) -> Reading:
     if extracted.text is None:
         return Reading(None)
     if extracted.malformed:
-        return Reading(extracted.text, (_(MAGIC_NOTE if has_magic(source) else MALFORMED_NOTE),))
+        return Reading(extracted.text, (say(MAGIC_NOTE if has_magic(source) else MALFORMED_NOTE),))
     rewrite = None if extracted.quoted and not extracted.unclosed else answer_line(extracted.text)
     return Reading(extracted.text, _notes(extracted), rewrite)
 
@@ -111,8 +112,11 @@ def cell_problem(source: str, meta: Mapping[str, Any]) -> str | None:
     if extracted.text is None:
         return None
     if extracted.malformed:
-        hint = _("Lines starting with `!` or `%` are not Python; ") if has_magic(source) else ""
-        return f"{hint}{_(NO_ANSWER_LINE)}"
+        if has_magic(source):
+            return say(
+                "Lines starting with `!` or `%` are not Python; {then}", then=say(NO_ANSWER_LINE)
+            )
+        return say(NO_ANSWER_LINE)
     try:
         read_answer(extracted.text)
     except AnswerSyntaxError as exc:
@@ -126,19 +130,24 @@ def _notes(extracted: Extracted) -> tuple[str, ...]:
         shown = ", ".join(f"`{_short(line)}`" for line in extracted.ignored[:SHOWN_LINES])
         more = len(extracted.ignored) - SHOWN_LINES
         if more > 0:
-            shown += ngettext(" and {n} more line", " and {n} more lines", more).format(n=more)
+            shown = say_n(
+                "{lines} and {count} more line", "{lines} and {count} more lines", more, lines=shown
+            )
         notes.append(
-            _(
+            say(
                 "An answer cell must hold only the answer line: move {shown} to a cell of its "
-                "own. The grader read only the last `answer = ...` line."
-            ).format(shown=shown)
+                "own. The grader read only the last `answer = ...` line.",
+                shown=shown,
+            )
         )
     if extracted.unclosed:
         notes.append(
-            _(
+            say(
                 "The closing quote is missing: the grader read `{read}`; write `{line}` so "
-                "the notebook runs."
-            ).format(read=_short(extracted.text or ""), line=_short(answer_line(extracted.text)))
+                "the notebook runs.",
+                read=_short(extracted.text or ""),
+                line=_short(answer_line(extracted.text)),
+            )
         )
     return tuple(notes)
 

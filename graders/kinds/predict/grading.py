@@ -16,24 +16,31 @@ from functools import lru_cache
 from ...answers.compare import compare, same_value
 from ...answers.parse import AnswerSyntaxError, ReadAnswer, read_answer
 from ...answers.values import Value
+from ...i18n import N_, current_language
 from ...results import QuestionResult, Status
+from ...said import say
 from ..base import ExerciseAnswers
 from .model import Misconception, Question
 from .truth import Truths
 
 UNANSWERED = ("", "...", "Ellipsis")
-NO_TRUTH = (
+NO_TRUTH = N_(
     "This question could not be graded: its answer could not be computed. "
     "Your instructor has been told."
 )
 
 
-@lru_cache(maxsize=8192)
 def parsed(text: str) -> ReadAnswer:
-    """``read_answer``, once per distinct text: a class writes the same answers many times.
+    """``read_answer``, once per distinct text (and language, as its notes are words): a
+    class writes the same answers many times.
 
     Values are frozen and never changed by comparing, so one may serve every student.
     """
+    return _parsed(text, current_language())
+
+
+@lru_cache(maxsize=8192)
+def _parsed(text: str, language: str) -> ReadAnswer:
     return read_answer(text)
 
 
@@ -46,7 +53,7 @@ def grade_question(
     note = given.note(item_id)
     truth = truths.questions.get(q.id)
     if truth is None:
-        said = join(NO_TRUTH, note)
+        said = join(say(NO_TRUTH), note)
         return QuestionResult(
             item_id, Status.ERROR, 0.0, q.points, text, feedback=said, explain=said
         )
@@ -74,8 +81,14 @@ def _judged(
     accepted = next((a for a in q.accept if _same(a, read.value)), None)
     if accepted is not None:
         # "as well as `expected`" names the truth: `explain` says only what was accepted.
-        also = f"Accepted: the question takes `{accepted}` as well as `{right.expected}`."
-        taken = f"Accepted: `{accepted}` is one of the answers the question takes."
+        also = say(
+            "Accepted: the question takes `{accepted}` as well as `{expected}`.",
+            accepted=accepted,
+            expected=right.expected,
+        )
+        taken = say(
+            "Accepted: `{accepted}` is one of the answers the question takes.", accepted=accepted
+        )
         return replace(
             right,
             feedback=join(q.explain, also, spelling, note),
