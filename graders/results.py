@@ -6,8 +6,8 @@
                                                             extension when set)
     QuestionResult   {id, status, points, max_points, answer, expected, feedback,
                       misconception, section}   (+ variant, override, explain, said)
-    Override         {points, reason, by, at}    points an instructor set by hand
-    Extension        {due, reason, by, at}       a student's own due date
+    Override         {points, reason, by, at}    points an instructor set by hand  (by_hand)
+    Extension        {due, reason, by, at}       a student's own due date           (by_hand)
     (+ dropped on the document: withdrawn students, kept out of every grade)
 
 Grading builds these frozen values; a document that comes from outside (a JSON file, the
@@ -20,12 +20,16 @@ document cannot disagree with itself.
 from __future__ import annotations
 
 import json
+import sys
+from collections.abc import Iterator
 from dataclasses import dataclass, field, fields, replace
 from enum import StrEnum
 from functools import cache
 from typing import Any, TypeVar
 
 from pydantic import TypeAdapter, ValidationError
+
+from .by_hand import Extension, Override
 
 T = TypeVar("T")
 
@@ -58,37 +62,10 @@ class SubmissionStatus(StrEnum):
 # Written only when set: no kind has variants yet, few grades are changed by hand, and
 # documents written before `explain` existed have none.
 _OPTIONAL = ("variant", "override", "explain", "said")
+_SHARED = ("id", "answer", "expected", "feedback", "misconception", "section", "explain")
 
 
-@dataclass(frozen=True)
-class Override:
-    """Points an instructor gave one question by hand: they replace the graded points and
-    survive every regrade until cleared."""
-
-    points: float
-    reason: str
-    by: str
-    at: str  # ISO 8601
-
-    def to_json(self) -> dict[str, Any]:
-        at = {"by": self.by, "at": self.at}
-        return {"points": round(self.points, 4), "reason": self.reason, **at}
-
-
-@dataclass(frozen=True)
-class Extension:
-    """A student's own due date for an assignment, granted by an instructor."""
-
-    due: str  # ISO 8601, with its zone
-    reason: str | None
-    by: str
-    at: str  # ISO 8601: when it was granted
-
-    def to_json(self) -> dict[str, Any]:
-        return {"due": self.due, "reason": self.reason, "by": self.by, "at": self.at}
-
-
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)  # slots: a class of 2,000 holds ~80,000 of these
 class QuestionResult:
     """The grade of one question (``exercise/question``) or code check (``exercise/check``)."""
 
@@ -108,6 +85,14 @@ class QuestionResult:
     explain: str | None = None
     # graders' sentences of the feedback in the course's other languages (``graders.said``)
     said: dict[str, dict[str, str]] | None = field(default=None, hash=False)
+
+    def __post_init__(self) -> None:
+        # A class's results repeat the same texts (explanations, expected answers, ids) in
+        # every student's copy: one shared string each keeps a class of 2,000 in tens of MB.
+        for name in _SHARED:
+            value = getattr(self, name)
+            if value is not None:
+                object.__setattr__(self, name, sys.intern(str(value)))
 
     @property
     def exercise(self) -> str:
@@ -259,12 +244,19 @@ class ResultsDocument:
         """The document as JSON, as ``results.json`` and ``--json`` write it: indented, with one
         line per student (indenting every question would take the pure-Python encoder, seconds
         for a class of 500; one line each keeps the C encoder and a file that diffs well)."""
-        head = self.to_json(students=False)
-        lines = (json.dumps(s.to_json(), ensure_ascii=False) for s in self.students)
-        students = ",\n    ".join(lines)
-        opened = json.dumps(head, indent=2, ensure_ascii=False)[:-2]  # without "\n}"
-        body = f"[\n    {students}\n  ]" if students else "[]"
-        return f'{opened},\n  "students": {body}\n}}'
+        return "".join(self.json_pieces())
+
+    def json_pieces(self) -> Iterator[str]:
+        """``dumps()`` a piece at a time: a student's line each, for writing a big class's
+        document without holding all of it in memory."""
+        opened = json.dumps(self.to_json(students=False), indent=2, ensure_ascii=False)
+        yield opened[:-2] + ',\n  "students": '  # the head without its "\n}"
+        if not self.students:
+            yield "[]\n}"
+            return
+        for index, student in enumerate(self.students):
+            yield ("[\n    " if index == 0 else ",\n    ") + student.dumps()
+        yield "\n  ]\n}"
 
     @classmethod
     def parse(cls, text: str | bytes) -> ResultsDocument:

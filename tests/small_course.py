@@ -85,6 +85,24 @@ def notebook(answers: Mapping[str, str], code: Mapping[str, str] | None = None) 
     return nbformat.writes(nbformat.v4.new_notebook(cells=cells))
 
 
+#: A code cell that runs until its budget stops it: a learner who holds a worker for seconds.
+LOOPING = "def independent_copy(t):\n    while True:\n        pass\n"
+
+
+def a_class_that_pauses(folder: Path, size: int) -> set[str]:
+    """``size`` learners handing in ps2, graded in id order; the two in the middle hand in
+    LOOPING code. While they hold both workers for their budget, some grades are saved and
+    many are not: a batch stopped then is certainly stopped midway, however busy the machine
+    (the pause is CPU time, which a busy machine stretches as it stretches everything)."""
+    names = [f"s{i:03d}" for i in range(size)]
+    solution = (REPO / "solutions" / "independent-copy.py").read_text(encoding="utf-8")
+    for i, name in enumerate(names):
+        code = LOOPING if i in (size // 2, size // 2 + 1) else solution
+        predictions = {k: v for k, v in (RIGHT if i % 3 else WRONG).items() if "detach" not in k}
+        hand_in(folder, name, notebook(predictions, {"independent-copy": code}), name="ps2.ipynb")
+    return set(names)
+
+
 def hand_in(
     folder: Path, student: str, text: str | bytes, when: datetime = ON_TIME, name: str = "ps1.ipynb"
 ) -> Path:

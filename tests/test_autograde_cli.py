@@ -16,9 +16,9 @@ import time
 from pathlib import Path
 
 import pytest
-from small_course import REPO, RIGHT, WRONG, hand_in, notebook, small_course
+from small_course import REPO, RIGHT, WRONG, a_class_that_pauses, hand_in, notebook, small_course
 
-CLASS_SIZE = 150  # grading takes a few seconds: the window for killing the batch midway
+CLASS_SIZE = 40  # two of them pause the batch midway (small_course.a_class_that_pauses)
 
 
 @pytest.fixture(scope="module")
@@ -52,13 +52,6 @@ def autograde(
     )
 
 
-def a_class(folder: Path, size: int) -> set[str]:
-    names = {f"s{i:03d}" for i in range(size)}
-    for i, name in enumerate(sorted(names)):
-        hand_in(folder, name, notebook(RIGHT if i % 3 else WRONG))
-    return names
-
-
 def rows(db: Path) -> dict[str, tuple[int, int]]:
     """Student -> (row id, run id) of every saved grade; {} while the gradebook does not exist."""
     try:
@@ -80,7 +73,7 @@ def start_and_stop(
 ) -> subprocess.CompletedProcess[str]:
     """Start a batch; once some grades are saved, send ``sig`` to the grading process only."""
     proc = subprocess.Popen(
-        graders(course, tmp, "autograde", "ps1", str(subs), "--workers", "2"),
+        graders(course, tmp, "autograde", "ps2", str(subs), "--workers", "2"),
         stdout=subprocess.PIPE,
         stderr=subprocess.PIPE,
         text=True,
@@ -89,9 +82,7 @@ def start_and_stop(
     try:
         while len(rows(tmp / "g.db")) < saved_at_least and proc.poll() is None:
             time.sleep(0.01)
-        assert proc.poll() is None, (
-            "the batch ended before it could be stopped: make CLASS_SIZE larger"
-        )
+        assert proc.poll() is None, "the batch ended before it could be stopped"
         proc.send_signal(sig)
         out, err = proc.communicate(timeout=120)
     finally:
@@ -152,7 +143,7 @@ def test_usage_errors_exit_2(course: Path, tmp_path: Path, args: list[str], mess
 def test_kill_9_mid_batch_loses_nothing_and_grades_no_one_twice(
     course: Path, tmp_path: Path
 ) -> None:
-    names = a_class(tmp_path / "subs", CLASS_SIZE)
+    names = a_class_that_pauses(tmp_path / "subs", CLASS_SIZE)
     killed = start_and_stop(course, tmp_path, tmp_path / "subs", signal.SIGKILL)
     assert killed.returncode == -signal.SIGKILL
     before = rows(tmp_path / "g.db")
@@ -161,7 +152,7 @@ def test_kill_9_mid_batch_loses_nothing_and_grades_no_one_twice(
         (1, "running", 0, 0)
     ]  # the killed run never finished
 
-    resumed = autograde(course, tmp_path, tmp_path / "subs", "--workers", "2")
+    resumed = autograde(course, tmp_path, tmp_path / "subs", "--workers", "2", assignment="ps2")
     assert resumed.returncode == 0, resumed.stderr
     after = rows(tmp_path / "g.db")
     assert set(after) == names
@@ -177,7 +168,7 @@ def test_kill_9_mid_batch_loses_nothing_and_grades_no_one_twice(
 def test_ctrl_c_stops_cleanly_saves_the_outputs_and_says_how_to_go_on(
     course: Path, tmp_path: Path
 ) -> None:
-    a_class(tmp_path / "subs", CLASS_SIZE)
+    a_class_that_pauses(tmp_path / "subs", CLASS_SIZE)
     stopped = start_and_stop(course, tmp_path, tmp_path / "subs", signal.SIGINT)
     assert stopped.returncode == 130
     assert (

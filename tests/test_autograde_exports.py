@@ -14,10 +14,10 @@ from graders.batch import gradebook
 from graders.batch.adjustments import with_override
 from graders.batch.exports import grades_csv, gradescope_result, junit_xml, write_outputs
 from graders.batch.junit import verdict
+from graders.by_hand import Override
 from graders.course.model import Shown
 from graders.course.visibility import for_learner
 from graders.results import (
-    Override,
     QuestionResult,
     ResultsDocument,
     Status,
@@ -148,6 +148,43 @@ def test_junit_has_a_testcase_per_question_with_points(doc: ResultsDocument) -> 
     assert (ada.get("tests"), ada.get("failures"), ada.get("errors")) == ("3", "1", "1")
     assert suites["=evil"].find("testcase/failure").get("message") == "not a notebook"
     assert (root.get("tests"), root.get("failures"), root.get("errors")) == ("7", "1", "2")
+
+
+@pytest.mark.parametrize("family", ["xunit2", "legacy"])
+def test_every_junit_count_is_what_its_test_cases_say(doc: ResultsDocument, family: str) -> None:
+    missing = StudentResult("zed", (), SubmissionStatus.MISSING, "nothing handed in")
+    root = ET.fromstring(junit_xml(replace(doc, students=(*doc.students, missing)), family))
+    crashed = {"error", "timeout", "integrity", "ungradable"}
+
+    def counted(cases: list[ET.Element]) -> tuple[str, str, str]:
+        missed = [c.find("failure") if c.find("error") is None else c.find("error") for c in cases]
+        errors = sum(m is not None and m.get("type") in crashed for m in missed)
+        failures = sum(m is not None for m in missed) - errors
+        return str(len(cases)), str(failures), str(errors)
+
+    for suite in root.findall("testsuite"):
+        assert counted(suite.findall("testcase")) == tuple(
+            suite.get(k) for k in ("tests", "failures", "errors")
+        )
+    assert counted(list(root.iter("testcase"))) == (
+        root.get("tests"),
+        root.get("failures"),
+        root.get("errors"),
+    )
+    assert root.find("testsuite[@name='zed']/testcase/skipped") is not None
+
+
+def test_a_class_parsed_from_json_shares_each_repeated_text() -> None:
+    # Every student's copy of an explanation is one string: a class of thousands fits in memory.
+    explanation = "`clone()` copies the data into new memory, so the two never share it. " * 3
+    students = [
+        StudentResult(name, (Q("ex/a", Status.CORRECT, 1, 1, "False", "False", explanation),))
+        for name in ("ada", "bob")
+    ]
+    doc = ResultsDocument("c", "ps1", None, None, None, students)
+    ada, bob = ResultsDocument.parse(doc.dumps()).students
+    assert ada.questions[0].feedback == explanation
+    assert ada.questions[0].feedback is bob.questions[0].feedback
 
 
 def test_the_legacy_junit_family_keeps_properties_in_test_cases(doc: ResultsDocument) -> None:

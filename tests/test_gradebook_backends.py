@@ -17,7 +17,7 @@ from typing import Any
 
 import pytest
 from pg_server import PostgresServer
-from small_course import RIGHT, WRONG, hand_in, notebook, small_course
+from small_course import a_class_that_pauses, small_course
 from sqlalchemy import create_engine, text
 
 from graders.batch import gradebook
@@ -88,12 +88,10 @@ def test_a_batch_killed_mid_run_resumes_on_postgresql(
     tmp_path: Path, postgres: PostgresServer
 ) -> None:
     course = small_course(tmp_path / "course")
-    names = {f"s{i:03d}" for i in range(150)}
-    for i, name in enumerate(sorted(names)):
-        hand_in(tmp_path / "subs", name, notebook(RIGHT if i % 3 else WRONG))
+    names = a_class_that_pauses(tmp_path / "subs", 40)
     url = postgres.new_database()
     args = [
-        sys.executable, "-m", "graders", "autograde", "ps1", str(tmp_path / "subs"),
+        sys.executable, "-m", "graders", "autograde", "ps2", str(tmp_path / "subs"),
         "--course", str(course), "--db", url, "--out", str(tmp_path / "out"), "--workers", "2",
     ]  # fmt: skip
     proc = subprocess.Popen(args, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,

@@ -15,7 +15,7 @@ import pytest
 PACKAGE = Path(__file__).resolve().parent.parent / "graders"
 
 LAYERS: tuple[tuple[str, ...], ...] = (
-    ("graders.errors", "graders.results", "graders.i18n", "graders.said"),
+    ("graders.errors", "graders.by_hand", "graders.results", "graders.i18n", "graders.said"),
     ("graders.course", "graders.course.model", "graders.course.marks"),
     ("graders.answers",),
     ("graders.kinds", "graders.checker", "graders.truth_child"),

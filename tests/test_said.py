@@ -69,9 +69,9 @@ def test_remembered_readings_follow_the_language_spoken() -> None:
 
 
 def _result(feedback: str, explain: str) -> QuestionResult:
-    q = QuestionResult("ex/q", Status.WRONG, 0.0, 1.0, "3", "4", feedback, explain=explain)
+    said = said_in([feedback, explain], ("en", "zh"))
     return QuestionResult(
-        **{**q.__dict__, "said": said_in([feedback, explain], ("en", "zh"))},
+        "ex/q", Status.WRONG, 0.0, 1.0, "3", "4", feedback, explain=explain, said=said
     )
 
 
@@ -93,7 +93,7 @@ def test_what_a_learner_may_not_see_yet_leaves_no_translation_behind() -> None:
     checks = question_for(q, Shown.CHECKS)
     assert checks.said == {"zh": {str(note): "它是空的"}}
     assert question_for(q, Shown.SCORE).said is None
-    assert QuestionResult(**{**q.__dict__}).to_json()["said"] == q.said
+    assert q.to_json()["said"] == q.said
 
 
 SANDBOX_VERDICTS: list[Callable[[], verdict.Verdict]] = [

@@ -19,7 +19,8 @@ from datetime import datetime
 from sqlalchemy import select
 from sqlalchemy.engine import Connection
 
-from ..results import Extension, Override, QuestionResult, StudentResult
+from ..by_hand import Extension, Override
+from ..results import QuestionResult, StudentResult
 from .term_tables import DropRow, ExtensionRow, OverrideRow
 
 

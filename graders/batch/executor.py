@@ -92,7 +92,8 @@ class ThreadExecutor:
                     continue
                 while len(ready) < SAVE_AT_ONCE and not finished.empty():
                     ready.append(finished.get())
-                save([Ready(*futures[f], *f.result(), None) for f in ready])
+                # Popped: a grade saved is not held until the batch ends.
+                save([Ready(*futures.pop(f), *f.result(), None) for f in ready])
                 left -= len(ready)
             return Ended(stopped=bool(left))
         finally:

@@ -13,12 +13,14 @@ import csv
 import io
 import json
 import os
+from collections.abc import Iterable
+from itertools import chain
 from pathlib import Path
 
 from ..course.model import Assignment
 from ..results import ResultsDocument, SubmissionStatus
 from .gradescope import gradescope_result
-from .junit import junit_xml
+from .junit import junit_pieces, junit_xml
 from .submissions import safe_student
 
 __all__ = ["grades_csv", "gradescope_result", "junit_xml", "write_atomic", "write_outputs"]
@@ -33,9 +35,11 @@ def write_outputs(doc: ResultsDocument, out: Path, assignment: Assignment | None
     follow the ``assignment``'s feedback policy (the default one without it)."""
     policy = assignment.feedback if assignment else None
     out.mkdir(parents=True, exist_ok=True)
-    write_atomic(out / "results.json", doc.dumps() + "\n")
+    # The two big files are written a student at a time: a class of thousands is never
+    # held in memory as one string (or one XML tree) beside its document.
+    write_atomic(out / "results.json", chain(doc.json_pieces(), ["\n"]))
     write_atomic(out / "grades.csv", grades_csv(doc))
-    write_atomic(out / "junit.xml", junit_xml(doc))
+    write_atomic(out / "junit.xml", junit_pieces(doc))
     for dropped in doc.dropped:  # a withdrawn student's earlier file must not linger
         if safe_student(dropped):
             (out / "gradescope" / f"{dropped}.json").unlink(missing_ok=True)
@@ -47,11 +51,13 @@ def write_outputs(doc: ResultsDocument, out: Path, assignment: Assignment | None
             write_atomic(path, text + "\n")
 
 
-def write_atomic(path: Path, text: str) -> None:
-    """Write ``text`` to ``path`` so that readers see the old file or the new one, never half."""
+def write_atomic(path: Path, text: str | Iterable[str]) -> None:
+    """Write ``text`` (or its pieces, one after the other) to ``path`` so that readers see the
+    old file or the new one, never half."""
     path.parent.mkdir(parents=True, exist_ok=True)
     tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
-    tmp.write_text(text, encoding="utf-8")
+    with tmp.open("w", encoding="utf-8") as file:
+        file.writelines([text] if isinstance(text, str) else text)
     os.replace(tmp, path)
 
 

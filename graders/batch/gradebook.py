@@ -252,34 +252,35 @@ def results_document(engine_or_url: Engine | str, course: str, assignment: str) 
     query = select(*columns).where(
         SubmissionRow.course == course, SubmissionRow.assignment == assignment
     )
+    students: list[StudentResult] = []
+    versions: set[str] = set()
+    levels: set[str] = set()
+    latest: datetime | None = None
     with engine.connect() as conn:
-        rows = conn.execute(query).all()
         adjust = read_adjustments(conn, course, assignment)
-    # Sorted here, by code point: a database's collation (PostgreSQL's follows the locale)
-    # must not change the order of a document, of grades.csv or of a report.
-    students = tuple(
-        sorted(
-            (
+        # Row by row: a class's JSON is never all in memory beside the results parsed from it.
+        for row in conn.execute(query.execution_options(yield_per=200)):
+            parsed = StudentResult.parse(row.result_json)
+            students.append(
                 adjust.apply(
                     replace(
-                        StudentResult.parse(row.result_json),
-                        submitted_at=_iso(row.submitted_at),
-                        graded_at=_iso(row.graded_at),
+                        parsed, submitted_at=_iso(row.submitted_at), graded_at=_iso(row.graded_at)
                     )
                 )
-                for row in rows
-            ),
-            key=lambda s: s.student,
-        )
-    )
-    latest = max((row.graded_at for row in rows), default=None)
+            )
+            versions.add(row.torch_version)
+            levels.update([row.isolation] if row.isolation else [])
+            latest = row.graded_at if latest is None else max(latest, row.graded_at)
+    # Sorted here, by code point: a database's collation (PostgreSQL's follows the locale)
+    # must not change the order of a document, of grades.csv or of a report.
+    students.sort(key=lambda s: s.student)
     return ResultsDocument(
         course=course,
         assignment=assignment,
-        torch_version=", ".join(sorted({r.torch_version for r in rows})) or None,
+        torch_version=", ".join(sorted(versions)) or None,
         graded_at=_iso(latest),
-        isolation=", ".join(sorted({r.isolation for r in rows if r.isolation})) or None,
-        students=students,
+        isolation=", ".join(sorted(levels)) or None,
+        students=tuple(students),
         dropped=adjust.dropped,
     )
 

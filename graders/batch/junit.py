@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import re
 import xml.etree.ElementTree as ET
-from collections.abc import Iterable
+from collections.abc import Iterator
 from typing import Any, Literal
 
 from ..results import (
@@ -38,13 +38,27 @@ _NOT_XML = re.compile("[\x00-\x08\x0b\x0c\x0e-\x1f\ud800-\udfff\ufffe\uffff]")
 
 def junit_xml(doc: ResultsDocument, family: Family = "xunit2") -> str:
     """The document as JUnit XML of ``family``."""
+    return "".join(junit_pieces(doc, family))
+
+
+def junit_pieces(doc: ResultsDocument, family: Family = "xunit2") -> Iterator[str]:
+    """``junit_xml`` a test suite at a time: a class of thousands is never one XML tree."""
     root = ET.Element("testsuites", name=xml_text(f"{doc.course} {doc.assignment}"))
-    for s in doc.students:
-        root.append(_suite(doc.assignment, s, family))
-    _count(root, root.findall("testsuite"))
+    _set_counts(root, [_counts(s) for s in doc.students])
     root.set("time", NO_TIME)
-    ET.indent(root)
-    return ET.tostring(root, encoding="unicode", xml_declaration=True) + "\n"
+    if not doc.students:
+        yield ET.tostring(root, encoding="unicode", xml_declaration=True) + "\n"
+        return
+    # The suites are indented as ET.indent would indent the whole tree: one level in.
+    root.text = "\n  "
+    whole = ET.tostring(root, encoding="unicode", xml_declaration=True)
+    yield whole.removesuffix("</testsuites>")  # the declaration and the opening tag
+    for index, s in enumerate(doc.students):
+        suite = _suite(doc.assignment, s, family)
+        ET.indent(suite, level=1)
+        suite.tail = "\n" if index == len(doc.students) - 1 else "\n  "
+        yield ET.tostring(suite, encoding="unicode")
+    yield "</testsuites>\n"
 
 
 def _suite(assignment: str, s: StudentResult, family: Family) -> ET.Element:
@@ -75,9 +89,9 @@ def _suite(assignment: str, s: StudentResult, family: Family) -> ET.Element:
             suite, "testcase", classname=classname, name="submission", time=NO_TIME
         )
         ET.SubElement(case, "skipped", message=xml_text(s.error or "missing"))
+    _set_counts(suite, [_counts(s)])
     for q in s.questions:
         suite.append(_case(classname, q, family))
-    _count(suite, suite.findall("testcase"))
     return suite
 
 
@@ -120,33 +134,21 @@ def _properties(parent: ET.Element, values: dict[str, Any]) -> None:
             ET.SubElement(props, "property", name=xml_text(name), value=xml_text(str(value)))
 
 
-def _count(parent: ET.Element, children: Iterable[ET.Element]) -> None:
-    children = list(children)
-    if parent.tag == "testsuites":
-        totals = {
-            k: sum(int(c.get(k, "0")) for c in children) for k in ("tests", "failures", "errors")
-        }
-    else:
-        errors = sum(_crashed(c) for c in children)
-        failures = sum(
-            c.find("failure") is not None or c.find("error") is not None for c in children
-        )
-        totals = {"tests": len(children), "failures": failures - errors, "errors": errors}
-    for key, value in totals.items():
-        parent.set(key, str(value))
+def _counts(s: StudentResult) -> tuple[int, int, int]:
+    """A student's test cases, failures and errors (a crash, a timeout, tampering or an
+    unreadable submission: not the learner being wrong)."""
+    missed = sum(not q.passed for q in s.questions)
+    errors = sum(q.status in CRASHED for q in s.questions)
+    if s.status is SubmissionStatus.UNGRADABLE:  # the "submission" case, an error
+        return len(s.questions) + 1, missed - errors, errors + 1
+    if s.status is SubmissionStatus.MISSING:  # the "submission" case, skipped
+        return len(s.questions) + 1, missed - errors, errors
+    return len(s.questions), missed - errors, errors
 
 
-def _missed(case: ET.Element) -> bool:
-    return case.find("failure") is not None or case.find("error") is not None
-
-
-def _crashed(case: ET.Element) -> bool:
-    # A crash, a timeout, tampering or an unreadable submission: not the learner being wrong.
-    found = case.find("error")
-    if found is None:
-        found = case.find("failure")
-    kinds = {s.value for s in CRASHED} | {UNGRADABLE}
-    return found is not None and found.get("type") in kinds
+def _set_counts(element: ET.Element, counts: list[tuple[int, int, int]]) -> None:
+    for column, key in enumerate(("tests", "failures", "errors")):
+        element.set(key, str(sum(c[column] for c in counts)))
 
 
 def verdict(q: QuestionResult) -> str:
