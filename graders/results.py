@@ -3,7 +3,7 @@
     ResultsDocument  {course, assignment, torch_version, graded_at, isolation, students}
     StudentResult    {student, score, max_score, status, error, late_factor,
                       submitted_at, graded_at, questions}   (+ on_roster with a roster,
-                                                            extension when set)
+                                                            extension, language when set)
     QuestionResult   {id, status, points, max_points, answer, expected, feedback,
                       misconception, section}   (+ variant, override, explain, said)
     Override         {points, reason, by, at}    points an instructor set by hand  (by_hand)
@@ -136,6 +136,7 @@ class StudentResult:
     graded_at: str | None = None  # ISO 8601, when saved in the gradebook
     extension: Extension | None = None  # the student's own due date, when granted one
     on_roster: bool | None = None  # None: no roster was given; written only when known
+    language: str | None = None  # the language of the learner's notebook; written when known
 
     def __post_init__(self) -> None:
         # Any sequence is accepted, a tuple is kept: equal results compare equal.
@@ -185,6 +186,8 @@ class StudentResult:
             data["extension"] = self.extension.to_json()
         if self.on_roster is not None:
             data["on_roster"] = self.on_roster
+        if self.language is not None:
+            data["language"] = self.language
         return data
 
     def dumps(self) -> str:

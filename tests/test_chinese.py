@@ -58,11 +58,19 @@ def term(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Any]:
     answers[UNREADABLE] = "(False, True"
     released = load_nb(root / "release" / "ps2" / "ps2.ipynb")
     handed_in = save_nb(fill(released, answers), root / "submissions" / "ada" / "ps2.ipynb")
+    # bob hands in the notebook released in English; cy's says a language the course lacks.
+    run("release", "ps2", "--out", str(root / "release-en"), *course)
+    english = load_nb(root / "release-en" / "ps2" / "ps2.ipynb")
+    save_nb(fill(english, answers), root / "submissions" / "bob" / "ps2.ipynb")
+    edited = fill(released, answers)
+    edited["metadata"]["graders"]["language"] = "fr"
+    save_nb(edited, root / "submissions" / "cy" / "ps2.ipynb")
     checked = CliRunner().invoke(main, ["check", str(handed_in)])
     checked_en = CliRunner().invoke(main, ["check", str(handed_in), "--lang", "en"])
     CliRunner().invoke(main, ["autograde", "ps2", str(root / "submissions"), *course])
     run("feedback", "ps2", "--lang", "zh", *course)
     run("report", "ps2", "--lang", "zh", *course)
+    run("feedback", "ps2", "--out", str(root / "own-language"), *course)
     return {
         "root": root,
         "notebook": released,
@@ -136,6 +144,21 @@ def test_the_feedback_page_speaks_chinese(term: dict[str, Any]) -> None:
     assert "无法读取这个答案：其中有未闭合的括号" in text
     for english in ("Could not read this answer", "Got ", "Write a Python literal"):
         assert english not in text, english
+
+
+def test_without_lang_each_page_speaks_its_learner_s_notebook_s_language(
+    term: dict[str, Any],
+) -> None:
+    own = term["root"] / "own-language"
+    pages = {p.stem: p.read_text(encoding="utf-8") for p in own.iterdir()}
+    assert '<html lang="zh">' in pages["ada"]
+    assert "给 ada 的反馈" in text_of(own / "ada.html")
+    assert "无法读取这个答案：其中有未闭合的括号" in text_of(own / "ada.html")
+    assert '<html lang="en">' in pages["bob"] and "Feedback for bob" in text_of(own / "bob.html")
+    # A language the course does not have is no language at all: the course's first.
+    assert '<html lang="en">' in pages["cy"]
+    with_lang = term["feedback"].with_name("bob.html").read_text(encoding="utf-8")
+    assert '<html lang="zh">' in with_lang  # --lang speaks for every page
 
 
 def test_the_class_report_speaks_chinese(term: dict[str, Any]) -> None:
@@ -212,7 +235,7 @@ def test_a_chinese_class_report_in_a_browser(term: dict[str, Any], chromium: Any
     headings = tab.locator("h2").all_inner_texts()
     for heading in ("得分分布", "题目（由难到易）", "误解", "全部学生"):
         assert heading in headings, headings
-    assert tab.locator("#kpi-count").inner_text() == "1"
+    assert tab.locator("#kpi-count").inner_text() == "3"  # ada, bob and cy
     kpis = tab.locator("dl.kpis dt").all_inner_texts()
     assert kpis[:3] == ["已评分", "平均分", "中位数"]
     ARTIFACTS.mkdir(exist_ok=True)

@@ -154,7 +154,8 @@ def grade_submission(prep: PreparedAssignment, sub: Submission) -> StudentResult
         jobs = [job for ex in prep.exercises for job in _jobs(ex, sub, prep.ctx)]
         ctx = run_ahead(prep.ctx, jobs)
         questions = tuple(q for ex in prep.exercises for q in _grade_exercise(ex, sub, ctx))
-        return apply_late_policy(prep.assignment, sub.student, questions, sub.submitted_at)
+        graded = apply_late_policy(prep.assignment, sub.student, questions, sub.submitted_at)
+        return replace(graded, language=sub.language)
     except Exception as exc:  # noqa: BLE001 - one student's problem must not stop the batch
         # A bug in graders, not in the submission: its traceback goes to the log (stderr).
         log.error("internal error while grading %s", sub.student, exc_info=True)

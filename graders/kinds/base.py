@@ -51,6 +51,9 @@ class Submission:
     answers: Mapping[str, str] = field(default_factory=dict)
     submitted_at: datetime | None = None
     notes: Mapping[str, str] = field(default_factory=dict)  # answer key -> extra feedback
+    # The course language the notebook was released in (presentation only: the learner's
+    # feedback is written in it; grading never reads it).
+    language: str | None = None
 
 
 @dataclass(frozen=True)

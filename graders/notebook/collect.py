@@ -44,7 +44,10 @@ def read_submission(
             answers[key] = reading.text
         for note in (*reading.notes, counted.note):
             _add_note(notes, key, note)
-    return Submission(student=student, assignment=assignment_id, answers=answers, notes=notes)
+    released_in = found.meta.get("language")
+    # The learner's notebook says it: one of the course's languages, or none at all.
+    language = released_in if released_in in loaded.course.languages else None
+    return Submission(student, assignment_id, answers, notes=notes, language=language)
 
 
 def expected_keys(loaded: LoadedCourse, assignment_id: str) -> dict[str, AnyKind]:

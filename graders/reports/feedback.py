@@ -25,7 +25,7 @@ from ..batch.adjustments import extended_due_dates
 from ..batch.exports import write_atomic
 from ..batch.submissions import safe_student
 from ..course.load import LoadedCourse, get_assignment
-from ..course.model import in_article, section_label
+from ..course.model import Shown, in_article, section_label
 from ..course.visibility import for_learner, shown_at
 from ..errors import UsageError
 from ..i18n import N_, _, current_language, ngettext, speaking
@@ -55,42 +55,62 @@ def write_feedback(
 ) -> list[Path]:
     """Write ``out/<student>.html`` for every graded student of ``assignment``; return the paths.
 
-    The pages speak ``language`` (one of the course's; default: its first): the course's
-    texts, the author's explanations in each feedback and the page's own words.
+    Each page speaks ``language`` when it is given (one of the course's); otherwise the
+    language of the notebook its learner handed in (the one it was released in), else the
+    course's first: the course's texts, the explanations in each feedback and the page's
+    own words.
     """
-    language = loaded.language(language)
-    with speaking(language):
-        return _write_pages(loaded, loaded.in_language(language), assignment, db_url, out)
-
-
-def _write_pages(
-    loaded: LoadedCourse, shown: LoadedCourse, assignment: str, db_url: str, out: Path
-) -> list[Path]:
+    chosen = loaded.language(language) if language is not None else None
     doc = gradebook.results_document(db_url, loaded.course.id, assignment)
     if not doc.students:
         raise UsageError(
             f"nothing graded for {assignment} in the gradebook yet (run `graders autograde "
             f"{assignment} ...` first)"
         )
-    template = environment().get_template(TEMPLATE)
-    context = _course_context(shown, assignment)
     _remove_dropped(doc.dropped, out)
     # What learners may see today: an extension keeps the key back until its own cutoff.
     with gradebook.open_gradebook(db_url).connect() as conn:
         extended = extended_due_dates(conn, loaded.course.id, assignment)
     visible = shown_at(get_assignment(loaded, assignment), extended=extended)
-    written = []
+    by_language: dict[str, list[StudentResult]] = {}
     for student in doc.students:
         if not safe_student(student.student):
             continue  # such a folder was never graded; its name must not become a path
         if student.status is SubmissionStatus.MISSING:
             continue  # nothing was handed in: there is nothing to give feedback on
+        by_language.setdefault(chosen or _language_of(loaded, student), []).append(student)
+    written = []
+    for spoken, students in by_language.items():
+        with speaking(spoken):
+            shown = loaded.in_language(spoken)
+            written += _write_pages(loaded, shown, assignment, students, visible, out)
+    return sorted(written)
+
+
+def _language_of(loaded: LoadedCourse, student: StudentResult) -> str:
+    """The language of the learner's notebook, while the course still has it."""
+    languages = loaded.course.languages
+    return student.language if student.language in languages else languages[0]
+
+
+def _write_pages(
+    loaded: LoadedCourse,
+    shown: LoadedCourse,
+    assignment: str,
+    students: list[StudentResult],
+    visible: Shown,
+    out: Path,
+) -> list[Path]:
+    """The pages of ``students``, in the language spoken (``shown``: the course in it)."""
+    template = environment().get_template(TEMPLATE)
+    context = _course_context(shown, assignment)
+    written = []
+    for student in students:
         path = out / f"{student.student}.html"
         mine = {**context, **learner_context(shown, assignment, student.student)}
         texts = learner_translations(loaded, shown, assignment, student.student)
         shown_result = translated(for_learner(student, visible), texts, current_language())
-        page = render_page(template, shown_result, mine)
-        write_atomic(path, page)
+        write_atomic(path, render_page(template, shown_result, mine))
         written.append(path)
     return written
 
