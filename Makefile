@@ -45,7 +45,7 @@ messages: install
 	  --ignore-obsolete -w 100
 	$(VENV)/bin/pybabel -q compile -d graders/locale -D graders
 
-# The performance benchmark against real nbgrader (about 15 minutes on 2 cores).
+# The performance benchmark against real nbgrader (about 16 minutes on 2 cores).
 bench: install
 	$(PY) benchmarks/class_batch.py --students 500 --json bench.json
 
