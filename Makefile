@@ -48,6 +48,7 @@ messages: install
 # The performance benchmark against real nbgrader (about 16 minutes on 2 cores).
 bench: install
 	$(PY) benchmarks/class_batch.py --students 500 --json bench.json
+	$(PY) benchmarks/readme_table.py bench.json
 
 clean:
 	rm -rf $(VENV) .graders-cache autograded release build *.egg-info
