@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import click
 import pytest
 from click.testing import CliRunner
 
@@ -46,3 +47,19 @@ def test_a_bug_exits_3_with_its_traceback_and_a_request_to_report_it(
 def test_a_click_usage_error_still_exits_2() -> None:
     result = CliRunner().invoke(main, ["validate", "--no-such-option"])
     assert result.exit_code == 2 and "No such option" in result.stderr
+
+
+def _commands(group: click.Group, path: tuple[str, ...] = ()) -> list[tuple[str, ...]]:
+    found = []
+    for name, command in group.commands.items():
+        found.append((*path, name))
+        if isinstance(command, click.Group):
+            found += _commands(command, (*path, name))
+    return found
+
+
+@pytest.mark.parametrize("command", _commands(main), ids=" ".join)
+def test_every_command_s_help_is_help_not_a_bug(command: tuple[str, ...]) -> None:
+    result = CliRunner().invoke(main, [*command, "--help"])
+    assert result.exit_code == 0, result.output
+    assert result.output.startswith("Usage: ") and "internal error" not in result.output

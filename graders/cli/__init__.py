@@ -47,8 +47,8 @@ class _Group(click.Group):
     def invoke(self, ctx: click.Context) -> Any:
         try:
             return super().invoke(ctx)
-        except click.ClickException:
-            raise  # click's own usage errors: click prints them and exits 2
+        except (click.ClickException, click.exceptions.Exit, click.Abort):
+            raise  # click's own: usage errors (exit 2), --help (exit 0), Ctrl-C at a prompt
         except ModuleNotFoundError as exc:
             if (exc.name or "").split(".")[0] not in GRADE_EXTRA_MODULES:
                 raise
@@ -109,6 +109,16 @@ lang_option = click.option(
     default=None,
     metavar="LANG",
     help="The language to write in: one of the course's `languages` (default: its first).",
+)
+
+# Pages made for each learner: without --lang, each speaks its learner's language.
+pages_lang_option = click.option(
+    "--lang",
+    "lang",
+    default=None,
+    metavar="LANG",
+    help="Write every page in LANG, one of the course's `languages` (default: each page in "
+    "the language its learner's notebook was released in, else the course's first).",
 )
 
 

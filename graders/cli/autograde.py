@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING
 import click
 
 from ..errors import ExitCode
-from . import course_option, exit_with, isolation_option, main
+from . import course_option, exit_with, isolation_option, main, pages_lang_option
 from .batch_output import batch_exit_code, print_summary, printable
 from .roster import roster_option
 
@@ -177,14 +177,7 @@ def autograde(
     default=None,
     help="Where the pages go; default: autograded/ASSIGNMENT/feedback/ in the course folder.",
 )
-@click.option(
-    "--lang",
-    "lang",
-    default=None,
-    metavar="LANG",
-    help="Write every page in LANG, one of the course's `languages` (default: each page in "
-    "the language its learner's notebook was released in, else the course's first).",
-)
+@pages_lang_option
 def feedback(
     assignment: str, course: Path | None, db_url: str | None, out_dir: Path | None, lang: str | None
 ) -> None:
