@@ -75,6 +75,10 @@ class SubmissionError(GraderError):
 
     exit_code = ExitCode.SOME_UNGRADED
 
+    def __init__(self, message: str, language: str | None = None) -> None:
+        super().__init__(message)
+        self.language = language  # the notebook's, when it was read far enough to say it
+
 
 class UsageError(GraderError):
     """The command was called wrongly (unknown assignment, missing file, …)."""

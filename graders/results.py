@@ -3,7 +3,7 @@
     ResultsDocument  {course, assignment, torch_version, graded_at, isolation, students}
     StudentResult    {student, score, max_score, status, error, late_factor,
                       submitted_at, graded_at, questions}   (+ on_roster with a roster,
-                                                            extension, language when set)
+                                                            extension, language, said when set)
     QuestionResult   {id, status, points, max_points, answer, expected, feedback,
                       misconception, section}   (+ variant, override, explain, said)
     Override         {points, reason, by, at}    points an instructor set by hand  (by_hand)
@@ -137,6 +137,8 @@ class StudentResult:
     extension: Extension | None = None  # the student's own due date, when granted one
     on_roster: bool | None = None  # None: no roster was given; written only when known
     language: str | None = None  # the language of the learner's notebook; written when known
+    # ``error`` in the course's other languages, when graders said it (``graders.said``)
+    said: dict[str, dict[str, str]] | None = field(default=None, hash=False)
 
     def __post_init__(self) -> None:
         # Any sequence is accepted, a tuple is kept: equal results compare equal.
@@ -170,6 +172,13 @@ class StudentResult:
     def question(self, item_id: str) -> QuestionResult | None:
         return next((q for q in self.questions if q.id == item_id), None)
 
+    def error_in(self, language: str) -> str | None:
+        """``error`` in ``language`` when graders said it in it, else as grading wrote it."""
+        if self.error is None:
+            return None
+        said = (self.said or {}).get(language, {})
+        return "\n".join(said.get(line, line) for line in self.error.split("\n"))
+
     def to_json(self) -> dict[str, Any]:
         data: dict[str, Any] = {
             "student": self.student,
@@ -182,13 +191,11 @@ class StudentResult:
             "graded_at": self.graded_at,
             "questions": [q.to_json() for q in self.questions],
         }
-        if self.extension is not None:
-            data["extension"] = self.extension.to_json()
-        if self.on_roster is not None:
-            data["on_roster"] = self.on_roster
-        if self.language is not None:
-            data["language"] = self.language
-        return data
+        extension = self.extension.to_json() if self.extension is not None else None
+        optional = dict(
+            extension=extension, on_roster=self.on_roster, language=self.language, said=self.said
+        )
+        return data | {name: value for name, value in optional.items() if value is not None}
 
     def dumps(self) -> str:
         return json.dumps(self.to_json(), ensure_ascii=False)

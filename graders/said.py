@@ -2,7 +2,7 @@
 
 A learner's feedback is written when the submission is graded, but read later, on a page
 in the learner's language. The author's paragraphs come back in that language from the
-course (``reports.translated``); graders' own sentences ("Could not read this answer: ...",
+course (``course.learner_language``); graders' own sentences ("Could not read this answer: ...",
 "the code ran past its budget ...") are formatted once, at grading time, from values only
 grading has. So they are said once and kept in every language at once::
 
@@ -87,6 +87,20 @@ def said_in(
                 if language in known and known[language] != line:
                     found.setdefault(language, {})[line] = known[language]
     return found or None
+
+
+def replaced(text: str, old: str, new: str) -> str:
+    """``text`` with ``old`` written ``new`` in each language it was said in (a path shown
+    as the learner knows it, say)."""
+    known = _memory.get(text)
+    if not known:
+        return text.replace(old, new)
+    return _remember(text.replace(old, new), {k: t.replace(old, new) for k, t in known.items()})
+
+
+def everywhere(texts: Iterable[str | None]) -> dict[str, dict[str, str]] | None:
+    """``said_in`` every catalogued language: for a sentence said before the course was known."""
+    return said_in(texts, _languages())
 
 
 def capitalized(text: str) -> str:

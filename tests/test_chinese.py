@@ -13,25 +13,22 @@ from __future__ import annotations
 
 import json
 import re
-import shutil
 from collections.abc import Iterator
 from html import unescape
 from pathlib import Path
 from typing import Any
 
 import pytest
+from chinese_class import REPO, UNREADABLE, WRONG, bundled_course, two_misses
 from click.testing import CliRunner
 from notebook_helpers import fill, load_nb, save_nb
 
 from graders.cli import main
 from graders.session import load
 
-REPO = Path(__file__).resolve().parent.parent
 ARTIFACTS = REPO / "test-artifacts"
 CHROMIUM = Path("/usr/bin/chromium")
 CHROMIUM_ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--no-first-run"]
-WRONG = "data-silent-wrong-grad/wrong-gradient"  # answered with its declared misconception
-UNREADABLE = "data-vs-detach/flags"
 
 
 def run(*args: str) -> str:
@@ -43,19 +40,11 @@ def run(*args: str) -> str:
 @pytest.fixture(scope="module")
 def term(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Any]:
     """The course, ada's Chinese notebook as handed in, and what was written from it."""
-    root = tmp_path_factory.mktemp("course")
-    shutil.copy(REPO / "course.yml", root / "course.yml")
-    for folder in ("exercises", "solutions", "checkers"):
-        shutil.copytree(REPO / folder, root / folder)
+    root = bundled_course(tmp_path_factory.mktemp("course"))
     course = ("--course", str(root))
     run("release", "ps2", "--lang", "zh", "--out", str(root / "release"), *course)
-    key = json.loads(run("key", "ps2", "--json", *course))
+    answers = two_misses(root, json.loads(run("key", "ps2", "--json", *course)))
     loaded = load(root)
-    question = loaded.exercises[WRONG.split("/")[0]].exercise.questions
-    wrong = next(q for q in question if f"{WRONG.split('/')[0]}/{q.id}" == WRONG)
-    answers = {k: v for k, v in key.items() if "/" in k}
-    answers[WRONG] = wrong.misconceptions[0].answer
-    answers[UNREADABLE] = "(False, True"
     released = load_nb(root / "release" / "ps2" / "ps2.ipynb")
     handed_in = save_nb(fill(released, answers), root / "submissions" / "ada" / "ps2.ipynb")
     # bob hands in the notebook released in English; cy's says a language the course lacks.
@@ -244,7 +233,7 @@ def test_a_chinese_class_report_in_a_browser(term: dict[str, Any], chromium: Any
 
 
 def test_only_whole_paragraphs_of_the_author_are_translated() -> None:
-    from graders.reports.translated import translated
+    from graders.course.learner_language import translated
     from graders.results import QuestionResult, Status, StudentResult
 
     said = "Sharing memory is what detach() does.\nclone() copies.\ngot True, expected False"

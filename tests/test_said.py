@@ -14,11 +14,11 @@ from collections.abc import Callable
 import pytest
 
 from graders.answers.parse import AnswerSyntaxError, read_answer
+from graders.course.learner_language import translated
 from graders.course.model import Shown
 from graders.course.visibility import question_for
 from graders.i18n import speaking
 from graders.kinds.code.sandbox_words import SENTENCES, said_by_sandbox
-from graders.reports.translated import translated
 from graders.results import QuestionResult, Status, StudentResult
 from graders.said import Said, joined, said_in, say, say_n
 from graders.sandbox import verdict

@@ -86,7 +86,7 @@ def grade_plan(
         doc = apply_roster(
             gradebook.results_document(engine, plan.course, plan.assignment), plan.roster
         )
-        write_outputs(doc, plan.out_dir, session.loaded.course.assignment(plan.assignment))
+        write_outputs(doc, plan.out_dir, session.loaded)
     tally = Tally(
         frozenset(f.student for f, _ in plan.keyed),
         batch.graded,

@@ -19,6 +19,7 @@ from ..errors import GraderError
 from ..kinds.cache import torch_version
 from ..notebook.read import MAX_NOTEBOOK_BYTES
 from ..results import StudentResult
+from ..said import say
 from .executor import STOP_POLL_S, Ended, Ready, Save, grade_found
 from .grading import ungradable
 from .grading_key import course_key
@@ -191,9 +192,11 @@ class ClusterRun:
                 self.suspects.extend([item] for item in sent)
                 return None
         reason = (
-            "grading this notebook killed the Dask worker each time it was sent"
+            say("grading this notebook killed the Dask worker each time it was sent")
             if isinstance(exc, KilledWorker)
-            else f"internal error on a Dask worker: {type(exc).__name__}: {exc}"
+            else say(
+                "internal error on a Dask worker: {detail}", detail=f"{type(exc).__name__}: {exc}"
+            )
         )
         for found, key in sent:
             self._save_once(found, key, ungradable(found.student, reason), True, None)

@@ -101,8 +101,7 @@ def refresh_outputs(engine: Engine, loaded: LoadedCourse, assignment: str) -> Pa
     out = source.out if source else default_out_dir(loaded, assignment)
     doc = gradebook.results_document(engine, loaded.course.id, assignment)
     # The Gradescope files follow the assignment's feedback policy, as autograde's do.
-    found = loaded.course.assignment(assignment)
-    write_outputs(apply_roster(doc, roster_of(loaded, source)), out, found)
+    write_outputs(apply_roster(doc, roster_of(loaded, source)), out, loaded)
     return out
 
 

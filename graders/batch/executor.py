@@ -23,7 +23,8 @@ from ..course.load import LoadedCourse
 from ..errors import SubmissionError
 from ..notebook import collect
 from ..results import StudentResult, SubmissionStatus
-from .grading import INTERNAL_ERROR, PreparedAssignment, grade_submission, ungradable
+from ..said import replaced, say
+from .grading import PreparedAssignment, grade_submission, ungradable
 from .submissions import Found
 
 if TYPE_CHECKING:
@@ -109,16 +110,22 @@ def grade_found(
     Never raises: a notebook that cannot be read is that student's ``ungradable`` result.
     """
     if found.error is not None or found.path is None:
-        return ungradable(found.student, found.error or "no notebook"), False
+        return ungradable(found.student, found.error or say("no notebook")), False
     try:
         sub = collect.read_submission(found.path, prep.assignment.id, loaded, found.student)
     except SubmissionError as exc:
-        return ungradable(found.student, str(exc).replace(str(found.path), found.source)), False
+        # The learner knows their notebook by its place in what they handed in.
+        reason = replaced(str(exc), str(found.path), found.source)
+        return ungradable(found.student, reason, exc.language), False
     except Exception as exc:  # noqa: BLE001 - a reader bug costs this student, and is retried
         log.error("internal error while reading %s", found.source, exc_info=True)
         return ungradable(
             found.student,
-            f"{INTERNAL_ERROR} reading {found.source}: {type(exc).__name__}: {exc}",
+            say(
+                "internal error while reading {path}: {detail}",
+                path=found.source,
+                detail=f"{type(exc).__name__}: {exc}",
+            ),
         ), True
     result = grade_submission(
         prep, replace(sub, student=found.student, submitted_at=found.submitted_at)

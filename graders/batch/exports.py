@@ -17,8 +17,11 @@ from collections.abc import Iterable
 from itertools import chain
 from pathlib import Path
 
-from ..course.model import Assignment
-from ..results import ResultsDocument, SubmissionStatus
+from ..course.learner_language import LearnerLanguages
+from ..course.load import LoadedCourse
+from ..course.model import FeedbackPolicy
+from ..i18n import speaking
+from ..results import ResultsDocument, StudentResult, SubmissionStatus
 from .gradescope import gradescope_result
 from .junit import junit_pieces, junit_xml
 from .submissions import safe_student
@@ -30,10 +33,14 @@ _FORMULA_START = ("=", "+", "-", "@", "\t", "\r")
 ROSTER_MARKS = {True: "listed", False: "not on roster"}
 
 
-def write_outputs(doc: ResultsDocument, out: Path, assignment: Assignment | None = None) -> None:
-    """Write every output file of a results document into ``out``; the Gradescope results
-    follow the ``assignment``'s feedback policy (the default one without it)."""
-    policy = assignment.feedback if assignment else None
+def write_outputs(doc: ResultsDocument, out: Path, loaded: LoadedCourse | None = None) -> None:
+    """Write every output file of a results document into ``out``. With the course
+    (``loaded``), each Gradescope result follows the assignment's feedback policy and speaks
+    its learner's language, as their feedback page does; without, the default policy and
+    the language grading spoke."""
+    found = loaded.course.assignment(doc.assignment) if loaded else None
+    policy = found.feedback if found else None
+    languages = LearnerLanguages(loaded, doc.assignment) if loaded and found else None
     out.mkdir(parents=True, exist_ok=True)
     # The two big files are written a student at a time: a class of thousands is never
     # held in memory as one string (or one XML tree) beside its document.
@@ -47,8 +54,18 @@ def write_outputs(doc: ResultsDocument, out: Path, assignment: Assignment | None
         # A missing student handed nothing in: there is no autograder result to show them.
         if safe_student(student.student) and student.status is not SubmissionStatus.MISSING:
             path = out / "gradescope" / f"{student.student}.json"
-            text = json.dumps(gradescope_result(student, policy), ensure_ascii=False)
-            write_atomic(path, text + "\n")
+            write_atomic(path, _gradescope_json(student, policy, languages) + "\n")
+
+
+def _gradescope_json(
+    student: StudentResult, policy: FeedbackPolicy | None, languages: LearnerLanguages | None
+) -> str:
+    if languages is None:
+        return json.dumps(gradescope_result(student, policy), ensure_ascii=False)
+    spoken = languages.language_of(student)
+    with speaking(spoken):
+        shown = languages.result_in(student, spoken)
+        return json.dumps(gradescope_result(shown, policy), ensure_ascii=False)
 
 
 def write_atomic(path: Path, text: str | Iterable[str]) -> None:

@@ -18,17 +18,20 @@ from typing import Any
 
 from ..course.model import FeedbackPolicy, Shown
 from ..course.visibility import gradescope_visibility, question_for
+from ..i18n import N_, _
 from ..results import QuestionResult, Status, StudentResult, SubmissionStatus, format_points
 from .junit import verdict
+from .status_names import status_name
 
 MARKDOWN = "md"
-LABEL = {Shown.CHECKS: "explanation", Shown.FULL: "expected answer"}
+LABEL = {Shown.CHECKS: N_("explanation"), Shown.FULL: N_("expected answer")}
 
 
 def gradescope_result(
     s: StudentResult, policy: FeedbackPolicy | None = None, execution_time: float | None = None
 ) -> dict[str, Any]:
-    """The ``results.json`` Gradescope reads for one submission."""
+    """The ``results.json`` Gradescope reads for one submission, in the language spoken
+    (``i18n.speaking``; ``s`` already in it: ``course.learner_language``)."""
     policy = policy or FeedbackPolicy()
     result: dict[str, Any] = {
         "score": round(s.score, 4),
@@ -46,14 +49,19 @@ def gradescope_result(
 
 def summary(s: StudentResult) -> str:
     """The top of the results page: the score, how the questions went, why points were lost."""
-    lines = [f"**Score: {format_points(s.score)} / {format_points(s.max_score)}**"]
+    score = _("Score: {score} / {max_score}").format(
+        score=format_points(s.score), max_score=format_points(s.max_score)
+    )
+    lines = [f"**{score}**"]
     if s.status is not SubmissionStatus.GRADED:
-        lines += ["", s.error or "The submission could not be graded."]
+        lines += ["", s.error or _("The submission could not be graded.")]
     elif s.questions:
         right = sum(q.passed for q in s.questions)
-        lines += ["", f"{right} of {len(s.questions)} questions and checks earned full marks."]
+        full = _("{right} of {count} questions and checks earned full marks.")
+        lines += ["", full.format(right=right, count=len(s.questions))]
     if s.late_factor < 1 and s.status is SubmissionStatus.GRADED:
-        lines += ["", f"Late penalty: the score is multiplied by {s.late_factor:g}."]
+        late = _("Late penalty: the score is multiplied by {factor}.")
+        lines += ["", late.format(factor=f"{s.late_factor:g}")]
     return "\n".join(lines)
 
 
@@ -65,7 +73,7 @@ def _tests(number: int, q: QuestionResult, policy: FeedbackPolicy) -> list[dict[
         later.append(Shown.FULL)
     for level in later:
         extra = _test(q, level)
-        extra["name"] = f"{q.id}: {LABEL.get(level, level.value)}"
+        extra["name"] = f"{q.id}: {_(LABEL[level]) if level in LABEL else level.value}"
         extra["visibility"] = gradescope_visibility(policy, level)
         tests.append(extra)
     return tests
@@ -99,13 +107,17 @@ def question_text(q: QuestionResult, *, markdown: bool = False) -> str:
     else:
         lines = [verdict(q)]
     if q.misconception:
-        lines.append(f"This answer matches a common misconception: {q.misconception}.")
+        matches = _("This answer matches a common misconception: {name}.")
+        lines.append(matches.format(name=q.misconception))
     if q.feedback:
         lines += ["", q.feedback] if lines else [q.feedback]
     if q.override is not None:  # as the feedback page says it
-        adjusted = (
-            f"Adjusted by the instructor: {q.override.reason} "
-            f"({format_points(q.points)} / {format_points(q.max_points)} points)"
+        adjusted = _(
+            "Adjusted by the instructor: {reason} ({points} / {max_points} points)"
+        ).format(
+            reason=q.override.reason,
+            points=format_points(q.points),
+            max_points=format_points(q.max_points),
         )
         lines += ["", adjusted] if lines else [adjusted]
     return "\n".join(lines)
@@ -114,12 +126,13 @@ def question_text(q: QuestionResult, *, markdown: bool = False) -> str:
 def _md_verdict(q: QuestionResult) -> str:
     parts = []  # the answer quoted only beside an expected one, as ``junit.verdict`` does
     if q.answer and q.expected is not None:
-        parts.append(f"answered {code_span(_first_line(q.answer))}")
+        parts.append(_("answered {answer}").format(answer=code_span(_first_line(q.answer))))
     elif q.status is Status.UNANSWERED:
-        parts.append("no answer")
+        parts.append(_("no answer"))
     if q.expected is not None:
-        parts.append(f"expected {code_span(_first_line(q.expected))}")
-    return f"**{q.status}**: {', '.join(parts)}" if parts else f"**{q.status}**"
+        parts.append(_("expected {answer}").format(answer=code_span(_first_line(q.expected))))
+    status = f"**{status_name(q.status.value)}**"
+    return f"{status}: {', '.join(parts)}" if parts else status
 
 
 def _first_line(text: str, limit: int = 60) -> str:

@@ -25,7 +25,7 @@ from ..kinds.layout import points_scale
 from ..kinds.prefetch import run_ahead
 from ..kinds.prepare import prepare_variants
 from ..results import QuestionResult, Status, StudentResult, SubmissionStatus
-from ..said import said_in, say
+from ..said import everywhere, said_in, say
 
 if TYPE_CHECKING:
     from ..sandbox import Job
@@ -45,7 +45,8 @@ __all__ = [
 ]
 
 log = logging.getLogger(__name__)
-#: How the result of a submission that a bug in graders kept from being graded begins.
+#: How the result of a submission that a bug in graders kept from being graded begins (in
+#: English: grading speaks it, whatever languages the course's pages are in).
 INTERNAL_ERROR = "internal error while"
 
 
@@ -160,9 +161,7 @@ def grade_submission(prep: PreparedAssignment, sub: Submission) -> StudentResult
         # A bug in graders, not in the submission: its traceback goes to the log (stderr).
         log.error("internal error while grading %s", sub.student, exc_info=True)
         detail = "".join(traceback.format_exception_only(type(exc), exc)).strip()
-        return StudentResult(
-            sub.student, (), SubmissionStatus.UNGRADABLE, f"{INTERNAL_ERROR} grading: {detail}"
-        )
+        return ungradable(sub.student, say("internal error while grading: {detail}", detail=detail))
 
 
 def grade_all(
@@ -173,9 +172,17 @@ def grade_all(
         yield from pool.map(lambda s: grade_submission(prep, s), subs)
 
 
-def ungradable(student: str, reason: str) -> StudentResult:
-    """The result for a submission that could not even be read."""
-    return StudentResult(student, (), SubmissionStatus.UNGRADABLE, reason)
+def ungradable(student: str, reason: str, language: str | None = None) -> StudentResult:
+    """The result for a submission that could not even be read (``reason`` kept in every
+    language graders said it in; ``language``: the notebook's, when it says one)."""
+    return StudentResult(
+        student,
+        (),
+        SubmissionStatus.UNGRADABLE,
+        reason,
+        language=language,
+        said=everywhere([reason]),
+    )
 
 
 def _jobs(ex: PreparedExercise, sub: Submission, ctx: Context) -> list[Job]:
@@ -226,8 +233,13 @@ def apply_late_policy(
         return StudentResult(student, questions)
     factor = assignment.late.factor(assignment.due, submitted_at)
     if factor is None:
-        reason = f"submitted {submitted_at.isoformat()}, after the late cutoff"
+        reason = say("submitted {when}, after the late cutoff", when=submitted_at.isoformat())
         return StudentResult(
-            student, questions, SubmissionStatus.LATE_CUTOFF, reason, late_factor=0.0
+            student,
+            questions,
+            SubmissionStatus.LATE_CUTOFF,
+            reason,
+            late_factor=0.0,
+            said=everywhere([reason]),
         )
     return StudentResult(student, questions, late_factor=factor)

@@ -15,7 +15,7 @@ from pathlib import Path
 
 from .. import __version__
 from ..kinds.cache import torch_version
-from ..notebook.read import MAX_NOTEBOOK_BYTES
+from ..notebook.read import MAX_NOTEBOOK_BYTES, cannot_read
 from .grading import PreparedAssignment
 from .submissions import Found
 
@@ -68,7 +68,7 @@ def keyed_submission(found: Found, course_hash: str) -> tuple[Found, str]:
         try:
             digest.update(b"\0notebook\0" + _file_hash(found.path))
         except OSError as exc:
-            found = replace(found, path=None, error=f"{found.source}: cannot read: {exc.strerror}")
+            found = replace(found, path=None, error=cannot_read(found.source, exc))
     if found.error is not None:
         digest.update(b"\0error\0" + found.error.encode())
     return found, digest.hexdigest()

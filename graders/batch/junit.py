@@ -18,6 +18,7 @@ import xml.etree.ElementTree as ET
 from collections.abc import Iterator
 from typing import Any, Literal
 
+from ..i18n import _
 from ..results import (
     CRASHED,
     QuestionResult,
@@ -27,6 +28,7 @@ from ..results import (
     SubmissionStatus,
     format_points,
 )
+from .status_names import status_name
 
 Family = Literal["xunit2", "legacy"]
 FAMILIES: tuple[Family, ...] = ("xunit2", "legacy")
@@ -158,12 +160,13 @@ def verdict(q: QuestionResult) -> str:
     # (so not in a learner's view that holds the expected answer back either).
     parts = []
     if q.answer and q.expected is not None:
-        parts.append(f"answered {_short(q.answer)}")
+        parts.append(_("answered {answer}").format(answer=_short(q.answer)))
     elif q.status is Status.UNANSWERED:
-        parts.append("no answer")
+        parts.append(_("no answer"))
     if q.expected is not None:
-        parts.append(f"expected {_short(q.expected)}")
-    return f"{q.status}: {', '.join(parts)}" if parts else q.status.value
+        parts.append(_("expected {answer}").format(answer=_short(q.expected)))
+    status = status_name(q.status.value)
+    return f"{status}: {', '.join(parts)}" if parts else status
 
 
 def _short(text: str, limit: int = 60) -> str:

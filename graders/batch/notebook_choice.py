@@ -13,6 +13,7 @@ from collections.abc import Callable, Collection, Iterable
 from dataclasses import dataclass
 from pathlib import Path
 
+from ..said import say
 from .lms_download import PATTERN_HELP, LmsFile, ambiguity
 from .student_ids import RULE, safe_student
 
@@ -63,8 +64,10 @@ def in_download(
 
 def loose_error(name: str) -> str:
     """Why a notebook lying in the submissions folder itself is nobody's."""
-    return (
-        f"{name} is not in a student folder, and its name is not an LMS download's ({PATTERN_HELP})"
+    return say(
+        "{name} is not in a student folder, and its name is not an LMS download's ({pattern})",
+        name=name,
+        pattern=PATTERN_HELP,
     )
 
 
@@ -84,14 +87,25 @@ def pick(
         chosen = (named or unnamed)[0]
         return Choice(chosen, shown(chosen))
     if named:
-        error = f"{len(named)} notebooks for {assignment}, expected one: {_listed(named, shown)}"
+        error = say(
+            "{count} notebooks for {assignment}, expected one: {listed}",
+            count=len(named),
+            assignment=assignment,
+            listed=_listed(named, shown),
+        )
     elif unnamed:
-        error = (
-            f"{len(unnamed)} notebooks for {assignment}, none named {assignment}.ipynb: "
-            f"{_listed(unnamed, shown)}"
+        error = say(
+            "{count} notebooks for {assignment}, none named {assignment}.ipynb: {listed}",
+            count=len(unnamed),
+            assignment=assignment,
+            listed=_listed(unnamed, shown),
         )
     else:
-        error = f"no notebook for {assignment}: expected {expected}"
+        error = say(
+            "no notebook for {assignment}: expected {expected}",
+            assignment=assignment,
+            expected=expected,
+        )
     return Choice(None, nowhere, error)
 
 

@@ -25,6 +25,8 @@ from datetime import datetime
 from pathlib import Path, PurePosixPath
 
 from ..errors import UsageError
+from ..notebook.read import cannot_read
+from ..said import say
 from . import notebook_choice
 from .lms_download import CANVAS_FILE, PATTERN_HELP, by_student, parse_lms_file
 from .roster import Roster
@@ -107,11 +109,13 @@ def find_one(student_dir: Path, assignment: str, others: Collection[str] = ()) -
     name = student_dir.name
     student = student_id(name)
     if not safe_student(student):
-        return Found(
-            student, None, name, error=f"student folder name {name!r} is not allowed ({RULE})"
+        error = say(
+            "student folder name {name} is not allowed ({rule})", name=repr(name), rule=RULE
         )
+        return Found(student, None, name, error=error)
     if student_dir.is_symlink():
-        return Found(student, None, name, error=f"{name} is a symbolic link, not a folder")
+        error = say("{name} is a symbolic link, not a folder", name=name)
+        return Found(student, None, name, error=error)
     return _found(student, notebook_choice.in_folder(student_dir, assignment, others), student_dir)
 
 
@@ -138,7 +142,12 @@ def _one_per_student(found: list[Found]) -> list[Found]:
             merged.append(entries[0])
             continue
         sources = ", ".join(e.source for e in entries)
-        error = f"{len(entries)} submissions for {student}, expected one: {sources}"
+        error = say(
+            "{count} submissions for {student}, expected one: {sources}",
+            count=len(entries),
+            student=student,
+            sources=sources,
+        )
         merged.append(Found(student, None, entries[0].source, error=error))
     return merged
 
@@ -148,14 +157,11 @@ def _with_time(found: Found, nbgrader: bool, beside: bool) -> Found:
     try:
         mode = found.path.lstat()
     except OSError as exc:
-        return Found(
-            found.student, None, found.source, error=f"{found.source}: cannot read: {exc.strerror}"
-        )
+        return Found(found.student, None, found.source, error=cannot_read(found.source, exc))
     if not stat.S_ISREG(mode.st_mode):
         # A link or a FIFO could point the grader at files it must not read, or block it.
-        return Found(
-            found.student, None, found.source, error=f"{found.source} is not a regular file"
-        )
+        error = say("{path} is not a regular file", path=found.source)
+        return Found(found.student, None, found.source, error=error)
     try:
         shown = str(PurePosixPath(found.source).parent)
         when = recorded_time(found.path, shown, nested=nbgrader) if beside else None

@@ -10,9 +10,10 @@ from __future__ import annotations
 
 import sys
 import traceback
+from collections.abc import Callable
 from importlib import import_module
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
 
 import click
 
@@ -103,22 +104,20 @@ isolation_option = click.option(
     help="How learner code is isolated; 'auto' takes the strongest this machine offers.",
 )
 
-lang_option = click.option(
-    "--lang",
-    "lang",
-    default=None,
-    metavar="LANG",
-    help="The language to write in: one of the course's `languages` (default: its first).",
-)
+F = TypeVar("F", bound=Callable[..., Any])
 
-# Pages made for each learner: without --lang, each speaks its learner's language.
-pages_lang_option = click.option(
-    "--lang",
-    "lang",
-    default=None,
-    metavar="LANG",
-    help="Write every page in LANG, one of the course's `languages` (default: each page in "
-    "the language its learner's notebook was released in, else the course's first).",
+
+def _language_option(help: str) -> Callable[[F], F]:
+    return click.option("--lang", "lang", default=None, metavar="LANG", help=help)
+
+
+lang_option = _language_option(
+    "The language to write in: one of the course's `languages` (default: its first)."
+)
+# What is made for each learner: without --lang, it speaks its learner's language.
+pages_lang_option = _language_option(
+    "Write in LANG, one of the course's `languages` (default: the language the learner's "
+    "notebook was released in, else the course's first)."
 )
 
 

@@ -10,7 +10,7 @@ from typing import TYPE_CHECKING, Any, Literal
 import click
 
 from ..errors import ExitCode
-from . import isolation_option, main
+from . import isolation_option, main, pages_lang_option
 
 if TYPE_CHECKING:
     from ..integrations.ci.report import Threshold
@@ -116,6 +116,7 @@ min_score_option = click.option(
     help="Apply no late policy: for a grader that runs on a schedule, whose time is not when "
     "the work was handed in.",
 )
+@pages_lang_option
 @isolation_option
 def ci(
     notebook: Path,
@@ -130,6 +131,7 @@ def ci(
     student: str | None,
     student_from: str | None,
     no_late: bool,
+    lang: str | None,
     isolation: str,
 ) -> None:
     """Grade one NOTEBOOK (or the one notebook in a folder) as autograde would.
@@ -140,17 +142,27 @@ def ci(
     where grading ran. The late policy counts from the time grading runs (on Gradescope,
     from the submission time Gradescope records), unless --no-late-policy. Every report
     but --gradescope's shows what the assignment's `feedback` policy lets learners see now
-    (no expected answers before it closes, by default).
+    (no expected answers before it closes, by default). Everything is said in the language
+    the notebook was released in (or --lang), but the last line, which scripts read.
     """
     from .. import __version__
     from ..batch.grading import hit_a_bug
     from ..batch.submission_times import ci_time
-    from ..integrations.ci.notebook import grade_notebook, graded_assignment
+    from ..i18n import speaking
+    from ..integrations.ci.notebook import (
+        course_path,
+        grade_notebook,
+        graded_assignment,
+        in_learner_language,
+    )
     from ..integrations.ci.report import Reports, log_lines, outcome, write_reports
+    from ..session import load
     from . import bug_request
 
-    # Read before grading: an unreadable record is a usage error.
+    # Read before grading: an unreadable record or an unknown language is a usage error.
     when = None if no_late else ci_time(notebook)
+    if lang is not None:
+        load(course_path(course)).language(lang)
     started = time.monotonic()
     doc = grade_notebook(
         course,
@@ -169,9 +181,11 @@ def ci(
         _optional_path(summary),
         time.monotonic() - started,
     )
-    view = write_reports(doc, minimum, graded_assignment(course, doc), reports)
-    for line in log_lines(view.doc, minimum, view.notice()):
-        click.echo(line)
+    shown, language = in_learner_language(course, doc, lang)
+    with speaking(language):
+        view = write_reports(shown, minimum, graded_assignment(course, doc), reports)
+        for line in log_lines(view.doc, minimum, view.notice()):
+            click.echo(line)
     if hit_a_bug(doc.students[0]):  # the reports say it could not be graded; the exit, why
         click.echo(bug_request(__version__), err=True)
         sys.exit(int(ExitCode.INTERNAL))

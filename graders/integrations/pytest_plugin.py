@@ -1,7 +1,7 @@
 """pytest plugin: a notebook graded as a pytest session, one test per question.
 
     pytest --graders-notebook ps1.ipynb [--graders-assignment ps1] [--graders-course PATH]
-           [--graders-student ID | --graders-student-from SOURCE]
+           [--graders-student ID | --graders-student-from SOURCE] [--graders-lang LANG]
 
 Shipped with graders and registered through the ``pytest11`` entry point. Every question
 and code check of the assignment becomes a test named ``<exercise-id>/<question-id>``;
@@ -10,7 +10,9 @@ test's points and max points are recorded as ``user_properties`` so ``--junitxml
 carries them. The notebook is graded once per session, on the first test that runs,
 by the engine ``graders autograde`` uses; the output ends with ``graders: SCORE/MAX points``.
 
-Without test paths on the command line, the session collects the notebook only.
+Without test paths on the command line, the session collects the notebook only. The
+feedback is in the language the notebook was released in (or ``--graders-lang``), as
+``graders ci`` says it.
 
 For an assignment with variants the learner must be named, by ``--graders-student`` (the
 id the course grades them by) or ``--graders-student-from`` (the platform's record, as
@@ -30,12 +32,13 @@ the suite's properties (``points:<id>``, ``max_points:<id>``, ``status:<id>``); 
 from __future__ import annotations
 
 from collections.abc import Iterator
+from contextlib import AbstractContextManager
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 import pytest
 
-from ..errors import UsageError, user_errors
+from ..errors import user_errors
 from .ci.learner import SOURCES
 
 if TYPE_CHECKING:
@@ -83,6 +86,13 @@ def pytest_addoption(parser: pytest.Parser) -> None:
         choices=list(SOURCES),
         help="Take the learner's id from the platform: gradescope-email, gradescope-sid "
         "(Gradescope's submission metadata) or github-actor (GITHUB_ACTOR).",
+    )
+    group.addoption(
+        "--graders-lang",
+        metavar="LANG",
+        default=None,
+        help="The feedback's language, one of the course's (default: the one the notebook was "
+        "released in, else the course's first).",
     )
     group.addoption(
         "--graders-isolation",
@@ -140,6 +150,7 @@ class Grading:
         isolation: str,
         planned: list[tuple[str, float]],
         student: str,
+        language: str | None = None,
     ) -> None:
         self.notebook, self.course, self.assignment, self.isolation = (
             notebook,
@@ -148,6 +159,7 @@ class Grading:
             isolation,
         )
         self.planned, self.student = planned, student
+        self.language = language  # forced by --graders-lang; else the notebook's, once graded
         self.doc: ResultsDocument | None = None
         self.notice: str | None = None
 
@@ -162,6 +174,7 @@ class Grading:
         course = _course(config, given)
         loaded = load(course)
         assignment = resolve_assignment(loaded, given, config.getoption("graders_assignment"))
+        language = config.getoption("graders_lang")
         notebook = find_notebook(given, assignment).resolve() if given.is_dir() else given.resolve()
         return cls(
             notebook,
@@ -176,11 +189,13 @@ class Grading:
                 config.getoption("graders_student_from"),
                 ("--graders-student", "--graders-student-from"),
             ),
+            loaded.language(language) if language is not None else None,
         )
 
     def document(self) -> ResultsDocument:
         """The results document, graded on first use."""
-        from .ci.notebook import grade_notebook
+        from ..i18n import speaking
+        from .ci.notebook import grade_notebook, in_learner_language
         from .ci.report import learner_view
 
         if self.doc is None:
@@ -191,9 +206,18 @@ class Grading:
                 student=self.student,
                 isolation=self.isolation,
             )
-            view = learner_view(graded, self.assignment)
-            self.doc, self.notice = view.doc, view.notice()
+            shown, self.language = in_learner_language(self.course, graded, self.language)
+            with speaking(self.language):
+                view = learner_view(shown, self.assignment)
+                self.doc, self.notice = view.doc, view.notice()
         return self.doc
+
+    def speaking(self) -> AbstractContextManager[None]:
+        """Say what follows in the feedback's language (known once the notebook is graded)."""
+        from ..i18n import SOURCE_LANGUAGE, speaking
+
+        self.document()
+        return speaking(self.language or SOURCE_LANGUAGE)
 
     def score_line(self) -> str:
         from .ci.report import score_line, student_of
@@ -222,19 +246,20 @@ class QuestionItem(pytest.Item):
         self.max_points = max_points
 
     def runtest(self) -> None:
+        from ..i18n import _
         from .ci.report import feedback_texts, student_of
 
-        student = student_of(self.config.stash[STATE].document())
+        state = self.config.stash[STATE]
+        student = student_of(state.document())
         q = student.question(self.name)
-        if q is None:
-            self._record(0, self.max_points, student.status.value)
-            raise GradingFailure(
-                "the notebook could not be graded: "
-                f"{student.error or 'no result for this question'}"
-            )
-        self._record(round(q.points, 4), round(q.max_points, 4), q.status.value)
-        if not q.passed:
-            raise GradingFailure(feedback_texts(student)[q.id])
+        with state.speaking():
+            if q is None:
+                self._record(0, self.max_points, student.status.value)
+                why = student.error or _("no result for this question")
+                raise GradingFailure(_("the notebook could not be graded: {why}").format(why=why))
+            self._record(round(q.points, 4), round(q.max_points, 4), q.status.value)
+            if not q.passed:
+                raise GradingFailure(feedback_texts(student)[q.id])
 
     def _record(self, points: float, max_points: float, status: str) -> None:
         values = {"points": points, "max_points": max_points, "status": status}
@@ -258,25 +283,10 @@ class QuestionItem(pytest.Item):
 
 def _course(config: pytest.Config, notebook: Path) -> Path:
     """The course: the option's, else the notebook repository's, else the current folder's."""
-    from ..course.load import COURSE_FILE
-    from .ci.notebook import course_near, course_path
+    from .ci.notebook import course_for
 
     given: str | None = config.getoption("graders_course")
-    here = config.invocation_params.dir
-    if given:
-        path: Path = here / given
-        if not (path.is_file() or (path / COURSE_FILE).is_file()):
-            raise UsageError(f"--graders-course={given}: no {COURSE_FILE} there")
-        return path
-    found = course_near(here / notebook) or course_path(None, here)
-    if found is None and (here / COURSE_FILE).is_file():
-        found = here
-    if found is None:
-        raise UsageError(
-            f"no course for {notebook}: none in the .graders/course/ of its repository nor "
-            f"in {here}; pass --graders-course=PATH (course.yml or its folder)"
-        )
-    return found
+    return course_for(given, config.invocation_params.dir, notebook, "--graders-course")
 
 
 def _junit_writer(config: pytest.Config) -> Any:

@@ -21,9 +21,17 @@ from typing import Any
 
 from ..errors import SubmissionError, UsageError
 from ..i18n import SOURCE_LANGUAGE, _, speaking
+from ..said import say
 from .check_report import CheckReport, Finding
 from .counted import counted_cell, ordinal
-from .read import AnswerCell, NotebookAnswers, answer_cells, cell_source, read_notebook
+from .read import (
+    AnswerCell,
+    NotebookAnswers,
+    answer_cells,
+    cell_source,
+    no_answer_cells,
+    read_notebook,
+)
 from .runall import run_all_stops
 
 __all__ = ["CheckReport", "Finding", "check", "check_notebook", "find_notebook"]
@@ -118,13 +126,15 @@ def _declared(path: Path, found: NotebookAnswers, assignment: str | None) -> str
     declared = declared if isinstance(declared, str) else None
     if assignment and declared and assignment != declared:
         raise SubmissionError(
-            f"{path}: this notebook is for assignment '{declared}', not '{assignment}'"
+            say(
+                "{path}: this notebook is for assignment '{declared}', not '{assignment}'",
+                path=path,
+                declared=declared,
+                assignment=assignment,
+            )
         )
     if not found.cells:
-        raise SubmissionError(
-            f"{path}: no answer cells (cells with metadata.graders): is it the notebook released "
-            "for the assignment?"
-        )
+        raise SubmissionError(no_answer_cells(path))
     return declared
 
 

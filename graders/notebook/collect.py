@@ -13,8 +13,15 @@ from pathlib import Path
 from ..course.load import LoadedCourse, get_assignment
 from ..errors import SubmissionError
 from ..kinds.base import AnyKind, Submission
+from ..said import say
 from .counted import counted_cell
-from .read import MAX_NOTEBOOK_BYTES, NotebookAnswers, answer_cells, read_notebook
+from .read import (
+    MAX_NOTEBOOK_BYTES,
+    NotebookAnswers,
+    answer_cells,
+    no_answer_cells,
+    read_notebook,
+)
 
 
 def read_submission(
@@ -28,7 +35,10 @@ def read_submission(
     """Read one student's notebook for ``assignment_id``; ``SubmissionError`` if unreadable."""
     path = Path(path)
     found = answer_cells(path, read_notebook(path, max_bytes))
-    _check_assignment(path, found, assignment_id)
+    released_in = found.meta.get("language")
+    # The learner's notebook says it: one of the course's languages, or none at all.
+    language = released_in if released_in in loaded.course.languages else None
+    _check_assignment(path, found, assignment_id, language)
     expected = expected_keys(loaded, assignment_id)
     answers: dict[str, str] = {}
     notes: dict[str, str] = {}
@@ -44,9 +54,6 @@ def read_submission(
             answers[key] = reading.text
         for note in (*reading.notes, counted.note):
             _add_note(notes, key, note)
-    released_in = found.meta.get("language")
-    # The learner's notebook says it: one of the course's languages, or none at all.
-    language = released_in if released_in in loaded.course.languages else None
     return Submission(student, assignment_id, answers, notes=notes, language=language)
 
 
@@ -59,17 +66,22 @@ def expected_keys(loaded: LoadedCourse, assignment_id: str) -> dict[str, AnyKind
     return expected
 
 
-def _check_assignment(path: Path, found: NotebookAnswers, assignment_id: str) -> None:
+def _check_assignment(
+    path: Path, found: NotebookAnswers, assignment_id: str, language: str | None
+) -> None:
     declared = found.meta.get("assignment")
     if isinstance(declared, str) and declared != assignment_id:
         raise SubmissionError(
-            f"{path}: this notebook is for assignment '{declared}', not '{assignment_id}'"
+            say(
+                "{path}: this notebook is for assignment '{declared}', not '{assignment}'",
+                path=path,
+                declared=declared,
+                assignment=assignment_id,
+            ),
+            language,
         )
     if not found.cells:
-        raise SubmissionError(
-            f"{path}: no answer cells (cells with metadata.graders) in this notebook: "
-            "is it the notebook released for this assignment?"
-        )
+        raise SubmissionError(no_answer_cells(path), language)
 
 
 def _add_note(notes: dict[str, str], key: str, note: str) -> None:

@@ -16,6 +16,7 @@ from typing import Any
 from ..errors import SubmissionError
 from ..kinds.base import AnyKind
 from ..kinds.registry import kind_of_cell
+from ..said import say
 from . import META_KEY
 
 MAX_NOTEBOOK_BYTES = 20 * 1024 * 1024
@@ -54,19 +55,30 @@ def read_notebook(path: Path, max_bytes: int = MAX_NOTEBOOK_BYTES) -> dict[str, 
         text = raw.decode("utf-8-sig")
     except UnicodeDecodeError as exc:
         raise SubmissionError(
-            f"{path}: not a notebook: byte 0x{raw[exc.start]:02x} at offset {exc.start} is not "
-            "UTF-8 text"
+            say(
+                "{path}: not a notebook: byte 0x{byte:02x} at offset {offset} is not UTF-8 text",
+                path=path,
+                byte=raw[exc.start],
+                offset=exc.start,
+            )
         ) from exc
     data: Any
     try:
         data = json.loads(text)
     except json.JSONDecodeError as exc:
         raise SubmissionError(
-            f"{path}: not a notebook: invalid JSON at line {exc.lineno}, column {exc.colno}: "
-            f"{exc.msg}"
+            say(
+                "{path}: not a notebook: invalid JSON at line {line}, column {column}: {problem}",
+                path=path,
+                line=exc.lineno,
+                column=exc.colno,
+                problem=exc.msg,
+            )
         ) from exc
     except RecursionError as exc:
-        raise SubmissionError(f"{path}: not a notebook: JSON nested too deeply") from exc
+        raise SubmissionError(
+            say("{path}: not a notebook: JSON nested too deeply", path=path)
+        ) from exc
     _check_format(path, data)
     notebook: dict[str, Any] = data  # _check_format made sure it is one
     return notebook
@@ -77,7 +89,9 @@ def answer_cells(path: Path, data: dict[str, Any]) -> NotebookAnswers:
     cells: dict[str, list[AnswerCell]] = {}
     for index, cell in enumerate(data["cells"]):
         if not isinstance(cell, dict):
-            raise SubmissionError(f"{path}: cell {index + 1} is not a JSON object")
+            raise SubmissionError(
+                say("{path}: cell {number} is not a JSON object", path=path, number=index + 1)
+            )
         found = _answer_cell(path, index, cell)
         if found is not None:
             cells.setdefault(found.key, []).append(found)
@@ -92,20 +106,43 @@ def _read_bytes(path: Path, max_bytes: int) -> bytes:
         size = path.stat().st_size
         if size > max_bytes:
             raise SubmissionError(
-                f"{path}: {size_text(size)} is larger than the {size_text(max_bytes)} a notebook "
-                "may be (clear the outputs and save again)"
+                say(
+                    "{path}: {size} is larger than the {limit} a notebook may be (clear the "
+                    "outputs and save again)",
+                    path=path,
+                    size=size_text(size),
+                    limit=size_text(max_bytes),
+                )
             )
         if size == 0:
-            raise SubmissionError(f"{path}: the file is empty")
+            raise SubmissionError(say("{path}: the file is empty", path=path))
         with path.open("rb") as f:
             raw = f.read(max_bytes + 1)  # a file that grew after stat() is still capped
     except OSError as exc:
-        raise SubmissionError(f"{path}: cannot read: {exc.strerror or exc}") from exc
+        raise SubmissionError(cannot_read(path, exc)) from exc
     if len(raw) > max_bytes:
         raise SubmissionError(
-            f"{path}: grew past the {size_text(max_bytes)} a notebook may be while it was read"
+            say(
+                "{path}: grew past the {limit} a notebook may be while it was read",
+                path=path,
+                limit=size_text(max_bytes),
+            )
         )
     return raw
+
+
+def no_answer_cells(path: Path | str) -> str:
+    """What is wrong with a notebook that has no answer cell at all, said."""
+    return say(
+        "{path}: no answer cells (cells with metadata.graders) in this notebook: is it the "
+        "notebook released for this assignment?",
+        path=path,
+    )
+
+
+def cannot_read(path: Path | str, exc: OSError) -> str:
+    """Why ``path`` cannot be read, said (the system's own reason is kept as it is)."""
+    return say("{path}: cannot read: {reason}", path=path, reason=exc.strerror or exc)
 
 
 def size_text(size: int) -> str:
@@ -118,19 +155,28 @@ def size_text(size: int) -> str:
 
 def _check_format(path: Path, data: Any) -> None:
     if not isinstance(data, dict) or "cells" not in data and "worksheets" not in data:
-        raise SubmissionError(f"{path}: not a notebook: JSON without notebook 'cells'")
+        raise SubmissionError(
+            say("{path}: not a notebook: JSON without notebook 'cells'", path=path)
+        )
     version = data.get("nbformat")
     if version == 3 or "worksheets" in data:
         raise SubmissionError(
-            f"{path}: an nbformat 3 notebook (from an old Jupyter); open it in a current Jupyter "
-            "and save it again as nbformat 4"
+            say(
+                "{path}: an nbformat 3 notebook (from an old Jupyter); open it in a current "
+                "Jupyter and save it again as nbformat 4",
+                path=path,
+            )
         )
     if version != 4:
         raise SubmissionError(
-            f"{path}: nbformat {version!r} is not supported; graders reads nbformat 4 notebooks"
+            say(
+                "{path}: nbformat {version} is not supported; graders reads nbformat 4 notebooks",
+                path=path,
+                version=repr(version),
+            )
         )
     if not isinstance(data["cells"], list):
-        raise SubmissionError(f"{path}: not a notebook: 'cells' is not a list")
+        raise SubmissionError(say("{path}: not a notebook: 'cells' is not a list", path=path))
 
 
 def _answer_cell(path: Path, index: int, cell: dict[str, Any]) -> AnswerCell | None:
@@ -152,4 +198,6 @@ def cell_source(path: Path, index: int, cell: dict[str, Any]) -> str:
         return "".join(source)
     if isinstance(source, str):
         return source
-    raise SubmissionError(f"{path}: cell {index + 1}: 'source' is not text")
+    raise SubmissionError(
+        say("{path}: cell {number}: 'source' is not text", path=path, number=index + 1)
+    )

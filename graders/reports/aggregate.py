@@ -16,7 +16,7 @@ from collections import Counter
 from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
 
-from ..i18n import _
+from ..i18n import _, current_language
 from ..results import QuestionResult, ResultsDocument, StudentResult
 from .course_info import CourseInfo, ItemInfo
 
@@ -238,7 +238,7 @@ def _student_row(s: StudentResult) -> StudentRow:
         max_score=_round(s.max_score),
         raw_score=_round(s.raw_score),
         late_factor=s.late_factor,
-        error=s.error,
+        error=s.error_in(current_language()),
         counts=dict(Counter(q.status.value for q in s.questions)),
         misconceptions=s.misconceptions,
         questions=s.questions,

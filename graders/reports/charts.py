@@ -10,10 +10,10 @@ import math
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 
+from ..batch.status_names import status_name
 from ..i18n import _, ngettext
 from .aggregate import QUESTION_STATUSES, Bin, ScoreStats
 from .misconceptions import Cooccurrence
-from .status_names import status_name
 
 CHAR_WIDTH = 7.0  # a 12px sans-serif character, on average, for laying out labels
 

@@ -24,6 +24,7 @@ from ..batch import gradebook
 from ..batch.adjustments import extended_due_dates
 from ..batch.exports import write_atomic
 from ..batch.submissions import safe_student
+from ..course.learner_language import LearnerLanguages
 from ..course.load import LoadedCourse, get_assignment
 from ..course.model import Shown, in_article, section_label
 from ..course.visibility import for_learner, shown_at
@@ -33,8 +34,7 @@ from ..notebook.layout import assignment_labels, exercise_headings
 from ..results import StudentResult, SubmissionStatus, format_points
 from .course_info import course_info
 from .feedback_view import feedback_view, short_label
-from .learner_setup import learner_context, learner_translations
-from .translated import translated
+from .learner_setup import learner_context
 
 TEMPLATE = "feedback.html.j2"
 STATUS_TEXT = {
@@ -60,7 +60,7 @@ def write_feedback(
     course's first: the course's texts, the explanations in each feedback and the page's
     own words.
     """
-    chosen = loaded.language(language) if language is not None else None
+    languages = LearnerLanguages(loaded, assignment, forced=language)
     doc = gradebook.results_document(db_url, loaded.course.id, assignment)
     if not doc.students:
         raise UsageError(
@@ -78,38 +78,27 @@ def write_feedback(
             continue  # such a folder was never graded; its name must not become a path
         if student.status is SubmissionStatus.MISSING:
             continue  # nothing was handed in: there is nothing to give feedback on
-        by_language.setdefault(chosen or _language_of(loaded, student), []).append(student)
+        by_language.setdefault(languages.language_of(student), []).append(student)
     written = []
     for spoken, students in by_language.items():
         with speaking(spoken):
-            shown = loaded.in_language(spoken)
-            written += _write_pages(loaded, shown, assignment, students, visible, out)
+            written += _write_pages(languages, students, visible, out)
     return sorted(written)
 
 
-def _language_of(loaded: LoadedCourse, student: StudentResult) -> str:
-    """The language of the learner's notebook, while the course still has it."""
-    languages = loaded.course.languages
-    return student.language if student.language in languages else languages[0]
-
-
 def _write_pages(
-    loaded: LoadedCourse,
-    shown: LoadedCourse,
-    assignment: str,
-    students: list[StudentResult],
-    visible: Shown,
-    out: Path,
+    languages: LearnerLanguages, students: list[StudentResult], visible: Shown, out: Path
 ) -> list[Path]:
-    """The pages of ``students``, in the language spoken (``shown``: the course in it)."""
+    """The pages of ``students``, in the language spoken."""
+    spoken, assignment = current_language(), languages.assignment
+    shown = languages.course_in(spoken)
     template = environment().get_template(TEMPLATE)
     context = _course_context(shown, assignment)
     written = []
     for student in students:
         path = out / f"{student.student}.html"
         mine = {**context, **learner_context(shown, assignment, student.student)}
-        texts = learner_translations(loaded, shown, assignment, student.student)
-        shown_result = translated(for_learner(student, visible), texts, current_language())
+        shown_result = languages.result_in(for_learner(student, visible), spoken)
         write_atomic(path, render_page(template, shown_result, mine))
         written.append(path)
     return written

@@ -8,12 +8,10 @@ derivation grading used, never anything the learner handed in.
 
 from __future__ import annotations
 
-from dataclasses import replace
 from typing import TYPE_CHECKING, Any
 
 from ..course.variants import learner_course
 from ..kinds.layout import Placed
-from .translated import author_translations
 
 if TYPE_CHECKING:
     from ..course.load import LoadedCourse
@@ -37,19 +35,3 @@ def learner_context(loaded: LoadedCourse, assignment: str, student: str) -> dict
         titles[exercise_id] = ex.exercise.title
         prompts.update({item.id: item.prompt for item in ex.kind.items(ex.exercise)})
     return {"setups": setups, "learner_titles": titles, "learner_prompts": prompts}
-
-
-def learner_translations(
-    loaded: LoadedCourse, shown: LoadedCourse, assignment: str, student: str
-) -> dict[str, str]:
-    """The author's texts of ``assignment`` as ``student`` was asked them, in the default
-    language -> in ``shown``'s (empty when ``shown`` speaks the default language)."""
-    found = loaded.course.assignment(assignment)
-    if found is None or shown is loaded:
-        return {}
-    ids = {i.id for i in found.exercises}
-    default, other = (
-        replace(c, exercises={i: e for i, e in c.exercises.items() if i in ids})
-        for c in (loaded, shown)
-    )
-    return author_translations(learner_course(default, student), learner_course(other, student))

@@ -17,6 +17,7 @@ from typing import Any
 from jinja2 import Environment, PackageLoader, StrictUndefined
 
 from ..batch.exports import write_atomic
+from ..batch.status_names import status_name
 from ..course.model import in_article, section_label
 from ..i18n import _, current_language, ngettext
 from ..kinds.layout import points_text
@@ -24,7 +25,6 @@ from .aggregate import QUESTION_STATUSES
 from .charts import number, share_bar, stacked_bar
 from .feedback import prose
 from .model import AssignmentReport
-from .status_names import status_name
 from .summary import CourseSummary
 
 STATUS_MARKS = {

@@ -23,7 +23,9 @@ from ...course.model import Assignment
 from ...course.variants import varied_exercises
 from ...errors import SubmissionError, UsageError
 from ...kinds.cache import torch_version
+from ...notebook.read import cannot_read
 from ...results import ResultsDocument, StudentResult
+from ...said import say
 from .learner import SOURCES, learner_from
 
 if TYPE_CHECKING:
@@ -54,6 +56,25 @@ def course_near(notebook: Path) -> Path | None:
         if (folder / ".git").exists():
             return None
     return None
+
+
+def course_for(given: str | None, here: Path, notebook: Path, option: str) -> Path:
+    """The course a tool run in ``here`` grades ``notebook`` with: ``given`` (``option``'s
+    value), else the ``.graders/course/`` of the notebook's repository, else ``here``'s."""
+    if given:
+        path: Path = here / given
+        if not (path.is_file() or (path / COURSE_FILE).is_file()):
+            raise UsageError(f"{option}={given}: no {COURSE_FILE} there")
+        return path
+    found = course_near(here / notebook) or course_path(None, here)
+    if found is None and (here / COURSE_FILE).is_file():
+        found = here
+    if found is None:
+        raise UsageError(
+            f"no course for {notebook}: none in the .graders/course/ of its repository nor "
+            f"in {here}; pass {option}=PATH (course.yml or its folder)"
+        )
+    return found
 
 
 def resolve_assignment(loaded: LoadedCourse, notebook: Path, given: str | None) -> str:
@@ -97,10 +118,18 @@ def find_notebook(path: Path, assignment: str | None) -> Path:
     if len(notebooks) == 1:
         return _regular_file(notebooks[0])
     if not notebooks:
-        raise SubmissionError(f"no notebook (.ipynb file) in {path}")
+        raise SubmissionError(say("no notebook (.ipynb file) in {path}", path=path))
     shown = ", ".join(str(p.relative_to(path)) for p in notebooks[:5])
-    wanted = f"{assignment}.ipynb" if assignment else "one notebook"
-    raise SubmissionError(f"{len(notebooks)} notebooks in {path} ({shown}); expected {wanted}")
+    wanted = f"{assignment}.ipynb" if assignment else say("one notebook")
+    raise SubmissionError(
+        say(
+            "{count} notebooks in {path} ({shown}); expected {wanted}",
+            count=len(notebooks),
+            path=path,
+            shown=shown,
+            wanted=wanted,
+        )
+    )
 
 
 def default_notebook(repo: Path, assignment: str) -> str:
@@ -119,10 +148,10 @@ def _regular_file(path: Path) -> Path:
     try:
         mode = path.lstat().st_mode
     except OSError as exc:
-        raise SubmissionError(f"{path}: cannot read: {exc.strerror or exc}") from exc
+        raise SubmissionError(cannot_read(path, exc)) from exc
     if not stat.S_ISREG(mode):
         # A link or a FIFO could point the grader at files it must not read, or block it.
-        raise SubmissionError(f"{path} is not a regular file")
+        raise SubmissionError(say("{path} is not a regular file", path=path))
     return path
 
 
@@ -190,6 +219,20 @@ def graded_assignment(course: Path | None, doc: ResultsDocument) -> Assignment:
     from ...session import load
 
     return get_assignment(load(course_path(course)), doc.assignment)
+
+
+def in_learner_language(
+    course: Path | None, doc: ResultsDocument, language: str | None = None
+) -> tuple[ResultsDocument, str]:
+    """``doc`` with its learner's feedback in ``language`` (one of the course's), else in the
+    language their notebook was released in, else the course's first; and that language."""
+    from ...course.learner_language import LearnerLanguages
+    from ...session import load
+
+    languages = LearnerLanguages(load(course_path(course)), doc.assignment, forced=language)
+    student = doc.students[0]
+    spoken = languages.language_of(student)
+    return replace(doc, students=(languages.result_in(student, spoken),)), spoken
 
 
 def locate(notebook: Path, assignment: str, student: str = DEFAULT_STUDENT) -> Found:

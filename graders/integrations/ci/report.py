@@ -4,7 +4,9 @@ Every text about a question is the one the Gradescope export writes (verdict,
 misconception, the author's explanation), so a learner reads the same feedback in a
 GitHub log, a pytest failure and on Gradescope. Each of them shows what the assignment's
 feedback policy lets learners see at the time (``course.visibility``): ``learner_view``
-is the document they are made from.
+is the document they are made from. They speak the language spoken (``i18n.speaking``),
+with the learner's results already in it (``course.learner_language``); the last line,
+``graders: SCORE/MAX points``, is the same in every language, for scripts to read.
 """
 
 from __future__ import annotations
@@ -20,8 +22,10 @@ from pathlib import Path
 from ...batch.exports import write_atomic
 from ...batch.gradescope import gradescope_result, question_text
 from ...batch.junit import Family, junit_xml
+from ...batch.status_names import status_name
 from ...course.model import Assignment, Shown
 from ...course.visibility import closes, document_for, shown_at
+from ...i18n import _
 from ...results import ResultsDocument, StudentResult, SubmissionStatus, format_points
 
 MARK = {"correct": "✓", "wrong": "✗", "unanswered": "–", "invalid": "?"}  # anything else: "!"
@@ -75,7 +79,8 @@ def outcome(doc: ResultsDocument, minimum: Threshold | None) -> Outcome:
 
 
 def score_line(score: float, max_score: float) -> str:
-    """``graders: 7/11 points``: the last line of every CI output, easy to grep."""
+    """``graders: 7/11 points``: the last line of every CI output, easy to grep (and so
+    never translated)."""
     return f"graders: {format_points(score)}/{format_points(max_score)} points"
 
 
@@ -97,14 +102,22 @@ class LearnerView:
         """One line saying what is held back, or None when nothing is."""
         if self.later is None or self.until is None:
             return None
-        held = [
-            text
-            for level, text in ((Shown.CHECKS, "explanations"), (Shown.FULL, "expected answers"))
-            if self.shown.rank < level.rank <= self.later.rank
-        ]
-        return (
-            f"The {' and '.join(held)} are shown after {self.until:%Y-%m-%d %H:%M %Z}, "
-            f"when {self.doc.assignment} closes."
+        held = [level for level in (Shown.CHECKS, Shown.FULL) if self.shown.rank < level.rank]
+        held = [level for level in held if level.rank <= self.later.rank]
+        notice = {
+            (Shown.CHECKS,): _(
+                "The explanations are shown after {until}, when {assignment} closes."
+            ),
+            (Shown.FULL,): _(
+                "The expected answers are shown after {until}, when {assignment} closes."
+            ),
+            (Shown.CHECKS, Shown.FULL): _(
+                "The explanations and expected answers are shown after {until}, when "
+                "{assignment} closes."
+            ),
+        }[tuple(held)]
+        return notice.format(
+            until=f"{self.until:%Y-%m-%d %H:%M %Z}", assignment=self.doc.assignment
         )
 
 
@@ -125,13 +138,13 @@ def log_lines(
     """A plain-text report for a CI log: one line per question, feedback under the misses."""
     s = student_of(doc)
     lines = [
-        f"{doc.course} · {doc.assignment} · torch {doc.torch_version} · isolation "
-        f"{doc.isolation or '-'}"
+        f"{doc.course} · {doc.assignment} · torch {doc.torch_version} · "
+        + _("isolation {level}").format(level=doc.isolation or "-")
     ]
     if notice:
         lines.append(notice)
     if s.error:
-        lines.append(f"could not be graded: {s.error}")
+        lines.append(_("could not be graded: {error}").format(error=s.error))
     texts = feedback_texts(s)
     for q in s.questions:
         lines.append(
@@ -148,8 +161,9 @@ def _verdict_line(doc: ResultsDocument, minimum: Threshold | None) -> str:
     line = score_line(s.score, s.max_score)
     if minimum is None:
         return line
-    verdict = "passed" if outcome(doc, minimum) is Outcome.PASSED else "not reached"
-    return f"{line} (minimum {format_points(minimum.points(s.max_score))}: {verdict})"
+    verdict = _("passed") if outcome(doc, minimum) is Outcome.PASSED else _("not reached")
+    lowest = format_points(minimum.points(s.max_score))
+    return line + " " + _("(minimum {minimum}: {verdict})").format(minimum=lowest, verdict=verdict)
 
 
 def step_summary(doc: ResultsDocument, minimum: Threshold | None, notice: str | None = None) -> str:
@@ -158,15 +172,16 @@ def step_summary(doc: ResultsDocument, minimum: Threshold | None, notice: str | 
     out = [
         f"### {_md(doc.assignment)}: {_md(_verdict_line(doc, minimum))}",
         "",
-        f"torch {_md(doc.torch_version or '-')}, isolation {_md(doc.isolation or '-')}",
+        f"torch {_md(doc.torch_version or '-')}, "
+        + _md(_("isolation {level}").format(level=doc.isolation or "-")),
         "",
     ]
     if notice:
         out += [_md(notice), ""]
     if s.error:
-        out += [f"**Could not be graded:** {_md(s.error)}", ""]
+        out += [f"**{_md(_('Could not be graded:'))}** {_md(s.error)}", ""]
     if s.questions:
-        out += ["| | question | points |", "|---|---|---|"]
+        out += [f"| | {_md(_('question'))} | {_md(_('points'))} |", "|---|---|---|"]
         out += [
             f"| {MARK.get(q.status, '!')} | {_md(q.id)} | "
             f"{format_points(q.points)}/{format_points(q.max_points)} |"
@@ -178,7 +193,7 @@ def step_summary(doc: ResultsDocument, minimum: Threshold | None, notice: str | 
             body = "<br>".join(_md(line) for line in texts[q.id].splitlines())
             out += [
                 "",
-                f"<details><summary>{_md(q.id)}: {_md(q.status)}</summary>",
+                f"<details><summary>{_md(q.id)}: {_md(status_name(q.status.value))}</summary>",
                 "",
                 body,
                 "",

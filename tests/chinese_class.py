@@ -1,0 +1,31 @@
+"""The bundled course copied for a test, and ps2 answered with two misses a Chinese page
+must explain: one answer matching a declared misconception, one that cannot be read."""
+
+from __future__ import annotations
+
+import shutil
+from pathlib import Path
+
+from graders.session import load
+
+REPO = Path(__file__).resolve().parent.parent
+WRONG = "data-silent-wrong-grad/wrong-gradient"  # answered with its declared misconception
+UNREADABLE = "data-vs-detach/flags"  # answered with an unclosed bracket
+
+
+def bundled_course(root: Path) -> Path:
+    """A private copy of the bundled course (its truth cache stays out of the repository)."""
+    shutil.copy(REPO / "course.yml", root / "course.yml")
+    for folder in ("exercises", "solutions", "checkers"):
+        shutil.copytree(REPO / folder, root / folder)
+    return root
+
+
+def two_misses(root: Path, key: dict[str, str]) -> dict[str, str]:
+    """ps2's answers from its ``key`` (``graders key ps2 --json``), but for two misses."""
+    exercise, qid = WRONG.split("/")
+    wrong = next(q for q in load(root).exercises[exercise].exercise.questions if q.id == qid)
+    answers = {k: v for k, v in key.items() if "/" in k}
+    answers[WRONG] = wrong.misconceptions[0].answer
+    answers[UNREADABLE] = "(False, True"
+    return answers
