@@ -35,6 +35,7 @@ from ..errors import SubmissionError
 from ..kinds.base import Submission
 from ..kinds.registry import all_kinds
 from ..results import StudentResult
+from ..said import say
 from .grading import PreparedAssignment, grade_all, ungradable
 
 MAX_BYTES = 2 << 20
@@ -60,11 +61,16 @@ def read_answers_file(path: Path) -> Submission:
     data = _load(path)
     student = data.get("student")
     if not isinstance(student, str) or not student.strip():
-        raise SubmissionError(f"{path}: 'student' must be a non-empty string")
+        raise SubmissionError(say("{path}: 'student' must be a non-empty string", path=path))
     if student.strip() != path.stem:
         raise SubmissionError(
-            f"{path}: the file says student '{student.strip()[:80]}', but answers are graded "
-            f"under the name of their file ('{path.stem}'); rename the file or correct 'student'"
+            say(
+                "{path}: the file says student '{student}', but answers are graded under the "
+                "name of their file ('{name}'); rename the file or correct 'student'",
+                path=path,
+                student=student.strip()[:80],
+                name=path.stem,
+            )
         )
     answers: dict[str, str] = {}
     for section in dict.fromkeys(kind.answers_section for kind in all_kinds()):
@@ -87,28 +93,37 @@ def claims_a_time(path: Path) -> bool:
 def _load(path: Path) -> dict[str, Any]:
     try:
         if path.stat().st_size > MAX_BYTES:
-            raise SubmissionError(f"{path}: larger than {MAX_BYTES // 1024} KiB")
+            raise SubmissionError(
+                say("{path}: larger than {limit} KiB", path=path, limit=MAX_BYTES // 1024)
+            )
         data = yaml.load(path.read_text(encoding="utf-8"), Loader=_NoAliasLoader)  # noqa: S506 - a SafeLoader
     except (OSError, UnicodeDecodeError) as exc:
-        raise SubmissionError(f"{path}: cannot read: {exc}") from exc
+        raise SubmissionError(say("{path}: cannot read: {reason}", path=path, reason=exc)) from exc
     except yaml.YAMLError as exc:
         mark = getattr(exc, "problem_mark", None)
         if mark is None:
             raise SubmissionError(f"{path}:{exc}") from exc
         raise SubmissionError(
-            f"{path}:{mark.line + 1}:{mark.column + 1}: "
-            f"invalid YAML: {getattr(exc, 'problem', exc)}"
+            say(
+                "{place}: invalid YAML: {problem}",
+                place=f"{path}:{mark.line + 1}:{mark.column + 1}",
+                problem=getattr(exc, "problem", exc),
+            )
         ) from exc
     if not isinstance(data, dict):
-        raise SubmissionError(f"{path}: expected a mapping with 'student' and 'answers'")
+        raise SubmissionError(
+            say("{path}: expected a mapping with 'student' and 'answers'", path=path)
+        )
     return data
 
 
 def _string_map(raw: Any, path: Path, field: str) -> dict[str, str]:
     if not isinstance(raw, dict):
-        raise SubmissionError(f"{path}: '{field}' must be a mapping")
+        raise SubmissionError(say("{path}: '{field}' must be a mapping", path=path, field=field))
     if not all(isinstance(k, (str, int, float, bool)) for k in raw):
-        raise SubmissionError(f"{path}: the keys of '{field}' must be question ids")
+        raise SubmissionError(
+            say("{path}: the keys of '{field}' must be question ids", path=path, field=field)
+        )
     return {str(k): (v if isinstance(v, str) else _literal(v, path)) for k, v in raw.items()}
 
 
@@ -120,7 +135,13 @@ def _literal(value: Any, path: Path) -> str:
         else _bounded_repr(value)
     )
     if len(text) > MAX_LITERAL_CHARS:
-        raise SubmissionError(f"{path}: an answer longer than {MAX_LITERAL_CHARS} characters")
+        raise SubmissionError(
+            say(
+                "{path}: an answer longer than {limit} characters",
+                path=path,
+                limit=MAX_LITERAL_CHARS,
+            )
+        )
     return text
 
 
@@ -178,8 +199,12 @@ def grade_answer_files(
                         path.stem,
                         ungradable(
                             path.stem,
-                            f"more than one file in this batch is for '{path.stem}' "
-                            f"({files}); grade one of them",
+                            say(
+                                "more than one file in this batch is for '{student}' ({files}); "
+                                "grade one of them",
+                                student=path.stem,
+                                files=files,
+                            ),
                         ),
                     )
                 )
@@ -190,8 +215,11 @@ def grade_answer_files(
             order.append((path.stem, ungradable(path.stem, str(exc))))
             continue
         if sub.assignment and sub.assignment != prep.assignment.id:
-            reason = (
-                f"{path}: answers are for assignment '{sub.assignment}', not '{prep.assignment.id}'"
+            reason = say(
+                "{path}: answers are for assignment '{declared}', not '{assignment}'",
+                path=path,
+                declared=sub.assignment,
+                assignment=prep.assignment.id,
             )
             order.append((sub.student, ungradable(sub.student, reason)))
             continue
