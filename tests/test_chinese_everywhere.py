@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import json
 import re
+import shutil
 import subprocess
 import sys
 from html import unescape
@@ -19,7 +20,9 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+import yaml
 from chinese_class import bundled_course, two_misses
+from ci_support import venv_env
 from click.testing import CliRunner, Result
 from notebook_helpers import fill, load_nb, save_nb
 
@@ -174,3 +177,30 @@ def _plugin_installed() -> bool:
     from importlib.metadata import entry_points
 
     return any(ep.name == "graders" for ep in entry_points(group="pytest11"))
+
+
+def test_a_chinese_learner_s_repository_workflow_speaks_chinese(
+    term: dict[str, Any], tmp_path: Path
+) -> None:
+    repo = tmp_path / "repo"
+    shutil.copytree(term["ada"].parent, repo)
+    done = invoke("init-ci", "github", "--repo", str(repo), *term["course"])
+    assert done.exit_code == 0, done.output
+    workflow = yaml.safe_load((repo / ".github" / "workflows" / "autograde.yml").read_text())
+    (check,) = (s for s in workflow["jobs"]["check"]["steps"] if s.get("name") == "Check")
+    summary = tmp_path / "summary.md"
+    env = venv_env(GITHUB_STEP_SUMMARY=str(summary))
+    script = ["bash", "--noprofile", "--norc", "-eo", "pipefail", "-c", check["run"]]
+    ran = subprocess.run(script, cwd=repo, env=env, capture_output=True, text=True, timeout=600)
+    assert ran.returncode == 1, ran.stdout + ran.stderr  # one answer cannot be read
+    said = summary.read_text(encoding="utf-8")
+    assert "### ps2.ipynb：评分程序能读取它吗？" in said
+    assert "成绩和反馈由课程的评分程序发布在这个仓库的 `graders-feedback` 分支上。" in said
+    assert "评分程序读不懂你的 1 个答案" in said  # graders check, in the notebook's language
+
+    forced = invoke(
+        "init-ci", "github", "--repo", str(repo), "--lang", "en", "--force", *term["course"]
+    )
+    assert forced.exit_code == 0, forced.output
+    text = (repo / ".github" / "workflows" / "autograde.yml").read_text()
+    assert "ps2.ipynb: can the grader read it?" in text and "评分程序" not in text

@@ -7,7 +7,7 @@ from typing import TYPE_CHECKING
 
 import click
 
-from . import main
+from . import main, pages_lang_option
 from .ci import min_score_option
 
 if TYPE_CHECKING:
@@ -70,6 +70,7 @@ if TYPE_CHECKING:
     help="github --vendor-course: lift Ubuntu's user-namespace block so the sandbox can use "
     "bubblewrap.",
 )
+@pages_lang_option
 @click.option("--force", is_flag=True, help="Replace an existing workflow (and course copy).")
 def init_ci(
     platform: str,
@@ -83,12 +84,18 @@ def init_ci(
     vendor_course: bool,
     include_solutions: bool,
     allow_userns: bool,
+    lang: str | None,
     force: bool,
 ) -> None:
     """Set up GitHub Actions: a student repository (github) or the course's grading
-    repository (github-grader)."""
+    repository (github-grader). What github's workflow tells the learner is in --lang, else
+    in the language of the notebook in the repository."""
     from ..integrations.ci.github import GithubSetup, init_github
-    from ..integrations.ci.notebook import default_notebook, resolve_assignment
+    from ..integrations.ci.notebook import (
+        declared_language,
+        default_notebook,
+        resolve_assignment,
+    )
     from ..session import load
 
     loaded = load(course)
@@ -97,7 +104,8 @@ def init_ci(
         written = _init_grader(loaded, repo, assignment, students, min_score, cron, force)
     else:
         repo = repo or Path(".")
-        assignment = resolve_assignment(loaded, repo / notebook if notebook else repo, assignment)
+        where = repo / notebook if notebook else repo
+        assignment = resolve_assignment(loaded, where, assignment)
         setup = GithubSetup(
             assignment,
             notebook or default_notebook(repo, assignment),
@@ -105,6 +113,7 @@ def init_ci(
             vendor_course,
             include_solutions,
             allow_userns,
+            language=loaded.language(lang) if lang else declared_language(loaded, where),
         )
         written = init_github(loaded, repo, setup, force=force)
     for path in written.files:

@@ -37,6 +37,7 @@ from pathlib import Path
 from ...course.load import LoadedCourse, get_assignment
 from ...course.model import Shown
 from ...errors import UsageError
+from ...i18n import SOURCE_LANGUAGE, speaking
 from .bundle import Bundle, solution_files, write_course_bundle
 from .notebook import VENDORED_COURSE
 from .templates import command, render
@@ -63,6 +64,7 @@ class GithubSetup:
     include_solutions: bool = False
     allow_userns: bool = False
     python_version: str = "3.12"
+    language: str = SOURCE_LANGUAGE  # what the workflow tells the learner, in their language
 
 
 @dataclass(frozen=True)
@@ -101,6 +103,11 @@ def grade_command(setup: GithubSetup) -> str:
 
 def workflow_text(setup: GithubSetup, wheel: str) -> str:
     """The text of a student repository's ``.github/workflows/autograde.yml``."""
+    with speaking(setup.language):
+        return _workflow_text(setup, wheel)
+
+
+def _workflow_text(setup: GithubSetup, wheel: str) -> str:
     return render(
         "autograde.yml.j2",
         notebook=setup.notebook,

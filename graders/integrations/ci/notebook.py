@@ -95,6 +95,17 @@ def resolve_assignment(loaded: LoadedCourse, notebook: Path, given: str | None) 
 
 def declared_assignment(notebook: Path) -> str | None:
     """The ``metadata.graders.assignment`` of a released notebook, if it can be read."""
+    return _declared(notebook, "assignment")
+
+
+def declared_language(loaded: LoadedCourse, notebook: Path) -> str:
+    """The language ``notebook`` (or the one notebook in a folder) was released in, when
+    the course has it; else the course's first."""
+    declared = _declared(notebook, "language")
+    return declared if declared in loaded.course.languages else loaded.course.languages[0]
+
+
+def _declared(notebook: Path, key: str) -> str | None:
     from ...notebook.read import answer_cells, read_notebook
 
     try:
@@ -102,7 +113,7 @@ def declared_assignment(notebook: Path) -> str | None:
         found = answer_cells(path, read_notebook(path))
     except SubmissionError:
         return None
-    declared = found.meta.get("assignment")
+    declared = found.meta.get(key)
     return declared if isinstance(declared, str) else None
 
 

@@ -1,7 +1,8 @@
 """The CI templates (``integrations/ci/templates``): a workflow and two shell scripts, Jinja2.
 
 Values reach shell commands through the ``sh`` filter (``shlex.quote``), so a notebook
-name with spaces or quotes stays one argument.
+name with spaces or quotes stays one argument, and so does a sentence in the learner's
+language (``_()``, graders' catalogue), whatever quotes or ``$`` its translation holds.
 """
 
 from __future__ import annotations
@@ -12,6 +13,7 @@ from typing import Any
 from jinja2 import Environment, PackageLoader, StrictUndefined
 
 from ... import __version__
+from ...i18n import _, ngettext
 from ...kinds.cache import torch_version
 
 
@@ -22,7 +24,10 @@ def render(name: str, **values: Any) -> str:
         undefined=StrictUndefined,
         keep_trailing_newline=True,
         autoescape=False,
+        extensions=["jinja2.ext.i18n"],
     )
+    # What a workflow tells the learner, in the language spoken (``i18n.speaking``).
+    env.install_gettext_callables(gettext=_, ngettext=ngettext, newstyle=True)  # type: ignore[attr-defined]
     env.filters["sh"] = lambda value: shlex.quote(str(value))
     return env.get_template(name).render(
         version=__version__, torch_version=pinned_torch(), **values
