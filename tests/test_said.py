@@ -2,8 +2,8 @@
 
 A sentence said while grading comes back in Chinese on a Chinese page: the result keeps
 it (``QuestionResult.said``), a field that is itself a sentence is translated with it,
-and anything the learner wrote stays exactly as written. The sandbox's English verdicts
-are read back into the catalogue's sentences, every one of them.
+and anything the learner wrote stays exactly as written. The sandbox's verdicts come with
+their sentence and values, and every sentence is one of the catalogue's.
 """
 
 from __future__ import annotations
@@ -22,6 +22,8 @@ from graders.kinds.code.sandbox_words import SENTENCES, said_by_sandbox
 from graders.results import QuestionResult, Status, StudentResult
 from graders.said import Said, joined, said_in, say, say_n
 from graders.sandbox import verdict
+from graders.sandbox.protocol import FrameError, decode_line
+from graders.sandbox.words import Words
 
 
 def test_a_sentence_is_said_in_the_language_spoken_and_kept_in_the_others() -> None:
@@ -110,18 +112,36 @@ SANDBOX_VERDICTS: list[Callable[[], verdict.Verdict]] = [
     lambda: verdict.died(verdict.EXIT_SETUP_FAILED << 8),
     lambda: verdict.died(3 << 8),
     lambda: verdict.died(0),
-    lambda: verdict.channel_abuse("what came back is not what the grader's code sends: x"),
+    lambda: verdict.checked(verdict.from_end("ok", {}), _forged, {}),
+    lambda: verdict.channel_abuse(_frame_error(b'{"end": 0, "ok": NaN}')),
+    lambda: verdict.channel_abuse(_frame_error(b'{"end": 0, "ok": 1}')),
+    lambda: verdict.channel_abuse(_frame_error(b'{"end": 0, "ok": {}')),
+    lambda: verdict.channel_abuse(_frame_error(b'{"end": 0, "error": 1}')),
+    lambda: verdict.channel_abuse(_frame_error(b"[" * 200 + b"]" * 200)),
 ]
+
+
+def _forged(payload: object, result: object) -> dict[str, object]:
+    raise ValueError("no 'cases'")
+
+
+def _frame_error(line: bytes) -> Words:
+    try:
+        decode_line(line, 0)
+    except FrameError as exc:
+        return exc.words
+    raise AssertionError(f"{line!r} was read")
 
 
 @pytest.mark.parametrize("made", SANDBOX_VERDICTS)
 def test_every_sentence_of_the_sandbox_is_one_of_the_catalogue(
     made: Callable[[], verdict.Verdict],
 ) -> None:
-    message = made().message
-    said = said_by_sandbox(message)
-    assert said == message
-    assert isinstance(said, Said) and said.in_languages["zh"] != message
+    made_verdict = made()
+    assert made_verdict.words is not None and str(made_verdict.words) == made_verdict.message
+    said = said_by_sandbox(made_verdict.words)
+    assert said == made_verdict.message
+    assert isinstance(said, Said) and said.in_languages["zh"] != made_verdict.message
 
 
 def test_every_signal_the_sandbox_explains_is_in_the_catalogue() -> None:
@@ -130,4 +150,12 @@ def test_every_signal_the_sandbox_explains_is_in_the_catalogue() -> None:
 
 
 def test_a_sentence_the_catalogue_does_not_know_stays_as_the_sandbox_wrote_it() -> None:
-    assert not isinstance(said_by_sandbox("something new happened"), Said)
+    new = said_by_sandbox(Words("something new happened after {n} s", {"n": "2"}))
+    assert new == "something new happened after 2 s" and not isinstance(new, Said)
+
+
+def test_a_child_s_own_text_is_never_taken_for_a_sentence_of_the_sandbox_s() -> None:
+    # Learner code can make a task report any text, a sandbox sentence's English included:
+    # it stays the child's text, with no words to be said again as the sandbox's.
+    impersonated = verdict.from_end("error", "the code was killed by SIGKILL")
+    assert impersonated.words is None

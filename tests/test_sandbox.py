@@ -21,6 +21,7 @@ from graders.sandbox.paths import PRIVATE_TMP, make_view
 from graders.sandbox.protocol import FrameError, decode_frame, decode_line
 from graders.sandbox.reaper import parent_of
 from graders.sandbox.verdict import channel_abuse, died, from_end, timed_out
+from graders.sandbox.words import Words
 
 LIMITS = Limits(timeout_s=5.0, memory_mib=1536, max_output_bytes=1000, max_result_bytes=4096)
 MISSING_PRELOAD = "sandbox_tasks.not_written_yet"
@@ -105,6 +106,17 @@ RECORD = {
     "stdout": "",
     "stderr": "",
     "duration_s": 0.1,
+    "words": None,
+}
+TIMED_OUT = {
+    **RECORD,
+    "status": "timeout",
+    "result": None,
+    "message": "the code did not finish within the time limit of 5 s",
+    "words": {
+        "sentence": "the code did not finish within the time limit of {limit} s",
+        "fields": {"limit": "5"},
+    },
 }
 
 
@@ -118,6 +130,22 @@ RECORD = {
         ({"token": "t", "steps": [{**RECORD, "result": None}]}, "status"),
         ({"token": "t", "steps": [{**RECORD, "duration_s": "fast"}]}, "duration_s"),
         ({"token": "t", "steps": [RECORD], "score": 1}, "this job's keeper"),
+        ({"token": "t", "steps": [{k: v for k, v in RECORD.items() if k != "words"}]}, "malformed"),
+        ({"token": "t", "steps": [{**TIMED_OUT, "words": "5 s"}]}, "malformed words"),
+        (
+            {
+                "token": "t",
+                "steps": [{**TIMED_OUT, "words": {"sentence": "{limit} s", "fields": {}}}],
+            },
+            "malformed words",
+        ),
+        (
+            {
+                "token": "t",
+                "steps": [{**TIMED_OUT, "words": {"sentence": "x", "fields": {"a": 1}}}],
+            },
+            "malformed words",
+        ),
     ],
     ids=str,
 )
@@ -145,7 +173,7 @@ def test_the_runner_reads_only_frames_a_keeper_writes(
         (died(signal.SIGKILL, "1280 MiB"), "error", "exceeded the memory limit (1280 MiB)"),
         (died(signal.SIGXCPU), "error", "CPU time limit"),
         (timed_out(5.0), "timeout", "time limit of 5 s"),
-        (channel_abuse("the code wrote to the grader's channel"), "integrity", "grader's channel"),
+        (channel_abuse(Words("the code wrote to the grader's channel")), "integrity", "channel"),
     ],
     ids=lambda v: v.message if hasattr(v, "message") else None,
 )
@@ -153,6 +181,17 @@ def test_verdicts(verdict: Any, status: str, message: str) -> None:
     assert verdict.status == status
     assert message in verdict.message
     assert (verdict.result is not None) == (status == "ok")
+    # The sandbox's own sentences come with their words; what the child wrote, without.
+    assert (verdict.words is None) == (status == "ok" or verdict.message == "ValueError: boom")
+    assert verdict.words is None or str(verdict.words) == verdict.message
+
+
+def test_a_keeper_s_words_reach_the_runner_as_its_sentence_and_values() -> None:
+    data = json.dumps({"token": "t", "steps": [TIMED_OUT]}).encode() + b"\n"
+    (record,) = decode_frame(data, "t", 1)
+    assert record["words"] == Words(
+        "the code did not finish within the time limit of {limit} s", {"limit": "5"}
+    )
 
 
 # The in-process fake and the real runner must agree on what these sources become.

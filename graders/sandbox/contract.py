@@ -11,6 +11,8 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field, fields
 from typing import Any, Protocol
 
+from .words import Words
+
 ISOLATION_LEVELS = ("bubblewrap", "unshare", "plain", "unsafe")
 _TASK = re.compile(r"[A-Za-z_][\w.]*:[A-Za-z_]\w*")
 
@@ -106,6 +108,7 @@ class Outcome:
     message: str  # human-readable reason when not ok (no grader internals)
     isolation: str  # "bubblewrap" | "unshare" | "plain" | "unsafe" | "inprocess"
     duration_s: float
+    words: Words | None = None  # ``message`` as the sandbox's sentence, when it is one
 
     @property
     def ok(self) -> bool:

@@ -59,6 +59,7 @@ class InProcessRunner:
             verdict.message,
             self.isolation,
             time.monotonic() - started,
+            verdict.words,
         )
 
     def run_all(self, jobs: Sequence[Job]) -> list[Outcome]:
@@ -79,7 +80,7 @@ def _verdict(line: bytes, job: Job, payload: dict[str, Any]) -> Verdict:
     try:
         kind, value = decode_line(line.rstrip(b"\n"), 0)
     except FrameError as exc:
-        return channel_abuse(str(exc))
+        return channel_abuse(exc.words)
     return checked(from_end(kind, value), _function(job.check) if job.check else None, payload)
 
 

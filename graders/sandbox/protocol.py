@@ -11,7 +11,8 @@ Three channels, three formats:
   keeper parses it strictly (``decode_line``). It is a socket, not a pipe: a socket cannot
   be reopened through ``/proc/self/fd``.
 - **Result** (keeper -> runner, a pipe the child never holds): one line,
-  ``{"token": ..., "steps": [record, ...]}``, written by the keeper only (``decode_frame``).
+  ``{"token": ..., "steps": [record, ...]}``, written by the keeper only (``decode_frame``);
+  a record's ``words`` are its message as the sandbox's sentence and values (``Words``).
 """
 
 from __future__ import annotations
@@ -19,6 +20,8 @@ from __future__ import annotations
 import json
 import socket
 from typing import Any
+
+from .words import Words
 
 MAX_CONTROL_BYTES = 1 << 16
 MAX_FDS = 8
@@ -29,7 +32,11 @@ RECORD_FIELDS = {"status": str, "message": str, "stdout": str, "stderr": str, "d
 
 
 class FrameError(ValueError):
-    """A channel did not hold what the sandbox writes there."""
+    """A channel did not hold what the sandbox writes there (``words``: why, as said)."""
+
+    def __init__(self, sentence: str, **fields: str) -> None:
+        self.words = Words(sentence, fields)
+        super().__init__(str(self.words))
 
 
 def send_message(sock: socket.socket, message: dict[str, Any], fds: tuple[int, ...] = ()) -> None:
@@ -59,7 +66,7 @@ def encode_line(message: dict[str, Any]) -> bytes:
 
 
 def _refuse_constant(token: str) -> Any:
-    raise FrameError(f"the result contains {token}, which is not valid JSON")
+    raise FrameError("the result contains {token}, which is not valid JSON", token=token)
 
 
 def _strict_json(data: bytes) -> Any:
@@ -68,7 +75,7 @@ def _strict_json(data: bytes) -> Any:
     except FrameError:
         raise
     except RecursionError:
-        raise FrameError(f"the result is nested more than {MAX_DEPTH} levels deep") from None
+        raise _too_deep() from None
     except ValueError:  # JSONDecodeError, or bytes that are not UTF-8
         raise FrameError("the result is not valid JSON") from None
 
@@ -101,9 +108,9 @@ def decode_line(line: bytes, step: int) -> tuple[str, Any]:
 def _check_value(kind: str, value: Any) -> None:
     if kind == "ok":
         if not isinstance(value, dict):
-            raise FrameError(f"the result is a {type(value).__name__}, not an object")
+            raise FrameError("the result is a {type}, not an object", type=type(value).__name__)
         if depth(value) > MAX_DEPTH:
-            raise FrameError(f"the result is nested more than {MAX_DEPTH} levels deep")
+            raise _too_deep()
     elif not isinstance(value, str):
         raise FrameError("the code wrote to the grader's channel")
 
@@ -126,15 +133,29 @@ def decode_frame(data: bytes, token: str, max_steps: int) -> list[dict[str, Any]
         raise FrameError("the keeper's result has the wrong number of steps")
     for record in records:
         _check_record(record)
+        record["words"] = _words(record["words"])
     return records
 
 
+def _too_deep() -> FrameError:
+    return FrameError("the result is nested more than {limit} levels deep", limit=str(MAX_DEPTH))
+
+
+def _words(data: Any) -> Words | None:
+    if data is None:
+        return None
+    try:
+        return Words.from_json(data)
+    except ValueError:
+        raise FrameError("the keeper's result has malformed words") from None
+
+
 def _check_record(record: Any) -> None:
-    if not isinstance(record, dict) or set(record) != {*RECORD_FIELDS, "result"}:
+    if not isinstance(record, dict) or set(record) != {*RECORD_FIELDS, "result", "words"}:
         raise FrameError("the keeper's result is malformed")
     for key, kind in RECORD_FIELDS.items():
         if not isinstance(record[key], kind):
-            raise FrameError(f"the keeper's result has a malformed {key}")
+            raise FrameError("the keeper's result has a malformed {key}", key=key)
     if record["status"] not in STEP_STATUSES or (record["result"] is None) == (
         record["status"] == "ok"
     ):

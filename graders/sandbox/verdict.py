@@ -3,6 +3,10 @@
 Kept apart from the I/O so every rule can be read (and tested) as a table: what the child
 said at the end of the step, how the child died, whether the keeper stopped it at the
 step's deadline. These run in the keeper, a process that never runs the task.
+
+Each message of the sandbox's own is also kept as its sentence and values (``Words``), so
+the trusted side can say it in the learner's language. What the child itself reported
+(the error a task returned) is the child's text: it has no words.
 """
 
 from __future__ import annotations
@@ -12,6 +16,8 @@ import signal
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
+
+from .words import Field, Words
 
 EXIT_CHANNEL_LOST = 86  # the child could not report: its step socket was closed or replaced
 EXIT_SETUP_FAILED = 87  # confining the child failed before the task ran
@@ -35,6 +41,13 @@ class Verdict:
     status: str  # "ok" | "error" | "timeout" | "integrity"
     result: dict[str, Any] | None
     message: str
+    words: Words | None = None  # ``message`` as the sandbox's sentence, when it is one
+
+
+def said(status: str, sentence: str, **fields: Field) -> Verdict:
+    """A verdict whose message is one of the sandbox's sentences."""
+    words = Words(sentence, fields)
+    return Verdict(status, None, str(words), words)
 
 
 def from_end(kind: str, value: Any) -> Verdict:
@@ -44,56 +57,63 @@ def from_end(kind: str, value: Any) -> Verdict:
     if kind == "integrity":
         return Verdict("integrity", None, value)
     if kind == "internal":
-        return Verdict("error", None, f"the sandbox could not run the job: {value}")
+        return said("error", "the sandbox could not run the job: {reason}", reason=value)
     return Verdict("error", None, value)
 
 
 def timed_out(timeout_s: float) -> Verdict:
-    return Verdict(
-        "timeout", None, f"the code did not finish within the time limit of {timeout_s:g} s"
+    return said(
+        "timeout",
+        "the code did not finish within the time limit of {limit} s",
+        limit=f"{timeout_s:g}",
     )
 
 
 def used_too_much_cpu(cpu_s: float) -> Verdict:
-    return Verdict(
-        "timeout", None, f"the code used more than its {cpu_s:g} s of CPU time and was stopped"
+    return said(
+        "timeout",
+        "the code used more than its {limit} s of CPU time and was stopped",
+        limit=f"{cpu_s:g}",
     )
 
 
 def flooded(stream: str, limit: int) -> Verdict:
-    return Verdict(
-        "error", None, f"the code wrote more than {limit >> 20} MiB to {stream} and was stopped"
+    return said(
+        "error",
+        "the code wrote more than {limit} MiB to {stream} and was stopped",
+        limit=str(limit >> 20),
+        stream=stream,
     )
 
 
 def died(wait_status: int, out_of_memory: str = "") -> Verdict:
     """The child ended during a step: killed by a signal, or exited before reporting."""
     if out_of_memory:
-        return Verdict("error", None, f"the code exceeded the memory limit ({out_of_memory})")
+        return said("error", "the code exceeded the memory limit ({reason})", reason=out_of_memory)
     if os.WIFSIGNALED(wait_status):
         number = os.WTERMSIG(wait_status)
         hint = (
             _SIGNAL_HINTS.get(signal.Signals(number)) if number in signal.valid_signals() else None
         )
-        return Verdict(
-            "error",
-            None,
-            f"the code was killed by {_signal_name(number)}" + (f" ({hint})" if hint else ""),
+        name = _signal_name(number)
+        if hint is None:
+            return said("error", "the code was killed by {signal}", signal=name)
+        return said(
+            "error", "the code was killed by {signal} ({hint})", signal=name, hint=Words(hint)
         )
     code = os.waitstatus_to_exitcode(wait_status)
     if code == EXIT_CHANNEL_LOST:
-        return Verdict(
-            "integrity", None, "the channel to the grader was closed or replaced by the code"
-        )
+        return said("integrity", "the channel to the grader was closed or replaced by the code")
     if code == EXIT_SETUP_FAILED:
-        return Verdict("error", None, "the sandbox could not be set up for this job")
+        return said("error", "the sandbox could not be set up for this job")
     if code != 0:
-        return Verdict(
-            "error", None, f"the code ended the process with exit status {code} (os._exit())"
+        return said(
+            "error",
+            "the code ended the process with exit status {code} (os._exit())",
+            code=str(code),
         )
-    return Verdict(
+    return said(
         "error",
-        None,
         "the code ended the process (os._exit() or sys.exit()) before the task returned a result",
     )
 
@@ -110,13 +130,16 @@ def checked(
         return Verdict("ok", check(payload, verdict.result or {}), "")
     except (ValueError, TypeError, KeyError) as exc:
         return channel_abuse(
-            f"what came back is not what the grader's code sends: {str(exc)[:300]}"
+            Words(
+                "what came back is not what the grader's code sends: {reason}",
+                {"reason": str(exc)[:300]},
+            )
         )
 
 
-def channel_abuse(reason: str) -> Verdict:
+def channel_abuse(reason: Words) -> Verdict:
     """The child wrote something on the step channel that the sandbox does not write."""
-    return Verdict("integrity", None, reason)
+    return Verdict("integrity", None, str(reason), reason)
 
 
 def _signal_name(number: int) -> str:

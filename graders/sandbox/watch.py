@@ -37,6 +37,7 @@ from .verdict import (
     timed_out,
     used_too_much_cpu,
 )
+from .words import Words
 
 CPU_POLL_S = 0.05
 TICKS = os.sysconf("SC_CLK_TCK")
@@ -192,8 +193,9 @@ class Watch:
         return len(chunk)
 
     def too_large(self) -> Verdict:
+        limit = str(self.spec.limits.max_result_bytes)
         return channel_abuse(
-            f"the result is larger than the limit of {self.spec.limits.max_result_bytes} bytes"
+            Words("the result is larger than the limit of {limit} bytes", {"limit": limit})
         )
 
     def on_line(self, line: bytes) -> None:
@@ -203,7 +205,7 @@ class Watch:
         try:
             kind, value = decode_line(line, self.step)
         except FrameError as exc:
-            self.end_step(channel_abuse(str(exc)))
+            self.end_step(channel_abuse(exc.words))
             return
         if kind != "begin":  # the step's own check, here in the trusted process
             self.end_step(
@@ -240,6 +242,7 @@ class Watch:
                 "status": verdict.status,
                 "result": verdict.result,
                 "message": verdict.message,
+                "words": verdict.words.to_json() if verdict.words else None,
                 "stdout": self.stdout.take(),
                 "stderr": self.stderr.take(),
                 "duration_s": round(now - self.step_started, 6),

@@ -181,6 +181,7 @@ class Worker:
             record["message"],
             self.launch.level,
             record["duration_s"],
+            record["words"],
         )
 
     def stop(self) -> None:

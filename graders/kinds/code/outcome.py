@@ -49,8 +49,10 @@ def judge_outcome(outcome: Any, entry: str, signature: str) -> Judged:
 
 def _sandbox_message(outcome: Any) -> str:
     written = (outcome.message or "").strip()
-    if written:
-        message = said_by_sandbox(written)
+    if outcome.words is not None:  # the sandbox's sentence, said again in each language
+        message = said_by_sandbox(outcome.words)
+    elif written:
+        message = written  # the child's own text, or a runner's: as it was written
     else:
         message = say("running your code ended with status '{status}'", status=outcome.status)
     if outcome.status == "integrity":

@@ -1,21 +1,24 @@
 """The sandbox's sentences about how a learner's code ended, in the learner's language.
 
 The sandbox imports nothing of graders (it sits under every layer), so it words its
-verdicts in English (``sandbox.verdict``). Each of its sentences is listed here as a
-message of graders' catalogue, with its values as fields: ``said_by_sandbox`` reads a
-verdict's message back into them and says it again, so it reaches the feedback in every
-language of the course. A sentence not listed (a new one in the sandbox) stays as the
-sandbox wrote it; a test keeps this list and ``sandbox.verdict`` in step.
+verdicts in English and hands over each one's sentence and values as data
+(``sandbox.words.Words``). Each of its sentences is listed here as a message of graders'
+catalogue: ``said_by_sandbox`` says the sentence again with its values, so it reaches
+the feedback in every language of the course. Nothing is read back from the English: a
+child's own text (a task's error) carries no words and is never taken for a sentence of
+the sandbox's. A sentence not listed (a new one in the sandbox) stays as the sandbox
+wrote it; a test keeps this list and the sandbox's sentences in step.
 """
 
 from __future__ import annotations
 
-import re
-import string
-from functools import cache
+from typing import TYPE_CHECKING
 
 from ...i18n import N_
 from ...said import say
+
+if TYPE_CHECKING:
+    from ...sandbox.words import Words
 
 SENTENCES = (
     N_("the sandbox could not run the job: {reason}"),
@@ -39,29 +42,24 @@ SENTENCES = (
     N_("possibly for using too much memory"),
     N_("it exceeded the CPU time limit"),
     N_("it exceeded the file size limit"),
+    # What the code wrote on the grader's channel instead of a result.
+    N_("the result contains {token}, which is not valid JSON"),
+    N_("the result is nested more than {limit} levels deep"),
+    N_("the result is not valid JSON"),
+    N_("the code wrote to the grader's channel"),
+    N_("the result is a {type}, not an object"),
+    N_("the result is larger than the limit of {limit} bytes"),
 )
+_KNOWN = frozenset(SENTENCES)
 
 
-def said_by_sandbox(message: str) -> str:
-    """``message`` said again as the catalogue's sentence it is (its fields read back, and
-    said again themselves when they are sentences too); else ``message`` as it is."""
-    for sentence, pattern in _patterns():
-        found = pattern.fullmatch(message)
-        if found:
-            fields = {name: said_by_sandbox(value) for name, value in found.groupdict().items()}
-            return say(sentence, **fields)
-    return message
-
-
-@cache
-def _patterns() -> tuple[tuple[str, re.Pattern[str]], ...]:
-    return tuple((s, _pattern(s)) for s in SENTENCES)
-
-
-def _pattern(sentence: str) -> re.Pattern[str]:
-    parts = []
-    for literal, field, _spec, _conversion in string.Formatter().parse(sentence):
-        parts.append(re.escape(literal))
-        if field:
-            parts.append(f"(?P<{field}>.+?)")
-    return re.compile("".join(parts), re.S)
+def said_by_sandbox(words: Words) -> str:
+    """``words`` said as the catalogue's sentence they are (a field that is a sentence too
+    is said with it); the sandbox's English when the catalogue does not know the sentence."""
+    if words.sentence not in _KNOWN:
+        return str(words)
+    fields = {
+        name: value if isinstance(value, str) else said_by_sandbox(value)
+        for name, value in words.fields.items()
+    }
+    return say(words.sentence, **fields)
