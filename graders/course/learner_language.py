@@ -114,11 +114,20 @@ def author_translations(default: LoadedCourse, shown: LoadedCourse) -> dict[str,
 def translated(student: StudentResult, texts: Translations, language: str) -> StudentResult:
     """``student`` with every feedback in ``language``: the author's paragraphs (``texts``)
     and graders' own sentences, the submission's error among them."""
+    if not texts and not _said_in(student, language):
+        return student  # the language grading spoke: nothing to translate
     return replace(
         student,
         error=student.error_in(language),
         questions=tuple(_question(q, texts, language) for q in student.questions),
     )
+
+
+def _said_in(student: StudentResult, language: str) -> bool:
+    """Does anything of ``student`` keep a sentence in ``language``?"""
+    if (student.said or {}).get(language):
+        return True
+    return any((q.said or {}).get(language) for q in student.questions)
 
 
 def _question(q: QuestionResult, texts: Translations, language: str) -> QuestionResult:
