@@ -216,7 +216,7 @@ def test_gradescope_result_per_student(doc: ResultsDocument) -> None:
     wrong = next(t for t in ada["tests"] if t["name"] == "ex/b")
     assert (
         wrong["status"] == "failed"
-        and "clone-shares-memory" in wrong["output"]
+        and "clone shares memory" in wrong["output"]
         and wrong["visibility"] == "visible"
         and wrong["output_format"] == "md"
     )

@@ -29,7 +29,7 @@ from notebook_helpers import fill, load_nb, save_nb
 from graders.cli import main
 
 CANNOT_READ_ZH = "无法读取这个答案：其中有未闭合的括号"
-MISCONCEPTION_ZH = "这个答案符合一个常见误解："
+MISCONCEPTION_ZH = "这个答案符合一个常见误解：以为修改 .data 不会有害。"  # its label, course.yml's
 WRONG_ASSIGNMENT_ZH = "这个笔记本属于作业 'ps1'，而不是 'ps2'"
 NOT_JSON_ZH = "不是笔记本：第 1 行第 1 列的 JSON 无效"
 LATE_ZH = "已超过迟交期限"
@@ -94,6 +94,14 @@ def test_why_a_chinese_notebook_could_not_be_graded_is_said_in_chinese(
     assert students["eve"]["error"].endswith("this notebook is for assignment 'ps1', not 'ps2'")
 
 
+def test_a_misconception_is_named_by_its_label_in_the_page_s_language(
+    term: dict[str, Any],
+) -> None:
+    ada = page(term, "ada")
+    assert "你的答案符合一个常见误解：以为修改 .data 不会有害。" in ada
+    assert "data change harmless" not in ada and "data-change-harmless" not in ada
+
+
 def test_a_file_that_says_no_language_is_said_in_the_language_asked(
     term: dict[str, Any],
 ) -> None:
@@ -120,6 +128,7 @@ def test_graders_ci_speaks_the_notebook_s_language(term: dict[str, Any], tmp_pat
     log = done.output
     assert CANNOT_READ_ZH in log and MISCONCEPTION_ZH in log and "隔离级别" in log
     assert "Could not read this answer" not in log and "misconception" not in log
+    assert "data-change-harmless" not in log and "data change harmless" not in log
     assert re.search(r"^graders: [\d.]+/[\d.]+ points$", log.splitlines()[-1])  # for scripts
     gradescope = json.loads(reports["--gradescope"].read_text(encoding="utf-8"))
     assert gradescope["output"].startswith("**得分：")
@@ -132,7 +141,9 @@ def test_graders_ci_speaks_the_notebook_s_language(term: dict[str, Any], tmp_pat
 
     english = invoke("ci", str(term["ada"]), *ADA, "--lang", "en", *term["course"])
     assert "Could not read this answer: it has an unclosed bracket" in english.output
-    assert "This answer matches a common misconception:" in english.output
+    assert "This answer matches a common misconception: changing .data is harmless." in (
+        english.output
+    )
     assert CANNOT_READ_ZH not in english.output
 
 

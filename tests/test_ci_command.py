@@ -80,7 +80,7 @@ def test_below_the_minimum_exits_1_with_the_feedback_in_the_log(
     lines = result.stdout.splitlines()
     assert lines[-1] == f"graders: 5/{MAX_CI1} points (minimum 6: not reached)"
     assert "  ✗ clone-basics/shares-memory  0/1" in lines
-    assert "This answer matches a common misconception: clone-shares-memory." in result.stdout
+    assert "This answer matches a common misconception: clone shares memory." in result.stdout
 
 
 @pytest.mark.parametrize(

@@ -472,3 +472,65 @@ def test_schema_accepts_a_text_per_language() -> None:
 
     schema = json.dumps(json.loads(CliRunner().invoke(main, ["schema"]).output))
     assert '"additionalProperties": {"type": "string"}' in schema
+
+
+# What learners read for a misconception's name: course.yml's `misconceptions:`, per language.
+LABELLED_COURSE = BILINGUAL_COURSE + (
+    "misconceptions:\n"
+    "  - name: clone-shares\n"
+    "    label: {en: thinking clone() shares memory, zh: 以为 clone() 共享内存}\n"
+)
+
+
+def test_a_misconception_s_label_is_read_in_each_language(tmp_path: Path) -> None:
+    course_file = lone_course(tmp_path, course=LABELLED_COURSE, exercise=BILINGUAL_EXERCISE)
+    result = CliRunner().invoke(main, ["validate", "--no-truth", "--course", str(course_file)])
+    assert result.exit_code == 0, result.output
+    loaded = load_course(course_file)
+    assert loaded.course.misconception_labels() == {
+        "clone-shares": "thinking clone() shares memory"
+    }
+    zh = loaded.in_language("zh").course.misconception_labels()
+    assert zh == {"clone-shares": "以为 clone() 共享内存"}
+
+
+LABEL_PROBLEMS = [  # (old, new, every problem validate reports)
+    pytest.param(
+        "  - name: clone-shares\n",
+        "  - name: clone-share\n",
+        [
+            "course.yml:13:1: misconceptions: no label for 'clone-shares' (clone-basics)",
+            "course.yml:14:5: misconceptions[0].name: no exercise declares 'clone-share' "
+            "(did you mean 'clone-shares'?)",
+        ],
+        id="a-name-no-exercise-declares",
+    ),
+    pytest.param(
+        "zh: 以为 clone() 共享内存}\n",
+        "zh: 以为 clone() 共享内存}\n  - {name: clone-shares, label: again}\n",
+        [
+            "course.yml:16:26: misconceptions[1].label: no zh text (the course's languages: en, zh)",
+            "course.yml:16:6: misconceptions[1].name: duplicate misconception id 'clone-shares'",
+        ],
+        id="labelled-twice",
+    ),
+    pytest.param(
+        ", zh: 以为 clone() 共享内存}",
+        "}",
+        ["course.yml:15:5: misconceptions[0].label: no zh text (the course's languages: en, zh)"],
+        id="a-label-without-zh",
+    ),
+]
+
+
+@pytest.mark.parametrize("old, new, expected", LABEL_PROBLEMS)
+def test_validate_reports_a_label_that_names_nothing_is_twice_or_lacks_a_language(
+    tmp_path: Path, old: str, new: str, expected: list[str]
+) -> None:
+    assert old in LABELLED_COURSE
+    course = LABELLED_COURSE.replace(old, new, 1)
+    course_file = lone_course(tmp_path, course=course, exercise=BILINGUAL_EXERCISE)
+    result = CliRunner().invoke(main, ["validate", "--no-truth", "--course", str(course_file)])
+    assert result.exit_code == 2
+    lines = [line.removeprefix("error: ") for line in result.output.splitlines()]
+    assert sorted(line for line in lines if line.startswith("course.yml")) == expected

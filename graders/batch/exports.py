@@ -65,7 +65,8 @@ def _gradescope_json(
     spoken = languages.language_of(student)
     with speaking(spoken):
         shown = languages.result_in(student, spoken)
-        return json.dumps(gradescope_result(shown, policy), ensure_ascii=False)
+        result = gradescope_result(shown, policy, labels=languages.labels_in(spoken))
+        return json.dumps(result, ensure_ascii=False)
 
 
 def write_atomic(path: Path, text: str | Iterable[str]) -> None:

@@ -14,9 +14,10 @@ backticks, and a learner's answer is shown as code, never as Markdown of its own
 from __future__ import annotations
 
 import re
+from collections.abc import Mapping
 from typing import Any
 
-from ..course.model import FeedbackPolicy, Shown
+from ..course.model import FeedbackPolicy, Shown, read_as
 from ..course.visibility import gradescope_visibility, question_for
 from ..i18n import N_, _
 from ..results import QuestionResult, Status, StudentResult, SubmissionStatus, format_points
@@ -28,10 +29,14 @@ LABEL = {Shown.CHECKS: N_("explanation"), Shown.FULL: N_("expected answer")}
 
 
 def gradescope_result(
-    s: StudentResult, policy: FeedbackPolicy | None = None, execution_time: float | None = None
+    s: StudentResult,
+    policy: FeedbackPolicy | None = None,
+    execution_time: float | None = None,
+    labels: Mapping[str, str] | None = None,
 ) -> dict[str, Any]:
     """The ``results.json`` Gradescope reads for one submission, in the language spoken
-    (``i18n.speaking``; ``s`` already in it: ``course.learner_language``)."""
+    (``i18n.speaking``; ``s`` already in it: ``course.learner_language``), misconceptions
+    named by their ``labels`` in it."""
     policy = policy or FeedbackPolicy()
     result: dict[str, Any] = {
         "score": round(s.score, 4),
@@ -40,7 +45,9 @@ def gradescope_result(
         "visibility": "visible",
         # graders' own log names the grading machine's isolation: the instructor's to read.
         "stdout_visibility": "hidden",
-        "tests": [test for i, q in enumerate(s.questions, 1) for test in _tests(i, q, policy)],
+        "tests": [
+            test for i, q in enumerate(s.questions, 1) for test in _tests(i, q, policy, labels)
+        ],
     }
     if execution_time is not None:
         result["execution_time"] = max(0, round(execution_time))
@@ -65,25 +72,27 @@ def summary(s: StudentResult) -> str:
     return "\n".join(lines)
 
 
-def _tests(number: int, q: QuestionResult, policy: FeedbackPolicy) -> list[dict[str, Any]]:
+def _tests(
+    number: int, q: QuestionResult, policy: FeedbackPolicy, labels: Mapping[str, str] | None
+) -> list[dict[str, Any]]:
     first = policy.before_due
-    tests = [_test(q, first) | _scored(number, q)]
+    tests = [_test(q, first, labels) | _scored(number, q)]
     later = [policy.after_due] if policy.after_due is not first else []
     if Shown.FULL not in (first, policy.after_due):
         later.append(Shown.FULL)
     for level in later:
-        extra = _test(q, level)
+        extra = _test(q, level, labels)
         extra["name"] = f"{q.id}: {_(LABEL[level]) if level in LABEL else level.value}"
         extra["visibility"] = gradescope_visibility(policy, level)
         tests.append(extra)
     return tests
 
 
-def _test(q: QuestionResult, level: Shown) -> dict[str, Any]:
+def _test(q: QuestionResult, level: Shown, labels: Mapping[str, str] | None) -> dict[str, Any]:
     test: dict[str, Any] = {
         "name": q.id,
         "status": "passed" if q.passed else "failed",
-        "output": question_text(question_for(q, level), markdown=True),
+        "output": question_text(question_for(q, level), markdown=True, labels=labels),
         "output_format": MARKDOWN,
         "visibility": "visible",
         "tags": [q.section] if q.section else [],
@@ -95,8 +104,11 @@ def _scored(number: int, q: QuestionResult) -> dict[str, Any]:
     return {"number": str(number), "score": round(q.points, 4), "max_score": round(q.max_points, 4)}
 
 
-def question_text(q: QuestionResult, *, markdown: bool = False) -> str:
-    """What a learner reads about one question: the verdict, the misconception, the feedback.
+def question_text(
+    q: QuestionResult, *, markdown: bool = False, labels: Mapping[str, str] | None = None
+) -> str:
+    """What a learner reads about one question: the verdict, the misconception (by its
+    label in ``labels``, else its name), the feedback.
 
     With ``markdown``, the learner's answer and the expected one are code spans.
     """
@@ -108,7 +120,7 @@ def question_text(q: QuestionResult, *, markdown: bool = False) -> str:
         lines = [verdict(q)]
     if q.misconception:
         matches = _("This answer matches a common misconception: {name}.")
-        lines.append(matches.format(name=q.misconception))
+        lines.append(matches.format(name=read_as(q.misconception, labels or {})))
     if q.feedback:
         lines += ["", q.feedback] if lines else [q.feedback]
     if q.override is not None:  # as the feedback page says it

@@ -173,6 +173,7 @@ def ci(
         isolation=isolation,
         submitted_at=when,
     )
+    shown = in_learner_language(course, doc, lang)
     reports = Reports(
         json_path,
         junit,
@@ -180,11 +181,11 @@ def ci(
         gradescope,
         _optional_path(summary),
         time.monotonic() - started,
+        shown.labels,
     )
-    shown, language = in_learner_language(course, doc, lang)
-    with speaking(language):
-        view = write_reports(shown, minimum, graded_assignment(course, doc), reports)
-        for line in log_lines(view.doc, minimum, view.notice()):
+    with speaking(shown.language):
+        view = write_reports(shown.doc, minimum, graded_assignment(course, doc), reports)
+        for line in log_lines(view.doc, minimum, view.notice(), shown.labels):
             click.echo(line)
     if hit_a_bug(doc.students[0]):  # the reports say it could not be graded; the exit, why
         click.echo(bug_request(__version__), err=True)

@@ -62,6 +62,10 @@ class LearnerLanguages:
             self._courses[language] = self.loaded.in_language(language)
         return self._courses[language]
 
+    def labels_in(self, language: str) -> dict[str, str]:
+        """Misconception name -> what a learner reads for it in ``language``."""
+        return self.course_in(language).course.misconception_labels()
+
     def result_in(self, student: StudentResult, language: str) -> StudentResult:
         """``student``'s results with every feedback and the submission's error in
         ``language``."""

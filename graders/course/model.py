@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+from collections.abc import Mapping
 from datetime import datetime, timedelta
 from enum import StrEnum
 from typing import Annotated, Any
@@ -120,6 +121,13 @@ class Assignment(Strict):
         return value
 
 
+class MisconceptionLabel(Strict):
+    """How a learner reads a misconception's name (an exercise's ``name:`` is an id)."""
+
+    name: Ident
+    label: Text  # "changing .data is harmless", per language like every learner's text
+
+
 class Course(Strict, Translatable):
     """``course.yml``."""
 
@@ -141,6 +149,9 @@ class Course(Strict, Translatable):
     # At most this many variants per exercise with `params`; None: every combination.
     variants: VariantsPolicy | None = None
     assignments: list[Assignment] = Field(min_length=1)
+    # What learners read for each misconception name the exercises declare; a name without
+    # one reads as itself ("data-change-harmless": "data change harmless").
+    misconceptions: list[MisconceptionLabel] = []
 
     @field_validator("languages")
     @classmethod
@@ -152,6 +163,15 @@ class Course(Strict, Translatable):
 
     def assignment(self, assignment_id: str) -> Assignment | None:
         return next((a for a in self.assignments if a.id == assignment_id), None)
+
+    def misconception_labels(self) -> dict[str, str]:
+        """Misconception name -> what learners read for it, in this model's language."""
+        return {m.name: m.label for m in self.misconceptions}
+
+
+def read_as(name: str, labels: Mapping[str, str]) -> str:
+    """A misconception as a learner reads it: its label, else its name in words."""
+    return labels.get(name) or name.replace("-", " ")
 
 
 class ExerciseBase(Strict, Translatable):

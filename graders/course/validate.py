@@ -6,10 +6,11 @@ from collections import Counter
 from dataclasses import dataclass, replace
 from pathlib import Path
 
-from ..errors import Problem, SpecError
+from ..errors import Problem, SpecError, did_you_mean
 from ..kinds.prepare import prepare_variants, self_test_problems, variant_problems
 from ..session import load, open_session
 from .load import LoadedCourse
+from .marks import duplicate_ids
 from .model import SECTIONS
 from .text import language_problems
 from .variants import expand
@@ -43,7 +44,7 @@ def validate_course(
 ) -> CourseSummary:
     """Validate the course; raise ``SpecError`` with every problem found."""
     loaded = load(course)
-    problems = untranslated(loaded) + every_combination(loaded)
+    problems = untranslated(loaded) + unlabelled(loaded) + every_combination(loaded)
     if truth:
         with open_session(course, isolation=isolation) as session:
             # Every variant of every exercise runs through torch.
@@ -61,6 +62,32 @@ def untranslated(loaded: LoadedCourse) -> list[Problem]:
     problems = language_problems(loaded.course, languages, loaded.marks)
     for ex in loaded.exercises.values():
         problems += language_problems(ex.exercise, languages, ex.marks)
+    return problems
+
+
+def unlabelled(loaded: LoadedCourse) -> list[Problem]:
+    """Once a course labels its misconceptions (``misconceptions:``): a label for a name no
+    exercise declares (a typo), a name labelled twice, and a declared name left without one."""
+    labels = loaded.course.misconceptions
+    if not labels:
+        return []
+    declared: dict[str, list[str]] = {}
+    for exercise_id, ex in loaded.exercises.items():
+        for found in ex.kind.misconceptions(ex.exercise).values():
+            for m in found:
+                declared.setdefault(m.name, []).append(exercise_id)
+    names = [m.name for m in labels]
+    key, marks = ("misconceptions",), loaded.marks
+    problems = list(duplicate_ids(names, key, marks, "misconception", "name").values())
+    for index, name in enumerate(names):
+        if name not in declared:
+            hint = did_you_mean(name, sorted(declared))
+            where = marks.at((*key, index, "name"))
+            message = f"misconceptions[{index}].name: no exercise declares '{name}'{hint}"
+            problems.append(Problem(where, message))
+    for name in sorted(set(declared) - set(names)):
+        used = ", ".join(dict.fromkeys(declared[name]))
+        problems.append(Problem(marks.at(key), f"misconceptions: no label for '{name}' ({used})"))
     return problems
 
 

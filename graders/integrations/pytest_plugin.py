@@ -160,6 +160,7 @@ class Grading:
         )
         self.planned, self.student = planned, student
         self.language = language  # forced by --graders-lang; else the notebook's, once graded
+        self.labels: dict[str, str] = {}  # misconception name -> what the learner reads
         self.doc: ResultsDocument | None = None
         self.notice: str | None = None
 
@@ -206,9 +207,10 @@ class Grading:
                 student=self.student,
                 isolation=self.isolation,
             )
-            shown, self.language = in_learner_language(self.course, graded, self.language)
+            shown = in_learner_language(self.course, graded, self.language)
+            self.language, self.labels = shown.language, shown.labels
             with speaking(self.language):
-                view = learner_view(shown, self.assignment)
+                view = learner_view(shown.doc, self.assignment)
                 self.doc, self.notice = view.doc, view.notice()
         return self.doc
 
@@ -259,7 +261,7 @@ class QuestionItem(pytest.Item):
                 raise GradingFailure(_("the notebook could not be graded: {why}").format(why=why))
             self._record(round(q.points, 4), round(q.max_points, 4), q.status.value)
             if not q.passed:
-                raise GradingFailure(feedback_texts(student)[q.id])
+                raise GradingFailure(feedback_texts(student, state.labels)[q.id])
 
     def _record(self, points: float, max_points: float, status: str) -> None:
         values = {"points": points, "max_points": max_points, "status": status}

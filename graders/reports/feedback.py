@@ -26,7 +26,7 @@ from ..batch.exports import write_atomic
 from ..batch.submissions import safe_student
 from ..course.learner_language import LearnerLanguages
 from ..course.load import LoadedCourse, get_assignment
-from ..course.model import Shown, in_article, section_label
+from ..course.model import Shown, in_article, read_as, section_label
 from ..course.visibility import for_learner, shown_at
 from ..errors import UsageError
 from ..i18n import N_, _, current_language, ngettext, speaking
@@ -124,7 +124,7 @@ def environment() -> Environment:
     env.install_gettext_callables(gettext=_, ngettext=ngettext, newstyle=True)  # type: ignore[attr-defined]
     env.filters["prose"] = prose
     env.filters["num"] = format_points
-    env.filters["human"] = lambda name: name.replace("-", " ")
+    env.filters["read_as"] = read_as
     env.filters["section_label"] = section_label
     env.filters["when"] = when
     env.tests["in_article"] = in_article
@@ -159,6 +159,7 @@ def _course_context(loaded: LoadedCourse, assignment: str) -> dict[str, Any]:
         "labels": labels,
         "headings": headings,
         "label": lambda item_id: short_label(labels, item_id),
+        "misconception_labels": loaded.course.misconception_labels(),
     }
 
 

@@ -14,7 +14,7 @@ import stat
 from dataclasses import replace
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, NamedTuple
 
 from ...batch.grading import ungradable
 from ...batch.submissions import IGNORED, Found
@@ -232,18 +232,27 @@ def graded_assignment(course: Path | None, doc: ResultsDocument) -> Assignment:
     return get_assignment(load(course_path(course)), doc.assignment)
 
 
+class InLanguage(NamedTuple):
+    """A one-learner document as its learner reads it."""
+
+    doc: ResultsDocument  # the feedback in ``language``
+    language: str
+    labels: dict[str, str]  # misconception name -> what the learner reads for it
+
+
 def in_learner_language(
     course: Path | None, doc: ResultsDocument, language: str | None = None
-) -> tuple[ResultsDocument, str]:
+) -> InLanguage:
     """``doc`` with its learner's feedback in ``language`` (one of the course's), else in the
-    language their notebook was released in, else the course's first; and that language."""
+    language their notebook was released in, else the course's first."""
     from ...course.learner_language import LearnerLanguages
     from ...session import load
 
     languages = LearnerLanguages(load(course_path(course)), doc.assignment, forced=language)
     student = doc.students[0]
     spoken = languages.language_of(student)
-    return replace(doc, students=(languages.result_in(student, spoken),)), spoken
+    shown = replace(doc, students=(languages.result_in(student, spoken),))
+    return InLanguage(shown, spoken, languages.labels_in(spoken))
 
 
 def locate(notebook: Path, assignment: str, student: str = DEFAULT_STUDENT) -> Found:

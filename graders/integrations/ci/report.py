@@ -14,6 +14,7 @@ from __future__ import annotations
 import html
 import json
 import re
+from collections.abc import Mapping
 from dataclasses import dataclass
 from datetime import datetime
 from enum import IntEnum
@@ -28,6 +29,7 @@ from ...course.visibility import closes, document_for, shown_at
 from ...i18n import _
 from ...results import ResultsDocument, StudentResult, SubmissionStatus, format_points
 
+Labels = Mapping[str, str]
 MARK = {"correct": "✓", "wrong": "✗", "unanswered": "–", "invalid": "?"}  # anything else: "!"
 
 
@@ -84,9 +86,10 @@ def score_line(score: float, max_score: float) -> str:
     return f"graders: {format_points(score)}/{format_points(max_score)} points"
 
 
-def feedback_texts(s: StudentResult) -> dict[str, str]:
-    """Question id -> what the learner reads about it (the Gradescope export's text)."""
-    return {q.id: question_text(q) for q in s.questions}
+def feedback_texts(s: StudentResult, labels: Labels | None = None) -> dict[str, str]:
+    """Question id -> what the learner reads about it (the Gradescope export's text), each
+    misconception by its label in ``labels``."""
+    return {q.id: question_text(q, labels=labels) for q in s.questions}
 
 
 @dataclass(frozen=True)
@@ -133,7 +136,10 @@ def learner_view(
 
 
 def log_lines(
-    doc: ResultsDocument, minimum: Threshold | None, notice: str | None = None
+    doc: ResultsDocument,
+    minimum: Threshold | None,
+    notice: str | None = None,
+    labels: Labels | None = None,
 ) -> list[str]:
     """A plain-text report for a CI log: one line per question, feedback under the misses."""
     s = student_of(doc)
@@ -145,7 +151,7 @@ def log_lines(
         lines.append(notice)
     if s.error:
         lines.append(_("could not be graded: {error}").format(error=s.error))
-    texts = feedback_texts(s)
+    texts = feedback_texts(s, labels)
     for q in s.questions:
         lines.append(
             f"  {MARK.get(q.status, '!')} {q.id}  "
@@ -166,7 +172,12 @@ def _verdict_line(doc: ResultsDocument, minimum: Threshold | None) -> str:
     return line + " " + _("(minimum {minimum}: {verdict})").format(minimum=lowest, verdict=verdict)
 
 
-def step_summary(doc: ResultsDocument, minimum: Threshold | None, notice: str | None = None) -> str:
+def step_summary(
+    doc: ResultsDocument,
+    minimum: Threshold | None,
+    notice: str | None = None,
+    labels: Labels | None = None,
+) -> str:
     """Markdown for a job summary (``$GITHUB_STEP_SUMMARY``): the score, a table, the feedback."""
     s = student_of(doc)
     out = [
@@ -187,7 +198,7 @@ def step_summary(doc: ResultsDocument, minimum: Threshold | None, notice: str | 
             f"{format_points(q.points)}/{format_points(q.max_points)} |"
             for q in s.questions
         ]
-    texts = feedback_texts(s)
+    texts = feedback_texts(s, labels)
     for q in s.questions:
         if not q.passed:
             body = "<br>".join(_md(line) for line in texts[q.id].splitlines())
@@ -212,6 +223,7 @@ class Reports:
     gradescope: Path | None = None
     summary: Path | None = None
     execution_time: float | None = None  # seconds, for Gradescope
+    labels: Labels | None = None  # misconception name -> what the learner reads for it
 
 
 def write_reports(
@@ -229,11 +241,13 @@ def write_reports(
     if reports.junit is not None:
         write_atomic(reports.junit, junit_xml(view.doc, reports.junit_family))
     if reports.gradescope is not None:
-        result = gradescope_result(student_of(doc), assignment.feedback, reports.execution_time)
+        result = gradescope_result(
+            student_of(doc), assignment.feedback, reports.execution_time, reports.labels
+        )
         write_atomic(reports.gradescope, json.dumps(result, indent=2, ensure_ascii=False) + "\n")
     if reports.summary is not None:
         with reports.summary.open("a", encoding="utf-8") as handle:
-            handle.write(step_summary(view.doc, minimum, view.notice()))
+            handle.write(step_summary(view.doc, minimum, view.notice(), reports.labels))
     return view
 
 
