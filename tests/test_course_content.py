@@ -381,6 +381,69 @@ def test_no_title_or_prompt_gives_its_answer_away(predict: dict[str, Any]) -> No
     assert [(k, p) for k, t in shown.items() for p in GIVEAWAYS if p.lower() in t.lower()] == []
 
 
+# What a predict exercise's questions ask about: a title that states one of these states an
+# answer ("a new tensor on the same memory, outside the graph" answered three questions).
+OUTCOMES = {
+    "en": (
+        "same memory",
+        "share",
+        "new tensor",
+        "same object",
+        "in the graph",
+        "inside the graph",
+        "outside the graph",
+        "raise",
+        "refuse",
+        "error",
+        "warn",
+        "silent",
+        "caught",
+        "ignore",
+        "fail",
+        "succeed",
+        "cost",
+        "copies",
+        "not a",
+        "stays",
+        "still",
+        "undo",
+        "stops",
+        "trap",
+        "complain",
+        "nothing",
+    ),
+    "zh": (
+        "同一块内存",
+        "共享",
+        "新 tensor",
+        "计算图中",
+        "计算图之外",
+        "报错",
+        "警告",
+        "拒绝",
+        "悄悄",
+        "忽略",
+        "失败",
+        "代价",
+        "不训练",
+        "仍然",
+        "陷阱",
+        "无效",
+    ),
+}
+
+
+def test_no_predict_title_states_what_its_questions_ask(predict: dict[str, Any]) -> None:
+    stated = [
+        (f"{ex_id}:{lang}", phrase)
+        for ex_id, ex in predict.items()
+        for lang, phrases in OUTCOMES.items()
+        for phrase in phrases
+        if phrase in ex.in_language(lang).title.lower()
+    ]
+    assert stated == []
+
+
 def test_no_run_of_three_identical_answers(
     predict: dict[str, Any], truths: dict[str, dict[str, Any]]
 ) -> None:
