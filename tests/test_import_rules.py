@@ -15,7 +15,14 @@ import pytest
 PACKAGE = Path(__file__).resolve().parent.parent / "graders"
 
 LAYERS: tuple[tuple[str, ...], ...] = (
-    ("graders.errors", "graders.by_hand", "graders.results", "graders.i18n", "graders.said"),
+    (
+        "graders.errors",
+        "graders.by_hand",
+        "graders.results",
+        "graders.i18n",
+        "graders.said",
+        "graders.syntax",
+    ),
     ("graders.course", "graders.course.model", "graders.course.marks"),
     ("graders.answers",),
     ("graders.kinds", "graders.checker", "graders.truth_child"),
@@ -152,6 +159,31 @@ def _imports_as(path: Path, package: Path) -> Iterator[tuple[int, str]]:
         yield from list(imports(path))
     finally:
         PACKAGE = saved
+
+
+# Where a syntax tree may be built without ``graders.syntax``'s lock: the module itself, and
+# the code kind's compiler of learner code and the `compile` it gives that code, which run
+# in a sandbox child of their own.
+PARSES_ON_ITS_OWN = (
+    "graders/syntax.py",
+    "graders/kinds/code/learner.py",
+    "graders/kinds/code/namespace.py",
+)
+
+
+def test_every_tree_the_trusted_side_builds_is_built_one_at_a_time() -> None:
+    # CPython 3.11's AST constructor is not safe across threads (graders.syntax): a parse
+    # beside another one can fail on valid source and cost a learner their grade.
+    found = []
+    for path in sorted(PACKAGE.rglob("*.py")):
+        shown = str(path.relative_to(PACKAGE.parent))
+        if shown in PARSES_ON_ITS_OWN:
+            continue
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            if isinstance(node, ast.Attribute) and isinstance(node.value, ast.Name):
+                if node.value.id == "ast" and node.attr in ("parse", "literal_eval"):
+                    found.append(f"{shown}:{node.lineno} ast.{node.attr}")
+    assert found == []
 
 
 MAX_MODULE_LINES = 300

@@ -33,6 +33,7 @@ import re
 from dataclasses import dataclass
 from functools import lru_cache
 
+from .. import syntax
 from ..i18n import current_language
 from ..said import say
 from .literal_reader import MAX_DEPTH, LiteralReader
@@ -122,7 +123,7 @@ def _parse(source: str) -> ast.expr:
     if _bracket_depth(source) > MAX_DEPTH:
         raise AnswerSyntaxError(say("it is nested more than {limit} levels deep", limit=MAX_DEPTH))
     try:
-        return ast.parse(source, mode="eval").body
+        return syntax.parse(source, "eval").body
     except SyntaxError as exc:
         raise AnswerSyntaxError(syntax_reason(exc)) from None
     except ValueError:  # null bytes, on Pythons that do not call that a SyntaxError

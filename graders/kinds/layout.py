@@ -7,11 +7,11 @@ nbgrader notebooks without asking which kind made them.
 
 from __future__ import annotations
 
-import ast
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Literal
 
+from .. import syntax
 from ..course.model import in_article, section_label
 from ..i18n import N_, _, ngettext
 
@@ -101,7 +101,7 @@ def has_magic(source: str) -> bool:
     if not any(line.lstrip().startswith(("!", "%")) for line in source.splitlines()):
         return False
     try:
-        ast.parse(source)
+        syntax.parse(source)
     except (SyntaxError, ValueError, RecursionError, MemoryError):
         return True
     return False

@@ -18,6 +18,8 @@ import builtins
 from collections.abc import Iterable
 from typing import Any
 
+from .. import syntax
+
 # What IPython's namespace holds before any cell runs, besides the builtins.
 IPYTHON_NAMES = frozenset(
     "In Out get_ipython exit quit display _ __ ___ _i _ii _iii _ih _oh _dh".split()
@@ -35,7 +37,7 @@ def run_all_stops(sources: Iterable[tuple[int, str]]) -> dict[int, str]:
         if source.lstrip().startswith("%%"):
             continue  # a cell magic: IPython's business, not Python
         try:
-            tree = ast.parse(python_lines(source))
+            tree = syntax.parse(python_lines(source))
         except SyntaxError as exc:
             where = "" if "line" in exc.msg else f" (line {exc.lineno})"
             stops[index] = f"SyntaxError: {exc.msg}{where}"
@@ -55,7 +57,7 @@ def run_all_stops(sources: Iterable[tuple[int, str]]) -> dict[int, str]:
 def python_lines(source: str) -> str:
     """``source`` with IPython's own lines blanked, when it is not Python as written."""
     try:
-        ast.parse(source)
+        syntax.parse(source)
     except (SyntaxError, ValueError, RecursionError, MemoryError):
         lines = source.splitlines()
         return "\n".join("" if line.lstrip().startswith(("%", "!")) else line for line in lines)

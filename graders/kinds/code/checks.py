@@ -13,6 +13,7 @@ import ast
 from pathlib import Path
 from typing import Any
 
+from ... import syntax
 from ...course.marks import Marks, duplicate_ids
 from ...course.params import describe
 from ...errors import Location, Problem
@@ -106,7 +107,7 @@ def _source_problems(
     source: str, entry: str, marks: Marks, key: tuple[Any, ...], what: str
 ) -> list[Problem]:
     try:
-        tree = ast.parse(source)
+        tree = syntax.parse(source)
     except SyntaxError as exc:
         return [
             Problem(

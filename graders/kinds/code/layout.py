@@ -11,6 +11,7 @@ import ast
 from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any
 
+from ... import syntax
 from ...i18n import N_, _
 from ...said import say
 from ..base import ExerciseAnswers, Reading, Submission
@@ -92,7 +93,7 @@ def cell_problem(source: str, meta: Mapping[str, Any]) -> str | None:
     if code is None:
         return None
     try:
-        tree = ast.parse(code)
+        tree = syntax.parse(code)
     except SyntaxError as exc:
         if has_magic(code):
             return say(

@@ -14,6 +14,7 @@ from __future__ import annotations
 import ast
 import textwrap
 
+from ... import syntax
 from ..layout import Filled
 
 _PLACEHOLDERS = ("...", "pass")
@@ -22,7 +23,7 @@ _PLACEHOLDERS = ("...", "pass")
 def fill(template: str, solution: str, entry: str) -> Filled | None:
     """The template's placeholder line and the solution lines that replace it, or None."""
     try:
-        starter, reference = ast.parse(template), ast.parse(solution)
+        starter, reference = syntax.parse(template), syntax.parse(solution)
     except (SyntaxError, ValueError):
         return None  # validate reports it
     stub, answer = _entry(starter, entry), _entry(reference, entry)
@@ -51,7 +52,7 @@ def _moved(
     template: str, solution: str, reference: ast.Module, answer: ast.FunctionDef
 ) -> list[str]:
     """The solution's other top-level statements that the template does not have."""
-    kept = {ast.unparse(s) for s in ast.parse(template).body}
+    kept = {ast.unparse(s) for s in syntax.parse(template).body}
     return [
         ast.get_source_segment(solution, s) or ast.unparse(s)
         for s in reference.body
@@ -63,7 +64,7 @@ def _body_lines(solution: str, answer: ast.FunctionDef, moved: list[str]) -> str
     """The body, dedented: its docstring first (so it stays one), then what was moved."""
     lines = solution.splitlines()
     first, last = answer.body[0], answer.body[-1]
-    assert last.end_lineno is not None  # ast.parse sets positions
+    assert last.end_lineno is not None  # parsing sets positions
     body = textwrap.dedent("\n".join(lines[first.lineno - 1 : last.end_lineno]))
     if not moved:
         return body

@@ -28,6 +28,8 @@ import tokenize
 from dataclasses import dataclass
 from functools import lru_cache
 
+from ... import syntax
+
 MAX_ANSWER_CHARS = 20_000  # the answer parser rejects far less; this only bounds the work
 TARGET = "answer"
 UNANSWERED_LINE = 'answer = "..."'
@@ -67,7 +69,7 @@ def extract_answer(source: str) -> Extracted:
     class writes the same few answers many times (``Extracted`` is frozen)."""
     source = source[:MAX_ANSWER_CHARS]
     try:
-        tree = ast.parse(source)
+        tree = syntax.parse(source)
     except (SyntaxError, ValueError, RecursionError, MemoryError):
         return _from_lines(source)
     return _from_tree(tree, source)
@@ -139,7 +141,7 @@ def _value_text(text: str, ignored: tuple[str, ...]) -> Extracted:
     """The text right of ``=``: a complete string stands for its content, an unclosed
     one for what follows its quote."""
     try:
-        literal = ast.literal_eval(text)
+        literal = syntax.literal_eval(text)
     except (SyntaxError, ValueError, TypeError, MemoryError, RecursionError):
         literal = None
     if isinstance(literal, str):

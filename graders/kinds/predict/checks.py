@@ -7,9 +7,9 @@ write (an opaque object, a value too large), or a setup or question that crashed
 
 from __future__ import annotations
 
-import ast
 from typing import Any
 
+from ... import syntax
 from ...answers.parse import AnswerSyntaxError, is_writable, parse_answer
 from ...answers.values import ExceptionValue, Opaque, Value
 from ...course.marks import Marks, duplicate_ids
@@ -60,7 +60,7 @@ def truth_problems(exercise: PredictExercise, truths: Truths, marks: Marks) -> l
 
 def _syntax_problem(source: str, mode: str, marks: Marks, key: tuple[Any, ...]) -> list[Problem]:
     try:
-        ast.parse(source, mode=mode)
+        syntax.parse(source, mode)
     except SyntaxError as exc:
         what = "an expression" if mode == "eval" else "Python statements"
         field = ".".join(map(str, key))
