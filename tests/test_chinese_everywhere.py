@@ -215,3 +215,11 @@ def test_a_chinese_learner_s_repository_workflow_speaks_chinese(
     assert forced.exit_code == 0, forced.output
     text = (repo / ".github" / "workflows" / "autograde.yml").read_text()
     assert "ps2.ipynb: can the grader read it?" in text and "评分程序" not in text
+
+
+def test_graders_check_says_why_in_the_notebook_s_language(term: dict[str, Any]) -> None:
+    eve = term["root"] / "submissions" / "eve" / "ps2.ipynb"
+    done = invoke("check", str(eve), "--assignment", "ps2")
+    assert done.exit_code != 0 and WRONG_ASSIGNMENT_ZH in done.output, done.output
+    fay = term["root"] / "submissions" / "fay" / "ps2.ipynb"
+    assert NOT_JSON_ZH in invoke("check", str(fay), "--lang", "zh").output

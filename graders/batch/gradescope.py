@@ -20,9 +20,8 @@ from typing import Any
 from ..course.model import FeedbackPolicy, Shown, read_as
 from ..course.visibility import gradescope_visibility, question_for
 from ..i18n import N_, _
-from ..results import QuestionResult, Status, StudentResult, SubmissionStatus, format_points
+from ..results import QuestionResult, StudentResult, SubmissionStatus, format_points
 from .junit import verdict
-from .status_names import status_name
 
 MARKDOWN = "md"
 LABEL = {Shown.CHECKS: N_("explanation"), Shown.FULL: N_("expected answer")}
@@ -115,7 +114,7 @@ def question_text(
     if q.passed:
         lines = []
     elif markdown:
-        lines = [_md_verdict(q)]
+        lines = [verdict(q, quote=code_span, stress=lambda status: f"**{status}**")]
     else:
         lines = [verdict(q)]
     if q.misconception:
@@ -133,24 +132,6 @@ def question_text(
         )
         lines += ["", adjusted] if lines else [adjusted]
     return "\n".join(lines)
-
-
-def _md_verdict(q: QuestionResult) -> str:
-    parts = []  # the answer quoted only beside an expected one, as ``junit.verdict`` does
-    if q.answer and q.expected is not None:
-        parts.append(_("answered {answer}").format(answer=code_span(_first_line(q.answer))))
-    elif q.status is Status.UNANSWERED:
-        parts.append(_("no answer"))
-    if q.expected is not None:
-        parts.append(_("expected {answer}").format(answer=code_span(_first_line(q.expected))))
-    status = f"**{status_name(q.status.value)}**"
-    return f"{status}: {', '.join(parts)}" if parts else status
-
-
-def _first_line(text: str, limit: int = 60) -> str:
-    stripped = text.strip()
-    line = stripped.splitlines()[0] if stripped else ""
-    return line if len(line) <= limit and "\n" not in stripped else line[:limit].rstrip() + " …"
 
 
 def code_span(text: str) -> str:

@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import re
 import xml.etree.ElementTree as ET
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from typing import Any, Literal
 
 from ..i18n import _
@@ -153,19 +153,25 @@ def _set_counts(element: ET.Element, counts: list[tuple[int, int, int]]) -> None
         element.set(key, str(sum(c[column] for c in counts)))
 
 
-def verdict(q: QuestionResult) -> str:
-    """One line about a missed question: ``wrong: answered True, expected False``."""
+def verdict(
+    q: QuestionResult,
+    quote: Callable[[str], str] = str,
+    stress: Callable[[str], str] = str,
+) -> str:
+    """One line about a missed question: ``wrong: answered True, expected False``; each
+    answer's first line written by ``quote`` and the status by ``stress`` (Gradescope's
+    Markdown: a code span, bold)."""
     # A code check's answer is the learner's whole program and it has no expected value:
     # its status says it all. An answer is quoted where there is an expected one beside it
     # (so not in a learner's view that holds the expected answer back either).
     parts = []
     if q.answer and q.expected is not None:
-        parts.append(_("answered {answer}").format(answer=_short(q.answer)))
+        parts.append(_("answered {answer}").format(answer=quote(_short(q.answer))))
     elif q.status is Status.UNANSWERED:
         parts.append(_("no answer"))
     if q.expected is not None:
-        parts.append(_("expected {answer}").format(answer=_short(q.expected)))
-    status = status_name(q.status.value)
+        parts.append(_("expected {answer}").format(answer=quote(_short(q.expected))))
+    status = stress(status_name(q.status.value))
     return f"{status}: {', '.join(parts)}" if parts else status
 
 

@@ -148,24 +148,21 @@ def ci(
     from .. import __version__
     from ..batch.grading import hit_a_bug
     from ..batch.submission_times import ci_time
+    from ..course.load import get_assignment
     from ..i18n import speaking
-    from ..integrations.ci.notebook import (
-        course_path,
-        grade_notebook,
-        graded_assignment,
-        in_learner_language,
-    )
+    from ..integrations.ci.notebook import course_path, grade_notebook, in_learner_language
     from ..integrations.ci.report import Reports, log_lines, outcome, write_reports
     from ..session import load
     from . import bug_request
 
     # Read before grading: an unreadable record or an unknown language is a usage error.
     when = None if no_late else ci_time(notebook)
+    loaded = load(course_path(course))  # once: every step below reads this course
     if lang is not None:
-        load(course_path(course)).language(lang)
+        loaded.language(lang)
     started = time.monotonic()
     doc = grade_notebook(
-        course,
+        loaded,
         notebook,
         assignment,
         student=student,
@@ -173,7 +170,7 @@ def ci(
         isolation=isolation,
         submitted_at=when,
     )
-    shown = in_learner_language(course, doc, lang)
+    shown = in_learner_language(loaded, doc, lang)
     reports = Reports(
         json_path,
         junit,
@@ -184,7 +181,8 @@ def ci(
         shown.labels,
     )
     with speaking(shown.language):
-        view = write_reports(shown.doc, minimum, graded_assignment(course, doc), reports)
+        assignment_graded = get_assignment(loaded, doc.assignment)
+        view = write_reports(shown.doc, minimum, assignment_graded, reports)
         for line in log_lines(view.doc, minimum, view.notice(), shown.labels):
             click.echo(line)
     if hit_a_bug(doc.students[0]):  # the reports say it could not be graded; the exit, why

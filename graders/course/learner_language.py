@@ -74,15 +74,14 @@ class LearnerLanguages:
     def texts_for(self, student: str, language: str) -> dict[str, str]:
         """The author's texts as ``student`` was asked them, default language -> ``language``
         (computed once per language when nothing of the assignment varies per learner)."""
-        if self._varied:
-            return learner_translations(
-                self.loaded, self.course_in(language), self.assignment, student
-            )
-        if language not in self._texts:
-            self._texts[language] = learner_translations(
-                self.loaded, self.course_in(language), self.assignment, student
-            )
-        return self._texts[language]
+        if language in self._texts:
+            return self._texts[language]
+        texts = learner_translations(
+            self.loaded, self.course_in(language), self.assignment, student
+        )
+        if not self._varied:
+            self._texts[language] = texts
+        return texts
 
 
 def learner_translations(

@@ -42,6 +42,7 @@ from ..errors import user_errors
 from .ci.learner import SOURCES
 
 if TYPE_CHECKING:
+    from ..course.load import LoadedCourse
     from ..course.model import Assignment
     from ..results import ResultsDocument
 
@@ -145,16 +146,16 @@ class Grading:
     def __init__(
         self,
         notebook: Path,
-        course: Path,
+        loaded: LoadedCourse,
         assignment: Assignment,
         isolation: str,
         planned: list[tuple[str, float]],
         student: str,
         language: str | None = None,
     ) -> None:
-        self.notebook, self.course, self.assignment, self.isolation = (
+        self.notebook, self.loaded, self.assignment, self.isolation = (
             notebook,
-            course,
+            loaded,
             assignment,
             isolation,
         )
@@ -172,14 +173,13 @@ class Grading:
         from ..session import load
         from .ci.notebook import find_notebook, learner_of, resolve_assignment
 
-        course = _course(config, given)
-        loaded = load(course)
+        loaded = load(_course(config, given))
         assignment = resolve_assignment(loaded, given, config.getoption("graders_assignment"))
         language = config.getoption("graders_lang")
         notebook = find_notebook(given, assignment).resolve() if given.is_dir() else given.resolve()
         return cls(
             notebook,
-            course,
+            loaded,
             get_assignment(loaded, assignment),
             config.getoption("graders_isolation"),
             planned_items(loaded, assignment),
@@ -201,13 +201,13 @@ class Grading:
 
         if self.doc is None:
             graded = grade_notebook(
-                self.course,
+                self.loaded,
                 self.notebook,
                 self.assignment.id,
                 student=self.student,
                 isolation=self.isolation,
             )
-            shown = in_learner_language(self.course, graded, self.language)
+            shown = in_learner_language(self.loaded, graded, self.language)
             self.language, self.labels = shown.language, shown.labels
             with speaking(self.language):
                 view = learner_view(shown.doc, self.assignment)

@@ -19,9 +19,8 @@ from datetime import datetime
 from pathlib import Path
 from typing import Any
 
-from ..errors import SubmissionError, UsageError
+from ..errors import UsageError
 from ..i18n import SOURCE_LANGUAGE, _, speaking
-from ..said import say
 from .check_report import CheckReport, Finding
 from .counted import counted_cell, ordinal
 from .read import (
@@ -29,8 +28,8 @@ from .read import (
     NotebookAnswers,
     answer_cells,
     cell_source,
-    no_answer_cells,
     read_notebook,
+    released_for,
 )
 from .runall import run_all_stops
 
@@ -54,12 +53,13 @@ def check_notebook(
 
     The report speaks ``lang``, else the language the notebook was released in.
     """
-    data = read_notebook(path)
-    found = answer_cells(path, data)
-    declared = _declared(path, found, assignment)
+    with speaking(lang or SOURCE_LANGUAGE):  # before the notebook can say its language
+        data = read_notebook(path)
+        found = answer_cells(path, data)
     released_in = found.meta.get("language")
     language = lang or (released_in if isinstance(released_in, str) else SOURCE_LANGUAGE)
     with speaking(language):
+        declared = released_for(path, found, assignment)
         return _report(path, data, found, assignment or declared, language)
 
 
@@ -118,24 +118,6 @@ def _check_key(found: NotebookAnswers, key: str, stops: dict[int, str]) -> _KeyC
     )
     duplicate = Finding(key, counted.note, label) if counted.note else None
     return _KeyCheck(key, label, problem, stopped, notes, duplicate)
-
-
-def _declared(path: Path, found: NotebookAnswers, assignment: str | None) -> str | None:
-    """The assignment the notebook declares; ``SubmissionError`` if it is not a release."""
-    declared = found.meta.get("assignment")
-    declared = declared if isinstance(declared, str) else None
-    if assignment and declared and assignment != declared:
-        raise SubmissionError(
-            say(
-                "{path}: this notebook is for assignment '{declared}', not '{assignment}'",
-                path=path,
-                declared=declared,
-                assignment=assignment,
-            )
-        )
-    if not found.cells:
-        raise SubmissionError(no_answer_cells(path))
-    return declared
 
 
 def _stop(

@@ -11,16 +11,13 @@ from __future__ import annotations
 from pathlib import Path
 
 from ..course.load import LoadedCourse, get_assignment
-from ..errors import SubmissionError
 from ..kinds.base import AnyKind, Submission
-from ..said import say
 from .counted import counted_cell
 from .read import (
     MAX_NOTEBOOK_BYTES,
-    NotebookAnswers,
     answer_cells,
-    no_answer_cells,
     read_notebook,
+    released_for,
 )
 
 
@@ -38,7 +35,7 @@ def read_submission(
     released_in = found.meta.get("language")
     # The learner's notebook says it: one of the course's languages, or none at all.
     language = released_in if released_in in loaded.course.languages else None
-    _check_assignment(path, found, assignment_id, language)
+    released_for(path, found, assignment_id, language)
     expected = expected_keys(loaded, assignment_id)
     answers: dict[str, str] = {}
     notes: dict[str, str] = {}
@@ -64,24 +61,6 @@ def expected_keys(loaded: LoadedCourse, assignment_id: str) -> dict[str, AnyKind
         ex = loaded.exercises[item.id]
         expected.update((key, ex.kind) for key in ex.kind.answer_keys(ex.exercise))
     return expected
-
-
-def _check_assignment(
-    path: Path, found: NotebookAnswers, assignment_id: str, language: str | None
-) -> None:
-    declared = found.meta.get("assignment")
-    if isinstance(declared, str) and declared != assignment_id:
-        raise SubmissionError(
-            say(
-                "{path}: this notebook is for assignment '{declared}', not '{assignment}'",
-                path=path,
-                declared=declared,
-                assignment=assignment_id,
-            ),
-            language,
-        )
-    if not found.cells:
-        raise SubmissionError(no_answer_cells(path), language)
 
 
 def _add_note(notes: dict[str, str], key: str, note: str) -> None:

@@ -131,13 +131,34 @@ def _read_bytes(path: Path, max_bytes: int) -> bytes:
     return raw
 
 
-def no_answer_cells(path: Path | str) -> str:
-    """What is wrong with a notebook that has no answer cell at all, said."""
-    return say(
-        "{path}: no answer cells (cells with metadata.graders) in this notebook: is it the "
-        "notebook released for this assignment?",
-        path=path,
-    )
+def released_for(
+    path: Path, found: NotebookAnswers, assignment: str | None, language: str | None = None
+) -> str | None:
+    """The assignment a released notebook declares; ``SubmissionError`` when it declares
+    another than ``assignment`` (when one is asked for) or holds no answer cell at all.
+    ``language``: the notebook's, kept with the error for the learner's page."""
+    declared = found.meta.get("assignment")
+    declared = declared if isinstance(declared, str) else None
+    if assignment and declared is not None and declared != assignment:
+        raise SubmissionError(
+            say(
+                "{path}: this notebook is for assignment '{declared}', not '{assignment}'",
+                path=path,
+                declared=declared,
+                assignment=assignment,
+            ),
+            language,
+        )
+    if not found.cells:
+        raise SubmissionError(
+            say(
+                "{path}: no answer cells (cells with metadata.graders) in this notebook: is it "
+                "the notebook released for this assignment?",
+                path=path,
+            ),
+            language,
+        )
+    return declared
 
 
 def cannot_read(path: Path | str, exc: OSError) -> str:

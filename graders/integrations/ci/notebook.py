@@ -19,7 +19,6 @@ from typing import TYPE_CHECKING, NamedTuple
 from ...batch.grading import ungradable
 from ...batch.submissions import IGNORED, Found
 from ...course.load import COURSE_FILE, LoadedCourse, get_assignment
-from ...course.model import Assignment
 from ...course.variants import varied_exercises
 from ...errors import SubmissionError, UsageError
 from ...kinds.cache import torch_version
@@ -167,7 +166,7 @@ def _regular_file(path: Path) -> Path:
 
 
 def grade_notebook(
-    course: Path | None,
+    course: Path | LoadedCourse | None,
     notebook: Path,
     assignment: str | None,
     *,
@@ -187,15 +186,14 @@ def grade_notebook(
     """
     from ...session import load, open_session
 
-    course = course_path(course)
-    loaded = load(course)
+    loaded = course if isinstance(course, LoadedCourse) else load(course_path(course))
     assignment = resolve_assignment(loaded, notebook, assignment)
     student = learner_of(loaded, assignment, student, student_from)
     found = replace(locate(notebook, assignment, student), submitted_at=submitted_at)
     if found.error is not None:
         # Nothing to grade: no need to start torch to say so.
         return _document(loaded, assignment, None, ungradable(student, found.error))
-    with open_session(course, isolation=isolation) as session:
+    with open_session(loaded, isolation=isolation) as session:
         return grade_in(session, found, assignment)
 
 
@@ -225,13 +223,6 @@ def learner_of(
     return DEFAULT_STUDENT
 
 
-def graded_assignment(course: Path | None, doc: ResultsDocument) -> Assignment:
-    """The assignment ``doc`` grades, as the course describes it (due date, feedback policy)."""
-    from ...session import load
-
-    return get_assignment(load(course_path(course)), doc.assignment)
-
-
 class InLanguage(NamedTuple):
     """A one-learner document as its learner reads it."""
 
@@ -241,14 +232,13 @@ class InLanguage(NamedTuple):
 
 
 def in_learner_language(
-    course: Path | None, doc: ResultsDocument, language: str | None = None
+    loaded: LoadedCourse, doc: ResultsDocument, language: str | None = None
 ) -> InLanguage:
     """``doc`` with its learner's feedback in ``language`` (one of the course's), else in the
     language their notebook was released in, else the course's first."""
     from ...course.learner_language import LearnerLanguages
-    from ...session import load
 
-    languages = LearnerLanguages(load(course_path(course)), doc.assignment, forced=language)
+    languages = LearnerLanguages(loaded, doc.assignment, forced=language)
     student = doc.students[0]
     spoken = languages.language_of(student)
     shown = replace(doc, students=(languages.result_in(student, spoken),))

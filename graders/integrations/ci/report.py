@@ -105,8 +105,8 @@ class LearnerView:
         """One line saying what is held back, or None when nothing is."""
         if self.later is None or self.until is None:
             return None
-        held = [level for level in (Shown.CHECKS, Shown.FULL) if self.shown.rank < level.rank]
-        held = [level for level in held if level.rank <= self.later.rank]
+        levels = (Shown.CHECKS, Shown.FULL)
+        held = [level for level in levels if self.shown.rank < level.rank <= self.later.rank]
         notice = {
             (Shown.CHECKS,): _(
                 "The explanations are shown after {until}, when {assignment} closes."
