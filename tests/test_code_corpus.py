@@ -1,7 +1,10 @@
 """Code exercises through the real sandbox: solutions, the named corpus, hostile code, batches.
 
 Corpus files are named ``<exercise>__<outcome>__<what>.py``; ``any`` files are graded as
-``independent-copy``. ``pass`` means full marks; ``partial``/``fail`` files say each
+``independent-copy``. The outcome is the one when the course allows every module the file
+imports (``code_imports``): an attack must fail at the layers behind the allowlist too.
+With the default list, a file that imports anything else is an ``error`` naming the line
+and the module, and never ``integrity`` (refusing is not accusing). ``pass`` means full marks; ``partial``/``fail`` files say each
 check's status in an ``# expect:`` line (a check scores its points exactly when
 ``correct``); ``invalid``/``error``/``timeout``/``integrity`` give every check of the
 exercise that status and zero. An ``# expect-message:`` line names what every check's
@@ -10,6 +13,7 @@ feedback must say.
 
 from __future__ import annotations
 
+import ast
 import re
 from collections.abc import Iterator
 from concurrent.futures import ThreadPoolExecutor
@@ -31,6 +35,8 @@ from graders.batch.grading import (
 from graders.course.load import LoadedCourse, load_course
 from graders.course.model import Limits
 from graders.kinds.base import Context, ExerciseAnswers
+from graders.kinds.code.allowlist import DEFAULT_IMPORTS
+from graders.kinds.code.learner import allows
 from graders.kinds.registry import sandbox_modules
 from graders.results import QuestionResult
 from graders.sandbox import SandboxError, open_runner
@@ -88,11 +94,35 @@ def modules_of(loaded: LoadedCourse) -> dict[str, tuple[str, str]]:
 
 
 def grade_code(
-    env: tuple[LoadedCourse, Context], prepared: dict[str, Any], exercise_id: str, source: str
+    env: tuple[LoadedCourse, Context],
+    prepared: dict[str, Any],
+    exercise_id: str,
+    source: str,
+    imports: tuple[str, ...] = (),
 ) -> list[QuestionResult]:
+    """``source`` graded as ``exercise_id``, the course allowing ``imports`` besides its list."""
     loaded, ctx = env
+    if imports:
+        course = ctx.course.model_copy(update={"code_imports": [*DEFAULT_IMPORTS, *imports]})
+        ctx = replace(ctx, course=course)
     ex = loaded.exercises[exercise_id]
     return ex.kind.grade(ex.exercise, prepared[exercise_id], ExerciseAnswers({}, code=source), ctx)
+
+
+def outside_imports(path: Path) -> tuple[str, ...]:
+    """The modules ``path`` imports that the default list does not allow."""
+    found: list[str] = []
+    try:
+        tree = ast.parse(path.read_text())
+    except SyntaxError:
+        return ()  # the syntax-error case imports nothing
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Import):
+            found += [alias.name for alias in node.names]
+        elif isinstance(node, ast.ImportFrom) and node.module:
+            found.append(node.module)
+    with_parents = {".".join(m.split(".")[:i]) for m in found for i in range(1, m.count(".") + 2)}
+    return tuple(sorted(m for m in with_parents if not allows(frozenset(DEFAULT_IMPORTS), m)))
 
 
 @pytest.fixture(scope="module")
@@ -102,7 +132,10 @@ def corpus_results(
     """Every corpus file graded once, two at a time (the runner has two warm servers)."""
     files = sorted(CORPUS.glob("*.py"))
     with ThreadPoolExecutor(max_workers=2) as pool:
-        graded = pool.map(lambda f: grade_code(env, prepared, target(f), f.read_text()), files)
+        graded = pool.map(
+            lambda f: grade_code(env, prepared, target(f), f.read_text(), outside_imports(f)),
+            files,
+        )
         return dict(zip((f.stem for f in files), graded, strict=True))
 
 
@@ -157,6 +190,23 @@ def test_corpus(env: Any, corpus_results: dict[str, list[QuestionResult]], path:
     assert all(said in r.feedback for r in results.values()), [r.feedback for r in results.values()]
 
 
+REFUSED = sorted(p for p in CORPUS.glob("*.py") if outside_imports(p))
+
+
+@pytest.mark.parametrize("path", REFUSED, ids=lambda p: p.stem)
+def test_an_import_the_course_does_not_allow_is_an_error_that_names_it(
+    env: Any, prepared: dict[str, Any], path: Path
+) -> None:
+    results = grade_code(env, prepared, target(path), path.read_text())
+
+    assert {r.status.value for r in results} == {"error"}, [r.feedback for r in results]
+    for r in results:
+        assert r.points == 0
+        assert "interfered" not in r.feedback
+        assert re.search(r"Line \d+: the module `[\w.]+` is not available", r.feedback), r.feedback
+        assert "code_imports" in r.feedback
+
+
 def expected_message(path: Path) -> str:
     """What every check's feedback must say, from an ``# expect-message:`` line (or nothing)."""
     line = next(
@@ -177,7 +227,7 @@ def test_corpus_covers_every_outcome() -> None:
     [
         "any__timeout__infinite_loop",
         "freeze-module__integrity__patch_torch_equal",
-        "freeze-module__integrity__os_exit_in_entry",
+        "freeze-module__error__os_exit_in_entry",
         "any__error__memory_bomb",
     ],
 )
@@ -271,22 +321,52 @@ def _statuses_by_exercise(questions: Any) -> dict[str, set[str]]:
 
 
 LEVELS = ("bubblewrap", "unshare", "plain")
-# The trust boundary's cases: every forge and tampering attempt, and the legitimate programs
-# an earlier guard misjudged. Each must get its status at every isolation level.
+# The trust boundary's cases: every forge and tampering attempt (those that end as an
+# ``error`` or ``invalid`` because what they reach for is not available, too), and the
+# legitimate programs an earlier guard misjudged. Each must get its status at every
+# isolation level.
+REFUSED_ATTACKS = {
+    "any__invalid__forged_result_through_fd",
+    "any__error__os_exit",
+    "any__error__reads_solutions",
+    "any__error__thread_left_running",
+    "detach-forward__error__frame_walk",
+    "freeze-module__error__os_exit_in_entry",
+    "freeze-module__error__patch_function_code",
+    "independent-copy__error__forge_closure_cell",
+    "independent-copy__error__forge_dispatcher_kernel",
+    "independent-copy__error__forge_encoder_instance",
+    "independent-copy__error__forge_logging_frame",
+    "independent-copy__error__forge_other_file_name",
+    "independent-copy__error__forge_torch_ops",
+    "independent-copy__error__format_reads_private_fields",
+    "independent-copy__error__stack_summary_captures_locals",
+    "independent-copy__invalid__match_keyword_reads_globals",
+}
+MISJUDGED_BEFORE = {
+    "independent-copy__pass__traceback_print_exc",
+    "independent-copy__pass__logging_exception",
+    "independent-copy__pass__tempfile_roundtrip",
+    "independent-copy__pass__torch_compile_eager",
+    "independent-copy__pass__default_dtype_at_top_level",
+    "independent-copy__pass__nested_tempdirs",
+    "independent-copy__pass__bytesio_round_trip",
+    "independent-copy__pass__frozen_dataclass_and_match",
+    "independent-copy__pass__joined_thread_pool",
+    "independent-copy__pass__wraps_its_own_helper",
+    "independent-copy__partial__thread_started_and_joined",
+    "freeze-module__pass__batchnorm_isinstance",
+    "safe-sgd-step__pass__foreach_like_torch_optim",
+}
 TRUST_CASES = sorted(
     p
     for p in CORPUS.glob("*.py")
-    if p.stem.split("__")[1] == "integrity"
-    or p.stem
-    in {
-        "independent-copy__pass__traceback_print_exc",
-        "independent-copy__pass__logging_exception",
-        "independent-copy__pass__tempfile_roundtrip",
-        "independent-copy__pass__torch_compile_eager",
-        "independent-copy__pass__default_dtype_at_top_level",
-        "independent-copy__pass__nested_tempdirs",
-    }
+    if p.stem.split("__")[1] == "integrity" or p.stem in REFUSED_ATTACKS | MISJUDGED_BEFORE
 )
+
+
+def test_every_named_trust_case_is_in_the_corpus() -> None:
+    assert REFUSED_ATTACKS | MISJUDGED_BEFORE <= {p.stem for p in CORPUS.glob("*.py")}
 
 
 @pytest.fixture(scope="module", params=LEVELS)
@@ -312,7 +392,8 @@ def test_trust_cases_at_every_isolation_level_and_the_next_learner_gets_full_mar
 ) -> None:
     loaded, _ = level_env
     checks = loaded.exercises[target(path)].exercise.checks
-    results = grade_code(level_env, prepared, target(path), path.read_text())
+    # The corpus's outcomes are those with the modules each file imports allowed.
+    results = grade_code(level_env, prepared, target(path), path.read_text(), outside_imports(path))
 
     assert {r.id.split("/", 1)[1]: r.status.value for r in results} == expected_statuses(
         path, [c.id for c in checks]

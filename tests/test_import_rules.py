@@ -186,14 +186,18 @@ def test_every_tree_the_trusted_side_builds_is_built_one_at_a_time() -> None:
     assert found == []
 
 
-MAX_MODULE_LINES = 300
+LONG_MODULE_LINES = 500
 
 
-def test_no_module_is_longer_than_a_reader_can_hold() -> None:
-    # A module past this length holds more than one thing: split it by what it holds.
-    long = {
+def test_a_long_module_says_why_it_is_one_piece() -> None:
+    # Modules are split by purpose, never by length; one that grows past this length says
+    # in its docstring why it is still one purpose ("One piece: ..."), or is split by what
+    # it holds.
+    unexplained = {
         str(path.relative_to(PACKAGE.parent)): n
         for path in PACKAGE.rglob("*.py")
-        if (n := len(path.read_text(encoding="utf-8").splitlines())) > MAX_MODULE_LINES
+        if (n := len((text := path.read_text(encoding="utf-8")).splitlines()))
+        > LONG_MODULE_LINES
+        and "One piece:" not in (ast.get_docstring(ast.parse(text)) or "")
     }
-    assert long == {}
+    assert unexplained == {}

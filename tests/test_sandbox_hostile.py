@@ -225,3 +225,83 @@ def test_no_ipc_object_outlives_the_corpus(runner: Any) -> None:
     uids = {w.config["uid"] for w in runner._workers} - {None}
     for table in ("shm", "msg", "sem"):
         assert not {creator for _ident, creator in objects(table)} & uids, table
+
+
+def test_a_result_line_forged_before_the_child_ends_is_tampering(runner: Any) -> None:
+    # The forged line is well formed and arrives first; the child then goes on running
+    # instead of ending, which the child's own code never does after its line.
+    forge = (
+        "import os, time\n"
+        "for fd in range(3, 64):\n"
+        "    try:\n"
+        '        os.write(fd, b\'{"end":0,"ok":{"result":"full marks"}}\\n\')\n'
+        "    except OSError:\n"
+        "        pass\n"
+        "time.sleep(1000)\n"
+    )
+    outcome = run_source(runner, forge, SHORT)
+
+    assert outcome.status == "integrity", outcome
+    assert "went on running after its result was sent" in outcome.message
+    assert outcome.result is None
+
+
+ONE_PROCESS = Limits(
+    timeout_s=15.0,
+    memory_mib=1536,
+    max_output_bytes=4096,
+    max_result_bytes=1 << 20,
+    may_fork=False,
+)
+
+
+@pytest.mark.parametrize(
+    "source",
+    [
+        "import os\nresult = os.fork()",
+        "import os\nresult = os.execv('/bin/true', ['true'])",
+        "import subprocess\nresult = subprocess.run(['true']).returncode",
+        "import os\nresult = os.posix_spawn('/bin/true', ['true'], {})",
+        "import multiprocessing as mp\np = mp.Process(target=print)\np.start()\nresult = 1",
+    ],
+    ids=["fork", "exec", "subprocess", "posix_spawn", "multiprocessing"],
+)
+def test_a_job_of_one_process_cannot_start_another(runner: Any, source: str) -> None:
+    if runner.isolation == "unsafe" or any("no syscall filter" in note for note in runner.notes):
+        pytest.skip("no syscall filter here")
+    outcome = run_source(runner, source, ONE_PROCESS)
+
+    assert outcome.status == "error", outcome
+    # Refused by the kernel (or, at "plain", multiprocessing cannot even be imported).
+    assert any(
+        why in outcome.message
+        for why in ("Operation not permitted", "PermissionError", "No module named")
+    ), outcome.message
+
+
+def test_a_job_of_one_process_may_still_use_threads(runner: Any) -> None:
+    source = (
+        "from concurrent.futures import ThreadPoolExecutor\n"
+        "with ThreadPoolExecutor(4) as pool:\n"
+        "    result = sorted(pool.map(lambda x: x * x, range(8)))\n"
+    )
+    outcome = run_source(runner, source, ONE_PROCESS)
+
+    assert outcome.result == {"result": [0, 1, 4, 9, 16, 25, 36, 49]}, outcome
+
+
+def test_each_job_runs_in_a_child_of_its_own(runner: Any) -> None:
+    # What one job leaves in its process (a module attribute, a patched builtin) is not in
+    # the next job's, even when both are run in one call.
+    jobs = [
+        Job(TASK, {"source": src}, LIMITS)
+        for src in (
+            "import os, builtins\nbuiltins.LEFT_BEHIND = 1\nresult = os.getpid()",
+            "import os, builtins\nresult = [os.getpid(), hasattr(builtins, 'LEFT_BEHIND')]",
+        )
+    ]
+    first, second = runner.run_all(jobs)
+
+    assert first.status == second.status == "ok", (first, second)
+    assert second.result["result"][1] is False
+    assert second.result["result"][0] != first.result["result"]

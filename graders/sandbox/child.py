@@ -62,8 +62,8 @@ def run_child(spec: ChildSpec) -> NoReturn:
         _confine(spec)
         payloads = _read_steps(spec.fds.steps)
         _fresh_library_state()
+        # The keeper began the step when it sent the payload: the child says only how it ended.
         for step, (function, payload) in enumerate(zip(spec.functions, payloads, strict=True)):
-            send(encode_line({"begin": step}))
             line = task_line(function, payload, _end_encoder(step), spec.limits.max_result_bytes)
             _flush_stdio()
             send(line)

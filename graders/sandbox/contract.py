@@ -46,10 +46,17 @@ class Limits:
     max_procs: int = 32
     max_file_bytes: int = 16 << 20
     max_open_files: int = 256
+    # False: the child may not start another process or exec (seccomp refuses it, whatever
+    # code asks): what runs is the one process the keeper watches. Learner code runs so.
+    may_fork: bool = True
 
     def __post_init__(self) -> None:
         for f in fields(self):
             value = getattr(self, f.name)
+            if f.name == "may_fork":
+                if not isinstance(value, bool):
+                    raise ValueError(f"Limits.may_fork must be True or False, got {value!r}")
+                continue
             if isinstance(value, bool) or not isinstance(value, (int, float)) or value <= 0:
                 raise ValueError(f"Limits.{f.name} must be a positive number, got {value!r}")
 

@@ -5,11 +5,12 @@ Three channels, three formats:
 - **Control** (runner <-> fork server): small JSON objects, one per ``SOCK_SEQPACKET``
   datagram, with file descriptors attached where needed. The payload and the result never
   travel this way, so the fork server never holds learner data a later child could find.
-- **Steps** (child -> keeper, a stream socket): one JSON line per event, ``{"begin": i}``
-  when step ``i`` starts and ``{"end": i, "<kind>": value}`` when it ends, ``kind`` one of
-  ``FRAME_KINDS``. This is the only thing a child can write that the grader reads, so the
-  keeper parses it strictly (``decode_line``). It is a socket, not a pipe: a socket cannot
-  be reopened through ``/proc/self/fd``.
+- **Steps** (child -> keeper, a stream socket): the keeper begins the step by sending its
+  payload; the child writes exactly one JSON line, ``{"end": 0, "<kind>": value}``, when
+  it ends, ``kind`` one of ``FRAME_KINDS``, and exits. This is the only thing a child can
+  write that the grader reads, so the keeper parses it strictly (``decode_line``), and
+  anything more on the channel, before the child has ended, is tampering. It is a socket,
+  not a pipe: a socket cannot be reopened through ``/proc/self/fd``.
 - **Result** (keeper -> runner, a pipe the child never holds): one line,
   ``{"token": ..., "steps": [record, ...]}``, written by the keeper only (``decode_frame``);
   a record's ``words`` are its message as the sandbox's sentence and values (``Words``).
@@ -81,16 +82,15 @@ def _strict_json(data: bytes) -> Any:
 
 
 def decode_line(line: bytes, step: int) -> tuple[str, Any]:
-    """One line from the child, expected for ``step``: ``("begin", None)`` or ``(kind, value)``.
+    """The one line a child writes for ``step``: ``(kind, value)``.
 
-    Anything else (another step's number, an unknown key, an ``ok`` value that is not an
-    object or is nested more than ``MAX_DEPTH`` deep) raises ``FrameError``.
+    Anything else (a line claiming to begin a step: only the keeper begins one; another
+    step's number, an unknown key, an ``ok`` value that is not an object or is nested more
+    than ``MAX_DEPTH`` deep) raises ``FrameError``.
     """
     message = _strict_json(line)
     if not isinstance(message, dict):
         raise FrameError("the code wrote to the grader's channel")
-    if message == {"begin": step}:
-        return "begin", None
     kinds = [k for k in message if k != "end"]
     if (
         message.get("end") != step

@@ -9,7 +9,6 @@ import threading
 import weakref
 from collections.abc import Iterable, Sequence
 from concurrent.futures import ThreadPoolExecutor
-from dataclasses import replace
 from typing import Any
 
 from .contract import Job, Outcome, SandboxError
@@ -79,40 +78,28 @@ class ForkServerRunner:
         return self.run_all([job])[0]
 
     def run_all(self, jobs: Sequence[Job]) -> list[Outcome]:
-        """Run ``jobs`` in as few fresh children as possible (see ``Runner.run_all``).
+        """Run each of ``jobs`` in a fresh child of its own (see ``Runner.run_all``).
 
-        Jobs with the same limits (but for the time limit, which is per job) share a child.
-        A server that dies is restarted and the jobs it held are tried once more in a fresh
-        one; if that server dies too, each job runs alone, so that only the one that kills
-        servers is reported as lost.
+        One job, one child: a job never finds in its process anything an earlier job of
+        the same learner left there (its source, a patched checker, a line on the channel).
+        The spare child a server forks ahead keeps that cheap. A server that dies is
+        restarted and its job tried once more in a fresh one; a job that kills that one
+        too is reported as lost.
         """
-        outcomes: list[Outcome] = []
-        for group in _by_limits(jobs):
-            outcomes += self._run_group(group)
-        return outcomes
+        return [self._one(job) for job in jobs]
 
-    def _run_group(self, jobs: list[Job]) -> list[Outcome]:
-        done: list[Outcome] = []
-        while len(done) < len(jobs):
-            rest = jobs[len(done) :]
-            got, lost = self._attempt(rest)
-            if lost:
-                got, lost = self._attempt(rest)  # once more, in a fresh server
-            if lost and len(rest) > 1:
-                return done + [self._alone(job) for job in rest]
-            done += got or [self._lost(lost, rest[0])]
-        return done
+    def _one(self, job: Job) -> Outcome:
+        got, lost = self._attempt(job)
+        if lost:
+            got, lost = self._attempt(job)  # once more, in a fresh server
+        return got if got is not None else self._lost(lost, job)
 
-    def _alone(self, job: Job) -> Outcome:
-        got, lost = self._attempt([job])
-        return got[0] if got else self._lost(lost, job)
-
-    def _attempt(self, jobs: list[Job]) -> tuple[list[Outcome], str]:
+    def _attempt(self, job: Job) -> tuple[Outcome | None, str]:
         if self._closed.is_set():
             raise SandboxError("the runner is closed")
         worker = self._idle.get()
         try:
-            return worker.run_steps(jobs)
+            return worker.run_job(job)
         finally:
             self._idle.put(worker)
 
@@ -144,19 +131,6 @@ def _shut_down(
         remove_tree(host_scratch)
     if cgroups is not None:
         cgroups.close()
-
-
-def _by_limits(jobs: Sequence[Job]) -> list[list[Job]]:
-    """Runs of consecutive jobs whose limits differ at most in the time limits."""
-    groups: list[list[Job]] = []
-    for job in jobs:
-        if groups and replace(groups[-1][0].limits, timeout_s=1.0, cpu_s=1.0) == replace(
-            job.limits, timeout_s=1.0, cpu_s=1.0
-        ):
-            groups[-1].append(job)
-        else:
-            groups.append([job])
-    return groups
 
 
 def open_runner(

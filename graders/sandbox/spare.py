@@ -84,17 +84,26 @@ def _spare_main(sock: socket.socket, server_pid: int, fds: ChildFds, spec_of: Sp
 
 
 def child_spec(
-    job: dict[str, Any], fds: ChildFds, ruleset_fd: int | None, config: Any, syscall_filter: Any
+    job: dict[str, Any],
+    fds: ChildFds,
+    ruleset_fd: int | None,
+    config: Any,
+    syscall_filters: dict[bool, Any] | None,
 ) -> ChildSpec:
-    """In the spare: the child's spec, from the job message and the server's configuration."""
+    """In the spare: the child's spec, from the job message and the server's configuration.
+
+    ``syscall_filters`` holds the server's two filters, by whether the job may start
+    processes (``Limits.may_fork``); any other job gets the one that refuses ``fork`` and
+    ``exec``."""
     scratch = job["scratch"]
+    limits = Limits(**job["limits"])
     return ChildSpec(
         functions=tuple(resolve(step["task"]) for step in job["steps"]),
-        limits=Limits(**job["limits"]),
+        limits=limits,
         fds=fds,
         scratch=scratch,
         env={**config.env, "HOME": scratch, "TMPDIR": scratch},
         uid=config.uid,
         ruleset_fd=ruleset_fd,
-        syscall_filter=syscall_filter,
+        syscall_filter=None if syscall_filters is None else syscall_filters[limits.may_fork],
     )

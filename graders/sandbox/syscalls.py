@@ -9,7 +9,13 @@ semaphores, memfd). ``clone3`` answers ``ENOSYS`` because its
 flags sit in memory the filter cannot read; libc then falls back to ``clone``, whose
 namespace flags are checked.
 
-Building the filter takes milliseconds, so the fork server builds it once; loading it in
+A job of one process (``Limits.may_fork`` false: every job that runs a learner's code) gets
+a stricter filter: no new process at all (``fork``, ``vfork``, a ``clone`` without
+``CLONE_THREAD``) and no ``execve``: what would run beside or instead of the task is
+refused by the kernel, whichever code asks, so CPU time, memory and the channel stay the
+one process's. Threads are allowed.
+
+Building a filter takes milliseconds, so the fork server builds it once; loading it in
 a child is a single syscall.
 """
 
@@ -89,8 +95,13 @@ def available() -> bool:
     return True
 
 
-def build_filter() -> Any:
-    """A ready-to-load ``pyseccomp.SyscallFilter`` (call ``.load()`` in the child)."""
+CLONE_THREAD = 0x00010000
+PROCESSES = ("fork", "vfork", "execve", "execveat")
+
+
+def build_filter(processes: bool = True) -> Any:
+    """A ready-to-load ``pyseccomp.SyscallFilter`` (call ``.load()`` in the child);
+    ``processes=False``: one that also refuses new processes and ``exec``."""
     import pyseccomp as sc
 
     denied = sc.ERRNO(errno.EPERM)
@@ -100,6 +111,10 @@ def build_filter() -> Any:
     for flag in NAMESPACE_FLAGS:
         _add(filt, denied, "clone", sc.Arg(0, sc.MASKED_EQ, flag, flag))
     _add(filt, sc.ERRNO(errno.ENOSYS), "clone3")
+    if not processes:
+        for name in PROCESSES:
+            _add(filt, denied, name)
+        _add(filt, denied, "clone", sc.Arg(0, sc.MASKED_EQ, CLONE_THREAD, 0))
     return filt
 
 

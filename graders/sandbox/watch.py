@@ -34,12 +34,14 @@ from .verdict import (
     died,
     flooded,
     from_end,
+    said,
     timed_out,
     used_too_much_cpu,
 )
 from .words import Words
 
 CPU_POLL_S = 0.05
+SETTLE_S = 5.0  # the least time a child gets to end after its last line (it ends at once)
 TICKS = os.sysconf("SC_CLK_TCK")
 LINE_OVERHEAD = 256  # a step line is its result plus the {"end": i, "ok": ...} around it
 Check = Callable[[dict[str, Any], dict[str, Any]], dict[str, Any]]
@@ -133,22 +135,85 @@ class Watch:
 
     def run(self) -> list[dict[str, Any]]:
         try:
-            while not self.finished():
-                wait = min(self.deadline - time.monotonic(), CPU_POLL_S)
-                for key, _events in self.selector.select(max(0.0, wait)):
-                    self.handle(key)
-                    if self.finished():
-                        break
-                if self.finished():
-                    break
-                step = self.spec.steps[self.step]
-                if time.monotonic() >= self.deadline:
-                    self.end_step(timed_out(step.timeout_s))
-                elif self.cpu_used() - self.cpu_at_start > step.cpu_s:
-                    self.end_step(used_too_much_cpu(step.cpu_s))
+            self.follow()
+            if self.records and self.records[-1]["status"] == "ok":
+                self.settle()
         finally:
             self.kill_child()
         return self.records
+
+    def follow(self) -> None:
+        """Until every step has its record: feed, read, and keep each step's clocks."""
+        while not self.finished():
+            wait = min(self.deadline - time.monotonic(), CPU_POLL_S)
+            for key, _events in self.selector.select(max(0.0, wait)):
+                self.handle(key)
+                if self.finished():
+                    break
+            if self.finished():
+                break
+            step = self.spec.steps[self.step]
+            if time.monotonic() >= self.deadline:
+                self.end_step(timed_out(step.timeout_s))
+            elif self.cpu_used() - self.cpu_at_start > step.cpu_s:
+                self.end_step(used_too_much_cpu(step.cpu_s))
+
+    def settle(self) -> None:
+        """After the last line: the child must end, and write nothing more.
+
+        The child's own code exits with status 0 the moment its line is written, so a
+        second line, a child that goes on running, or one that ends otherwise (killed, or
+        closing its channel) means the line came from somewhere else in the child (learner
+        code forging a result and stopping the real one): that is tampering, whatever the
+        line said.
+        """
+        deadline = time.monotonic() + max(SETTLE_S, self.deadline - time.monotonic())
+        while self.wait_status is None and time.monotonic() < deadline:
+            for key, _events in self.selector.select(max(0.0, deadline - time.monotonic())):
+                if key.data == "exit":
+                    self.wait_status = self.spec.exit_status()
+                    self.selector.unregister(self.pidfd)
+                elif key.data == "line":
+                    if self.read_after_end():
+                        return
+                elif key.data.read() == 0:
+                    self.selector.unregister(key.fd)
+        if self.wait_status is None:
+            self.replace_last(
+                said("integrity", "the code went on running after its result was sent")
+            )
+        elif not self.read_after_end() and self.wait_status != 0:
+            # The child's own code leaves with status 0 the moment its line is out.
+            self.replace_last(
+                said("integrity", "the code ended the process after a result was sent")
+            )
+
+    def read_after_end(self) -> bool:
+        """Read what is left on the channel; True (and the step is tampered) if it held anything."""
+        chunk = bytes(self.line)  # what came after the line in the same read
+        if not chunk and self.channel.fileno() in self.selector.get_map():
+            self.channel.setblocking(False)
+            try:
+                chunk = self.channel.recv(1 << 16)
+            except BlockingIOError:
+                return False
+            except OSError:
+                chunk = b""  # ECONNRESET: the child is gone
+            if not chunk:
+                self.selector.unregister(self.channel.fileno())
+        if not chunk:
+            return False
+        self.replace_last(said("integrity", "the code wrote to the grader's channel"))
+        return True
+
+    def replace_last(self, verdict: Verdict) -> None:
+        record = self.records[-1]
+        record.update(
+            status=verdict.status,
+            result=None,
+            message=verdict.message,
+            words=verdict.words.to_json() if verdict.words else None,
+        )
 
     def cpu_used(self) -> float:
         """The child's CPU time so far, in seconds (0 once it is gone: the wall clock rules)."""

@@ -11,7 +11,7 @@ import socket
 import subprocess
 import sys
 import tempfile
-from collections.abc import Callable, Sequence
+from collections.abc import Callable
 from typing import Any
 
 from .contract import Job, Outcome, SandboxError
@@ -102,36 +102,33 @@ class Worker:
     def alive(self) -> bool:
         return self.proc is not None and self.proc.poll() is None and self.ctrl is not None
 
-    def run_steps(self, jobs: Sequence[Job]) -> tuple[list[Outcome], str]:
-        """Run ``jobs`` as the steps of one child (after restarting a server a job broke).
+    def run_job(self, job: Job) -> tuple[Outcome | None, str]:
+        """Run ``job`` in a fresh child of its own (after restarting a server a job broke).
 
-        Returns the outcomes the keeper reported, in order, and ``""``; the list is shorter
-        than ``jobs`` when a step failed (the rest were not run). When the server or the
-        keeper failed, returns no outcomes and what happened.
+        Returns the outcome the keeper reported and ``""``; when the server or the keeper
+        failed, ``None`` and what happened. The wire format keeps a list of steps, and
+        it always holds this one job: a child never runs two pieces of anyone's code.
         """
         if not self.alive():
             self.stop()
             self.begin_start()
             self.finish_start()
-        limits = jobs[0].limits
+        limits = job.limits
         if limits.memory_mib < self.vm_mib + MEMORY_HEADROOM_MIB:
             message = (
                 f"the memory limit of {limits.memory_mib} MiB is below the {self.vm_mib} MiB "
                 "the warm interpreter already uses: raise limits.memory_mib"
             )
-            return [Outcome("error", None, "", "", message, self.launch.level, 0.0)], ""
+            return Outcome("error", None, "", "", message, self.launch.level, 0.0), ""
         token = secrets.token_hex(16)
-        payload = json.dumps({"token": token, "steps": [job.payload for job in jobs]}).encode()
+        payload = json.dumps({"token": token, "steps": [job.payload]}).encode()
         pipes = JobPipes(
-            payload,
-            len(jobs) * (limits.max_result_bytes + 2 * limits.max_output_bytes + FRAME_SLACK)
-            + FRAME_SLACK,
+            payload, limits.max_result_bytes + 2 * limits.max_output_bytes + 2 * FRAME_SLACK
         )
         assert self.ctrl is not None
-        budget = sum(job.limits.timeout_s for job in jobs) + KEEPER_SLACK_S
-        follower = Follower(self.ctrl, next(self.job_ids), pipes, budget)
+        follower = Follower(self.ctrl, next(self.job_ids), pipes, limits.timeout_s + KEEPER_SLACK_S)
         try:
-            ending = self._exchange(jobs, follower)
+            ending = self._exchange(job, follower)
         except SandboxError:
             raise  # the server refused a task and is ready for the next one
         except OSError:
@@ -143,31 +140,24 @@ class Worker:
             pipes.close_all()
         if ending.lost:
             self.stop()  # the keeper and its child die with the server (parent-death signals)
-            return [], ending.lost
+            return None, ending.lost
         try:
-            records = decode_frame(bytes(pipes.frame.data), token, len(jobs))
+            records = decode_frame(bytes(pipes.frame.data), token, 1)
         except FrameError as exc:
-            return [], f"the sandbox lost track of the job ({exc})"
+            return None, f"the sandbox lost track of the job ({exc})"
         if not records:
-            return [], "the sandbox lost track of the job (no step was reported)"
-        return [self._outcome(record) for record in records], ""
+            return None, "the sandbox lost track of the job (no step was reported)"
+        return self._outcome(records[0]), ""
 
-    def _exchange(self, jobs: Sequence[Job], follower: Follower) -> Ending:
-        steps = [
-            {
-                "task": job.task,
-                "check": job.check,
-                "timeout_s": job.limits.timeout_s,
-                "cpu_s": job.limits.cpu_s,
-            }
-            for job in jobs
-        ]
-        request = {
-            "op": "run",
-            "job": follower.job,
-            "steps": steps,
-            "limits": jobs[0].limits.to_json(),
+    def _exchange(self, job: Job, follower: Follower) -> Ending:
+        step = {
+            "task": job.task,
+            "check": job.check,
+            "timeout_s": job.limits.timeout_s,
+            "cpu_s": job.limits.cpu_s,
         }
+        limits = job.limits.to_json()
+        request = {"op": "run", "job": follower.job, "steps": [step], "limits": limits}
         send_message(follower.ctrl, request, follower.pipes.keeper_ends)
         follower.pipes.close_keeper_ends()
         return follower.follow()

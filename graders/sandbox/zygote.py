@@ -47,7 +47,7 @@ class ForkServer:
         self.ctrl = ctrl
         self.config = config
         self.landlock_abi = 0
-        self.syscall_filter: Any = None
+        self.syscall_filters: dict[bool, Any] | None = None  # by "may start processes"
         self.parent_gone = False
         self.spare: Spare | None = None
         self.keeper: KeeperProcess | None = None
@@ -72,7 +72,9 @@ class ForkServer:
             if not self.landlock_abi:
                 notes.append("Landlock is not available: children may write outside scratch")
             if syscalls.available():
-                self.syscall_filter = syscalls.build_filter()
+                self.syscall_filters = {
+                    processes: syscalls.build_filter(processes) for processes in (True, False)
+                }
             else:
                 notes.append("seccomp (pyseccomp/libseccomp) is not available: no syscall filter")
         if config.modules_fd is not None:
@@ -161,7 +163,7 @@ class ForkServer:
         """Fork the child of the next job; it waits on its own socket."""
 
         def spec_of(job: dict[str, Any], fds: ChildFds, ruleset_fd: int | None) -> ChildSpec:
-            return child_spec(job, fds, ruleset_fd, self.config, self.syscall_filter)
+            return child_spec(job, fds, ruleset_fd, self.config, self.syscall_filters)
 
         return fork_spare(spec_of, self.own_fds)
 

@@ -1,10 +1,13 @@
 """What learner code may reach: the modules it may import, the names it may use.
 
 An allowlist, not a denylist: a module that is not on the course's list (``code_imports``,
-else ``DEFAULT_IMPORTS``) is not importable; the modules in ``TAMPERING`` are the tools for
-reaching into the grading process, and importing one is a refusal (``integrity``), not a
-plain ``ImportError``. The tables are data; ``learner`` (the compiler) and ``guards`` (the
-rewritten code's helpers) apply them.
+else ``DEFAULT_IMPORTS``; an entry ``package.*`` allows the package and every module in
+it) is not importable, and the learner is told which line imported it and that the course
+can allow it. Refusing is not accusing: an import is never ``integrity``. The modules in
+``TAMPERING`` are the tools for reaching into the grading process: a course should think
+twice before allowing one (``graders validate`` warns), but importing one is refused like
+any other. The tables are data; ``learner`` (the compiler) and ``guards`` (the rewritten
+code's helpers) apply them.
 """
 
 from __future__ import annotations
@@ -18,6 +21,7 @@ DEFAULT_IMPORTS = (
     "torch.nn.init",
     "torch.nn.utils",
     "torch.nn.parameter",
+    "torch.nn.modules.*",
     "torch.optim",
     "torch.optim.lr_scheduler",
     "torch.autograd",
@@ -45,6 +49,9 @@ DEFAULT_IMPORTS = (
     "tempfile",
     "time",
     "contextlib",
+    "io",
+    "concurrent.futures",
+    "concurrent.futures.*",
 )
 # Modules whose only use in a learner's answer would be to reach into the grading process.
 TAMPERING = frozenset(
@@ -82,10 +89,8 @@ TAMPERING = frozenset(
         "torch.utils.cpp_extension",
         "torch.overrides",
         "torch.utils._python_dispatch",
-        "torch.nn.modules.module",
         "torch.optim.optimizer",
         "_io",
-        "io",
         "posix",
         "os",
         "pathlib",
@@ -148,12 +153,42 @@ SAFE_DUNDERS = frozenset(
         "__version__",
     }
 )
-NAMES_OK = SAFE_DUNDERS | {"__all__", "__slots__"}
-ATTRIBUTE_HOOKS = frozenset({"__getattr__", "__getattribute__"})
+# ``object.__setattr__`` and friends: handed out guarded (``Guards._setter``), so that the
+# documented idioms (a frozen dataclass's ``__post_init__``, ``super().__setattr__`` in a
+# module) work on the learner's own objects and nothing else.
+SETTERS = frozenset({"__setattr__", "__delattr__"})
+# Special attributes learner code may set on what it created itself (``functools.wraps``
+# by hand); anything else special is refused, and on what it did not create is tampering.
+OWN_DUNDERS = frozenset(
+    {"__name__", "__qualname__", "__doc__", "__module__", "__wrapped__", "__annotations__"}
+)
+# Private names of allowed modules that are as good as public: read-only functions that
+# torch.optim itself calls (its "foreach" implementations).
+PUBLIC_PRIVATES = {"torch": ("_foreach_",)}
+NAMES_OK = SAFE_DUNDERS | {"__all__", "__slots__", "__match_args__", "__post_init__"}
+# Hooks a class of graded code may not define: they answer any name (the protocols of raw
+# memory included) or any isinstance check (so a class pattern would read any attribute
+# of any object).
+ATTRIBUTE_HOOKS = frozenset(
+    {"__getattr__", "__getattribute__", "__instancecheck__", "__subclasscheck__"}
+)
 # Names that hand a raw memory address to numpy or torch, whatever object carries them.
 RAW_MEMORY = ("__array_interface__", "__array_struct__", "__cuda_array_interface__")
-# Attributes of allowed modules that evaluate strings as code, outside this compiler.
-EVALUATES = frozenset({("typing", "get_type_hints"), ("typing", "ForwardRef")})
+# Attributes of allowed modules graded code may not use: they evaluate strings as code,
+# outside this compiler, or hand out the interpreter's frames (whose locals a
+# ``StackSummary.extract(..., capture_locals=True)`` would turn into text).
+EVALUATES = frozenset(
+    {
+        ("typing", "get_type_hints"),
+        ("typing", "ForwardRef"),
+        ("logging", "currentframe"),
+        ("traceback", "walk_stack"),
+        ("traceback", "walk_tb"),
+    }
+)
+# ``str.format`` reads attributes named in its template (``"{0.__globals__}"``): the names
+# in a template learner code formats are held to the rules of an attribute read.
+FORMATTERS = frozenset({"format", "format_map"})
 INERT_TYPES = (types.FrameType, types.TracebackType, types.CodeType, types.CellType)
 GENERATOR_PREFIXES = ("gi_", "cr_", "ag_")
 

@@ -16,14 +16,17 @@ even compiled, and the source is compiled under the allowlist (``learner``); aft
 level and after each call of the learner's function, a checkpoint puts back whatever was
 replaced, so the checker goes on measuring with the real torch; the final verdict comes
 after the last line of learner-influenced code (hooks the learner left can run during the
-checker's backward passes). Any violation makes the whole result ``integrity``.
+checker's backward passes). Evidence of tampering makes the whole result ``integrity``;
+what was merely not available (an import, a private name) is an ``error`` that names it,
+when the code failed for it, and nothing at all when the code went on without it.
 
 The result is plain JSON with one ``status``:
 ``ok`` (+ ``observations``), ``invalid`` (+ ``syntax`` or ``missing`` or ``not_callable``),
 ``error`` (+ ``raised``: the top level of the learner's code raised; or ``unmeasurable``:
-what the learner's function left behind broke the measurement), ``integrity``
-(+ ``reasons``). ``check`` holds that shape, and the checker's ``Observations``, in the
-sandbox's keeper, a process that never runs learner code.
+what the learner's function left behind broke the measurement; or ``refused``: what it used
+that graded code may not, ``[{kind, name, line}]``), ``integrity`` (+ ``reasons``).
+``check`` holds that shape, and the checker's ``Observations``, in the sandbox's keeper, a
+process that never runs learner code.
 """
 
 from __future__ import annotations
@@ -36,7 +39,7 @@ from ...checker import measure
 from ...checker.schema import validated
 from . import guard, snapshot
 from .allowlist import DEFAULT_IMPORTS
-from .learner import NotAllowed, compile_learner, refusals
+from .learner import REFUSED_KINDS, NotAllowed, compile_learner, refused, tampering
 from .namespace import namespace
 
 
@@ -82,6 +85,13 @@ def run(payload: dict[str, Any]) -> dict[str, Any]:
     """Payload: {checker, source, entry, seed, imports?, params?} -> observations (module
     docstring)."""
     armed = guard.arm(_BEFORE)
+    try:
+        return _judged(payload, armed)
+    except NotAllowed:  # raised where no try of the learner's could catch it (a handler)
+        return {"status": "integrity", "reasons": tampering()[:10] or ["tampered"]}
+
+
+def _judged(payload: dict[str, Any], armed: guard.Armed) -> dict[str, Any]:
     checker = sys.modules[str(payload["checker"])]
     allowed = tuple(payload.get("imports") or DEFAULT_IMPORTS)
     result = _observe(
@@ -95,8 +105,20 @@ def run(payload: dict[str, Any]) -> dict[str, Any]:
     )
     found = armed.violations()
     if found:
-        result = {"status": "integrity", "reasons": found[:10]}
+        return {"status": "integrity", "reasons": found[:10]}
+    not_available = refused()
+    if (
+        not_available
+        and result["status"] in ("error", "ok")
+        and (result["status"] == "error" or _left_running(not_available))
+    ):
+        return {"status": "error", "refused": not_available}
     return result
+
+
+def _left_running(not_available: list[dict[str, Any]]) -> bool:
+    # Noticed only after the code returned: whatever it measured, the thread could change.
+    return any(r["kind"] == "thread" for r in not_available)
 
 
 def _observe(
@@ -140,9 +162,24 @@ def _observe(
     except measure.Tampered as exc:
         return {"status": "integrity", "reasons": [str(exc)]}
     except NotAllowed:
-        return {"status": "integrity", "reasons": refusals()[:10]}
+        return {"status": "integrity", "reasons": tampering()[:10]}
     except BaseException as exc:  # noqa: BLE001 - e.g. a hook the learner left raised in the checker's backward
         return {"status": "error", "unmeasurable": f"{type(exc).__name__}: {str(exc)[:200]}"}
+
+
+def _check_refused(records: Any) -> None:
+    if type(records) is not list or not 0 < len(records) <= 10:
+        raise ValueError("refused must be a short list")
+    for record in records:
+        if (
+            type(record) is not dict
+            or set(record) != {"kind", "name", "line"}
+            or record["kind"] not in REFUSED_KINDS
+            or type(record["name"]) is not str
+            or len(record["name"]) > 200
+            or not (record["line"] is None or type(record["line"]) is int)
+        ):
+            raise ValueError("a refusal is {kind, name, line}")
 
 
 STATUSES: dict[str, dict[str, type]] = {
@@ -164,6 +201,8 @@ def check(payload: dict[str, Any], result: dict[str, Any]) -> dict[str, Any]:
             raise ValueError(f"a {status} result must hold {key}")
     if status == "integrity" and not all(type(r) is str for r in result["reasons"]):
         raise ValueError("reasons must be text")
+    if status == "error" and "refused" in result:
+        _check_refused(result["refused"])
     model = getattr(sys.modules[str(payload["checker"])], "Observations", None)
     if status == "ok" and model is not None:
         return {**result, "observations": validated(model, result["observations"])}

@@ -101,7 +101,10 @@ def checker_job(
     budget and a CPU budget (the wall one unless given)."""
     from ...sandbox import Job
 
-    limits = replace(course_limits(ctx), timeout_s=timeout_s, cpu_s=cpu_s or timeout_s)
+    # One process: learner code may not fork or exec (the keeper counts one process's CPU).
+    limits = replace(
+        course_limits(ctx), timeout_s=timeout_s, cpu_s=cpu_s or timeout_s, may_fork=False
+    )
     payload = {
         "checker": checker.name,
         "source": source,

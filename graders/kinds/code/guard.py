@@ -2,14 +2,19 @@
 
 ``learner`` confines what learner code can reach from Python. This module watches what
 the interpreter itself does on its behalf, through an audit hook (``sys.addaudithook``:
-once added it cannot be removed), and refuses:
+once added it cannot be removed). As tampering (evidence, ``integrity``):
 
 - when learner code made the call itself: building code or function objects, reading
   frames (``sys._getframe``, ``sys._current_frames``), loading marshalled code;
 - when learner code is anywhere on the stack: ``ctypes``, ``gc``'s object walks, trace
-  and profile functions, another audit hook, unpickling classes (``torch.load(...,
-  weights_only=False)``, ``numpy.load(..., allow_pickle=True)``), new processes and
-  sockets, opening ``/proc/<pid>/mem`` or ``/proc/<pid>/fd``.
+  and profile functions, another audit hook, opening ``/proc/<pid>/mem`` or
+  ``/proc/<pid>/fd``.
+
+As not available (an ordinary ``PermissionError``, and an ``error`` naming the line if the
+code then fails; refusing is not accusing), when learner code is anywhere on the stack:
+new processes (which the kernel refuses too: the job's seccomp filter), sockets, and
+unpickling classes (``torch.load(..., weights_only=False)``, ``numpy.load(...,
+allow_pickle=True)``).
 
 Library code that learner code calls may read frames or build code for itself
 (``traceback.print_exc()``, ``logging.exception()``, ``torch.compile``): the frames it
@@ -36,7 +41,7 @@ from typing import Any, NamedTuple
 
 import torch
 
-from .learner import LEARNER_FILE, forget_refusals, refusals
+from .learner import LEARNER_FILE, REFUSALS, forget_refusals, tampering
 from .snapshot import Snapshot, restore
 
 DIRECT = frozenset(
@@ -58,19 +63,25 @@ ANYWHERE = frozenset(
         "sys.settrace",
         "sys.setprofile",
         "sys.addaudithook",
-        "pickle.find_class",
-        "subprocess.Popen",
-        "os.system",
-        "os.exec",
-        "os.posix_spawn",
-        "os.spawn",
-        "socket.__new__",
-        "socket.connect",
-        "socket.bind",
         "sys.remote_exec",
         "cpython.remote_debugger_script",
     }
 )
+# Not available (kind of refusal, see ``learner.Refusals.refuse``), learner code anywhere
+# on the stack.
+NOT_AVAILABLE = {
+    "pickle.find_class": "pickle",
+    "subprocess.Popen": "process",
+    "os.system": "process",
+    "os.exec": "process",
+    "os.fork": "process",
+    "os.forkpty": "process",
+    "os.posix_spawn": "process",
+    "os.spawn": "process",
+    "socket.__new__": "network",
+    "socket.connect": "network",
+    "socket.bind": "network",
+}
 PRIVATE_FILES = ("/mem", "/fd/", "/environ", "/maps", "/pagemap")
 _C = torch._C
 _module_hooks = importlib.import_module("torch.nn.modules.module")
@@ -95,7 +106,7 @@ GLOBAL_HOOKS = (
 class Armed(NamedTuple):
     """What ``arm`` hands back: the final check, and checkpoints around learner code."""
 
-    violations: Callable[[], list[str]]  # everything seen so far, plus the final checks
+    violations: Callable[[], list[str]]  # the evidence of tampering so far, plus final checks
     checkpoint: Callable[[], None]  # put back now (after each piece of learner code)
 
 
@@ -128,12 +139,12 @@ def arm(before: Snapshot) -> Armed:
     def violations(
         restore: Any = restore,
         global_state: Any = _global_state,
-        refusals: Any = refusals,
+        tampering: Any = tampering,
         list: Any = list,
         dict: Any = dict,
     ) -> list[str]:
         checkpoint()
-        return [*dict.fromkeys(refusals() + events + restore(before)), *global_state(threads)]
+        return [*dict.fromkeys(tampering() + events + restore(before)), *global_state(threads)]
 
     return Armed(violations, checkpoint)
 
@@ -151,8 +162,8 @@ def _global_state(
     len: Any = len,
 ) -> list[str]:
     found = []
-    if count() > threads:
-        found.append("started a thread")
+    if count() > threads:  # not evidence: a pool left open is a mistake, and no full marks
+        REFUSALS.refuse("thread", "threading")
     if gettrace() is not None or getprofile() is not None:
         found.append("installed a trace function")
     if modes() or dispatch():
@@ -195,16 +206,21 @@ def _hook(events: list[str], busy: list[bool]) -> Callable[[str, tuple[Any, ...]
         on_stack: Any = _learner_on_stack,
         private_file: Any = _private_file,
         learner: str = LEARNER_FILE,
+        not_available: Any = NOT_AVAILABLE,
+        refuse: Any = REFUSALS.refuse,
     ) -> None:
         if busy[0] or event == "builtins.id":
             return  # an event the checks below raise themselves
         busy[0] = True
+        refusal = None
         try:
             caller = getframe(1)
             if event in direct:
                 refused = caller.f_code.co_filename == learner
             elif event in anywhere or event.startswith("ctypes.") or private_file(event, args):
                 refused = on_stack(caller)
+            elif event in not_available and on_stack(caller):
+                refused, refusal = False, refuse(not_available[event], event)
             else:
                 refused = False
             if refused:
@@ -213,6 +229,8 @@ def _hook(events: list[str], busy: list[bool]) -> Callable[[str, tuple[Any, ...]
                 )
         finally:
             busy[0] = False
+        if refusal is not None:
+            raise refusal
         if refused:
             raise RuntimeError(f"{event} is not allowed in graded code")
 

@@ -1,24 +1,32 @@
 """``import`` in learner code: only the course's allowlist of modules.
 
 The namespace's ``__import__`` is ``Imports.statement``. An ``import`` statement of learner
-code is checked against the allowlist; a module on ``TAMPERING`` (a tool for reaching into
-the grading process) is a refusal, any other module not on the list a plain ``ImportError``
-the learner sees.
+code is checked against the allowlist (an entry ``package.*`` allows the package and the
+modules in it); a module that is not on it is refused with ``NotAvailable``, an
+``ImportError`` the learner's code may catch, and recorded with its line so the feedback
+can say which import and that the course can allow it. Refusing is not accusing: no
+import is ``integrity``.
+
+``io`` is handed out as a copy whose ``open`` and ``FileIO`` take paths only: a descriptor
+number would reach the process's own channels (the builtin ``open`` is guarded the same
+way).
 """
 
 from __future__ import annotations
 
+import io
 import types
 from typing import Any
 
-from .allowlist import EVALUATES, TAMPERING
+from .allowlist import EVALUATES
 from .learner import (  # the originals, taken before any learner code ran
     _IMPORT_NAME,
     REFUSALS,
     _getframe,
     _real_getattr,
     _real_import,
-    _real_isinstance,
+    allows,
+    is_a,
     module_name,
 )
 
@@ -47,35 +55,41 @@ class Imports:
         if level:
             raise ImportError("relative imports are not available in graded code")
         for full in [name, *_parents(name)]:
-            self._may_import(full)
+            self.check(full)
         module = _real_import(name, None, None, fromlist, 0)
         for item in fromlist or ():
             value = _real_getattr(module, item, None)
-            if _real_isinstance(value, types.ModuleType):
-                self._may_import(module_name(value))
-            elif item.startswith("_") or (name, item) in EVALUATES:
-                raise REFUSALS.refuse(
-                    f"imported `{item}` from {name}, which graded code may not use"
-                )
-        return module
+            if is_a(value, types.ModuleType):
+                self.check(module_name(value))
+            elif (item.startswith("_") and not is_a(value, type)) or (name, item) in EVALUATES:
+                raise REFUSALS.refuse("name", f"{name}.{item}")
+        return _LEARNER_IO if module is io else module
 
-    def _may_import(self, name: str) -> None:
-        if name in self.allowed:
-            return
-        if (
-            name in TAMPERING
-            or name.split(".")[0] in TAMPERING
-            or any(part.startswith("_") for part in name.split("."))
-        ):
-            raise REFUSALS.refuse(
-                f"imported `{name}`, a tool for reaching into the grading process"
-            )
-        raise ImportError(
-            f"`import {name}` is not available in graded code; "
-            f"it may import: {', '.join(sorted(self.allowed))}"
-        )
+    def check(self, name: str) -> None:
+        if not allows(self.allowed, name):
+            raise REFUSALS.refuse("import", name)
 
 
 def _parents(name: str) -> list[str]:
     parts = name.split(".")
     return [".".join(parts[:i]) for i in range(1, len(parts))]
+
+
+def _paths_only(real: Any) -> Any:
+    def opened(file: Any, *args: Any, **kwargs: Any) -> Any:
+        if type(file) is int or kwargs.get("opener") is not None:
+            raise REFUSALS.refuse("descriptor", f"io.{real.__name__}()")
+        return real(file, *args, **kwargs)
+
+    opened.__name__ = opened.__qualname__ = real.__name__
+    return opened
+
+
+def _learner_io() -> types.ModuleType:
+    shim = types.ModuleType("io", io.__doc__)
+    shim.__dict__.update({k: v for k, v in vars(io).items() if not k.startswith("_")})
+    shim.__dict__.update(open=_paths_only(io.open), FileIO=_paths_only(io.FileIO))
+    return shim
+
+
+_LEARNER_IO = _learner_io()

@@ -21,11 +21,18 @@ the compiled code itself, it holds wherever that code runs: in a hook, a finaliz
 ``__del__``, a ``__str__`` the grader calls. That is what "learner code" means here: code
 compiled from learner source (its file name is ``LEARNER_FILE``, which nothing else uses).
 
-What learner code is refused is recorded in ``refusals()`` (the guard's verdict reads it)
-and raised as ``NotAllowed``, a ``BaseException``: catching it changes nothing, the record
-stays. An import of a module that is merely not on the list is an ``ImportError`` the
-learner sees; an import of a tool for reaching into the process (``sys``, ``ctypes``,
-``gc``, the grader's own package ...) is a refusal.
+Two outcomes are kept apart, because refusing is not accusing:
+
+- **Not available** (``refuse``): an import the course does not allow, a private or special
+  name, a process, a socket, a pickled class. Nothing was touched: the learner's code gets
+  an ordinary exception (``ImportError``, ``AttributeError``, ``PermissionError``) that it
+  may even catch, and, if its code then fails, the feedback names the line and the name
+  (``refused()``), and for a module says that the course can allow it. Never ``integrity``.
+- **Tampering** (``tamper``): evidence that learner code reached for the grader itself: a
+  write to a module or a class it did not create, a frame, a code object it did not
+  compile, raw memory. Recorded in ``tampering()`` (the guard's verdict reads it) and
+  raised as ``NotAllowed``, a ``BaseException``: catching it changes nothing, the record
+  stays, and the exercise is ``integrity``.
 """
 
 from __future__ import annotations
@@ -48,24 +55,73 @@ from .allowlist import (
 )
 
 LEARNER_FILE = "<your code>"
-ATTR, WRITE = "__graders_attr__", "__graders_write__"
+ATTR, WRITE, BOUND = "__graders_attr__", "__graders_write__", "__graders_bound__"
 RESERVED = "__graders"
 
 
+MAX_REFUSED = 10
+# What can be not available, and the exception learner code gets for each.
+REFUSED_KINDS = ("import", "name", "process", "network", "pickle", "descriptor", "thread")
+
+
 class NotAllowed(BaseException):
-    """Learner code reached for something graded code may not touch (recorded; see module)."""
+    """Learner code tampered with the grader (recorded; see the module docstring)."""
+
+
+class NotAvailable(ImportError):
+    """An import the course does not allow (an ``ImportError``: learner code may catch it)."""
+
+
+class NameNotAvailable(AttributeError):
+    """A private or special name graded code may not use (an ``AttributeError``)."""
+
+
+class NotPermitted(PermissionError):
+    """Something graded code may not do (a process, a socket, a pickled class)."""
+
+
+_EXCEPTIONS: dict[str, type[Exception]] = {
+    "import": NotAvailable,
+    "name": NameNotAvailable,
+    "process": NotPermitted,
+    "network": NotPermitted,
+    "pickle": NotPermitted,
+    "descriptor": NotPermitted,
+    "thread": NotPermitted,
+}
+_SAID = {
+    "import": "the module `{name}` is not available in graded code "
+    "(a course can allow it in code_imports)",
+    "name": "`{name}` is not available in graded code",
+    "process": "graded code may not start another process ({name})",
+    "network": "graded code may not use the network ({name})",
+    "pickle": "graded code may not load pickled objects ({name})",
+    "descriptor": "graded code may not open a file by its descriptor number ({name})",
+    "thread": "graded code must not leave a thread running ({name})",
+}
 
 
 class Refusals:
-    """What learner code was refused, in order (only this module and the guard hold it)."""
+    """What learner code was refused (``refused``: not available) and what it tampered with
+    (``found``), in order; only this module, the namespace's guards and the guard hold it."""
 
     def __init__(self) -> None:
         self.found: list[str] = []
+        self.refused: list[dict[str, Any]] = []
 
-    def refuse(self, reason: str) -> NotAllowed:
+    def tamper(self, reason: str) -> NotAllowed:
+        """Evidence of tampering: recorded, and raised as ``NotAllowed``."""
         if reason not in self.found:
             self.found.append(reason)
         return NotAllowed(reason)
+
+    def refuse(self, kind: str, name: str) -> Exception:
+        """Something not available: recorded with the learner's line, returned as the
+        ordinary exception of its kind (the caller raises it)."""
+        record = {"kind": kind, "name": name[:200], "line": learner_line()}
+        if record not in self.refused and len(self.refused) < MAX_REFUSED:
+            self.refused.append(record)
+        return _EXCEPTIONS[kind](_SAID[kind].format(name=record["name"]))
 
 
 REFUSALS = Refusals()
@@ -88,14 +144,46 @@ _getframe = sys._getframe
 _IMPORT_NAME = dis.opmap["IMPORT_NAME"]
 
 
-def refusals() -> list[str]:
-    """Everything learner code was refused since ``forget_refusals``."""
+def tampering() -> list[str]:
+    """The evidence of tampering recorded since ``forget_refusals``."""
     return list(REFUSALS.found)
+
+
+def refused() -> list[dict[str, Any]]:
+    """What learner code was refused since ``forget_refusals``: ``{kind, name, line}`` each."""
+    return [dict(r) for r in REFUSALS.refused]
 
 
 def forget_refusals() -> None:
     """Start a fresh record (each job does; in the sandbox each job is a fresh child anyway)."""
     REFUSALS.found.clear()
+    REFUSALS.refused.clear()
+
+
+def learner_line(frame: Any = None) -> int | None:
+    """The line of learner code running now: the innermost frame compiled from learner
+    source (its ``f_lineno``, a C-level read of a real frame), else None."""
+    frame = _getframe(1) if frame is None else frame
+    while frame is not None:
+        if frame.f_code.co_filename == LEARNER_FILE:
+            line: int | None = frame.f_lineno
+            return line
+        frame = frame.f_back
+    return None
+
+
+def allows(allowed: frozenset[str], name: str) -> bool:
+    """Is the module ``name`` on the list ``allowed`` (itself, or inside a ``package.*``)?"""
+    if name in allowed:
+        return True
+    parts = name.split(".")
+    return any(".".join(parts[:i]) + ".*" in allowed for i in range(1, len(parts) + 1))
+
+
+def is_a(obj: Any, kinds: Any, issubclass: Any = issubclass) -> bool:
+    """``isinstance`` without asking ``obj``: a learner's ``__class__`` property is never called
+    (``type`` is read from the object itself, and ``kinds`` are the grader's own types)."""
+    return bool(issubclass(_real_type(obj), kinds))
 
 
 # -- compiling -----------------------------------------------------------------------------
@@ -162,15 +250,71 @@ class _Rewriter(ast.NodeTransformer):
         return self._pattern(node, node.value)
 
     def visit_MatchClass(self, node: ast.MatchClass) -> ast.AST:
+        # The interpreter reads a keyword pattern's attribute from the subject itself.
+        for name in node.kwd_attrs:
+            if name.startswith("_"):
+                raise InvalidSource(
+                    f"a match pattern in graded code may not read `{name}`", node.lineno
+                )
         return self._pattern(node, node.cls)
 
     def _pattern(self, node: ast.AST, lookup: ast.expr) -> ast.AST:
-        # A pattern's dotted name is looked up by the interpreter, not by the guards.
-        if isinstance(lookup, ast.Attribute):
-            raise InvalidSource(
-                "match patterns in graded code may use plain names and literals only",
-                getattr(node, "lineno", None),
-            )
+        # A pattern's dotted name (``case torch.Tensor():``) is looked up by the interpreter,
+        # not by the guards: each of its parts must be a public name.
+        part = lookup
+        while isinstance(part, ast.Attribute):
+            if part.attr.startswith("_"):
+                raise InvalidSource(
+                    f"a match pattern in graded code may not use `{part.attr}`",
+                    getattr(node, "lineno", None),
+                )
+            part = part.value
+        if isinstance(part, ast.Name):
+            self.visit_Name(part)  # reserved and special names, as anywhere else
+        if isinstance(node, ast.MatchClass):  # the sub-patterns, not the looked-up name
+            node.patterns = [self.visit(p) for p in node.patterns]
+            node.kwd_patterns = [self.visit(p) for p in node.kwd_patterns]
+        return node
+
+    def visit_match_case(self, node: ast.match_case) -> ast.AST:
+        """What a class pattern binds was read by the interpreter, not through the guards:
+        the case checks it (``__graders_bound__``) before its guard and its body run."""
+        self.generic_visit(node)
+        if not any(isinstance(p, ast.MatchClass) for p in ast.walk(node.pattern)):
+            return node
+        names = sorted(
+            {
+                n.name
+                for n in ast.walk(node.pattern)
+                if isinstance(n, (ast.MatchAs, ast.MatchStar)) and n.name
+            }
+            | {n.rest for n in ast.walk(node.pattern) if isinstance(n, ast.MatchMapping) and n.rest}
+        )
+        if not names:
+            return node
+        check = ast.Call(ast.Name(BOUND, ast.Load()), [ast.Name(n, ast.Load()) for n in names], [])
+        node.guard = check if node.guard is None else ast.BoolOp(ast.And(), [check, node.guard])
+        return node
+
+    def visit_Assign(self, node: ast.Assign) -> ast.AST:
+        # ``__match_args__`` names the attributes a class pattern reads: public names only.
+        if self.classes and any(
+            isinstance(t, ast.Name) and t.id == "__match_args__" for t in node.targets
+        ):
+            value = node.value
+            if not (
+                isinstance(value, ast.Tuple)
+                and all(
+                    isinstance(e, ast.Constant)
+                    and isinstance(e.value, str)
+                    and not e.value.startswith("_")
+                    for e in value.elts
+                )
+            ):
+                raise InvalidSource(
+                    "`__match_args__` in graded code must be a tuple of public names",
+                    node.lineno,
+                )
         return self.generic_visit(node)
 
     visit_AsyncFunctionDef = visit_FunctionDef  # type: ignore[assignment]
@@ -231,7 +375,7 @@ class _Rewriter(ast.NodeTransformer):
 
 def _star_names(module: str, allowed: frozenset[str], line: int) -> list[str]:
     """The names ``from module import *`` would bind, less what learner code may not reach."""
-    if module not in allowed:
+    if not allows(allowed, module):
         raise InvalidSource(
             f"`from {module} import *`: {module} is not available in graded code", line
         )
@@ -245,7 +389,7 @@ def _star_names(module: str, allowed: frozenset[str], line: int) -> list[str]:
 def _reachable(module: Any, name: str, allowed: frozenset[str]) -> bool:
     value = _real_getattr(module, name, None)
     if _real_isinstance(value, types.ModuleType):
-        return module_name(value) in allowed
+        return allows(allowed, module_name(value))
     return not name.startswith("_") and (module_name(module), name) not in EVALUATES
 
 

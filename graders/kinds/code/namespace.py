@@ -2,8 +2,11 @@
 
 ``learner.compile_learner`` turns ``obj.name`` into ``__graders_attr__(obj, "name")`` and
 ``import m`` into a call of the namespace's ``__import__``; ``Guards`` is what those names
-are bound to, one instance per namespace, holding the course's allowlist. A refusal is
-recorded in ``learner.REFUSALS`` and raised as ``NotAllowed`` (see ``learner``).
+are bound to, one instance per namespace, holding the course's allowlist. What is not
+available is refused with an ordinary exception and recorded; what is evidence of
+tampering is raised as ``NotAllowed`` (see ``learner``). The guards never call anything
+learner code may have defined: types are read with ``type()``, never ``isinstance`` (which
+would ask a learner's ``__class__`` property).
 """
 
 from __future__ import annotations
@@ -11,6 +14,8 @@ from __future__ import annotations
 import ast
 import builtins
 import os
+import re
+import string
 import types
 from collections.abc import Iterable
 from typing import Any
@@ -18,15 +23,20 @@ from typing import Any
 from .allowlist import (
     DEFAULT_IMPORTS,
     EVALUATES,
+    FORMATTERS,
     GENERATOR_PREFIXES,
     INERT_TYPES,
+    OWN_DUNDERS,
+    PUBLIC_PRIVATES,
     RAW_MEMORY,
     SAFE_DUNDERS,
+    SETTERS,
     WITHOUT_BUILTINS,
 )
 from .imports import Imports
 from .learner import (  # the originals, taken before any learner code ran
     ATTR,
+    BOUND,
     LEARNER_CLASSES,
     LEARNER_CODE,
     LEARNER_FILE,
@@ -38,12 +48,18 @@ from .learner import (  # the originals, taken before any learner code ran
     _real_eval,
     _real_exec,
     _real_getattr,
-    _real_isinstance,
     _real_setattr,
     _real_type,
+    allows,
     compile_learner,
+    is_a,
     module_name,
 )
+
+_super_self = vars(super)["__self__"].__get__
+_function_code = vars(types.FunctionType)["__code__"].__get__
+_FORMATTER = string.Formatter()
+_PROC_SELF = re.compile(r"/proc/(self|thread-self|\d+)(/|$)")
 
 
 class Guards:
@@ -56,19 +72,23 @@ class Guards:
 
     def attr(self, obj: Any, name: Any, *default: Any) -> Any:
         self.check_read(obj, name)
+        if name in SETTERS:
+            return self._setter(obj, name)
+        if name in FORMATTERS and (obj is str or _real_type(obj) is str):
+            return self._formatter(obj, name)
         value = _real_getattr(obj, name, *default)
-        if _real_isinstance(value, types.ModuleType) and module_name(value) not in self.allowed:
-            raise REFUSALS.refuse(
-                f"reached the module `{module_name(value)}`, which graded code may not use"
-            )
+        if is_a(value, types.ModuleType) and not allows(self.allowed, module_name(value)):
+            raise REFUSALS.refuse("import", module_name(value))
         return value
 
     def check_read(self, obj: Any, name: Any) -> None:
         if _real_type(name) is not str:
             raise TypeError("attribute name must be a string")
+        if not name.isidentifier():  # code generators (torch.fx) write names into code
+            raise REFUSALS.refuse("name", repr(name)[:80])
         kind = _real_type(obj)
         if kind in INERT_TYPES:
-            raise REFUSALS.refuse(
+            raise REFUSALS.tamper(
                 f"looked inside a {kind.__name__} (`.{name}`), which graded code may not do"
             )
         if name.startswith(GENERATOR_PREFIXES) and kind in (
@@ -76,21 +96,19 @@ class Guards:
             types.CoroutineType,
             types.AsyncGeneratorType,
         ):
-            raise REFUSALS.refuse(f"looked inside a generator's frame (`.{name}`)")
+            raise REFUSALS.tamper(f"looked inside a generator's frame (`.{name}`)")
         if name.startswith("__") and name.endswith("__"):
-            if name not in SAFE_DUNDERS:
-                raise REFUSALS.refuse(
-                    f"used the special attribute `{name}`, which graded code may not use"
-                )
-        elif name.startswith("_") and self._closed(obj):
-            raise REFUSALS.refuse(f"used the private attribute `{_label(obj)}.{name}`")
-        if _real_isinstance(obj, types.ModuleType) and (module_name(obj), name) in EVALUATES:
-            raise REFUSALS.refuse(f"used `{module_name(obj)}.{name}`, which evaluates text as code")
+            if name not in SAFE_DUNDERS and name not in SETTERS:
+                raise REFUSALS.refuse("name", f"{_label(obj)}.{name}")
+        elif name.startswith("_") and self._closed(obj) and not self._public(obj, name):
+            raise REFUSALS.refuse("name", f"{_label(obj)}.{name}")
+        if is_a(obj, types.ModuleType) and (module_name(obj), name) in EVALUATES:
+            raise REFUSALS.refuse("name", f"{module_name(obj)}.{name}")
 
     def _closed(self, obj: Any) -> bool:
         """Modules, classes and functions keep their private names: instances may be inspected."""
         return (
-            _real_isinstance(
+            is_a(
                 obj,
                 (
                     types.ModuleType,
@@ -103,23 +121,107 @@ class Guards:
             and id(obj) not in LEARNER_CLASSES
         )
 
+    def _public(self, obj: Any, name: str) -> bool:
+        """A private name that is as good as public: torch's read-only functions that
+        ``torch.optim`` itself uses (``torch._foreach_add``), and a class of an allowed
+        module (``nn.modules.batchnorm._BatchNorm``, for ``isinstance``)."""
+        if not is_a(obj, types.ModuleType) or not allows(self.allowed, module_name(obj)):
+            return False
+        if any(name.startswith(p) for p in PUBLIC_PRIVATES.get(module_name(obj), ())):
+            return True
+        value = vars(obj).get(name)
+        return is_a(value, type)
+
+    def _setter(self, obj: Any, name: str) -> Any:
+        """``object.__setattr__``, ``super().__setattr__``, ``x.__delattr__``: the real one,
+        called only on what graded code may write (``write``)."""
+        real = _real_getattr(obj, name)
+        guards = self
+        if is_a(obj, type):  # unbound: object.__setattr__(target, attr, value)
+
+            def unbound(target: Any, attr: Any, *value: Any) -> Any:
+                guards.write(target, attr)
+                return real(target, attr, *value)
+
+            return unbound
+        target = _super_self(obj) if _real_type(obj) is super else obj
+
+        def bound(attr: Any, *value: Any) -> Any:
+            guards.write(target, attr)
+            return real(attr, *value)
+
+        return bound
+
+    def _formatter(self, obj: Any, name: str) -> Any:
+        """``str.format``/``format_map`` whose template's field names are held to an
+        attribute read's rules (``check_template``)."""
+        real = _real_getattr(obj, name)
+        guards = self
+
+        def formatted(*args: Any, **kwargs: Any) -> Any:
+            template: Any = obj if obj is not str else (args[0] if args else None)
+            if _real_type(template) is str:
+                guards.check_template(template)
+            return real(*args, **kwargs)
+
+        return formatted
+
+    def check_template(self, template: str) -> None:
+        """Every attribute a format template reads (``{0.a.b}``, nested specs included) is
+        a public name or a harmless special one."""
+        for _text, field, spec, _conversion in _FORMATTER.parse(template):
+            if field is None:
+                continue
+            for part in re.findall(r"\.([^.\[]*)", field):
+                if not part.isidentifier() or (part.startswith("_") and part not in SAFE_DUNDERS):
+                    raise REFUSALS.refuse("name", f"{{{field}}}")
+            if spec:
+                self.check_template(spec)
+
     def write(self, obj: Any, name: Any) -> Any:
         if _real_type(name) is not str:
             raise TypeError("attribute name must be a string")
-        if _real_isinstance(obj, types.ModuleType):
-            raise REFUSALS.refuse(
+        if not name.isidentifier():
+            raise REFUSALS.refuse("name", repr(name)[:80])
+        if is_a(obj, types.ModuleType):
+            raise REFUSALS.tamper(
                 f"changed `{module_name(obj)}.{name}`: graded code may not change modules"
             )
-        if _real_isinstance(obj, type) and id(obj) not in LEARNER_CLASSES:
-            raise REFUSALS.refuse(
+        if is_a(obj, type) and id(obj) not in LEARNER_CLASSES:
+            raise REFUSALS.tamper(
                 f"changed the class `{_label(obj)}` (`.{name}`): "
                 "graded code may change only its own classes"
             )
-        if _real_type(obj) in INERT_TYPES or (name.startswith("__") and name.endswith("__")):
-            raise REFUSALS.refuse(
-                f"set the special attribute `{name}`, which graded code may not set"
-            )
+        if _real_type(obj) in INERT_TYPES:
+            raise REFUSALS.tamper(f"set `{name}` on a {_real_type(obj).__name__}")
+        if name.startswith("__") and name.endswith("__"):
+            if not self._own(obj):
+                raise REFUSALS.tamper(
+                    f"set the special attribute `{name}` of something graded code did not create"
+                )
+            if name not in OWN_DUNDERS:
+                raise REFUSALS.refuse("name", f"{_label(obj)}.{name}")
         return obj
+
+    def _own(self, obj: Any) -> bool:
+        """Did learner code create ``obj``: one of its classes, an instance of one, one of its
+        functions?"""
+        kind = _real_type(obj)
+        if id(obj) in LEARNER_CLASSES or id(kind) in LEARNER_CLASSES:
+            return True
+        return kind is types.FunctionType and id(_function_code(obj)) in LEARNER_CODE
+
+    def bound(self, *values: Any) -> bool:
+        """What a class pattern bound (read by the interpreter, not through ``attr``), held to
+        what ``attr`` would have handed back."""
+        for value in values:
+            if _real_type(value) in INERT_TYPES:
+                raise REFUSALS.tamper(
+                    f"reached a {_real_type(value).__name__} through a match pattern"
+                )
+            if is_a(value, types.ModuleType) and not allows(self.allowed, module_name(value)):
+                raise REFUSALS.refuse("import", module_name(value))
+        return True
 
     def setattr(self, obj: Any, name: Any, value: Any) -> None:
         _real_setattr(self.write(obj, name), name, value)
@@ -138,8 +240,10 @@ class Guards:
         if not args:
             return self.locals()
         (obj,) = args
-        if self._closed(obj) or _real_type(obj) in INERT_TYPES:
-            raise REFUSALS.refuse(f"listed the attributes of `{_label(obj)}` with vars()")
+        if _real_type(obj) in INERT_TYPES:
+            raise REFUSALS.tamper(f"listed the attributes of a {_real_type(obj).__name__}")
+        if self._closed(obj):
+            raise REFUSALS.refuse("name", f"vars({_label(obj)})")
         found: dict[str, Any] = builtins.vars(obj)
         return found
 
@@ -154,9 +258,9 @@ class Guards:
     ) -> Any:
         if flags & ast.PyCF_ONLY_AST:
             return ast.parse(source, LEARNER_FILE, mode)
-        if isinstance(source, bytes):
+        if _real_type(source) is bytes:
             source = source.decode()
-        if not isinstance(source, (str, ast.AST)):
+        if not is_a(source, (str, ast.AST)):
             raise TypeError("compile() takes source text or a syntax tree")
         return compile_learner(source, mode, self.allowed)
 
@@ -180,7 +284,7 @@ class Guards:
         if _real_type(source) is types.CodeType:
             known = LEARNER_CODE.get(id(source))
             if known is None or known is not source:
-                raise REFUSALS.refuse("ran a code object that was not compiled from its own source")
+                raise REFUSALS.tamper("ran a code object that was not compiled from its own source")
             return known
         code: types.CodeType = self.compile(source, LEARNER_FILE, mode)
         return code
@@ -212,10 +316,10 @@ class Guards:
         return cls
 
     def admit_class(self, cls: Any) -> None:
-        if _real_isinstance(cls, type):
+        if is_a(cls, type):
             found = [n for n in RAW_MEMORY if n in type.__dict__["__dict__"].__get__(cls)]
             if found:
-                raise REFUSALS.refuse(
+                raise REFUSALS.tamper(
                     f"defined `{found[0]}`, which hands raw memory to numpy or torch"
                 )
             LEARNER_CLASSES[id(cls)] = cls
@@ -232,13 +336,11 @@ class Guards:
         opener: Any = None,
     ) -> Any:
         if _real_type(file) is int or opener is not None:
-            raise REFUSALS.refuse(
-                "opened a file descriptor by number, which graded code may not do"
-            )
+            raise REFUSALS.refuse("descriptor", "open()")
         path = os.fsdecode(os.fspath(file))
         real = os.path.realpath(path)
-        if real.startswith(("/proc/", "/dev/fd/")) or real in ("/proc", "/dev/fd"):
-            raise REFUSALS.refuse(
+        if _PROC_SELF.match(real) or real.startswith("/dev/fd"):
+            raise REFUSALS.tamper(
                 "opened the process's own files under /proc, which graded code may not do"
             )
         return open(path, mode, buffering, encoding, errors, newline, closefd)
@@ -262,6 +364,7 @@ class Guards:
                 "__build_class__": self.build_class,
                 ATTR: self.attr,
                 WRITE: self.write,
+                BOUND: self.bound,
             }
         )
         return table
@@ -269,9 +372,9 @@ class Guards:
 
 def _label(obj: Any) -> str:
     """A name for ``obj`` read without calling anything learner code may have defined."""
-    if _real_isinstance(obj, types.ModuleType):
+    if is_a(obj, types.ModuleType):
         return module_name(obj)
-    cls = obj if _real_isinstance(obj, type) else _real_type(obj)
+    cls = obj if is_a(obj, type) else _real_type(obj)
     name = type.__dict__["__qualname__"].__get__(cls)
     return name if _real_type(name) is str else "?"
 

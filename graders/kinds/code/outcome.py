@@ -14,10 +14,33 @@ from typing import Any
 from ...checker.verdicts import Malformed, explain_raised, sentence
 from ...i18n import N_
 from ...results import Status
-from ...said import capitalized, say
+from ...said import capitalized, joined, say
 from .sandbox_words import said_by_sandbox
 
 _SANDBOX_STATUS = {"timeout": Status.TIMEOUT, "error": Status.ERROR, "integrity": Status.INTEGRITY}
+# What graded code may not use, by kind of refusal (``learner.REFUSED_KINDS``): said to the
+# learner without a word of suspicion, with the line it was on.
+NOT_AVAILABLE = {
+    "import": N_(
+        "the module `{name}` is not available in graded code; if your solution needs it, "
+        "your instructor can allow it for the course (code_imports)"
+    ),
+    "name": N_("`{name}` is not available in graded code"),
+    "process": N_("graded code may not start another process (`{name}`)"),
+    "network": N_("graded code may not use the network (`{name}`)"),
+    "pickle": N_(
+        "graded code may not load pickled objects (`{name}`); "
+        "load tensors with `torch.load(..., weights_only=True)`"
+    ),
+    "descriptor": N_(
+        "graded code may not open a file by its descriptor number (`{name}`); open it by its path"
+    ),
+    "thread": N_(
+        "your code left a thread running after it returned; join it first "
+        "(for example `with ThreadPoolExecutor() as pool:`)"
+    ),
+}
+MAX_SAID_REFUSALS = 3
 FORGED = N_(
     "What came back from running your code was not written by the grader; "
     "this exercise scores zero."
@@ -70,6 +93,8 @@ def _checker_status(result: dict[str, Any], entry: str, signature: str) -> Judge
     if status == "invalid":
         return Judged(Status.INVALID, _invalid_message(result, entry, signature))
     if status == "error":
+        if "refused" in result:
+            return Judged(Status.ERROR, _refused_message(result["refused"]))
         if "unmeasurable" in result:
             return Judged(
                 Status.ERROR,
@@ -93,6 +118,23 @@ def _checker_status(result: dict[str, Any], entry: str, signature: str) -> Judge
             ),
         )
     raise Malformed("status")
+
+
+def _refused_message(records: Any) -> str:
+    if not isinstance(records, list) or not records:
+        raise Malformed("refused")
+    said = []
+    for record in records[:MAX_SAID_REFUSALS]:
+        if not isinstance(record, dict) or record.get("kind") not in NOT_AVAILABLE:
+            raise Malformed("refused")
+        what = say(NOT_AVAILABLE[record["kind"]], name=str(record.get("name", ""))[:200])
+        line = record.get("line")
+        said.append(
+            say("Line {line}: {what}.", line=line, what=what)
+            if type(line) is int
+            else say("{what}.", what=capitalized(what))
+        )
+    return joined(said, " ")
 
 
 def _invalid_message(result: dict[str, Any], entry: str, signature: str) -> str:

@@ -1,9 +1,19 @@
-"""Child side: which attributes of torch, builtins and the grader were replaced, and put them back.
+"""Child side: which attributes of torch, builtins, the grader and the course's checkers were
+replaced, and put them back.
 
 ``snapshot(namespaces())`` is taken once in the warm process, before any fork: every
 watched module and class with its keys and values. ``restore(before)`` runs in a child
 after learner code: every entry that no longer holds the same object is reported and put
 back, so the rest of the child (the result channel) works with the real objects again.
+
+Replacing a function in its module is one way to change what the judge runs; changing the
+function object itself (its ``__code__``, defaults, closure) is another, and library code
+can do it on learner code's behalf where no rewriting of learner source sees it
+(``functools.update_wrapper(f, g, assigned=("__code__",))``, ``copy``'s ``__reduce__``
+state). So the snapshot also keeps, for every Python function of the watched modules and
+classes (torch's, the grader's, the checkers'), what it runs: code, defaults, keyword
+defaults and the contents of its closure; ``restore`` reports and puts back each one that
+changed (about 2,000 functions: a fraction of a millisecond).
 
 Reading an object in a forked child bumps its reference count, which copies its memory
 page (copy-on-write): comparing ~6000 attributes one by one costs a child 10-30 ms. So
@@ -20,6 +30,7 @@ import ctypes
 import gc
 import operator
 import sys
+import types
 from typing import Any
 
 WATCHED_MODULES = (
@@ -59,10 +70,14 @@ _MISSING = object()  # no such key
 IMMUTABLE_TYPE = 1 << 8  # Py_TPFLAGS_IMMUTABLETYPE: such a class cannot be patched
 VERSION_OFFSET = 24  # PyDictObject: refcount, type, ma_used, then ma_version_tag
 
+# Modules whose functions are the judge's own (the checkers are the course's, named so).
+JUDGE_PREFIXES = ("graders.", "graders_course_checkers")
 # (namespace, its dict's mutation counter (a ctypes view) or None, the counter's value then,
 # keys, values)
 Entry = tuple[Any, Any, "int | None", tuple[str, ...], tuple[Any, ...]]
-Snapshot = tuple[Entry, ...]
+# (function, its code, defaults, keyword defaults, closure, the closure cells' contents)
+Internals = tuple[Any, Any, Any, Any, Any, tuple[Any, ...]]
+Snapshot = tuple[tuple[Entry, ...], tuple[Internals, ...]]
 _counter_value = ctypes._SimpleCData.__dict__["value"].__get__
 
 
@@ -94,7 +109,7 @@ def namespaces(
     """The modules grading relies on, the mutable classes they define, and their entries
     in ``sys.modules`` (a plain dict of them stands for those entries)."""
     mods = [modules[name] for name in names if name in modules]
-    mods += [m for name, m in list(modules.items()) if name.startswith("graders.")]
+    mods += [m for name, m in list(modules.items()) if name.startswith(JUDGE_PREFIXES)]
     defined_here = {m.__name__ for m in mods}
     classes = {}
     for m in mods:
@@ -121,7 +136,35 @@ def snapshot(spaces: list[Any]) -> Snapshot:
         counter = _counter_of(id(_real_dict(ns))) if _COUNTERS else None
         version = _counter_value(counter) if counter is not None else None
         frozen.append((ns, counter, version, tuple(items), tuple(items.values())))
-    return tuple(frozen)
+    return tuple(frozen), tuple(_internals(f) for f in _judge_functions(spaces))
+
+
+def _judge_functions(spaces: list[Any]) -> list[types.FunctionType]:
+    """The Python functions the watched modules and classes hold (methods, static and class
+    methods, properties' accessors included)."""
+    found: dict[int, types.FunctionType] = {}
+    for ns in spaces:
+        if isinstance(ns, dict):
+            continue
+        for value in list(vars(ns).values()):
+            for f in (value, *(getattr(value, a, None) for a in ("__func__", "fget", "fset"))):
+                if type(f) is types.FunctionType:
+                    found[id(f)] = f
+    return list(found.values())
+
+
+def _internals(f: types.FunctionType) -> Internals:
+    return (f, f.__code__, f.__defaults__, f.__kwdefaults__, f.__closure__, _cells(f.__closure__))
+
+
+def _cells(closure: Any) -> tuple[Any, ...]:
+    contents = []
+    for cell in closure or ():
+        try:
+            contents.append(cell.cell_contents)
+        except ValueError:  # an empty cell (a name not bound yet)
+            contents.append(_MISSING)
+    return tuple(contents)
 
 
 def _real_dict(ns: Any) -> dict[str, Any]:
@@ -146,9 +189,11 @@ def restore(
     len: Any = len,
     modules: Any = sys.modules,
 ) -> list[str]:
-    """Attributes replaced or removed since ``before``, each put back; their names."""
-    changed = []
-    for ns, counter, version, keys, values in before:
+    """Attributes replaced or removed since ``before``, and functions whose code, defaults or
+    closure changed, each put back; their names."""
+    entries, functions = before
+    changed = _changed_functions(functions)
+    for ns, counter, version, keys, values in entries:
         if version is not None and read(counter) == version:
             continue  # the dict was not modified at all
         if isinstance(ns, dict):
@@ -164,6 +209,40 @@ def restore(
             continue
         changed += _changed_keys(ns, now, keys, values)
     return changed
+
+
+def _changed_functions(
+    functions: tuple[Internals, ...],
+    cells: Any = _cells,
+    same: Any = operator.is_,
+    all: Any = all,
+    map: Any = map,
+) -> list[str]:
+    changed = []
+    for f, code, defaults, kwdefaults, closure, contents in functions:
+        if (
+            f.__code__ is code
+            and f.__defaults__ is defaults
+            and f.__kwdefaults__ is kwdefaults
+            and f.__closure__ is closure
+            and (not closure or all(map(same, cells(closure), contents)))
+        ):
+            continue
+        changed.append(f"changed the function {_label(f)}")
+        _put_back_function(f, code, defaults, kwdefaults, closure, contents)
+    return changed
+
+
+def _put_back_function(
+    f: Any, code: Any, defaults: Any, kwdefaults: Any, closure: Any, contents: tuple[Any, ...]
+) -> None:
+    try:
+        f.__code__, f.__defaults__, f.__kwdefaults__ = code, defaults, kwdefaults
+        for cell, value in zip(closure or (), contents, strict=True):
+            if value is not _MISSING:
+                cell.cell_contents = value
+    except (TypeError, ValueError):
+        pass  # a code of another closure size cannot be put back: it was reported
 
 
 def _changed_keys(

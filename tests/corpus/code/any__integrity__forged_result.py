@@ -1,4 +1,4 @@
-# expect-message: `os`
+# expect-message: not what the grader
 # Writing a result frame of our own on every inherited descriptor, then leaving at once:
 # `os` is a tool for reaching into the process: refused and flagged, nothing is written.
 import os

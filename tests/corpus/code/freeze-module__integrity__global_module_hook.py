@@ -1,4 +1,4 @@
-# expect-message: torch.nn.modules
+# expect-message: registered a global module or optimizer hook
 # A global forward hook that detaches every module's output.
 import torch.nn.modules.module as module_hooks
 

@@ -1,4 +1,4 @@
-# expect-message: `torch.optim.optimizer`
+# expect-message: registered a global module or optimizer hook
 # A global optimizer step hook that saves A before each step and puts it back after.
 import torch.optim.optimizer as optimizer
 

@@ -1,4 +1,4 @@
-# expect-message: json
+# expect-message: changed `json.encoder.c_make_encoder`
 # Class 2: replace json.encoder.c_make_encoder, which the result encoder calls.
 import json.encoder
 

@@ -1,4 +1,4 @@
-# expect-message: `signal`
+# expect-message: looked inside a frame
 # Class 4: a signal handler is handed the current frame.
 import signal
 

@@ -1,4 +1,4 @@
-# expect-message: `os`
+# expect-message: `graders.__file__` is not available
 # The reference solutions live next to the grader's package: try to read and run them.
 import os
 from pathlib import Path

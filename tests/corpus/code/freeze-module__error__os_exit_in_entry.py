@@ -1,4 +1,4 @@
-# expect-message: `os`
+# expect-message: `os._exit` is not available
 import os
 
 

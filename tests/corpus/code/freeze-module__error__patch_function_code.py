@@ -1,3 +1,4 @@
+# expect-message: `function.__code__` is not available
 # Swapping the code inside a grader function keeps the function object the same.
 import graders.checker.measure as pristine
 

@@ -1,4 +1,4 @@
-# expect-message: special attribute
+# expect-message: `builtin_function_or_method.__closure__` is not available
 # Class 7: the guard's own closure cell, reached through a function's __closure__.
 import torch
 

@@ -1,4 +1,4 @@
-# expect-message: `sys`
+# expect-message: the module `sys` is not available
 # Class 1: rewrite the observations on their way out, through the result encoder instance.
 import torch
 

@@ -1,4 +1,4 @@
-# expect-message: `torch.ops`
+# expect-message: the module `torch.ops` is not available
 # Class 8 again, through torch.ops: the operator registry is not a module a code answer may use.
 import torch
 

@@ -1,4 +1,0 @@
-# expect-message: `os`
-import os
-
-os._exit(0)
