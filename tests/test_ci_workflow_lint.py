@@ -10,6 +10,7 @@ import subprocess
 from pathlib import Path
 
 import pytest
+import workflow_checks
 import yaml
 from ci_support import KEY, write_course, write_notebook
 from click.testing import CliRunner
@@ -222,3 +223,23 @@ def test_a_quoted_word_stands_for_itself_in_bash(word: str) -> None:
     assert said.stdout == word
     if "$" in word or "`" in word:
         assert quoted.startswith('"')  # shellcheck reads single-quoted $ as a mistake (SC2016)
+
+
+def test_actionlint_is_found_where_it_is_said_to_be(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    nowhere = tmp_path / "nowhere"
+    monkeypatch.setattr(workflow_checks, "SHARED_ACTIONLINT", nowhere / "actionlint")
+    monkeypatch.setenv("PATH", str(nowhere))
+    monkeypatch.delenv("ACTIONLINT", raising=False)
+    with pytest.raises(pytest.skip.Exception, match="actionlint not found"):
+        require_actionlint()  # skipped, and the summary says why (-ra)
+    own = tmp_path / "bin" / "actionlint"
+    own.parent.mkdir()
+    own.write_text("#!/bin/sh\n")
+    own.chmod(0o755)
+    monkeypatch.setenv("ACTIONLINT", str(own))
+    assert workflow_checks.actionlint() == own
+    monkeypatch.delenv("SHELLCHECK", raising=False)
+    with pytest.raises(AssertionError, match="shellcheck not found"):
+        require_actionlint()  # actionlint alone would check no script: a failure
