@@ -171,9 +171,11 @@ def git(*args: str, cwd: Path) -> str:
 
 
 def student_repository(server: Path, name: str, answers: dict[str, str]) -> None:
-    """A bare repository at ``server/<name>.git`` holding the learner's notebook."""
+    """A bare repository at ``server/<name>.git`` holding the learner's notebook, and a
+    symbolic link to a file of the machine that fetches it."""
     work = server / "work" / name
     write_notebook(work / "ci1.ipynb", answers)
+    (work / "elsewhere").symlink_to("/etc/hostname")
     git("init", "-q", "-b", "main", cwd=work)
     git("add", "-A", cwd=work)
     git("-c", "user.name=s", "-c", "user.email=s@example.org", "commit", "-qm", "work", cwd=work)
@@ -214,7 +216,11 @@ def test_the_course_repository_grades_every_student_and_publishes_the_feedback(
         run = run_step(step, root, env | step_env(step, runner_temp, GRADERS_STUDENTS_TOKEN=""))
         assert run.returncode == 0, name + run.stdout + run.stderr
     # The learners' repositories were cloned outside the course, never into it.
-    assert (runner_temp / "graders-submissions" / "bob" / "ci1.ipynb").is_file()
+    fetched = runner_temp / "graders-submissions" / "bob"
+    assert (fetched / "ci1.ipynb").is_file()
+    # A link would be followed when the submissions are handed on: only its target's name is.
+    assert not (fetched / "elsewhere").is_symlink()
+    assert (fetched / "elsewhere").read_text() == "/etc/hostname"
     assert not list(root.rglob("*.ipynb")) and not list(root.rglob("graders-*"))
     summary = (tmp_path / "summary.md").read_text()
     assert "| ada | graders: 8/8 points |" in summary and "| bob | graders: 5/8 points |" in summary
