@@ -47,11 +47,14 @@ def init_ci(*args: str) -> None:
     assert done.exit_code == 0, done.output
 
 
-def student(tmp: Path, *options: str, practice: bool = False, notebook: str = "ci1.ipynb") -> Path:
-    """A student repository set up by `init-ci github OPTIONS`."""
+def student(
+    tmp: Path, *options: str, practice: bool = False, notebook: str = "ci1.ipynb", of: str = "ci1"
+) -> Path:
+    """A student repository holding ``notebook`` (of the assignment ``of``), set up by
+    `init-ci github OPTIONS`."""
     taught = course(tmp / "course", practice)
     repo = tmp / "student"
-    write_notebook(repo / notebook, KEY)
+    write_notebook(repo / notebook, KEY, assignment=of)
     init_ci("github", "--repo", str(repo), "--course", str(taught), *options)
     return repo
 
@@ -82,6 +85,8 @@ CONFIGURATIONS = {
         *("--vendor-course", "--include-solutions", "--allow-userns", "--assignment", "ci2"),
         *("--lang", "zh"),
         practice=True,
+        notebook="ci2.ipynb",
+        of="ci2",
     ),
     "course repository, course in a folder": lambda tmp: grader(tmp),
     "course repository, course at its root": lambda tmp: grader(
