@@ -2,7 +2,8 @@
 
 Any SQLAlchemy URL works (SQLite and PostgreSQL are tested); the default is a SQLite file
 in the course folder. Two tables for grading, those of the instructor's decisions
-(``term_tables``), and Alembic's revision (``gradebook_schema``):
+(``term_tables``), those of ``graders serve`` (``service_tables``: its queue of attempts,
+credentials and processes), and Alembic's revision (``gradebook_schema``):
 
     runs         one row per ``graders autograde`` run (started, finished or not, counts)
     submissions  one row per (course, assignment, student): the latest grade, the grading
@@ -28,13 +29,13 @@ from sqlalchemy import (
     insert,
     select,
 )
-from sqlalchemy.engine import Engine
+from sqlalchemy.engine import Connection, Engine
 from sqlalchemy.exc import IntegrityError
 from sqlalchemy.orm import Session
 
 from ..errors import UsageError
 from ..results import ResultsDocument, StudentResult, SubmissionStatus
-from . import term_tables  # noqa: F401 - registers the term's tables with Base
+from . import service_tables, term_tables  # noqa: F401 - register their tables with Base
 from .adjustments import Adjustments, read_adjustments, students_overrides
 from .gradebook_databases import create_tables, engine_for
 from .gradebook_tables import Base, RunRow, SubmissionRow
@@ -142,17 +143,8 @@ def record_all(engine: Engine, course: str, assignment: str, grades: Sequence[Gr
         return
     for attempt in range(WRITE_ATTEMPTS):
         try:
-            # Core statements rather than ORM objects: a unit of work per grade was the
-            # largest cost of the batch's main thread.
             with engine.begin() as conn:
-                overrides = Adjustments(students_overrides(conn, course, assignment, list(latest)))
-                rows = [
-                    _submission_row(course, assignment, g)
-                    | score_columns(overrides.apply(g.result))
-                    for g in latest.values()
-                ]
-                conn.execute(delete(SubmissionRow).where(*of_students(course, assignment, latest)))
-                conn.execute(insert(SubmissionRow), rows)
+                replace_grades(conn, course, assignment, list(latest.values()))
             return
         except IntegrityError:
             # Another batch saved one of these students between our delete and our insert
@@ -160,6 +152,23 @@ def record_all(engine: Engine, course: str, assignment: str, grades: Sequence[Gr
             # next attempt's delete sees that row and replaces it.
             if attempt == WRITE_ATTEMPTS - 1:
                 raise
+
+
+def replace_grades(
+    conn: Connection, course: str, assignment: str, grades: Sequence[Graded]
+) -> None:
+    """Save ``grades`` (one per student), each replacing its student's earlier one, in the
+    caller's transaction (``graders serve`` saves a grade of record with its attempt)."""
+    # Core statements rather than ORM objects: a unit of work per grade was the largest
+    # cost of the batch's main thread.
+    students = [g.result.student for g in grades]
+    overrides = Adjustments(students_overrides(conn, course, assignment, students))
+    rows = [
+        _submission_row(course, assignment, g) | score_columns(overrides.apply(g.result))
+        for g in grades
+    ]
+    conn.execute(delete(SubmissionRow).where(*of_students(course, assignment, students)))
+    conn.execute(insert(SubmissionRow), rows)
 
 
 def replace_missing(

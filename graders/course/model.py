@@ -9,7 +9,7 @@ import json
 from collections.abc import Mapping
 from datetime import datetime, timedelta
 from enum import StrEnum
-from typing import Annotated, Any
+from typing import Annotated, Any, Literal
 
 from pydantic import (
     AwareDatetime,
@@ -95,6 +95,20 @@ class FeedbackPolicy(Strict):
         return self
 
 
+class SubmissionPolicy(Strict):
+    """How learners may hand an assignment in to ``graders serve``: how often, and which
+    attempt is the grade of record.
+
+    ``max``: attempts allowed (None: any number); ``every_s``: the least time between two;
+    ``counts``: ``best`` (the highest score after the late policy) or ``last`` (the latest
+    graded attempt).
+    """
+
+    max: int | None = Field(None, ge=1, le=10_000)
+    every_s: float = Field(0.0, ge=0, le=7 * 24 * 3600)
+    counts: Literal["best", "last"] = "best"
+
+
 class AssignmentItem(Strict):
     """An exercise in an assignment, with an optional override of its total points."""
 
@@ -110,6 +124,7 @@ class Assignment(Strict):
     due: AwareDatetime
     late: LatePolicy = LatePolicy()
     feedback: FeedbackPolicy = FeedbackPolicy()
+    submissions: SubmissionPolicy = SubmissionPolicy()
     exercises: list[AssignmentItem] = Field(min_length=1)
 
     @field_validator("exercises", mode="before")

@@ -90,18 +90,33 @@ def _write_pages(
     languages: LearnerLanguages, students: list[StudentResult], visible: Shown, out: Path
 ) -> list[Path]:
     """The pages of ``students``, in the language spoken."""
-    spoken, assignment = current_language(), languages.assignment
-    shown = languages.course_in(spoken)
     template = environment().get_template(TEMPLATE)
-    context = _course_context(shown, assignment)
+    context = _course_context(languages.course_in(current_language()), languages.assignment)
     written = []
     for student in students:
         path = out / f"{student.student}.html"
-        mine = {**context, **learner_context(shown, assignment, student.student)}
-        shown_result = languages.result_in(for_learner(student, visible), spoken)
-        write_atomic(path, render_page(template, shown_result, mine))
+        write_atomic(path, template.render(feedback_context(languages, student, visible, context)))
         written.append(path)
     return written
+
+
+def feedback_context(
+    languages: LearnerLanguages,
+    student: StudentResult,
+    visible: Shown,
+    course: dict[str, Any] | None = None,
+) -> dict[str, Any]:
+    """What ``student``'s feedback shows, in the language spoken, as far as ``visible``
+    allows: the context of ``feedback.html.j2`` (a file) and ``feedback_body.html.j2`` (the
+    same content on another page). ``course``: the course's part, when made already."""
+    spoken, assignment = current_language(), languages.assignment
+    shown = languages.course_in(spoken)
+    context = {
+        **(course or _course_context(shown, assignment)),
+        **learner_context(shown, assignment, student.student),
+    }
+    result = languages.result_in(for_learner(student, visible), spoken)
+    return page_context(result, context)
 
 
 def _remove_dropped(dropped: tuple[str, ...], out: Path) -> None:
@@ -133,13 +148,22 @@ def environment() -> Environment:
 
 def render_page(template: Template, student: StudentResult, context: dict[str, Any]) -> str:
     """One student's page."""
+    return template.render(page_context(student, context))
+
+
+def page_context(student: StudentResult, context: dict[str, Any]) -> dict[str, Any]:
+    """The template context of ``student``'s page (shown as it is), the course's given."""
     view = feedback_view(
         student, context["assignment"], context["info"], context["labels"], context["headings"]
     )
     status_text = {status: _(text) for status, text in STATUS_TEXT.items()}
-    return template.render(
-        student=student, view=view, status_text=status_text, lang=current_language(), **context
-    )
+    return {
+        **context,
+        "student": student,
+        "view": view,
+        "status_text": status_text,
+        "lang": current_language(),
+    }
 
 
 def _course_context(loaded: LoadedCourse, assignment: str) -> dict[str, Any]:
