@@ -8,7 +8,9 @@ a real ``graders serve`` process on a free loopback port.
 
 from __future__ import annotations
 
+import json
 import os
+import shutil
 import signal
 import socket
 import subprocess
@@ -17,10 +19,12 @@ import time
 import warnings
 from collections.abc import Iterator, Mapping
 from contextlib import contextmanager
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 import httpx
+from notebook_helpers import fill
 from small_course import small_course
 
 from graders.batch.service_tables import LEARNER
@@ -51,6 +55,48 @@ def course_to_serve(
     late = "    late: {penalty_per_day: 0.25, cutoff_days: 2}\n"
     course.write_text(text.replace(late, late + extra, 1), encoding="utf-8")
     return root
+
+
+@dataclass(frozen=True)
+class ServedCourse:
+    """The repository's course, copied, with ps1's truths cached and its key at hand."""
+
+    root: Path
+    key: dict[str, str]  # ps1's answer key: item id or code exercise id -> what earns it
+    released: dict[str, Any]  # the learner's ps1 notebook, as `graders release ps1` writes it
+
+    def notebook(self, answers: Mapping[str, str] | None = None) -> bytes:
+        """ps1 released, filled with the key (and ``answers`` over it)."""
+        return json.dumps(fill(self.released, {**self.key, **(answers or {})})).encode()
+
+
+def repository_course(folder: Path, submissions: str | None = None) -> ServedCourse:
+    """The repository's course in ``folder``, ps1 limited by ``submissions`` (YAML), its
+    truths computed here (in process) into the copy's cache, so a server starts warm."""
+    from graders.batch.grading import answer_key, prepare_assignment
+    from graders.notebook.release import student_notebook
+
+    for name in ("exercises", "solutions", "checkers"):
+        shutil.copytree(REPO / name, folder / name)
+    text = (REPO / "course.yml").read_text(encoding="utf-8")
+    if submissions:
+        late = "    late: {penalty_per_day: 0.1, cutoff_days: 3, grace_minutes: 15}\n"
+        assert late in text
+        text = text.replace(late, f"{late}    submissions: {submissions}\n", 1)
+    (folder / "course.yml").write_text(text, encoding="utf-8")
+    loaded = load_course(folder / "course.yml")
+    runner = InProcessRunner()
+    try:
+        ctx = Context(loaded.course, loaded.root, runner, loaded.root / ".graders-cache")
+        key = answer_key(prepare_assignment(loaded, "ps1", ctx))
+    finally:
+        runner.close()
+    ps1 = loaded.course.assignments[0]
+    released = json.loads(json.dumps(student_notebook(loaded, ps1)))
+    for cell in released["cells"]:
+        if isinstance(cell["source"], list):
+            cell["source"] = "".join(cell["source"])
+    return ServedCourse(folder, key, released)
 
 
 @contextmanager
