@@ -175,7 +175,9 @@ async def upload(request: Request) -> Response:
         )
     except Refused as refused:
         message = refused.message.in_language(service.language(request))
-        return await assignment_page(request, message, refused.status)
+        page = await assignment_page(request, message, refused.status)
+        page.headers.update(refused.headers)  # Retry-After, for a browser that reads it
+        return page
 
     async def finished() -> bool:
         now = await run_in_threadpool(service.queue.attempt, attempt.id)
