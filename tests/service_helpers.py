@@ -234,8 +234,10 @@ class ServerProcess:
             if self.proc.poll() is not None:
                 raise AssertionError(f"graders serve exited {self.proc.returncode}:\n{self.log()}")
             try:
+                # Up (health), then warm (ready): the tests' uploads wait for no start-up.
                 if httpx.get(f"{self.url}/api/health", timeout=2).status_code == 200:
-                    return
+                    if httpx.get(f"{self.url}/api/ready", timeout=2).status_code == 200:
+                        return
             except httpx.TransportError:
                 pass
             time.sleep(0.2)

@@ -351,3 +351,14 @@ def test_health(tmp_path: Path) -> None:
     with in_process(course_to_serve(tmp_path), workers=0) as (client, _service):
         answer = client.get("/api/health")
         assert (answer.status_code, answer.json()) == (200, {"status": "ok"})
+
+
+def test_ready_once_the_grader_is_warm(tmp_path: Path) -> None:
+    with in_process(course_to_serve(tmp_path)) as (client, service):
+        service.grader.ready.wait(120)
+        answer = client.get("/api/ready")
+        assert (answer.status_code, answer.json()) == (200, {"status": "ready"})
+        service.grader.ready.clear()  # as while it starts
+        starting = client.get("/api/ready")
+        assert (starting.status_code, starting.json()["status"]) == (503, "starting")
+        assert client.get("/api/health").status_code == 200

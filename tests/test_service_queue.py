@@ -66,9 +66,9 @@ def test_a_grade_is_saved_only_under_a_claim_still_held(queue: Queue) -> None:
     assert queue.give_back(slow.id) == 1
     again = queue.claim(fast.id)
     assert again is not None and again.id == attempt
-    assert queue.finish(again, fast.id, FULL, 0.1, ASSIGNMENT, BY) is not None
+    assert queue.finish(again, fast.id, FULL, 0.1, ASSIGNMENT, BY)
     # The slow one comes back with its grade: it is not saved, the grade stays the other's.
-    assert queue.finish(claimed, slow.id, FULL, 9.9, ASSIGNMENT, BY) is None
+    assert not queue.finish(claimed, slow.id, FULL, 9.9, ASSIGNMENT, BY)
     assert not queue.fail(claimed, slow.id, "late", 9.9)
     found = queue.attempt(attempt)
     assert found is not None and (found.status, found.seconds) == (GRADED, 0.1)

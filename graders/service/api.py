@@ -1,6 +1,7 @@
 """The service's JSON API.
 
     GET  /api/health                                 200 {"status": "ok"}
+    GET  /api/ready                                  200 once warm (truths, sandbox); 503 before
     POST /api/assignments/{assignment}/submissions   multipart "notebook"; Bearer TOKEN
          -> 202 {"id", "status": "queued", "received_at"} | 401 | 403 | 404 | 413 | 422 | 429 | 503
     GET  /api/submissions/{id}[?wait=S]              one attempt, as its reader may see it;
@@ -38,6 +39,7 @@ MAX_WAIT_S = 30.0
 def routes() -> list[Route]:
     return [
         Route("/api/health", health),
+        Route("/api/ready", ready),
         Route("/api/assignments/{assignment}/submissions", submit, methods=["POST"]),
         Route("/api/assignments/{assignment}/submissions", mine),
         Route("/api/submissions/{id:int}", one),
@@ -47,6 +49,15 @@ def routes() -> list[Route]:
 
 async def health(request: Request) -> Response:
     return JSONResponse({"status": "ok"})
+
+
+async def ready(request: Request) -> Response:
+    """200 once the truths are prepared and the sandbox is warm (a load balancer's check);
+    503 while the server starts. Uploads are taken either way: they wait in the queue."""
+    grader = service_of(request).grader
+    if grader is None or grader.ready.is_set():
+        return JSONResponse({"status": "ready"})
+    return JSONResponse({"status": "starting"}, 503, headers={"Retry-After": "1"})
 
 
 async def submit(request: Request) -> Response:
@@ -86,12 +97,7 @@ async def one(request: Request) -> Response:
     wait = _seconds(request.query_params.get("wait"))
     found = await run_in_threadpool(readable, service, who, attempt_id)
     if wait and found.status not in (GRADED, FAILED):
-
-        async def finished() -> bool:
-            now = await run_in_threadpool(service.queue.attempt, attempt_id)
-            return now is not None and now.status in (GRADED, FAILED)
-
-        await service.waiters.wait(attempt_id, wait, finished)
+        await service.waiters.wait(attempt_id, wait)
     return JSONResponse(await run_in_threadpool(shown, service, who, attempt_id, request))
 
 

@@ -74,7 +74,7 @@ class Service:
         self.queue = Queue(self.engine, self.course.id, queue_limit)
         self.max_bytes, self.grace_s = max_bytes, grace_s
         self.stopping = threading.Event()  # the server was asked to stop
-        self.waiters = Waiters(self.stopping)
+        self.waiters = Waiters(self.stopping, self.queue.finished)
         self.grader = (
             Grader(
                 session, self.queue, Servers(self.engine), workers=workers, done=self.waiters.done
@@ -153,13 +153,14 @@ def create_app(service: Service) -> Starlette:
 
     @asynccontextmanager
     async def lifespan(_app: Starlette) -> AsyncIterator[None]:
-        service.waiters.bind(asyncio.get_running_loop())
+        service.waiters.start(asyncio.get_running_loop())
         if service.grader is not None:
             await run_in_threadpool(service.grader.start)
         try:
             yield
         finally:
             service.stopping.set()
+            await service.waiters.stop()
             if service.grader is not None:
                 await run_in_threadpool(service.grader.stop, service.grace_s)
 

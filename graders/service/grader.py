@@ -62,7 +62,7 @@ class Grader:
         self._prepared: dict[str, PreparedAssignment] = {}
         self._lock = threading.Lock()
         self._scratch = Path(tempfile.mkdtemp(prefix="graders-serve-"))
-        self.ready = threading.Event()  # every assignment is prepared
+        self.ready = threading.Event()  # every assignment is prepared, the sandbox started
 
     def start(self) -> None:
         """Register this process, take back what dead ones held, and start the threads."""
@@ -98,13 +98,16 @@ class Grader:
         self._threads.append(thread)
 
     def _prepare_all(self) -> None:
-        # Truths first (cached after the first start), so the first learner waits for none.
+        # Truths first (cached after the first start), then the sandbox's warm servers: the
+        # first learner waits for neither.
         try:
             for assignment in self.session.loaded.course.assignments:
                 self._prep(assignment.id)
+            log.info("ready to grade, isolation %s", self.session.ctx.runner.isolation)
         except Exception:  # noqa: BLE001 - grading prepares again and reports its own failure
             log.exception("preparing the assignments failed")
-        self.ready.set()
+        finally:
+            self.ready.set()
 
     def _prep(self, assignment: str) -> PreparedAssignment:
         with self._lock:
@@ -159,8 +162,7 @@ class Grader:
             status, points = FAILED, ""
         else:
             graded_by = (torch_version(), self.session.isolation)
-            attempt = self.queue.finish(claimed, self.me.id, result, seconds, assignment, graded_by)
-            saved = attempt is not None
+            saved = self.queue.finish(claimed, self.me.id, result, seconds, assignment, graded_by)
             status = GRADED
             points = f" {format_points(result.score)}/{format_points(result.max_score)}"
         if not saved:

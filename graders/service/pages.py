@@ -179,12 +179,8 @@ async def upload(request: Request) -> Response:
         page.headers.update(refused.headers)  # Retry-After, for a browser that reads it
         return page
 
-    async def finished() -> bool:
-        now = await run_in_threadpool(service.queue.attempt, attempt.id)
-        return now is not None and now.status in (GRADED, FAILED)
-
     # Grading takes well under a second when the queue is short: answer with the feedback.
-    await service.waiters.wait(attempt.id, PAGE_WAIT_S, finished)
+    await service.waiters.wait(attempt.id, PAGE_WAIT_S)
     return RedirectResponse(f"/submissions/{attempt.id}", 303)
 
 

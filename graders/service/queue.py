@@ -179,10 +179,10 @@ class Queue:
         seconds: float,
         assignment: Assignment,
         graded_by: tuple[str, str | None],
-    ) -> Attempt | None:
+    ) -> bool:
         """Save the grade of ``claimed`` and, for a learner, their grade of record (the
         attempt ``assignment.submissions.counts`` chooses, under their due date now), in one
-        transaction; None when the claim was lost (another server grades it)."""
+        transaction; False when the claim was lost (another server grades it)."""
         now = datetime.now(UTC)
         result = _timed(result, claimed.received_at, now)
         with self._learner(claimed.assignment, claimed.student) as conn:
@@ -200,10 +200,10 @@ class Queue:
                 )
             )
             if done.rowcount != 1:
-                return None
+                return False
             if claimed.counts:
                 self._record(conn, assignment, claimed.student, graded_by)
-        return self.attempt(claimed.id)
+        return True
 
     def fail(self, claimed: Claimed, server: str, error: str, seconds: float) -> bool:
         """Mark ``claimed`` as one graders could not grade (a bug: it costs no attempt)."""
@@ -243,6 +243,14 @@ class Queue:
         )
         with self.engine.connect() as conn:
             return [_attempt(r) for r in conn.execute(query)]
+
+    def finished(self, ids: list[int]) -> set[int]:
+        """Those of attempts ``ids`` that are graded, or failed, by now."""
+        query = select(AttemptRow.id).where(
+            AttemptRow.id.in_(ids), AttemptRow.status.in_((GRADED, FAILED))
+        )
+        with self.engine.connect() as conn:
+            return set(conn.execute(query).scalars())
 
     def waiting(self) -> dict[str, int]:
         """How many attempts of this course are in each state."""
