@@ -5,7 +5,7 @@ PY     := $(VENV)/bin/python
 # pip fetch a multi-GB CUDA build. numpy stops `import torch` warning into every capture.
 TORCH  := torch==2.13.0
 
-.PHONY: install demo test lint validate bench messages clean
+.PHONY: install demo test lint validate bench bench-serve messages clean
 
 install: $(VENV)/.installed
 
@@ -49,6 +49,11 @@ messages: install
 bench: install
 	$(PY) benchmarks/class_batch.py --students 500 --json bench.json
 	$(PY) benchmarks/readme_table.py bench.json
+
+# graders serve under a burst: 500 learners uploading ps1 within 60 s (latency p50/p99,
+# errors, lost), the sustained rate, and one graders autograde of the same notebooks.
+bench-serve: install
+	$(PY) benchmarks/serve_burst.py --learners 500 --within 60 --json bench-serve.json
 
 clean:
 	rm -rf $(VENV) .graders-cache autograded release build *.egg-info
