@@ -129,3 +129,13 @@ def test_the_default_gradebook_holds_the_queue(tmp_path: Path) -> None:
     accepted(queue)
     assert Path(tmp_path / "gradebook.db").is_file()
     assert Queue(gradebook.open_gradebook(url), "tiny").waiting()[QUEUED] == 1
+
+
+def test_a_grading_stopped_by_a_problem_of_graders_goes_back_to_the_queue(queue: Queue) -> None:
+    attempt = accepted(queue)
+    me, other = Me(), Me()
+    claimed = queue.claim(me.id)
+    assert claimed is not None
+    assert not queue.release(claimed, other.id)  # only the holder gives it back
+    assert queue.release(claimed, me.id)
+    assert status(queue, attempt) == QUEUED

@@ -141,7 +141,19 @@ class Grader:
                 self._work.wait(POLL_S)
                 self._work.clear()
                 continue
-            self._grade(claimed)
+            try:
+                self._grade(claimed)
+            except Exception:  # noqa: BLE001 - a bug of graders or the gradebook away: not the learner's
+                log.exception(
+                    "submission %d: grading stopped; it goes back to the queue", claimed.id
+                )
+                self._release(claimed)
+
+    def _release(self, claimed: Claimed) -> None:
+        try:
+            self.queue.release(claimed, self.me.id)
+        except Exception:  # noqa: BLE001 - then the next start's sweep queues it again
+            log.exception("submission %d could not go back to the queue", claimed.id)
 
     def _grade(self, claimed: Claimed) -> None:
         started = time.monotonic()

@@ -91,7 +91,7 @@ class Queue:
 
     def accept(self, upload: Upload, who: Identity, assignment: Assignment) -> Attempt:
         """Store ``upload`` as ``who``'s next attempt, or raise ``Refused`` saying why not."""
-        with self._learner(assignment.id, who.student) as conn:
+        with self._learner(assignment.id, who.student, durable=True) as conn:
             earlier = self._attempts(conn, assignment.id, who.student)
             if not who.instructor:
                 mine = self._as_learner_sees(conn, assignment, who.student)
@@ -209,6 +209,17 @@ class Queue:
         """Mark ``claimed`` as one graders could not grade (a bug: it costs no attempt)."""
         with writing(self.engine) as conn:
             return self._mark_failed(conn, claimed.id, server, error, seconds)
+
+    def release(self, claimed: Claimed, server: str) -> bool:
+        """Queue ``claimed`` again (its grading stopped on a problem of graders'), if
+        ``server`` still holds it."""
+        with writing(self.engine) as conn:
+            done = conn.execute(
+                update(AttemptRow)
+                .where(*_held(claimed.id, server))
+                .values(status=QUEUED, claimed_by=None, claimed_at=None)
+            )
+            return bool(done.rowcount == 1)
 
     def give_back(self, server: str) -> int:
         """Queue again what ``server`` was grading (it is stopping): how many."""
@@ -329,9 +340,11 @@ class Queue:
         return bool(done.rowcount == 1)
 
     @contextmanager
-    def _learner(self, assignment: str, student: str) -> Iterator[Connection]:
+    def _learner(
+        self, assignment: str, student: str, durable: bool = False
+    ) -> Iterator[Connection]:
         """A write transaction in which no other change of this learner's attempts runs."""
-        with writing(self.engine) as conn:
+        with writing(self.engine, durable) as conn:
             if conn.dialect.name == "postgresql":
                 key = f"{self.course}/{assignment}/{student}".encode()
                 number = int.from_bytes(hashlib.sha256(key).digest()[:8], "big", signed=True)
@@ -340,14 +353,28 @@ class Queue:
 
 
 @contextmanager
-def writing(engine: Engine) -> Iterator[Connection]:
+def writing(engine: Engine, durable: bool = False) -> Iterator[Connection]:
     """A write transaction, committed at the end; SQLite's writer lock is taken first, so
-    what the transaction reads cannot change before it writes."""
+    what the transaction reads cannot change before it writes.
+
+    ``durable``: on disk at the commit even if the machine loses power. The gradebook's
+    SQLite commits are durable against a crash of the process only (``synchronous=NORMAL``:
+    a batch grades again what a power cut lost); an upload answered 202 must survive both,
+    so its commit waits for the disk (``synchronous=FULL``, this transaction only).
+    """
     with engine.connect() as conn:
-        if conn.dialect.name == "sqlite":
-            conn.exec_driver_sql("BEGIN IMMEDIATE")
-        yield conn
-        conn.commit()
+        sqlite = conn.dialect.name == "sqlite"
+        if sqlite and durable:
+            conn.exec_driver_sql("PRAGMA synchronous=FULL")
+        try:
+            if sqlite:
+                conn.exec_driver_sql("BEGIN IMMEDIATE")
+            yield conn
+            conn.commit()
+        finally:
+            if sqlite and durable:
+                conn.rollback()  # nothing left open: a pragma runs outside transactions
+                conn.exec_driver_sql("PRAGMA synchronous=NORMAL")
 
 
 def _held(attempt_id: int, server: str | None) -> tuple[Any, ...]:
