@@ -11,8 +11,9 @@ autograde`` of the same notebooks.
    the N learners' tokens with ``graders token``;
 3. the burst: each learner uploads at a moment drawn uniformly within ``--within`` s and
    waits for the grade (the API's long-poll); latency is from the upload's first byte to
-   the grade read, on the client's clock. An upload that is refused or fails is an error;
-   one accepted and not graded within ``--patience`` s is lost;
+   the grade read, on the client's clock. An upload that is refused or fails is an error
+   (a GET of the grade is sent again after a transport error, an upload never); one
+   accepted and not graded within ``--patience`` s is lost;
 4. the sustained rate: every learner uploads again, all at once; submissions per second
    from the first upload to the last grade read;
 5. ``graders autograde ps1`` of the same N notebooks, ``--workers W``: submissions per
@@ -51,6 +52,7 @@ from class_batch import course_facts, graders_cli  # noqa: E402
 REPO = Path(__file__).resolve().parent.parent
 COURSE_FILES = ("course.yml", "exercises", "solutions", "checkers")
 ASSIGNMENT = "ps1"
+RETRIES = 3  # a grade's GET sent again after a transport error (an upload never is)
 
 
 @dataclass(frozen=True)
@@ -212,18 +214,27 @@ async def learner(
             files={"notebook": (f"{ASSIGNMENT}.ipynb", notebook, "application/x-ipynb+json")},
             headers=headers,
         )
-        if answer.status_code != 202:
-            return Outcome(name, error=f"{answer.status_code}: {answer.text[:200]}")
-        attempt = int(answer.json()["id"])
-        while time.monotonic() - sent < patience:
-            read = await client.get(f"/api/submissions/{attempt}?wait=30", headers=headers)
-            data = read.json()
-            if data["status"] in ("graded", "failed"):
-                latency = time.monotonic() - sent
-                return Outcome(name, attempt, latency, data["status"], data["score"])
-        return Outcome(name, attempt, lost=True)
     except httpx.HTTPError as exc:
-        return Outcome(name, error=f"{type(exc).__name__}: {exc}")
+        return Outcome(name, error=f"upload: {type(exc).__name__}: {exc}")
+    if answer.status_code != 202:
+        return Outcome(name, error=f"upload: {answer.status_code}: {answer.text[:200]}")
+    attempt = int(answer.json()["id"])
+    failures = 0
+    while time.monotonic() - sent < patience:
+        try:
+            read = await client.get(f"/api/submissions/{attempt}?wait=30", headers=headers)
+        except httpx.TransportError as exc:
+            # A GET may be sent again, as any client does: a pooled connection the server
+            # closed for idling is the client's affair, not a lost grade.
+            failures += 1
+            if failures > RETRIES:
+                return Outcome(name, attempt, error=f"reading: {type(exc).__name__}: {exc}")
+            continue
+        data = read.json()
+        if data["status"] in ("graded", "failed"):
+            latency = time.monotonic() - sent
+            return Outcome(name, attempt, latency, data["status"], data["score"])
+    return Outcome(name, attempt, lost=True)
 
 
 def summary(outcomes: list[Outcome]) -> dict[str, Any]:
