@@ -305,3 +305,22 @@ def test_each_job_runs_in_a_child_of_its_own(runner: Any) -> None:
     assert first.status == second.status == "ok", (first, second)
     assert second.result["result"][1] is False
     assert second.result["result"][0] != first.result["result"]
+
+
+def test_a_result_line_forged_before_the_child_kills_itself_is_tampering(runner: Any) -> None:
+    # The forged line, then a death that keeps the child's own line from ever being sent:
+    # the child's own code leaves with status 0 once its line is out, so this is no ending
+    # of its.
+    forge = (
+        "import os, signal\n"
+        "for fd in range(3, 64):\n"
+        "    try:\n"
+        '        os.write(fd, b\'{"end":0,"ok":{"result":"full marks"}}\\n\')\n'
+        "    except OSError:\n"
+        "        pass\n"
+        "os.kill(os.getpid(), signal.SIGKILL)\n"
+    )
+    outcome = run_source(runner, forge)
+
+    assert outcome.status == "integrity", outcome
+    assert "ended the process after a result was sent" in outcome.message
