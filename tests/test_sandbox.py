@@ -11,6 +11,7 @@ import time
 from collections.abc import Iterator
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import replace
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -21,6 +22,7 @@ from graders.sandbox.paths import PRIVATE_TMP, make_view
 from graders.sandbox.protocol import FrameError, decode_frame, decode_line
 from graders.sandbox.reaper import parent_of
 from graders.sandbox.verdict import channel_abuse, died, from_end, timed_out
+from graders.sandbox.watch import stretched_deadline
 from graders.sandbox.words import Words
 
 LIMITS = Limits(timeout_s=5.0, memory_mib=1536, max_output_bytes=1000, max_result_bytes=4096)
@@ -513,3 +515,25 @@ def test_no_child_holds_what_an_earlier_job_sent_or_received() -> None:
     assert earlier.result == {"result": secret}
     assert control.result == {"result": True}, control
     assert later.result == {"result": False}, later
+
+
+@pytest.mark.parametrize(
+    "waited, deadline",
+    [(0.0, 12.0), (1.5, 13.5), (-1.0, 12.0), (7.0, 18.0), (100.0, 18.0)],
+    ids=["idle machine", "busy", "clock skew", "four budgets", "capped"],
+)
+def test_time_spent_waiting_for_a_cpu_does_not_count_against_the_wall_budget(
+    waited: float, deadline: float
+) -> None:
+    # A step started at 10 s with a 2 s budget: a child kept off the CPU by the machine's
+    # load gets that time back, up to four budgets in all.
+    assert stretched_deadline(10.0, 2.0, waited) == deadline
+
+
+def test_a_child_s_run_queue_wait_can_be_read_here() -> None:
+    # The stretch needs /proc/<pid>/task/*/schedstat; where it is missing, the budget is
+    # the plain wall clock (and this test says so instead of passing silently).
+    path = Path(f"/proc/{os.getpid()}/task/{os.getpid()}/schedstat")
+    if not path.exists():
+        pytest.skip("this kernel keeps no schedstat: wall budgets are not stretched here")
+    assert len(path.read_text().split()) == 3

@@ -41,6 +41,10 @@ from .verdict import (
 from .words import Words
 
 CPU_POLL_S = 0.05
+# The wall budget does not count the time the child spent waiting for a CPU (the kernel's
+# run-queue delay, /proc/<pid>/task/*/schedstat): on a busy machine a learner's code is
+# not cut short for the machine's load. It stretches the budget at most this many times.
+MAX_STRETCH = 4
 SETTLE_S = 5.0  # the least time a child gets to end after its last line (it ends at once)
 TICKS = os.sysconf("SC_CLK_TCK")
 LINE_OVERHEAD = 256  # a step line is its result plus the {"end": i, "ok": ...} around it
@@ -96,6 +100,12 @@ def write_all(fd: int, data: bytes) -> None:
         view = view[os.write(fd, view) :]
 
 
+def stretched_deadline(started: float, timeout_s: float, waited_s: float) -> float:
+    """When a step started at ``started`` runs out of its wall budget, its ``waited_s``
+    seconds on a run queue not counted (at most ``MAX_STRETCH`` budgets in all)."""
+    return started + min(timeout_s + max(0.0, waited_s), MAX_STRETCH * timeout_s)
+
+
 class Watch:
     """The keeper's loop over one child: feed its steps, follow its lines, keep its clock."""
 
@@ -105,6 +115,7 @@ class Watch:
         self.step = 0
         self.step_started = time.monotonic()
         self.deadline = self.step_started + spec.steps[0].timeout_s
+        self.queued_at_start = self.queued()
         self.cpu_at_start = self.cpu_used()
         self.line = bytearray()
         self.max_line = spec.limits.max_result_bytes + LINE_OVERHEAD
@@ -153,7 +164,7 @@ class Watch:
             if self.finished():
                 break
             step = self.spec.steps[self.step]
-            if time.monotonic() >= self.deadline:
+            if time.monotonic() >= self.deadline and self.out_of_wall_time(step.timeout_s):
                 self.end_step(timed_out(step.timeout_s))
             elif self.cpu_used() - self.cpu_at_start > step.cpu_s:
                 self.end_step(used_too_much_cpu(step.cpu_s))
@@ -214,6 +225,32 @@ class Watch:
             message=verdict.message,
             words=verdict.words.to_json() if verdict.words else None,
         )
+
+    def out_of_wall_time(self, timeout_s: float) -> bool:
+        """Past the deadline: is the budget spent, not counting the time the child waited for a
+        CPU? If not, the deadline moves by that time (up to ``MAX_STRETCH`` budgets)."""
+        stretched = stretched_deadline(
+            self.step_started, timeout_s, self.queued() - self.queued_at_start
+        )
+        if time.monotonic() >= stretched:
+            return True
+        self.deadline = stretched
+        return False
+
+    def queued(self) -> float:
+        """Seconds the child's threads have waited on a run queue so far (0 if unknown)."""
+        try:
+            tasks = os.listdir(f"/proc/{self.pid}/task")
+        except OSError:
+            return 0.0
+        waited = 0
+        for task in tasks:
+            try:
+                with open(f"/proc/{self.pid}/task/{task}/schedstat", "rb") as f:
+                    waited += int(f.read().split()[1])
+            except (OSError, IndexError, ValueError):
+                continue  # a thread that ended, or a kernel without schedstat
+        return waited / 1e9
 
     def cpu_used(self) -> float:
         """The child's CPU time so far, in seconds (0 once it is gone: the wall clock rules)."""
@@ -318,6 +355,7 @@ class Watch:
         self.step += 1
         if self.step < len(self.spec.steps):
             self.step_started, self.deadline = now, now + self.spec.steps[self.step].timeout_s
+            self.queued_at_start = self.queued()
             self.cpu_at_start = self.cpu_used()
 
     def out_of_memory(self) -> str:
