@@ -31,6 +31,7 @@ DEFAULT_IMPORTS = (
     "torch.fft",
     "torch.special",
     "torch.testing",
+    "torch.utils.data",
     "numpy",
     "numpy.linalg",
     "numpy.random",
