@@ -280,6 +280,8 @@ KEYBOARD = [
     ("corner quotes", "「abc」", Scalar("abc"), '"abc"'),
     ("quotes in a tuple", "(“a”，‘b’)", seq("tuple", "a", "b"), "(\"a\", 'b')"),
     ("full-width colon in a traceback line", "RuntimeError：a leaf…", Name("RuntimeError"), None),
+    ("a comment in Chinese", "True  # 因为，共享内存", Scalar(True), None),
+    ("full-width comment sign", "True ＃ 因为", Scalar(True), "True # 因为"),
     ("no error in Chinese", "没有报错", NoError(), None),
     ("no error in Chinese with a full stop", "没有报错。", NoError(), None),
     ("another Chinese no error", "不报错", NoError(), None),

@@ -12,7 +12,8 @@ the ideographic and no-break spaces to a space, zero-width characters to nothing
 Text inside a string literal keeps its meaning: a string answer is compared as written, so
 what is between its quotes is never changed (``'a，b'`` stays ``'a，b'``). A string opened
 by a curly, corner or full-width quote ends at the next quote of the same kind (double or
-single) and is written back in ASCII quotes. A comment (``# ...``) is left as it is.
+single) and is written back in ASCII quotes. A comment (``# ...``, ``＃ ...``) is left as it
+is, but for its ``#``.
 
 ``unread_character`` finds what is still not ASCII outside strings and comments, and what
 to type instead when a keyboard's habit says: the learner's message names it.
@@ -44,6 +45,7 @@ _MARKS = {
 _DOUBLE = frozenset('"“”„‟「」＂')
 _SINGLE = frozenset("'‘’‚‛『』＇")
 _QUOTES = _DOUBLE | _SINGLE
+_COMMENT = frozenset("#＃")
 _CLOSERS = frozenset(")]}）】」』")
 FULL_STOP = "。"
 UNDERSCORE = "——"  # what a Chinese input method types for "_" (two em dashes)
@@ -105,7 +107,7 @@ def _pieces(text: str) -> Iterator[tuple[int, str, str]]:
     i, n, code_start = 0, len(text), 0
     while i < n:
         char = text[i]
-        if char == "#" or char in _QUOTES:
+        if char in _COMMENT or char in _QUOTES:
             if code_start < i:
                 yield code_start, text[code_start:i], "code"
             end, kind = _end_of(text, i)
@@ -120,7 +122,7 @@ def _pieces(text: str) -> Iterator[tuple[int, str, str]]:
 def _end_of(text: str, i: int) -> tuple[int, str]:
     """Where the comment or string starting at ``i`` ends (past its closing quote), and its kind."""
     char = text[i]
-    if char == "#":
+    if char in _COMMENT:
         newline = text.find("\n", i)
         return (len(text) if newline < 0 else newline), "comment"
     if char in "'\"":  # Python's own string: its escapes, and only its own quote closes it
@@ -134,7 +136,9 @@ def _end_of(text: str, i: int) -> tuple[int, str]:
 
 
 def _ascii(text: str, start: int, piece: str, kind: str) -> str:
-    if kind in ("string", "comment"):
+    if kind == "comment":
+        return "#" + piece[1:]
+    if kind == "string":
         return piece
     if kind == "typed string":
         return _python_string(piece)
