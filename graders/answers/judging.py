@@ -10,6 +10,7 @@ import math
 import re
 from collections.abc import Iterable
 from dataclasses import dataclass
+from typing import Literal, get_args
 
 from ..i18n import N_
 from ..said import Said, say
@@ -20,7 +21,8 @@ REL_TOL = 1e-3
 ABS_TOL = 1e-5
 MAX_SHOWN = 80  # characters of a rendered value in feedback
 # What a question may keep strict (`strict:` in its YAML): what its lesson is.
-LESSONS = ("dtype", "type")
+Lesson = Literal["dtype", "type"]
+LESSONS: tuple[str, ...] = get_args(Lesson)
 NUMBER_KINDS = frozenset({"int", "float"})  # by value, one stands for the other
 
 

@@ -6,7 +6,7 @@ from typing import Annotated, Any, ClassVar, Literal
 
 from pydantic import BeforeValidator, ConfigDict, Field, model_validator
 
-from ...answers.judging import LESSONS, Rules
+from ...answers.judging import LESSONS, Lesson, Rules
 from ...course.model import SECTIONS, ExerciseBase, Ident, Strict
 from ...course.text import Text
 from ...errors import did_you_mean
@@ -30,8 +30,8 @@ def _lesson(value: Any) -> Any:
     return value
 
 
-# What a question's lesson is, kept strict when its answer is compared (`compare.Rules`).
-Lesson = Annotated[Literal["dtype", "type"], BeforeValidator(_lesson)]
+# What a question's lesson is, kept strict when its answer is compared (`judging.Rules`).
+StrictLesson = Annotated[Lesson, BeforeValidator(_lesson)]
 
 
 class Misconception(Strict):
@@ -76,7 +76,7 @@ class Question(Strict):
     section: str | None = None
     # The lesson is the type: `dtype` (an int is not a float), `type` (a list or a number
     # is not a tensor, a tensor not a number). Else answers are graded by value.
-    strict: list[Lesson] = []
+    strict: list[StrictLesson] = []
 
     @model_validator(mode="after")
     def _one_of_expr_run(self) -> Question:
