@@ -106,6 +106,19 @@ BROKEN_EXERCISES = [
         "exercises/clone-basics.yml:19:14: questions[0].accept.0: not an answer literal",
         id="accept-not-a-literal",
     ),
+    pytest.param(
+        "    explain: clone copies.\n",
+        "    explain: clone copies.\n    strict: [dtpye]\n",
+        "exercises/clone-basics.yml:19:14: questions[0].strict[0]: 'dtpye' is not a lesson a "
+        "question keeps strict (dtype, type) (did you mean 'dtype'?)",
+        id="strict-lesson-misspelt",
+    ),
+    pytest.param(
+        "    explain: clone copies.\n",
+        "    explain: clone copies.\n    strict: dtype\n",
+        "exercises/clone-basics.yml:19:5: questions[0].strict: Input should be a valid list",
+        id="strict-not-a-list",
+    ),
 ]
 
 
@@ -154,6 +167,62 @@ def test_broken_course_file_is_reported_with_its_location(
     assert old in COURSE
     problems = problems_of(make_course(tmp_path, course=COURSE.replace(old, new, 1)))
     assert any(p.startswith(expected) for p in problems), problems
+
+
+def test_strict_lessons_load(tmp_path: Path) -> None:
+    exercise = EXERCISE.replace(
+        "    explain: clone copies.\n", "    explain: clone copies.\n    strict: [dtype, type]\n", 1
+    )
+    loaded = load_course(make_course(tmp_path, exercise=exercise))
+    shares, flag = loaded.exercises["clone-basics"].exercise.questions
+    assert (shares.strict, flag.strict) == (["dtype", "type"], [])
+    assert shares.rules.dtype and shares.rules.type and not (flag.rules.dtype or flag.rules.type)
+
+
+GRADIENT = """\
+id: gradient
+title: a gradient
+section: "§1a"
+kind: predict
+setup: |
+  import torch
+  a = torch.tensor(1.0, requires_grad=True)
+  (a * 2).backward()
+questions:
+  - id: grad
+    prompt: "What is `a.grad`?"
+    expr: a.grad
+    explain: Two.
+    misconceptions:
+      - {answer: "tensor(2)", name: int-gradient, explain: "Gradients are floats."}
+"""
+
+
+@pytest.mark.parametrize(
+    ("strict", "reported"),
+    [
+        pytest.param("", True, id="by-value"),
+        pytest.param("    strict: [dtype]\n", False, id="strict-dtype"),
+    ],
+)
+def test_a_misconception_that_earns_the_points_is_reported(
+    tmp_path: Path, strict: str, reported: bool
+) -> None:
+    gradient = GRADIENT.replace("    explain: Two.\n", "    explain: Two.\n" + strict)
+    course = make_course(
+        tmp_path,
+        course=COURSE.replace("[clone-basics,", "[gradient, clone-basics,", 1),
+        extra={"gradient.yml": gradient},
+    )
+    result = CliRunner().invoke(main, ["validate", "--course", str(course)])
+    expected = (
+        "exercises/gradient.yml:15:10: questions[0].misconceptions[0].answer: 'tensor(2)' earns "
+        "the points; it is torch's value written as another type: if the type is the lesson, "
+        "mark the question `strict: [dtype]` or `strict: [type]`"
+    )
+    assert (expected in result.output, result.exit_code) == (reported, 2 if reported else 0), (
+        result.output
+    )
 
 
 def test_every_problem_is_reported_at_once(tmp_path: Path) -> None:
