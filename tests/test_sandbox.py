@@ -66,31 +66,35 @@ def test_jobs_refuse_malformed_tasks_and_payloads(task: str, payload: Any) -> No
 @pytest.mark.parametrize(
     "data, kind",
     [
-        (b'{"end":0,"ok":{"a":[1,2,{"b":null}]}}', "ok"),
-        (b'{"end":0,"error":"ValueError: boom"}', "error"),
-        (b'{"end":0,"integrity":"the result is nested too deeply"}', "integrity"),
+        (b'{"end":0,"seal":"s","ok":{"a":[1,2,{"b":null}]}}', "ok"),
+        (b'{"end":0,"seal":"s","error":"ValueError: boom"}', "error"),
+        (b'{"end":0,"seal":"s","integrity":"the result is nested too deeply"}', "integrity"),
     ],
 )
 def test_well_formed_step_lines_are_read(data: bytes, kind: str) -> None:
-    assert decode_line(data, 0)[0] == kind
+    assert decode_line(data, 0, "s")[0] == kind
 
 
 @pytest.mark.parametrize(
     "data, message",
     [
-        (b'{"end":1,"ok":{}}', "channel"),
+        (b'{"end":1,"seal":"s","ok":{}}', "channel"),
         (b'{"begin":0}', "channel"),  # only the keeper begins a step
+        (b'{"end":0,"ok":{}}', "channel"),  # not sealed: not the child's own line
+        (b'{"end":0,"seal":"t","ok":{}}', "channel"),  # another job's seal
+        (b'{"end":0,"seal":"\u00e9","ok":{}}', "channel"),
+        (b'{"end":0,"seal":["s"],"ok":{}}', "channel"),
         (b'{"begin":1}', "channel"),
-        (b'{"end":true,"ok":{}}', "channel"),
-        (b'{"end":0,"ok":{"x":NaN}}', "NaN"),
-        (b'{"end":0,"ok":{"x":-Infinity}}', "Infinity"),
+        (b'{"end":true,"seal":"s","ok":{}}', "channel"),
+        (b'{"end":0,"seal":"s","ok":{"x":NaN}}', "NaN"),
+        (b'{"end":0,"seal":"s","ok":{"x":-Infinity}}', "Infinity"),
         (b"[" * 200_000 + b"]" * 200_000, "nested"),
-        (b'{"end":0,"ok":{"a":' + b"[" * 150 + b"]" * 150 + b"}}", "nested"),
-        (b'{"end":0,"ok":[1]}', "not an object"),
-        (b'{"end":0,"ok":{},"error":"x"}', "channel"),
+        (b'{"end":0,"seal":"s","ok":{"a":' + b"[" * 150 + b"]" * 150 + b"}}", "nested"),
+        (b'{"end":0,"seal":"s","ok":[1]}', "not an object"),
+        (b'{"end":0,"seal":"s","ok":{},"error":"x"}', "channel"),
         (b'{"ok":{"result":"full marks"}}', "channel"),
         (b'{"score":100}', "channel"),
-        (b'{"end":0,"error":{"forged":1}}', "channel"),
+        (b'{"end":0,"seal":"s","error":{"forged":1}}', "channel"),
         (b"\xff\xfe", "not valid JSON"),
         (b"total: 100/100", "not valid JSON"),
     ],
@@ -98,7 +102,7 @@ def test_well_formed_step_lines_are_read(data: bytes, kind: str) -> None:
 )
 def test_malformed_step_lines_are_refused_with_a_reason(data: bytes, message: str) -> None:
     with pytest.raises(FrameError, match=message):
-        decode_line(data, 0)
+        decode_line(data, 0, "s")
 
 
 RECORD = {

@@ -42,7 +42,7 @@ from typing import Any, NamedTuple
 import torch
 
 from .learner import LEARNER_FILE, REFUSALS, forget_refusals, tampering
-from .snapshot import Snapshot, changed_functions, raw_reader, restore
+from .snapshot import Snapshot, changed_functions, restore
 
 DIRECT = frozenset(
     {
@@ -82,9 +82,6 @@ NOT_AVAILABLE = {
     "socket.connect": "network",
     "socket.bind": "network",
 }
-# The code of the snapshot's raw memory reads (``snapshot.changed_functions``): their
-# ctypes events are the guard's own, and walking the stack for each would cost ~15 ms a job.
-OWN_RAW_READS = raw_reader().__code__
 PRIVATE_FILES = ("/mem", "/fd/", "/environ", "/maps", "/pagemap")
 _C = torch._C
 _module_hooks = importlib.import_module("torch.nn.modules.module")
@@ -214,7 +211,6 @@ def _hook(events: list[str], busy: list[bool]) -> Callable[[str, tuple[Any, ...]
         learner: str = LEARNER_FILE,
         not_available: Any = NOT_AVAILABLE,
         refuse: Any = REFUSALS.refuse,
-        own_reads: Any = OWN_RAW_READS,
     ) -> None:
         if busy[0] or event == "builtins.id":
             return  # an event the checks below raise themselves
@@ -222,10 +218,7 @@ def _hook(events: list[str], busy: list[bool]) -> Callable[[str, tuple[Any, ...]
         refusal = None
         try:
             caller = getframe(1)
-            back = caller.f_back
-            if event == "ctypes.string_at" and back is not None and back.f_code is own_reads:
-                refused = False  # the snapshot's own reads, thousands a job: not walked
-            elif event in direct:
+            if event in direct:
                 refused = caller.f_code.co_filename == learner
             elif event in anywhere or event.startswith("ctypes.") or private_file(event, args):
                 refused = on_stack(caller)

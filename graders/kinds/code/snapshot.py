@@ -14,10 +14,11 @@ state). So the snapshot also keeps, for every Python function of the watched mod
 classes (torch's, the grader's, the checkers'), what it runs: code, defaults, keyword
 defaults and the contents of its closure; ``changed_functions`` reports and puts back each
 one that changed (about 2,000 functions), once, after the last learner code. It reads the
-raw memory of the functions' pointer fields and of their closure cells (``string_at`` over
-addresses kept in one array), so no object of the warm process is touched: touching 2,000
-code objects would copy their pages (huge pages in the warm server) in every child, about
-70 ms a job; this takes about a millisecond.
+raw memory of the functions' pointer fields and of their closure cells (the few hundred
+page spans that hold them, through ``ctypes`` arrays made in the warm process), so no
+function, code object or cell of the warm process is touched:
+touching 2,000 code objects would copy their pages (huge pages in the warm server) in every
+child, about 70 ms a job; this takes about a millisecond.
 
 Reading an object in a forked child bumps its reference count, which copies its memory
 page (copy-on-write): comparing ~6000 attributes one by one costs a child 10-30 ms. So
@@ -33,7 +34,6 @@ import array
 import builtins
 import ctypes
 import gc
-import itertools
 import operator
 import sys
 import types
@@ -89,11 +89,16 @@ class Functions(NamedTuple):
     functions: tuple[Any, ...]
     objects: tuple[tuple[Any, Any, Any, Any], ...]  # code, defaults, kwdefaults, closure
     contents: tuple[tuple[Any, ...], ...]  # each closure cell's contents
-    addresses: Any  # array("Q"): each function's code..closure fields (None: no raw reads)
-    memory: bytes  # FIELDS_BYTES of each, then
-    cell_addresses: Any  # array("Q"): each closure cell's reference
-    cell_owners: Any  # array("Q"): the function each cell belongs to
-    cell_memory: bytes  # CELL_BYTES of each, then
+    # The memory read: each function's code..closure fields and each closure cell's
+    # reference (``fields``: (owner, address, size), in address order), read as the spans
+    # of memory within a page that hold them (``spans``: ctypes arrays made in the warm
+    # process, read with ``bytes()``, a few hundred reads instead of thousands, raising no
+    # audit event) and cut out of them (``cuts``: span, offset, size per field, end to end,
+    # in an array: a child reads it without touching an object).
+    fields: tuple[tuple[int, int, int], ...]
+    spans: tuple[Any, ...] | None  # None: this interpreter's layout is unknown, no raw reads
+    cuts: Any  # array("Q")
+    memory: bytes  # the fields' bytes, end to end, then
 
 
 Snapshot = tuple[tuple[Entry, ...], Functions]
@@ -102,6 +107,7 @@ Snapshot = tuple[tuple[Entry, ...], Functions]
 # head, then its reference.
 FUNCTION_FIELDS_OFFSET, FIELDS_BYTES = 48, 32
 CELL_REF_OFFSET, CELL_BYTES = 16, 8
+PAGE_BITS = 12  # a span read at once stays within one page of memory (mapped if one field is)
 _counter_value = ctypes._SimpleCData.__dict__["value"].__get__
 
 
@@ -191,38 +197,54 @@ def _functions(functions: list[types.FunctionType]) -> Functions:
     )
     contents = tuple(_cells(f.__closure__) for f in functions)
     if not _RAW_READS_WORK:
-        return Functions(tuple(functions), objects, contents, None, b"", None, None, b"")
-    addresses = array.array("Q", (id(f) + FUNCTION_FIELDS_OFFSET for f in functions))
-    cells = [(i, cell) for i, f in enumerate(functions) for cell in f.__closure__ or ()]
-    cell_addresses = array.array("Q", (id(cell) + CELL_REF_OFFSET for _, cell in cells))
-    return Functions(
+        return Functions(tuple(functions), objects, contents, (), None, array.array("Q"), b"")
+    fields = sorted(
+        [(i, id(f) + FUNCTION_FIELDS_OFFSET, FIELDS_BYTES) for i, f in enumerate(functions)]
+        + [
+            (i, id(cell) + CELL_REF_OFFSET, CELL_BYTES)
+            for i, f in enumerate(functions)
+            for cell in f.__closure__ or ()
+        ],
+        key=lambda field: field[1],
+    )
+    starts: list[int] = []
+    ends: list[int] = []
+    cuts: list[int] = []
+    for _owner, address, size in fields:
+        if not starts or address >> PAGE_BITS != starts[-1] >> PAGE_BITS:
+            starts.append(address)  # a new page: the span ends within it (or in the object)
+            ends.append(address + size)
+        ends[-1] = max(ends[-1], address + size)
+        cuts += (len(starts) - 1, address - starts[-1], size)
+    found = Functions(
         tuple(functions),
         objects,
         contents,
-        addresses,
-        _read(addresses, FIELDS_BYTES),
-        cell_addresses,
-        array.array("Q", (i for i, _ in cells)),
-        _read(cell_addresses, CELL_BYTES),
+        tuple(fields),
+        tuple(
+            (ctypes.c_char * (end - start)).from_address(start)
+            for start, end in zip(starts, ends, strict=True)
+        ),
+        array.array("Q", cuts),
+        b"",
     )
+    return found._replace(memory=_read(found))
 
 
 def _read(
-    addresses: Any,
-    size: int,
+    fs: Functions,
     join: Any = b"".join,
-    string_at: Any = ctypes.string_at,
-    repeat: Any = itertools.repeat,
+    copy: Any = bytes,
+    list: Any = list,
+    map: Any = map,
+    range: Any = range,
     len: Any = len,
 ) -> bytes:
-    """The ``size`` bytes at each address, end to end (no object at those addresses is touched)."""
-    return bytes(join(map(string_at, addresses, repeat(size, len(addresses)))))
-
-
-def raw_reader() -> Any:
-    """The function that does the snapshot's raw reads (the guard's audit hook knows its
-    ``ctypes.string_at`` events as its own)."""
-    return _read
+    """The watched fields' bytes, end to end (no object at those addresses is touched)."""
+    spans = list(map(copy, fs.spans))
+    c = fs.cuts
+    read: bytes = join([spans[c[k]][c[k + 1] : c[k + 1] + c[k + 2]] for k in range(0, len(c), 3)])
+    return read
 
 
 def _raw_reads_work() -> bool:
@@ -302,28 +324,19 @@ def changed_functions(
     same: Any = operator.is_,
     all: Any = all,
     map: Any = map,
-    range: Any = range,
-    len: Any = len,
 ) -> list[str]:
     """The watched functions whose code, defaults or closure changed since ``before``, each
     put back; their names. Reads only the functions' and cells' own memory (see module)."""
     fs = before[1]
-    if fs.addresses is not None:
-        now = read(fs.addresses, FIELDS_BYTES)
-        cells_now = read(fs.cell_addresses, CELL_BYTES)
-        if now == fs.memory and cells_now == fs.cell_memory:
+    if fs.spans is not None:
+        now = read(fs)
+        if now == fs.memory:
             return []
-        which = {
-            i
-            for i in range(len(fs.functions))
-            if now[i * FIELDS_BYTES : (i + 1) * FIELDS_BYTES]
-            != fs.memory[i * FIELDS_BYTES : (i + 1) * FIELDS_BYTES]
-        } | {
-            fs.cell_owners[j]
-            for j in range(len(fs.cell_owners))
-            if cells_now[j * CELL_BYTES : (j + 1) * CELL_BYTES]
-            != fs.cell_memory[j * CELL_BYTES : (j + 1) * CELL_BYTES]
-        }
+        which, at = set(), 0
+        for owner, _address, size in fs.fields:
+            if now[at : at + size] != fs.memory[at : at + size]:
+                which.add(owner)
+            at += size
     else:
         which = {
             i
