@@ -19,6 +19,7 @@ from ..course.learner_language import LearnerLanguages
 from ..course.load import LoadedCourse
 from ..course.model import FeedbackPolicy
 from ..i18n import speaking
+from ..intake.identity import one_file_each
 from ..results import ResultsDocument, StudentResult, SubmissionStatus
 from .csv_writer import csv_text
 from .gradescope import gradescope_result
@@ -47,11 +48,18 @@ def write_outputs(doc: ResultsDocument, out: Path, loaded: LoadedCourse | None =
     for dropped in doc.dropped:  # a withdrawn student's earlier file must not linger
         if safe_student(dropped):
             (out / "gradescope" / f"{dropped}.json").unlink(missing_ok=True)
+    owners = _file_owners(doc)
     for student in doc.students:
         # A missing student handed nothing in: there is no autograder result to show them.
-        if safe_student(student.student) and student.status is not SubmissionStatus.MISSING:
+        if student.student in owners and student.status is not SubmissionStatus.MISSING:
             path = out / "gradescope" / f"{student.student}.json"
             write_atomic(path, _gradescope_json(student, policy, languages) + "\n")
+
+
+def _file_owners(doc: ResultsDocument) -> set[str]:
+    """The students who get a file of their own: one per name, whatever the disk's case."""
+    graded = (s.student for s in doc.students if s.status is not SubmissionStatus.UNGRADABLE)
+    return one_file_each((s.student for s in doc.students), graded)
 
 
 def _gradescope_json(

@@ -111,9 +111,10 @@ def load_roster(path: Path) -> Roster:
 
 def _lookalike_warnings(shown: str, entries: list[RosterEntry]) -> tuple[Problem, ...]:
     line = {e.student: e.line for e in entries}
+    pairs = (sorted(pair, key=line.__getitem__) for pair in lookalikes(line))
     return tuple(
         Problem(Location(shown, line[b], 1), f"warning: {lookalike_note(b, a)} (line {line[a]})")
-        for a, b in lookalikes(line)
+        for a, b in pairs
     )
 
 

@@ -153,3 +153,19 @@ def lookalike_note(student: str, other: str) -> str:
     unusual = [c for c in chars if not c.startswith("U+00")]
     detail = f" ({', '.join(unusual or chars)})" if chars else ""
     return f"{student!r} looks like {other!r}{detail}"
+
+
+def one_file_each(students: Iterable[str], preferred: Iterable[str] = ()) -> set[str]:
+    """The ids that may name a file of their own (a feedback page, a Gradescope result):
+    allowed ids, one per name a disk that ignores case sees; of ids that differ only in
+    case, the one ``preferred`` (the one graded), if exactly one is, else none."""
+    chosen = set(preferred)
+    groups: dict[str, list[str]] = {}
+    for student in students:
+        if safe_student(student):
+            groups.setdefault(case_key(student), []).append(student)
+    owners: set[str] = set()
+    for group in groups.values():
+        claim = [s for s in group if s in chosen] if len(group) > 1 else group
+        owners.update(claim if len(claim) == 1 else ())
+    return owners
