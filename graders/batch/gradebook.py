@@ -11,7 +11,8 @@ in the course folder. Two tables for grading, those of the instructor's decision
                  instructor's overrides and extensions laid over it)
 
 ``record_all`` replaces students' grades in a single transaction, so an interrupted batch
-leaves every finished submission saved and no half-written one.
+leaves every finished submission saved and no half-written one; a grade the database
+cannot hold costs its own student only (saved as ``ungradable``, saying why).
 """
 
 from __future__ import annotations
@@ -22,22 +23,20 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
-from sqlalchemy import (
-    ColumnElement,
-    delete,
-    insert,
-    select,
-)
+from sqlalchemy import ColumnElement, delete, insert, select
 from sqlalchemy.engine import Engine
 from sqlalchemy.exc import IntegrityError
 from sqlalchemy.orm import Session
 
 from ..errors import UsageError
-from ..results import ResultsDocument, StudentResult, SubmissionStatus
+from ..intake.text import shown
+from ..results import ResultsDocument, StudentResult
+from ..said import say
 from . import term_tables  # noqa: F401 - registers the term's tables with Base
 from .adjustments import Adjustments, read_adjustments, students_overrides
 from .gradebook_databases import create_tables, engine_for
 from .gradebook_tables import Base, RunRow, SubmissionRow
+from .grading import ungradable
 
 WRITE_ATTEMPTS = 3  # a grade saved by two batches at once: the later one wins
 
@@ -134,24 +133,57 @@ def record(engine: Engine, course: str, assignment: str, graded: Graded) -> None
     record_all(engine, course, assignment, [graded])
 
 
-def record_all(engine: Engine, course: str, assignment: str, grades: Sequence[Graded]) -> None:
+def record_all(
+    engine: Engine, course: str, assignment: str, grades: Sequence[Graded]
+) -> list[Graded]:
     """Save the grades at hand, each replacing its student's earlier one, in one transaction
-    (a commit for several costs about what one grade's did, and none waits for the next)."""
-    latest = {g.result.student: g for g in grades}  # a student twice: the later grade counts
+    (a commit for several costs about what one grade's did, and none waits for the next).
+    A value the database cannot hold costs its own student only: the group fails, so each
+    is saved alone, that one as ``ungradable`` (saying why). Returns the grades as saved."""
+    latest = list({g.result.student: g for g in grades}.values())  # the later grade counts
     if not latest:
-        return
+        return []
+    try:
+        _write(engine, course, assignment, latest)
+        return latest
+    except Exception:  # noqa: BLE001 - saved one by one below; a database down fails there
+        return [_write_alone(engine, course, assignment, g) for g in latest]
+
+
+def _write_alone(engine: Engine, course: str, assignment: str, graded: Graded) -> Graded:
+    """Save ``graded``, or else its student as ungradable, saying why (raises when even that
+    cannot be saved: then the database itself is the problem)."""
+    try:
+        _write(engine, course, assignment, [graded])
+        return graded
+    except Exception as exc:  # noqa: BLE001 - said in this student's result
+        detail = shown(f"{type(exc).__name__}: {exc}".splitlines()[0])[:300]
+        reason = say("the gradebook could not save this grade: {detail}", detail=detail)
+        refused = replace(
+            graded,
+            result=ungradable(graded.result.student, reason, graded.result.language),
+            source=shown(graded.source)[:1000] if graded.source else None,
+            retry=False,
+        )
+    _write(engine, course, assignment, [refused])
+    return refused
+
+
+def _write(engine: Engine, course: str, assignment: str, grades: list[Graded]) -> None:
     for attempt in range(WRITE_ATTEMPTS):
         try:
             # Core statements rather than ORM objects: a unit of work per grade was the
             # largest cost of the batch's main thread.
             with engine.begin() as conn:
-                overrides = Adjustments(students_overrides(conn, course, assignment, list(latest)))
+                students = [g.result.student for g in grades]
+                overrides = Adjustments(students_overrides(conn, course, assignment, students))
                 rows = [
-                    _submission_row(course, assignment, g)
-                    | score_columns(overrides.apply(g.result))
-                    for g in latest.values()
+                    submission_row(course, assignment, g) | score_columns(overrides.apply(g.result))
+                    for g in grades
                 ]
-                conn.execute(delete(SubmissionRow).where(*of_students(course, assignment, latest)))
+                conn.execute(
+                    delete(SubmissionRow).where(*of_students(course, assignment, students))
+                )
                 conn.execute(insert(SubmissionRow), rows)
             return
         except IntegrityError:
@@ -160,32 +192,6 @@ def record_all(engine: Engine, course: str, assignment: str, grades: Sequence[Gr
             # next attempt's delete sees that row and replaces it.
             if attempt == WRITE_ATTEMPTS - 1:
                 raise
-
-
-def replace_missing(
-    engine: Engine,
-    course: str,
-    assignment: str,
-    missing: list[Graded],
-) -> None:
-    """Make the ``missing`` rows of an assignment exactly ``missing``, in one transaction.
-
-    A missing row is the roster's say, not a grade: each run replaces them all, so a
-    student who handed in since, or who left the roster, is no longer missing.
-    """
-    with engine.begin() as conn:
-        conn.execute(
-            delete(SubmissionRow).where(
-                SubmissionRow.course == course,
-                SubmissionRow.assignment == assignment,
-                SubmissionRow.status == SubmissionStatus.MISSING.value,
-            )
-        )
-        if missing:
-            conn.execute(
-                insert(SubmissionRow),
-                [_submission_row(course, assignment, g) | score_columns(g.result) for g in missing],
-            )
 
 
 def of_student(course: str, assignment: str, student: str) -> tuple[ColumnElement[bool], ...]:
@@ -204,7 +210,7 @@ def of_students(
     )
 
 
-def _submission_row(course: str, assignment: str, graded: Graded) -> dict[str, Any]:
+def submission_row(course: str, assignment: str, graded: Graded) -> dict[str, Any]:
     r = graded.result
     return dict(
         course=course,

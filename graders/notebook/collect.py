@@ -11,7 +11,10 @@ from __future__ import annotations
 from pathlib import Path
 
 from ..course.load import LoadedCourse, get_assignment
+from ..errors import SubmissionError
+from ..intake.text import Refused, check_text
 from ..kinds.base import AnyKind, Submission
+from ..said import say
 from .counted import counted_cell
 from .read import (
     MAX_NOTEBOOK_BYTES,
@@ -48,6 +51,8 @@ def read_submission(
         counted = counted_cell(cells)
         reading = kind.read_cell(counted.cell.source, counted.cell.meta)
         if reading.text is not None:
+            # A string literal's escapes (``"\ud800"``) can make text that cannot be stored.
+            _storable(path, key, reading.text)
             answers[key] = reading.text
         for note in (*reading.notes, counted.note):
             _add_note(notes, key, note)
@@ -61,6 +66,13 @@ def expected_keys(loaded: LoadedCourse, assignment_id: str) -> dict[str, AnyKind
         ex = loaded.exercises[item.id]
         expected.update((key, ex.kind) for key in ex.kind.answer_keys(ex.exercise))
     return expected
+
+
+def _storable(path: Path, key: str, text: str) -> None:
+    try:
+        check_text(text, str(path), say("the answer to {key}", key=key))
+    except Refused as exc:
+        raise SubmissionError(str(exc)) from exc
 
 
 def _add_note(notes: dict[str, str], key: str, note: str) -> None:
