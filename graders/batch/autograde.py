@@ -84,7 +84,10 @@ def grade_plan(
             batch.isolation,
         )
         doc = apply_roster(
-            gradebook.results_document(engine, plan.course, plan.assignment), plan.roster
+            gradebook.results_document(
+                engine, plan.course, plan.assignment, session.loaded.renamed
+            ),
+            plan.roster,
         )
         write_outputs(doc, plan.out_dir, session.loaded)
     tally = Tally(
@@ -176,7 +179,13 @@ class _Batch:
             )
             for r in ready
         ]
-        gradebook.record_all(self.engine, self.plan.course, self.plan.assignment, graded)
+        gradebook.record_all(
+            self.engine,
+            self.plan.course,
+            self.plan.assignment,
+            graded,
+            self.session.loaded.renamed,
+        )
         for r, g in zip(ready, graded, strict=True):
             self.graded += 1
             self.failed += r.result.status is SubmissionStatus.UNGRADABLE

@@ -16,7 +16,7 @@ leaves every finished submission saved and no half-written one.
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, replace
 from datetime import UTC, datetime
 from pathlib import Path
@@ -129,14 +129,27 @@ class Graded:
     retry: bool = False  # the grader failed, not the learner: grade again next run
 
 
-def record(engine: Engine, course: str, assignment: str, graded: Graded) -> None:
+def record(
+    engine: Engine,
+    course: str,
+    assignment: str,
+    graded: Graded,
+    renamed: Mapping[str, str] | None = None,
+) -> None:
     """Save one student's grade, replacing any earlier one, in one transaction."""
-    record_all(engine, course, assignment, [graded])
+    record_all(engine, course, assignment, [graded], renamed)
 
 
-def record_all(engine: Engine, course: str, assignment: str, grades: Sequence[Graded]) -> None:
+def record_all(
+    engine: Engine,
+    course: str,
+    assignment: str,
+    grades: Sequence[Graded],
+    renamed: Mapping[str, str] | None = None,
+) -> None:
     """Save the grades at hand, each replacing its student's earlier one, in one transaction
-    (a commit for several costs about what one grade's did, and none waits for the next)."""
+    (a commit for several costs about what one grade's did, and none waits for the next).
+    ``renamed``: the course's former ids -> ids now, for overrides set under a former id."""
     latest = {g.result.student: g for g in grades}  # a student twice: the later grade counts
     if not latest:
         return
@@ -145,7 +158,9 @@ def record_all(engine: Engine, course: str, assignment: str, grades: Sequence[Gr
             # Core statements rather than ORM objects: a unit of work per grade was the
             # largest cost of the batch's main thread.
             with engine.begin() as conn:
-                overrides = Adjustments(students_overrides(conn, course, assignment, list(latest)))
+                overrides = Adjustments(
+                    students_overrides(conn, course, assignment, list(latest), renamed)
+                )
                 rows = [
                     _submission_row(course, assignment, g)
                     | score_columns(overrides.apply(g.result))
@@ -236,10 +251,16 @@ def score_columns(result: StudentResult) -> dict[str, float]:
     return dict(score=result.score, raw_score=result.raw_score, max_score=result.max_score)
 
 
-def results_document(engine_or_url: Engine | str, course: str, assignment: str) -> ResultsDocument:
+def results_document(
+    engine_or_url: Engine | str,
+    course: str,
+    assignment: str,
+    renamed: Mapping[str, str] | None = None,
+) -> ResultsDocument:
     """The results document of every submission in the gradebook for ``assignment``.
 
-    Each student also carries ``submitted_at`` and ``graded_at`` from their row.
+    Each student also carries ``submitted_at`` and ``graded_at`` from their row; a question
+    saved under an id the course has renamed since is read under today's (``renamed``).
     """
     engine = open_gradebook(engine_or_url) if isinstance(engine_or_url, str) else engine_or_url
     columns = (
@@ -257,7 +278,7 @@ def results_document(engine_or_url: Engine | str, course: str, assignment: str) 
     levels: set[str] = set()
     latest: datetime | None = None
     with engine.connect() as conn:
-        adjust = read_adjustments(conn, course, assignment)
+        adjust = read_adjustments(conn, course, assignment, renamed)
         # Row by row: a class's JSON is never all in memory beside the results parsed from it.
         for row in conn.execute(query.execution_options(yield_per=200)):
             parsed = StudentResult.parse(row.result_json)

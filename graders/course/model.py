@@ -190,6 +190,10 @@ class ExerciseBase(Strict, Translatable):
     """Fields every exercise has, whatever its kind."""
 
     id: Ident
+    # The ids this exercise had before (the oldest first): results, answers files and
+    # notebooks that name one are read under ``id`` (``course/renames.py``), and a learner's
+    # variant is still drawn by the oldest, so a rename changes no one's tensors.
+    formerly: list[Ident] = []
     title: Text
     section: str
     kind: str
@@ -197,13 +201,31 @@ class ExerciseBase(Strict, Translatable):
     # exercise is used exactly as written.
     params: Params = Field(default_factory=dict)
 
+    @property
+    def drawn_as(self) -> str:
+        """The id variants are drawn by: the first the exercise ever had."""
+        return self.formerly[0] if self.formerly else self.id
+
     def content_hash(self) -> str:
         """A stable hash of all that defines this exercise (for caches), whatever its language."""
         data = self.in_default_language().model_dump(mode="json")
         if not data.get("params"):
             del data["params"]  # the hash an exercise had before parameters existed
+        _drop_empty(data, "formerly")  # and before exercises and questions were renamed
         blob = json.dumps(data, sort_keys=True).encode()
         return hashlib.sha256(blob).hexdigest()[:16]
+
+
+def _drop_empty(data: Any, key: str) -> None:
+    """Remove ``key`` wherever it holds an empty list, in nested dicts and lists."""
+    if isinstance(data, dict):
+        if data.get(key) == []:
+            del data[key]
+        for value in data.values():
+            _drop_empty(value, key)
+    elif isinstance(data, list):
+        for value in data:
+            _drop_empty(value, key)
 
 
 def section_ok(section: str) -> bool:

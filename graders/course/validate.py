@@ -13,6 +13,7 @@ from .glossary import glossary_problems
 from .load import LoadedCourse
 from .marks import duplicate_ids
 from .model import SECTIONS
+from .renames import rename_problems
 from .text import language_problems
 from .variants import expand
 
@@ -46,7 +47,7 @@ def validate_course(
     """Validate the course; raise ``SpecError`` with every problem found."""
     loaded = load(course)
     problems = untranslated(loaded) + unlabelled(loaded) + every_combination(loaded)
-    problems += glossary_problems(loaded)
+    problems += glossary_problems(loaded) + rename_problems(loaded)
     if truth:
         with open_session(course, isolation=isolation) as session:
             # Every variant of every exercise runs through torch.
