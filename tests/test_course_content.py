@@ -800,3 +800,34 @@ def test_no_chinese_text_of_any_exercise_keeps_a_line_wrap(loaded: LoadedCourse)
         if re.search(cjk + r"[ \n]" + cjk, outside)
     ]
     assert broken == []
+
+
+README = COURSE_FILE.parent / "README.md"
+CONTENTS_BLOCK = re.compile(
+    r"<!-- course contents: graders audit --markdown -->\n(.*?)<!-- end of course contents -->",
+    re.S,
+)
+
+
+def test_the_readme_says_what_the_course_holds(loaded: LoadedCourse) -> None:
+    # Counted, not typed: course v2's README said "5 code exercises (19 checks)" with 7.
+    from click.testing import CliRunner
+
+    from graders.cli import main
+
+    done = CliRunner().invoke(main, ["audit", "--markdown", "--course", str(COURSE_FILE)])
+    assert done.exit_code == 0, done.output
+    found = CONTENTS_BLOCK.search(README.read_text(encoding="utf-8"))
+    assert found is not None and found.group(1) == done.output
+
+
+def test_the_contents_count_every_exercise_once(loaded: LoadedCourse) -> None:
+    from graders.course.contents import course_contents
+
+    contents = course_contents(loaded)
+    items = sum(len(ex.kind.items(ex.exercise)) for ex in loaded.exercises.values())
+    kinds = Counter(ex.kind.name for ex in loaded.exercises.values())
+    assert (contents.exercises(), contents.items()) == (len(loaded.exercises), items)
+    assert {k: contents.exercises(k) for k in contents.kinds()} == dict(kinds)
+    assert [a.id for a in contents.assignments] == ["ps1", "ps2", "ps3", "ps4", "ps5", "ps6"]
+    assert contents.former_ids == len(loaded.renamed) > 0
