@@ -830,4 +830,4 @@ def test_the_contents_count_every_exercise_once(loaded: LoadedCourse) -> None:
     assert (contents.exercises(), contents.items()) == (len(loaded.exercises), items)
     assert {k: contents.exercises(k) for k in contents.kinds()} == dict(kinds)
     assert [a.id for a in contents.assignments] == ["ps1", "ps2", "ps3", "ps4", "ps5", "ps6"]
-    assert contents.former_ids == len(loaded.renamed) > 0
+    assert contents.renamed == len(set(loaded.renamed.values())) > 0

@@ -11,9 +11,12 @@ from __future__ import annotations
 import textwrap
 from collections import Counter
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
-from .load import LoadedCourse
 from .model import SECTIONS
+
+if TYPE_CHECKING:
+    from .load import LoadedCourse
 
 LANGUAGE_NAMES = {"en": "English", "zh": "Chinese"}  # others are written as their code
 NUMBERS = ("no", "one", "two", "three", "four", "five", "six", "seven", "eight", "nine", "ten")
@@ -39,7 +42,7 @@ class CourseContents:
     languages: tuple[str, ...]
     misconceptions: int  # labelled misconception names
     glossary: int  # terms
-    former_ids: int  # ids a renamed exercise or question had
+    renamed: int  # exercises, questions and checks known under a former id too
 
     def exercises(self, kind: str | None = None) -> int:
         """How many exercises the problem sets hold (of ``kind``, or of every kind)."""
@@ -77,7 +80,7 @@ class CourseContents:
             "languages": list(self.languages),
             "misconceptions": self.misconceptions,
             "glossary": self.glossary,
-            "former_ids": self.former_ids,
+            "renamed": self.renamed,
         }
 
 
@@ -112,7 +115,7 @@ def course_contents(loaded: LoadedCourse) -> CourseContents:
         tuple(loaded.course.languages),
         len(loaded.course.misconceptions),
         len(loaded.course.glossary),
-        len(loaded.renamed),
+        len(set(loaded.renamed.values())),
     )
 
 
