@@ -102,7 +102,7 @@ def refresh_outputs(engine: Engine, loaded: LoadedCourse, assignment: str) -> Pa
     held against the roster it used."""
     source = last_source(engine, loaded.course.id, assignment)
     out = source.out if source else default_out_dir(loaded, assignment)
-    doc = gradebook.results_document(engine, loaded.course.id, assignment)
+    doc = gradebook.results_document(engine, loaded.course.id, assignment, loaded.renamed)
     # The Gradescope files follow the assignment's feedback policy, as autograde's do.
     write_outputs(apply_roster(doc, roster_of(loaded, source)), out, loaded)
     return out

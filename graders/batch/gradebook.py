@@ -17,7 +17,7 @@ cannot hold costs its own student only (saved as ``ungradable``, saying why).
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, replace
 from datetime import UTC, datetime
 from pathlib import Path
@@ -128,33 +128,50 @@ class Graded:
     retry: bool = False  # the grader failed, not the learner: grade again next run
 
 
-def record(engine: Engine, course: str, assignment: str, graded: Graded) -> None:
+def record(
+    engine: Engine,
+    course: str,
+    assignment: str,
+    graded: Graded,
+    renamed: Mapping[str, str] | None = None,
+) -> None:
     """Save one student's grade, replacing any earlier one, in one transaction."""
-    record_all(engine, course, assignment, [graded])
+    record_all(engine, course, assignment, [graded], renamed)
 
 
 def record_all(
-    engine: Engine, course: str, assignment: str, grades: Sequence[Graded]
+    engine: Engine,
+    course: str,
+    assignment: str,
+    grades: Sequence[Graded],
+    renamed: Mapping[str, str] | None = None,
 ) -> list[Graded]:
     """Save the grades at hand, each replacing its student's earlier one, in one transaction
     (a commit for several costs about what one grade's did, and none waits for the next).
     A value the database cannot hold costs its own student only: the group fails, so each
-    is saved alone, that one as ``ungradable`` (saying why). Returns the grades as saved."""
+    is saved alone, that one as ``ungradable`` (saying why). ``renamed``: the course's
+    former ids -> ids now, for overrides set under a former id. Returns the grades as saved."""
     latest = list({g.result.student: g for g in grades}.values())  # the later grade counts
     if not latest:
         return []
     try:
-        _write(engine, course, assignment, latest)
+        _write(engine, course, assignment, latest, renamed)
         return latest
     except Exception:  # noqa: BLE001 - saved one by one below; a database down fails there
-        return [_write_alone(engine, course, assignment, g) for g in latest]
+        return [_write_alone(engine, course, assignment, g, renamed) for g in latest]
 
 
-def _write_alone(engine: Engine, course: str, assignment: str, graded: Graded) -> Graded:
+def _write_alone(
+    engine: Engine,
+    course: str,
+    assignment: str,
+    graded: Graded,
+    renamed: Mapping[str, str] | None = None,
+) -> Graded:
     """Save ``graded``, or else its student as ungradable, saying why (raises when even that
     cannot be saved: then the database itself is the problem)."""
     try:
-        _write(engine, course, assignment, [graded])
+        _write(engine, course, assignment, [graded], renamed)
         return graded
     except Exception as exc:  # noqa: BLE001 - said in this student's result
         detail = shown(f"{type(exc).__name__}: {exc}".splitlines()[0])[:300]
@@ -165,18 +182,26 @@ def _write_alone(engine: Engine, course: str, assignment: str, graded: Graded) -
             source=shown(graded.source)[:1000] if graded.source else None,
             retry=False,
         )
-    _write(engine, course, assignment, [refused])
+    _write(engine, course, assignment, [refused], renamed)
     return refused
 
 
-def _write(engine: Engine, course: str, assignment: str, grades: list[Graded]) -> None:
+def _write(
+    engine: Engine,
+    course: str,
+    assignment: str,
+    grades: list[Graded],
+    renamed: Mapping[str, str] | None = None,
+) -> None:
     for attempt in range(WRITE_ATTEMPTS):
         try:
             # Core statements rather than ORM objects: a unit of work per grade was the
             # largest cost of the batch's main thread.
             with engine.begin() as conn:
                 students = [g.result.student for g in grades]
-                overrides = Adjustments(students_overrides(conn, course, assignment, students))
+                overrides = Adjustments(
+                    students_overrides(conn, course, assignment, students, renamed)
+                )
                 rows = [
                     submission_row(course, assignment, g) | score_columns(overrides.apply(g.result))
                     for g in grades
@@ -242,10 +267,16 @@ def score_columns(result: StudentResult) -> dict[str, float]:
     return dict(score=result.score, raw_score=result.raw_score, max_score=result.max_score)
 
 
-def results_document(engine_or_url: Engine | str, course: str, assignment: str) -> ResultsDocument:
+def results_document(
+    engine_or_url: Engine | str,
+    course: str,
+    assignment: str,
+    renamed: Mapping[str, str] | None = None,
+) -> ResultsDocument:
     """The results document of every submission in the gradebook for ``assignment``.
 
-    Each student also carries ``submitted_at`` and ``graded_at`` from their row.
+    Each student also carries ``submitted_at`` and ``graded_at`` from their row; a question
+    saved under an id the course has renamed since is read under today's (``renamed``).
     """
     engine = open_gradebook(engine_or_url) if isinstance(engine_or_url, str) else engine_or_url
     columns = (
@@ -263,7 +294,7 @@ def results_document(engine_or_url: Engine | str, course: str, assignment: str) 
     levels: set[str] = set()
     latest: datetime | None = None
     with engine.connect() as conn:
-        adjust = read_adjustments(conn, course, assignment)
+        adjust = read_adjustments(conn, course, assignment, renamed)
         # Row by row: a class's JSON is never all in memory beside the results parsed from it.
         for row in conn.execute(query.execution_options(yield_per=200)):
             parsed = StudentResult.parse(row.result_json)

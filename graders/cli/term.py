@@ -113,13 +113,15 @@ def override(
     engine = _gradebook(loaded, db_url)
     who = audit.actor(by)
     if clear:
-        overrides.clear_override(engine, loaded.course.id, assignment, student, question, who)
+        overrides.clear_override(
+            engine, loaded.course.id, assignment, student, question, who, loaded.renamed
+        )
         _done(engine, loaded, assignment, f"{student}: override of {question} removed")
         return
     if points is None or reason is None:
         raise UsageError("give POINTS and --reason (or --clear)")
     decision = overrides.Decision(question, points, reason, who)
-    overrides.set_override(engine, loaded.course.id, assignment, student, decision)
+    overrides.set_override(engine, loaded.course.id, assignment, student, decision, loaded.renamed)
     _done(engine, loaded, assignment, f"{student}: {question} set to {points:g} points")
 
 

@@ -62,7 +62,7 @@ def write_feedback(
     own words.
     """
     languages = LearnerLanguages(loaded, assignment, forced=language)
-    doc = gradebook.results_document(db_url, loaded.course.id, assignment)
+    doc = gradebook.results_document(db_url, loaded.course.id, assignment, loaded.renamed)
     if not doc.students:
         raise UsageError(
             f"nothing graded for {assignment} in the gradebook yet (run `graders autograde "

@@ -62,6 +62,8 @@ class Question(Strict):
         {"prompt", "expr", "run", "explain", "misconceptions"}
     )  # what parameters are substituted into (not `article_says`: what the article printed)
     id: Ident
+    # The ids this question had before, in this exercise (``course/renames.py``).
+    formerly: list[Ident] = []
     prompt: Text
     expr: str | None = None
     run: str | None = None
