@@ -1,0 +1,38 @@
+"""The documentation: the site builds with warnings as errors, and the README stays the front
+door (short, the two set-up commands first, every link leading somewhere)."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+REPO = Path(__file__).resolve().parent.parent
+
+
+def test_the_site_builds_strictly(tmp_path: Path) -> None:
+    # --strict turns every warning into a failure: a link to a page or an anchor that is
+    # gone, a page left out of the nav, a command or docstring the generators cannot read.
+    env = {
+        **os.environ,
+        # The CLI reference imports graders.cli, and the API reference reads graders/checker:
+        # both from this checkout, whichever copy of graders the environment installed.
+        "PYTHONPATH": os.pathsep.join(filter(None, [str(REPO), os.environ.get("PYTHONPATH")])),
+        "NO_MKDOCS_2_WARNING": "1",  # mkdocs-material's notice about its successor
+    }
+    site = tmp_path / "site"
+    built = subprocess.run(
+        [sys.executable, "-m", "mkdocs", "build", "--strict", "--site-dir", str(site)],
+        cwd=REPO,
+        env=env,
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+    assert built.returncode == 0, built.stdout + built.stderr
+    cli = (site / "reference" / "cli" / "index.html").read_text(encoding="utf-8")
+    assert "graders autograde" in cli and "--min-score" in cli
+    api = (site / "reference" / "checker-api" / "index.html").read_text(encoding="utf-8")
+    assert 'id="graders.checker.verdicts.tensor_verdict"' in api
+    assert 'id="graders.checker.measure.call"' in api or 'id="graders.checker.calls.call"' in api
