@@ -4,11 +4,14 @@ door (short, the two set-up commands first, every link leading somewhere)."""
 from __future__ import annotations
 
 import os
+import re
 import subprocess
 import sys
 from pathlib import Path
 
 REPO = Path(__file__).resolve().parent.parent
+README = REPO / "README.md"
+README_MAX_LINES = 200
 
 
 def test_the_site_builds_strictly(tmp_path: Path) -> None:
@@ -36,3 +39,23 @@ def test_the_site_builds_strictly(tmp_path: Path) -> None:
     api = (site / "reference" / "checker-api" / "index.html").read_text(encoding="utf-8")
     assert 'id="graders.checker.verdicts.tensor_verdict"' in api
     assert 'id="graders.checker.measure.call"' in api or 'id="graders.checker.calls.call"' in api
+
+
+def test_the_readme_is_short_and_starts_with_the_two_set_up_commands() -> None:
+    lines = README.read_text(encoding="utf-8").splitlines()
+    assert len(lines) <= README_MAX_LINES, f"README.md has {len(lines)} lines: move text to docs/"
+    first_block = re.search(r"```\w*\n(.*?)```", "\n".join(lines), re.S)
+    assert first_block is not None
+    before = "\n".join(lines)[: first_block.start()]
+    assert "\n## " not in before, "the set-up commands come before the first section"
+    commands = [line.split("#")[0].strip() for line in first_block.group(1).splitlines()]
+    assert commands[:2] == ["make demo", "make test"]
+
+
+def test_every_link_of_the_readme_leads_to_a_file() -> None:
+    text = README.read_text(encoding="utf-8")
+    targets = re.findall(r"\]\(([^)\s]+)\)", text)
+    local = [t.split("#")[0] for t in targets if not re.match(r"[a-z]+:|#", t)]
+    assert local, "the README links to the documentation"
+    missing = [t for t in local if not (REPO / t).exists()]
+    assert missing == []

@@ -133,7 +133,7 @@ def markdown(contents: CourseContents) -> str:
         f"{contents.misconceptions} misconceptions named for learners and a glossary of "
         f"{contents.glossary} terms. {len(varied)} exercises have parameters, so each learner "
         "predicts, and writes code for, their own variant "
-        "(see [Variants](#variants-every-learner-predicts-their-own-tensors)):"
+        "(see [Variants](docs/how-to/variants.md)):"
     )
     lines = [
         *textwrap.wrap(lead, width=90, break_on_hyphens=False),
