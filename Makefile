@@ -5,7 +5,7 @@ PY     := $(VENV)/bin/python
 # pip fetch a multi-GB CUDA build. numpy stops `import torch` warning into every capture.
 TORCH  := torch==2.13.0
 
-.PHONY: install demo test lint validate bench bench-serve messages clean
+.PHONY: install demo test lint docs validate bench bench-serve messages clean
 
 install: $(VENV)/.installed
 
@@ -28,6 +28,11 @@ lint: install
 	$(VENV)/bin/ruff check graders tests benchmarks
 	$(VENV)/bin/ruff format --check graders tests benchmarks
 	$(VENV)/bin/mypy
+
+# The documentation site (mkdocs.yml, docs/) into site/, warnings as errors; the suite builds
+# it too (tests/test_docs.py), so `make test` fails on a broken link or a missing page.
+docs: install
+	NO_MKDOCS_2_WARNING=1 $(VENV)/bin/mkdocs build --strict --site-dir site
 
 validate: install
 	$(VENV)/bin/graders validate
@@ -56,4 +61,4 @@ bench-serve: install
 	$(PY) benchmarks/serve_burst.py --learners 500 --within 60 --json bench-serve.json
 
 clean:
-	rm -rf $(VENV) .graders-cache autograded release build *.egg-info
+	rm -rf $(VENV) .graders-cache autograded release build site *.egg-info

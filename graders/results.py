@@ -21,7 +21,7 @@ from __future__ import annotations
 
 import json
 import sys
-from collections.abc import Iterator
+from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, field, fields, replace
 from enum import StrEnum
 from functools import cache
@@ -172,6 +172,16 @@ class StudentResult:
     def question(self, item_id: str) -> QuestionResult | None:
         return next((q for q in self.questions if q.id == item_id), None)
 
+    def renamed(self, current: Mapping[str, str]) -> StudentResult:
+        """The same result with each question under its id today (``current``: former id ->
+        id now, the course's renames): a grade kept under an old id reads under the new."""
+        if not current or not any(q.id in current for q in self.questions):
+            return self
+        questions = tuple(
+            replace(q, id=current[q.id]) if q.id in current else q for q in self.questions
+        )
+        return replace(self, questions=questions)
+
     def error_in(self, language: str) -> str | None:
         """``error`` in ``language`` when graders said it in it, else as grading wrote it."""
         if self.error is None:
@@ -229,6 +239,12 @@ class ResultsDocument:
         for student in self.students:
             ids.update((q.id, None) for q in student.questions)
         return list(ids)
+
+    def renamed(self, current: Mapping[str, str]) -> ResultsDocument:
+        """The same document with each question under its id today (``StudentResult.renamed``)."""
+        if not current:
+            return self
+        return replace(self, students=tuple(s.renamed(current) for s in self.students))
 
     def read_students(self) -> list[StudentResult]:
         """Students whose answers were read (everything but ``ungradable``)."""

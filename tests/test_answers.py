@@ -23,6 +23,7 @@ from graders.answers.parse import (
     render_answer,
 )
 from graders.answers.render import DTYPES
+from graders.answers.spelling import NO_ERROR_PHRASES
 from graders.answers.values import (
     DtypeValue,
     ExceptionValue,
@@ -36,6 +37,7 @@ from graders.answers.values import (
     TensorValue,
     Value,
 )
+from graders.i18n import speaking
 
 
 def T(values, shape=(), dtype=None, requires_grad=None, grad_fn=None) -> TensorValue:  # noqa: N802
@@ -239,6 +241,122 @@ SPELLING_NOTES = [
 @pytest.mark.parametrize(("text", "notes"), SPELLING_NOTES, ids=[t for t, _ in SPELLING_NOTES])
 def test_a_spelling_python_writes_otherwise_comes_with_a_note(text: str, notes: list[str]) -> None:
     assert list(read_answer(text).notes) == notes
+
+
+# What a Chinese input method types for ASCII punctuation, and what it is read as.
+KEYBOARD = [
+    ("full-width tuple", "（True，True）", seq("tuple", True, True), "(True, True)"),
+    (
+        "full-width comma and space",
+        "(False，　False)",
+        seq("tuple", False, False),
+        "(False, False)",
+    ),
+    ("ideographic comma", "(True、False)", seq("tuple", True, False), "(True, False)"),
+    ("Size", "torch.Size([3，4])", SizeValue((3, 4)), "torch.Size([3, 4])"),
+    ("all of Size typed in Chinese", "torch。Size（【3，4】）", SizeValue((3, 4)), None),
+    (
+        "one comma in a tensor",
+        "tensor([1., 2.，3.], requires_grad=True)",
+        T([1.0, 2.0, 3.0], (3,), requires_grad=True),
+        "tensor([1., 2., 3.], requires_grad=True)",
+    ),
+    (
+        "a tensor typed in Chinese",
+        "tensor（[1。，2。，3。]，requires——grad＝True）",
+        T([1.0, 2.0, 3.0], (3,), requires_grad=True),
+        "tensor([1., 2., 3.], requires_grad=True)",
+    ),
+    ("decimal point as a full stop", "tensor(2。)", T(2.0), "tensor(2.)"),
+    ("trailing full stop", "False。", Scalar(False), "False"),
+    ("trailing full stop after a float", "0.5。", Scalar(0.5), "0.5"),
+    ("corner brackets", "《SelectBackward0》", Name("SelectBackward0"), "<SelectBackward0>"),
+    ("full-width letters", "ＴＲＵＥ", Scalar(True), "TRUE"),
+    ("ideographic space", "\u3000True\u3000", Scalar(True), None),
+    ("no-break space", "(1,\u00a02)", seq("tuple", 1, 2), "(1, 2)"),
+    ("zero-width space", "tensor(2.)\u200b", T(2.0), "tensor(2.)"),
+    ("curly double quotes", "“abc”", Scalar("abc"), '"abc"'),
+    ("curly single quotes", "‘abc’", Scalar("abc"), "'abc'"),
+    ("corner quotes", "「abc」", Scalar("abc"), '"abc"'),
+    ("quotes in a tuple", "(“a”，‘b’)", seq("tuple", "a", "b"), "(\"a\", 'b')"),
+    ("full-width colon in a traceback line", "RuntimeError：a leaf…", Name("RuntimeError"), None),
+    ("a comment in Chinese", "True  # 因为，共享内存", Scalar(True), None),
+    ("full-width comment sign", "True ＃ 因为", Scalar(True), "True # 因为"),
+    ("no error in Chinese", "没有报错", NoError(), None),
+    ("no error in Chinese with a full stop", "没有报错。", NoError(), None),
+    ("another Chinese no error", "不报错", NoError(), None),
+    ("no exception in Chinese", "没有异常", NoError(), None),
+    ("Chinese no error with spaces", " 无 报错 ", NoError(), None),
+    ("full-width letters of no error", "ｎｏ　ｅｒｒｏｒ", NoError(), None),
+]
+
+
+@pytest.mark.parametrize(
+    ("text", "expected", "read_as"), [pytest.param(*row[1:], id=row[0]) for row in KEYBOARD]
+)
+def test_a_keyboard_s_punctuation_is_read_as_the_ascii_it_stands_for(
+    text: str, expected: Value, read_as: str | None
+) -> None:
+    read = read_answer(text)
+    assert repr(read.value) == repr(expected)
+    note = f"Read as `{read_as}`, in the ASCII characters Python reads."
+    assert (note in read.notes) is (read_as is not None), read.notes
+
+
+# Inside a string the text is compared as typed: only the quotes around it are read.
+STRINGS = [
+    ("full-width comma in an ASCII string", "'a，b'", "a，b"),
+    ("full-width comma in curly quotes", "“a，b”", "a，b"),
+    ("Chinese in a string", "'没有报错'", "没有报错"),
+    ("ASCII quote inside curly quotes", "“it's”", "it's"),
+    ("curly apostrophe inside ASCII quotes", '"it’s"', "it’s"),
+    ("full stop inside a string", "'done。'", "done。"),
+    ("brackets inside a string", "“【x】”", "【x】"),
+]
+
+
+@pytest.mark.parametrize(("text", "content"), [pytest.param(*r[1:], id=r[0]) for r in STRINGS])
+def test_text_inside_a_string_keeps_its_meaning(text: str, content: str) -> None:
+    assert parse_answer(text) == Scalar(content)
+    assert compare(parse_answer(text), Scalar(content)).correct
+    if content != content.replace("，", ","):
+        assert not compare(parse_answer(text), Scalar(content.replace("，", ","))).correct
+
+
+# A character still unread outside strings is named, with what to type instead.
+UNREAD = [
+    ("em dash", "tensor([1., —2.])", "`—` (U+2014) at character 13", "type `-` instead"),
+    ("ellipsis", "tensor([1., …])", "`…` (U+2026) at character 13", "type `...` instead"),
+    ("Chinese words", "没有错误吧", "`没` (U+6CA1) at character 1", "ASCII characters"),
+    ("Chinese after a value", "True 对", "`对` (U+5BF9) at character 6", "keyboard set to English"),
+    ("a name in Chinese", "运行时错误", "`运` (U+8FD0) at character 1", "ASCII characters"),
+    ("word joiner", "(True,\u2060False)", "(U+2060) at character 7", "ASCII characters"),
+]
+
+
+@pytest.mark.parametrize(
+    ("text", "where", "instead"), [pytest.param(*r[1:], id=r[0]) for r in UNREAD]
+)
+def test_an_unread_character_is_named_with_what_to_type(
+    text: str, where: str, instead: str
+) -> None:
+    with pytest.raises(AnswerSyntaxError) as info:
+        parse_answer(text)
+    assert where in info.value.reason and instead in info.value.reason, info.value.reason
+
+
+def test_the_unread_character_is_named_in_the_learner_s_language() -> None:
+    with speaking("zh"), pytest.raises(AnswerSyntaxError) as info:
+        parse_answer("tensor([1., —2.])")
+    assert "其中第 13 个字符 `—`（U+2014）Python 读不了：请改为输入 `-`" in str(info.value)
+
+
+def test_every_course_language_s_no_error_phrases_are_read_as_no_error() -> None:
+    assert set(NO_ERROR_PHRASES) >= {"en", "zh"}
+    for phrases in NO_ERROR_PHRASES.values():
+        for phrase in phrases:
+            assert parse_answer(phrase) == NoError(), phrase
+            assert parse_answer(phrase.upper() + "。") == NoError(), phrase
 
 
 def test_an_exception_class_matches_in_any_case() -> None:

@@ -65,9 +65,10 @@ def term(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Any]:
     save_nb(load_nb(root / "zh" / "ps1" / "ps1.ipynb"), subs / "eve" / "ps2.ipynb")
     (subs / "fay").mkdir()
     (subs / "fay" / "ps2.ipynb").write_text("this is not JSON", encoding="utf-8")
-    save_nb(chinese, subs / "gus" / "ps2" / "ps2.ipynb")  # nbgrader's layout, with its time
-    (subs / "gus" / "ps2" / "timestamp.txt").write_text("2036-10-20 12:00:00 UTC")
-    invoke("autograde", "ps2", str(subs), *course)
+    save_nb(chinese, subs / "gus" / "ps2" / "ps2.ipynb")
+    times = root / "times.csv"  # the instructor's times: gus handed in after the cutoff
+    times.write_text("student,submitted_at\ngus,2036-10-20 12:00:00 UTC\n", encoding="utf-8")
+    invoke("autograde", "ps2", str(subs), "--times", str(times), *course)
     run("feedback", "ps2", *course)
     run("feedback", "ps2", "--lang", "zh", "--out", str(root / "all-zh"), *course)
     run("report", "ps2", "--lang", "zh", *course)

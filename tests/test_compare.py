@@ -1,4 +1,9 @@
-"""compare(): one table per rule of the module docstring, answers written as learners do."""
+"""compare(): one table per rule of the module docstring, answers written as learners do.
+
+The first tables hold the strict rules (``STRICT``, compare's default: a question whose
+lesson is the type); ``BY_VALUE_CASES`` what a question that does not teach the type
+accepts besides, and ``KEPT`` what each lesson of ``strict:`` keeps refusing.
+"""
 
 from __future__ import annotations
 
@@ -9,8 +14,8 @@ import math
 import pytest
 
 from graders.answers.compare import compare, same_value
-from graders.answers.judging import MAX_SHOWN, Comparison
-from graders.answers.parse import parse_answer
+from graders.answers.judging import BY_VALUE, MAX_SHOWN, STRICT, Comparison, Rules
+from graders.answers.parse import parse_answer, render_answer
 from graders.answers.values import (
     DtypeValue,
     ExceptionValue,
@@ -384,7 +389,17 @@ OUTCOMES = [
         False,
         "Got RuntimeError, expected no error.",
     ),
-    ("None is not no error", "None", NoError(), False, "expected no error"),
+    ("None for no error", "None", NoError(), True, "Correct."),
+    ("none for no error", "none", NoError(), True, "Correct."),
+    (
+        "None for an exception",
+        "None",
+        ExceptionValue("RuntimeError", "..."),
+        False,
+        "Got None, expected RuntimeError.",
+    ),
+    ("Chinese no error", "没有报错", NoError(), True, "Correct."),
+    ("Chinese no error for an exception", "不报错", ExceptionValue("RuntimeError", "."), False, ""),
     ("opaque by text", "'{}'", Opaque("dict", "{}"), True, "Correct"),
     ("opaque other text", "'{1: 2}'", Opaque("dict", "{}"), False, "expected {}"),
 ]
@@ -401,6 +416,132 @@ def _cases(table):  # type: ignore[no-untyped-def]
 def test_compare(text: str, truth: Value, correct: bool, feedback: str) -> None:
     verdict = compare(parse_answer(text), truth)
     assert (verdict.correct, feedback in verdict.feedback) == (correct, True), verdict.feedback
+
+
+FLOATS = tensor([0.0, 1.0, 1.0, 0.0], (4,))
+GRAD = tensor([4.0, 6.0], (2,), requires_grad=True)
+MASK = tensor([True, False], (2,), "bool")
+FLOAT64 = tensor([1.0, 2.0], (2,), "float64")
+
+# Graded by value: the question does not teach the type (`BY_VALUE`, no `strict:`).
+BY_VALUE_CASES = [
+    # an int for a float, a float for an int
+    ("int for float", "1", Scalar(1.0), True, "torch gives it as 1.0 (a float)."),
+    ("int for a rounded float", "0", Scalar(1e-6), True, "as 0.0 (a float)"),
+    ("negative int for float", "-3", Scalar(-3.0), True, "as -3.0"),
+    ("int of another value", "2", Scalar(2.5), False, "Got 2, expected 2.5."),
+    ("integral float for int", "2.", Scalar(2), True, "torch gives it as 2 (an int)."),
+    ("fractional float for int", "2.5", Scalar(2), False, "Got 2.5, expected 2."),
+    ("nan is no int", "nan", Scalar(2), False, "expected 2"),
+    ("bool is still not int", "1", Scalar(True), False, "Got 1 (an int), expected True (a bool)."),
+    ("int is still not bool", "True", Scalar(1), False, "expected 1 (an int)"),
+    ("same kind needs no note", "1.0", Scalar(1.0), True, "Correct."),
+    # a plain number for a 0-dim tensor
+    ("int for 0-dim float tensor", "2", A_GRAD, True, "as tensor(2.) (a float tensor)."),
+    ("float for 0-dim float tensor", "2.", A_GRAD, True, "as tensor(2.) (a float tensor)."),
+    ("float for 0-dim int tensor", "3.", tensor(3, dtype="int64"), True, "tensor(3) (an int"),
+    ("int of another value for 0-dim", "3", A_GRAD, False, "Got 3, expected tensor(2."),
+    ("int for a bool tensor", "1", tensor(True, dtype="bool"), False, "expected a bool tensor"),
+    ("number for a 1-element tensor", "2.", tensor([2.0], (1,)), False, "expected tensor([2.])"),
+    # a list for a tensor
+    ("list for 1-d", "[4., 6.]", GRAD, True, "torch gives it as tensor([4., 6.]) (a float tensor)"),
+    ("int list for 1-d", "[4, 6]", GRAD, True, "as tensor([4., 6.])"),
+    ("tuple for 1-d", "(4., 6.)", GRAD, True, "as tensor([4., 6.])"),
+    ("nested list for 2-d", "[[1., 2.], [3., 4.]]", MATRIX, True, "as tensor([[1., 2.], [3., 4."),
+    ("list for float64", "[1, 2]", FLOAT64, True, "tensor([1., 2.], dtype=torch.float64)"),
+    ("bool list for a mask", "[True, False]", MASK, True, "as tensor([True, False]) (a bool"),
+    ("list of another value", "[4., 7.]", GRAD, False, "Got [4.0, 7.0], expected tensor([4., 6.]"),
+    ("list of another length", "[4., 6., 8.]", GRAD, False, "Got [4.0, 6.0, 8.0], expected"),
+    ("list of another shape", "[[4., 6.]]", GRAD, False, "Got [[4.0, 6.0]], expected"),
+    ("ragged list", "[[1., 2.], [3.]]", MATRIX, False, "expected tensor([[1., 2.], [3., 4.]])"),
+    ("list of words", "['a', 'b']", GRAD, False, "expected tensor([4., 6.]"),
+    ("int list for a mask", "[1, 0]", MASK, False, "expected tensor([True, False])"),
+    # integer values for a float tensor, and back
+    ("int tensor for float", "tensor([0, 1, 1, 0])", FLOATS, True, "as tensor([0., 1., 1., 0.])"),
+    ("int 0-dim for float", "tensor(2)", A_GRAD, True, "as tensor(2.) (a float tensor)."),
+    (
+        "int tensor with its flag",
+        "tensor(2, requires_grad=True)",
+        A_GRAD,
+        True,
+        "as tensor(2., requires_grad=True)",
+    ),
+    ("float tensor for int", "tensor([1., 2.])", INTS, True, "as tensor([1, 2]) (an int tensor)"),
+    ("int tensor, other values", "tensor([0, 1, 1, 1])", FLOATS, False, "Got tensor([0, 1, 1, 1])"),
+    ("fractional for int", "tensor([1.5, 2.])", INTS, False, "Got tensor([1.5, 2.]), expected"),
+    (
+        "a dtype written is compared",
+        "tensor([0, 1, 1, 0], dtype=torch.int64)",
+        FLOATS,
+        False,
+        "Got dtype torch.int64, expected torch.float32.",
+    ),
+    ("int tensor for a mask", "tensor([1, 0])", MASK, False, "expected a bool tensor"),
+    # a tensor for a number or a list
+    ("0-dim tensor for float", "tensor(5.)", Scalar(5.0), True, "torch gives it as 5.0 (a float)."),
+    ("int 0-dim tensor for float", "tensor(5)", Scalar(5.0), True, "as 5.0 (a float)"),
+    ("tensor for int", "tensor(2)", Scalar(2), True, "as 2 (an int)"),
+    ("tensor of another value", "tensor(4.)", Scalar(5.0), False, "expected a float: 5.0"),
+    (
+        "tensor that requires grad",
+        "tensor(5., requires_grad=True)",
+        Scalar(5.0),
+        False,
+        "expected a float: 5.0",
+    ),
+    ("1-d tensor for a number", "tensor([5.])", Scalar(5.0), False, "expected a float: 5.0"),
+    ("tensor for None", "tensor(0.)", Scalar(None), False, "expected None"),
+    ("tensor for a tuple", "tensor([1, 4])", scalars("tuple", 1, 4), True, "as (1, 4) (a tuple)"),
+    ("tensor of another length", "tensor([1])", scalars("tuple", 1, 4), False, "2 items"),
+    # items of a tuple
+    ("ints for floats in a tuple", "(1, 2)", scalars("tuple", 1.0, 2.0), True, "as (1.0, 2.0)"),
+    ("lists in a tuple", "([4., 6.], None)", Sequence("tuple", (GRAD, Scalar(None))), True, ""),
+    ("item of another value", "(1, 3)", scalars("tuple", 1.0, 2.0), False, "Item 2: got 3"),
+    ("exact tuple needs no note", "(1., 2.)", scalars("tuple", 1.0, 2.0), True, "Correct."),
+]
+
+
+@pytest.mark.parametrize(("text", "truth", "correct", "feedback"), _cases(BY_VALUE_CASES))
+def test_compare_by_value(text: str, truth: Value, correct: bool, feedback: str) -> None:
+    verdict = compare(parse_answer(text), truth, BY_VALUE)
+    assert (verdict.correct, feedback in verdict.feedback) == (correct, True), verdict.feedback
+    exact = render_answer(truth) == render_answer(parse_answer(text))
+    assert verdict.by_value is (correct and feedback != "Correct." and not exact)
+
+
+# What each lesson of `strict:` keeps refusing (and what it lets through all the same).
+KEPT = [
+    ("int for float", "1", Scalar(1.0), ["dtype"], False, "Got 1 (an int), expected 1.0"),
+    ("int for float, type kept", "1", Scalar(1.0), ["type"], True, "as 1.0 (a float)"),
+    ("int tensor for float", "tensor([0, 1, 1, 0])", FLOATS, ["dtype"], False, "an int tensor"),
+    ("int for 0-dim", "2", A_GRAD, ["dtype"], False, "expected a float tensor"),
+    ("list for tensor", "[4., 6.]", GRAD, ["type"], False, "Got [4.0, 6.0], expected tensor("),
+    ("list for tensor, dtype kept", "[4., 6.]", GRAD, ["dtype"], True, "as tensor([4., 6.])"),
+    ("int list, dtype kept", "[4, 6]", GRAD, ["dtype"], False, "expected tensor([4., 6.]"),
+    ("tensor for a number", "tensor(5.)", Scalar(5.0), ["type"], False, "expected a float: 5.0"),
+    ("tensor for a tuple", "tensor([1, 4])", scalars("tuple", 1, 4), ["type"], False, "a tuple"),
+    # as it always was: a bare number of the tensor's kind stands for a 0-dim tensor
+    ("bare number, type kept", "2.", A_GRAD, ["type"], True, "as a tensor it is written"),
+    ("both kept", "2", A_GRAD, ["dtype", "type"], False, "expected a float tensor"),
+]
+
+
+@pytest.mark.parametrize(
+    ("text", "truth", "lessons", "correct", "feedback"),
+    [pytest.param(*row[1:], id=row[0]) for row in KEPT],
+)
+def test_a_question_s_lesson_keeps_its_type_strict(
+    text: str, truth: Value, lessons: list[str], correct: bool, feedback: str
+) -> None:
+    verdict = compare(parse_answer(text), truth, Rules.keeping(lessons))
+    assert (verdict.correct, feedback in verdict.feedback) == (correct, True), verdict.feedback
+
+
+def test_strict_is_what_compare_does_unless_told() -> None:
+    assert Rules.keeping(["dtype", "type"]) == STRICT and Rules.keeping([]) == BY_VALUE
+    for row in BY_VALUE_CASES:
+        answer, truth = parse_answer(row[1]), row[2]
+        assert compare(answer, truth) == compare(answer, truth, STRICT)
 
 
 @pytest.mark.parametrize("n", [10, 1000])
@@ -440,7 +581,7 @@ SAME = [
     ("exception versus no error", "RuntimeError", "no error", False),
     ("tuple and list", "(1, 2)", "[1, 2]", True),
     ("Size and tuple", "torch.Size([2])", "(2,)", True),
-    ("int and float", "2", "2.", False),
+    ("int and float", "2", "2.", False),  # by value they are: see below
     ("dtype written once", "tensor(1., dtype=torch.float64)", "tensor(1.)", True),
     (
         "contradicting dtypes",
@@ -455,6 +596,15 @@ SAME = [
 def test_same_value_for_misconceptions(a: str, b: str, same: bool) -> None:
     assert same_value(parse_answer(a), parse_answer(b)) is same
     assert same_value(parse_answer(b), parse_answer(a)) is same
+
+
+@pytest.mark.parametrize(
+    ("a", "b"),
+    [("2", "2."), ("[1., 2.]", "tensor([1., 2.])"), ("tensor([1, 2])", "tensor([1., 2.])")],
+)
+def test_by_value_misconceptions_match_answers_of_another_type(a: str, b: str) -> None:
+    assert same_value(parse_answer(a), parse_answer(b), BY_VALUE)
+    assert not same_value(parse_answer(a), parse_answer(b), STRICT)
 
 
 def test_same_value_is_symmetric_over_all_pairs() -> None:

@@ -72,6 +72,8 @@ BAD = [
     ("section-not-in-article", {**PREDICT, "section": "§9"}, "section"),
     ("question-section", question(section="§7"), "questions/0/section"),
     ("zero-points", question(points=0), "questions/0/points"),
+    ("strict-unknown-lesson", question(strict=["dtpye"]), "questions/0/strict/0"),
+    ("strict-not-a-list", question(strict="dtype"), "questions/0/strict"),
     ("typo-in-a-key", question(promt="x"), "questions/0"),
     ("no-questions", {**PREDICT, "questions": []}, "questions"),
     ("id-not-an-ident", {**PREDICT, "id": "Clone Basics"}, "id"),
@@ -130,7 +132,10 @@ def test_kinds_are_told_apart_by_kind(schema: dict[str, Any]) -> None:
         assert schema["$defs"][ref.rsplit("/", 1)[1]]["properties"]["kind"]["const"] == kind
 
 
-@pytest.mark.parametrize("good", [PREDICT, question(expr=None, run="a.sum().backward()"), CODE])
+@pytest.mark.parametrize(
+    "good",
+    [PREDICT, question(expr=None, run="a.sum().backward()"), question(strict=["dtype"]), CODE],
+)
 def test_good_files_pass(schema: dict[str, Any], good: dict[str, Any]) -> None:
     jsonschema.validate(good, schema)
 

@@ -146,8 +146,15 @@ def test_the_truth_keeps_warnings(prepared) -> None:
         ),
         pytest.param("clone-basics/grad", "tensor(2.)", "wrong", None, id="wrong-value"),
         pytest.param("clone-basics/grad", "3.", "correct", None, id="number-for-0-dim-tensor"),
+        # graded by value: the question is about the gradient, not its dtype
         pytest.param(
-            "clone-basics/grad", "tensor(3)", "wrong", None, id="int-tensor-for-float-tensor"
+            "clone-basics/grad", "tensor(3)", "correct", None, id="int-tensor-for-float-tensor"
+        ),
+        pytest.param("clone-basics/grad", "3", "correct", None, id="int-for-0-dim-float-tensor"),
+        pytest.param("clone-basics/grad", "tensor(4)", "wrong", None, id="int-tensor-wrong-value"),
+        pytest.param("clone-basics/backward", "None", "correct", None, id="none-for-no-error"),
+        pytest.param(
+            "clone-basics/backward", "没有报错", "correct", None, id="no-error-in-chinese"
         ),
         pytest.param("clone-basics/grad", "tensor(3", "invalid", None, id="unparseable"),
         pytest.param("clone-basics/grad", "...", "unanswered", None, id="template-left"),

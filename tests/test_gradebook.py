@@ -106,7 +106,7 @@ def test_a_failed_write_keeps_the_previous_grade(engine, monkeypatch: pytest.Mon
     def broken(*args):
         raise OSError("disk full")  # after the old grade was deleted, inside the transaction
 
-    monkeypatch.setattr(gradebook, "_submission_row", broken)
+    monkeypatch.setattr(gradebook, "submission_row", broken)
     with pytest.raises(OSError):
         gradebook.record(engine, COURSE, ASSIGNMENT, graded(result(wrong=True), key="new"))
     assert gradebook.grading_keys(engine, COURSE, ASSIGNMENT) == {"ada": "old"}

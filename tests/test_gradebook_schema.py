@@ -56,7 +56,7 @@ def _ada() -> gradebook.Graded:
 
 def _ada_row() -> dict:
     graded = _ada()
-    return gradebook._submission_row("course", "ps1", graded) | gradebook.score_columns(
+    return gradebook.submission_row("course", "ps1", graded) | gradebook.score_columns(
         graded.result
     )
 

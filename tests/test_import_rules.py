@@ -23,6 +23,7 @@ LAYERS: tuple[tuple[str, ...], ...] = (
         "graders.said",
         "graders.syntax",
     ),
+    ("graders.intake",),  # the door: outside text, names and ids checked once
     ("graders.course", "graders.course.model", "graders.course.marks"),
     ("graders.answers",),
     ("graders.kinds", "graders.checker", "graders.truth_child"),

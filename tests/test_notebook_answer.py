@@ -80,6 +80,31 @@ CASES = [
         id="unclosed-quote-after-a-line",
     ),
     pytest.param("answer = (1,", Extracted("(1,"), id="unclosed-bracket"),
+    # Quotes a keyboard typed that Python does not read: the text between them.
+    pytest.param(
+        "answer = “False”", Extracted("False", quoted=True, typed_quotes=True), id="curly-quotes"
+    ),
+    pytest.param(
+        "answer = 「(True, False)」",
+        Extracted("(True, False)", quoted=True, typed_quotes=True),
+        id="corner-quotes",
+    ),
+    pytest.param(
+        "answer = ＂没有报错＂",
+        Extracted("没有报错", quoted=True, typed_quotes=True),
+        id="full-width",
+    ),
+    pytest.param(
+        "answer = ‘no error’  # sure",
+        Extracted("no error", quoted=True, typed_quotes=True),
+        id="curly-single-quotes-with-comment",
+    ),
+    pytest.param("answer = “a“b”", Extracted("“a“b”"), id="three-curly-quotes-are-text"),
+    pytest.param(
+        'answer = "（True，True）"',
+        Extracted("（True，True）", quoted=True),
+        id="full-width-inside",
+    ),
     # No `answer = ...` line: the whole cell, for the parser to report as invalid.
     pytest.param("answer == 3", Extracted("answer == 3", True), id="comparison"),
     pytest.param("x = 3", Extracted("x = 3", True), id="other-name"),

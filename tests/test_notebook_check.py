@@ -140,6 +140,13 @@ RUN_ALL = [
         id="unclosed-quote",
     ),
     pytest.param(
+        "answer = “tensor(2.)”",
+        "SyntaxError: `“` (U+201C) is not a character Python reads (line 1); "
+        'write it as `answer = "tensor(2.)"`',
+        id="curly-quotes",
+    ),
+    pytest.param('answer = "（2，3）"', None, id="full-width-inside-quotes-runs"),
+    pytest.param(
         "answer = false",
         "NameError: name 'false' is not defined; write it as `answer = \"false\"`",
         id="lower-case-false",

@@ -114,9 +114,9 @@ SANDBOX_VERDICTS: list[Callable[[], verdict.Verdict]] = [
     lambda: verdict.died(0),
     lambda: verdict.checked(verdict.from_end("ok", {}), _forged, {}),
     lambda: verdict.channel_abuse(_frame_error(b'{"end": 0, "ok": NaN}')),
-    lambda: verdict.channel_abuse(_frame_error(b'{"end": 0, "ok": 1}')),
+    lambda: verdict.channel_abuse(_frame_error(b'{"end": 0, "seal": "s", "ok": 1}')),
     lambda: verdict.channel_abuse(_frame_error(b'{"end": 0, "ok": {}')),
-    lambda: verdict.channel_abuse(_frame_error(b'{"end": 0, "error": 1}')),
+    lambda: verdict.channel_abuse(_frame_error(b'{"end": 0, "seal": "s", "error": 1}')),
     lambda: verdict.channel_abuse(_frame_error(b"[" * 200 + b"]" * 200)),
 ]
 
@@ -127,7 +127,7 @@ def _forged(payload: object, result: object) -> dict[str, object]:
 
 def _frame_error(line: bytes) -> Words:
     try:
-        decode_line(line, 0)
+        decode_line(line, 0, "s")
     except FrameError as exc:
         return exc.words
     raise AssertionError(f"{line!r} was read")

@@ -11,6 +11,7 @@ import time
 from collections.abc import Iterator
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import replace
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -21,6 +22,7 @@ from graders.sandbox.paths import PRIVATE_TMP, make_view
 from graders.sandbox.protocol import FrameError, decode_frame, decode_line
 from graders.sandbox.reaper import parent_of
 from graders.sandbox.verdict import channel_abuse, died, from_end, timed_out
+from graders.sandbox.watch import stretched_deadline
 from graders.sandbox.words import Words
 
 LIMITS = Limits(timeout_s=5.0, memory_mib=1536, max_output_bytes=1000, max_result_bytes=4096)
@@ -64,31 +66,35 @@ def test_jobs_refuse_malformed_tasks_and_payloads(task: str, payload: Any) -> No
 @pytest.mark.parametrize(
     "data, kind",
     [
-        (b'{"end":0,"ok":{"a":[1,2,{"b":null}]}}', "ok"),
-        (b'{"end":0,"error":"ValueError: boom"}', "error"),
-        (b'{"end":0,"integrity":"the result is nested too deeply"}', "integrity"),
+        (b'{"end":0,"seal":"s","ok":{"a":[1,2,{"b":null}]}}', "ok"),
+        (b'{"end":0,"seal":"s","error":"ValueError: boom"}', "error"),
+        (b'{"end":0,"seal":"s","integrity":"the result is nested too deeply"}', "integrity"),
     ],
 )
 def test_well_formed_step_lines_are_read(data: bytes, kind: str) -> None:
-    assert decode_line(data, 0)[0] == kind
+    assert decode_line(data, 0, "s")[0] == kind
 
 
 @pytest.mark.parametrize(
     "data, message",
     [
-        (b'{"end":1,"ok":{}}', "channel"),
+        (b'{"end":1,"seal":"s","ok":{}}', "channel"),
         (b'{"begin":0}', "channel"),  # only the keeper begins a step
+        (b'{"end":0,"ok":{}}', "channel"),  # not sealed: not the child's own line
+        (b'{"end":0,"seal":"t","ok":{}}', "channel"),  # another job's seal
+        (b'{"end":0,"seal":"\\u00e9","ok":{}}', "channel"),
+        (b'{"end":0,"seal":["s"],"ok":{}}', "channel"),
         (b'{"begin":1}', "channel"),
-        (b'{"end":true,"ok":{}}', "channel"),
-        (b'{"end":0,"ok":{"x":NaN}}', "NaN"),
-        (b'{"end":0,"ok":{"x":-Infinity}}', "Infinity"),
+        (b'{"end":true,"seal":"s","ok":{}}', "channel"),
+        (b'{"end":0,"seal":"s","ok":{"x":NaN}}', "NaN"),
+        (b'{"end":0,"seal":"s","ok":{"x":-Infinity}}', "Infinity"),
         (b"[" * 200_000 + b"]" * 200_000, "nested"),
-        (b'{"end":0,"ok":{"a":' + b"[" * 150 + b"]" * 150 + b"}}", "nested"),
-        (b'{"end":0,"ok":[1]}', "not an object"),
-        (b'{"end":0,"ok":{},"error":"x"}', "channel"),
+        (b'{"end":0,"seal":"s","ok":{"a":' + b"[" * 150 + b"]" * 150 + b"}}", "nested"),
+        (b'{"end":0,"seal":"s","ok":[1]}', "not an object"),
+        (b'{"end":0,"seal":"s","ok":{},"error":"x"}', "channel"),
         (b'{"ok":{"result":"full marks"}}', "channel"),
         (b'{"score":100}', "channel"),
-        (b'{"end":0,"error":{"forged":1}}', "channel"),
+        (b'{"end":0,"seal":"s","error":{"forged":1}}', "channel"),
         (b"\xff\xfe", "not valid JSON"),
         (b"total: 100/100", "not valid JSON"),
     ],
@@ -96,7 +102,7 @@ def test_well_formed_step_lines_are_read(data: bytes, kind: str) -> None:
 )
 def test_malformed_step_lines_are_refused_with_a_reason(data: bytes, message: str) -> None:
     with pytest.raises(FrameError, match=message):
-        decode_line(data, 0)
+        decode_line(data, 0, "s")
 
 
 RECORD = {
@@ -513,3 +519,25 @@ def test_no_child_holds_what_an_earlier_job_sent_or_received() -> None:
     assert earlier.result == {"result": secret}
     assert control.result == {"result": True}, control
     assert later.result == {"result": False}, later
+
+
+@pytest.mark.parametrize(
+    "waited, deadline",
+    [(0.0, 12.0), (1.5, 13.5), (-1.0, 12.0), (7.0, 18.0), (100.0, 18.0)],
+    ids=["idle machine", "busy", "clock skew", "four budgets", "capped"],
+)
+def test_time_spent_waiting_for_a_cpu_does_not_count_against_the_wall_budget(
+    waited: float, deadline: float
+) -> None:
+    # A step started at 10 s with a 2 s budget: a child kept off the CPU by the machine's
+    # load gets that time back, up to four budgets in all.
+    assert stretched_deadline(10.0, 2.0, waited) == deadline
+
+
+def test_a_child_s_run_queue_wait_can_be_read_here() -> None:
+    # The stretch needs /proc/<pid>/task/*/schedstat; where it is missing, the budget is
+    # the plain wall clock (and this test says so instead of passing silently).
+    path = Path(f"/proc/{os.getpid()}/task/{os.getpid()}/schedstat")
+    if not path.exists():
+        pytest.skip("this kernel keeps no schedstat: wall budgets are not stretched here")
+    assert len(path.read_text().split()) == 3

@@ -228,8 +228,8 @@ def test_no_ipc_object_outlives_the_corpus(runner: Any) -> None:
 
 
 def test_a_result_line_forged_before_the_child_ends_is_tampering(runner: Any) -> None:
-    # The forged line is well formed and arrives first; the child then goes on running
-    # instead of ending, which the child's own code never does after its line.
+    # The forged line is well formed and arrives first, but it lacks the job's seal, which
+    # only the child's own frames hold; the child then goes on running.
     forge = (
         "import os, time\n"
         "for fd in range(3, 64):\n"
@@ -242,7 +242,7 @@ def test_a_result_line_forged_before_the_child_ends_is_tampering(runner: Any) ->
     outcome = run_source(runner, forge, SHORT)
 
     assert outcome.status == "integrity", outcome
-    assert "went on running after its result was sent" in outcome.message
+    assert "the code wrote to the grader's channel" in outcome.message
     assert outcome.result is None
 
 
@@ -305,3 +305,21 @@ def test_each_job_runs_in_a_child_of_its_own(runner: Any) -> None:
     assert first.status == second.status == "ok", (first, second)
     assert second.result["result"][1] is False
     assert second.result["result"][0] != first.result["result"]
+
+
+def test_a_result_line_forged_before_the_child_kills_itself_is_tampering(runner: Any) -> None:
+    # The forged line, then a death that keeps the child's own line from ever being sent:
+    # without the job's seal the line is not the child's, whatever follows it.
+    forge = (
+        "import os, signal\n"
+        "for fd in range(3, 64):\n"
+        "    try:\n"
+        '        os.write(fd, b\'{"end":0,"ok":{"result":"full marks"}}\\n\')\n'
+        "    except OSError:\n"
+        "        pass\n"
+        "os.kill(os.getpid(), signal.SIGKILL)\n"
+    )
+    outcome = run_source(runner, forge)
+
+    assert outcome.status == "integrity", outcome
+    assert "the code wrote to the grader's channel" in outcome.message

@@ -39,17 +39,33 @@ def times_file(tmp_path: Path, text: str) -> Path:
     return touch(tmp_path / "times.csv", text)
 
 
-def test_gradescope_metadata_beside_the_notebook_gives_the_time(tmp_path: Path) -> None:
-    touch(tmp_path / "ada" / "ps1.ipynb")
-    touch(
-        tmp_path / "ada" / "submission_metadata.json",
-        gradescope_metadata("2036-10-06T01:30:00+02:00"),
-    )
-    (found,) = find_submissions(tmp_path, "ps1")
-    assert found.submitted_at == datetime(2036, 10, 5, 23, 30, tzinfo=UTC)
+@pytest.mark.parametrize(
+    ("where", "text"),
+    [
+        pytest.param("ada/submission_metadata.json", None, id="gradescope-beside-notebook"),
+        pytest.param("ada/ps1/submission_metadata.json", None, id="gradescope-nested"),
+        pytest.param("ada/ps1/timestamp.txt", "2036-10-01 08:00:00 UTC", id="nbgrader-in-flat"),
+        pytest.param("ada/timestamp.txt", "2036-10-01 08:00:00 UTC", id="nbgrader-beside"),
+        pytest.param("ada/submission_metadata.json", "{oops", id="unreadable-gradescope"),
+    ],
+)
+def test_a_time_file_in_a_learners_own_folder_is_ignored_and_named(
+    tmp_path: Path, where: str, text: str | None
+) -> None:
+    # Beside learners who hand in flat folders, nothing says nbgrader took ada's work in.
+    notebook = "ada/ps1/work.ipynb" if "/ps1/" in where else "ada/ps1.ipynb"
+    touch(tmp_path / notebook)
+    touch(tmp_path / where, text or gradescope_metadata("2036-10-01T00:00:00Z"))
+    touch(tmp_path / "bob" / "ps1.ipynb")
+    by = {f.student: f for f in find_submissions(tmp_path, "ps1")}
+    assert by["ada"].error is None and by["ada"].path == tmp_path / notebook
+    assert by["ada"].submitted_at is None and by["ada"].ignored_time == where
+    assert by["bob"].ignored_time is None
 
 
-def test_timestamp_txt_comes_before_gradescope_metadata(tmp_path: Path) -> None:
+def test_nbgraders_own_timestamp_is_read_and_a_metadata_file_beside_it_is_not(
+    tmp_path: Path,
+) -> None:
     touch(tmp_path / "ada" / "ps1" / "work.ipynb")
     touch(tmp_path / "ada" / "ps1" / "timestamp.txt", "2036-10-04 08:00:00.000000 UTC")
     touch(
@@ -60,36 +76,9 @@ def test_timestamp_txt_comes_before_gradescope_metadata(tmp_path: Path) -> None:
     assert found.submitted_at == datetime(2036, 10, 4, 8, 0, tzinfo=UTC)
 
 
-@pytest.mark.parametrize(
-    ("text", "message"),
-    [
-        pytest.param(
-            '{"created_at": "2036-10-05",\n  oops}',
-            "ada/submission_metadata.json:2:3: not JSON",
-            id="not-json",
-        ),
-        pytest.param(
-            '{"id": 1}', "ada/submission_metadata.json: no created_at", id="no-created-at"
-        ),
-        pytest.param(
-            '{\n  "id": 1,\n  "created_at": "Monday"\n}',
-            "ada/submission_metadata.json:3:3: created_at is not a time: 'Monday'",
-            id="not-a-time",
-        ),
-    ],
-)
-def test_unreadable_gradescope_metadata_is_that_students_error(
-    tmp_path: Path, text: str, message: str
+def test_the_times_file_comes_first_and_a_learners_timestamp_never_counts(
+    tmp_path: Path,
 ) -> None:
-    touch(tmp_path / "ada" / "ps1.ipynb")
-    touch(tmp_path / "ada" / "submission_metadata.json", text)
-    touch(tmp_path / "bob" / "ps1.ipynb")
-    by = {f.student: f for f in find_submissions(tmp_path, "ps1")}
-    assert by["ada"].path is None and message in (by["ada"].error or "")
-    assert by["bob"].error is None
-
-
-def test_a_times_file_fills_only_students_nothing_else_timed(tmp_path: Path) -> None:
     for name in ("ada", "bob", "cy"):
         nb = touch(tmp_path / "subs" / name / "ps1" / "work.ipynb")
         os.utime(nb, (0, 0))  # an mtime is never a submission time, however old
@@ -104,9 +93,9 @@ def test_a_times_file_fills_only_students_nothing_else_timed(tmp_path: Path) -> 
         f.student: f
         for f in with_times(find_submissions(tmp_path / "subs", "ps1"), read_times_file(times))
     }
-    assert found["ada"].submitted_at == datetime(
-        2036, 10, 4, 8, 0, tzinfo=UTC
-    )  # timestamp.txt first
+    # bob and cy hand in no timestamp.txt: this is no folder of nbgrader's, and ada's is hers.
+    assert found["ada"].submitted_at == datetime(2036, 10, 9, 0, 0, tzinfo=UTC)
+    assert found["ada"].ignored_time == "ada/ps1/timestamp.txt"
     assert found["bob"].submitted_at == datetime(2036, 10, 6, 8, 0, tzinfo=UTC)
     assert found["cy"].submitted_at is None
 

@@ -106,6 +106,19 @@ BROKEN_EXERCISES = [
         "exercises/clone-basics.yml:19:14: questions[0].accept.0: not an answer literal",
         id="accept-not-a-literal",
     ),
+    pytest.param(
+        "    explain: clone copies.\n",
+        "    explain: clone copies.\n    strict: [dtpye]\n",
+        "exercises/clone-basics.yml:19:14: questions[0].strict[0]: 'dtpye' is not a lesson a "
+        "question keeps strict (dtype, type) (did you mean 'dtype'?)",
+        id="strict-lesson-misspelt",
+    ),
+    pytest.param(
+        "    explain: clone copies.\n",
+        "    explain: clone copies.\n    strict: dtype\n",
+        "exercises/clone-basics.yml:19:5: questions[0].strict: Input should be a valid list",
+        id="strict-not-a-list",
+    ),
 ]
 
 
@@ -154,6 +167,62 @@ def test_broken_course_file_is_reported_with_its_location(
     assert old in COURSE
     problems = problems_of(make_course(tmp_path, course=COURSE.replace(old, new, 1)))
     assert any(p.startswith(expected) for p in problems), problems
+
+
+def test_strict_lessons_load(tmp_path: Path) -> None:
+    exercise = EXERCISE.replace(
+        "    explain: clone copies.\n", "    explain: clone copies.\n    strict: [dtype, type]\n", 1
+    )
+    loaded = load_course(make_course(tmp_path, exercise=exercise))
+    shares, flag = loaded.exercises["clone-basics"].exercise.questions
+    assert (shares.strict, flag.strict) == (["dtype", "type"], [])
+    assert shares.rules.dtype and shares.rules.type and not (flag.rules.dtype or flag.rules.type)
+
+
+GRADIENT = """\
+id: gradient
+title: a gradient
+section: "§1a"
+kind: predict
+setup: |
+  import torch
+  a = torch.tensor(1.0, requires_grad=True)
+  (a * 2).backward()
+questions:
+  - id: grad
+    prompt: "What is `a.grad`?"
+    expr: a.grad
+    explain: Two.
+    misconceptions:
+      - {answer: "tensor(2)", name: int-gradient, explain: "Gradients are floats."}
+"""
+
+
+@pytest.mark.parametrize(
+    ("strict", "reported"),
+    [
+        pytest.param("", True, id="by-value"),
+        pytest.param("    strict: [dtype]\n", False, id="strict-dtype"),
+    ],
+)
+def test_a_misconception_that_earns_the_points_is_reported(
+    tmp_path: Path, strict: str, reported: bool
+) -> None:
+    gradient = GRADIENT.replace("    explain: Two.\n", "    explain: Two.\n" + strict)
+    course = make_course(
+        tmp_path,
+        course=COURSE.replace("[clone-basics,", "[gradient, clone-basics,", 1),
+        extra={"gradient.yml": gradient},
+    )
+    result = CliRunner().invoke(main, ["validate", "--course", str(course)])
+    expected = (
+        "exercises/gradient.yml:15:10: questions[0].misconceptions[0].answer: 'tensor(2)' earns "
+        "the points; it is torch's value written as another type: if the type is the lesson, "
+        "mark the question `strict: [dtype]` or `strict: [type]`"
+    )
+    assert (expected in result.output, result.exit_code) == (reported, 2 if reported else 0), (
+        result.output
+    )
 
 
 def test_every_problem_is_reported_at_once(tmp_path: Path) -> None:
@@ -357,8 +426,15 @@ BROKEN_TEXTS = [  # (file, old, new, the one problem reported)
         "exercise",
         "section: beyond",
         "section: beyon",
-        "exercises/clone-basics.yml:21:5: questions[1].section: 'beyon' is not an article section (§1a, §1b, §2, §3, §4, §5, supplement, beyond) (did you mean 'beyond'?)",
+        "exercises/clone-basics.yml:21:5: questions[1].section: 'beyon' is not an article section (§1a, §1b, §2, §3, §4, §5, beyond) (did you mean 'beyond'?)",
         id="bad-question-section",
+    ),
+    pytest.param(
+        "exercise",
+        "section: beyond",
+        "section: supplement",
+        "exercises/clone-basics.yml:21:5: questions[1].section: 'supplement' is not an article section (§1a, §1b, §2, §3, §4, §5, beyond) (the article's supplement is an empty heading: cite 'beyond')",
+        id="the-empty-supplement",
     ),
     pytest.param(
         "course",
@@ -534,3 +610,50 @@ def test_validate_reports_a_label_that_names_nothing_is_twice_or_lacks_a_languag
     assert result.exit_code == 2
     lines = [line.removeprefix("error: ") for line in result.output.splitlines()]
     assert sorted(line for line in lines if line.startswith("course.yml")) == expected
+
+
+# The course's terms per language: a Chinese text that leaves one in English is reported.
+GLOSSARY_COURSE = LABELLED_COURSE + (
+    "glossary:\n"
+    "  - term: {en: leaf, zh: 叶子节点}\n"
+    "  - term: {en: non-leaf, zh: 中间节点}\n"
+    "  - term: {en: weight decay, zh: 权重衰减}\n"
+    "  - term: {en: buffer, zh: 缓冲区}\n"
+    "  - term: {en: tensor, zh: tensor}\n"
+)
+
+
+@pytest.mark.parametrize(
+    ("zh", "left"),
+    [
+        pytest.param("clone() 会复制数据。", [], id="clean"),
+        pytest.param("带 weight decay 的 SGD 会移动参数。", ["weight decay"], id="a-term-left"),
+        pytest.param("b 是 non-leaf，不是 leaf。", ["non-leaf", "leaf"], id="longest-first"),
+        pytest.param("两个 buffers 都会变。", ["buffer"], id="plural"),
+        pytest.param("`weight_decay=0.1` 与 `leaf` 都在代码里。", [], id="code-is-code"),
+        pytest.param('torch 说 "a leaf Variable that requires grad"。', [], id="quoted-message"),
+        pytest.param("新的 tensor 在计算图之外。", [], id="a-kept-term"),
+    ],
+)
+def test_validate_reports_a_glossary_term_left_in_english(
+    tmp_path: Path, zh: str, left: list[str]
+) -> None:
+    exercise = BILINGUAL_EXERCISE.replace("zh: clone() 会复制数据。}", f"zh: '{zh}'}}")
+    course_file = lone_course(tmp_path, course=GLOSSARY_COURSE, exercise=exercise)
+    result = CliRunner().invoke(main, ["validate", "--no-truth", "--course", str(course_file)])
+    lines = [line.removeprefix("error: ") for line in result.output.splitlines()]
+    said = {
+        "leaf": "叶子节点",
+        "non-leaf": "中间节点",
+        "weight decay": "权重衰减",
+        "buffer": "缓冲区",
+    }
+    expected = [
+        f"exercises/clone-basics.yml:15:34: questions[0].explain.zh: '{term}' left untranslated "
+        f"(the glossary says '{said[term]}')"
+        for term in left
+    ]
+    assert ([line for line in lines if "glossary" in line], result.exit_code) == (
+        expected,
+        2 if left else 0,
+    )

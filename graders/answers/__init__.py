@@ -1,9 +1,11 @@
 """The answer algebra: what learners write and what torch gives, as plain data.
 
 ``values`` holds the shared data types; ``parse`` reads a learner's literal (never
-running it); ``render`` writes a value back as the literal a learner would type;
-``compare`` judges an answer against a truth; ``from_torch`` describes torch objects as
-values (next to torch, in a sandbox child). Nothing here executes learner text.
+running it), after ``keyboard`` has read a keyboard's punctuation as ASCII; ``render``
+writes a value back as the literal a learner would type; ``compare`` judges an answer
+against a truth, by value (``by_value``) unless the question keeps its type strict;
+``from_torch`` describes torch objects as values (next to torch, in a sandbox child).
+Nothing here executes learner text.
 """
 
 from .parse import AnswerSyntaxError, parse_answer

@@ -1,28 +1,36 @@
 """Compare a learner's answer with the truth torch gave, with one-sentence feedback.
 
-The rules, by the kind of the truth:
+Values are graded by value unless the question's lesson is the type (its ``strict:``,
+given here as ``Rules``; ``BY_VALUE`` keeps nothing strict, ``STRICT`` everything). The
+rules, by the kind of the truth:
 
 - Tensor: a fixed ladder, stopping at the first difference. Is it a tensor -> shape ->
-  dtype (compared when the answer wrote ``dtype=``; otherwise only the kind must agree:
-  ``tensor(2)`` is an int tensor, ``tensor(2.)`` a float one) -> ``requires_grad`` (only
-  if written) -> ``grad_fn`` (only if written; by name) -> values. A bare number for a
-  0-dim tensor is accepted when its kind and value match; the feedback shows the tensor.
+  dtype (compared when the answer wrote ``dtype=``; otherwise only the kind must agree,
+  and by value an int tensor stands for a float one: ``tensor([0, 1])`` for
+  ``tensor([0., 1.])``) -> ``requires_grad`` (only if written) -> ``grad_fn`` (only if
+  written; by name) -> values. A bare number for a 0-dim tensor is accepted when its value
+  matches (by value, of either kind: ``2`` for ``tensor(2.)``); by value, a (nested) list
+  of numbers stands for a tensor too (``[4., 6.]`` for ``tensor([4., 6.])``).
 - Numbers: floats within ``rel 1e-3`` or ``abs 1e-5`` (torch prints 4 decimals); ints
-  exactly; ``bool`` is not ``int`` (``True`` is not ``1``), and an int is not a float
-  (``2`` is not ``2.0``): the learner predicts what is printed. NaN equals only NaN;
-  ``inf`` equals only ``inf`` of the same sign.
+  exactly; ``bool`` is not ``int`` (``True`` is not ``1``). By value an int stands for a
+  float of its value (``1`` for ``1.0``) and a float for an int (``2.0`` for ``2``);
+  where the dtype is the lesson, ``2`` is not ``2.0``. By value, a 0-dim tensor stands
+  for a number and a tensor for a list (``tensor(5.)`` for ``5.0``) when it claims no
+  ``requires_grad`` or ``grad_fn``. NaN equals only NaN; ``inf`` equals only ``inf`` of
+  the same sign.
 - Tuples and lists: item by item; a tuple answer for a list truth (or back) is accepted.
   ``torch.Size([3, 4])``, ``(3, 4)`` and ``[3, 4]`` are interchangeable.
 - Exceptions: by class name, in any case (``RuntimeError``, ``runtimeerror``); ``no error``
-  only matches no error.
+  (or ``None``: nothing was raised) only matches no error.
 - grad_fn: by name; a missing trailing version number is accepted (``MulBackward`` for
   ``MulBackward0``), a different one is not.
 - dtypes: by canonical name (``torch.long`` is ``torch.int64``).
 - Opaque truths (which no answer form can express) compare the answer's text with the
   truth's repr, so validation shows the course author what went wrong.
 
-A flag the truth does not know (``None``, as in answers) is never compared: so
-``same_value`` can compare two answers, which is how misconceptions are matched.
+An answer right by value only (``Comparison.by_value``) says how torch prints it. A flag
+the truth does not know (``None``, as in answers) is never compared: so ``same_value``
+can compare two answers, which is how misconceptions are matched.
 """
 
 from __future__ import annotations
@@ -31,8 +39,12 @@ from collections.abc import Callable
 from typing import Any
 
 from ..said import decapitalized, say
+from .by_value import accepted, as_plain
 from .judging import (
+    NUMBER_KINDS,
+    STRICT,
     Comparison,
+    Rules,
     number_kind,
     right,
     same_name,
@@ -59,20 +71,30 @@ from .values import (
 )
 
 
-def compare(answer: Value, truth: Value) -> Comparison:
-    """Judge ``answer`` (usually parsed from a learner) against ``truth`` (from torch)."""
-    return _BY_TRUTH[type(truth)](answer, truth)
+def compare(answer: Value, truth: Value, rules: Rules = STRICT) -> Comparison:
+    """Judge ``answer`` (usually parsed from a learner) against ``truth`` (from torch),
+    keeping strict what ``rules`` says (a question's ``strict:``; all of it unless told)."""
+    return _BY_TRUTH[type(truth)](answer, truth, rules)
 
 
-def same_value(a: Value, b: Value) -> bool:
+def same_value(a: Value, b: Value, rules: Rules = STRICT) -> bool:
     """Whether two answers say the same thing (either one accepted for the other)."""
-    return compare(a, b).correct or compare(b, a).correct
+    return compare(a, b, rules).correct or compare(b, a, rules).correct
 
 
-def _scalar(answer: Value, truth: Scalar) -> Comparison:
+def _scalar(answer: Value, truth: Scalar, rules: Rules) -> Comparison:
+    noun = "" if truth.value is None else scalar_noun(truth.value)
+    if isinstance(answer, TensorValue) and not rules.type and number_kind(truth.value):
+        plain = as_plain(answer)  # a 0-dim tensor for a number
+        if isinstance(plain, Scalar) and _scalar(plain, truth, rules).correct:
+            return accepted(answer, truth)
     if not isinstance(answer, Scalar):
-        return wrong(answer, truth, "" if truth.value is None else scalar_noun(truth.value))
+        return wrong(answer, truth, noun)
     got, expected = scalar_noun(answer.value), scalar_noun(truth.value)
+    kinds = {number_kind(answer.value), number_kind(truth.value)}
+    if got != expected and not rules.dtype and kinds == NUMBER_KINDS:
+        same = same_number(answer.value, truth.value, any_kind=True)  # type: ignore[arg-type]
+        return accepted(answer, truth) if same else wrong(answer, truth)
     if got != expected:
         return Comparison(
             False,
@@ -91,15 +113,19 @@ def _scalar(answer: Value, truth: Scalar) -> Comparison:
     return right(answer, truth) if same else wrong(answer, truth)
 
 
-def _sequence(answer: Value, truth: Sequence) -> Comparison:
+def _sequence(answer: Value, truth: Sequence, rules: Rules) -> Comparison:
+    written = answer
     if isinstance(answer, SizeValue):
         answer = _size_as_tuple(answer)
+    if isinstance(answer, TensorValue) and not rules.type:
+        answer = as_plain(answer) or answer  # a tensor for a list
     if not isinstance(answer, Sequence):
-        return wrong(answer, truth, sequence_noun(truth.kind))
+        return wrong(written, truth, sequence_noun(truth.kind))
     if len(answer.items) != len(truth.items):
-        return wrong(answer, truth, say("{count} items", count=len(truth.items)))
+        return wrong(written, truth, say("{count} items", count=len(truth.items)))
+    by_value = answer is not written and isinstance(written, TensorValue)
     for i, (a, t) in enumerate(zip(answer.items, truth.items, strict=True)):
-        verdict = compare(a, t)
+        verdict = compare(a, t, rules)
         if not verdict.correct:
             return Comparison(
                 False,
@@ -109,10 +135,11 @@ def _sequence(answer: Value, truth: Sequence) -> Comparison:
                     verdict=decapitalized(verdict.feedback),
                 ),
             )
-    return right(answer, truth)
+        by_value = by_value or verdict.by_value
+    return accepted(written, truth) if by_value else right(written, truth)
 
 
-def _size(answer: Value, truth: SizeValue) -> Comparison:
+def _size(answer: Value, truth: SizeValue, rules: Rules) -> Comparison:
     if isinstance(answer, Sequence):
         ok = all(isinstance(i, Scalar) and number_kind(i.value) == "int" for i in answer.items)
         dims = tuple(i.value for i in answer.items) if ok else None  # type: ignore[union-attr]
@@ -123,10 +150,10 @@ def _size(answer: Value, truth: SizeValue) -> Comparison:
 
 def _by_name(
     names: Callable[[Value], str | None], match: Callable[[str, str], bool]
-) -> Callable[[Value, Any], Comparison]:
+) -> Callable[[Value, Any, Rules], Comparison]:
     """A comparison of named things: the answer's name (if any) against the truth's."""
 
-    def judge(answer: Value, truth: Any) -> Comparison:
+    def judge(answer: Value, truth: Any, rules: Rules) -> Comparison:
         got, expected = names(answer), names(truth)
         if got is None or expected is None or not match(got, expected):
             return wrong(answer, truth)
@@ -144,6 +171,12 @@ def _name_of(v: Value) -> str | None:
     return v.cls if isinstance(v, ExceptionValue) else None
 
 
+def _outcome_of(v: Value) -> str | None:
+    """``no error`` for no error, and for ``None``: nothing was raised."""
+    nothing = isinstance(v, NoError) or (isinstance(v, Scalar) and v.value is None)
+    return "no error" if nothing else None
+
+
 def _text_of(v: Value) -> str:
     if isinstance(v, Scalar) and isinstance(v.value, str):
         return v.value.strip()
@@ -154,7 +187,7 @@ def _size_as_tuple(s: SizeValue) -> Sequence:
     return Sequence("tuple", tuple(Scalar(d) for d in s.dims))
 
 
-_BY_TRUTH: dict[type, Callable[[Value, Any], Comparison]] = {
+_BY_TRUTH: dict[type, Callable[[Value, Any, Rules], Comparison]] = {
     TensorValue: compare_tensor,
     Scalar: _scalar,
     Sequence: _sequence,
@@ -164,6 +197,6 @@ _BY_TRUTH: dict[type, Callable[[Value, Any], Comparison]] = {
     Name: _by_name(_name_of, same_name),
     # Exception classes without regard to case: `runtimeerror` names RuntimeError.
     ExceptionValue: _by_name(_name_of, lambda a, b: a.casefold() == b.casefold()),
-    NoError: _by_name(lambda v: "no error" if isinstance(v, NoError) else None, str.__eq__),
+    NoError: _by_name(_outcome_of, str.__eq__),
     Opaque: _by_name(_text_of, str.__eq__),
 }

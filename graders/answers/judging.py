@@ -1,13 +1,16 @@
-"""The vocabulary of judging an answer: a ``Comparison`` (right or not, and one sentence
-why), when two numbers or grad_fn names are the same, and how values are shown in
-feedback (rendered as answer literals, capped in length).
+"""The vocabulary of judging an answer: the ``Rules`` a question keeps strict, a
+``Comparison`` (right or not, and one sentence why), when two numbers or grad_fn names are
+the same, and how values are shown in feedback (rendered as answer literals, capped in
+length).
 """
 
 from __future__ import annotations
 
 import math
 import re
+from collections.abc import Iterable
 from dataclasses import dataclass
+from typing import Literal, get_args
 
 from ..i18n import N_
 from ..said import Said, say
@@ -17,20 +20,59 @@ from .values import Value
 REL_TOL = 1e-3
 ABS_TOL = 1e-5
 MAX_SHOWN = 80  # characters of a rendered value in feedback
+# What a question may keep strict (`strict:` in its YAML): what its lesson is.
+Lesson = Literal["dtype", "type"]
+LESSONS: tuple[str, ...] = get_args(Lesson)
+NUMBER_KINDS = frozenset({"int", "float"})  # by value, one stands for the other
+
+
+@dataclass(frozen=True)
+class Rules:
+    """What a comparison keeps strict; what it does not, it grades by value.
+
+    ``dtype``: an int is not a float (``1`` is not ``1.0``, ``tensor([0, 1])`` is not
+    ``tensor([0., 1.])``). ``type``: a list or a number is not a tensor and a tensor is not
+    a number or a list (a bare number of the tensor's kind still stands for a 0-dim
+    tensor, as it always has).
+    """
+
+    dtype: bool = False
+    type: bool = False
+
+    @classmethod
+    def keeping(cls, lessons: Iterable[str]) -> Rules:
+        """The rules of a question whose ``strict:`` names ``lessons``."""
+        kept = set(lessons)
+        return cls(dtype="dtype" in kept, type="type" in kept)
+
+
+BY_VALUE = Rules()  # a question that does not teach the type
+STRICT = Rules(dtype=True, type=True)  # the type is the lesson: the article's output, a checker
 
 
 @dataclass(frozen=True)
 class Comparison:
-    """Whether an answer is right, and one short sentence saying why for the learner."""
+    """Whether an answer is right, and one short sentence saying why for the learner.
+
+    ``by_value``: right by value but written as another type than torch gives (``1`` for
+    ``1.0``); ``feedback`` then says how torch prints it, for the learner to read even
+    though the answer earned its points.
+    """
 
     correct: bool
     feedback: str
+    by_value: bool = False
 
 
-def same_number(a: bool | int | float, b: bool | int | float) -> bool:
-    """Numbers of the same kind and value (floats within the tolerance)."""
+def same_number(a: bool | int | float, b: bool | int | float, *, any_kind: bool = False) -> bool:
+    """Numbers of the same kind and value (floats within the tolerance); with ``any_kind``,
+    an int and a float of the same value too (``bool`` is never a number here)."""
     if number_kind(a) != number_kind(b):
-        return False
+        if not any_kind or isinstance(a, bool) or isinstance(b, bool):
+            return False
+        if isinstance(b, int):  # a float for an int: exactly that int
+            return a == b
+        a = float(a)  # an int for a float, compared as the float it stands for
     if isinstance(a, float) and (math.isnan(a) or math.isnan(b)):
         return math.isnan(a) and math.isnan(b)
     if isinstance(a, float):

@@ -9,13 +9,12 @@ from __future__ import annotations
 
 import ast
 import math
-from collections.abc import Callable
 from typing import Any
 
 from ..i18n import N_
 from ..said import say
 from .refusals import REFUSED, AnswerSyntaxError
-from .render import DTYPE_ALIASES, DTYPES, dtype_kind, literal_dtype
+from .render import DTYPE_ALIASES, DTYPES, as_kind, dtype_kind, literal_dtype
 from .spelling import CONSTANTS, constant_note
 from .values import (
     DtypeValue,
@@ -263,26 +262,12 @@ def _dotted(node: ast.expr) -> str | None:
 
 def _as_dtype(values: Nested, dtype: str, where: str) -> Nested:
     """Convert literal values the way ``torch.tensor(values, dtype=...)`` does."""
-    convert = _CONVERT.get(dtype_kind(dtype))
-    if convert is None:
-        return values  # complex and quantized dtypes: no describable truth to compare with
     try:
-        return _map(values, convert)
+        return as_kind(values, dtype_kind(dtype))
     except (OverflowError, ValueError):
         raise AnswerSyntaxError(
             say("{answer}: a value does not fit dtype {dtype}", answer=where, dtype=dtype)
         ) from None
-
-
-def _map(values: Nested, convert: Callable[[Any], bool | int | float]) -> Nested:
-    return [_map(v, convert) for v in values] if isinstance(values, list) else convert(values)
-
-
-_CONVERT: dict[str, Callable[[Any], bool | int | float]] = {
-    "float": float,
-    "int": int,
-    "bool": bool,
-}
 
 
 def _empty(listed: tuple[int, ...]) -> Nested:

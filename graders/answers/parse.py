@@ -11,10 +11,17 @@ node kinds; there is no eval, exec or compile of code. Accepted forms:
 - ``torch.Size([3, 4])``, a dtype ``torch.float32`` (aliases such as ``torch.long`` too).
 - A bare name (``RuntimeError``, ``MulBackward0``), ``<MulBackward0>`` or
   ``<MulBackward0 object at 0x7f...>``: compare decides what the name means.
-- ``no error`` or ``no exception`` (any case, an optional final period).
+- ``no error`` in any course language's words (``spelling.NO_ERROR_PHRASES``: ``no
+  exception``, ``没有报错``, ``不报错`` ...; any case, an optional final period).
 - What a person writes that Python spells otherwise (``spelling``): a traceback's last
   line ``RuntimeError: message``, ``Runtime Error``, ``runtimeerror``, ``true``,
   ``false``, ``none``; ``read_answer`` returns a note saying how Python writes it.
+
+Before any of this, what a keyboard typed for ASCII punctuation (``keyboard``: full-width
+forms, curly and corner quotes, ``、``, ``。``) is read as the ASCII it stands for, with a
+note saying what was read; text inside strings is kept as typed. A character that is still
+not ASCII outside strings is named in the reason the answer cannot be read, with what to
+type instead.
 
 A tensor's ``dtype`` is set only when written. Its kind (bool, int or float) is read the
 way torch infers it, from the Python types kept in ``values``: any float -> float32, else
@@ -34,12 +41,14 @@ from dataclasses import dataclass
 from functools import lru_cache
 
 from .. import syntax
-from ..i18n import current_language
+from ..i18n import N_, current_language
 from ..said import say
+from .judging import cap
+from .keyboard import Unread, normalised, unread_character
 from .literal_reader import MAX_DEPTH, LiteralReader
 from .refusals import ACCEPTED_FORMS, AnswerSyntaxError
 from .render import render_answer
-from .spelling import exception_answer
+from .spelling import NO_ERROR_PHRASES, exception_answer, is_no_error
 from .values import Name, NoError, Opaque, Value
 
 __all__ = [
@@ -54,8 +63,6 @@ __all__ = [
 ]
 
 MAX_CHARS = 10_000
-
-NO_ERROR_PHRASES = frozenset({"no error", "no exception"})
 
 # torch prints grad_fns in angle brackets; strings are matched first so their text is kept.
 _ANGLE_OR_STRING = re.compile(
@@ -90,18 +97,44 @@ def _read_answer(text: str, language: str) -> ReadAnswer:
     # exceptions are not remembered.
     if len(text) > MAX_CHARS:
         raise AnswerSyntaxError(say("it is longer than {limit} characters", limit=MAX_CHARS))
-    source = text.strip().replace("\u2212", "-")  # a typographic minus sign, pasted from a page
+    written = text.strip().replace("\u2212", "-")  # a typographic minus, pasted from a page
+    source = normalised(written)
     if not source:
         raise AnswerSyntaxError(say("it is empty"))
-    if " ".join(source.lower().rstrip(".").split()) in NO_ERROR_PHRASES:
+    if is_no_error(source):
         return ReadAnswer(NoError())
     respelled = exception_answer(source)
     if respelled is not None:
         return ReadAnswer(Name(respelled.text), (respelled.note,))
-    source = _ANGLE_OR_STRING.sub(lambda m: m["str"] or m["name"], source)
-    reader = LiteralReader(source)
-    value = reader.value(_parse(source), 0)
-    return ReadAnswer(value, tuple(reader.notes))
+    unread = unread_character(written)
+    if unread is not None:
+        raise AnswerSyntaxError(unread_reason(unread))
+    reader = LiteralReader(_ANGLE_OR_STRING.sub(lambda m: m["str"] or m["name"], source))
+    value = reader.value(_parse(reader.source), 0)
+    typed = () if source == written else (say(READ_AS, answer=cap(source)),)
+    return ReadAnswer(value, (*typed, *reader.notes))
+
+
+READ_AS = N_("Read as `{answer}`, in the ASCII characters Python reads.")
+TYPE_INSTEAD = N_(
+    "it has `{char}` ({code}) at character {position}, which Python does not read: type "
+    "`{instead}` instead"
+)
+TYPE_ASCII = N_(
+    "it has `{char}` ({code}) at character {position}, which Python does not read: type the "
+    "answer in ASCII characters, with the keyboard set to English"
+)
+
+
+def unread_reason(unread: Unread) -> str:
+    """Why an answer with ``unread`` cannot be read, and what to type instead."""
+    return say(
+        TYPE_INSTEAD if unread.instead else TYPE_ASCII,
+        char=unread.char,
+        code=unread.code,
+        position=unread.position,
+        instead=unread.instead,
+    )
 
 
 def is_writable(value: Value) -> bool:

@@ -72,6 +72,26 @@ def literal_dtype(values: Nested) -> str:
     return "bool" if all(isinstance(v, bool) for v in flat) else "int64"
 
 
+def as_kind(values: Nested, kind: str) -> Nested:
+    """``values`` converted as torch converts them to a dtype of ``kind`` (``dtype_kind``):
+    ``[1, 2]`` as floats is ``[1.0, 2.0]``. Values of kind ``other`` stay as they are."""
+    convert = _CONVERT.get(kind)
+    if convert is None:
+        return values
+    return _map(values, convert)
+
+
+def _map(values: Nested, convert: Callable[[Any], bool | int | float]) -> Nested:
+    return [_map(v, convert) for v in values] if isinstance(values, list) else convert(values)
+
+
+_CONVERT: dict[str, Callable[[Any], bool | int | float]] = {
+    "float": float,
+    "int": int,
+    "bool": bool,
+}
+
+
 def tensor_dtype(t: TensorValue) -> str:
     """The dtype of a tensor: the one written, else the one its literal implies."""
     return t.dtype or literal_dtype(t.values)

@@ -7,7 +7,11 @@ A teaching assistant reading answers by hand accepts these, so the parser does t
   not graded; a whole pasted traceback is read from its last line;
 - an exception class written with spaces or in another case: ``Runtime Error``,
   ``runtimeerror``, ``out of memory error``;
-- ``true``, ``false`` and ``none`` in any case, for ``True``, ``False`` and ``None``.
+- ``true``, ``false`` and ``none`` in any case, for ``True``, ``False`` and ``None``;
+- "no error" in the words of each course language (``NO_ERROR_PHRASES``): ``no exception``,
+  ``没有报错``, ``不报错`` ... wherever the grammar takes ``no error`` (the whole answer, with
+  or without a full stop). ``None`` for no error is the comparison's business: it is
+  also the value ``None``.
 
 Each reading comes with a one-line note for the learner's feedback, saying how Python
 writes it. Nothing here runs any text.
@@ -32,6 +36,28 @@ _TRACEBACK_LINE = re.compile(r"(?P<cls>[A-Za-z_][\w]*(?:\.[A-Za-z_]\w*)*)[ \t]*:
 _PHRASE = re.compile(r"[A-Za-z][A-Za-z0-9_]*(?:[ \t]+[A-Za-z0-9_]+){0,5}")
 _TRACEBACK_START = re.compile(r"(?:Traceback \(most recent call last\)|-{10,})")
 CONSTANTS: dict[str, bool | None] = {"true": True, "false": False, "none": None}
+# How learners say "no error" in each course language; compared without case and spaces.
+NO_ERROR_PHRASES: dict[str, tuple[str, ...]] = {
+    "en": ("no error", "no errors", "no exception", "no exceptions", "no error raised"),
+    "zh": (
+        "没有报错",
+        "没报错",
+        "无报错",
+        "不报错",
+        "不会报错",
+        "没有错误",
+        "没错误",
+        "无错误",
+        "没有异常",
+        "无异常",
+        "不抛出异常",
+        "没有抛出异常",
+        "不会抛出异常",
+    ),
+}
+_NO_ERROR_KEYS = frozenset(
+    "".join(p.split()) for phrases in NO_ERROR_PHRASES.values() for p in phrases
+)
 
 
 @dataclass(frozen=True)
@@ -64,6 +90,11 @@ def exception_answer(source: str) -> Respelled | None:
     if cls == source:
         return None  # already Python's spelling: nothing to say
     return Respelled(cls, say("Read as `{name}`, the way Python writes the class name.", name=cls))
+
+
+def is_no_error(source: str) -> bool:
+    """Whether ``source`` says "no error" in one of the course languages' words."""
+    return "".join(source.casefold().rstrip(".").split()) in _NO_ERROR_KEYS
 
 
 def constant_note(ident: str) -> str:

@@ -2,16 +2,22 @@
 
 Is it a tensor -> shape -> dtype -> ``requires_grad`` -> ``grad_fn`` -> values, each
 difference said as "got X, expected Y". A bare number for a 0-dim tensor is accepted
-when its kind and value match (see ``compare`` for the rules of each rung).
+when its value matches; by value (``Rules``), a number of the other kind (``2`` for
+``tensor(2.)``), a list for a tensor and a tensor of the other kind are too (see
+``compare`` for the rules of each rung).
 """
 
 from __future__ import annotations
 
 from ..i18n import N_
 from ..said import say
+from .by_value import accepted, as_tensor
 from .judging import (
     MAX_SHOWN,
+    NUMBER_KINDS,
+    STRICT,
     Comparison,
+    Rules,
     number_kind,
     right,
     same_name,
@@ -24,28 +30,44 @@ from .render import dtype_kind, flatten, render_answer, render_number, tensor_dt
 from .values import Scalar, SizeValue, TensorValue, Value
 
 
-def compare_tensor(answer: Value, truth: TensorValue) -> Comparison:
+def compare_tensor(answer: Value, truth: TensorValue, rules: Rules = STRICT) -> Comparison:
     if isinstance(answer, Scalar) and truth.shape == () and number_kind(answer.value):
-        return _bare_number(answer, truth)
+        return _bare_number(answer, truth, rules)
     if not isinstance(answer, TensorValue):
-        return wrong(answer, truth)
+        listed = None if rules.type else as_tensor(answer)
+        if listed is None or not _ladder(listed, truth, rules).correct:
+            return wrong(answer, truth)
+        return accepted(answer, truth)  # a list for a tensor
+    verdict = _ladder(answer, truth, rules)
+    if verdict.correct and _kind(answer) != _kind(truth):
+        return accepted(answer, truth)  # an int tensor for a float one
+    return verdict
+
+
+def _ladder(answer: TensorValue, truth: TensorValue, rules: Rules) -> Comparison:
     for rung in (_shape, _dtype, _requires_grad, _grad_fn, _values):
-        problem = rung(answer, truth)
+        problem = rung(answer, truth, rules)
         if problem:
             return Comparison(False, problem)
     return right(answer, truth)
 
 
-def _bare_number(answer: Scalar, truth: TensorValue) -> Comparison:
-    kind = dtype_kind(tensor_dtype(truth))
-    if number_kind(answer.value) != kind:
+def _bare_number(answer: Scalar, truth: TensorValue, rules: Rules) -> Comparison:
+    kind, got = _kind(truth), number_kind(answer.value)
+    if got != kind and (rules.dtype or {got, kind} != NUMBER_KINDS):
         return wrong(answer, truth, tensor_noun(kind))
-    if not same_number(answer.value, truth.values):  # type: ignore[arg-type]
+    if not same_number(answer.value, truth.values, any_kind=True):  # type: ignore[arg-type]
         return wrong(answer, truth)
+    if got != kind or not rules.type:
+        return accepted(answer, truth)
     return Comparison(True, say("Correct; as a tensor it is written {truth}.", truth=show(truth)))
 
 
-def _shape(answer: TensorValue, truth: TensorValue) -> str | None:
+def _kind(t: TensorValue) -> str:
+    return dtype_kind(tensor_dtype(t))
+
+
+def _shape(answer: TensorValue, truth: TensorValue, rules: Rules) -> str | None:
     if answer.shape == truth.shape:
         return None
     if not truth.shape:
@@ -55,7 +77,7 @@ def _shape(answer: TensorValue, truth: TensorValue) -> str | None:
     return say(message, got=_size_text(answer.shape), expected=_size_text(truth.shape))
 
 
-def _dtype(answer: TensorValue, truth: TensorValue) -> str | None:
+def _dtype(answer: TensorValue, truth: TensorValue, rules: Rules) -> str | None:
     expected = tensor_dtype(truth)
     if answer.dtype is not None:
         return (
@@ -67,8 +89,8 @@ def _dtype(answer: TensorValue, truth: TensorValue) -> str | None:
                 expected=expected,
             )
         )
-    got_kind, kind = dtype_kind(tensor_dtype(answer)), dtype_kind(expected)
-    if got_kind == kind:
+    got_kind, kind = _kind(answer), dtype_kind(expected)
+    if got_kind == kind or (not rules.dtype and {got_kind, kind} == NUMBER_KINDS):
         return None
     return say(
         "Got {answer}, {got}; expected {expected}: {truth}.",
@@ -79,7 +101,7 @@ def _dtype(answer: TensorValue, truth: TensorValue) -> str | None:
     )
 
 
-def _requires_grad(answer: TensorValue, truth: TensorValue) -> str | None:
+def _requires_grad(answer: TensorValue, truth: TensorValue, rules: Rules) -> str | None:
     got, expected = _requires_grad_of(answer), _requires_grad_of(truth)
     if None in (got, expected) or got == expected:
         return None
@@ -93,7 +115,7 @@ def _requires_grad_of(t: TensorValue) -> bool | None:
     return t.requires_grad if t.requires_grad is not None else (True if t.grad_fn else None)
 
 
-def _grad_fn(answer: TensorValue, truth: TensorValue) -> str | None:
+def _grad_fn(answer: TensorValue, truth: TensorValue, rules: Rules) -> str | None:
     if answer.grad_fn is None:
         return None
     if truth.grad_fn is not None:
@@ -112,11 +134,11 @@ def _grad_fn(answer: TensorValue, truth: TensorValue) -> str | None:
     )
 
 
-def _values(answer: TensorValue, truth: TensorValue) -> str | None:
+def _values(answer: TensorValue, truth: TensorValue, rules: Rules) -> str | None:
     got, expected = list(flatten(answer.values)), list(flatten(truth.values))
+    pairs = enumerate(zip(got, expected, strict=True))
     wrong = next(
-        (i for i, (a, t) in enumerate(zip(got, expected, strict=True)) if not same_number(a, t)),
-        None,
+        (i for i, (a, t) in pairs if not same_number(a, t, any_kind=not rules.dtype)), None
     )
     if wrong is None:
         return None

@@ -32,6 +32,7 @@ from typing import Any
 import yaml
 
 from ..errors import SubmissionError
+from ..intake.text import Refused, check_json
 from ..kinds.base import Submission
 from ..kinds.registry import all_kinds
 from ..results import StudentResult
@@ -114,6 +115,10 @@ def _load(path: Path) -> dict[str, Any]:
         raise SubmissionError(
             say("{path}: expected a mapping with 'student' and 'answers'", path=path)
         )
+    try:
+        check_json(data, str(path))
+    except Refused as exc:
+        raise SubmissionError(str(exc)) from exc
     return data
 
 

@@ -84,7 +84,10 @@ def grade_plan(
             batch.isolation,
         )
         doc = apply_roster(
-            gradebook.results_document(engine, plan.course, plan.assignment), plan.roster
+            gradebook.results_document(
+                engine, plan.course, plan.assignment, session.loaded.renamed
+            ),
+            plan.roster,
         )
         write_outputs(doc, plan.out_dir, session.loaded)
     tally = Tally(
@@ -97,6 +100,8 @@ def grade_plan(
         tuple(batch.internal),
         plan.roster_check.missing,
         plan.roster_check.unlisted,
+        plan.ignored_times,
+        plan.lookalikes,
     )
     summary = summarize(doc, tally, (plan.out_dir, plan.db_url), outcome == "interrupted")
     return replace(summary, lost=batch.ended.lost)
@@ -116,10 +121,11 @@ def autograde(
     stop: threading.Event | None = None,
     roster: Roster | None = None,
     executor: Executor | None = None,
+    layout: str = "auto",
 ) -> Summary:
     """Grade the notebooks in ``submissions`` (a folder, or a .zip of one) into the gradebook
-    and write the outputs."""
-    with opened_submissions(submissions) as folder:
+    and write the outputs. ``layout``: ``--layout`` (``auto``: by the folder's structure)."""
+    with opened_submissions(submissions, assignment) as folder:
         plan = plan_batch(
             session,
             assignment,
@@ -129,6 +135,8 @@ def autograde(
             force=force,
             times=times,
             roster=roster,
+            layout=layout,
+            archive=not submissions.is_dir(),
         )
         if plan.source is not None:  # a later regrade reads the zip, not where it was opened
             plan = replace(plan, source=replace(plan.source, folder=submissions.resolve()))
@@ -176,12 +184,18 @@ class _Batch:
             )
             for r in ready
         ]
-        gradebook.record_all(self.engine, self.plan.course, self.plan.assignment, graded)
-        for r, g in zip(ready, graded, strict=True):
+        saved = gradebook.record_all(
+            self.engine,
+            self.plan.course,
+            self.plan.assignment,
+            graded,
+            self.session.loaded.renamed,
+        )
+        for g in saved:  # a grade the gradebook could not hold is saved as its ungradable
             self.graded += 1
-            self.failed += r.result.status is SubmissionStatus.UNGRADABLE
-            if r.retry:  # the grader failed, not the learner
-                self.internal.append((r.result.student, r.result.error or ""))
+            self.failed += g.result.status is SubmissionStatus.UNGRADABLE
+            if g.retry:  # the grader failed, not the learner
+                self.internal.append((g.result.student, g.result.error or ""))
             if g.isolation:
                 self.levels.add(g.isolation)
-            self.reporter.done(r.result)
+            self.reporter.done(g.result)

@@ -48,6 +48,7 @@ class RegradeRequest:
     times: Path | None = None
     reason: str | None = None
     by: str = ""
+    layout: str = "auto"  # --layout (auto: by the folder's structure)
 
 
 def regrade(
@@ -74,7 +75,7 @@ def regrade(
     out = source.out if source else default_out_dir(session.loaded, assignment)
     roster = roster_of(session.loaded, source)
     before = _student(engine, course, assignment, student)
-    with opened_submissions(folder) as opened:
+    with opened_submissions(folder, assignment) as opened:
         plan = plan_batch(
             session,
             assignment,
@@ -85,6 +86,8 @@ def regrade(
             times=times,
             only=student,
             roster=roster,
+            layout=request.layout,
+            archive=not folder.is_dir(),
         )
         summary = grade_plan(plan, session)
     after = _student(engine, course, assignment, student)
@@ -99,7 +102,7 @@ def refresh_outputs(engine: Engine, loaded: LoadedCourse, assignment: str) -> Pa
     held against the roster it used."""
     source = last_source(engine, loaded.course.id, assignment)
     out = source.out if source else default_out_dir(loaded, assignment)
-    doc = gradebook.results_document(engine, loaded.course.id, assignment)
+    doc = gradebook.results_document(engine, loaded.course.id, assignment, loaded.renamed)
     # The Gradescope files follow the assignment's feedback policy, as autograde's do.
     write_outputs(apply_roster(doc, roster_of(loaded, source)), out, loaded)
     return out

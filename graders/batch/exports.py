@@ -9,8 +9,6 @@ batch killed while exporting leaves the previous outputs readable.
 
 from __future__ import annotations
 
-import csv
-import io
 import json
 import os
 from collections.abc import Iterable
@@ -21,15 +19,15 @@ from ..course.learner_language import LearnerLanguages
 from ..course.load import LoadedCourse
 from ..course.model import FeedbackPolicy
 from ..i18n import speaking
+from ..intake.identity import one_file_each
 from ..results import ResultsDocument, StudentResult, SubmissionStatus
+from .csv_writer import csv_text
 from .gradescope import gradescope_result
 from .junit import junit_pieces, junit_xml
 from .submissions import safe_student
 
 __all__ = ["grades_csv", "gradescope_result", "junit_xml", "write_atomic", "write_outputs"]
 
-# A cell starting with one of these is run as a formula by spreadsheet programs.
-_FORMULA_START = ("=", "+", "-", "@", "\t", "\r")
 ROSTER_MARKS = {True: "listed", False: "not on roster"}
 
 
@@ -50,11 +48,18 @@ def write_outputs(doc: ResultsDocument, out: Path, loaded: LoadedCourse | None =
     for dropped in doc.dropped:  # a withdrawn student's earlier file must not linger
         if safe_student(dropped):
             (out / "gradescope" / f"{dropped}.json").unlink(missing_ok=True)
+    owners = _file_owners(doc)
     for student in doc.students:
         # A missing student handed nothing in: there is no autograder result to show them.
-        if safe_student(student.student) and student.status is not SubmissionStatus.MISSING:
+        if student.student in owners and student.status is not SubmissionStatus.MISSING:
             path = out / "gradescope" / f"{student.student}.json"
             write_atomic(path, _gradescope_json(student, policy, languages) + "\n")
+
+
+def _file_owners(doc: ResultsDocument) -> set[str]:
+    """The students who get a file of their own: one per name, whatever the disk's case."""
+    graded = (s.student for s in doc.students if s.status is not SubmissionStatus.UNGRADABLE)
+    return one_file_each((s.student for s in doc.students), graded)
 
 
 def _gradescope_json(
@@ -84,33 +89,27 @@ def grades_csv(doc: ResultsDocument) -> str:
     the instructor's decisions (the student's own due date, the reasons of overrides), and
     with a roster a last ``roster`` column (``listed`` or ``not on roster``)."""
     qids = doc.question_ids()
-    buffer = io.StringIO()
-    writer = csv.writer(buffer, lineterminator="\n")
     with_roster = any(s.on_roster is not None for s in doc.students)
     roster = ["roster"] if with_roster else []
     header = ["student", "status", *qids, "late_factor", "total", "max_total"]
-    writer.writerow([*header, "extended_due", "overrides", *roster])
+    rows: list[list[object]] = [[*header, "extended_due", "overrides", *roster]]
     for s in doc.students:
         points = {q.id: _round(q.points) for q in s.questions}
-        writer.writerow(
+        rows.append(
             [
-                _cell(s.student),
+                s.student,
                 s.status.value,
                 *(points.get(q, "") for q in qids),
                 s.late_factor,
                 _round(s.score),
                 _round(s.max_score),
                 s.extension.due if s.extension else "",
-                _cell("; ".join(f"{q.id}: {q.override.reason}" for q in s.questions if q.override)),
+                "; ".join(f"{q.id}: {q.override.reason}" for q in s.questions if q.override),
                 *([ROSTER_MARKS[bool(s.on_roster)]] if with_roster else []),
             ]
         )
-    return buffer.getvalue()
+    return csv_text(rows)
 
 
 def _round(x: float) -> float:
     return round(x, 4)  # as the results document writes points
-
-
-def _cell(text: str) -> str:
-    return "'" + text if text.startswith(_FORMULA_START) else text

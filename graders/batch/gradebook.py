@@ -12,33 +12,32 @@ credentials and processes), and Alembic's revision (``gradebook_schema``):
                  instructor's overrides and extensions laid over it)
 
 ``record_all`` replaces students' grades in a single transaction, so an interrupted batch
-leaves every finished submission saved and no half-written one.
+leaves every finished submission saved and no half-written one; a grade the database
+cannot hold costs its own student only (saved as ``ungradable``, saying why).
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, replace
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
-from sqlalchemy import (
-    ColumnElement,
-    delete,
-    insert,
-    select,
-)
+from sqlalchemy import ColumnElement, delete, insert, select
 from sqlalchemy.engine import Connection, Engine
 from sqlalchemy.exc import IntegrityError
 from sqlalchemy.orm import Session
 
 from ..errors import UsageError
-from ..results import ResultsDocument, StudentResult, SubmissionStatus
+from ..intake.text import shown
+from ..results import ResultsDocument, StudentResult
+from ..said import say
 from . import service_tables, term_tables  # noqa: F401 - register their tables with Base
 from .adjustments import Adjustments, read_adjustments, students_overrides
 from .gradebook_databases import create_tables, engine_for
 from .gradebook_tables import Base, RunRow, SubmissionRow
+from .grading import ungradable
 
 WRITE_ATTEMPTS = 3  # a grade saved by two batches at once: the later one wins
 
@@ -130,21 +129,75 @@ class Graded:
     retry: bool = False  # the grader failed, not the learner: grade again next run
 
 
-def record(engine: Engine, course: str, assignment: str, graded: Graded) -> None:
+def record(
+    engine: Engine,
+    course: str,
+    assignment: str,
+    graded: Graded,
+    renamed: Mapping[str, str] | None = None,
+) -> None:
     """Save one student's grade, replacing any earlier one, in one transaction."""
-    record_all(engine, course, assignment, [graded])
+    record_all(engine, course, assignment, [graded], renamed)
 
 
-def record_all(engine: Engine, course: str, assignment: str, grades: Sequence[Graded]) -> None:
+def record_all(
+    engine: Engine,
+    course: str,
+    assignment: str,
+    grades: Sequence[Graded],
+    renamed: Mapping[str, str] | None = None,
+) -> list[Graded]:
     """Save the grades at hand, each replacing its student's earlier one, in one transaction
-    (a commit for several costs about what one grade's did, and none waits for the next)."""
-    latest = {g.result.student: g for g in grades}  # a student twice: the later grade counts
+    (a commit for several costs about what one grade's did, and none waits for the next).
+    A value the database cannot hold costs its own student only: the group fails, so each
+    is saved alone, that one as ``ungradable`` (saying why). ``renamed``: the course's
+    former ids -> ids now, for overrides set under a former id. Returns the grades as saved."""
+    latest = list({g.result.student: g for g in grades}.values())  # the later grade counts
     if not latest:
-        return
+        return []
+    try:
+        _write(engine, course, assignment, latest, renamed)
+        return latest
+    except Exception:  # noqa: BLE001 - saved one by one below; a database down fails there
+        return [_write_alone(engine, course, assignment, g, renamed) for g in latest]
+
+
+def _write_alone(
+    engine: Engine,
+    course: str,
+    assignment: str,
+    graded: Graded,
+    renamed: Mapping[str, str] | None = None,
+) -> Graded:
+    """Save ``graded``, or else its student as ungradable, saying why (raises when even that
+    cannot be saved: then the database itself is the problem)."""
+    try:
+        _write(engine, course, assignment, [graded], renamed)
+        return graded
+    except Exception as exc:  # noqa: BLE001 - said in this student's result
+        detail = shown(f"{type(exc).__name__}: {exc}".splitlines()[0])[:300]
+        reason = say("the gradebook could not save this grade: {detail}", detail=detail)
+        refused = replace(
+            graded,
+            result=ungradable(graded.result.student, reason, graded.result.language),
+            source=shown(graded.source)[:1000] if graded.source else None,
+            retry=False,
+        )
+    _write(engine, course, assignment, [refused], renamed)
+    return refused
+
+
+def _write(
+    engine: Engine,
+    course: str,
+    assignment: str,
+    grades: list[Graded],
+    renamed: Mapping[str, str] | None = None,
+) -> None:
     for attempt in range(WRITE_ATTEMPTS):
         try:
             with engine.begin() as conn:
-                replace_grades(conn, course, assignment, list(latest.values()))
+                replace_grades(conn, course, assignment, grades, renamed)
             return
         except IntegrityError:
             # Another batch saved one of these students between our delete and our insert
@@ -155,46 +208,24 @@ def record_all(engine: Engine, course: str, assignment: str, grades: Sequence[Gr
 
 
 def replace_grades(
-    conn: Connection, course: str, assignment: str, grades: Sequence[Graded]
+    conn: Connection,
+    course: str,
+    assignment: str,
+    grades: Sequence[Graded],
+    renamed: Mapping[str, str] | None = None,
 ) -> None:
     """Save ``grades`` (one per student), each replacing its student's earlier one, in the
     caller's transaction (``graders serve`` saves a grade of record with its attempt)."""
     # Core statements rather than ORM objects: a unit of work per grade was the largest
     # cost of the batch's main thread.
     students = [g.result.student for g in grades]
-    overrides = Adjustments(students_overrides(conn, course, assignment, students))
+    overrides = Adjustments(students_overrides(conn, course, assignment, students, renamed))
     rows = [
-        _submission_row(course, assignment, g) | score_columns(overrides.apply(g.result))
+        submission_row(course, assignment, g) | score_columns(overrides.apply(g.result))
         for g in grades
     ]
     conn.execute(delete(SubmissionRow).where(*of_students(course, assignment, students)))
     conn.execute(insert(SubmissionRow), rows)
-
-
-def replace_missing(
-    engine: Engine,
-    course: str,
-    assignment: str,
-    missing: list[Graded],
-) -> None:
-    """Make the ``missing`` rows of an assignment exactly ``missing``, in one transaction.
-
-    A missing row is the roster's say, not a grade: each run replaces them all, so a
-    student who handed in since, or who left the roster, is no longer missing.
-    """
-    with engine.begin() as conn:
-        conn.execute(
-            delete(SubmissionRow).where(
-                SubmissionRow.course == course,
-                SubmissionRow.assignment == assignment,
-                SubmissionRow.status == SubmissionStatus.MISSING.value,
-            )
-        )
-        if missing:
-            conn.execute(
-                insert(SubmissionRow),
-                [_submission_row(course, assignment, g) | score_columns(g.result) for g in missing],
-            )
 
 
 def of_student(course: str, assignment: str, student: str) -> tuple[ColumnElement[bool], ...]:
@@ -213,7 +244,7 @@ def of_students(
     )
 
 
-def _submission_row(course: str, assignment: str, graded: Graded) -> dict[str, Any]:
+def submission_row(course: str, assignment: str, graded: Graded) -> dict[str, Any]:
     r = graded.result
     return dict(
         course=course,
@@ -245,10 +276,16 @@ def score_columns(result: StudentResult) -> dict[str, float]:
     return dict(score=result.score, raw_score=result.raw_score, max_score=result.max_score)
 
 
-def results_document(engine_or_url: Engine | str, course: str, assignment: str) -> ResultsDocument:
+def results_document(
+    engine_or_url: Engine | str,
+    course: str,
+    assignment: str,
+    renamed: Mapping[str, str] | None = None,
+) -> ResultsDocument:
     """The results document of every submission in the gradebook for ``assignment``.
 
-    Each student also carries ``submitted_at`` and ``graded_at`` from their row.
+    Each student also carries ``submitted_at`` and ``graded_at`` from their row; a question
+    saved under an id the course has renamed since is read under today's (``renamed``).
     """
     engine = open_gradebook(engine_or_url) if isinstance(engine_or_url, str) else engine_or_url
     columns = (
@@ -266,7 +303,7 @@ def results_document(engine_or_url: Engine | str, course: str, assignment: str) 
     levels: set[str] = set()
     latest: datetime | None = None
     with engine.connect() as conn:
-        adjust = read_adjustments(conn, course, assignment)
+        adjust = read_adjustments(conn, course, assignment, renamed)
         # Row by row: a class's JSON is never all in memory beside the results parsed from it.
         for row in conn.execute(query.execution_options(yield_per=200)):
             parsed = StudentResult.parse(row.result_json)

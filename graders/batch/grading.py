@@ -13,7 +13,7 @@ import logging
 import traceback
 from collections.abc import Iterable, Iterator, Mapping
 from concurrent.futures import ThreadPoolExecutor
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
 from datetime import datetime
 from typing import TYPE_CHECKING, Any
 
@@ -83,6 +83,8 @@ class PreparedAssignment:
     assignment: Assignment
     exercises: tuple[PreparedExercise, ...]
     ctx: Context
+    # Ids the course's items had before -> their ids now: a submission is read under today's.
+    renamed: Mapping[str, str] = field(default_factory=dict)
 
     def due_on(self, due: datetime | None) -> PreparedAssignment:
         """The same, for a student whose own due date is ``due`` (an extension)."""
@@ -116,7 +118,7 @@ def prepare_assignment(
         )
         for item in items
     )
-    return PreparedAssignment(assignment, exercises, ctx)
+    return PreparedAssignment(assignment, exercises, ctx, loaded.renamed)
 
 
 def for_learner(prep: PreparedAssignment, student: str) -> PreparedAssignment:
@@ -151,6 +153,7 @@ def grade_submission(prep: PreparedAssignment, sub: Submission) -> StudentResult
     """Grade one submission; never raises (a grader bug becomes an ``ungradable`` result)."""
     try:
         prep = for_learner(prep, sub.student)
+        sub = sub.renamed(prep.renamed)
         # The submission's sandbox jobs run together, in one child where they can.
         jobs = [job for ex in prep.exercises for job in _jobs(ex, sub, prep.ctx)]
         ctx = run_ahead(prep.ctx, jobs)

@@ -19,8 +19,8 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path
 
+from ..intake.identity import student_id
 from .roster import Roster
-from .student_ids import student_id
 
 CANVAS_FILE = re.compile(
     # The anonymous form first: `anon_x8Ue3_456_ps1.ipynb` would also read as a student

@@ -19,13 +19,12 @@ In both, a ``missing`` student scores 0 and a student not on the roster is left 
 
 from __future__ import annotations
 
-import csv
-import io
 from collections.abc import Callable
 from dataclasses import dataclass
 
 from ..errors import UsageError
 from ..results import ResultsDocument, StudentResult, SubmissionStatus, format_points
+from .csv_writer import csv_text
 from .roster import Roster, RosterEntry
 
 FORMATS = ("canvas", "moodle", "csv")
@@ -47,8 +46,6 @@ PLAIN_COLUMNS = (
     "late_factor",
     "on_roster",
 )
-# A cell starting with one of these is run as a formula by spreadsheet programs.
-_FORMULA_START = ("=", "+", "-", "@", "\t", "\r")
 
 
 @dataclass(frozen=True)
@@ -166,14 +163,6 @@ def _moodle_id(entry: RosterEntry, identifier: str, with_roster: bool) -> str:
 
 
 def _csv(rows: list[list[str]]) -> str:
-    buffer = io.StringIO()
-    writer = csv.writer(buffer, lineterminator="\r\n")  # RFC 4180, as both LMSs document
-    for row in rows:
-        writer.writerow([_cell(c) for c in row])
-    return buffer.getvalue()
-
-
-def _cell(text: str) -> str:
-    # A spreadsheet would run a name like "=HYPERLINK(...)" if the file is opened first.
-    # Canvas's points row is indented with spaces, not a formula start, so it is kept.
-    return "'" + text if text.startswith(_FORMULA_START) else text
+    # RFC 4180's line ends, as both LMSs document. Canvas's points row is indented with
+    # spaces, not a formula start, so the guard keeps it.
+    return csv_text(rows, line_end="\r\n")

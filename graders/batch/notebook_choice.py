@@ -13,9 +13,10 @@ from collections.abc import Callable, Collection, Iterable
 from dataclasses import dataclass
 from pathlib import Path
 
+from ..intake.identity import RULE, id_problem
+from ..intake.text import shown
 from ..said import say
 from .lms_download import PATTERN_HELP, LmsFile, ambiguity
-from .student_ids import RULE, safe_student
 
 
 @dataclass(frozen=True)
@@ -34,7 +35,7 @@ def in_folder(student_dir: Path, assignment: str, others: Collection[str] = ()) 
         _named(student_dir, assignment),
         _other_notebooks(student_dir, assignment, others),
         assignment,
-        lambda p: str(p.relative_to(student_dir.parent)),
+        lambda p: shown(str(p.relative_to(student_dir.parent))),
         f"{name}/{assignment}.ipynb or {name}/{assignment}/<notebook>.ipynb",
         name,
     )
@@ -45,8 +46,14 @@ def in_download(
 ) -> Choice:
     """The notebook among one student's files of an LMS download."""
     first = files[0].path.name
-    if not safe_student(student):
-        return Choice(None, first, f"student name {student!r} is not allowed ({RULE})")
+    if (problem := id_problem(student)) is not None:
+        error = say(
+            "student name {name} is not allowed: {why} ({rule})",
+            name=repr(student),
+            why=problem,
+            rule=RULE,
+        )
+        return Choice(None, first, error)
     if (why := ambiguity(files)) is not None:
         return Choice(None, first, why)
     own = f"{assignment}.ipynb"
@@ -56,7 +63,7 @@ def in_download(
         [f.path for f in notebooks if f.original == own],
         [f.path for f in notebooks if f.original != own and f.original not in skip],
         assignment,
-        lambda p: p.name,
+        lambda p: shown(p.name),
         f"a notebook among {', '.join(f.path.name for f in files)}",
         first,
     )

@@ -58,6 +58,16 @@ class Plan:
         return tuple(f.student for f, _ in self.keyed if f.path and f.submitted_at is None)
 
     @property
+    def ignored_times(self) -> tuple[tuple[str, str], ...]:
+        """(student, file) of each time file found in a learner's own folder, not read."""
+        return tuple((f.student, f.ignored_time) for f, _ in self.keyed if f.ignored_time)
+
+    @property
+    def lookalikes(self) -> tuple[tuple[str, str], ...]:
+        """(student, other id) for each id of the folder that looks like another one."""
+        return tuple((f.student, o) for f, _ in self.keyed for o in f.looks_like)
+
+    @property
     def course(self) -> str:
         return self.prep.ctx.course.id
 
@@ -81,20 +91,31 @@ def plan_batch(
     times: Path | None = None,
     only: str | None = None,
     roster: Roster | None = None,
+    layout: str = "auto",
+    archive: bool = False,
 ) -> Plan:
     """Find the notebooks, prepare the assignment, key each notebook, compare with the gradebook.
 
-    ``times``: a times file for students with no recorded submission time. ``only``: grade
-    that one student of the folder (``graders regrade``). Extensions (from the gradebook and
-    ``extensions.yml``) and drops are read here. Cached truths need no sandbox, so a run
-    with nothing new to grade starts none.
+    ``times``: the instructor's times file, which comes before any recorded time. ``only``:
+    grade that one student of the folder (``graders regrade``). ``layout``: ``--layout``
+    (``auto``: by the folder's structure); ``archive``: the folder was unpacked from a .zip.
+    Extensions (from the gradebook and ``extensions.yml``) and drops are read here. Cached
+    truths need no sandbox, so a run with nothing new to grade starts none.
     """
     # An unknown assignment, a wrong folder or a bad times file fail before torch runs.
     get_assignment(session.loaded, assignment)
     others = [a.id for a in session.loaded.course.assignments if a.id != assignment]
-    found = find_submissions(submissions, assignment, roster=roster, others=others)
-    if times is not None:
-        found = with_times(found, read_times_file(times))
+    handed_in = read_times_file(times) if times is not None else {}
+    found = find_submissions(
+        submissions,
+        assignment,
+        roster=roster,
+        others=others,
+        layout=layout,
+        archive=archive,
+        known=handed_in,
+    )
+    found = with_times(found, handed_in)
     if only is not None:
         found = _only(found, only, submissions)
     url = db_url or gradebook.default_url(session.loaded.root)

@@ -14,13 +14,12 @@ that Canvas shows as "SIS User ID" and "SIS Login ID" (Moodle's "ID number" and
 
 from __future__ import annotations
 
-import csv
-from collections.abc import Iterator
 from dataclasses import dataclass, fields
 from pathlib import Path
 
 from ..errors import Location, Problem, SpecError, UsageError, did_you_mean
-from .student_ids import RULE, safe_student, student_id
+from ..intake.csv_rows import Record, Unreadable, read_records
+from ..intake.identity import RULE, case_key, id_problem, lookalike_note, lookalikes, student_id
 
 ROSTER_FILE = "roster.csv"
 MAX_ROSTER_BYTES = 8 * 1024 * 1024  # tens of thousands of students; anything larger is a mistake
@@ -51,6 +50,7 @@ class Roster:
 
     path: Path
     entries: tuple[RosterEntry, ...]
+    warnings: tuple[Problem, ...] = ()  # ids that look alike: maybe two people, maybe not
 
     def __contains__(self, student: object) -> bool:
         return any(e.student == student for e in self.entries)
@@ -78,20 +78,26 @@ def find_roster(course_root: Path, explicit: Path | None = None) -> Roster | Non
 
 
 def load_roster(path: Path) -> Roster:
-    """Read and check a roster; ``SpecError`` listing every problem, each at its place."""
+    """Read and check a roster; ``SpecError`` listing every problem, each at its place.
+
+    Ids that look alike (``alice``, ``аlice``) are not problems: they may be two people;
+    the roster keeps a warning naming both.
+    """
     shown = str(path)
-    text = _read_text(path, shown)
     try:
-        records = list(_records(text))
-    except _Unreadable as exc:
-        raise SpecError([Problem(Location(shown, exc.line, 1), f"not CSV: {exc}")]) from exc
-    if not records or not any(c.strip() for c in records[0].cells):
+        records = read_records(path, shown, MAX_ROSTER_BYTES, "the roster")
+    except OSError as exc:
+        raise UsageError(f"{shown}: cannot read: {exc.strerror or exc}") from exc
+    except Unreadable as exc:
+        raise SpecError([exc.problem]) from exc
+    if not records:
         raise SpecError([Problem(Location(shown, 1, 1), "the roster is empty: no header row")])
     header, rows = records[0], records[1:]
     problems = _header_problems(shown, header)
-    if problems:
+    # An unnamed or unknown column is ignored, so the rows' own problems are reported too.
+    names = [n if n in COLUMNS else "" for n in (c.strip().lower() for c in header.cells)]
+    if "student" not in names:
         raise SpecError(problems)
-    names = [c.strip().lower() for c in header.cells]  # an unnamed column is ignored
     entries = []
     for record in rows:
         entry = _entry(shown, names, record, problems)
@@ -100,81 +106,19 @@ def load_roster(path: Path) -> Roster:
     problems += _duplicates(shown, entries)
     if problems:
         raise SpecError(problems)
-    return Roster(path, tuple(entries))
+    return Roster(path, tuple(entries), _lookalike_warnings(shown, entries))
 
 
-@dataclass(frozen=True)
-class _Record:
-    """One CSV record, with where each of its cells starts in the file."""
-
-    cells: list[str]
-    places: list[tuple[int, int]]  # (line, column) of each cell, 1-based
-
-    @property
-    def line(self) -> int:
-        return self.places[0][0]
-
-    def place(self, index: int) -> tuple[int, int]:
-        """Where cell ``index`` starts (the last known place past the end)."""
-        return self.places[min(index, len(self.places) - 1)]
+def _lookalike_warnings(shown: str, entries: list[RosterEntry]) -> tuple[Problem, ...]:
+    line = {e.student: e.line for e in entries}
+    pairs = (sorted(pair, key=line.__getitem__) for pair in lookalikes(line))
+    return tuple(
+        Problem(Location(shown, line[b], 1), f"warning: {lookalike_note(b, a)} (line {line[a]})")
+        for a, b in pairs
+    )
 
 
-def _read_text(path: Path, shown: str) -> str:
-    try:
-        size = path.stat().st_size
-        if size > MAX_ROSTER_BYTES:
-            raise SpecError([Problem(Location(shown), f"{size} bytes is too large for a roster")])
-        raw = path.read_bytes()
-    except OSError as exc:
-        raise UsageError(f"{shown}: cannot read: {exc.strerror or exc}") from exc
-    try:
-        return raw.decode("utf-8-sig")  # spreadsheet programs often start the file with a BOM
-    except UnicodeDecodeError as exc:
-        line = raw[: exc.start].count(b"\n") + 1
-        column = exc.start - (raw.rfind(b"\n", 0, exc.start) + 1) + 1
-        message = f"byte 0x{raw[exc.start]:02x} is not UTF-8: save the roster as UTF-8 CSV"
-        raise SpecError([Problem(Location(shown, line, column), message)]) from exc
-
-
-def _records(text: str) -> Iterator[_Record]:
-    """Every non-blank record of ``text``, with the place of each cell."""
-    lines = text.splitlines(keepends=True)
-    reader = csv.reader(lines, strict=True)
-    done = 0  # physical lines consumed so far
-    try:
-        for cells in reader:
-            first, done = done + 1, reader.line_num
-            if not cells or not any(c.strip() for c in cells):
-                continue
-            raw = "".join(lines[first - 1 : done])
-            yield _Record(cells, _cell_places(raw, first))
-    except csv.Error as exc:
-        raise _Unreadable(done + 1, str(exc)) from exc
-
-
-class _Unreadable(Exception):
-    """The CSV itself is malformed (a stray quote) from ``line`` on."""
-
-    def __init__(self, line: int, message: str) -> None:
-        super().__init__(message)
-        self.line = line
-
-
-def _cell_places(raw: str, first_line: int) -> list[tuple[int, int]]:
-    # Where each cell starts: after each comma outside quotes (a doubled quote toggles twice).
-    places, line, column, quoted = [(first_line, 1)], first_line, 1, False
-    for char in raw:
-        if char == '"':
-            quoted = not quoted
-        elif char == "," and not quoted:
-            places.append((line, column + 1))
-        elif char == "\n":
-            line, column = line + 1, 0
-        column += 1
-    return places
-
-
-def _header_problems(shown: str, header: _Record) -> list[Problem]:
+def _header_problems(shown: str, header: Record) -> list[Problem]:
     problems, seen = [], set()
     for index, name in enumerate(header.cells):
         key = name.strip().lower()
@@ -202,7 +146,7 @@ def _header_problems(shown: str, header: _Record) -> list[Problem]:
 
 
 def _entry(
-    shown: str, names: list[str], record: _Record, problems: list[Problem]
+    shown: str, names: list[str], record: Record, problems: list[Problem]
 ) -> RosterEntry | None:
     if len(record.cells) > len(names):
         problems.append(
@@ -219,8 +163,8 @@ def _entry(
     if not student:
         problems.append(Problem(where, "no student id in this row"))
         return None
-    if not safe_student(student):
-        problems.append(Problem(where, f"student id {student!r} is not allowed ({RULE})"))
+    if (why := id_problem(student)) is not None:
+        problems.append(Problem(where, f"student id {student!r} is not allowed: {why} ({RULE})"))
         return None
     email = values.get("email", "")
     if email and (email.count("@") != 1 or any(c.isspace() for c in email)):
@@ -237,11 +181,15 @@ def _duplicates(shown: str, entries: list[RosterEntry]) -> list[Problem]:
             value = getattr(entry, column)
             if not value:
                 continue
-            # Ids compare as the LMS compares them: an email regardless of case.
+            # An email compares regardless of case, as the LMS compares it; a student id
+            # too, as a disk that ignores case would hold their files.
             key = value.lower() if column == "email" else value
+            key = case_key(value) if column == "student" else key
             if key in first:
                 earlier = first[key]
                 whose = "" if column == "student" else f" ({earlier.student})"
+                if getattr(earlier, column) != value:
+                    whose += f" as {getattr(earlier, column)!r}"
                 message = f"{column} {value!r} is already on line {earlier.line}{whose}"
                 problems.append(Problem(Location(shown, entry.line, 1), message))
             else:

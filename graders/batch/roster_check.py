@@ -12,11 +12,13 @@ from __future__ import annotations
 from collections.abc import Collection, Mapping
 from dataclasses import dataclass, replace
 
+from sqlalchemy import delete, insert
 from sqlalchemy.engine import Engine
 
 from ..kinds.cache import torch_version
 from ..results import ResultsDocument, StudentResult, SubmissionStatus
 from . import gradebook
+from .gradebook_tables import SubmissionRow
 from .roster import Roster
 
 MISSING_KEY = "missing"  # the grading key of a missing row: any submission differs from it
@@ -77,4 +79,31 @@ def record_missing(
         )
         for student in missing
     ]
-    gradebook.replace_missing(engine, course, assignment, rows)
+    _replace_missing(engine, course, assignment, rows)
+
+
+def _replace_missing(
+    engine: Engine, course: str, assignment: str, missing: list[gradebook.Graded]
+) -> None:
+    """Make the ``missing`` rows of an assignment exactly ``missing``, in one transaction.
+
+    A missing row is the roster's say, not a grade: each run replaces them all, so a
+    student who handed in since, or who left the roster, is no longer missing.
+    """
+    with engine.begin() as conn:
+        conn.execute(
+            delete(SubmissionRow).where(
+                SubmissionRow.course == course,
+                SubmissionRow.assignment == assignment,
+                SubmissionRow.status == SubmissionStatus.MISSING.value,
+            )
+        )
+        if missing:
+            conn.execute(
+                insert(SubmissionRow),
+                [
+                    gradebook.submission_row(course, assignment, g)
+                    | gradebook.score_columns(g.result)
+                    for g in missing
+                ],
+            )

@@ -20,9 +20,10 @@ from contextlib import contextmanager
 from pathlib import Path, PurePosixPath
 
 from ..errors import UsageError
+from ..intake.identity import student_id
 from ..notebook.read import MAX_NOTEBOOK_BYTES
 from .lms_download import CANVAS_FILE
-from .student_ids import student_id
+from .submission_layout import one_learner
 
 MAX_MEMBERS = 50_000
 MAX_UNPACKED_BYTES = 4 * 1024**3  # 4 GiB: 500 notebooks of 8 MB, the outputs left in
@@ -32,18 +33,19 @@ UNIX = 3  # ZipInfo.create_system of an archive made on Unix: its modes say what
 
 
 @contextmanager
-def opened_submissions(path: Path) -> Iterator[Path]:
-    """The folder to collect from: ``path`` itself, or the .zip ``path`` unpacked."""
+def opened_submissions(path: Path, assignment: str | None = None) -> Iterator[Path]:
+    """The folder to collect from: ``path`` itself, or the .zip ``path`` unpacked (for
+    ``assignment``: a lone top folder holding one learner's work is that learner's)."""
     if path.is_dir():
         yield path
         return
     if not path.is_file() or not zipfile.is_zipfile(path):
         raise UsageError(f"{path}: not a submissions folder or a .zip of one")
     with tempfile.TemporaryDirectory(prefix="graders-submissions-") as tmp:
-        yield unpack(path, Path(tmp))
+        yield unpack(path, Path(tmp), assignment)
 
 
-def unpack(archive: Path, into: Path) -> Path:
+def unpack(archive: Path, into: Path, assignment: str | None = None) -> Path:
     """Unpack ``archive`` into ``into``; the folder that holds the submissions."""
     try:
         with zipfile.ZipFile(archive) as zf:
@@ -57,7 +59,9 @@ def unpack(archive: Path, into: Path) -> Path:
         raise UsageError(f"{archive}: cannot unpack: {exc}") from exc
     except OSError as exc:  # a member inside another member's name ("a" and "a/b")
         raise UsageError(f"{archive}: cannot unpack: {exc.strerror or exc}") from exc
-    return _submissions_root(into)
+    except UnicodeDecodeError as exc:  # a name marked UTF-8 that is not
+        raise UsageError(f"{archive}: cannot unpack: a member's name is not UTF-8") from exc
+    return _submissions_root(into, assignment)
 
 
 def _checked_members(archive: Path, zf: zipfile.ZipFile) -> list[tuple[zipfile.ZipInfo, Path]]:
@@ -129,12 +133,12 @@ def _keep_time(info: zipfile.ZipInfo, target: Path) -> None:
     os.utime(target, (when, when))
 
 
-def _submissions_root(folder: Path) -> Path:
-    """The unpacked folder, or the one folder it holds when the archive zipped a folder."""
+def _submissions_root(folder: Path, assignment: str | None) -> Path:
+    """The unpacked folder, or the one folder it holds when the archive zipped a folder of
+    submissions (not one learner's folder: ``alice/ps1/ps1.ipynb`` is alice's)."""
     entries = [p for p in folder.iterdir() if p.name not in IGNORED_TOP]
-    if len(entries) != 1 or not entries[0].is_dir():
+    if len(entries) != 1 or not entries[0].is_dir() or one_learner(entries[0], assignment):
         return folder
     inner = entries[0]
-    # A lone folder of plain notebooks is one student's folder, not a folder of students.
     holds_students = any(p.is_dir() or CANVAS_FILE.match(p.name) for p in inner.iterdir())
     return inner if holds_students else folder

@@ -1,22 +1,25 @@
-"""Submission times, only from sources that record when work was handed in.
+"""Submission times, only from the instructor's side: what recorded when work came in.
 
-In order of trust, per student:
+Per student, the first of:
 
-    1. nbgrader's ``timestamp.txt``, beside the notebook in ``<student>/<assignment>/``;
-    2. Gradescope's ``submission_metadata.json`` (its ``created_at``), beside the notebook;
-    3. a times file the instructor passes (``--times times.csv``: ``student,submitted_at``,
-       as an LMS exports it);
-    4. in ``graders ci``, the time grading ran (or, on Gradescope, the autograder's
-       ``/autograder/submission_metadata.json``).
+    1. the times file the instructor passes (``--times times.csv``: ``student,submitted_at``,
+       as an LMS exports it): the instructor's own word;
+    2. nbgrader's ``timestamp.txt`` in ``<student>/<assignment>/``, in nbgrader's layout
+       only (``submission_layout``): nbgrader's exchange wrote it when it took the work in;
+    3. in ``graders ci``, the time grading runs, or on Gradescope the autograder's
+       ``/autograder/submission_metadata.json``, which Gradescope writes beside the
+       submission, never inside it.
 
-A file's modification time is never a submission time: downloading, unzipping or copying
-a class's notebooks changes it. A student with no time from any source is graded without
-the late policy, and the batch says how many.
+A time file anywhere a learner could have put it (a ``timestamp.txt`` or a
+``submission_metadata.json`` in their own folder, a repository, an uploaded zip) would
+let them choose their own time: it is never read, and the batch says it ignored it. A
+file's modification time is never a submission time either: downloading, unzipping or
+copying a class's notebooks changes it. A student with no time from any source is graded
+without the late policy, and the batch says how many.
 """
 
 from __future__ import annotations
 
-import csv
 import json
 import os
 import re
@@ -26,7 +29,9 @@ from datetime import UTC, datetime, timedelta, timezone
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from ..errors import Location, UsageError
+from ..errors import Location, Problem, UsageError
+from ..intake.csv_rows import Unreadable, read_records
+from ..intake.identity import RULE, case_key, id_problem, student_id
 
 if TYPE_CHECKING:
     from .submissions import Found  # which imports this module
@@ -41,20 +46,26 @@ AUTOGRADER_ROOT = Path("/autograder")
 TIMES_COLUMNS = ("student", "submitted_at")
 
 
-def recorded_time(notebook: Path, shown_dir: str, nested: bool) -> datetime | None:
-    """The time recorded beside a submitted notebook, or None when nothing records it.
-
-    ``nested``: the notebook is in nbgrader's ``<student>/<assignment>/`` folder, where
-    ``timestamp.txt`` belongs. ``shown_dir`` names the notebook's folder in messages.
-    Raises ``ValueError`` naming ``file:line:column`` when a time file cannot be read.
+def recorded_time(notebook: Path, shown_dir: str) -> datetime | None:
+    """The time nbgrader recorded beside a notebook of its ``submitted/`` folder (None:
+    it recorded none). ``shown_dir`` names the notebook's folder in messages. Raises
+    ``ValueError`` naming ``file:line:column`` when the file cannot be read.
     """
-    folder = notebook.parent
-    stamp = folder / TIMESTAMP_FILE
-    if nested and _regular(stamp):
+    stamp = notebook.parent / TIMESTAMP_FILE
+    if _regular(stamp):
         return read_timestamp(stamp, f"{shown_dir}/{TIMESTAMP_FILE}")
-    metadata = folder / GRADESCOPE_METADATA
-    if _regular(metadata):
-        return read_gradescope_metadata(metadata, f"{shown_dir}/{GRADESCOPE_METADATA}")
+    return None
+
+
+def learners_time_file(notebook: Path, student_dir: Path, shown_dir: str) -> str | None:
+    """A time file in a folder the learner filled, beside their notebook or in their
+    folder (how messages name it): never read, only said to be ignored."""
+    folders = dict.fromkeys([notebook.parent, student_dir])
+    for folder in folders:
+        for name in (TIMESTAMP_FILE, GRADESCOPE_METADATA):
+            if (folder / name).exists() or (folder / name).is_symlink():
+                shown = shown_dir if folder == notebook.parent else student_dir.name
+                return f"{shown}/{name}"
     return None
 
 
@@ -143,37 +154,40 @@ def read_times_file(path: Path) -> dict[str, datetime]:
 
     Other columns are ignored (an LMS export has many). Each time is ISO 8601 or nbgrader's
     form and must name its zone (``Z``, ``+02:00``, ``UTC``): a local time in an export is
-    ambiguous, and a wrong zone would decide who is late. Every problem is reported at once
-    as ``file:line:column``.
+    ambiguous, and a wrong zone would decide who is late. Each student is an id as a
+    folder's is (``intake.identity``), listed once, regardless of case. Every problem is
+    reported at once as ``file:line:column``.
     """
+    shown = str(path)
     try:
-        if path.stat().st_size > MAX_TIMES_FILE_BYTES:
-            raise UsageError(f"{path}: larger than {MAX_TIMES_FILE_BYTES >> 20} MiB")
-        lines = path.read_text(encoding="utf-8-sig").splitlines()
-    except (OSError, UnicodeDecodeError) as exc:
-        raise UsageError(f"{path}: cannot read the times file: {exc}") from None
-    rows = list(csv.reader(lines))
-    columns = _times_columns(path, rows[0] if rows else [])
+        records = read_records(path, shown, MAX_TIMES_FILE_BYTES, "the times file")
+    except OSError as exc:
+        raise UsageError(f"{path}: cannot read the times file: {exc.strerror or exc}") from None
+    except Unreadable as exc:
+        raise UsageError(str(exc.problem)) from None
+    columns = _times_columns(path, records[0].cells if records else [])
     times: dict[str, datetime] = {}
-    first_line: dict[str, int] = {}
-    problems: list[str] = []
-    for number, row in enumerate(rows[1:], start=2):
-        if not any(cell.strip() for cell in row):
+    first: dict[str, tuple[str, int]] = {}  # case key -> (student, line)
+    problems: list[Problem] = []
+    for record in records[1:]:
+        student, when = (record.cells[i].strip() if i < len(record.cells) else "" for i in columns)
+        places = [Location(shown, *record.place(i)) for i in columns]
+        student_problem = _student_problem(student_id(student), first)
+        if student_problem is not None:
+            problems.append(Problem(places[0], student_problem))
+        else:
+            first[case_key(student)] = (student_id(student), record.line)
+        try:
+            when_at = _explicit_zone(when) if when else None
+        except ValueError as exc:
+            problems.append(Problem(places[1], f"submitted_at: {exc}"))
             continue
-        student, when = (row[i].strip() if i < len(row) else "" for i in columns)
-        starts = _field_starts(lines[number - 1])
-        field, problem = _times_row_problem(student, when, first_line)
-        if problem is None:
-            try:
-                times[student] = _explicit_zone(when)
-                first_line[student] = number
-                continue
-            except ValueError as exc:
-                field, problem = 1, f"submitted_at: {exc}"
-        column = starts[columns[field]] if columns[field] < len(starts) else 1
-        problems.append(f"{Location(str(path), number, column)}: {problem}")
+        if when_at is None:
+            problems.append(Problem(places[1], f"submitted_at: empty for {student or 'this row'}"))
+        elif student_problem is None:
+            times[student_id(student)] = when_at
     if problems:
-        raise UsageError("\n".join(problems))
+        raise UsageError("\n".join(str(p) for p in problems))
     return times
 
 
@@ -188,28 +202,20 @@ def _times_columns(path: Path, header: list[str]) -> tuple[int, int]:
     return names.index("student"), names.index("submitted_at")
 
 
-def _times_row_problem(
-    student: str, when: str, first_line: Mapping[str, int]
-) -> tuple[int, str | None]:
-    """(0: the student's field, 1: the time's field) and what is wrong with it, if anything."""
+def _student_problem(student: str, first: Mapping[str, tuple[str, int]]) -> str | None:
+    """What is wrong with a row's student, if anything: empty, not an id, listed before."""
     if not student:
-        return 0, "student: empty"
-    if student in first_line:
-        return 0, f"{student} is listed twice (first on line {first_line[student]})"
-    if not when:
-        return 1, f"submitted_at: empty for {student}"
-    return 0, None
-
-
-def _field_starts(line: str) -> list[int]:
-    """The 1-based column where each CSV field of ``line`` starts (quotes respected)."""
-    starts, quoted = [1], False
-    for index, char in enumerate(line):
-        if char == '"':
-            quoted = not quoted
-        elif char == "," and not quoted:
-            starts.append(index + 2)
-    return starts
+        return "student: empty"
+    if (why := id_problem(student)) is not None:
+        return f"student: {student!r} is not allowed: {why} ({RULE})"
+    if (earlier := first.get(case_key(student))) is not None:
+        name, line = earlier
+        if name == student:
+            return f"{student} is listed twice (first on line {line})"
+        return (
+            f"{student} is listed twice (first on line {line} as {name!r}; ids differ only in case)"
+        )
+    return None
 
 
 def _explicit_zone(text: str) -> datetime:
@@ -224,11 +230,11 @@ def _explicit_zone(text: str) -> datetime:
 
 
 def with_times(found: Iterable[Found], times: Mapping[str, datetime]) -> list[Found]:
-    """Each student's entry, with the times file's time where nothing beside the notebook
-    recorded one (a recorded file comes first, in the order of trust)."""
+    """Each student's entry, with the time the instructor's times file gives them: it
+    comes first, before the time nbgrader recorded."""
     return [
         replace(f, submitted_at=times[f.student])
-        if f.submitted_at is None and f.path is not None and f.student in times
+        if f.path is not None and f.student in times
         else f
         for f in found
     ]

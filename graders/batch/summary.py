@@ -33,6 +33,9 @@ class Summary:
     # (student, reason) whose grading hit a bug in graders this run; graded again next run
     internal: tuple[tuple[str, str], ...] = ()
     lost: str | None = None  # why the cluster grading it went away (then ``interrupted``)
+    # (student, file) of time files in learners' own folders: never read (submission_times)
+    ignored_times: tuple[tuple[str, str], ...] = ()
+    lookalikes: tuple[tuple[str, str], ...] = ()  # (student, an id it looks like)
 
     @property
     def all_graded(self) -> bool:
@@ -52,6 +55,8 @@ class Tally:
     internal: tuple[tuple[str, str], ...]
     missing: tuple[str, ...] = ()
     unlisted: tuple[str, ...] = ()
+    ignored_times: tuple[tuple[str, str], ...] = ()
+    lookalikes: tuple[tuple[str, str], ...] = ()
 
 
 def summarize(
@@ -82,6 +87,8 @@ def summarize(
         with_notebook=tally.with_notebook,
         dropped=tally.dropped,
         internal=tally.internal,
+        ignored_times=tally.ignored_times,
+        lookalikes=tally.lookalikes,
     )
 
 

@@ -16,8 +16,9 @@ import click
 
 from ..errors import ExitCode
 from . import course_option, exit_with, isolation_option, main, pages_lang_option
+from .batch_options import db_option, layout_option, times_option
 from .batch_output import batch_exit_code, print_summary, printable
-from .roster import roster_option
+from .roster import roster_option, warn_roster
 
 if TYPE_CHECKING:
     from rich.progress import Progress
@@ -25,21 +26,6 @@ if TYPE_CHECKING:
     from ..batch.progress import Reporter
     from ..batch.summary import Summary
     from ..results import StudentResult
-
-db_option = click.option(
-    "--db",
-    "db_url",
-    default=None,
-    metavar="URL",
-    help="SQLAlchemy URL of the gradebook; default: sqlite:///<course folder>/gradebook.db.",
-)
-times_option = click.option(
-    "--times",
-    type=click.Path(exists=True, dir_okay=False, path_type=Path),
-    default=None,
-    help="CSV with the columns student,submitted_at (as an LMS exports it): submission times "
-    "for students whose folder records none (nbgrader's timestamp.txt, Gradescope's metadata).",
-)
 
 
 @main.command()
@@ -69,6 +55,7 @@ times_option = click.option(
     help="Grade every submission again, even those whose saved grade is up to date.",
 )
 @times_option
+@layout_option
 @click.option(
     "--cluster",
     metavar="ADDRESS",
@@ -87,13 +74,17 @@ def autograde(
     workers: int,
     force: bool,
     times: Path | None,
+    layout: str,
     cluster: str | None,
     isolation: str,
 ) -> None:
     """Grade every student's notebook in SUBMISSIONS for each ASSIGNMENT into the gradebook.
 
     SUBMISSIONS holds <student>/<assignment>.ipynb, or is nbgrader's submitted/ folder
-    (or its course root), or an LMS's bulk download (a flat folder, or its .zip).
+    (or its course root), or an LMS's bulk download (a flat folder, or its .zip). The
+    layout is recognised by structure, never by a folder's name (see --layout), so a
+    learner named `submitted` is a learner; a time file inside a learner's own folder is
+    ignored, and the run says so.
     Several assignments (`graders autograde ps1 ps2 ps3 submitted/`) are graded one after
     the other by one warm sandbox, so the whole course pays its start-up once.
     Unchanged submissions are skipped, so an interrupted run can simply be started again.
@@ -113,6 +104,7 @@ def autograde(
     for name in names:  # an unknown assignment stops before torch, and before any grading
         get_assignment(loaded, name)
     roster = find_roster(loaded.root, roster_path)  # a broken roster stops before torch
+    warn_roster(roster)
     executor = ClusterExecutor(cluster, isolation=isolation) if cluster else None
     stop = threading.Event()
     summaries: list[Summary] = []
@@ -139,6 +131,7 @@ def autograde(
                         stop=stop,
                         roster=roster,
                         executor=executor,
+                        layout=layout,
                     )
                 summaries.append(summary)
                 if summary.lost or summary.interrupted:

@@ -7,6 +7,7 @@ from typing import TYPE_CHECKING
 import click
 
 from ..errors import ExitCode
+from ..intake.identity import lookalike_note
 
 if TYPE_CHECKING:
     from ..batch.summary import Summary
@@ -39,6 +40,7 @@ def print_summary(summary: Summary) -> None:
         names = ", ".join(printable(s) for s in summary.dropped)
         click.echo(f"{len(summary.dropped)} dropped, not graded: {names}")
     _print_untimed(summary)
+    _print_ignored_times(summary)
     bugs = {student for student, _ in summary.internal}
     ungradable = [(s, r) for s, r in summary.ungradable if s not in bugs]
     if ungradable:
@@ -54,16 +56,28 @@ def print_summary(summary: Summary) -> None:
             "from students not on the roster (graded, flagged, left out of LMS exports):"
         )
         click.echo("  " + ", ".join(printable(s) for s in summary.unlisted))
-    if summary.crashed:
-        click.echo(
-            f"code failed, timed out or tampered with grading for {len(summary.crashed)} (graded, "
-            "those items score 0):"
-        )
-        for student, items in summary.crashed:
-            click.echo(f"  {printable(student)}: {', '.join(items)}")
+    alike = len(summary.lookalikes)
+    _listed(
+        f"warning: {alike} id{'s' * (alike != 1)} look like another learner's (graded as "
+        "different learners; check they are):",
+        [printable(lookalike_note(student, other)) for student, other in summary.lookalikes],
+    )
+    _listed(
+        f"code failed, timed out or tampered with grading for {len(summary.crashed)} (graded, "
+        "those items score 0):",
+        [f"{printable(student)}: {', '.join(items)}" for student, items in summary.crashed],
+    )
     click.echo(f"outputs: {summary.out_dir} (results.json, grades.csv, junit.xml, gradescope/)")
     click.echo(f"gradebook: {shown_url(summary.db_url)}")
     _print_bugs(summary)
+
+
+def _listed(heading: str, lines: list[str]) -> None:
+    """``heading``, then each line indented; nothing when there is no line."""
+    if lines:
+        click.echo(heading)
+        for line in lines:
+            click.echo(f"  {line}")
 
 
 def _print_untimed(summary: Summary) -> None:
@@ -77,6 +91,22 @@ def _print_untimed(summary: Summary) -> None:
     names = ", ".join(printable(s) for s in summary.untimed[:5])
     more = f" and {len(summary.untimed) - 5} more" if len(summary.untimed) > 5 else ""
     click.echo(f"{count} ({names}{more}): late policy not applied to them; see --times")
+
+
+def _print_ignored_times(summary: Summary) -> None:
+    # A learner's own files never set their time: the instructor's --times, nbgrader's
+    # exchange and Gradescope's autograder do (see submission_times).
+    if not summary.ignored_times:
+        return
+    count = len(summary.ignored_times)
+    click.echo(
+        f"ignored {count} time file{'s' * (count != 1)} in learners' own folders (a learner's "
+        "files never set their submission time; pass --times, or --layout nbgrader for "
+        "nbgrader's submitted/ folder):"
+    )
+    files = ", ".join(printable(f) for _, f in summary.ignored_times[:10])
+    more = f" and {count - 10} more" if count > 10 else ""
+    click.echo(f"  {files}{more}")
 
 
 def _print_bugs(summary: Summary) -> None:

@@ -150,6 +150,7 @@ def ci(
     from ..batch.submission_times import ci_time
     from ..course.load import get_assignment
     from ..i18n import speaking
+    from ..intake.text import shown as printable_text
     from ..integrations.ci.notebook import course_path, grade_notebook, in_learner_language
     from ..integrations.ci.report import Reports, log_lines, outcome, write_reports
     from ..session import load
@@ -184,7 +185,7 @@ def ci(
         assignment_graded = get_assignment(loaded, doc.assignment)
         view = write_reports(shown.doc, minimum, assignment_graded, reports)
         for line in log_lines(view.doc, minimum, view.notice(), shown.labels):
-            click.echo(line)
+            click.echo(printable_text(line))
     if hit_a_bug(doc.students[0]):  # the reports say it could not be graded; the exit, why
         click.echo(bug_request(__version__), err=True)
         sys.exit(int(ExitCode.INTERNAL))

@@ -7,7 +7,7 @@ from pathlib import Path
 import click
 
 from . import course_option, main
-from .autograde import db_option
+from .batch_options import db_option
 
 
 @main.group()

@@ -8,7 +8,7 @@ import click
 
 from ..batch.lms_exports import FORMATS, MOODLE_IDENTIFIERS
 from . import course_option, main
-from .autograde import db_option
+from .batch_options import db_option
 from .batch_output import printable
 from .roster import roster_option
 

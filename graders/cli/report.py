@@ -7,7 +7,7 @@ from pathlib import Path
 import click
 
 from . import course_option, lang_option, main
-from .autograde import db_option
+from .batch_options import db_option
 
 
 @main.command()
@@ -72,7 +72,8 @@ def report(
         else [a.id for a in loaded.course.assignments]
     )
     if results_files:
-        docs, where = file_documents(results_files, loaded.course.id), "the results files"
+        docs = file_documents(results_files, loaded.course.id, loaded.renamed)
+        where = "the results files"
     else:
         from ..batch.gradebook import existing_url
         from ..batch.gradebook_databases import shown_url

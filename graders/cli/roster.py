@@ -3,8 +3,14 @@
 from __future__ import annotations
 
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import click
+
+from .batch_output import printable
+
+if TYPE_CHECKING:
+    from ..batch.roster import Roster
 
 roster_option = click.option(
     "--roster",
@@ -14,3 +20,9 @@ roster_option = click.option(
     help="The class roster, a CSV file with a 'student' column (and name, email, section, "
     "sis_user_id, sis_login_id, lms_id); default: roster.csv beside course.yml, when there.",
 )
+
+
+def warn_roster(roster: Roster | None) -> None:
+    """Say the roster's warnings (ids that look alike), each at its place."""
+    for warning in roster.warnings if roster is not None else ():
+        click.echo(printable(str(warning)), err=True)

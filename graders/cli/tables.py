@@ -53,6 +53,29 @@ def key_table(key: Mapping[str, str]) -> Table:
 VERDICT_STYLE = {"same": "green", "renamed": "cyan", "new warning": "yellow", "changed": "bold red"}
 
 
+def contents_table(contents: Any) -> Table:
+    """What the course holds, per problem set (``course.contents``)."""
+    kinds = contents.kinds()
+    table = Table(
+        title=(
+            f"the course: {contents.exercises()} exercises, {contents.items()} questions and "
+            f"checks, texts in {', '.join(contents.languages)}"
+        )
+    )
+    for name in ("set", "title", "sections", *kinds, "questions and checks", "with parameters"):
+        table.add_column(name, overflow="fold")
+    for a in contents.assignments:
+        table.add_row(
+            a.id,
+            a.title,
+            ", ".join(a.sections),
+            *(str(len(a.exercises.get(k, ()))) for k in kinds),
+            str(sum(a.items.values())),
+            ", ".join(a.varied),
+        )
+    return table
+
+
 def drift_table(drifts: Sequence[Any], torch_version: str) -> Table:
     """The audit: what the article printed, what torch gives today, and a verdict."""
     table = Table(title=f"article vs torch {torch_version}")

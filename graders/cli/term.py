@@ -11,7 +11,7 @@ import click
 
 from ..errors import UsageError
 from . import course_option, isolation_option, main
-from .autograde import db_option, times_option
+from .batch_options import db_option, layout_option, times_option
 from .batch_output import batch_exit_code, print_summary, printable
 
 if TYPE_CHECKING:
@@ -113,13 +113,15 @@ def override(
     engine = _gradebook(loaded, db_url)
     who = audit.actor(by)
     if clear:
-        overrides.clear_override(engine, loaded.course.id, assignment, student, question, who)
+        overrides.clear_override(
+            engine, loaded.course.id, assignment, student, question, who, loaded.renamed
+        )
         _done(engine, loaded, assignment, f"{student}: override of {question} removed")
         return
     if points is None or reason is None:
         raise UsageError("give POINTS and --reason (or --clear)")
     decision = overrides.Decision(question, points, reason, who)
-    overrides.set_override(engine, loaded.course.id, assignment, student, decision)
+    overrides.set_override(engine, loaded.course.id, assignment, student, decision, loaded.renamed)
     _done(engine, loaded, assignment, f"{student}: {question} set to {points:g} points")
 
 
@@ -133,6 +135,7 @@ def override(
     help="The submissions folder; default: the one the latest autograde of ASSIGNMENT read.",
 )
 @times_option
+@layout_option
 @by_option
 @course_option
 @db_option
@@ -142,6 +145,7 @@ def regrade(
     assignment: str,
     submissions: Path | None,
     times: Path | None,
+    layout: str,
     by: str | None,
     course: Path | None,
     db_url: str | None,
@@ -154,7 +158,7 @@ def regrade(
     from ..session import open_session
     from . import exit_with
 
-    request = RegradeRequest(student, submissions, times, by=audit.actor(by))
+    request = RegradeRequest(student, submissions, times, by=audit.actor(by), layout=layout)
     with open_session(course, isolation=isolation, workers=1) as session:
         done = run_regrade(session, assignment, request, db_url)
     print_summary(done.summary)

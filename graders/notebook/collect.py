@@ -11,7 +11,10 @@ from __future__ import annotations
 from pathlib import Path
 
 from ..course.load import LoadedCourse, get_assignment
+from ..errors import SubmissionError
+from ..intake.text import Refused, check_text
 from ..kinds.base import AnyKind, Submission
+from ..said import say
 from .counted import counted_cell
 from .read import (
     MAX_NOTEBOOK_BYTES,
@@ -39,7 +42,9 @@ def read_submission(
     expected = expected_keys(loaded, assignment_id)
     answers: dict[str, str] = {}
     notes: dict[str, str] = {}
-    for key, found_cells in found.cells.items():
+    for found_key, found_cells in found.cells.items():
+        # A notebook released before an exercise or question was renamed names it as it was.
+        key = loaded.renamed.get(found_key, found_key)
         kind = expected.get(key)
         # Cells for another assignment, or with metadata edited by hand, are not answers.
         cells = [c for c in found_cells if c.kind is kind]
@@ -48,6 +53,8 @@ def read_submission(
         counted = counted_cell(cells)
         reading = kind.read_cell(counted.cell.source, counted.cell.meta)
         if reading.text is not None:
+            # A string literal's escapes (``"\ud800"``) can make text that cannot be stored.
+            _storable(path, key, reading.text)
             answers[key] = reading.text
         for note in (*reading.notes, counted.note):
             _add_note(notes, key, note)
@@ -61,6 +68,13 @@ def expected_keys(loaded: LoadedCourse, assignment_id: str) -> dict[str, AnyKind
         ex = loaded.exercises[item.id]
         expected.update((key, ex.kind) for key in ex.kind.answer_keys(ex.exercise))
     return expected
+
+
+def _storable(path: Path, key: str, text: str) -> None:
+    try:
+        check_text(text, str(path), say("the answer to {key}", key=key))
+    except Refused as exc:
+        raise SubmissionError(str(exc)) from exc
 
 
 def _add_note(notes: dict[str, str], key: str, note: str) -> None:

@@ -1,7 +1,8 @@
 """Read a notebook as plain JSON, defensively, and find its answer cells by metadata.
 
 Nothing here executes anything or trusts the file: the size is checked before reading,
-the bytes must be UTF-8, the JSON must be an nbformat 4 notebook. Outputs are never
+the bytes must be UTF-8, the JSON must be an nbformat 4 notebook holding only text that
+can be stored (``intake.text``: valid JSON may still escape half a character). Outputs are never
 looked at. Answer cells are found by ``metadata.graders``, never by position, so moved,
 added or split cells do not matter.
 """
@@ -14,6 +15,7 @@ from pathlib import Path
 from typing import Any
 
 from ..errors import SubmissionError
+from ..intake.text import Refused, check_json
 from ..kinds.base import AnyKind
 from ..kinds.registry import kind_of_cell
 from ..said import say
@@ -80,6 +82,10 @@ def read_notebook(path: Path, max_bytes: int = MAX_NOTEBOOK_BYTES) -> dict[str, 
             say("{path}: not a notebook: JSON nested too deeply", path=path)
         ) from exc
     _check_format(path, data)
+    try:
+        check_json(data, str(path), text)
+    except Refused as exc:
+        raise SubmissionError(str(exc)) from exc
     notebook: dict[str, Any] = data  # _check_format made sure it is one
     return notebook
 

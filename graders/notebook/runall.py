@@ -6,19 +6,22 @@ cell that is not Python (a ``SyntaxError``, such as an unquoted
 such as an unquoted ``answer = tensor(2.)``). ``run_all_stops`` reads the code cells in
 notebook order, keeps the names each one binds at the top level, and reports the cells
 that would stop. Lines IPython handles itself (``%magic``, ``!shell``) are left out before
-parsing, and a cell magic (``%%time``) is not Python at all, so it is not judged. What
-only running can show (a wrong attribute, a call that fails) is not reported: this never
-runs a cell.
+parsing, and a cell magic (``%%time``) is not Python at all, so it is not judged. A
+character Python does not read (a keyboard's ``“`` quote) is named in the reader's
+language. What only running can show (a wrong attribute, a call that fails) is not
+reported: this never runs a cell.
 """
 
 from __future__ import annotations
 
 import ast
 import builtins
+import re
 from collections.abc import Iterable
 from typing import Any
 
 from .. import syntax
+from ..said import say
 
 # What IPython's namespace holds before any cell runs, besides the builtins.
 IPYTHON_NAMES = frozenset(
@@ -26,6 +29,10 @@ IPYTHON_NAMES = frozenset(
 )
 _DEFINED = frozenset(dir(builtins)) | IPYTHON_NAMES
 _SCOPES = (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda)
+# Python's words for a character it does not read, printable or not (U+3000).
+_INVALID_CHARACTER = re.compile(
+    r"invalid (?:non-printable )?character (?:'.' \()?U\+(?P<hex>[0-9A-F]+)"
+)
 
 
 def run_all_stops(sources: Iterable[tuple[int, str]]) -> dict[int, str]:
@@ -39,8 +46,7 @@ def run_all_stops(sources: Iterable[tuple[int, str]]) -> dict[int, str]:
         try:
             tree = syntax.parse(python_lines(source))
         except SyntaxError as exc:
-            where = "" if "line" in exc.msg else f" (line {exc.lineno})"
-            stops[index] = f"SyntaxError: {exc.msg}{where}"
+            stops[index] = syntax_stop(exc)
             continue
         except (ValueError, RecursionError, MemoryError):
             stops[index] = "SyntaxError"
@@ -52,6 +58,21 @@ def run_all_stops(sources: Iterable[tuple[int, str]]) -> dict[int, str]:
         defined |= bound
         anything = anything or star
     return stops
+
+
+def syntax_stop(exc: SyntaxError) -> str:
+    """Why a cell is not Python, as Python says it; a character Python does not read (a
+    keyboard's “curly” quote) is named in the reader's language."""
+    bad = _INVALID_CHARACTER.match(exc.msg or "")
+    if bad:
+        return say(
+            "SyntaxError: `{char}` ({code}) is not a character Python reads (line {line})",
+            char=chr(int(bad["hex"], 16)),
+            code=f"U+{bad['hex']}",
+            line=exc.lineno,
+        )
+    where = "" if "line" in (exc.msg or "") else f" (line {exc.lineno})"
+    return f"SyntaxError: {exc.msg}{where}"
 
 
 def python_lines(source: str) -> str:

@@ -8,7 +8,7 @@ unless told otherwise.
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
 from pathlib import Path
 
 from ..course.load import LoadedCourse
@@ -39,16 +39,19 @@ def gradebook_documents(
 
     engine = open_gradebook(db_url)
     try:
-        docs = [results_document(engine, loaded.course.id, a) for a in assignments]
+        docs = [results_document(engine, loaded.course.id, a, loaded.renamed) for a in assignments]
     finally:
         engine.dispose()
     return [d for d in docs if d.students]
 
 
-def file_documents(paths: Iterable[Path], course_id: str) -> list[ResultsDocument]:
-    """Results documents read from JSON files (``graders grade --json > FILE``)."""
+def file_documents(
+    paths: Iterable[Path], course_id: str, renamed: Mapping[str, str] | None = None
+) -> list[ResultsDocument]:
+    """Results documents read from JSON files (``graders grade --json > FILE``), each question
+    under its id today (``renamed``: the course's former ids -> ids now)."""
     paths = list(paths)
-    docs = [_read_document(p) for p in paths]
+    docs = [_read_document(p).renamed(renamed or {}) for p in paths]
     for path, doc in zip(paths, docs, strict=True):
         if doc.course != course_id:
             raise UsageError(f"{path}: results of course '{doc.course}', not of '{course_id}'")

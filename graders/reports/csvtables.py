@@ -6,12 +6,11 @@ is one value a spreadsheet can sort or sum.
 
 from __future__ import annotations
 
-import csv
-import io
 from collections.abc import Iterable, Sequence
 from pathlib import Path
 from typing import Any
 
+from ..batch.csv_writer import csv_text
 from ..batch.exports import write_atomic
 from .aggregate import QUESTION_STATUSES
 from .model import AssignmentReport
@@ -177,10 +176,8 @@ def student_rows(report: AssignmentReport) -> list[Row]:
 
 
 def write_csv(path: Path, rows: Iterable[Row]) -> Path:
-    """Write rows as CSV (UTF-8, ``\\n`` line ends) atomically; return the path."""
-    buffer = io.StringIO()
-    csv.writer(buffer, lineterminator="\n").writerows(rows)
-    write_atomic(path, buffer.getvalue())
+    """Write rows as CSV (UTF-8, ``\n`` line ends, formulas guarded) atomically; the path."""
+    write_atomic(path, csv_text(rows))
     return path
 
 

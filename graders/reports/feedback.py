@@ -30,6 +30,7 @@ from ..course.model import Shown, in_article, read_as, section_label
 from ..course.visibility import for_learner, shown_at
 from ..errors import UsageError
 from ..i18n import N_, _, current_language, ngettext, speaking
+from ..intake.identity import one_file_each
 from ..notebook.layout import assignment_labels, exercise_headings
 from ..results import StudentResult, SubmissionStatus, format_points
 from .course_info import course_info
@@ -61,7 +62,7 @@ def write_feedback(
     own words.
     """
     languages = LearnerLanguages(loaded, assignment, forced=language)
-    doc = gradebook.results_document(db_url, loaded.course.id, assignment)
+    doc = gradebook.results_document(db_url, loaded.course.id, assignment, loaded.renamed)
     if not doc.students:
         raise UsageError(
             f"nothing graded for {assignment} in the gradebook yet (run `graders autograde "
@@ -73,8 +74,11 @@ def write_feedback(
         extended = extended_due_dates(conn, loaded.course.id, assignment)
     visible = shown_at(get_assignment(loaded, assignment), extended=extended)
     by_language: dict[str, list[StudentResult]] = {}
+    graded = (s.student for s in doc.students if s.status is not SubmissionStatus.UNGRADABLE)
+    # One page per name, whatever the disk's case (Alice.html and alice.html are one file).
+    owners = one_file_each((s.student for s in doc.students), graded)
     for student in doc.students:
-        if not safe_student(student.student):
+        if student.student not in owners:
             continue  # such a folder was never graded; its name must not become a path
         if student.status is SubmissionStatus.MISSING:
             continue  # nothing was handed in: there is nothing to give feedback on

@@ -162,7 +162,7 @@ def section_stats(stats: list[QuestionStats]) -> list[SectionStats]:
 
 
 def _section_key(section: str) -> tuple[int, str]:
-    # §1a < §1b < §2 < ... < supplement < beyond < anything unknown
+    # §1a < §1b < §2 < ... < beyond < anything unknown
     return (SECTIONS.index(section) if section in SECTIONS else len(SECTIONS), section)
 
 

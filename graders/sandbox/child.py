@@ -2,8 +2,8 @@
 
 Forked by the fork server ahead of its job (``spare.py``) and watched by the keeper
 (``keeper.py``), which holds everything that matters: the job's token, the result pipe to
-the runner, the clock. The child gets only the step payloads
-(through a pipe it reads once), its stdout/stderr pipes and the step socket. It never
+the runner, the clock. The child gets only the step payloads and the
+job's seal (through a pipe it reads once), its stdout/stderr pipes and the step socket. It never
 returns into the fork server's loop: every path ends in ``os._exit``, which also skips
 interpreter teardown (about a second with torch loaded). The order of the set-up matters
 and is spelled out in ``_confine``.
@@ -57,21 +57,25 @@ def run_child(spec: ChildSpec) -> NoReturn:
     """Entry point in the spare, once its job came; never returns."""
     code = EXIT_SETUP_FAILED
     send = _sender(spec.fds.channel)
+    seal = ""
     try:
         _single_thread()
+        # Read before confining (it is data): the seal comes with the payloads.
+        seal, payloads = _read_steps(spec.fds.steps)
         _confine(spec)
-        payloads = _read_steps(spec.fds.steps)
         _fresh_library_state()
-        # The keeper began the step when it sent the payload: the child says only how it ended.
+        # The keeper began the step when it sent the payload: the child says only how it ended,
+        # in one line sealed with the job's seal, which no name learner code can use reaches.
         for step, (function, payload) in enumerate(zip(spec.functions, payloads, strict=True)):
-            line = task_line(function, payload, _end_encoder(step), spec.limits.max_result_bytes)
+            encode = _end_encoder(step, seal)
+            line = task_line(function, payload, encode, spec.limits.max_result_bytes)
             _flush_stdio()
             send(line)
         code = 0
     except ChannelLost:
         code = EXIT_CHANNEL_LOST
     except BaseException as exc:  # noqa: BLE001 - set-up failed: report it, whatever it was
-        code = _report_setup_failure(send, exc)
+        code = _report_setup_failure(send, exc, seal)
     finally:
         os._exit(code)
 
@@ -101,9 +105,9 @@ def _identity(st: os.stat_result) -> tuple[int, int]:
     return st.st_dev, st.st_ino
 
 
-def _end_encoder(step: int) -> Callable[[str, Any], bytes]:
+def _end_encoder(step: int, seal: str) -> Callable[[str, Any], bytes]:
     def encode(kind: str, value: Any) -> bytes:
-        return encode_line({"end": step, kind: value})
+        return encode_line({"end": step, "seal": seal, kind: value})
 
     return encode
 
@@ -158,15 +162,16 @@ def _arrange_fds(fds: ChildFds, ruleset_fd: int | None) -> None:
             stream.reconfigure(line_buffering=True)  # keep what was printed before a crash
 
 
-def _read_steps(fd: int) -> list[dict[str, Any]]:
+def _read_steps(fd: int) -> tuple[str, list[dict[str, Any]]]:
+    """The job's seal and its step payloads, as the keeper wrote them."""
     chunks = []
     while chunk := os.read(fd, 1 << 16):
         chunks.append(chunk)
     os.close(fd)
-    payloads = json.loads(b"".join(chunks))
-    if not isinstance(payloads, list):
+    steps = json.loads(b"".join(chunks))
+    if not isinstance(steps, dict) or not isinstance(steps.get("payloads"), list):
         raise ValueError("the step payloads are not a list")
-    return payloads
+    return str(steps["seal"]), steps["payloads"]
 
 
 def _fresh_library_state() -> None:
@@ -236,9 +241,9 @@ def _flush_stdio() -> None:
             pass
 
 
-def _report_setup_failure(send: Callable[[bytes], None], exc: BaseException) -> int:
+def _report_setup_failure(send: Callable[[bytes], None], exc: BaseException, seal: str) -> int:
     try:
-        send(encode_line({"end": 0, "internal": describe_exception(exc)}))
+        send(_end_encoder(0, seal)("internal", describe_exception(exc)))
     except (ChannelLost, ValueError):
         return EXIT_SETUP_FAILED
     return 0

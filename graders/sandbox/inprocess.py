@@ -12,6 +12,7 @@ import contextlib
 import importlib
 import io
 import json
+import secrets
 import sys
 import threading
 import time
@@ -46,10 +47,11 @@ class InProcessRunner:
         started = time.monotonic()
         stdout, stderr = io.StringIO(), io.StringIO()
         payload = json.loads(json.dumps(job.payload))  # the task gets a copy, as in a child
-        encode = lambda kind, value: encode_line({"end": 0, kind: value})  # noqa: E731
+        seal = secrets.token_hex(16)
+        encode = lambda kind, value: encode_line({"end": 0, "seal": seal, kind: value})  # noqa: E731
         with self._lock, contextlib.redirect_stdout(stdout), contextlib.redirect_stderr(stderr):
             line = task_line(_function(job.task), payload, encode, job.limits.max_result_bytes)
-            verdict = _verdict(line, job, payload)
+            verdict = _verdict(line, job, payload, seal)
         cap = job.limits.max_output_bytes
         return Outcome(
             verdict.status,
@@ -76,9 +78,9 @@ class InProcessRunner:
         self.close()
 
 
-def _verdict(line: bytes, job: Job, payload: dict[str, Any]) -> Verdict:
+def _verdict(line: bytes, job: Job, payload: dict[str, Any], seal: str) -> Verdict:
     try:
-        kind, value = decode_line(line.rstrip(b"\n"), 0)
+        kind, value = decode_line(line.rstrip(b"\n"), 0, seal)
     except FrameError as exc:
         return channel_abuse(exc.words)
     return checked(from_end(kind, value), _function(job.check) if job.check else None, payload)

@@ -6,11 +6,14 @@ Three channels, three formats:
   datagram, with file descriptors attached where needed. The payload and the result never
   travel this way, so the fork server never holds learner data a later child could find.
 - **Steps** (child -> keeper, a stream socket): the keeper begins the step by sending its
-  payload; the child writes exactly one JSON line, ``{"end": 0, "<kind>": value}``, when
-  it ends, ``kind`` one of ``FRAME_KINDS``, and exits. This is the only thing a child can
-  write that the grader reads, so the keeper parses it strictly (``decode_line``), and
-  anything more on the channel, before the child has ended, is tampering. It is a socket,
-  not a pipe: a socket cannot be reopened through ``/proc/self/fd``.
+  payload and the job's **seal** (a random token, new for every job); the child writes
+  exactly one JSON line, ``{"end": 0, "seal": ..., "<kind>": value}``, when it ends,
+  ``kind`` one of ``FRAME_KINDS``, and exits. This is the only thing a child can write that
+  the grader reads, so the keeper parses it strictly (``decode_line``): a line without the
+  job's seal, and anything after the line, is tampering. The seal is held only in the
+  child's own frames, which no name learner code may use reaches, so a line learner code
+  writes on the channel cannot pass for the child's. It is a socket, not a pipe: a socket
+  cannot be reopened through ``/proc/self/fd``.
 - **Result** (keeper -> runner, a pipe the child never holds): one line,
   ``{"token": ..., "steps": [record, ...]}``, written by the keeper only (``decode_frame``);
   a record's ``words`` are its message as the sandbox's sentence and values (``Words``).
@@ -18,6 +21,7 @@ Three channels, three formats:
 
 from __future__ import annotations
 
+import hmac
 import json
 import socket
 from typing import Any
@@ -81,19 +85,21 @@ def _strict_json(data: bytes) -> Any:
         raise FrameError("the result is not valid JSON") from None
 
 
-def decode_line(line: bytes, step: int) -> tuple[str, Any]:
-    """The one line a child writes for ``step``: ``(kind, value)``.
+def decode_line(line: bytes, step: int, seal: str) -> tuple[str, Any]:
+    """The one line a child writes for ``step``, sealed with ``seal``: ``(kind, value)``.
 
-    Anything else (a line claiming to begin a step: only the keeper begins one; another
+    Anything else (a line without the job's seal; a line claiming to begin a step: only
+    the keeper begins one; another
     step's number, an unknown key, an ``ok`` value that is not an object or is nested more
     than ``MAX_DEPTH`` deep) raises ``FrameError``.
     """
     message = _strict_json(line)
     if not isinstance(message, dict):
         raise FrameError("the code wrote to the grader's channel")
-    kinds = [k for k in message if k != "end"]
+    kinds = [k for k in message if k not in ("end", "seal")]
     if (
-        message.get("end") != step
+        not hmac.compare_digest(str(message.get("seal", "")).encode(), seal.encode())
+        or message.get("end") != step
         or type(message.get("end")) is not int
         or len(kinds) != 1
         or kinds[0] not in FRAME_KINDS

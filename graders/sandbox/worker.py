@@ -20,6 +20,7 @@ from .isolation import SERVER_ENV, Launch
 from .modules import Sources, to_fd
 from .paths import package_parent
 from .protocol import FrameError, decode_frame, recv_message, send_message
+from .watch import MAX_STRETCH
 
 BOOT = (
     "import sys; sys.path.insert(0, sys.argv[2]); "
@@ -126,7 +127,9 @@ class Worker:
             payload, limits.max_result_bytes + 2 * limits.max_output_bytes + 2 * FRAME_SLACK
         )
         assert self.ctrl is not None
-        follower = Follower(self.ctrl, next(self.job_ids), pipes, limits.timeout_s + KEEPER_SLACK_S)
+        # The keeper may stretch the wall budget for a child kept waiting for a CPU.
+        backstop = MAX_STRETCH * limits.timeout_s + KEEPER_SLACK_S
+        follower = Follower(self.ctrl, next(self.job_ids), pipes, backstop)
         try:
             ending = self._exchange(job, follower)
         except SandboxError:

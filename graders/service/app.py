@@ -71,7 +71,7 @@ class Service:
         self.course = session.loaded.course
         self.engine = gradebook.open_gradebook(db_url)
         self.credentials = Credentials(self.engine, self.course.id)
-        self.queue = Queue(self.engine, self.course.id, queue_limit)
+        self.queue = Queue(self.engine, self.course.id, queue_limit, self.loaded.renamed)
         self.max_bytes, self.grace_s = max_bytes, grace_s
         self.stopping = threading.Event()  # the server was asked to stop
         self.waiters = Waiters(self.stopping, self.queue.finished)

@@ -28,12 +28,12 @@ from datetime import UTC, datetime, timedelta
 from typing import Protocol
 
 from sqlalchemy import delete, insert, or_, select
-from sqlalchemy.engine import Engine
+from sqlalchemy.engine import Connection, Engine
 from starlette.requests import Request
 
 from ..batch.service_tables import INSTRUCTOR, LEARNER, SESSION, TOKEN, CredentialRow
-from ..batch.student_ids import RULE, safe_student, student_id
 from ..errors import UsageError
+from ..intake.identity import RULE, case_key, id_problem, student_id
 
 SESSION_COOKIE = "graders_session"
 SESSION_HOURS = 12
@@ -66,10 +66,12 @@ class Identity:
 
 def learner_id(name: str) -> str:
     """``name`` as a learner id, whatever said it (the command line, an LMS's launch): the
-    rule of submission folders and rosters; ``UsageError`` when it breaks it."""
+    one rule of submission folders, rosters and times files (``intake.identity``);
+    ``UsageError`` saying why when it breaks it."""
     found = student_id(name.strip())
-    if not safe_student(found):
-        raise UsageError(f"'{name}' cannot be a learner id: {RULE}")
+    problem = id_problem(found)
+    if problem is not None:
+        raise UsageError(f"'{name}' cannot be a learner id: {problem} ({RULE})")
     return found
 
 
@@ -96,6 +98,7 @@ class Credentials:
         minted = [(learner_id(s), secrets.token_urlsafe(32)) for s in students]
         now = datetime.now(UTC)
         with self.engine.begin() as conn:
+            self._one_per_person(conn, [s for s, _ in minted])
             conn.execute(
                 delete(CredentialRow).where(
                     CredentialRow.course == self.course,
@@ -108,6 +111,20 @@ class Credentials:
                     [self._row(s, role, TOKEN, t, now, None) for s, t in minted],
                 )
         return minted
+
+    def _one_per_person(self, conn: Connection, students: list[str]) -> None:
+        """Ids that differ in case only are one person (one file on a case-insensitive
+        disk): minting ``alice`` beside ``Alice`` is refused, as a roster refuses it."""
+        known = conn.execute(
+            select(CredentialRow.student).where(CredentialRow.course == self.course).distinct()
+        ).scalars()
+        seen: dict[str, str] = {}
+        for student in [*known, *students]:
+            other = seen.setdefault(case_key(student), student)
+            if other != student:
+                raise UsageError(
+                    f"'{student}' and '{other}' differ in case only: they cannot be two learners"
+                )
 
     def identity(self, secret: str, kind: str) -> Identity | None:
         """Who holds ``secret`` (a token or a session's), if anyone does now."""

@@ -228,7 +228,9 @@ async def report_page(request: Request) -> Response:
     language = service.language(request)
 
     def page() -> str:
-        doc = gradebook.results_document(service.engine, service.course.id, assignment.id)
+        doc = gradebook.results_document(
+            service.engine, service.course.id, assignment.id, service.queue.renamed
+        )
         if not doc.students:
             text = N_("Nothing is graded for {assignment} yet.")
             raise Refused(404, Message(text, {"assignment": assignment.id}))

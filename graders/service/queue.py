@@ -18,7 +18,7 @@ from a server thought dead (``servers``) is graded by one server only, exactly o
 from __future__ import annotations
 
 import hashlib
-from collections.abc import Iterator
+from collections.abc import Iterator, Mapping
 from contextlib import contextmanager
 from dataclasses import dataclass, replace
 from datetime import UTC, datetime
@@ -85,9 +85,17 @@ class Claimed:
 class Queue:
     """The attempts of one course."""
 
-    def __init__(self, engine: Engine, course: str, limit: int = 10_000) -> None:
+    def __init__(
+        self,
+        engine: Engine,
+        course: str,
+        limit: int = 10_000,
+        renamed: Mapping[str, str] | None = None,
+    ) -> None:
         self.engine, self.course = engine, course
         self.limit = limit  # attempts waiting at most: past it, uploads wait (503)
+        # The course's former ids -> ids now: a grade kept under an old id reads under the new.
+        self.renamed = dict(renamed or {})
 
     def accept(self, upload: Upload, who: Identity, assignment: Assignment) -> Attempt:
         """Store ``upload`` as ``who``'s next attempt, or raise ``Refused`` saying why not."""
@@ -238,7 +246,7 @@ class Queue:
         )
         with self.engine.connect() as conn:
             row = conn.execute(query).one_or_none()
-        return None if row is None else _attempt(row)
+        return None if row is None else self._attempt(row)
 
     def attempts(self, assignment: str, student: str) -> list[Attempt]:
         """A learner's attempts at an assignment, oldest first."""
@@ -253,7 +261,7 @@ class Queue:
             .order_by(AttemptRow.id)
         )
         with self.engine.connect() as conn:
-            return [_attempt(r) for r in conn.execute(query)]
+            return [self._attempt(r) for r in conn.execute(query)]
 
     def finished(self, ids: list[int]) -> set[int]:
         """Those of attempts ``ids`` that are graded, or failed, by now."""
@@ -303,7 +311,7 @@ class Queue:
             torch_version=torch_version,
             isolation=isolation,
         )
-        gradebook.replace_grades(conn, self.course, assignment.id, [grade])
+        gradebook.replace_grades(conn, self.course, assignment.id, [grade], self.renamed)
 
     def _attempts(self, conn: Connection, assignment: str, student: str) -> list[Attempt]:
         query = (
@@ -315,7 +323,10 @@ class Queue:
             )
             .order_by(AttemptRow.id)
         )
-        return [_attempt(r) for r in conn.execute(query)]
+        return [self._attempt(r) for r in conn.execute(query)]
+
+    def _attempt(self, row: Any) -> Attempt:
+        return _attempt(row, self.renamed)
 
     def _as_learner_sees(
         self, conn: Connection, assignment: Assignment, student: str
@@ -394,8 +405,8 @@ def _timed(result: StudentResult, received_at: datetime, now: datetime) -> Stude
     )
 
 
-def _attempt(row: Any) -> Attempt:
-    result = StudentResult.parse(row.result_json) if row.result_json else None
+def _attempt(row: Any, renamed: Mapping[str, str]) -> Attempt:
+    result = StudentResult.parse(row.result_json).renamed(renamed) if row.result_json else None
     return Attempt(
         row.id,
         row.assignment,

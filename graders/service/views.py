@@ -56,7 +56,9 @@ def graded_view(
     if mine.result is None or attempt.id != counted:
         return mine
     with queue.engine.connect() as conn:
-        adjusted = read_adjustments(conn, queue.course, assignment.id).apply(mine.result)
+        adjusted = read_adjustments(conn, queue.course, assignment.id, queue.renamed).apply(
+            mine.result
+        )
     return replace(mine, result=adjusted)
 
 
@@ -91,7 +93,7 @@ def attempt_json(attempt: Attempt, shown_result: StudentResult | None) -> dict[s
 def records(queue: Queue, assignment: str) -> list[Record]:
     """Every learner's grade of record of ``assignment``, by learner id (the dropped left
     out), with how many attempts they handed in and which one counts."""
-    doc = gradebook.results_document(queue.engine, queue.course, assignment)
+    doc = gradebook.results_document(queue.engine, queue.course, assignment, queue.renamed)
     keys = gradebook.grading_keys(queue.engine, queue.course, assignment)
     counts = _attempt_counts(queue, assignment)
     dropped = set(doc.dropped)

@@ -21,9 +21,9 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
-from ...batch.student_ids import RULE, safe_student, student_id
 from ...batch.submission_times import AUTOGRADER_ROOT, GRADESCOPE_METADATA, MAX_METADATA_BYTES
 from ...errors import UsageError
+from ...intake.identity import RULE, safe_student, student_id
 
 #: ``--student-from`` -> the Gradescope user field it reads (None: GitHub's actor).
 SOURCES: dict[str, str | None] = {

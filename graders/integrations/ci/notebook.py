@@ -17,7 +17,8 @@ from pathlib import Path
 from typing import TYPE_CHECKING, NamedTuple
 
 from ...batch.grading import ungradable
-from ...batch.submissions import IGNORED, Found
+from ...batch.submission_layout import IGNORED
+from ...batch.submissions import Found
 from ...course.load import COURSE_FILE, LoadedCourse, get_assignment
 from ...course.variants import varied_exercises
 from ...errors import SubmissionError, UsageError

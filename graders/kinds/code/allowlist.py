@@ -3,11 +3,11 @@
 An allowlist, not a denylist: a module that is not on the course's list (``code_imports``,
 else ``DEFAULT_IMPORTS``; an entry ``package.*`` allows the package and every module in
 it) is not importable, and the learner is told which line imported it and that the course
-can allow it. Refusing is not accusing: an import is never ``integrity``. The modules in
-``TAMPERING`` are the tools for reaching into the grading process: a course should think
-twice before allowing one (``graders validate`` warns), but importing one is refused like
-any other. The tables are data; ``learner`` (the compiler) and ``guards`` (the rewritten
-code's helpers) apply them.
+can allow it. Refusing is not accusing: an import is never ``integrity``. The default list
+holds no tool for reaching into the grading process (``sys``, ``gc``, ``ctypes``,
+``inspect``, ``os``, ``torch.library`` ...), and a course should not add one
+(docs/threat-model.md). The tables are data; ``learner`` (the compiler) and ``guards``
+(the rewritten code's helpers) apply them.
 """
 
 from __future__ import annotations
@@ -31,6 +31,7 @@ DEFAULT_IMPORTS = (
     "torch.fft",
     "torch.special",
     "torch.testing",
+    "torch.utils.data",
     "numpy",
     "numpy.linalg",
     "numpy.random",
@@ -52,50 +53,6 @@ DEFAULT_IMPORTS = (
     "io",
     "concurrent.futures",
     "concurrent.futures.*",
-)
-# Modules whose only use in a learner's answer would be to reach into the grading process.
-TAMPERING = frozenset(
-    {
-        "sys",
-        "gc",
-        "ctypes",
-        "_ctypes",
-        "cffi",
-        "inspect",
-        "signal",
-        "threading",
-        "_thread",
-        "weakref",
-        "_weakref",
-        "builtins",
-        "importlib",
-        "pickle",
-        "_pickle",
-        "marshal",
-        "types",
-        "code",
-        "codeop",
-        "dis",
-        "faulthandler",
-        "resource",
-        "mmap",
-        "socket",
-        "subprocess",
-        "multiprocessing",
-        "graders",
-        "json",
-        "torch.library",
-        "torch._C",
-        "torch.utils.cpp_extension",
-        "torch.overrides",
-        "torch.utils._python_dispatch",
-        "torch.optim.optimizer",
-        "_io",
-        "posix",
-        "os",
-        "pathlib",
-        "shutil",
-    }
 )
 # Data-model names learner code may read on any object: none of them leads anywhere new.
 SAFE_DUNDERS = frozenset(

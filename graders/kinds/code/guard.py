@@ -42,7 +42,7 @@ from typing import Any, NamedTuple
 import torch
 
 from .learner import LEARNER_FILE, REFUSALS, forget_refusals, tampering
-from .snapshot import Snapshot, restore
+from .snapshot import Snapshot, changed_functions, restore
 
 DIRECT = frozenset(
     {
@@ -138,13 +138,16 @@ def arm(before: Snapshot) -> Armed:
 
     def violations(
         restore: Any = restore,
+        functions: Any = changed_functions,
         global_state: Any = _global_state,
         tampering: Any = tampering,
         list: Any = list,
         dict: Any = dict,
     ) -> list[str]:
         checkpoint()
-        return [*dict.fromkeys(tampering() + events + restore(before)), *global_state(threads)]
+        # Functions once, at the end: a swapped code measured wrong, and it is evidence.
+        found = tampering() + events + restore(before) + functions(before)
+        return [*dict.fromkeys(found), *global_state(threads)]
 
     return Armed(violations, checkpoint)
 

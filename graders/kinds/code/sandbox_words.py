@@ -33,8 +33,6 @@ SENTENCES = (
     N_("the code ended the process with exit status {code} (os._exit())"),
     N_("the code ended the process (os._exit() or sys.exit()) before the task returned a result"),
     N_("what came back is not what the grader's code sends: {reason}"),
-    N_("the code went on running after its result was sent"),
-    N_("the code ended the process after a result was sent"),
     # What a signal's number means, said inside "killed by ...".
     N_("a segmentation fault"),
     N_("a bus error"),

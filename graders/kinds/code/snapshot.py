@@ -12,8 +12,13 @@ can do it on learner code's behalf where no rewriting of learner source sees it
 (``functools.update_wrapper(f, g, assigned=("__code__",))``, ``copy``'s ``__reduce__``
 state). So the snapshot also keeps, for every Python function of the watched modules and
 classes (torch's, the grader's, the checkers'), what it runs: code, defaults, keyword
-defaults and the contents of its closure; ``restore`` reports and puts back each one that
-changed (about 2,000 functions: a fraction of a millisecond).
+defaults and the contents of its closure; ``changed_functions`` reports and puts back each
+one that changed (about 2,000 functions), once, after the last learner code. It reads the
+raw memory of the functions' pointer fields and of their closure cells (the few hundred
+page spans that hold them, through ``ctypes`` arrays made in the warm process), so no
+function, code object or cell of the warm process is touched:
+touching 2,000 code objects would copy their pages (huge pages in the warm server) in every
+child, about 70 ms a job; this takes about a millisecond.
 
 Reading an object in a forked child bumps its reference count, which copies its memory
 page (copy-on-write): comparing ~6000 attributes one by one costs a child 10-30 ms. So
@@ -25,13 +30,14 @@ references bound here at import; learner code cannot reach ``ctypes`` (``guard``
 
 from __future__ import annotations
 
+import array
 import builtins
 import ctypes
 import gc
 import operator
 import sys
 import types
-from typing import Any
+from typing import Any, NamedTuple
 
 WATCHED_MODULES = (
     "builtins",
@@ -75,9 +81,33 @@ JUDGE_PREFIXES = ("graders.", "graders_course_checkers")
 # (namespace, its dict's mutation counter (a ctypes view) or None, the counter's value then,
 # keys, values)
 Entry = tuple[Any, Any, "int | None", tuple[str, ...], tuple[Any, ...]]
-# (function, its code, defaults, keyword defaults, closure, the closure cells' contents)
-Internals = tuple[Any, Any, Any, Any, Any, tuple[Any, ...]]
-Snapshot = tuple[tuple[Entry, ...], tuple[Internals, ...]]
+
+
+class Functions(NamedTuple):
+    """What the watched functions run, as objects (to put back) and as raw memory (to compare)."""
+
+    functions: tuple[Any, ...]
+    objects: tuple[tuple[Any, Any, Any, Any], ...]  # code, defaults, kwdefaults, closure
+    contents: tuple[tuple[Any, ...], ...]  # each closure cell's contents
+    # The memory read: each function's code..closure fields and each closure cell's
+    # reference (``fields``: (owner, address, size), in address order), read as the spans
+    # of memory within a page that hold them (``spans``: ctypes arrays made in the warm
+    # process, read with ``bytes()``, a few hundred reads instead of thousands, raising no
+    # audit event) and cut out of them (``cuts``: span, offset, size per field, end to end,
+    # in an array: a child reads it without touching an object).
+    fields: tuple[tuple[int, int, int], ...]
+    spans: tuple[Any, ...] | None  # None: this interpreter's layout is unknown, no raw reads
+    cuts: Any  # array("Q")
+    memory: bytes  # the fields' bytes, end to end, then
+
+
+Snapshot = tuple[tuple[Entry, ...], Functions]
+# PyFunctionObject (CPython 3.11): the object head, then globals, builtins, name, qualname,
+# code, defaults, kwdefaults, closure (checked by a probe at import); PyCellObject: the
+# head, then its reference.
+FUNCTION_FIELDS_OFFSET, FIELDS_BYTES = 48, 32
+CELL_REF_OFFSET, CELL_BYTES = 16, 8
+PAGE_BITS = 12  # a span read at once stays within one page of memory (mapped if one field is)
 _counter_value = ctypes._SimpleCData.__dict__["value"].__get__
 
 
@@ -136,7 +166,7 @@ def snapshot(spaces: list[Any]) -> Snapshot:
         counter = _counter_of(id(_real_dict(ns))) if _COUNTERS else None
         version = _counter_value(counter) if counter is not None else None
         frozen.append((ns, counter, version, tuple(items), tuple(items.values())))
-    return tuple(frozen), tuple(_internals(f) for f in _judge_functions(spaces))
+    return tuple(frozen), _functions(_judge_functions(spaces))
 
 
 def _judge_functions(spaces: list[Any]) -> list[types.FunctionType]:
@@ -147,14 +177,91 @@ def _judge_functions(spaces: list[Any]) -> list[types.FunctionType]:
         if isinstance(ns, dict):
             continue
         for value in list(vars(ns).values()):
-            for f in (value, *(getattr(value, a, None) for a in ("__func__", "fget", "fset"))):
+            kind = type(value)
+            inner = (
+                (value.__func__,)
+                if kind in (staticmethod, classmethod)
+                else (value.fget, value.fset)
+                if kind is property
+                else (value,)
+            )
+            for f in inner:
                 if type(f) is types.FunctionType:
                     found[id(f)] = f
     return list(found.values())
 
 
-def _internals(f: types.FunctionType) -> Internals:
-    return (f, f.__code__, f.__defaults__, f.__kwdefaults__, f.__closure__, _cells(f.__closure__))
+def _functions(functions: list[types.FunctionType]) -> Functions:
+    objects = tuple(
+        (f.__code__, f.__defaults__, f.__kwdefaults__, f.__closure__) for f in functions
+    )
+    contents = tuple(_cells(f.__closure__) for f in functions)
+    if not _RAW_READS_WORK:
+        return Functions(tuple(functions), objects, contents, (), None, array.array("Q"), b"")
+    fields = sorted(
+        [(i, id(f) + FUNCTION_FIELDS_OFFSET, FIELDS_BYTES) for i, f in enumerate(functions)]
+        + [
+            (i, id(cell) + CELL_REF_OFFSET, CELL_BYTES)
+            for i, f in enumerate(functions)
+            for cell in f.__closure__ or ()
+        ],
+        key=lambda field: field[1],
+    )
+    starts: list[int] = []
+    ends: list[int] = []
+    cuts: list[int] = []
+    for _owner, address, size in fields:
+        if not starts or address >> PAGE_BITS != starts[-1] >> PAGE_BITS:
+            starts.append(address)  # a new page: the span ends within it (or in the object)
+            ends.append(address + size)
+        ends[-1] = max(ends[-1], address + size)
+        cuts += (len(starts) - 1, address - starts[-1], size)
+    found = Functions(
+        tuple(functions),
+        objects,
+        contents,
+        tuple(fields),
+        tuple(
+            (ctypes.c_char * (end - start)).from_address(start)
+            for start, end in zip(starts, ends, strict=True)
+        ),
+        array.array("Q", cuts),
+        b"",
+    )
+    return found._replace(memory=_read(found))
+
+
+def _read(
+    fs: Functions,
+    join: Any = b"".join,
+    copy: Any = bytes,
+    list: Any = list,
+    map: Any = map,
+    range: Any = range,
+    len: Any = len,
+) -> bytes:
+    """The watched fields' bytes, end to end (no object at those addresses is touched)."""
+    spans = list(map(copy, fs.spans))
+    c = fs.cuts
+    read: bytes = join([spans[c[k]][c[k + 1] : c[k + 1] + c[k + 2]] for k in range(0, len(c), 3)])
+    return read
+
+
+def _raw_reads_work() -> bool:
+    """Does this interpreter lay out functions and cells where ``_functions`` reads?"""
+    x = object()
+
+    def probe(a: int = 1, *, b: int = 2) -> object:
+        return x
+
+    cells = probe.__closure__ or ()
+    expected = [id(probe.__code__), id(probe.__defaults__), id(probe.__kwdefaults__), id(cells)]
+    fields = ctypes.string_at(id(probe) + FUNCTION_FIELDS_OFFSET, FIELDS_BYTES)
+    cell = ctypes.string_at(id(cells[0]) + CELL_REF_OFFSET, CELL_BYTES)
+    return list(array.array("Q", fields)) == expected and array.array("Q", cell)[0] == id(x)
+
+
+_RAW_READS_WORK = _raw_reads_work()
 
 
 def _cells(closure: Any) -> tuple[Any, ...]:
@@ -189,10 +296,9 @@ def restore(
     len: Any = len,
     modules: Any = sys.modules,
 ) -> list[str]:
-    """Attributes replaced or removed since ``before``, and functions whose code, defaults or
-    closure changed, each put back; their names."""
-    entries, functions = before
-    changed = _changed_functions(functions)
+    """Attributes replaced or removed since ``before``, each put back; their names."""
+    entries, _functions = before
+    changed: list[str] = []
     for ns, counter, version, keys, values in entries:
         if version is not None and read(counter) == version:
             continue  # the dict was not modified at all
@@ -211,31 +317,47 @@ def restore(
     return changed
 
 
-def _changed_functions(
-    functions: tuple[Internals, ...],
+def changed_functions(
+    before: Snapshot,
+    read: Any = _read,
     cells: Any = _cells,
     same: Any = operator.is_,
     all: Any = all,
     map: Any = map,
 ) -> list[str]:
+    """The watched functions whose code, defaults or closure changed since ``before``, each
+    put back; their names. Reads only the functions' and cells' own memory (see module)."""
+    fs = before[1]
+    if fs.spans is not None:
+        now = read(fs)
+        if now == fs.memory:
+            return []
+        which, at = set(), 0
+        for owner, _address, size in fs.fields:
+            if now[at : at + size] != fs.memory[at : at + size]:
+                which.add(owner)
+            at += size
+    else:
+        which = {
+            i
+            for i, f in enumerate(fs.functions)
+            if not (
+                f.__code__ is fs.objects[i][0]
+                and f.__defaults__ is fs.objects[i][1]
+                and f.__kwdefaults__ is fs.objects[i][2]
+                and f.__closure__ is fs.objects[i][3]
+                and all(map(same, cells(fs.objects[i][3]), fs.contents[i]))
+            )
+        }
     changed = []
-    for f, code, defaults, kwdefaults, closure, contents in functions:
-        if (
-            f.__code__ is code
-            and f.__defaults__ is defaults
-            and f.__kwdefaults__ is kwdefaults
-            and f.__closure__ is closure
-            and (not closure or all(map(same, cells(closure), contents)))
-        ):
-            continue
-        changed.append(f"changed the function {_label(f)}")
-        _put_back_function(f, code, defaults, kwdefaults, closure, contents)
+    for i in sorted(which):
+        changed.append(f"changed the function {_label(fs.functions[i])}")
+        _put_back_function(fs.functions[i], fs.objects[i], fs.contents[i])
     return changed
 
 
-def _put_back_function(
-    f: Any, code: Any, defaults: Any, kwdefaults: Any, closure: Any, contents: tuple[Any, ...]
-) -> None:
+def _put_back_function(f: Any, objects: tuple[Any, ...], contents: tuple[Any, ...]) -> None:
+    code, defaults, kwdefaults, closure = objects
     try:
         f.__code__, f.__defaults__, f.__kwdefaults__ = code, defaults, kwdefaults
         for cell, value in zip(closure or (), contents, strict=True):

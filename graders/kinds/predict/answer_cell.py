@@ -11,8 +11,10 @@ Reading is lenient where a person reading the cell would be: when the cell holds
 lines besides ``answer = ...`` (a ``print(b.is_leaf)`` left from trying it), the last
 ``answer = ...`` is read, as running the cell would leave it, and the other lines are
 named so the learner can move them; when the closing quote is missing, the text after the
-opening quote is read. A cell without any ``answer = ...`` line is passed on whole, so
-the answer parser reports it as invalid.
+opening quote is read; when the quotes are a keyboard's curly, corner or full-width ones
+(``answer = “False”``, which Python does not read), the text between them is read. A cell
+without any ``answer = ...`` line is passed on whole, so the answer parser reports it as
+invalid.
 
 nbgrader's stub line ``raise NotImplementedError()`` is ignored wherever it is left.
 ``answer_line`` writes such a cell, for the notebooks ``graders release`` makes.
@@ -29,6 +31,7 @@ from dataclasses import dataclass
 from functools import lru_cache
 
 from ... import syntax
+from ...answers.keyboard import typed_quotes
 
 MAX_ANSWER_CHARS = 20_000  # the answer parser rejects far less; this only bounds the work
 TARGET = "answer"
@@ -56,6 +59,7 @@ class Extracted:
     quoted: bool = False  # the prediction was written as a string, as the notebook asks
     ignored: tuple[str, ...] = ()  # the cell's other lines, which were not read
     unclosed: bool = False  # the closing quote was missing
+    typed_quotes: bool = False  # quoted in “curly”, 「corner」 or full-width quotes
 
 
 UNANSWERED = Extracted(None)
@@ -149,6 +153,9 @@ def _value_text(text: str, ignored: tuple[str, ...]) -> Extracted:
     opened = _OPEN_QUOTE.fullmatch(text)
     if opened and opened["quote"] not in opened["body"]:
         return _answered(opened["body"], quoted=True, ignored=ignored, unclosed=True)
+    body = typed_quotes(text)
+    if body is not None:
+        return _answered(body, quoted=True, ignored=ignored, typed_quotes=True)
     return _answered(text, ignored=ignored)
 
 
@@ -200,12 +207,19 @@ def _line_offsets(source: str) -> list[int]:
 
 
 def _answered(
-    text: str, *, quoted: bool = False, ignored: tuple[str, ...] = (), unclosed: bool = False
+    text: str,
+    *,
+    quoted: bool = False,
+    ignored: tuple[str, ...] = (),
+    unclosed: bool = False,
+    typed_quotes: bool = False,
 ) -> Extracted:
     text = text.strip()
     if text in UNANSWERED_TEXTS:
         return UNANSWERED
-    return Extracted(text, quoted=quoted, ignored=ignored, unclosed=unclosed)
+    return Extracted(
+        text, quoted=quoted, ignored=ignored, unclosed=unclosed, typed_quotes=typed_quotes
+    )
 
 
 def _malformed(source: str) -> Extracted:

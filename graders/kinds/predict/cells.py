@@ -43,6 +43,14 @@ MALFORMED_NOTE = N_(
     "The grader found no `answer = ...` line in this answer cell and read the whole cell as "
     'your answer: an answer cell holds one line, `answer = "<your prediction>"`.'
 )
+# An answer cell that does not run as it is, though the grader reads it.
+UNCLOSED = N_(
+    "The closing quote is missing: the grader read `{read}`; write `{line}` so the notebook runs."
+)
+TYPED_QUOTES = N_(
+    "The quotes around the answer are not the ones Python reads: the grader read `{read}`; "
+    "write `{line}` so the notebook runs."
+)
 SHOWN_LINES = 2  # of the other lines of an answer cell, named in the note
 
 
@@ -102,7 +110,8 @@ def read_cell(source: str, meta: Mapping[str, Any]) -> Reading:
         return Reading(None)
     if extracted.malformed:
         return Reading(extracted.text, (say(MAGIC_NOTE if has_magic(source) else MALFORMED_NOTE),))
-    rewrite = None if extracted.quoted and not extracted.unclosed else answer_line(extracted.text)
+    runs = extracted.quoted and not (extracted.unclosed or extracted.typed_quotes)
+    rewrite = None if runs else answer_line(extracted.text)
     return Reading(extracted.text, _notes(extracted), rewrite)
 
 
@@ -140,15 +149,10 @@ def _notes(extracted: Extracted) -> tuple[str, ...]:
                 shown=shown,
             )
         )
-    if extracted.unclosed:
-        notes.append(
-            say(
-                "The closing quote is missing: the grader read `{read}`; write `{line}` so "
-                "the notebook runs.",
-                read=_short(extracted.text or ""),
-                line=_short(answer_line(extracted.text)),
-            )
-        )
+    quotes = TYPED_QUOTES if extracted.typed_quotes else UNCLOSED if extracted.unclosed else None
+    if quotes is not None:
+        read, line = _short(extracted.text or ""), _short(answer_line(extracted.text))
+        notes.append(say(quotes, read=read, line=line))
     return tuple(notes)
 
 

@@ -2,7 +2,9 @@
 
 Before torch runs: code that does not parse, repeated question ids, misconception and
 ``article_says`` answers that are not answer literals. After: truths a learner could not
-write (an opaque object, a value too large), or a setup or question that crashed.
+write (an opaque object, a value too large), a setup or question that crashed, and a
+misconception whose answer earns the points (torch's value in another type, on a question
+not marked ``strict:``).
 """
 
 from __future__ import annotations
@@ -10,6 +12,8 @@ from __future__ import annotations
 from typing import Any
 
 from ... import syntax
+from ...answers.compare import compare
+from ...answers.judging import STRICT
 from ...answers.parse import AnswerSyntaxError, is_writable, parse_answer
 from ...answers.values import ExceptionValue, Opaque, Value
 from ...course.marks import Marks, duplicate_ids
@@ -55,6 +59,30 @@ def truth_problems(exercise: PredictExercise, truths: Truths, marks: Marks) -> l
         if broken:
             where = marks.at(("questions", i, q.source_field))
             problems.append(Problem(where, f"questions[{i}]: {broken}"))
+        elif truth is not None:
+            problems += _right_misconceptions(q, truth.value, marks, i)
+    return problems
+
+
+def _right_misconceptions(q: Question, truth: Value, marks: Marks, i: int) -> list[Problem]:
+    """Misconceptions a learner could never be told about: their answer earns the points."""
+    problems = []
+    for j, m in enumerate(q.misconceptions):
+        try:
+            answer = parse_answer(m.answer)
+        except AnswerSyntaxError:
+            continue  # reported before torch ran
+        if not compare(answer, truth, q.rules).correct:
+            continue
+        hint = (
+            "; it is torch's value written as another type: if the type is the lesson, mark "
+            "the question `strict: [dtype]` or `strict: [type]`"
+            if not compare(answer, truth, STRICT).correct
+            else ""
+        )
+        key = ("questions", i, "misconceptions", j, "answer")
+        message = f"questions[{i}].misconceptions[{j}].answer: {m.answer!r} earns the points{hint}"
+        problems.append(Problem(marks.at(key), message))
     return problems
 
 

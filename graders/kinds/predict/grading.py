@@ -1,11 +1,15 @@
 """Grading one prediction: parse the learner's literal, compare it with torch's truth.
 
-A wrong answer that matches a declared misconception gets that misconception's name and
-explanation first; the author's explanation always follows, then the comparison's
-one-sentence feedback, then how Python spells what the learner wrote another way
-(``true``, ``Runtime Error``), then any note about the answer cell itself. An answer that
-cannot be read gets the reason, then the explanation. ``explain`` is the same feedback
-without anything computed from the truth (the comparison, the expected answer).
+Answers are compared by the question's rules (``Question.rules``): by value, unless its
+``strict:`` says its lesson is the type. A wrong answer that matches a declared
+misconception gets that misconception's name and explanation first; the author's
+explanation always follows, then the comparison's one-sentence feedback (for an answer
+right by value only, how torch prints it; for one refused for its type alone, that the
+question is about the type), then how Python spells what the learner wrote another way
+(``true``, ``Runtime Error``, full-width punctuation), then any note about the answer cell
+itself. An answer that cannot be read gets the reason, then the explanation. ``explain``
+is the same feedback without anything computed from the truth (the comparison, the
+expected answer, that a value refused for its type is right).
 """
 
 from __future__ import annotations
@@ -14,6 +18,7 @@ from dataclasses import replace
 from functools import lru_cache
 
 from ...answers.compare import compare, same_value
+from ...answers.judging import BY_VALUE
 from ...answers.parse import AnswerSyntaxError, ReadAnswer, read_answer
 from ...answers.values import Value
 from ...i18n import N_, current_language
@@ -27,6 +32,15 @@ UNANSWERED = ("", "...", "Ellipsis")
 NO_TRUTH = N_(
     "This question could not be graded: its answer could not be computed. "
     "Your instructor has been told."
+)
+
+KEPT_DTYPE = N_(
+    "The value is right, but this question is about the dtype: write it as torch prints it "
+    "(here an int is not a float)."
+)
+KEPT_TYPE = N_(
+    "The value is right, but this question is about the type: write it as torch prints it "
+    "(here a list or a number is not a tensor, and a tensor is not a number)."
 )
 
 
@@ -74,11 +88,12 @@ def _judged(
     """``right`` when the answer says what torch gave (or what the question also accepts),
     else the same result marked wrong; either way with its feedback."""
     spelling = "\n".join(read.notes)
-    verdict = compare(read.value, truth)
+    verdict = compare(read.value, truth, q.rules)
     if verdict.correct:
-        said = join(q.explain, spelling, note)
+        # Right by value: how torch prints it, from the learner's own values (not the truth's).
+        said = join(q.explain, verdict.feedback if verdict.by_value else "", spelling, note)
         return replace(right, feedback=said, explain=said)
-    accepted = next((a for a in q.accept if _same(a, read.value)), None)
+    accepted = next((a for a in q.accept if _same(a, read.value, q)), None)
     if accepted is not None:
         # "as well as `expected`" names the truth: `explain` says only what was accepted.
         also = say(
@@ -101,7 +116,9 @@ def _judged(
         right,
         status=Status.WRONG,
         points=0.0,
-        feedback=join(told, q.explain, verdict.feedback, spelling, note),
+        feedback=join(
+            told, q.explain, verdict.feedback, _kept(q, read.value, truth), spelling, note
+        ),
         misconception=matched.name if matched else None,
         explain=join(told, q.explain, spelling, note),
     )
@@ -109,15 +126,23 @@ def _judged(
 
 def misconception(q: Question, answer: Value) -> Misconception | None:
     """The first declared misconception the answer matches."""
-    return next((m for m in q.misconceptions if _same(m.answer, answer)), None)
+    return next((m for m in q.misconceptions if _same(m.answer, answer, q)), None)
 
 
-def _same(literal: str, answer: Value) -> bool:
-    """Does ``answer`` say what the author's ``literal`` says?"""
+def _same(literal: str, answer: Value, q: Question) -> bool:
+    """Does ``answer`` say what the author's ``literal`` says (by ``q``'s rules)?"""
     try:
-        return same_value(parsed(literal).value, answer)
+        return same_value(parsed(literal).value, answer, q.rules)
     except AnswerSyntaxError:
         return False  # reported by validate; never blocks grading
+
+
+def _kept(q: Question, answer: Value, truth: Value) -> str:
+    """For an answer right by value on a question whose lesson is the type: which one."""
+    if not q.strict or not compare(answer, truth, BY_VALUE).correct:
+        return ""
+    by_dtype = compare(answer, truth, replace(q.rules, dtype=False)).correct
+    return say(KEPT_DTYPE if by_dtype else KEPT_TYPE)
 
 
 def _with(result: QuestionResult, status: Status, *feedback: str) -> QuestionResult:

@@ -40,8 +40,15 @@ class PredictKind:
         return checks.file_problems(exercise, marks)
 
     def items(self, exercise: PredictExercise) -> list[Item]:
+        names = (exercise.id, *exercise.formerly)
         return [
-            Item(f"{exercise.id}/{q.id}", q.points, q.prompt, q.section or exercise.section)
+            Item(
+                f"{exercise.id}/{q.id}",
+                q.points,
+                q.prompt,
+                q.section or exercise.section,
+                tuple(f"{name}/{old}" for name in names for old in q.formerly),
+            )
             for q in exercise.questions
         ]
 

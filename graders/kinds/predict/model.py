@@ -6,8 +6,10 @@ from typing import Annotated, Any, ClassVar, Literal
 
 from pydantic import BeforeValidator, ConfigDict, Field, model_validator
 
+from ...answers.judging import LESSONS, Lesson, Rules
 from ...course.model import SECTIONS, ExerciseBase, Ident, Strict
 from ...course.text import Text
+from ...errors import did_you_mean
 
 
 def _as_literal(value: Any) -> Any:
@@ -16,6 +18,20 @@ def _as_literal(value: Any) -> Any:
 
 
 AnswerText = Annotated[str, BeforeValidator(_as_literal)]
+
+
+def _lesson(value: Any) -> Any:
+    # Said before pydantic's "Input should be 'dtype' or 'type'", with a did-you-mean.
+    if isinstance(value, str) and value not in LESSONS:
+        hint = did_you_mean(value, list(LESSONS))
+        raise ValueError(
+            f"'{value}' is not a lesson a question keeps strict ({', '.join(LESSONS)}){hint}"
+        )
+    return value
+
+
+# What a question's lesson is, kept strict when its answer is compared (`judging.Rules`).
+StrictLesson = Annotated[Lesson, BeforeValidator(_lesson)]
 
 
 class Misconception(Strict):
@@ -46,6 +62,8 @@ class Question(Strict):
         {"prompt", "expr", "run", "explain", "misconceptions"}
     )  # what parameters are substituted into (not `article_says`: what the article printed)
     id: Ident
+    # The ids this question had before, in this exercise (``course/renames.py``).
+    formerly: list[Ident] = []
     prompt: Text
     expr: str | None = None
     run: str | None = None
@@ -58,6 +76,9 @@ class Question(Strict):
     article_says: AnswerText | None = None
     # Where it differs from the exercise's (a question going beyond the article).
     section: str | None = None
+    # The lesson is the type: `dtype` (an int is not a float), `type` (a list or a number
+    # is not a tensor, a tensor not a number). Else answers are graded by value.
+    strict: list[StrictLesson] = []
 
     @model_validator(mode="after")
     def _one_of_expr_run(self) -> Question:
@@ -67,6 +88,11 @@ class Question(Strict):
                 "(a statement whose outcome to predict)"
             )
         return self
+
+    @property
+    def rules(self) -> Rules:
+        """How this question's answers are compared: strict where its lesson is the type."""
+        return Rules.keeping(self.strict)
 
     @property
     def source_field(self) -> str:

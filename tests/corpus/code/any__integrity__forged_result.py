@@ -1,6 +1,6 @@
-# expect-message: not what the grader
-# Writing a result frame of our own on every inherited descriptor, then leaving at once:
-# `os` is a tool for reaching into the process: refused and flagged, nothing is written.
+# expect-message: the code wrote to the grader's channel
+# Writing a result line of our own on every inherited descriptor, then leaving at once:
+# the line lacks the job's seal, so the keeper knows it is not the child's own.
 import os
 
 forged = b'{"end": 0, "ok": {"status": "ok", "observations": {}}}\n'
