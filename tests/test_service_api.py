@@ -345,6 +345,9 @@ def test_graders_token_prints_a_line_per_student(tmp_path: Path) -> None:
     assert all(token.encode() not in stored for _, token in lines)  # a hash only
     bad = CliRunner().invoke(main, ["token", "../ada", "--course", str(root)])
     assert bad.exit_code == 2 and "'../ada' cannot be a learner id" in bad.output
+    # One person per id whatever its case, as on a roster: Ada beside ada is refused.
+    twin = CliRunner().invoke(main, ["token", "Ada", "--course", str(root)])
+    assert twin.exit_code == 2 and "'Ada' and 'ada' differ in case only" in twin.output
 
 
 def test_health(tmp_path: Path) -> None:
