@@ -39,6 +39,7 @@ from .identity import Identity
 from .refusals import Message, Refused
 
 MAX_TRIES = 3  # claims of one attempt: one that took its grader down that often fails
+REQUEUED = {"status": QUEUED, "claimed_by": None, "claimed_at": None}  # in the queue again
 SUMMARY = (
     AttemptRow.id,
     AttemptRow.assignment,
@@ -223,9 +224,7 @@ class Queue:
         ``server`` still holds it."""
         with writing(self.engine) as conn:
             done = conn.execute(
-                update(AttemptRow)
-                .where(*_held(claimed.id, server))
-                .values(status=QUEUED, claimed_by=None, claimed_at=None)
+                update(AttemptRow).where(*_held(claimed.id, server)).values(REQUEUED)
             )
             return bool(done.rowcount == 1)
 
@@ -235,7 +234,7 @@ class Queue:
             done = conn.execute(
                 update(AttemptRow)
                 .where(AttemptRow.status == GRADING, AttemptRow.claimed_by == server)
-                .values(status=QUEUED, claimed_by=None, claimed_at=None)
+                .values(REQUEUED)
             )
             return int(done.rowcount)
 

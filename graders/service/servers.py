@@ -23,8 +23,8 @@ from datetime import UTC, datetime, timedelta
 from sqlalchemy import insert, select, update
 from sqlalchemy.engine import Engine
 
-from ..batch.service_tables import GRADING, QUEUED, AttemptRow, ServerRow
-from .queue import writing
+from ..batch.service_tables import GRADING, AttemptRow, ServerRow
+from .queue import REQUEUED, writing
 
 BEAT_S = 5.0  # how often a process says it is alive
 LEASE_S = 30.0  # how long another machine's silent process is still taken as alive
@@ -85,7 +85,7 @@ class Servers:
                     AttemptRow.status == GRADING,
                     AttemptRow.claimed_by.is_(None) | AttemptRow.claimed_by.not_in(alive),
                 )
-                .values(status=QUEUED, claimed_by=None, claimed_at=None)
+                .values(REQUEUED)
             )
             return int(done.rowcount)
 
