@@ -103,6 +103,14 @@ class QuestionResult:
     def passed(self) -> bool:
         return self.status is Status.CORRECT
 
+    @property
+    def full_marks(self) -> bool:
+        """Nothing left for the learner to review: answered correctly, or given every point
+        by the instructor (an override decides, whatever the status says)."""
+        if self.override is not None:
+            return self.points >= self.max_points
+        return self.passed
+
     def scaled(self, factor: float) -> QuestionResult:
         """The same result with points multiplied (assignment points overrides)."""
         return replace(self, points=self.points * factor, max_points=self.max_points * factor)

@@ -12,7 +12,7 @@ file both extend one student's assignment, the later due date counts.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from datetime import datetime, timedelta
 
 from sqlalchemy import ColumnElement, delete, insert, select
@@ -95,7 +95,11 @@ def restate(conn: Connection, course: str, assignment: Assignment, student: str)
         return True
     due = due_dates(conn, course, assignment.id).get(student, assignment.due)
     mine = assignment.model_copy(update={"due": due})
-    restated = apply_late_policy(mine, student, result.questions, submitted_at)
+    late = apply_late_policy(mine, student, result.questions, submitted_at)
+    # Only what lateness decides changes: the learner's language, among the rest, is theirs.
+    restated = replace(
+        result, status=late.status, error=late.error, late_factor=late.late_factor, said=late.said
+    )
     saved_grades.replace_result(conn, course, assignment.id, restated)
     return True
 

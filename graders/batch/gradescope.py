@@ -62,7 +62,7 @@ def summary(s: StudentResult) -> str:
     if s.status is not SubmissionStatus.GRADED:
         lines += ["", s.error or _("The submission could not be graded.")]
     elif s.questions:
-        right = sum(q.passed for q in s.questions)
+        right = sum(q.full_marks for q in s.questions)
         full = _("{right} of {count} questions and checks earned full marks.")
         lines += ["", full.format(right=right, count=len(s.questions))]
     if s.late_factor < 1 and s.status is SubmissionStatus.GRADED:
@@ -90,7 +90,7 @@ def _tests(
 def _test(q: QuestionResult, level: Shown, labels: Mapping[str, str] | None) -> dict[str, Any]:
     test: dict[str, Any] = {
         "name": q.id,
-        "status": "passed" if q.passed else "failed",
+        "status": "passed" if q.full_marks else "failed",
         "output": question_text(question_for(q, level), markdown=True, labels=labels),
         "output_format": MARKDOWN,
         "visibility": "visible",
@@ -111,7 +111,7 @@ def question_text(
 
     With ``markdown``, the learner's answer and the expected one are code spans.
     """
-    if q.passed:
+    if q.full_marks:
         lines = []
     elif markdown:
         lines = [verdict(q, quote=code_span, stress=lambda status: f"**{status}**")]

@@ -33,7 +33,7 @@ from ..i18n import N_, _, current_language, ngettext, speaking
 from ..notebook.layout import assignment_labels, exercise_headings
 from ..results import StudentResult, SubmissionStatus, format_points
 from .course_info import course_info
-from .feedback_view import feedback_view, short_label
+from .feedback_view import ADJUSTED, feedback_view, short_label, shown_status
 from .learner_setup import learner_context
 
 TEMPLATE = "feedback.html.j2"
@@ -45,6 +45,7 @@ STATUS_TEXT = {
     "error": N_("error"),
     "timeout": N_("timed out"),
     "integrity": N_("tampered with grading"),
+    ADJUSTED: N_("adjusted by the instructor"),
 }
 _FENCE = re.compile(r"```[\w+-]*\n(.*?)```", re.S)
 _INLINE = re.compile(r"`([^`\n]+)`")
@@ -138,7 +139,12 @@ def render_page(template: Template, student: StudentResult, context: dict[str, A
     )
     status_text = {status: _(text) for status, text in STATUS_TEXT.items()}
     return template.render(
-        student=student, view=view, status_text=status_text, lang=current_language(), **context
+        student=student,
+        view=view,
+        status_text=status_text,
+        shown_status=shown_status,
+        lang=current_language(),
+        **context,
     )
 
 

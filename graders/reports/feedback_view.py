@@ -17,8 +17,11 @@ from datetime import datetime, timedelta
 from ..course.model import Assignment, in_article, section_label
 from ..i18n import _, ngettext
 from ..notebook import LABEL_SEPARATOR
-from ..results import QuestionResult, Status, StudentResult
+from ..results import QuestionResult, StudentResult
 from .course_info import CourseInfo
+
+#: The status a page shows for a question whose points the instructor set.
+ADJUSTED = "adjusted"
 
 
 @dataclass(frozen=True)
@@ -43,7 +46,8 @@ class SectionRow:
 
 @dataclass(frozen=True)
 class Missed:
-    """A question not answered correctly: where the page explains it."""
+    """A question without its full points: where the page explains it (one the instructor
+    gave every point to has nothing left to review)."""
 
     id: str
     label: str
@@ -85,12 +89,17 @@ def feedback_view(
         late=late(student, assignment),
         sections=section_rows(student),
         missed=tuple(
-            Missed(q.id, short_label(labels, q.id), q.status.value)
+            Missed(q.id, short_label(labels, q.id), shown_status(q))
             for q in student.questions
-            if q.status is not Status.CORRECT
+            if not q.full_marks
         ),
         exercises=exercise_blocks(student, info, headings),
     )
+
+
+def shown_status(q: QuestionResult) -> str:
+    """The status a learner reads: ``adjusted`` where the instructor set the points."""
+    return ADJUSTED if q.override is not None else q.status.value
 
 
 def short_label(labels: dict[str, str], item_id: str) -> str:
