@@ -196,8 +196,7 @@ def test_a_long_module_says_why_it_is_one_piece() -> None:
     unexplained = {
         str(path.relative_to(PACKAGE.parent)): n
         for path in PACKAGE.rglob("*.py")
-        if (n := len((text := path.read_text(encoding="utf-8")).splitlines()))
-        > LONG_MODULE_LINES
+        if (n := len((text := path.read_text(encoding="utf-8")).splitlines())) > LONG_MODULE_LINES
         and "One piece:" not in (ast.get_docstring(ast.parse(text)) or "")
     }
     assert unexplained == {}
