@@ -144,7 +144,8 @@ def test_run_autograder_gives_the_total_autograde_gives(
     # Before the due date a learner sees each status and explanation; the expected answers
     # are in tests Gradescope shows only after it.
     wrong = next(t for t in results["tests"] if t["name"] == "detach-basics/flags")
-    assert wrong["visibility"] == "visible" and "expected" not in wrong["output"]
+    assert wrong["visibility"] == "visible" and KEY["detach-basics/flags"] not in wrong["output"]
+    assert "The explanation of this question comes with the expected answer." in wrong["output"]
     answer = next(
         t for t in results["tests"] if t["name"] == "detach-basics/flags: expected answer"
     )

@@ -11,13 +11,13 @@ and a message every check got alike (a crash, a timeout) once, above them too.
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from datetime import datetime, timedelta
 
 from ..course.model import Assignment, in_article, section_label
 from ..i18n import _, ngettext
 from ..notebook import LABEL_SEPARATOR
-from ..results import QuestionResult, StudentResult
+from ..results import QuestionResult, StudentResult, lines_alike, without_lines
 from .course_info import CourseInfo
 
 #: The status a page shows for a question whose points the instructor set.
@@ -64,7 +64,7 @@ class ExerciseBlock:
     questions: tuple[QuestionResult, ...]
     literal: bool  # answers are literals, shown per question; else code, shown once
     code: str | None = None  # the learner's code, for a code exercise
-    shared: str = ""  # the message every check got alike (a crash, a timeout, no code)
+    shared: str = ""  # what every check was told alike (a crash, a timeout, no code)
 
 
 @dataclass(frozen=True)
@@ -171,9 +171,13 @@ def _block(
     if first.literal or not first.prompt:
         return ExerciseBlock(exercise, heading, section, tuple(questions), literal=True)
     code = next((q.answer for q in questions if q.answer), None)
-    messages = {q.feedback for q in questions}
-    shared = messages.pop() if len(messages) == 1 and len(questions) > 1 else ""
-    return ExerciseBlock(exercise, heading, section, tuple(questions), False, code, shared)
+    # What every check was told (a crash, a timeout, no code) is said once, above them.
+    shared = lines_alike([q.feedback for q in questions])
+    if shared:
+        questions = [replace(q, feedback=without_lines(q.feedback, shared)) for q in questions]
+    return ExerciseBlock(
+        exercise, heading, section, tuple(questions), False, code, "\n".join(shared)
+    )
 
 
 def _section_name(section: str | None) -> str:

@@ -27,7 +27,14 @@ from ...batch.status_names import status_name
 from ...course.model import Assignment, Shown
 from ...course.visibility import closes, document_for, shown_at
 from ...i18n import _
-from ...results import ResultsDocument, StudentResult, SubmissionStatus, format_points
+from ...results import (
+    ResultsDocument,
+    StudentResult,
+    SubmissionStatus,
+    format_points,
+    lines_alike,
+    without_lines,
+)
 
 Labels = Mapping[str, str]
 MARK = {"correct": "✓", "wrong": "✗", "unanswered": "–", "invalid": "?"}  # anything else: "!"
@@ -92,6 +99,22 @@ def feedback_texts(s: StudentResult, labels: Labels | None = None) -> dict[str, 
     return {q.id: question_text(q, labels=labels) for q in s.questions}
 
 
+def missed_texts(s: StudentResult, labels: Labels | None = None) -> dict[str, str]:
+    """``feedback_texts`` of the questions not passed, in order, what every missed check of
+    an exercise was told alike (a crash, a timeout) said once, under the first."""
+    texts = feedback_texts(s, labels)
+    missed: dict[str, list[str]] = {}
+    for q in s.questions:
+        if not q.passed:
+            missed.setdefault(q.exercise, []).append(q.id)
+    found: dict[str, str] = {}
+    for ids in missed.values():
+        alike = lines_alike([texts[i] for i in ids])
+        found[ids[0]] = texts[ids[0]]
+        found.update((i, without_lines(texts[i], alike).strip("\n")) for i in ids[1:])
+    return found
+
+
 @dataclass(frozen=True)
 class LearnerView:
     """A graded notebook as its learner may see it now, and what is held back until when."""
@@ -151,13 +174,13 @@ def log_lines(
         lines.append(notice)
     if s.error:
         lines.append(_("could not be graded: {error}").format(error=s.error))
-    texts = feedback_texts(s, labels)
+    texts = missed_texts(s, labels)
     for q in s.questions:
         lines.append(
             f"  {MARK.get(q.status, '!')} {q.id}  "
             f"{format_points(q.points)}/{format_points(q.max_points)}"
         )
-        if not q.passed:
+        if q.id in texts:
             lines += [f"      {line}" if line else "" for line in texts[q.id].splitlines()]
     return lines + [_verdict_line(doc, minimum)]
 
@@ -198,9 +221,9 @@ def step_summary(
             f"{format_points(q.points)}/{format_points(q.max_points)} |"
             for q in s.questions
         ]
-    texts = feedback_texts(s, labels)
+    texts = missed_texts(s, labels)
     for q in s.questions:
-        if not q.passed:
+        if texts.get(q.id):
             body = "<br>".join(_md(line) for line in texts[q.id].splitlines())
             out += [
                 "",
