@@ -64,13 +64,13 @@ def misses(root: Path, key: dict[str, str], nb: dict[str, Any]) -> dict[str, str
             entry = re.search(r"def (\w+)\(", key[item]).group(1)  # type: ignore[union-attr]
             answers[item] = (CRASH if n % 2 else WRONG_CODE).format(entry=entry)
         elif n % 7 == 5:
-            answers[item] = '"..."'  # unanswered
+            answers[item] = "..."  # unanswered
         elif n % 7 == 6:
-            answers[item] = '"(1, 2"'  # not an answer
+            answers[item] = "(1, 2"  # not an answer
         else:
             wrong = [a for a in declared.get(item, []) if a != key[item]]
             other = "RuntimeError" if key[item] != "RuntimeError" else "no error"
-            answers[item] = json.dumps(wrong[0] if wrong else other)
+            answers[item] = wrong[0] if wrong else other
     return answers
 
 
@@ -211,3 +211,14 @@ def test_after_the_due_date_the_explanations_come_with_the_key(term: dict[str, A
     mine = term["learners"]["ps1", "wu"]
     assert held not in after
     assert all(answer in after for answer in mine["secrets"].values())
+
+
+def test_the_misses_match_declared_misconceptions(term: dict[str, Any]) -> None:
+    # The misconceptions' explanations, shown before the due date, are among the texts read.
+    matched = [
+        q["misconception"]
+        for mine in term["learners"].values()
+        for q in mine["graded"]["questions"]
+        if q.get("misconception")
+    ]
+    assert len(matched) >= 20, matched
