@@ -166,3 +166,25 @@ def test_each_handout_shows_the_learner_s_own_variant(term: dict[str, Any]) -> N
         assert not cell["metadata"].get("graders") and cell["metadata"]["nbgrader"].get("locked")
         assert not cell["metadata"]["nbgrader"].get("grade"), cell["id"]
     assert [c["id"] for c in handout["cells"]] == [c["id"] for c in base["cells"]]
+
+
+@pytest.mark.parametrize(
+    ("execution", "folder", "learner"),
+    [
+        pytest.param("autograde", "autograded/ann/ps2", "ann", id="nbgrader-autograde"),
+        pytest.param(None, "autograded/ann/ps2", None, id="run-by-hand"),
+        pytest.param("validate", "autograded/ann/ps2", None, id="nbgrader-validate"),
+        pytest.param("autograde", "autograded/ann/ps2-copy", None, id="not-the-assignment"),
+        pytest.param("autograde", "autograded/..x/ps2", None, id="not-a-learner-id"),
+    ],
+)
+def test_the_learner_graded_is_the_one_the_autograded_folder_names(
+    monkeypatch: pytest.MonkeyPatch, execution: str | None, folder: str, learner: str | None
+) -> None:
+    from graders.integrations.nbgrader import EXECUTION_ENV, graded_learner
+
+    if execution is None:
+        monkeypatch.delenv(EXECUTION_ENV, raising=False)
+    else:
+        monkeypatch.setenv(EXECUTION_ENV, execution)
+    assert graded_learner("ps2", Path("/course") / folder) == learner
