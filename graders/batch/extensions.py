@@ -20,6 +20,7 @@ from sqlalchemy.engine import Connection, Engine
 
 from ..course.load import LoadedCourse
 from ..course.model import Assignment
+from ..course.times import time_text, zone_of
 from ..errors import UsageError
 from ..results import SubmissionStatus
 from . import audit, saved_grades
@@ -47,8 +48,7 @@ def new_due(assignment: Assignment, days: float | None, until: datetime | None) 
     assert due is not None
     if due <= assignment.due:
         raise UsageError(
-            f"an extension must end after {assignment.id}'s due date "
-            f"({assignment.due.isoformat(sep=' ', timespec='minutes')})"
+            f"an extension must end after {assignment.id}'s due date ({time_text(assignment.due)})"
         )
     return due
 
@@ -180,5 +180,4 @@ def _origin(origin: str) -> ColumnElement[bool]:
 
 def _shown(due: datetime, assignment: Assignment) -> str:
     # In the zone the course gives its due dates in: the one learners read.
-    local = due.astimezone(assignment.due.tzinfo)
-    return local.isoformat(sep=" ", timespec="minutes")
+    return time_text(due, zone_of(assignment))

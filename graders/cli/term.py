@@ -60,6 +60,7 @@ def extend(
     """Give STUDENT their own due date for ASSIGNMENT (--days N or --until TIME)."""
     from ..batch import audit, extensions
     from ..course.load import get_assignment
+    from ..course.times import time_text, zone_of
     from ..session import load
 
     loaded = load(course)
@@ -74,7 +75,7 @@ def extend(
     due = extensions.new_due(chosen, days, until)
     grant = extensions.Grant(student, due, reason, audit.actor(by))
     graded = extensions.grant(engine, loaded.course.id, chosen, grant)
-    shown = due.astimezone(chosen.due.tzinfo).isoformat(sep=" ", timespec="minutes")
+    shown = time_text(due, zone_of(chosen))
     note = "" if graded else " (not graded yet: applies when they are)"
     _done(engine, loaded, assignment, f"{student}: {assignment} due {shown}{note}")
 
@@ -230,6 +231,7 @@ def history(student: str, assignment: str | None, course: Path | None, db_url: s
     """Every decision about STUDENT's grades: extensions, overrides, drops, regrades."""
     from ..batch import audit
     from ..batch.gradebook import existing_url, open_gradebook
+    from ..course.times import time_text, zone_of
     from ..session import load
 
     loaded = load(course)
@@ -240,7 +242,7 @@ def history(student: str, assignment: str | None, course: Path | None, db_url: s
         return
     for e in entries:
         why = f"  (reason: {e.reason})" if e.reason else ""
-        when = e.at.strftime("%Y-%m-%d %H:%M UTC")
+        when = time_text(e.at, zone_of(loaded.course.assignment(e.assignment)))
         click.echo(printable(f"{when}  {e.assignment}  {e.action:<14} {e.detail}  by {e.by}{why}"))
 
 

@@ -12,6 +12,7 @@ from collections.abc import Mapping
 
 from ..course.load import LoadedCourse
 from ..course.model import Assignment, LatePolicy, in_article, section_label
+from ..course.times import time_text
 from ..i18n import N_, _, ngettext
 from ..kinds.layout import Part, Placed, points_scale, points_text
 from ..kinds.registry import all_kinds
@@ -84,7 +85,7 @@ def intro_text(
     loaded: LoadedCourse, assignment: Assignment, placed: list[Placed], hints: list[str]
 ) -> str:
     """The introduction: title, due date, and the article sections the exercises follow."""
-    due = assignment.due.isoformat(sep=" ", timespec="minutes")
+    due = time_text(assignment.due)
     total = sum(p.points for p in placed)
     rows = [
         f"| {p.number} | {p.loaded.exercise.title} | {section_label(p.loaded.exercise.section)} | "

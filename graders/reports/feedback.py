@@ -13,7 +13,6 @@ nothing from the network: the style sheet is inline and there are no scripts.
 from __future__ import annotations
 
 import re
-from datetime import datetime
 from pathlib import Path
 from typing import Any
 
@@ -27,6 +26,7 @@ from ..batch.submissions import safe_student
 from ..course.learner_language import LearnerLanguages
 from ..course.load import LoadedCourse, get_assignment
 from ..course.model import Shown, in_article, read_as, section_label
+from ..course.times import time_text, zone_of
 from ..course.visibility import for_learner, shown_at
 from ..errors import UsageError
 from ..i18n import N_, _, current_language, ngettext, speaking
@@ -127,7 +127,7 @@ def environment() -> Environment:
     env.filters["num"] = format_points
     env.filters["read_as"] = read_as
     env.filters["section_label"] = section_label
-    env.filters["when"] = when
+    env.filters["when"] = time_text
     env.tests["in_article"] = in_article
     return env
 
@@ -160,6 +160,7 @@ def _course_context(loaded: LoadedCourse, assignment: str) -> dict[str, Any]:
         "assignment_id": assignment,
         "assignment_title": found.title if found else assignment,
         "assignment": found,
+        "zone": zone_of(found),
         "info": info,
         "prompts": {item_id: item.prompt for item_id, item in info.items.items()},
         "labels": labels,
@@ -167,14 +168,6 @@ def _course_context(loaded: LoadedCourse, assignment: str) -> dict[str, Any]:
         "label": lambda item_id: short_label(labels, item_id),
         "misconception_labels": loaded.course.misconception_labels(),
     }
-
-
-def when(iso: str) -> str:
-    """An ISO 8601 time as people read it: ``2026-10-07 00:29+00:00``."""
-    try:
-        return datetime.fromisoformat(iso).isoformat(sep=" ", timespec="minutes")
-    except ValueError:
-        return iso
 
 
 def prose(text: str | None) -> Markup:

@@ -15,6 +15,7 @@ from dataclasses import dataclass, replace
 from datetime import datetime, timedelta
 
 from ..course.model import Assignment, in_article, section_label
+from ..course.times import time_text
 from ..i18n import _, ngettext
 from ..notebook import LABEL_SEPARATOR
 from ..results import QuestionResult, StudentResult, lines_alike, without_lines
@@ -28,7 +29,7 @@ ADJUSTED = "adjusted"
 class Late:
     """How late a submission was, and what that cost."""
 
-    due: str  # "2026-10-05 23:59 +02:00"
+    due: str  # "2026-10-05 23:59 UTC+02:00"
     submitted: str
     delay: str  # "1 day, 3 hours"
     factor: float
@@ -116,8 +117,8 @@ def late(student: StudentResult, assignment: Assignment | None) -> Late | None:
         return None  # a time without a zone cannot be compared with the due date
     due = assignment.due
     return Late(
-        due=_when(due),
-        submitted=_when(submitted.astimezone(due.tzinfo)),
+        due=time_text(due),
+        submitted=time_text(submitted, due.tzinfo),
         delay=delay_text(submitted - due),
         factor=student.late_factor,
         raw_score=student.raw_score,
@@ -186,7 +187,3 @@ def _section_name(section: str | None) -> str:
     if in_article(section):
         return _("article {section}").format(section=section)
     return section_label(section)
-
-
-def _when(moment: datetime) -> str:
-    return moment.isoformat(sep=" ", timespec="minutes")

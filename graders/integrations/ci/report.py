@@ -25,6 +25,7 @@ from ...batch.gradescope import gradescope_result, question_text
 from ...batch.junit import Family, junit_xml
 from ...batch.status_names import status_name
 from ...course.model import Assignment, Shown
+from ...course.times import time_text
 from ...course.visibility import closes, document_for, shown_at
 from ...i18n import _
 from ...results import (
@@ -142,9 +143,7 @@ class LearnerView:
                 "{assignment} closes."
             ),
         }[tuple(held)]
-        return notice.format(
-            until=f"{self.until:%Y-%m-%d %H:%M %Z}", assignment=self.doc.assignment
-        )
+        return notice.format(until=time_text(self.until), assignment=self.doc.assignment)
 
 
 def learner_view(
