@@ -53,6 +53,20 @@ def gradescope_result(
     return result
 
 
+def refused_result(reason: str) -> dict[str, Any]:
+    """The ``results.json`` of a submission graders would not grade at all (its learner in
+    no row of the roster, no notebook uploaded): no score, and why, for the learner and
+    their instructor to read."""
+    return {
+        "score": 0,
+        "output": f"**{_('The submission could not be graded.')}**\n\n{reason}",
+        "output_format": MARKDOWN,
+        "visibility": "visible",
+        "stdout_visibility": "hidden",
+        "tests": [],
+    }
+
+
 def summary(s: StudentResult) -> str:
     """The top of the results page: the score, how the questions went, why points were lost."""
     score = _("Score: {score} / {max_score}").format(
