@@ -194,11 +194,12 @@ def ci(
         _optional_path(summary),
         time.monotonic() - started,
         shown.labels,
+        shown.names,
     )
     with speaking(shown.language):
         assignment_graded = get_assignment(loaded, doc.assignment)
         view = write_reports(shown.doc, minimum, assignment_graded, reports)
-        for line in log_lines(view.doc, minimum, view.notice(), shown.labels):
+        for line in log_lines(view.doc, minimum, view.notice(), shown.labels, shown.names):
             click.echo(line)
     if hit_a_bug(doc.students[0]):  # the reports say it could not be graded; the exit, why
         click.echo(bug_request(__version__), err=True)

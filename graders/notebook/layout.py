@@ -68,6 +68,13 @@ def assignment_labels(loaded: LoadedCourse, assignment: Assignment) -> dict[str,
     return labels
 
 
+def question_names(loaded: LoadedCourse, assignment_id: str) -> dict[str, str]:
+    """``assignment_labels`` of the assignment ``assignment_id`` ({} for one the course
+    does not have): how CI logs and Gradescope name each question, as the notebook does."""
+    found = loaded.course.assignment(assignment_id)
+    return assignment_labels(loaded, found) if found is not None else {}
+
+
 def exercise_headings(loaded: LoadedCourse, assignment: Assignment) -> dict[str, str]:
     """Exercise id -> its heading in the notebook: ``1. clone() of a tensor ...``."""
     return {

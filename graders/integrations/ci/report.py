@@ -162,8 +162,10 @@ def log_lines(
     minimum: Threshold | None,
     notice: str | None = None,
     labels: Labels | None = None,
+    names: Labels | None = None,
 ) -> list[str]:
-    """A plain-text report for a CI log: one line per question, feedback under the misses."""
+    """A plain-text report for a CI log: one line per question, named as the notebook names
+    it (``names``) with its id on the next line, and feedback under the misses."""
     s = student_of(doc)
     lines = [
         f"{doc.course} · {doc.assignment} · torch {doc.torch_version} · "
@@ -176,9 +178,11 @@ def log_lines(
     texts = missed_texts(s, labels)
     for q in s.questions:
         lines.append(
-            f"  {MARK.get(q.status, '!')} {q.id}  "
+            f"  {MARK.get(q.status, '!')} {(names or {}).get(q.id, q.id)}  "
             f"{format_points(q.points)}/{format_points(q.max_points)}"
         )
+        if names and q.id in names:
+            lines.append(f"      ({q.id})")
         if q.id in texts:
             lines += [f"      {line}" if line else "" for line in texts[q.id].splitlines()]
     return lines + [_verdict_line(doc, minimum)]
@@ -199,6 +203,7 @@ def step_summary(
     minimum: Threshold | None,
     notice: str | None = None,
     labels: Labels | None = None,
+    names: Labels | None = None,
 ) -> str:
     """Markdown for a job summary (``$GITHUB_STEP_SUMMARY``): the score, a table, the feedback."""
     s = student_of(doc)
@@ -216,7 +221,7 @@ def step_summary(
     if s.questions:
         out += [f"| | {_md(_('question'))} | {_md(_('points'))} |", "|---|---|---|"]
         out += [
-            f"| {MARK.get(q.status, '!')} | {_md(q.id)} | "
+            f"| {MARK.get(q.status, '!')} | {_named(q.id, names)} | "
             f"{format_points(q.points)}/{format_points(q.max_points)} |"
             for q in s.questions
         ]
@@ -226,7 +231,8 @@ def step_summary(
             body = "<br>".join(_md(line) for line in texts[q.id].splitlines())
             out += [
                 "",
-                f"<details><summary>{_md(q.id)}: {_md(status_name(q.status.value))}</summary>",
+                f"<details><summary>{_md((names or {}).get(q.id, q.id))}: "
+                f"{_md(status_name(q.status.value))}</summary>",
                 "",
                 body,
                 "",
@@ -246,6 +252,7 @@ class Reports:
     summary: Path | None = None
     execution_time: float | None = None  # seconds, for Gradescope
     labels: Labels | None = None  # misconception name -> what the learner reads for it
+    names: Labels | None = None  # item id -> how the notebook names it
 
 
 def write_reports(
@@ -264,13 +271,26 @@ def write_reports(
         write_atomic(reports.junit, junit_xml(view.doc, reports.junit_family))
     if reports.gradescope is not None:
         result = gradescope_result(
-            student_of(doc), assignment.feedback, reports.execution_time, reports.labels
+            student_of(doc),
+            assignment.feedback,
+            reports.execution_time,
+            reports.labels,
+            reports.names,
         )
         write_atomic(reports.gradescope, json.dumps(result, indent=2, ensure_ascii=False) + "\n")
     if reports.summary is not None:
         with reports.summary.open("a", encoding="utf-8") as handle:
-            handle.write(step_summary(view.doc, minimum, view.notice(), reports.labels))
+            handle.write(
+                step_summary(view.doc, minimum, view.notice(), reports.labels, reports.names)
+            )
     return view
+
+
+def _named(item_id: str, names: Labels | None) -> str:
+    """A question as the notebook names it, its id below (Markdown table cell)."""
+    if not names or item_id not in names:
+        return _md(item_id)
+    return f"{_md(names[item_id])}<br>{_md(item_id)}"
 
 
 def _md(text: str) -> str:
