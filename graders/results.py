@@ -21,7 +21,7 @@ from __future__ import annotations
 
 import json
 import sys
-from collections.abc import Iterator, Mapping
+from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field, fields, replace
 from enum import StrEnum
 from functools import cache
@@ -102,6 +102,14 @@ class QuestionResult:
     @property
     def passed(self) -> bool:
         return self.status is Status.CORRECT
+
+    @property
+    def full_marks(self) -> bool:
+        """Nothing left for the learner to review: answered correctly, or given every point
+        by the instructor (an override decides, whatever the status says)."""
+        if self.override is not None:
+            return self.points >= self.max_points
+        return self.passed
 
     def scaled(self, factor: float) -> QuestionResult:
         """The same result with points multiplied (assignment points overrides)."""
@@ -288,6 +296,21 @@ class ResultsDocument:
     def parse(cls, text: str | bytes) -> ResultsDocument:
         """A document from its JSON (``ValueError`` saying what is wrong when it is not one)."""
         return _parse(_document_adapter(), text)
+
+
+def lines_alike(texts: Sequence[str]) -> list[str]:
+    """The lines every one of several ``texts`` holds, in the first's order: what the checks
+    of an exercise were all told (a crash, a timeout, no code), to say once for it."""
+    if len(texts) < 2:
+        return []
+    first, *others = (text.split("\n") for text in texts)
+    return [line for line in first if line.strip() and all(line in o for o in others)]
+
+
+def without_lines(text: str, lines: Iterable[str]) -> str:
+    """``text`` without ``lines`` (said once elsewhere)."""
+    said = set(lines)
+    return "\n".join(line for line in text.split("\n") if line not in said)
 
 
 def format_points(x: float) -> str:

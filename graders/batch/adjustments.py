@@ -23,7 +23,7 @@ from sqlalchemy.engine import Connection
 
 from ..by_hand import Extension, Override
 from ..results import QuestionResult, StudentResult
-from .term_tables import DropRow, ExtensionRow, OverrideRow
+from .term_tables import EVERY_ASSIGNMENT, DropRow, ExtensionRow, OverrideRow
 
 
 @dataclass(frozen=True)
@@ -136,9 +136,17 @@ def extended_due_dates(conn: Connection, course: str, assignment: str) -> list[d
 
 
 def dropped_students(conn: Connection, course: str, assignment: str) -> set[str]:
-    """Students dropped from ``assignment``."""
+    """Students dropped from ``assignment``, or from the whole course."""
     query = select(DropRow.student).where(
-        DropRow.course == course, DropRow.assignment == assignment
+        DropRow.course == course, DropRow.assignment.in_([assignment, EVERY_ASSIGNMENT])
+    )
+    return set(conn.execute(query).scalars())
+
+
+def dropped_from_course(conn: Connection, course: str) -> set[str]:
+    """Students dropped from the whole course (``graders drop STUDENT``)."""
+    query = select(DropRow.student).where(
+        DropRow.course == course, DropRow.assignment == EVERY_ASSIGNMENT
     )
     return set(conn.execute(query).scalars())
 

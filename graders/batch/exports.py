@@ -20,6 +20,7 @@ from ..course.load import LoadedCourse
 from ..course.model import FeedbackPolicy
 from ..i18n import speaking
 from ..intake.identity import one_file_each
+from ..notebook.layout import question_names
 from ..results import ResultsDocument, StudentResult, SubmissionStatus
 from .csv_writer import csv_text
 from .gradescope import gradescope_result
@@ -39,6 +40,7 @@ def write_outputs(doc: ResultsDocument, out: Path, loaded: LoadedCourse | None =
     found = loaded.course.assignment(doc.assignment) if loaded else None
     policy = found.feedback if found else None
     languages = LearnerLanguages(loaded, doc.assignment) if loaded and found else None
+    names: dict[str, dict[str, str]] = {}  # language -> item id -> the notebook's label
     out.mkdir(parents=True, exist_ok=True)
     # The two big files are written a student at a time: a class of thousands is never
     # held in memory as one string (or one XML tree) beside its document.
@@ -53,7 +55,7 @@ def write_outputs(doc: ResultsDocument, out: Path, loaded: LoadedCourse | None =
         # A missing student handed nothing in: there is no autograder result to show them.
         if student.student in owners and student.status is not SubmissionStatus.MISSING:
             path = out / "gradescope" / f"{student.student}.json"
-            write_atomic(path, _gradescope_json(student, policy, languages) + "\n")
+            write_atomic(path, _gradescope_json(student, policy, languages, names) + "\n")
 
 
 def _file_owners(doc: ResultsDocument) -> set[str]:
@@ -63,14 +65,20 @@ def _file_owners(doc: ResultsDocument) -> set[str]:
 
 
 def _gradescope_json(
-    student: StudentResult, policy: FeedbackPolicy | None, languages: LearnerLanguages | None
+    student: StudentResult,
+    policy: FeedbackPolicy | None,
+    languages: LearnerLanguages | None,
+    names: dict[str, dict[str, str]],
 ) -> str:
     if languages is None:
         return json.dumps(gradescope_result(student, policy), ensure_ascii=False)
     spoken = languages.language_of(student)
     with speaking(spoken):
+        if spoken not in names:  # the notebook's labels ("问题 1.1"), once per language
+            names[spoken] = question_names(languages.course_in(spoken), languages.assignment)
         shown = languages.result_in(student, spoken)
-        result = gradescope_result(shown, policy, labels=languages.labels_in(spoken))
+        labels = languages.labels_in(spoken)
+        result = gradescope_result(shown, policy, labels=labels, names=names[spoken])
         return json.dumps(result, ensure_ascii=False)
 
 

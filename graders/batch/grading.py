@@ -19,6 +19,7 @@ from typing import TYPE_CHECKING, Any
 
 from ..course.load import LoadedCourse, LoadedExercise, get_assignment
 from ..course.model import Assignment, Course
+from ..course.times import time_text
 from ..course.variants import learner_variant
 from ..kinds.base import Context, Submission
 from ..kinds.layout import points_scale
@@ -236,7 +237,8 @@ def apply_late_policy(
         return StudentResult(student, questions)
     factor = assignment.late.factor(assignment.due, submitted_at)
     if factor is None:
-        reason = say("submitted {when}, after the late cutoff", when=submitted_at.isoformat())
+        when = time_text(submitted_at, assignment.due.tzinfo)
+        reason = say("submitted {when}, after the late cutoff", when=when)
         return StudentResult(
             student,
             questions,

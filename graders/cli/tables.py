@@ -25,7 +25,8 @@ MARKS = {
 
 
 def results_table(doc: ResultsDocument) -> Table:
-    """Question × student, each cell a status mark and points; totals at the bottom."""
+    """Question × student, each cell a status mark and points; totals at the bottom, with
+    the late factor a late submission's total carries."""
     students = doc.students
     table = Table(
         title=f"{doc.course} · {doc.assignment} · torch {doc.torch_version}", show_lines=False
@@ -118,4 +119,8 @@ def _cell(student: StudentResult, qid: str) -> str:
 def _score(student: StudentResult) -> str:
     if student.status != "graded":
         return f"[red]{student.status}[/]"
-    return f"{format_points(student.score)}/{format_points(student.max_score)}"
+    score = f"{format_points(student.score)}/{format_points(student.max_score)}"
+    if student.late_factor < 1:  # the points earned, and what lateness made of them
+        late = f"{format_points(student.raw_score)} × {format_points(student.late_factor)}"
+        return f"{score} [yellow](late: {late})[/]"
+    return score

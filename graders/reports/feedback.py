@@ -13,7 +13,6 @@ nothing from the network: the style sheet is inline and there are no scripts.
 from __future__ import annotations
 
 import re
-from datetime import datetime
 from pathlib import Path
 from typing import Any
 
@@ -27,6 +26,7 @@ from ..batch.submissions import safe_student
 from ..course.learner_language import LearnerLanguages
 from ..course.load import LoadedCourse, get_assignment
 from ..course.model import Shown, in_article, read_as, section_label
+from ..course.times import time_text, zone_of
 from ..course.visibility import for_learner, shown_at
 from ..errors import UsageError
 from ..i18n import N_, _, current_language, ngettext, speaking
@@ -34,7 +34,7 @@ from ..intake.identity import one_file_each
 from ..notebook.layout import assignment_labels, exercise_headings
 from ..results import StudentResult, SubmissionStatus, format_points
 from .course_info import course_info
-from .feedback_view import feedback_view, short_label
+from .feedback_view import ADJUSTED, feedback_view, short_label, shown_status
 from .learner_setup import learner_context
 
 TEMPLATE = "feedback.html.j2"
@@ -46,6 +46,7 @@ STATUS_TEXT = {
     "error": N_("error"),
     "timeout": N_("timed out"),
     "integrity": N_("tampered with grading"),
+    ADJUSTED: N_("adjusted by the instructor"),
 }
 _FENCE = re.compile(r"```[\w+-]*\n(.*?)```", re.S)
 _INLINE = re.compile(r"`([^`\n]+)`")
@@ -145,7 +146,7 @@ def environment() -> Environment:
     env.filters["num"] = format_points
     env.filters["read_as"] = read_as
     env.filters["section_label"] = section_label
-    env.filters["when"] = when
+    env.filters["when"] = time_text
     env.tests["in_article"] = in_article
     return env
 
@@ -166,6 +167,7 @@ def page_context(student: StudentResult, context: dict[str, Any]) -> dict[str, A
         "student": student,
         "view": view,
         "status_text": status_text,
+        "shown_status": shown_status,
         "lang": current_language(),
     }
 
@@ -182,6 +184,7 @@ def _course_context(loaded: LoadedCourse, assignment: str) -> dict[str, Any]:
         "assignment_id": assignment,
         "assignment_title": found.title if found else assignment,
         "assignment": found,
+        "zone": zone_of(found),
         "info": info,
         "prompts": {item_id: item.prompt for item_id, item in info.items.items()},
         "labels": labels,
@@ -189,14 +192,6 @@ def _course_context(loaded: LoadedCourse, assignment: str) -> dict[str, Any]:
         "label": lambda item_id: short_label(labels, item_id),
         "misconception_labels": loaded.course.misconception_labels(),
     }
-
-
-def when(iso: str) -> str:
-    """An ISO 8601 time as people read it: ``2026-10-07 00:29+00:00``."""
-    try:
-        return datetime.fromisoformat(iso).isoformat(sep=" ", timespec="minutes")
-    except ValueError:
-        return iso
 
 
 def prose(text: str | None) -> Markup:

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass
+from datetime import tzinfo
 
 from ..course.model import SECTIONS
 from ..results import ResultsDocument
@@ -92,6 +93,11 @@ class AssignmentReport:
     def label(self, item_id: str) -> str:
         """How the notebook names an item (``Question 1.2``); its id without a course."""
         return self.assignment_info.label(item_id) if self.assignment_info else item_id
+
+    @property
+    def zone(self) -> tzinfo | None:
+        """The zone the report's times are shown in: the assignment's due date's."""
+        return self.assignment_info.zone if self.assignment_info else None
 
     @property
     def read_count(self) -> int:

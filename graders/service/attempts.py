@@ -23,6 +23,7 @@ from datetime import datetime
 from ..batch.grading import apply_late_policy
 from ..batch.service_tables import FAILED, GRADED
 from ..course.model import Assignment
+from ..course.times import time_text, zone_of
 from ..i18n import N_
 from ..results import StudentResult, SubmissionStatus
 from .refusals import Message, Refused
@@ -73,7 +74,7 @@ def refusal(
             403, Message(N_("You were withdrawn from {assignment}."), {"assignment": ident})
         )
     if now >= closes:
-        when = closes.isoformat(sep=" ", timespec="minutes")
+        when = time_text(closes, zone_of(assignment))
         text = N_("{assignment} closed at {time}: it takes no more submissions.")
         return Refused(403, Message(text, {"assignment": ident, "time": when}))
     policy = assignment.submissions

@@ -18,7 +18,6 @@ from __future__ import annotations
 
 import hmac
 from collections.abc import Mapping
-from datetime import datetime
 from pathlib import Path
 from typing import Any
 from urllib.parse import quote
@@ -33,6 +32,7 @@ from starlette.staticfiles import StaticFiles
 
 from ..batch.service_tables import FAILED, GRADED, QUEUED, TOKEN
 from ..course.model import Assignment
+from ..course.times import zone_of
 from ..course.visibility import closes
 from ..i18n import N_, speaking
 from ..notebook.layout import late_rule
@@ -297,16 +297,8 @@ def environment() -> Environment:
                 PackageLoader("graders.reports", "templates"),
             ]
         )
-        env.filters["moment"] = moment
         _ENVIRONMENT = env
     return _ENVIRONMENT
-
-
-def moment(value: datetime | None) -> str:
-    """A time as people read it: ``2036-10-05 23:59 UTC``, to the minute."""
-    if value is None:
-        return ""
-    return value.isoformat(sep=" ", timespec="minutes").replace("+00:00", " UTC")
 
 
 def _assignment_context(
@@ -322,6 +314,7 @@ def _assignment_context(
         rule = late_rule(assignment.late)
     return {
         "assignment": shown,
+        "zone": zone_of(assignment),
         "policy": assignment.submissions,
         "due": mine.due,
         "closes": closes(mine),
@@ -350,6 +343,7 @@ def _submission_context(
     shown = _course_in(service, request).course.assignment(assignment.id) or assignment
     return {
         "assignment": shown,
+        "zone": zone_of(assignment),
         "attempt": attempt,
         "counted": counted,
         "ahead": ahead,
