@@ -250,6 +250,7 @@ def test_the_attempt_limit_is_429_with_retry_after(tmp_path: Path) -> None:
         refused = upload(client, ada, notebook(RIGHT))
         assert refused.status_code == 429
         assert refused.json()["error"] == "You have used all 2 attempts at ps1."
+        assert refused.json()["reason"] == "attempt-limit"  # no attempt opens again
         # No attempt opens again before ps1 closes: due in 2099, plus the 2 days of cutoff.
         closes = datetime(2099, 10, 7, 23, 59, tzinfo=UTC)
         left = (closes - datetime.now(UTC)).total_seconds()
@@ -276,6 +277,25 @@ def test_attempts_too_close_together_are_429_with_the_wait(tmp_path: Path) -> No
         assert refused.json()["error"] == (
             f"Wait {wait} s before your next attempt at ps1: attempts are at least 3600 s apart."
         )
+        assert refused.json()["reason"] == "too-soon"
+
+
+def test_a_submission_says_how_many_attempts_are_left(tmp_path: Path) -> None:
+    with in_process(course_to_serve(tmp_path, submissions="{max: 3}")) as (client, service):
+        ada = tokens(service, "ada")["ada"]
+        prof = tokens(service, "prof", role=INSTRUCTOR)["prof"]
+        first = upload(client, ada, notebook(RIGHT)).json()["id"]
+        assert graded(client, ada, first)["attempts_left"] == 2
+        second = upload(client, ada, notebook(RIGHT)).json()["id"]
+        assert graded(client, ada, second)["attempts_left"] == 1
+        # Read again later, an attempt says what is left now.
+        assert graded(client, ada, first)["attempts_left"] == 1
+        # An instructor is not limited: nothing is left to count.
+        assert graded(client, prof, first)["attempts_left"] is None
+    with in_process(course_to_serve(tmp_path / "unlimited")) as (client, service):
+        ada = tokens(service, "ada")["ada"]
+        sent = upload(client, ada, notebook(RIGHT)).json()["id"]
+        assert graded(client, ada, sent)["attempts_left"] is None
 
 
 def test_an_instructors_try_is_not_limited_and_is_no_grade(tmp_path: Path) -> None:

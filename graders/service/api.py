@@ -27,7 +27,7 @@ from starlette.routing import Route
 from ..batch.service_tables import FAILED, GRADED
 from ..i18n import N_
 from .app import API_WAYS, UPLOAD_WAYS, Service, service_of
-from .attempts import Attempt
+from .attempts import Attempt, attempts_left
 from .identity import Identity
 from .refusals import Message, Refused
 from .uploads import Form, checked, read_form
@@ -166,7 +166,10 @@ def shown_attempt(
             service.languages(assignment.id),
             service.language(request),
         )
-    return attempt_json(view, result) | {"counted": attempt.id == counted}
+    left = None
+    if not who.instructor:
+        left = attempts_left(assignment, service.queue.attempts(assignment.id, attempt.student))
+    return attempt_json(view, result) | {"counted": attempt.id == counted, "attempts_left": left}
 
 
 def _seconds(value: str | None) -> float:

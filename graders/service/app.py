@@ -189,9 +189,10 @@ async def _refused(request: Request, exc: Exception) -> Response:
     service = service_of(request)
     message = exc.message.in_language(service.language(request))
     if request.url.path.startswith(API):
-        return JSONResponse(
-            {"error": message, "status": exc.status}, exc.status, headers=exc.headers
-        )
+        body: dict[str, object] = {"error": message, "status": exc.status}
+        if exc.reason is not None:
+            body["reason"] = exc.reason
+        return JSONResponse(body, exc.status, headers=exc.headers)
     from .pages import error_page
 
     return error_page(request, exc.status, message, exc.headers)

@@ -28,6 +28,9 @@ from ..i18n import N_
 from ..results import StudentResult, SubmissionStatus
 from .refusals import Message, Refused
 
+# The API's ``reason`` of a 429 (``Refused.reason``).
+ATTEMPT_LIMIT, TOO_SOON = "attempt-limit", "too-soon"
+
 
 @dataclass(frozen=True)
 class Attempt:
@@ -86,6 +89,7 @@ def refusal(
             429,
             Message(text, {"max": policy.max, "assignment": ident}),
             retry_after=_seconds((closes - now).total_seconds()),
+            reason=ATTEMPT_LIMIT,
         )
     if used and policy.every_s:
         wait = policy.every_s - (now - max(a.received_at for a in used)).total_seconds()
@@ -99,7 +103,7 @@ def refusal(
                 "assignment": ident,
                 "every": f"{policy.every_s:g}",
             }
-            return Refused(429, Message(text, fields), retry_after=_seconds(wait))
+            return Refused(429, Message(text, fields), retry_after=_seconds(wait), reason=TOO_SOON)
     return None
 
 

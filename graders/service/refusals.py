@@ -48,10 +48,15 @@ class Refused(Exception):
         *,
         retry_after: int | None = None,
         headers: Mapping[str, str] | None = None,
+        reason: str | None = None,
     ) -> None:
         super().__init__(message.text)
         self.status = status
         self.message = message
+        # A word a program can act on (the API's ``reason``), where the status alone does
+        # not tell: a 429 for the attempt limit, after which no attempt opens, or for the
+        # least time between two attempts.
+        self.reason = reason
         self.headers = dict(headers or {})
         if retry_after is not None:
             self.headers["Retry-After"] = str(retry_after)
