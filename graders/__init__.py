@@ -22,6 +22,7 @@ _PUBLIC = {
     "open_session": "graders.session",
     "parse_answer": "graders.answers.parse",
     "prepare_assignment": "graders.batch.grading",
+    "submit": "graders.notebook.submit",
 }
 
 __all__ = sorted(["__version__", *_PUBLIC], key=str.casefold)

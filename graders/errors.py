@@ -80,6 +80,13 @@ class SubmissionError(GraderError):
         self.language = language  # the notebook's, when it was read far enough to say it
 
 
+class SubmitError(GraderError):
+    """A notebook was not handed in to the service, or its grade could not be shown: one
+    sentence, in the notebook's language, saying why and what to do."""
+
+    exit_code = ExitCode.SOME_UNGRADED
+
+
 class UsageError(GraderError):
     """The command was called wrongly (unknown assignment, missing file, …)."""
 

@@ -30,6 +30,7 @@ from typing import Any, TypeVar
 from pydantic import TypeAdapter, ValidationError
 
 from .by_hand import Extension, Override
+from .i18n import N_
 
 T = TypeVar("T")
 
@@ -45,6 +46,17 @@ class Status(StrEnum):
     TIMEOUT = "timeout"
     INTEGRITY = "integrity"  # the submission tampered with grading
 
+
+#: How a learner reads each status (translated where shown: ``i18n._``).
+STATUS_WORDS = {
+    Status.CORRECT.value: N_("correct"),
+    Status.WRONG.value: N_("not correct"),
+    Status.UNANSWERED.value: N_("not answered"),
+    Status.INVALID.value: N_("not an answer"),
+    Status.ERROR.value: N_("error"),
+    Status.TIMEOUT.value: N_("timed out"),
+    Status.INTEGRITY.value: N_("tampered with grading"),
+}
 
 #: Statuses that mean the code failed to run properly, as opposed to a wrong answer.
 CRASHED = frozenset({Status.ERROR, Status.TIMEOUT, Status.INTEGRITY})

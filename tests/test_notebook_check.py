@@ -307,7 +307,7 @@ def test_without_a_session_the_only_notebook_in_the_folder_is_checked(
     released, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     monkeypatch.delenv("JPY_SESSION_NAME", raising=False)
-    monkeypatch.setattr(check_module, "_ipython", lambda: None)
+    monkeypatch.setattr(check_module, "running_shell", lambda: None)
     _saved(released[0], tmp_path / "only.ipynb")
     assert find_notebook(tmp_path) == tmp_path / "only.ipynb"
     _saved(released[0], tmp_path / "second.ipynb")

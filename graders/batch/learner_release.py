@@ -36,9 +36,14 @@ class LearnerRelease:
 
 
 def write_learner_releases(
-    loaded: LoadedCourse, prep: PreparedAssignment, students: Sequence[str], out: Path
+    loaded: LoadedCourse,
+    prep: PreparedAssignment,
+    students: Sequence[str],
+    out: Path,
+    service: str | None = None,
 ) -> list[LearnerRelease]:
-    """Each learner's student and instructor notebooks, in the learner's variants."""
+    """Each learner's student and instructor notebooks, in the learner's variants; the
+    student notebooks submit to ``service`` when one is named."""
     # The assignment's texts as ``loaded`` speaks them (prep holds the default language's).
     assignment = loaded.course.assignment(prep.assignment.id) or prep.assignment
     written = []
@@ -47,7 +52,9 @@ def write_learner_releases(
         key = answer_key(for_learner(prep, student))
         notebook = out / assignment.id / student / f"{assignment.id}.ipynb"
         instructor = out / "instructor" / assignment.id / student / f"{assignment.id}.ipynb"
-        _write(_labelled(student_notebook(mine, assignment), loaded, prep, student), notebook)
+        _write(
+            _labelled(student_notebook(mine, assignment, service), loaded, prep, student), notebook
+        )
         _write(
             _labelled(instructor_notebook(mine, assignment, key), loaded, prep, student),
             instructor,

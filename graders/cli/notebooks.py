@@ -1,4 +1,4 @@
-"""Commands about notebooks: release (instructor) and check (student)."""
+"""Commands about notebooks: release (instructor), check and submit (student)."""
 
 from __future__ import annotations
 
@@ -43,6 +43,13 @@ if TYPE_CHECKING:
     "this course for its test cells; with --roster, once nbgrader generate_assignment has "
     "run, each learner's handout of nbgrader's notebook in DIR/handouts/.",
 )
+@click.option(
+    "--service",
+    default=None,
+    metavar="URL",
+    help="The address of the course's `graders serve`: written into the student notebooks "
+    "(an address, not a secret), which end with a cell that submits to it.",
+)
 @course_option
 @isolation_option
 @lang_option
@@ -51,6 +58,7 @@ def release(
     out: Path,
     roster: Path | None,
     nbgrader_root: Path | None,
+    service: str | None,
     course: Path | None,
     isolation: str,
     lang: str | None,
@@ -58,7 +66,8 @@ def release(
     """Write ASSIGNMENT's student, instructor and nbgrader source notebooks into --out.
 
     With --lang, the notebooks speak that language: the exercises' texts and the
-    notebook's own (introduction, instructions, headings).
+    notebook's own (introduction, instructions, headings). With --service, learners
+    submit from the notebook (`graders.submit()`) and read the feedback there.
     """
     from ..batch.grading import answer_key, prepare_assignment
     from ..course.load import get_assignment
@@ -66,22 +75,33 @@ def release(
     from ..notebook.release import write_release
     from ..session import open_session
 
+    service = _checked_service(service)
     with open_session(course, isolation=isolation) as session:
         language = session.loaded.language(lang)
         # Computing the key also fills the truth cache that nbgrader's test cells read.
         prep = prepare_assignment(session.loaded, assignment, session.ctx)
         shown = session.loaded.in_language(language)  # texts only: answers are literals
         with speaking(language):
-            learners = _release_per_learner(shown, prep, roster, out) if roster else []
+            learners = _release_per_learner(shown, prep, roster, out, service) if roster else []
             if roster is None or nbgrader_root is not None:
                 chosen = get_assignment(shown, assignment)
-                written = write_release(shown, chosen, answer_key(prep), out)
+                written = write_release(shown, chosen, answer_key(prep), out, service)
                 if roster is None:
                     _said_where(written)
             if nbgrader_root is not None:
                 _into_nbgrader(shown, written, nbgrader_root, learners)
     if roster is None:
         _warn_if_varied(session.loaded, assignment, nbgrader_root)
+
+
+def _checked_service(url: str | None) -> str | None:
+    from ..errors import UsageError
+    from ..notebook.service_client import service_url
+
+    try:
+        return service_url(url) if url is not None else None
+    except ValueError as exc:
+        raise UsageError(f"--service: {exc}") from None
 
 
 def _said_where(written: Released) -> None:
@@ -136,12 +156,12 @@ def _warn_if_varied(loaded: LoadedCourse, assignment: str, nbgrader_root: Path |
 
 
 def _release_per_learner(
-    loaded: LoadedCourse, prep: PreparedAssignment, roster: Path, out: Path
+    loaded: LoadedCourse, prep: PreparedAssignment, roster: Path, out: Path, service: str | None
 ) -> list[LearnerRelease]:
     from ..batch.learner_release import write_learner_releases
     from ..batch.roster import load_roster
 
-    written = write_learner_releases(loaded, prep, load_roster(roster).students, out)
+    written = write_learner_releases(loaded, prep, load_roster(roster).students, out, service)
     assignment = prep.assignment.id
     click.echo(f"{len(written)} student notebooks:    {out / assignment}/<student>/")
     click.echo(
@@ -175,3 +195,60 @@ def check(notebook: Path, assignment: str | None, lang: str | None) -> None:
     report = check_notebook(notebook, assignment, lang)
     click.echo(report.text())
     exit_with(ExitCode.OK if report.ok else ExitCode.SOME_UNGRADED)
+
+
+@main.command()
+@click.argument("notebook", type=click.Path(path_type=Path, dir_okay=False))
+@click.option(
+    "--assignment",
+    default=None,
+    help="Refuse to submit if the notebook is not the one released for this assignment.",
+)
+@click.option(
+    "--service",
+    default=None,
+    metavar="URL",
+    help="The grading service to submit to; default: $GRADERS_SERVICE, else the address "
+    "the notebook was released with.",
+)
+@click.option(
+    "--timeout",
+    "timeout_s",
+    type=click.FloatRange(min=1),
+    default=None,
+    metavar="SECONDS",
+    help="How long to wait for the grade (default: two minutes).",
+)
+@click.option(
+    "--lang",
+    "lang",
+    default=None,
+    metavar="LANG",
+    help="The language to answer in; default: the one the notebook was released in.",
+)
+def submit(
+    notebook: Path,
+    assignment: str | None,
+    service: str | None,
+    timeout_s: float | None,
+    lang: str | None,
+) -> None:
+    """Hand NOTEBOOK in to the course's grading service and print its feedback.
+
+    The token is $GRADERS_TOKEN, else the one kept for the service, else asked once
+    (hidden) and kept in your user configuration folder. Exit status 1 when nothing
+    was graded.
+    """
+    from ..notebook.submit import DEFAULT_TIMEOUT_S, submit_notebook
+    from ..notebook.submit_report import GRADED
+
+    feedback = submit_notebook(
+        notebook,
+        assignment=assignment,
+        service=service,
+        lang=lang,
+        timeout_s=timeout_s or DEFAULT_TIMEOUT_S,
+        warn=lambda text: click.echo(text, err=True),
+    )
+    click.echo(feedback.text())
+    exit_with(ExitCode.OK if feedback.status == GRADED else ExitCode.SOME_UNGRADED)

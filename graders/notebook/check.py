@@ -144,9 +144,9 @@ def _code_sources(path: Path, data: dict[str, Any]) -> list[tuple[int, str]]:
     ]
 
 
-def find_notebook(cwd: Path | None = None) -> Path:
+def find_notebook(cwd: Path | None = None, call: str = "check") -> Path:
     """The notebook of the running kernel: as Jupyter or VS Code names it, else the only
-    one here."""
+    one here; ``call``: the function the learner called, for the example in the error."""
     cwd = cwd or Path.cwd()
     for name in _session_names():
         for candidate in (Path(name), cwd / name, cwd / Path(name).name):
@@ -157,20 +157,20 @@ def find_notebook(cwd: Path | None = None) -> Path:
         return notebooks[0]
     found = f"{len(notebooks)} notebooks" if notebooks else "no notebook"
     raise UsageError(
-        f"cannot tell which notebook to check ({found} in {cwd}): pass its path, e.g. "
-        "check('ps1.ipynb')"
+        f"cannot tell which notebook to {call} ({found} in {cwd}): pass its path, e.g. "
+        f"{call}('ps1.ipynb')"
     )
 
 
 def _session_names() -> list[str]:
     names = [os.environ.get(SESSION_ENV, "")]
-    shell = _ipython()
+    shell = running_shell()
     if shell is not None:
         names = [str(shell.user_ns.get(n, "")) for n in SESSION_NAMES] + names
     return [n for n in names if n]
 
 
-def _ipython() -> Any:
+def running_shell() -> Any:
     try:
         from IPython import get_ipython
     except ImportError:

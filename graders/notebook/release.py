@@ -36,12 +36,22 @@ from nbformat.v4 import new_notebook
 from ..course.load import LoadedCourse
 from ..course.model import Assignment
 from ..errors import UsageError
-from ..i18n import current_language
+from ..i18n import N_, _, current_language
 from ..kinds.layout import Part
 from . import META_KEY, POINTER_FILE
 from .cells import cell_id, code, markdown, nbgrader_meta
 from .layout import assignment_labels, assignment_parts
+from .service_client import service_url
 
+SUBMIT_CALL = "import graders\ngraders.submit()"
+SUBMIT_TEXT = N_("""\
+## Submit
+
+Save the notebook first (File > Save, or Ctrl+S), then run the cell below: it runs the
+pre-submit check, hands the saved notebook in and shows its feedback here. The first time,
+it asks for the token your instructor gave you and keeps it on this computer, never in the
+notebook.
+""")
 BEGIN_SOLUTION, END_SOLUTION = "### BEGIN SOLUTION", "### END SOLUTION"
 KERNELSPEC = {"display_name": "Python 3 (ipykernel)", "language": "python", "name": "python3"}
 Render = Callable[[Part], list[NotebookNode]]
@@ -57,10 +67,14 @@ class Released:
     pointer: Path
 
 
-def student_notebook(loaded: LoadedCourse, assignment: Assignment) -> NotebookNode:
-    """The notebook learners fill in: locked texts and setups, one answer cell per question."""
+def student_notebook(
+    loaded: LoadedCourse, assignment: Assignment, service: str | None = None
+) -> NotebookNode:
+    """The notebook learners fill in: locked texts and setups, one answer cell per question;
+    with ``service`` (the URL of a ``graders serve``), a last cell that submits it there."""
     parts = assignment_parts(loaded, assignment, {})
-    return _notebook(loaded, assignment, parts, _student_cells)
+    nb = _notebook(loaded, assignment, parts, _student_cells)
+    return nb if service is None else _with_submit(nb, service)
 
 
 def instructor_notebook(
@@ -80,9 +94,14 @@ def nbgrader_notebook(
 
 
 def write_release(
-    loaded: LoadedCourse, assignment: Assignment, key: Mapping[str, str], out: Path
+    loaded: LoadedCourse,
+    assignment: Assignment,
+    key: Mapping[str, str],
+    out: Path,
+    service: str | None = None,
 ) -> Released:
-    """Write the three notebooks (each validated by nbformat) and the course pointer."""
+    """Write the three notebooks (each validated by nbformat) and the course pointer; the
+    student notebook submits to ``service`` when one is named."""
     _require_key(loaded, assignment, key)
     where = Released(
         student=out / assignment.id / f"{assignment.id}.ipynb",
@@ -90,7 +109,7 @@ def write_release(
         source=out / "source" / assignment.id / f"{assignment.id}.ipynb",
         pointer=out / "source" / assignment.id / POINTER_FILE,
     )
-    _write(student_notebook(loaded, assignment), where.student)
+    _write(student_notebook(loaded, assignment, service), where.student)
     _write(instructor_notebook(loaded, assignment, key), where.instructor)
     _write(nbgrader_notebook(loaded, assignment, key), where.source)
     pointer = {"course_id": loaded.course.id, "assignment": assignment.id}
@@ -121,6 +140,16 @@ def _notebook(
     # only (grading never reads it). Left out in the course's default language.
     if current_language() != loaded.course.languages[0]:
         nb.metadata[META_KEY]["language"] = current_language()
+    return nb
+
+
+def _with_submit(nb: NotebookNode, service: str) -> NotebookNode:
+    """``nb`` naming ``service`` in its metadata (an address, not a secret: the learner's
+    token is kept in their own config folder, never in a notebook) and ending with the
+    cell that submits it."""
+    nb.metadata[META_KEY]["service"] = service_url(service)
+    nb.cells.append(markdown(cell_id("submit", "text"), _(SUBMIT_TEXT)))
+    nb.cells.append(code(cell_id("submit", "call"), SUBMIT_CALL, locked=True))
     return nb
 
 

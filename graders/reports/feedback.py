@@ -32,22 +32,13 @@ from ..errors import UsageError
 from ..i18n import N_, _, current_language, ngettext, speaking
 from ..intake.identity import one_file_each
 from ..notebook.layout import assignment_labels, exercise_headings
-from ..results import StudentResult, SubmissionStatus, format_points
+from ..results import STATUS_WORDS, StudentResult, SubmissionStatus, format_points
 from .course_info import course_info
 from .feedback_view import ADJUSTED, feedback_view, short_label, shown_status
 from .learner_setup import learner_context
 
 TEMPLATE = "feedback.html.j2"
-STATUS_TEXT = {
-    "correct": N_("correct"),
-    "wrong": N_("not correct"),
-    "unanswered": N_("not answered"),
-    "invalid": N_("not an answer"),
-    "error": N_("error"),
-    "timeout": N_("timed out"),
-    "integrity": N_("tampered with grading"),
-    ADJUSTED: N_("adjusted by the instructor"),
-}
+STATUS_TEXT = {**STATUS_WORDS, ADJUSTED: N_("adjusted by the instructor")}
 _FENCE = re.compile(r"```[\w+-]*\n(.*?)```", re.S)
 _INLINE = re.compile(r"`([^`\n]+)`")
 

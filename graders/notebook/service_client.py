@@ -1,0 +1,154 @@
+"""The learner's side of ``graders serve``'s API: hand a notebook in, ask for its grade.
+
+    client = ServiceClient("https://grading.example.edu", token, language="zh")
+    sent = client.upload("ps1", "ps1.ipynb", data)         # the 202's submission id
+    found = client.submission(sent, wait_s=20)             # the API's JSON of it
+
+Only the standard library's HTTP client (``urllib``): a learner's install is graders' own
+dependencies, what ``graders check`` needs, and nothing more. Every answer that is not a
+success is raised as ``Answered`` (the status, the service's own sentence in the reader's
+language, its ``reason`` and ``Retry-After``) or, when no answer came at all,
+``Unreachable``; ``submit`` turns them into one sentence for the learner.
+"""
+
+from __future__ import annotations
+
+import http.client
+import json
+import secrets
+import urllib.error
+import urllib.parse
+import urllib.request
+from collections.abc import Mapping
+from email.message import Message
+from typing import Any
+
+from .. import __version__
+
+MULTIPART_FIELD = "notebook"  # the form field the service reads (service.uploads.FIELD)
+CONNECT_TIMEOUT_S = 30.0
+
+
+class Unreachable(Exception):
+    """No HTTP answer came: the address is wrong, the network is down, or it timed out."""
+
+    def __init__(self, reason: str) -> None:
+        super().__init__(reason)
+        self.reason = reason
+
+
+class Answered(Exception):
+    """The service answered, but not with what was asked for."""
+
+    def __init__(
+        self, status: int, message: str, reason: str | None = None, retry_after: int | None = None
+    ) -> None:
+        super().__init__(status, message)
+        self.status = status
+        self.message = message  # the service's sentence, in the language asked for, or ""
+        self.reason = reason  # the API's word for it: a 429's attempt-limit or too-soon
+        self.retry_after = retry_after  # seconds, from Retry-After
+
+
+def service_url(text: str) -> str:
+    """``text`` as the base URL of a service (no trailing slash); ``ValueError`` when it is
+    not an http(s) URL with a host."""
+    parsed = urllib.parse.urlsplit(text.strip())
+    if parsed.scheme not in ("http", "https") or not parsed.netloc:
+        raise ValueError(f"{text!r} is not an http:// or https:// address")
+    if parsed.query or parsed.fragment:
+        raise ValueError(f"{text!r}: an address of a service has no query or fragment")
+    return urllib.parse.urlunsplit((parsed.scheme, parsed.netloc, parsed.path.rstrip("/"), "", ""))
+
+
+class ServiceClient:
+    """Requests to one service as one learner (their token), in one language."""
+
+    def __init__(self, url: str, token: str, language: str) -> None:
+        self.url, self.token, self.language = service_url(url), token, language
+
+    def upload(self, assignment: str, filename: str, data: bytes) -> int:
+        """POST the notebook ``data``; the id of the submission the service accepted."""
+        boundary = f"graders-{secrets.token_hex(16)}"
+        body = _multipart(boundary, filename, data)
+        path = f"/api/assignments/{urllib.parse.quote(assignment, safe='')}/submissions"
+        kind = f"multipart/form-data; boundary={boundary}"
+        answer = self._call("POST", path, body, {"Content-Type": kind}, CONNECT_TIMEOUT_S)
+        ident = answer.get("id")
+        if not isinstance(ident, int):
+            raise Unreachable(f"the service's answer has no submission id: {answer!r}")
+        return ident
+
+    def submission(self, ident: int, wait_s: float) -> dict[str, Any]:
+        """The submission ``ident`` as the service shows it to this learner; the service
+        answers once it is graded or after ``wait_s`` seconds (its long poll)."""
+        path = f"/api/submissions/{ident}?wait={wait_s:g}"
+        return self._call("GET", path, None, {}, wait_s + CONNECT_TIMEOUT_S)
+
+    def _call(
+        self,
+        method: str,
+        path: str,
+        body: bytes | None,
+        headers: Mapping[str, str],
+        timeout_s: float,
+    ) -> dict[str, Any]:
+        request = urllib.request.Request(
+            self.url + path,
+            data=body,
+            method=method,
+            headers={
+                "Authorization": f"Bearer {self.token}",
+                "Accept": "application/json",
+                "Accept-Language": self.language,
+                "User-Agent": f"graders/{__version__}",
+                **headers,
+            },
+        )
+        try:
+            with urllib.request.urlopen(request, timeout=timeout_s) as response:
+                return _json(response.read())
+        except urllib.error.HTTPError as exc:
+            raise _answered(exc) from None
+        except urllib.error.URLError as exc:
+            raise Unreachable(str(exc.reason)) from None
+        except (TimeoutError, ConnectionError, http.client.HTTPException) as exc:
+            raise Unreachable(str(exc) or type(exc).__name__) from None
+
+
+def _answered(exc: urllib.error.HTTPError) -> Answered:
+    try:
+        data = _json(exc.read())
+    except (OSError, ValueError):
+        data = {}
+    message = data.get("error")
+    reason = data.get("reason")
+    return Answered(
+        exc.code,
+        message if isinstance(message, str) else "",
+        reason if isinstance(reason, str) else None,
+        _retry_after(exc.headers),
+    )
+
+
+def _retry_after(headers: Message | None) -> int | None:
+    value = headers.get("Retry-After", "") if headers is not None else ""
+    return int(value) if value.strip().isdigit() else None
+
+
+def _json(raw: bytes) -> dict[str, Any]:
+    data = json.loads(raw.decode("utf-8")) if raw else {}
+    if not isinstance(data, dict):
+        raise ValueError("not a JSON object")
+    return data
+
+
+def _multipart(boundary: str, filename: str, data: bytes) -> bytes:
+    """A multipart/form-data body holding one file field (RFC 7578)."""
+    quoted = filename.replace("\\", "\\\\").replace('"', '\\"')
+    head = (
+        f"--{boundary}\r\n"
+        f'Content-Disposition: form-data; name="{MULTIPART_FIELD}"; filename="{quoted}"\r\n'
+        "Content-Type: application/x-ipynb+json\r\n\r\n"
+    )
+    return head.encode("utf-8") + data + f"\r\n--{boundary}--\r\n".encode()

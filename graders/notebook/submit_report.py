@@ -1,0 +1,192 @@
+"""The service's feedback on one submission, as ``submit`` shows it: text in a terminal,
+HTML in a notebook's output, in the notebook's language.
+
+It shows only what the service returned (``GET /api/submissions/{id}``): the service has
+already left out what the course's visibility rule keeps from the learner today (the
+expected answers before the due date, say), so nothing here decides what may be seen.
+Questions are named as the notebook names them (its ``labels``).
+"""
+
+from __future__ import annotations
+
+import html
+from collections.abc import Mapping
+from dataclasses import dataclass
+from typing import Any
+
+from ..i18n import _, ngettext, speaking
+from ..results import STATUS_WORDS, Status, format_points
+
+GRADED, FAILED = "graded", "failed"
+
+
+@dataclass(frozen=True)
+class Review:
+    """A question the learner did not get every point of."""
+
+    label: str
+    status: str
+    points: float
+    max_points: float
+    feedback: str
+    expected: str | None
+
+    def verdict(self) -> str:
+        said = _(STATUS_WORDS.get(self.status, self.status))
+        return f"{said}, {format_points(self.points)} / {format_points(self.max_points)}"
+
+
+@dataclass(frozen=True)
+class Feedback:
+    """One graded (or failed) submission as the service showed it to its learner."""
+
+    submission: int
+    assignment: str
+    status: str  # graded | failed
+    score: float | None
+    max_score: float | None
+    late_factor: float | None
+    counted: bool  # this attempt is the learner's grade of record
+    attempts_left: int | None  # None: no limit
+    error: str | None
+    review: tuple[Review, ...]
+    answered: int  # how many questions the service returned
+    language: str
+
+    @classmethod
+    def from_json(
+        cls, data: Mapping[str, Any], labels: Mapping[str, str], language: str
+    ) -> Feedback:
+        """The service's JSON of a submission; ``labels``: the notebook's question names."""
+        questions = [q for q in data.get("questions") or [] if isinstance(q, dict)]
+        return cls(
+            submission=int(data["id"]),
+            assignment=str(data.get("assignment", "")),
+            status=str(data.get("status", "")),
+            score=_number(data.get("score")),
+            max_score=_number(data.get("max_score")),
+            late_factor=_number(data.get("late_factor")),
+            counted=data.get("counted") is True,
+            attempts_left=_whole(data.get("attempts_left")),
+            error=str(data["error"]) if data.get("error") else None,
+            review=tuple(_review(q, labels) for q in questions if _missed(q)),
+            answered=len(questions),
+            language=language,
+        )
+
+    def lines(self) -> list[str]:
+        """What the learner reads, a line each (``text`` and ``html`` both show these)."""
+        with speaking(self.language):
+            if self.status == FAILED:
+                text = _(
+                    "The service could not grade submission {id} of {assignment}: {error} It "
+                    "costs you no attempt."
+                )
+                return [
+                    text.format(id=self.submission, assignment=self.assignment, error=self.error)
+                ]
+            return [self._score(), *self._standing(), *self._review_head()]
+
+    def text(self) -> str:
+        with speaking(self.language):
+            lines = self.lines()
+            for item in self.review:
+                lines.append(f"  - {item.label}: {item.verdict()}")
+                lines += [f"    {line}" for line in _details(item)]
+            return "\n".join(lines)
+
+    def html(self) -> str:
+        """A small block of HTML (everything escaped; no script, no outside style)."""
+        with speaking(self.language):
+            head = "".join(f"<p>{html.escape(line)}</p>" for line in self.lines())
+            items = "".join(_item_html(item) for item in self.review)
+            listed = f"<ul>{items}</ul>" if items else ""
+            lang = html.escape(self.language)
+            return f'<div class="graders-feedback" lang="{lang}">{head}{listed}</div>'
+
+    def _repr_html_(self) -> str:  # IPython's rich display of a value
+        return self.html()
+
+    def __str__(self) -> str:
+        return self.text()
+
+    def _score(self) -> str:
+        score = format_points(self.score or 0.0)
+        most = format_points(self.max_score or 0.0)
+        return _("Submission {id} of {assignment}: {score} / {max} points.").format(
+            id=self.submission, assignment=self.assignment, score=score, max=most
+        )
+
+    def _standing(self) -> list[str]:
+        lines = []
+        if self.late_factor is not None and self.late_factor < 1:
+            text = _("Submitted late: your points are multiplied by {factor}.")
+            lines.append(text.format(factor=format_points(self.late_factor)))
+        if self.counted:
+            lines.append(_("This submission is your grade of record."))
+        else:
+            lines.append(_("Another of your submissions stays your grade of record."))
+        if self.attempts_left is not None:
+            left = ngettext(
+                "You have {n} attempt left.", "You have {n} attempts left.", self.attempts_left
+            )
+            lines.append(left.format(n=self.attempts_left))
+        return lines
+
+    def _review_head(self) -> list[str]:
+        if self.review:
+            return [_("To review ({n}):").format(n=len(self.review))]
+        return [_("Every answer is correct.")] if self.answered else []
+
+
+def _review(data: Mapping[str, Any], labels: Mapping[str, str]) -> Review:
+    ident = str(data.get("id", ""))
+    expected = data.get("expected")
+    return Review(
+        label=_label(ident, labels),
+        status=str(data.get("status", "")),
+        points=_number(data.get("points")) or 0.0,
+        max_points=_number(data.get("max_points")) or 0.0,
+        feedback=str(data.get("feedback") or "").strip(),
+        expected=str(expected) if expected is not None else None,
+    )
+
+
+def _missed(data: Mapping[str, Any]) -> bool:
+    """Left to review: not correct, and not given every point by the instructor."""
+    points, most = _number(data.get("points")) or 0.0, _number(data.get("max_points")) or 0.0
+    if data.get("override"):
+        return points < most
+    return data.get("status") != Status.CORRECT.value
+
+
+def _label(ident: str, labels: Mapping[str, str]) -> str:
+    """How the notebook names a question: its label, or its exercise's with the check's
+    name (a code exercise's checks share their exercise's one answer cell)."""
+    if ident in labels:
+        return labels[ident]
+    exercise, _slash, check = ident.partition("/")
+    return f"{labels[exercise]} ({check})" if exercise in labels and check else ident
+
+
+def _details(item: Review) -> list[str]:
+    lines = item.feedback.splitlines()
+    if item.expected is not None:
+        lines.append(_("Expected: {expected}").format(expected=item.expected))
+    return lines
+
+
+def _item_html(item: Review) -> str:
+    details = "".join(f"<br>{html.escape(line)}" for line in _details(item))
+    return (
+        f"<li><strong>{html.escape(item.label)}</strong>: {html.escape(item.verdict())}"
+        f"{details}</li>"
+    )
+
+
+def _number(value: Any) -> float | None:
+    return float(value) if isinstance(value, int | float) and not isinstance(value, bool) else None
+
+
+def _whole(value: Any) -> int | None:
+    return value if isinstance(value, int) and not isinstance(value, bool) else None
