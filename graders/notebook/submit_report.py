@@ -58,11 +58,14 @@ class Feedback:
         cls, data: Mapping[str, Any], labels: Mapping[str, str], language: str
     ) -> Feedback:
         """The service's JSON of a submission; ``labels``: the notebook's question names."""
+        status = str(data.get("status", ""))
         questions = [q for q in data.get("questions") or [] if isinstance(q, dict)]
+        if status != GRADED:
+            questions = []  # nothing was graded: nothing to review
         return cls(
             submission=int(data["id"]),
             assignment=str(data.get("assignment", "")),
-            status=str(data.get("status", "")),
+            status=status,
             score=_number(data.get("score")),
             max_score=_number(data.get("max_score")),
             late_factor=_number(data.get("late_factor")),
