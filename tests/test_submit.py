@@ -148,8 +148,7 @@ REFUSALS = [
     ),
     pytest.param(
         429,
-        {"error": "You have used all 2 attempts at ps1.", "status": 429,
-         "reason": "attempt-limit"},
+        {"error": "You have used all 2 attempts at ps1.", "status": 429, "reason": "attempt-limit"},
         {"Retry-After": "86400"},
         "You have used all your attempts at ps1: nothing was submitted, and your grade of "
         "record stays as it is.",
@@ -190,9 +189,7 @@ def test_a_refused_upload_is_one_sentence(
     assert TokenStore().get(fake.url) == ADA  # the service took the token: kept
 
 
-def test_too_soon_says_when_the_next_attempt_is_possible(
-    fake: FakeService, tmp_path: Path
-) -> None:
+def test_too_soon_says_when_the_next_attempt_is_possible(fake: FakeService, tmp_path: Path) -> None:
     body = {"error": "Wait 37 s ...", "status": 429, "reason": "too-soon"}
     fake.answer("POST", 429, body, {"Retry-After": "37"})
     with pytest.raises(SubmitError) as refused:
