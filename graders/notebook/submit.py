@@ -326,10 +326,12 @@ def _saved_after(data: bytes, last_run: int) -> bool:
 
 
 def _last_run(shell: Any) -> int:
-    """The execution count of the cell the kernel ran before this one (the one running
-    ``submit`` holds ``shell.execution_count`` until it finishes)."""
-    count = getattr(shell, "execution_count", 0)
-    return count - 1 if isinstance(count, int) else 0
+    """The execution count of the cell the kernel ran before this one. IPython stores a
+    cell's input before running it (``In[n]`` is cell ``n``, ``In[0]`` blank), so while
+    ``submit`` runs, its own cell is the last input; ``execution_count`` is no guide, as
+    IPython 9 moves it on before a cell runs and IPython 8 after."""
+    inputs = getattr(getattr(shell, "history_manager", None), "input_hist_parsed", None)
+    return max(0, len(inputs) - 2) if isinstance(inputs, list) else 0
 
 
 def _say(text: str) -> None:
