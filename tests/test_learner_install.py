@@ -1,4 +1,5 @@
-"""A learner's install: `graders check` runs with graders' own dependencies only.
+"""A learner's install: `graders check` and `graders submit` run with graders' own
+dependencies only.
 
 The test builds a folder holding exactly the distributions `pip install graders` brings
 (graders' requirements without extras, and theirs, found through this environment's
@@ -18,6 +19,7 @@ from types import SimpleNamespace
 import pytest
 from notebook_helpers import GOLDEN
 from packaging.requirements import Requirement
+from submit_helpers import FakeService, graded_json, released_notebook
 
 from graders.integrations.ci import gradescope
 
@@ -116,6 +118,22 @@ def test_graders_check_runs_with_only_the_learner_install(
         timeout=60,
     )
     assert sqlalchemy.returncode != 0  # the folder really holds only the learner install
+
+
+def test_graders_submit_runs_with_only_the_learner_install(
+    learner_site: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("GRADERS_TOKEN", "ada-token")
+    monkeypatch.setenv("XDG_CONFIG_HOME", str(tmp_path / "config"))
+    monkeypatch.delenv("GRADERS_SERVICE", raising=False)
+    with FakeService() as fake:
+        fake.answer("POST", 202, {"id": 7, "status": "queued", "received_at": "x"})
+        fake.answer("GET", 200, graded_json(7))
+        path = released_notebook(tmp_path, service=fake.url)
+        done = graders_command(learner_site, "submit", str(path))
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.startswith("Submission 7 of ps1: 5 / 6 points.\n")
+    assert [r.method for r in fake.requests] == ["POST", "GET"]
 
 
 def test_a_command_that_needs_the_grade_extra_says_how_to_install_it(learner_site: Path) -> None:
