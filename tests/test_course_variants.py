@@ -176,10 +176,16 @@ def test_two_learners_get_their_own_notebooks_and_grades(tmp_path: Path) -> None
             str(out),
             "--course",
             str(course),
+            # Each learner's notebook submits to the service, and grades as any other.
+            "--service",
+            "https://grading.example.edu",
         ],
     )
     assert result.exit_code == 0, result.output
     notebooks = {s: load_nb(out / ASSIGNMENT / s / f"{ASSIGNMENT}.ipynb") for s in (ada, bob)}
+    for nb in notebooks.values():
+        assert nb["metadata"]["graders"]["service"] == "https://grading.example.edu"
+        assert nb["cells"][-1]["source"] == "import graders\ngraders.submit()"
     setups = {
         s: [c["source"] for c in nb["cells"] if c["id"].startswith("setup")]
         for s, nb in notebooks.items()
