@@ -265,6 +265,31 @@ def test_an_unreachable_service_is_one_sentence(tmp_path: Path) -> None:
     assert TokenStore().get(url) is None  # never taken by a service: not kept
 
 
+def test_an_address_that_is_not_a_graders_service_is_said_so(
+    fake: FakeService, tmp_path: Path
+) -> None:
+    fake.answer("POST", 200, [{"a list": "as GET /api/assignments/ps1/submissions answers"}])
+    with pytest.raises(SubmitError) as refused:
+        submit_notebook(released_notebook(tmp_path, service=fake.url), ask=Asked())
+    assert str(refused.value) == (
+        f"The grading service at {fake.url} cannot be reached ({fake.url}/api/assignments/ps1/"
+        "submissions did not answer as graders serve does): check the connection and try "
+        "again; nothing was submitted."
+    )
+
+
+def test_a_score_without_questions_says_why(fake: FakeService, tmp_path: Path) -> None:
+    late = "Submitted after the late cutoff (2026-10-08 23:59): the score is 0."
+    graded_service(fake, score=0.0, error=late, questions=[], counted=False)
+    feedback = submit_notebook(released_notebook(tmp_path, service=fake.url), ask=Asked())
+    assert feedback.text().splitlines() == [
+        "Submission 7 of ps1: 0 / 6 points.",
+        late,
+        "Another of your submissions stays your grade of record.",
+        "You have 2 attempts left.",
+    ]
+
+
 def test_no_token_where_none_can_be_asked(fake: FakeService, tmp_path: Path) -> None:
     def cannot_ask(prompt: str) -> str:
         from graders.notebook.tokens import NoToken

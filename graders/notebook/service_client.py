@@ -107,13 +107,19 @@ class ServiceClient:
         )
         try:
             with urllib.request.urlopen(request, timeout=timeout_s) as response:
-                return _json(response.read())
+                raw = response.read()
         except urllib.error.HTTPError as exc:
             raise _answered(exc) from None
         except urllib.error.URLError as exc:
             raise Unreachable(str(exc.reason)) from None
         except (TimeoutError, ConnectionError, http.client.HTTPException) as exc:
             raise Unreachable(str(exc) or type(exc).__name__) from None
+        try:
+            return _json(raw)
+        except ValueError:
+            # Another site at that address, or a proxy's page (a redirect that turned the
+            # upload into a GET): nothing a graders service says.
+            raise Unreachable(f"{self.url}{path} did not answer as graders serve does") from None
 
 
 def _answered(exc: urllib.error.HTTPError) -> Answered:

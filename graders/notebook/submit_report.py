@@ -88,7 +88,10 @@ class Feedback:
                 return [
                     text.format(id=self.submission, assignment=self.assignment, error=self.error)
                 ]
-            return [self._score(), *self._standing(), *self._review_head()]
+            # Why a graded submission scored what it did when no question says (handed in
+            # past the cutoff, or not readable), as the service said it.
+            why = [self.error] if self.error else []
+            return [self._score(), *why, *self._standing(), *self._review_head()]
 
     def text(self) -> str:
         with speaking(self.language):
