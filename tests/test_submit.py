@@ -414,6 +414,15 @@ def test_the_feedback_is_html_in_a_notebook_with_everything_escaped(
     assert "<strong>Question 1.1 — clone() basics</strong>: not correct, 0 / 1" in shown
 
 
+def test_only_what_the_service_returned_is_shown(fake: FakeService, tmp_path: Path) -> None:
+    # Before the due date the course may keep expected answers back: the service leaves
+    # them out, and nothing stands in for them.
+    held_back = {"id": "clone-basics/shares", "status": "wrong", "points": 0, "max_points": 1}
+    graded_service(fake, questions=[held_back])
+    text = submit_notebook(released_notebook(tmp_path, service=fake.url), ask=Asked()).text()
+    assert text.endswith("To review (1):\n  - Question 1.1 — clone() basics: not correct, 0 / 1")
+
+
 def test_submit_in_a_script_prints_the_feedback_or_one_sentence(
     fake: FakeService, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys
 ) -> None:
