@@ -109,8 +109,8 @@ def test_a_learner_types_saves_submits_and_reads_the_feedback(
         finally:
             page.screenshot(path=str(_artifact(f"submit-{app}.png")), full_page=True)
             page.close()
-    max_score = _held_by_the_service(server, token)
-    assert f"Submission 1 of ps1: {max_score} / {max_score} points." in output
+    ident, max_score = _held_by_the_service(server, token)
+    assert f"Submission {ident} of ps1: {max_score} / {max_score} points." in output
     assert "You have 2 attempts left." in output and "Every answer is correct." in output
     assert "Save the notebook first" not in output
     kept = json.loads((tmp_path / "config" / "graders" / "tokens.json").read_text())
@@ -151,13 +151,14 @@ def _run_submit(page: Any, token: str) -> str:
     return text
 
 
-def _held_by_the_service(server: ServerProcess, token: str) -> str:
+def _held_by_the_service(server: ServerProcess, token: str) -> tuple[int, str]:
+    """The learner's one attempt, as the service holds it: its id and its (full) score."""
     mine = httpx.get(
         f"{server.url}/api/assignments/ps1/submissions", headers=bearer(token), timeout=30
     ).json()
     assert [a["status"] for a in mine] == ["graded"]
     assert mine[0]["score"] == mine[0]["max_score"]
-    return f"{mine[0]['max_score']:g}"
+    return mine[0]["id"], f"{mine[0]['max_score']:g}"
 
 
 def _artifact(name: str) -> Path:
