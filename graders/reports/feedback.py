@@ -12,12 +12,10 @@ nothing from the network: the style sheet is inline and there are no scripts.
 
 from __future__ import annotations
 
-import re
 from pathlib import Path
 from typing import Any
 
 from jinja2 import Environment, PackageLoader, Template, select_autoescape
-from markupsafe import Markup, escape
 
 from ..batch import gradebook
 from ..batch.adjustments import extended_due_dates
@@ -33,6 +31,7 @@ from ..i18n import N_, _, current_language, ngettext, speaking
 from ..intake.identity import one_file_each
 from ..notebook.layout import assignment_labels, exercise_headings
 from ..results import StudentResult, SubmissionStatus, format_points
+from .author_text import prose
 from .course_info import course_info
 from .feedback_view import ADJUSTED, feedback_view, short_label, shown_status
 from .learner_setup import learner_context
@@ -48,8 +47,6 @@ STATUS_TEXT = {
     "integrity": N_("tampered with grading"),
     ADJUSTED: N_("adjusted by the instructor"),
 }
-_FENCE = re.compile(r"```[\w+-]*\n(.*?)```", re.S)
-_INLINE = re.compile(r"`([^`\n]+)`")
 
 
 def write_feedback(
@@ -192,22 +189,3 @@ def _course_context(loaded: LoadedCourse, assignment: str) -> dict[str, Any]:
         "label": lambda item_id: short_label(labels, item_id),
         "misconception_labels": loaded.course.misconception_labels(),
     }
-
-
-def prose(text: str | None) -> Markup:
-    """Author text as HTML: paragraphs, ```code blocks``` and `inline code`; everything escaped."""
-    if not text:
-        return Markup("")
-    parts: list[str] = []
-    last = 0
-    for match in _FENCE.finditer(text):
-        parts.append(_paragraphs(text[last : match.start()]))
-        parts.append(f"<pre><code>{escape(match.group(1).rstrip())}</code></pre>")
-        last = match.end()
-    parts.append(_paragraphs(text[last:]))
-    return Markup("".join(parts))
-
-
-def _paragraphs(text: str) -> str:
-    blocks = [b.strip() for b in re.split(r"\n\s*\n", text) if b.strip()]
-    return "".join("<p>" + _INLINE.sub(r"<code>\1</code>", str(escape(b))) + "</p>" for b in blocks)

@@ -22,8 +22,8 @@ from ..course.times import time_text
 from ..i18n import _, current_language, ngettext
 from ..kinds.layout import points_text
 from .aggregate import QUESTION_STATUSES
+from .author_text import prose
 from .charts import number, share_bar, stacked_bar
-from .feedback import prose
 from .model import AssignmentReport
 from .summary import CourseSummary
 
