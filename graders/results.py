@@ -25,11 +25,12 @@ from collections.abc import Iterator
 from dataclasses import dataclass, field, fields, replace
 from enum import StrEnum
 from functools import cache
-from typing import Any, TypeVar
-
-from pydantic import TypeAdapter, ValidationError
+from typing import TYPE_CHECKING, Any, TypeVar
 
 from .by_hand import Extension, Override
+
+if TYPE_CHECKING:
+    from pydantic import TypeAdapter
 
 T = TypeVar("T")
 
@@ -282,16 +283,23 @@ def format_points(x: float) -> str:
 
 @cache
 def _student_adapter() -> TypeAdapter[StudentResult]:
-    # Built on first use: pydantic compiles a validator, which `graders --help` never needs.
+    # Imported and built on first use: pydantic compiles a validator, which neither
+    # `graders --help` nor a learner's `graders check` needs.
+    from pydantic import TypeAdapter
+
     return TypeAdapter(StudentResult)
 
 
 @cache
 def _document_adapter() -> TypeAdapter[ResultsDocument]:
+    from pydantic import TypeAdapter
+
     return TypeAdapter(ResultsDocument)
 
 
 def _parse(adapter: TypeAdapter[T], text: str | bytes) -> T:
+    from pydantic import ValidationError
+
     try:
         return adapter.validate_json(text)
     except ValidationError as exc:
