@@ -22,7 +22,7 @@ from markupsafe import Markup, escape
 
 from ..batch import gradebook
 from ..batch.adjustments import extended_due_dates
-from ..batch.exports import write_atomic
+from ..batch.exports import file_owners, write_atomic
 from ..batch.submissions import safe_student
 from ..course.learner_language import LearnerLanguages
 from ..course.load import LoadedCourse, get_assignment
@@ -30,7 +30,6 @@ from ..course.model import Shown, in_article, read_as, section_label
 from ..course.visibility import for_learner, shown_at
 from ..errors import UsageError
 from ..i18n import N_, _, current_language, ngettext, speaking
-from ..intake.identity import one_file_each
 from ..notebook.layout import assignment_labels, exercise_headings
 from ..results import StudentResult, SubmissionStatus, format_points
 from .course_info import course_info
@@ -59,53 +58,58 @@ def write_feedback(
     Each page speaks ``language`` when it is given (one of the course's); otherwise the
     language of the notebook its learner handed in (the one it was released in), else the
     course's first: the course's texts, the explanations in each feedback and the page's
-    own words.
+    own words. The pages are written a student at a time, as the gradebook is read.
     """
     languages = LearnerLanguages(loaded, assignment, forced=language)
-    doc = gradebook.results_document(db_url, loaded.course.id, assignment)
-    if not doc.students:
+    results = gradebook.class_results(db_url, loaded.course.id, assignment)
+    if not results.count:
         raise UsageError(
             f"nothing graded for {assignment} in the gradebook yet (run `graders autograde "
             f"{assignment} ...` first)"
         )
-    _remove_dropped(doc.dropped, out)
+    _remove_dropped(results.dropped, out)
     # What learners may see today: an extension keeps the key back until its own cutoff.
     with gradebook.open_gradebook(db_url).connect() as conn:
         extended = extended_due_dates(conn, loaded.course.id, assignment)
     visible = shown_at(get_assignment(loaded, assignment), extended=extended)
-    by_language: dict[str, list[StudentResult]] = {}
-    graded = (s.student for s in doc.students if s.status is not SubmissionStatus.UNGRADABLE)
     # One page per name, whatever the disk's case (Alice.html and alice.html are one file).
-    owners = one_file_each((s.student for s in doc.students), graded)
-    for student in doc.students:
+    owners = file_owners(results)
+    pages = _Pages(languages, visible, out)
+    written = []
+    for student in results.students():
         if student.student not in owners:
             continue  # such a folder was never graded; its name must not become a path
         if student.status is SubmissionStatus.MISSING:
             continue  # nothing was handed in: there is nothing to give feedback on
-        by_language.setdefault(languages.language_of(student), []).append(student)
-    written = []
-    for spoken, students in by_language.items():
-        with speaking(spoken):
-            written += _write_pages(languages, students, visible, out)
+        written.append(pages.write(student))
     return sorted(written)
 
 
-def _write_pages(
-    languages: LearnerLanguages, students: list[StudentResult], visible: Shown, out: Path
-) -> list[Path]:
-    """The pages of ``students``, in the language spoken."""
-    spoken, assignment = current_language(), languages.assignment
-    shown = languages.course_in(spoken)
-    template = environment().get_template(TEMPLATE)
-    context = _course_context(shown, assignment)
-    written = []
-    for student in students:
-        path = out / f"{student.student}.html"
-        mine = {**context, **learner_context(shown, assignment, student.student)}
-        shown_result = languages.result_in(for_learner(student, visible), spoken)
-        write_atomic(path, render_page(template, shown_result, mine))
-        written.append(path)
-    return written
+class _Pages:
+    """Writes pages in each learner's language, each language's template and course texts
+    made once."""
+
+    def __init__(self, languages: LearnerLanguages, visible: Shown, out: Path) -> None:
+        self.languages, self.visible, self.out = languages, visible, out
+        self._contexts: dict[str, tuple[LoadedCourse, dict[str, Any]]] = {}
+        self._template = environment().get_template(TEMPLATE)
+
+    def write(self, student: StudentResult) -> Path:
+        """``student``'s page, in their language."""
+        spoken, assignment = self.languages.language_of(student), self.languages.assignment
+        path = self.out / f"{student.student}.html"
+        with speaking(spoken):
+            shown, context = self._context(spoken)
+            mine = {**context, **learner_context(shown, assignment, student.student)}
+            shown_result = self.languages.result_in(for_learner(student, self.visible), spoken)
+            write_atomic(path, render_page(self._template, shown_result, mine))
+        return path
+
+    def _context(self, spoken: str) -> tuple[LoadedCourse, dict[str, Any]]:
+        if spoken not in self._contexts:
+            shown = self.languages.course_in(spoken)
+            self._contexts[spoken] = (shown, _course_context(shown, self.languages.assignment))
+        return self._contexts[spoken]
 
 
 def _remove_dropped(dropped: tuple[str, ...], out: Path) -> None:
