@@ -38,13 +38,13 @@ PHASES = (  # (module, attribute, label): wrapped in place for the run
     ("graders.batch.autograde", "gradebook.record", "main: save one grade (gradebook)"),
     (
         "graders.batch.autograde",
-        "gradebook.results_document",
-        "main: results document from the gradebook",
+        "gradebook.class_results",
+        "main: the class's ids and head from the gradebook",
     ),
     (
         "graders.batch.autograde",
         "write_outputs",
-        "main: write results.json, csv, junit, gradescope",
+        "main: read the class, write results.json, csv, junit, gradescope",
     ),
 )
 
