@@ -96,7 +96,9 @@ def run(opts: argparse.Namespace, work: Path, server: PostgresServer | None) -> 
     if server is not None:
         configs["cluster"] = ("--cluster", f"local:{opts.workers}")
     else:
-        figures["cluster_left_out"] = "PostgreSQL is not installed (initdb, pg_ctl)"
+        figures["cluster_left_out"] = (
+            "--no-cluster" if opts.no_cluster else "PostgreSQL is not installed (initdb, pg_ctl)"
+        )
     for name, where in configs.items():
         figures["configs"][name] = {}
         for size, subs in classes.items():
