@@ -16,8 +16,8 @@ each then followed by ``graders feedback``, ``graders report --csv`` and ``grade
 (Canvas) from that gradebook. Every phase is a process of its own, measured as a whole
 (``proctree``): wall time, CPU time, and the peak memory of its process tree: the PSS of
 the whole tree and of graders' own processes (the sandbox's jobs, each capped by the
-course's memory limit, left out), read every ``PSS_EVERY``-th sample so that reading it
-slows the run little.
+course's memory limit, left out), read while grading at every ``PSS_EVERY``-th sample
+only, so that reading it slows the run little.
 
 Then the cold start of ``graders check`` on one submitted notebook against ``python -c
 pass`` and ``python -c "import yaml, pydantic, click"``: each run a fresh interpreter with
@@ -57,7 +57,9 @@ from proctree import Measured, run_measured  # noqa: E402
 
 PHASES = ("autograde", "feedback", "report", "export")
 INTERVAL_S = 0.1  # how often the process tree is sampled
-PSS_EVERY = 10  # PSS read every 10th sample: about once a second
+# PSS read at every 10th sample (about once a second) while grading, whose tree of fork
+# servers takes tens of ms to read; at every sample in the other phases (one process).
+PSS_EVERY = {"autograde": 10}
 BASELINE_IMPORTS = "import yaml, pydantic, click"
 
 
@@ -152,7 +154,7 @@ def pipeline(
     }
     figures = {}
     for phase, args in commands.items():
-        done = _graders(course, [*args, "--db", url])
+        done = _graders(course, [*args, "--db", url], PSS_EVERY.get(phase, 1))
         ok = (0, 1) if phase == "autograde" else (0,)  # 1: some submission was ungradable
         if done.returncode not in ok:
             raise RuntimeError(
@@ -167,13 +169,13 @@ def pipeline(
     return figures
 
 
-def _graders(course: Path, args: list[str]) -> Measured:
+def _graders(course: Path, args: list[str], pss_every: int) -> Measured:
     return run_measured(
         [str(class_batch.BIN / "graders"), *args, "--course", str(course)],
         cwd=course,
         pss=True,
         interval=INTERVAL_S,
-        pss_every=PSS_EVERY,
+        pss_every=pss_every,
     )
 
 

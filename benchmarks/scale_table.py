@@ -40,7 +40,10 @@ def table(f: dict[str, Any]) -> str:
         lines.append(f"| **{label.format(workers=f['workers'])}** | | | |")
         for phase in PHASES:
             a, b = first[phase], last[phase]
-            ratio = f"time ×{b['wall_s'] / a['wall_s']:.1f}, peak ×{_peak(b) / _peak(a):.2f}"
+            ratio = (
+                f"time ×{b['wall_s'] / a['wall_s']:.1f} (CPU ×{b['cpu_s'] / a['cpu_s']:.1f}), "
+                f"peak ×{_peak(b) / _peak(a):.2f}"
+            )
             lines.append(f"| {phase} | {_cell(a)} | {_cell(b)} | {ratio} |")
         whole = [pipeline_peak(runs[k]) for k in (min(runs, key=int), max(runs, key=int))]
         lines.append(
@@ -111,10 +114,12 @@ def targets(f: dict[str, Any]) -> list[tuple[bool, str]]:
         )
         for phase in PHASES:
             ratio = last[phase]["wall_s"] / first[phase]["wall_s"]
+            cpu = last[phase]["cpu_s"] / first[phase]["cpu_s"]
             found.append(
                 (
                     ratio <= TIME_GROWTH,
-                    f"{name}: {phase} ×{ratio:.1f} the time (at most ×{TIME_GROWTH:g})",
+                    f"{name}: {phase} ×{ratio:.1f} the time (at most ×{TIME_GROWTH:g}; "
+                    f"CPU time ×{cpu:.1f})",
                 )
             )
     check = f["check"]

@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import re
 from datetime import datetime
+from functools import lru_cache
 from pathlib import Path
 from typing import Any
 
@@ -179,6 +180,7 @@ def when(iso: str) -> str:
         return iso
 
 
+@lru_cache(maxsize=4096)  # a class's pages repeat the same explanations, page after page
 def prose(text: str | None) -> Markup:
     """Author text as HTML: paragraphs, ```code blocks``` and `inline code`; everything escaped."""
     if not text:
