@@ -5,7 +5,7 @@ PY     := $(VENV)/bin/python
 # pip fetch a multi-GB CUDA build. numpy stops `import torch` warning into every capture.
 TORCH  := torch==2.13.0
 
-.PHONY: install demo test lint validate bench bench-scale messages clean
+.PHONY: install demo test lint docs validate bench bench-scale bench-serve messages clean
 
 install: $(VENV)/.installed
 
@@ -28,6 +28,11 @@ lint: install
 	$(VENV)/bin/ruff check graders tests benchmarks
 	$(VENV)/bin/ruff format --check graders tests benchmarks
 	$(VENV)/bin/mypy
+
+# The documentation site (mkdocs.yml, docs/) into site/, warnings as errors; the suite builds
+# it too (tests/test_docs.py), so `make test` fails on a broken link or a missing page.
+docs: install
+	NO_MKDOCS_2_WARNING=1 $(VENV)/bin/mkdocs build --strict --site-dir site
 
 validate: install
 	$(VENV)/bin/graders validate
@@ -52,10 +57,15 @@ bench: install
 
 # A class of ps1 through autograde -> feedback -> report -> export at 1,000 and 10,000
 # learners, on this machine into SQLite and on a local Dask cluster into PostgreSQL, and
-# graders check started cold (about an hour on 2 cores); the README's table from the run.
+# graders check started cold (about an hour on 2 cores); the performance page's table from the run.
 bench-scale: install
 	$(PY) benchmarks/scale_pipeline.py --json bench-scale.json
 	$(PY) benchmarks/scale_table.py bench-scale.json
 
+# graders serve under a burst: 500 learners uploading ps1 within 60 s (latency p50/p99,
+# errors, lost), the sustained rate, and one graders autograde of the same notebooks.
+bench-serve: install
+	$(PY) benchmarks/serve_burst.py --learners 500 --within 60 --json bench-serve.json
+
 clean:
-	rm -rf $(VENV) .graders-cache autograded release build *.egg-info
+	rm -rf $(VENV) .graders-cache autograded release build site *.egg-info

@@ -1,9 +1,10 @@
-"""The README's performance table, made from the figures of one ``make bench`` run.
+"""The performance table of docs/explanation/performance.md, made from the figures of one
+``make bench`` run.
 
     .venv/bin/python benchmarks/readme_table.py bench.json      # prints the Markdown table
 
 Every cell comes from the JSON that ``benchmarks/class_batch.py --json`` wrote, so the
-README shows what one run measured, not figures typed by hand.
+documentation shows what one run measured, not figures typed by hand.
 """
 
 from __future__ import annotations

@@ -27,8 +27,8 @@ median of ``--check-runs``.
 Prints the figures and the issue's targets: at the larger size, the whole pipeline's peak
 (graders' own processes) within 1.2x of its peak at the smaller and each phase's time
 within 12x (for 10x the learners); ``graders check`` within 2x of the imports of yaml,
-pydantic and click. Asserts nothing; ``scale_table.py`` makes the README's table of a
-saved run.
+pydantic and click. Asserts nothing; ``scale_table.py`` makes the performance page's table
+(docs/explanation/performance.md) of a saved run.
 """
 
 from __future__ import annotations

@@ -1,10 +1,11 @@
-"""The figures of one ``scale_pipeline.py`` run: its text, the targets, the README's table.
+"""The figures of one ``scale_pipeline.py`` run: its text, the targets, the table of
+docs/explanation/performance.md.
 
     .venv/bin/python benchmarks/scale_table.py bench-scale.json          # the Markdown table
     .venv/bin/python benchmarks/scale_table.py bench-scale.json --text   # the run's report again
 
-Every cell comes from the JSON that ``scale_pipeline.py --json`` wrote, so the README shows
-what one run measured, not figures typed by hand.
+Every cell comes from the JSON that ``scale_pipeline.py --json`` wrote, so the performance
+page shows what one run measured, not figures typed by hand.
 """
 
 from __future__ import annotations

@@ -21,7 +21,7 @@ from __future__ import annotations
 
 import json
 import sys
-from collections.abc import Callable, Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field, fields, replace
 from enum import StrEnum
 from functools import cache
@@ -104,6 +104,14 @@ class QuestionResult:
     def passed(self) -> bool:
         return self.status is Status.CORRECT
 
+    @property
+    def full_marks(self) -> bool:
+        """Nothing left for the learner to review: answered correctly, or given every point
+        by the instructor (an override decides, whatever the status says)."""
+        if self.override is not None:
+            return self.points >= self.max_points
+        return self.passed
+
     def scaled(self, factor: float) -> QuestionResult:
         """The same result with points multiplied (assignment points overrides)."""
         return replace(self, points=self.points * factor, max_points=self.max_points * factor)
@@ -173,6 +181,16 @@ class StudentResult:
     def question(self, item_id: str) -> QuestionResult | None:
         return next((q for q in self.questions if q.id == item_id), None)
 
+    def renamed(self, current: Mapping[str, str]) -> StudentResult:
+        """The same result with each question under its id today (``current``: former id ->
+        id now, the course's renames): a grade kept under an old id reads under the new."""
+        if not current or not any(q.id in current for q in self.questions):
+            return self
+        questions = tuple(
+            replace(q, id=current[q.id]) if q.id in current else q for q in self.questions
+        )
+        return replace(self, questions=questions)
+
     def error_in(self, language: str) -> str | None:
         """``error`` in ``language`` when graders said it in it, else as grading wrote it."""
         if self.error is None:
@@ -227,6 +245,12 @@ class ResultsDocument:
     def question_ids(self) -> list[str]:
         """Every question id in the document, in assignment order."""
         return ClassResults.of(self).question_ids()
+
+    def renamed(self, current: Mapping[str, str]) -> ResultsDocument:
+        """The same document with each question under its id today (``StudentResult.renamed``)."""
+        if not current:
+            return self
+        return replace(self, students=tuple(s.renamed(current) for s in self.students))
 
     def read_students(self) -> list[StudentResult]:
         """Students whose answers were read (everything but ``ungradable``)."""
@@ -367,6 +391,21 @@ class DocumentJson:
 
     def tail(self) -> str:
         return "\n  ]\n}" if self.written else "[]\n}"
+
+
+def lines_alike(texts: Sequence[str]) -> list[str]:
+    """The lines every one of several ``texts`` holds, in the first's order: what the checks
+    of an exercise were all told (a crash, a timeout, no code), to say once for it."""
+    if len(texts) < 2:
+        return []
+    first, *others = (text.split("\n") for text in texts)
+    return [line for line in first if line.strip() and all(line in o for o in others)]
+
+
+def without_lines(text: str, lines: Iterable[str]) -> str:
+    """``text`` without ``lines`` (said once elsewhere)."""
+    said = set(lines)
+    return "\n".join(line for line in text.split("\n") if line not in said)
 
 
 def format_points(x: float) -> str:

@@ -9,7 +9,7 @@ from pathlib import Path
 from graders.session import load
 
 REPO = Path(__file__).resolve().parent.parent
-WRONG = "data-silent-wrong-grad/wrong-gradient"  # answered with its declared misconception
+WRONG = "sigmoid-through-data/x-grad"  # answered with its declared misconception
 UNREADABLE = "data-vs-detach/flags"  # answered with an unclosed bracket
 
 

@@ -234,7 +234,7 @@ def test_an_answer_is_quoted_only_beside_the_expected_one(doc: ResultsDocument) 
     shown = for_learner(ada, Shown.CHECKS)
     assert verdict(shown.question("ex/b")) == "wrong"
     md = [t for t in gradescope_result(ada)["tests"] if t["name"] == "ex/b"][0]["output"]
-    assert md.startswith("**wrong**\n") and "True" not in md
+    assert md.startswith("`ex/b`\n\n**wrong**\n") and "True" not in md
 
 
 def test_gradescope_says_why_the_instructor_changed_the_points(doc: ResultsDocument) -> None:

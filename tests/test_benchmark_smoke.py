@@ -141,7 +141,7 @@ def test_the_cost_breakdown_runs_on_a_small_class(
 
 def test_the_scale_benchmark_runs_the_whole_pipeline_at_two_sizes(tmp_path: Path) -> None:
     # Its --quick run: every phase of both configurations (the cluster's where PostgreSQL
-    # is installed), each measured, the class's outputs complete, the README table made.
+    # is installed), each measured, the class's outputs complete, the performance table made.
     import scale_table
     from pg_server import find_bin
 

@@ -1,5 +1,6 @@
-"""The README's checker example, run as written: an exercise added in the course folder only
-validates (reference and samples) and grades, with no change to the package."""
+"""The checker example of docs/how-to/checker.md, run as written: an exercise added in the
+course folder only validates (reference and samples) and grades, with no change to the
+package."""
 
 from __future__ import annotations
 
@@ -11,7 +12,7 @@ from click.testing import CliRunner
 
 from graders.cli import main
 
-README = (Path(__file__).resolve().parent.parent / "README.md").read_text(encoding="utf-8")
+GUIDE = Path(__file__).resolve().parent.parent / "docs" / "how-to" / "checker.md"
 COURSE = """\
 id: doubling
 title: A course of one code exercise
@@ -24,8 +25,9 @@ assignments:
 
 
 def block(first_line: str) -> str:
-    """The README code block that starts with ``first_line``."""
-    found = re.search(r"```\w+\n(" + re.escape(first_line) + r"\n.*?)```", README, re.S)
+    """The guide's code block that starts with ``first_line``."""
+    text = GUIDE.read_text(encoding="utf-8")
+    found = re.search(r"```\w+\n(" + re.escape(first_line) + r"\n.*?)```", text, re.S)
     assert found, first_line
     return found.group(1)
 
@@ -44,7 +46,7 @@ def write_course(root: Path) -> Path:
     return root / "course.yml"
 
 
-def test_the_readme_checker_validates_and_grades(tmp_path: Path) -> None:
+def test_the_guides_checker_validates_and_grades(tmp_path: Path) -> None:
     course = write_course(tmp_path / "course")
     validated = CliRunner().invoke(main, ["validate", "--course", str(course)])
     assert validated.exit_code == 0, validated.output

@@ -121,13 +121,11 @@ def test_the_feedback_page_speaks_chinese(term: dict[str, Any]) -> None:
     for words in ("给 ada 的反馈", "需要复习", "你的答案", "你的答案符合一个常见误解", "原文 §4"):
         assert words in text, words
     wrong_zh, wrong_en = question(term["zh"], WRONG), question(term["en"], WRONG)
-    # The author's explanations, the question's and its misconception's, in Chinese only.
-    for zh, en in (
-        (wrong_zh.explain, wrong_en.explain),
-        (wrong_zh.misconceptions[0].explain, wrong_en.misconceptions[0].explain),
-    ):
-        assert first_line(zh) in text
-        assert first_line(en) not in text
+    # The misconception's explanation, in Chinese only; the question's comes with the key.
+    zh, en = wrong_zh.misconceptions[0].explain, wrong_en.misconceptions[0].explain
+    assert first_line(zh) in text and first_line(en) not in text
+    assert first_line(wrong_zh.explain) not in text and first_line(wrong_en.explain) not in text
+    assert "这道题的解释会和正确答案一起给出。" in text
     assert first_line(question(term["zh"], WRONG).prompt) in text
     # graders' own sentences, written when ada was graded, in Chinese as well.
     assert "无法读取这个答案：其中有未闭合的括号" in text

@@ -21,7 +21,7 @@ from typing import Any
 
 import pytest
 import yaml
-from chinese_class import bundled_course, two_misses
+from chinese_class import UNREADABLE, bundled_course, two_misses
 from ci_support import venv_env
 from click.testing import CliRunner, Result
 from notebook_helpers import fill, load_nb, save_nb
@@ -136,6 +136,10 @@ def test_graders_ci_speaks_the_notebook_s_language(term: dict[str, Any], tmp_pat
     outputs = "\n".join(test["output"] for test in gradescope["tests"])
     assert CANNOT_READ_ZH in outputs and MISCONCEPTION_ZH in outputs
     assert any(test["name"].endswith(": 正确答案") for test in gradescope["tests"])
+    # Questions named as the Chinese notebook names them, the id on the line below.
+    assert all(test["name"].startswith(("问题 ", "练习 ")) for test in gradescope["tests"])
+    assert re.search(r"^  [✓✗?–!] 问题 1\.1 — .+  [\d.]+/[\d.]+$", log, re.M)
+    assert f"      ({UNREADABLE})" in log.splitlines()
     summary = reports["--summary"].read_text(encoding="utf-8")
     assert "| | 题目 | 分数 |" in summary and CANNOT_READ_ZH in summary
     assert CANNOT_READ_ZH in reports["--junit"].read_text(encoding="utf-8")
@@ -167,6 +171,7 @@ def test_autograde_s_gradescope_files_speak_each_learner_s_language(
     ada = json.loads((term["out"] / "gradescope" / "ada.json").read_text(encoding="utf-8"))
     assert ada["output"].startswith("**得分：")
     assert CANNOT_READ_ZH in "\n".join(test["output"] for test in ada["tests"])
+    assert all(test["name"].startswith(("问题 ", "练习 ")) for test in ada["tests"])
     fay = json.loads((term["out"] / "gradescope" / "fay.json").read_text(encoding="utf-8"))
     assert fay["output"].startswith("**Score:")  # her file said no language
 

@@ -74,7 +74,7 @@ def term(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Any]:
         ada["cells"][cells[item]]["source"] = source
     subs = root / "submissions"
     save_nb(ada, subs / "ada" / "ps1.ipynb")
-    bob = fill(released, {"clone-requires-grad/requires-grad-copied": "（True，True）—"})
+    bob = fill(released, {"clone-requires-grad/flags": "（True，True）—"})
     save_nb(bob, subs / "bob" / "ps1.ipynb")
     checked = {
         s: CliRunner().invoke(main, ["check", str(subs / s / "ps1.ipynb")]) for s in ("ada", "bob")
@@ -127,4 +127,4 @@ def test_the_check_names_a_character_it_cannot_read_in_chinese(term: dict[str, A
 
 def test_bob_s_unreadable_answer_is_invalid_not_wrong(term: dict[str, Any]) -> None:
     bob = {q["id"]: q["status"] for q in term["results"]["bob"]["questions"]}
-    assert bob["clone-requires-grad/requires-grad-copied"] == "invalid"
+    assert bob["clone-requires-grad/flags"] == "invalid"

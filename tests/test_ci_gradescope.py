@@ -20,6 +20,7 @@ from graders.batch.autograde import autograde
 from graders.cli import main
 from graders.session import open_session
 
+DETACH_TITLE = "detach() shares memory"
 ANSWERS = {
     "detach-basics/flags": "(True, True)",
     "detach-basics/write-through": KEY["detach-basics/write-through"],
@@ -143,10 +144,14 @@ def test_run_autograder_gives_the_total_autograde_gives(
     assert results["output"].startswith("**Score: 6 / 7**")
     # Before the due date a learner sees each status and explanation; the expected answers
     # are in tests Gradescope shows only after it.
-    wrong = next(t for t in results["tests"] if t["name"] == "detach-basics/flags")
-    assert wrong["visibility"] == "visible" and "expected" not in wrong["output"]
+    # Each test is named as the notebook names its question, its id the output's first line.
+    of_flags = [t for t in results["tests"] if t["output"].startswith("`detach-basics/flags`")]
+    wrong = next(t for t in of_flags if "score" in t)
+    assert wrong["name"] == f"Question 1.1 — {DETACH_TITLE}"
+    assert wrong["visibility"] == "visible" and KEY["detach-basics/flags"] not in wrong["output"]
+    assert "The explanation of this question comes with the expected answer." in wrong["output"]
     answer = next(
-        t for t in results["tests"] if t["name"] == "detach-basics/flags: expected answer"
+        t for t in of_flags if t["name"] == f"Question 1.1 — {DETACH_TITLE}: expected answer"
     )
     assert answer["visibility"] == "after_due_date" and "score" not in answer
     assert f"expected `{KEY['detach-basics/flags']}`" in answer["output"]

@@ -87,8 +87,14 @@ def test_gradescope_grades_the_submitter_its_metadata_names(
         (root / "submission" / "ps3.ipynb").write_text(path.read_text())
         run = run_autograder(root)
         if who == "eve":  # not on the roster: whose variant is unknown, so nothing is graded
-            assert run.returncode == 2, run.stdout + run.stderr
             assert "'eve@example.org' (Gradescope's users[0].email) is in no row" in run.stderr
+            # ... and Gradescope shows why, rather than a failure of the autograder.
+            assert run.returncode == 0, run.stdout + run.stderr
+            refused = json.loads((root / "results" / "results.json").read_text())
+            assert refused["score"] == 0 and refused["tests"] == []
+            assert refused["output"].startswith("**The submission could not be graded.**")
+            reason = "'eve@example.org' (Gradescope's users[0].email) is in no row"
+            assert reason in refused["output"]
             continue
         assert run.returncode == 0, run.stdout + run.stderr
         graded = json.loads((root / "results" / "graders.json").read_text())

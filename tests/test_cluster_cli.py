@@ -21,7 +21,7 @@ from sqlalchemy import create_engine, text
 
 pytest.importorskip("distributed")
 
-DASK = Path(sys.executable).parent / "dask"  # the command the README tells instructors to run
+DASK = Path(sys.executable).parent / "dask"  # what docs/how-to/cluster.md has instructors run
 CLASS_SIZE = 150  # a few seconds of grading on two workers: the window for the scheduler's end
 PREDICTIONS = {"clone-basics/shares": "False", "clone-basics/flag": "True"}
 

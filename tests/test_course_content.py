@@ -39,24 +39,25 @@ ASSIGNMENT_SECTIONS = {
     "ps3": {"§5", BEYOND},
     "ps4": {"§3", BEYOND},
     "ps5": {BEYOND},
+    "ps6": {BEYOND},
 }
-# Course v2's new problem sets, and at least how many predict questions each adds.
-NEW_ASSIGNMENTS = {"ps4": 25, "ps5": 25}
+# Course v2's and v3's new problem sets, and at least how many predict questions each adds.
+NEW_ASSIGNMENTS = {"ps4": 25, "ps5": 25, "ps6": 30}
 # The only questions whose output the article printed (§1a, §1b, §2): drift detection.
 ARTICLE_PRINTED = {
     "clone-requires-grad/same-object",
     "clone-requires-grad/same-memory",
-    "clone-requires-grad/requires-grad-copied",
-    "clone-grad-accumulates/grad-after-first-backward",
-    "clone-grad-accumulates/clone-grad-after-backward",
-    "clone-grad-accumulates/grads-accumulate-on-original",
+    "clone-requires-grad/flags",
+    "clone-backward/grad-after-first-backward",
+    "clone-backward/clone-grad-after-backward",
+    "clone-backward/a-grad-after-both",
     "clone-no-grad/flags",
     "clone-no-grad/clone-grad",
     "clone-no-grad/original-grad",
-    "detach-shares-memory/same-object",
-    "detach-shares-memory/same-memory",
-    "detach-shares-memory/flags",
-    "detach-shares-memory/original-element-grad-fn",
+    "detach-result/same-object",
+    "detach-result/same-memory",
+    "detach-result/flags",
+    "detach-result/original-element-grad-fn",
     "detach-inplace-ops/resize",
 }
 # Phrases that gave answers away in course v1 (issue 17), in titles and prompts.
@@ -70,6 +71,43 @@ GIVEAWAYS = (
     "saves nothing",
     "is not a frozen parameter",
     "stale gradients",
+    # ... and in course v2's prompts (issue 36): each stated the answer, its own or an
+    # earlier question's (a notebook shows every prompt at once).
+    "saves its input",
+    "not its output",
+    "returns gradients instead",
+    "swaps a tensor's storage",
+    "fills the gradients with zeros",
+    "a tensor of zeros",
+    "works today",
+    "the write that worked",
+    "usual fix",
+    "a fresh optimizer would give",
+    "already requires grad",
+    "with the warning aside",
+    "hold the gradients of those",
+    "gradients for b only",
+    "a hook may return",
+    "that refused",
+    "copies instead",
+    "does the same",
+    "enough on its own",
+    "still build",
+    "still share",
+    "points `b` at other storage",
+)
+# Words of an exercise's or a question's id that state an outcome: ids are shown to learners
+# (notebook cells, answers files), and "detach-shares-memory", "frozen-a-still-moves",
+# "zero-grad-sets-none" answered the questions they named (issue 36).
+ID_OUTCOMES = frozenset(
+    """
+    still move moves moved unchanged changed changes share shares shared copies copied
+    caught silent silently wrong leaves stop stops stopped kept keep keeps sets accumulate
+    accumulates warn warns needs reads recorded records nothing fail fails failed survive
+    survives undo undoes trap reset resets skipped trained trains computed saves fix fixes
+    not is flow flows continues replaces returns swaps refused raises error errors works
+    succeeds breaks harmless again anyway tracked retained leftover
+    """.split()
 )
 
 
@@ -208,15 +246,15 @@ def test_article_says_only_what_the_article_printed(predict: dict[str, Any]) -> 
 @pytest.mark.parametrize(
     ("question", "verdict", "mentions"),
     [
-        ("detach-shares-memory/original-element-grad-fn", "renamed", "SelectBackward0"),
+        ("detach-result/original-element-grad-fn", "renamed", "SelectBackward0"),
         (
-            "clone-grad-accumulates/clone-grad-after-backward",
+            "clone-backward/clone-grad-after-backward",
             "new warning",
             "UserWarning: The .grad attribute of a Tensor that is not a leaf Tensor",
         ),
         ("detach-inplace-ops/resize", "changed", "no longer raises RuntimeError"),
-        ("clone-grad-accumulates/grads-accumulate-on-original", "same", ""),
-        ("clone-requires-grad/requires-grad-copied", "same", ""),
+        ("clone-backward/a-grad-after-both", "same", ""),
+        ("clone-requires-grad/flags", "same", ""),
     ],
 )
 def test_audit_reports_the_drifts(
@@ -252,7 +290,7 @@ def test_audit_reports_the_drifts(
         ),
         ("clone-detach-order/backward-through-copy", "RuntimeError", "does not require grad"),
         (
-            "detach-inplace-caught/backward-after-zero",
+            "sigmoid-through-detach/backward-after-zero",
             "RuntimeError",
             "modified by an inplace operation",
         ),
@@ -277,17 +315,17 @@ def test_audit_reports_the_drifts(
             "some parameters appear in more than one parameter group",
         ),
         (
-            "version-counter-errors/backward-reads-the-count",
+            "inplace-without-detach/backward-after-mul-add",
             "RuntimeError",
             "which is output 0 of Sigmoid, is at version 2; expected version 0 instead",
         ),
         (
-            "version-counter-errors/relu-inplace-after-sigmoid",
+            "inplace-without-detach/relu-inplace-after-sigmoid",
             "RuntimeError",
             "is at version 1; expected version 0 instead",
         ),
         (
-            "retain-grad-and-hooks/hook-needs-grad",
+            "retain-grad-and-hooks/hook-on-plain-tensor",
             "RuntimeError",
             "cannot register a hook on a tensor that doesn't require gradient",
         ),
@@ -305,6 +343,47 @@ def test_audit_reports_the_drifts(
             "detach-inplace-and-copy/detach-in-place-on-view",
             "RuntimeError",
             "Can't detach views in-place. Use detach() instead.",
+        ),
+        # Course v3's ps6: each error for the reason its explanation gives.
+        (
+            "non-leaf-views/view-made-under-no-grad",
+            "RuntimeError",
+            "A view was created in no_grad mode and is being modified inplace",
+        ),
+        (
+            "non-leaf-views/saved-output-through-view",
+            "RuntimeError",
+            "which is output 0 of Sigmoid",
+        ),
+        (
+            "grad-mode-nesting/inference-tensor-write",
+            "RuntimeError",
+            "Inplace update to inference tensor outside InferenceMode is not allowed",
+        ),
+        (
+            "grad-mode-nesting/inference-tensor-requires-grad",
+            "RuntimeError",
+            "Setting requires_grad=True on inference tensor outside InferenceMode is not allowed",
+        ),
+        (
+            "step-before-backward/backward-after-step",
+            "RuntimeError",
+            "is at version 1; expected version 0 instead",
+        ),
+        (
+            "dtypes-and-gradients/integer-leaf",
+            "RuntimeError",
+            "Only Tensors of floating point and complex dtype can require gradients",
+        ),
+        (
+            "anomaly-detection/anomaly-mode-backward",
+            "RuntimeError",
+            "The variable in question was changed in there or anywhere later",
+        ),
+        (
+            "anomaly-detection/nan-in-anomaly-mode",
+            "RuntimeError",
+            "Function 'SqrtBackward0' returned nan values in its 0th output",
         ),
     ],
 )
@@ -366,10 +445,36 @@ def test_questions_beyond_the_article_are_tagged(loaded: LoadedCourse) -> None:
     )
 
 
-def test_no_text_cites_the_empty_supplement(predict: dict[str, Any]) -> None:
-    # The article's "supplement" is a bare heading: nothing can be cited from it.
+def test_no_text_cites_the_empty_supplement(loaded: LoadedCourse, predict: dict[str, Any]) -> None:
+    # The article's "supplement" is a bare heading: nothing can be cited from it, by a
+    # prediction or a code exercise (freeze-module cited it until course v3).
     assert [k for k, t in _all_texts(predict).items() if "supplement" in t] == []
-    assert {ex.section for ex in predict.values()} <= set(SECTIONS) - {"supplement"}
+    assert "supplement" not in SECTIONS
+    cited = {
+        item.section or ex.exercise.section
+        for ex in loaded.exercises.values()
+        for item in ex.kind.items(ex.exercise)
+    }
+    assert cited <= set(SECTIONS)
+
+
+def test_no_id_states_what_its_question_asks(predict: dict[str, Any]) -> None:
+    ids = [ex_id for ex_id in predict] + [f"{ex_id}/{q.id}" for ex_id, q in _questions(predict)]
+    stated = [
+        (item, word)
+        for item in ids
+        for word in item.split("/")[-1].split("-")
+        if word in ID_OUTCOMES
+    ]
+    assert stated == []
+    # The ids course v2 gave its predictions are kept as former ids, so nothing graded or
+    # handed in under them is lost (tests/test_renames.py reads them back).
+    formerly = {old for ex in predict.values() for q in ex.questions for old in q.formerly}
+    assert {
+        "grads-accumulate-on-original",
+        "zero-grad-sets-none",
+        "frozen-a-still-moves",
+    } <= formerly
 
 
 def test_no_title_or_prompt_gives_its_answer_away(predict: dict[str, Any]) -> None:
@@ -478,7 +583,7 @@ def test_a_non_leaf_accepts_requires_grad_true_and_the_course_says_so(
 def test_the_select_question_grades_the_grad_fn(
     truths: dict[str, dict[str, Any]], answer: str
 ) -> None:
-    truth = _truth(truths, "detach-shares-memory", "original-element-grad-fn")
+    truth = _truth(truths, "detach-result", "original-element-grad-fn")
     assert truth == GradFnValue("SelectBackward0")
     assert not compare(parse_answer(answer), truth).correct
     assert compare(
@@ -505,9 +610,9 @@ def test_answers_are_asked_for_in_a_form_a_learner_writes(
     predict: dict[str, Any], truths: dict[str, dict[str, Any]]
 ) -> None:
     # 1 for 1.0, tensor(1.) for tensor(1), Warning for UserWarning: each question asks for what it teaches.
-    assert render_answer(_truth(truths, "zero-grad-still-moves", "none-grad-skipped")) == "True"
-    assert render_answer(_truth(truths, "freeze-batchnorm-trap", "batches-tracked")) == "1"
-    assert render_answer(_truth(truths, "clone-grad-accumulates", "non-leaf-grad-warns")) == "True"
+    assert render_answer(_truth(truths, "zero-grad-step", "none-grad-step")) == "True"
+    assert render_answer(_truth(truths, "freeze-batchnorm", "batch-count")) == "1"
+    assert render_answer(_truth(truths, "clone-backward", "non-leaf-grad-read")) == "True"
     prompts = {
         (ex_id, q.id): (q.prompt, ex.in_language("zh").questions[i].prompt)
         for ex_id, ex in predict.items()
@@ -517,22 +622,21 @@ def test_answers_are_asked_for_in_a_form_a_learner_writes(
         rendered = render_answer(_truth(truths, ex_id, q_id))
         if "." in rendered and rendered.replace(".", "").isdigit():  # a float
             assert "float" in en and "浮点数" in zh, (ex_id, q_id)
-    assert (
-        "tensor([[1., 2.], [3., 4.]])"
-        in prompts[("freeze-stale-grads", "zero-grad-keep-tensors")][0]
-    )
+    # Course v3: "zeros, not None" is asked as a yes or no, not as a typed matrix of zeros.
+    assert render_answer(_truth(truths, "freeze-mid-training", "grad-after-zero-grad")).isdigit()
+    assert "tensor([[" not in prompts[("freeze-mid-training", "grad-after-zero-grad")][0]
 
 
 def test_detach_keeps_a_fixed_only_while_a_has_no_gradient(
     predict: dict[str, Any], truths: dict[str, dict[str, Any]]
 ) -> None:
     # Course v1 said detach() alone keeps A fixed; with gradients left on A, the step moves it.
-    assert render_answer(_truth(truths, "detach-vs-full-backward", "stale-grads-move-a")) == "False"
+    assert (
+        render_answer(_truth(truths, "detach-vs-full-backward", "a-after-detach-step")) == "False"
+    )
     explain = " ".join(
         next(
-            q.explain
-            for q in predict["detach-between-modules"].questions
-            if q.id == "step-leaves-a"
+            q.explain for q in predict["detach-between-modules"].questions if q.id == "a-after-step"
         ).split()
     )
     assert "alone is enough" not in explain and "only stops new gradients" in explain
@@ -564,3 +668,166 @@ def test_chinese_paragraphs_are_not_broken_mid_sentence(predict: dict[str, Any])
         if re.search(r"[\u4e00-\u9fff，。：；、（）]\n[\u4e00-\u9fff，。：；、（）]", outside)
     ]
     assert broken == []
+
+
+def _explain(predict: dict[str, Any], question: str, language: str) -> str:
+    ex_id, q_id = question.split("/")
+    shown = predict[ex_id].in_language(language)
+    return " ".join(next(q.explain for q in shown.questions if q.id == q_id).split())
+
+
+# Course v3 (issue 36): what the review found false or misleading, each said right now.
+V3_FINDINGS = [  # (question, language, what its explanation says, what it no longer says)
+    (
+        "clone-requires-grad/clone-leaf-status",
+        "en",
+        "a tensor with no `grad_fn`",
+        "did not compute",
+    ),
+    (
+        "clone-requires-grad/clone-leaf-status",
+        "zh",
+        "叶子节点是没有 `grad_fn` 的 tensor",
+        "没有从其他",
+    ),
+    (
+        "copy-construct/recommended-order",
+        "en",
+        "for years this very warning recommended `sourceTensor.clone().detach()`",
+        "That is why",
+    ),
+    (
+        "copy-construct/recommended-order",
+        "zh",
+        "多年来，这条警告推荐的都是 `sourceTensor.clone().detach()`",
+        "这就是 torch 推荐",
+    ),
+    (
+        "copy-construct/detach-first-grad-fn",
+        "en",
+        "without building a node",
+        "That is why torch recommends",
+    ),
+    (
+        "copy-construct/detach-first-grad-fn",
+        "zh",
+        "不会先构建一个节点再把它丢掉",
+        "这就是 torch 推荐",
+    ),
+    ("checkpoint-state-dict/load-memory", "en", "With `load_state_dict(saved, assign=True)`", "\0"),
+    ("checkpoint-state-dict/load-memory", "zh", "`load_state_dict(saved, assign=True)`", "\0"),
+    ("optimizer-param-groups/add-twice", "en", "A `ValueError`", "\0"),
+    ("optimizer-param-groups/add-twice", "zh", "抛出的是 `ValueError`", "\0"),
+]
+
+
+@pytest.mark.parametrize(("question", "language", "says", "no_longer"), V3_FINDINGS)
+def test_what_the_v3_review_found_is_said_right(
+    predict: dict[str, Any], question: str, language: str, says: str, no_longer: str
+) -> None:
+    explain = _explain(predict, question, language)
+    assert (says in explain, no_longer in explain) == (True, False), explain
+
+
+def test_the_leaf_definition_holds_for_the_course_s_own_clones(
+    truths: dict[str, Truths], predict: dict[str, Any]
+) -> None:
+    # b = a.clone() of a tensor that requires no grad is computed from a, and is a leaf.
+    assert _truth(truths, "clone-no-grad", "clone-leaf-status") == parse_answer("True")
+    assert _truth(truths, "clone-requires-grad", "clone-leaf-status") == parse_answer("False")
+    # requires_grad_() is refused on an inference tensor: the misconception no longer says
+    # it succeeds "on any floating-point tensor".
+    for language in ("en", "zh"):
+        shown = predict["clone-requires-grad"].in_language(language)
+        question = next(q for q in shown.questions if q.id == "switch-on-requires-grad")
+        explain = question.misconceptions[0].explain
+        assert "inference tensor" in explain and "any floating-point" not in explain
+
+
+def test_write_through_data_says_each_variant_s_own_factor(loaded: LoadedCourse) -> None:
+    ex = loaded.exercises["data-vs-detach"]
+    said = set()
+    for variant in ex.variants:
+        factor = variant.values["factor"]
+        for language, words in (
+            ("en", f"multiplied by {factor} too"),
+            ("zh", f"原来的 {factor} 倍"),
+        ):
+            shown = variant.exercise.in_language(language)
+            explain = next(q.explain for q in shown.questions if q.id == "write-through-data")
+            assert words in " ".join(explain.split()) and "doubles" not in explain
+            said.add(factor)
+    assert len(said) > 1  # the variants do differ in their factor
+
+
+def test_add_twice_grades_the_class_torch_raises(
+    truths: dict[str, Truths], predict: dict[str, Any]
+) -> None:
+    truth = _truth(truths, "optimizer-param-groups", "add-twice")
+    question = next(q for q in predict["optimizer-param-groups"].questions if q.id == "add-twice")
+    assert truth.cls == "ValueError"  # type: ignore[union-attr]
+    assert "RuntimeError" in [m.answer for m in question.misconceptions]
+    assert not compare(parse_answer("RuntimeError"), truth).correct
+
+
+def test_the_glossary_holds_the_review_s_terms_and_every_chinese_text_follows_it(
+    loaded: LoadedCourse,
+) -> None:
+    from graders.course.glossary import glossary_problems, terms
+
+    glossary = {t.source: t.translated for t in terms(loaded, "zh")}
+    assert {
+        "leaf": "叶子节点",
+        "non-leaf": "中间节点",
+        "weight decay": "权重衰减",
+        "momentum": "动量",
+        "buffer": "缓冲区",
+        "computation graph": "计算图",
+        "backward pass": "反向传播",
+    }.items() <= glossary.items()
+    assert [str(p) for p in glossary_problems(loaded)] == []
+
+
+def test_no_chinese_text_of_any_exercise_keeps_a_line_wrap(loaded: LoadedCourse) -> None:
+    # A folded or wrapped line leaves a space or a soft break between two Chinese characters
+    # ("新建一个优化器， 或清空"), in code exercises as much as in predictions.
+    cjk = r"[\u4e00-\u9fff，。：；、（）]"
+    broken = [
+        (getattr(model, "id", "course.yml"), path)
+        for model in [loaded.course] + [e.template or e.exercise for e in loaded.exercises.values()]
+        for path, by_language in model.texts_by_language().items()
+        for outside in re.split(r"```.*?```", by_language.get("zh", ""), flags=re.S)
+        if re.search(cjk + r"[ \n]" + cjk, outside)
+    ]
+    assert broken == []
+
+
+README = COURSE_FILE.parent / "README.md"
+CONTENTS_BLOCK = re.compile(
+    r"<!-- course contents: graders audit --markdown -->\n(.*?)<!-- end of course contents -->",
+    re.S,
+)
+
+
+def test_the_readme_says_what_the_course_holds(loaded: LoadedCourse) -> None:
+    # Counted, not typed: course v2's README said "5 code exercises (19 checks)" with 7.
+    from click.testing import CliRunner
+
+    from graders.cli import main
+
+    done = CliRunner().invoke(main, ["audit", "--markdown", "--course", str(COURSE_FILE)])
+    assert done.exit_code == 0, done.output
+    found = CONTENTS_BLOCK.search(README.read_text(encoding="utf-8"))
+    assert found is not None and found.group(1) == done.output
+
+
+def test_the_contents_count_every_exercise_once(loaded: LoadedCourse) -> None:
+    from graders.course.contents import course_contents
+
+    contents = course_contents(loaded)
+    items = sum(len(ex.kind.items(ex.exercise)) for ex in loaded.exercises.values())
+    kinds = Counter(ex.kind.name for ex in loaded.exercises.values())
+    assert (contents.exercises(), contents.items()) == (len(loaded.exercises), items)
+    assert {k: contents.exercises(k) for k in contents.kinds()} == dict(kinds)
+    assert [a.id for a in contents.assignments] == ["ps1", "ps2", "ps3", "ps4", "ps5", "ps6"]
+    assert contents.renamed == len(set(loaded.renamed.values())) > 0

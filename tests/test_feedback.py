@@ -197,10 +197,31 @@ def test_a_late_page_says_the_due_date_the_delay_and_what_it_cost(course: Path) 
     gradebook.record(engine, "tiny", "ps1", graded)
     text = text_of(pages(course)["ada"])
     assert (
-        "Submitted 1 day, 2 hours after the due date (2026-10-05 23:59+00:00), at "
-        "2026-10-07 02:29+00:00: your 1 points are multiplied by 0.5." in text
+        "Submitted 1 day, 2 hours after the due date (2026-10-05 23:59 UTC), at "
+        "2026-10-07 02:29 UTC: your 1 points are multiplied by 0.5." in text
     )
-    assert "submitted 2026-10-07 02:29+00:00" in text
+    assert "submitted 2026-10-07 02:29 UTC" in text
+
+
+def test_every_time_of_a_page_and_a_report_is_in_the_due_date_s_zone(tmp_path: Path) -> None:
+    # The course gives ps1's due date at +02:00: the gradebook's UTC times are shown there.
+    yml = small_course(tmp_path) / "course.yml"
+    yml.write_text(
+        yml.read_text().replace("2026-10-05T23:59:00+00:00", "2026-10-05T23:59:00+02:00")
+    )
+    submitted = datetime.fromisoformat("2026-10-07T02:29:00+00:00")
+    late = replace(ADA, submitted_at=submitted.isoformat(), late_factor=0.5)
+    engine = gradebook.open_gradebook(gradebook.default_url(tmp_path))
+    gradebook.record(
+        engine, "tiny", "ps1", gradebook.Graded(late, "k", None, None, submitted, "2.13.0", "plain")
+    )
+    text = text_of(pages(tmp_path)["ada"])
+    assert "(2026-10-05 23:59 UTC+02:00), at 2026-10-07 04:29 UTC+02:00" in text
+    assert "submitted 2026-10-07 04:29 UTC+02:00" in text and "+00:00" not in text
+    report = CliRunner().invoke(main, ["report", "ps1", "--course", str(tmp_path)])
+    assert report.exit_code == 0, report.output
+    html = (tmp_path / "autograded" / "ps1" / "report.html").read_text(encoding="utf-8")
+    assert re.search(r"graded \d{4}-\d\d-\d\d \d\d:\d\d UTC\+02:00", unescape(html))
 
 
 def test_the_summary_has_points_per_section_and_links_to_each_question_to_review(

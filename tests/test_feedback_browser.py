@@ -22,6 +22,7 @@ from click.testing import CliRunner
 from graders.batch import gradebook
 from graders.batch.grading import Submission, answer_key, grade_submission, prepare_assignment
 from graders.cli import main
+from graders.course.times import time_text
 from graders.kinds.base import Context
 from graders.sandbox import InProcessRunner
 from graders.session import load
@@ -77,7 +78,7 @@ def page_file(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, dict[str,
     return root / "autograded" / "ps1" / "feedback" / "ada.html", {
         "explains": explains,
         "result": result,
-        "due": prep.assignment.due.isoformat(sep=" ", timespec="minutes"),
+        "due": time_text(prep.assignment.due),
     }
 
 

@@ -19,13 +19,14 @@ from graders.batch.gradebook_tables import Base, RunRow, SubmissionRow
 from graders.errors import UsageError
 from graders.results import QuestionResult, Status, StudentResult
 
-ADD_A_COLUMN = '''"""A column added after 0001 (a test's own revision)."""
+NEWEST = "0002"  # this graders' revision: the service's tables
+ADD_A_COLUMN = '''"""A column added after 0002 (a test's own revision)."""
 
 import sqlalchemy as sa
 from alembic import op
 
-revision = "0002"
-down_revision = "0001"
+revision = "0003"
+down_revision = "0002"
 branch_labels = None
 depends_on = None
 
@@ -55,7 +56,7 @@ def _ada() -> gradebook.Graded:
 
 def _ada_row() -> dict:
     graded = _ada()
-    return gradebook._submission_row("course", "ps1", graded) | gradebook.score_columns(
+    return gradebook.submission_row("course", "ps1", graded) | gradebook.score_columns(
         graded.result
     )
 
@@ -72,19 +73,19 @@ def graders(*args: str) -> subprocess.CompletedProcess[str]:
 
 def test_a_new_gradebook_has_the_newest_revision(gradebook_url: str) -> None:
     gradebook.open_gradebook(gradebook_url)
-    assert revision_of(gradebook_url) == gradebook_schema.head() == "0001"
+    assert revision_of(gradebook_url) == gradebook_schema.head() == NEWEST
 
 
 def test_the_migrations_build_exactly_the_tables_graders_uses(gradebook_url: str) -> None:
     done = graders("db", "upgrade", "--db", gradebook_url)
     assert done.returncode == 0, done.stderr
-    assert "created at revision 0001" in done.stdout
+    assert f"created at revision {NEWEST}" in done.stdout
     engine = create_engine(gradebook_url)
     with engine.connect() as conn:
         assert compare_metadata(MigrationContext.configure(conn), Base.metadata) == []
     save_ada(gradebook.open_gradebook(gradebook_url))
     again = graders("db", "upgrade", "--db", gradebook_url)
-    assert "revision 0001, up to date" in again.stdout
+    assert f"revision {NEWEST}, up to date" in again.stdout
 
 
 def test_a_gradebook_made_before_migrations_is_taken_as_the_first_revision(
@@ -95,8 +96,13 @@ def test_a_gradebook_made_before_migrations_is_taken_as_the_first_revision(
     Base.metadata.create_all(engine, tables=[RunRow.__table__, SubmissionRow.__table__])
     with engine.begin() as conn:  # a grade as they saved it
         conn.execute(insert(SubmissionRow), _ada_row())
+    # Taken as 0001, which is older than this graders': refused (and left as it was) until
+    # upgraded, which takes it from 0001 (the term's tables created) to the newest.
+    with pytest.raises(UsageError, match=f"has revision 0001; this graders needs {NEWEST}"):
+        gradebook.open_gradebook(gradebook_url)
+    assert revision_of(gradebook_url) is None
+    assert gradebook_databases.upgrade(gradebook_url) == ("0001", NEWEST)
     opened = gradebook.open_gradebook(gradebook_url)
-    assert revision_of(gradebook_url) == "0001"
     assert set(inspect(opened).get_table_names()) >= set(Base.metadata.tables)  # term's too
     assert [s.student for s in gradebook.results_document(opened, "course", "ps1").students] == [
         "ada"
@@ -106,18 +112,18 @@ def test_a_gradebook_made_before_migrations_is_taken_as_the_first_revision(
 def test_an_older_revision_is_refused_until_upgraded_and_keeps_its_grades(
     gradebook_url: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    save_ada(gradebook.open_gradebook(gradebook_url))  # at 0001
+    save_ada(gradebook.open_gradebook(gradebook_url))  # at the newest
     newer = tmp_path / "migrations"
     shutil.copytree(gradebook_schema.MIGRATIONS, newer)
-    (newer / "versions" / "rev_0002_add_a_column.py").write_text(ADD_A_COLUMN)
+    (newer / "versions" / "rev_0003_add_a_column.py").write_text(ADD_A_COLUMN)
     monkeypatch.setattr(gradebook_schema, "MIGRATIONS", newer)
     monkeypatch.setattr(gradebook_schema, "scripts", lambda: ScriptDirectory(str(newer)))
 
     with pytest.raises(
-        UsageError, match="has revision 0001; this graders needs 0002: run `graders db upgrade"
+        UsageError, match=f"has revision {NEWEST}; this graders needs 0003: run `graders db upgrade"
     ):
         gradebook.open_gradebook(gradebook_url)
-    assert gradebook_databases.upgrade(gradebook_url) == ("0001", "0002")
+    assert gradebook_databases.upgrade(gradebook_url) == (NEWEST, "0003")
     engine = gradebook.open_gradebook(gradebook_url)
     assert "note" in {c["name"] for c in inspect(engine).get_columns("runs")}
     assert gradebook.grading_keys(engine, "course", "ps1") == {"ada": "k"}

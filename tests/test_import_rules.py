@@ -33,6 +33,7 @@ LAYERS: tuple[tuple[str, ...], ...] = (
     ("graders.batch",),
     ("graders.reports",),
     ("graders.integrations", "graders.nbgrader"),
+    ("graders.service",),  # graders serve: the web application over the pipeline
     ("graders.cli",),
     ("graders.__main__",),  # `python -m graders`: the command line itself
 )

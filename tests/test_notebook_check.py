@@ -60,6 +60,39 @@ def test_a_complete_notebook_is_ok(released, tmp_path: Path) -> None:
     )
 
 
+@pytest.mark.parametrize(
+    ("environ", "first_line"),
+    [
+        pytest.param(
+            {}, "Checked nb1.ipynb (assignment nb1) as saved at ", id="a-learner-s-machine"
+        ),
+        pytest.param(
+            {"CI": "true"}, "Checked nb1.ipynb (assignment nb1) as it was handed in.", id="ci"
+        ),
+        pytest.param(
+            {"GITHUB_ACTIONS": "true"},
+            "Checked nb1.ipynb (assignment nb1) as it was handed in.",
+            id="github",
+        ),
+    ],
+)
+def test_only_a_learner_is_asked_to_save_the_notebook_first(
+    released,
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    environ: dict[str, str],
+    first_line: str,
+) -> None:
+    for name in ("CI", "GITHUB_ACTIONS"):
+        monkeypatch.delenv(name, raising=False)
+    for name, value in environ.items():
+        monkeypatch.setenv(name, value)
+    nb, key = released
+    text = check_notebook(_saved(fill(nb, key), tmp_path / "nb1.ipynb")).text()
+    assert text.startswith(first_line)
+    assert ("save the notebook first" in text) is not environ
+
+
 def test_the_report_is_the_same_for_right_and_wrong_answers(released, tmp_path: Path) -> None:
     nb, key = released
     wrong = {item: ("True" if text == "False" else "False") for item, text in key.items()}

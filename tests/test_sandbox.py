@@ -82,7 +82,7 @@ def test_well_formed_step_lines_are_read(data: bytes, kind: str) -> None:
         (b'{"begin":0}', "channel"),  # only the keeper begins a step
         (b'{"end":0,"ok":{}}', "channel"),  # not sealed: not the child's own line
         (b'{"end":0,"seal":"t","ok":{}}', "channel"),  # another job's seal
-        (b'{"end":0,"seal":"\u00e9","ok":{}}', "channel"),
+        (b'{"end":0,"seal":"\\u00e9","ok":{}}', "channel"),
         (b'{"end":0,"seal":["s"],"ok":{}}', "channel"),
         (b'{"begin":1}', "channel"),
         (b'{"end":true,"seal":"s","ok":{}}', "channel"),

@@ -10,6 +10,7 @@ from __future__ import annotations
 import csv
 import io
 import json
+import re
 import sqlite3
 from collections.abc import Iterator
 from dataclasses import dataclass
@@ -101,7 +102,7 @@ def question(student: dict[str, Any], item: str) -> dict[str, Any]:
 def test_an_extension_survives_a_forced_regrade_and_shows_everywhere(term: Term) -> None:
     assert term.results()["cy"]["late_factor"] == 0.75
     said = ok(term.cli("extend", "cy", "ps1", "--days", "1", "--reason", "ill", "--by", "prof"))
-    assert "cy: ps1 due 2026-10-06 23:59+00:00" in said
+    assert "cy: ps1 due 2026-10-06 23:59 UTC" in said
     term.autograde(force=True)
     cy = term.results()["cy"]
     assert (cy["late_factor"], cy["score"]) == (1.0, 6.0)
@@ -110,7 +111,7 @@ def test_an_extension_survives_a_forced_regrade_and_shows_everywhere(term: Term)
     row = term.csv_rows()["cy"]
     assert (row["total"], row["extended_due"]) == ("6.0", "2026-10-06T23:59:00+00:00")
     page = term.feedback("cy")
-    assert "Your due date was extended to 2026-10-06T23:59:00+00:00" in page
+    assert "Your due date was extended to 2026-10-06 23:59 UTC." in page
     assert "ill" not in page  # the reason of an extension is the instructor's, not the page's
     assert "extend" in term.history("cy") and "by prof" in term.history("cy")
 
@@ -161,7 +162,15 @@ def test_an_override_survives_a_forced_regrade_and_shows_everywhere(term: Term) 
     row = term.csv_rows()["bob"]
     assert (row["clone-basics/shares"], row["total"]) == ("1.0", "2.0")
     assert row["overrides"] == f"clone-basics/shares: {reason}"
-    assert f"Adjusted by the instructor: {reason}" in term.feedback("bob")
+    page = term.feedback("bob")
+    assert f"Adjusted by the instructor: {reason}" in page
+    # Full points set by hand: shown as the instructor's, and nothing left to review there.
+    shown = re.sub(r"\s+", " ", re.sub(r"<[^>]+>", " ", page))
+    assert "To review (1)" in shown and "Question 2.1 · not correct" in shown
+    assert "adjusted by the instructor · 1 / 1" in shown and "not correct · 1 / 1" not in shown
+    gradescope = json.loads((term.out / "gradescope" / "bob.json").read_text(encoding="utf-8"))
+    shares_test = next(t for t in gradescope["tests"] if "`clone-basics/shares`" in t["output"])
+    assert shares_test["status"] == "passed" and reason in shares_test["output"]
     with sqlite3.connect(term.root / "gradebook.db") as db:  # what SQL queries see agrees
         assert db.execute("select score from submissions where student='bob'").fetchall() == [
             (2.0,)
@@ -330,3 +339,42 @@ def test_a_dropped_student_on_the_roster_is_not_missing(term: Term) -> None:
     assert got == {"ada": "graded", "cy": "graded", "dan": "missing"}
     ok(term.cli("override", "ada", "ps1", "clone-basics/shares", "0", "--reason", "copied"))
     assert term.results()["dan"]["status"] == "missing"  # outputs rewritten with the roster
+
+
+def test_a_student_dropped_from_the_course_is_in_no_assignment(term: Term) -> None:
+    (term.root / "roster.csv").write_text("student\nada\nbob\ncy\ndan\n", encoding="utf-8")
+    said = ok(term.cli("drop", "bob", "--reason", "withdrew", "--by", "registrar"))
+    assert "bob: dropped from the course, every assignment" in said
+    assert "their grades of ps1 are kept in the audit trail" in said
+    assert "bob" not in term.results() and term.document()["dropped"] == ["bob"]
+    # The next assignment: bob is neither graded, nor missing, nor exported as 0.
+    ps2 = term.subs.parent / "ps2"
+    for name in ("ada", "bob"):
+        hand_in(ps2, name, notebook({"clone-basics/shares": "False"}), name="ps2.ipynb")
+    said = ok(term.cli("autograde", "ps2", str(ps2)))
+    assert "missing, 0 points):\n  cy, dan\n" in said and "1 dropped, not graded: bob" in said
+    exported = ok(term.cli("export", "ps2", "--format", "csv", "-o", "-"))
+    assert "ada" in exported and "dan" in exported and "bob" not in exported
+    refused = term.cli("drop", "bob", "ps1", "--undo")
+    assert refused.exit_code == 2 and "`graders drop bob --undo`" in refused.output
+    refused = term.cli("regrade", "bob", "ps2")
+    assert refused.exit_code == 2 and "bob is dropped from the course" in refused.output
+    history = term.history("bob")
+    assert "drop-course" in history and "grade 1/6 kept in the audit trail" in history
+
+    said = ok(term.cli("drop", "bob", "--undo"))
+    assert "bob: back in the course (grades restored: ps1)" in said
+    assert term.results()["bob"]["score"] == 1.0
+    summary = term.autograde()
+    assert (summary.graded, summary.dropped) == (0, ())  # the restored grade is up to date
+    assert term.cli("drop", "bob", "--undo").exit_code == 2  # not dropped any more
+
+
+def test_a_drop_from_one_assignment_outlasts_a_return_to_the_course(term: Term) -> None:
+    ok(term.cli("drop", "bob", "ps1"))
+    ok(term.cli("drop", "bob"))
+    assert "already dropped from the course" in term.cli("drop", "bob", "ps1").output
+    assert "grades restored" not in ok(term.cli("drop", "bob", "--undo"))
+    assert "bob" not in term.results() and term.document()["dropped"] == ["bob"]
+    assert "grade restored" in ok(term.cli("drop", "bob", "ps1", "--undo"))
+    assert term.results()["bob"]["score"] == 1.0

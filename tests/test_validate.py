@@ -426,8 +426,15 @@ BROKEN_TEXTS = [  # (file, old, new, the one problem reported)
         "exercise",
         "section: beyond",
         "section: beyon",
-        "exercises/clone-basics.yml:21:5: questions[1].section: 'beyon' is not an article section (§1a, §1b, §2, §3, §4, §5, supplement, beyond) (did you mean 'beyond'?)",
+        "exercises/clone-basics.yml:21:5: questions[1].section: 'beyon' is not an article section (§1a, §1b, §2, §3, §4, §5, beyond) (did you mean 'beyond'?)",
         id="bad-question-section",
+    ),
+    pytest.param(
+        "exercise",
+        "section: beyond",
+        "section: supplement",
+        "exercises/clone-basics.yml:21:5: questions[1].section: 'supplement' is not an article section (§1a, §1b, §2, §3, §4, §5, beyond) (the article's supplement is an empty heading: cite 'beyond')",
+        id="the-empty-supplement",
     ),
     pytest.param(
         "course",
@@ -603,3 +610,50 @@ def test_validate_reports_a_label_that_names_nothing_is_twice_or_lacks_a_languag
     assert result.exit_code == 2
     lines = [line.removeprefix("error: ") for line in result.output.splitlines()]
     assert sorted(line for line in lines if line.startswith("course.yml")) == expected
+
+
+# The course's terms per language: a Chinese text that leaves one in English is reported.
+GLOSSARY_COURSE = LABELLED_COURSE + (
+    "glossary:\n"
+    "  - term: {en: leaf, zh: 叶子节点}\n"
+    "  - term: {en: non-leaf, zh: 中间节点}\n"
+    "  - term: {en: weight decay, zh: 权重衰减}\n"
+    "  - term: {en: buffer, zh: 缓冲区}\n"
+    "  - term: {en: tensor, zh: tensor}\n"
+)
+
+
+@pytest.mark.parametrize(
+    ("zh", "left"),
+    [
+        pytest.param("clone() 会复制数据。", [], id="clean"),
+        pytest.param("带 weight decay 的 SGD 会移动参数。", ["weight decay"], id="a-term-left"),
+        pytest.param("b 是 non-leaf，不是 leaf。", ["non-leaf", "leaf"], id="longest-first"),
+        pytest.param("两个 buffers 都会变。", ["buffer"], id="plural"),
+        pytest.param("`weight_decay=0.1` 与 `leaf` 都在代码里。", [], id="code-is-code"),
+        pytest.param('torch 说 "a leaf Variable that requires grad"。', [], id="quoted-message"),
+        pytest.param("新的 tensor 在计算图之外。", [], id="a-kept-term"),
+    ],
+)
+def test_validate_reports_a_glossary_term_left_in_english(
+    tmp_path: Path, zh: str, left: list[str]
+) -> None:
+    exercise = BILINGUAL_EXERCISE.replace("zh: clone() 会复制数据。}", f"zh: '{zh}'}}")
+    course_file = lone_course(tmp_path, course=GLOSSARY_COURSE, exercise=exercise)
+    result = CliRunner().invoke(main, ["validate", "--no-truth", "--course", str(course_file)])
+    lines = [line.removeprefix("error: ") for line in result.output.splitlines()]
+    said = {
+        "leaf": "叶子节点",
+        "non-leaf": "中间节点",
+        "weight decay": "权重衰减",
+        "buffer": "缓冲区",
+    }
+    expected = [
+        f"exercises/clone-basics.yml:15:34: questions[0].explain.zh: '{term}' left untranslated "
+        f"(the glossary says '{said[term]}')"
+        for term in left
+    ]
+    assert ([line for line in lines if "glossary" in line], result.exit_code) == (
+        expected,
+        2 if left else 0,
+    )

@@ -207,7 +207,7 @@ class LiteralReader:
     def _size(self, node: ast.Call, depth: int) -> SizeValue:
         if node.keywords or len(node.args) > 1:
             raise AnswerSyntaxError(
-                say("torch.Size takes one list of sizes, such as torch.Size([3, 4])")
+                say("torch.Size takes one list of sizes, such as torch.Size([4, 3])")
             )
         return SizeValue(self._dims(node.args[0], depth + 1) if node.args else ())
 

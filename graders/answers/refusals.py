@@ -11,7 +11,7 @@ from ..said import say
 ACCEPTED_FORMS = N_(
     "Write a Python literal (2, 2.5, True, None, 'text', (1, 2)), a tensor as torch prints it "
     "(tensor([1., 2.]), tensor(2., requires_grad=True), tensor(6., grad_fn=<MulBackward0>), "
-    "tensor([1, 2], dtype=torch.int32)), torch.Size([3, 4]), a dtype (torch.float32), "
+    "tensor([1, 2], dtype=torch.int32)), torch.Size([4, 3]), a dtype (torch.float32), "
     "an exception name (RuntimeError), a grad_fn (<CloneBackward0>) or: no error"
 )
 

@@ -8,6 +8,8 @@ in their own tables (``term_tables``) and are laid over it wherever a grade is r
     dropped     students left out of every output (``ResultsDocument.dropped``)
 
 So grading again, even with ``--force``, changes the engine's part and keeps the rest.
+A grade or an override kept under an id the course has since renamed reads under today's
+id (``renamed``: the course's former id -> id now, ``course/renames.py``).
 """
 
 from __future__ import annotations
@@ -21,7 +23,7 @@ from sqlalchemy.engine import Connection
 
 from ..by_hand import Extension, Override
 from ..results import QuestionResult, StudentResult
-from .term_tables import DropRow, ExtensionRow, OverrideRow
+from .term_tables import EVERY_ASSIGNMENT, DropRow, ExtensionRow, OverrideRow
 
 
 @dataclass(frozen=True)
@@ -31,9 +33,11 @@ class Adjustments:
     overrides: Mapping[str, Mapping[str, Override]] = field(default_factory=dict)
     extensions: Mapping[str, Extension] = field(default_factory=dict)
     dropped: tuple[str, ...] = ()
+    renamed: Mapping[str, str] = field(default_factory=dict)
 
     def apply(self, result: StudentResult) -> StudentResult:
-        """``result`` with its overridden points and its extension."""
+        """``result`` under today's ids, with its overridden points and its extension."""
+        result = result.renamed(self.renamed)
         mine = self.overrides.get(result.student, {})
         extension = self.extensions.get(result.student)
         if not mine and extension is None:
@@ -47,31 +51,46 @@ def with_override(q: QuestionResult, override: Override | None) -> QuestionResul
     return q if override is None else replace(q, points=override.points, override=override)
 
 
-def read_adjustments(conn: Connection, course: str, assignment: str) -> Adjustments:
+def read_adjustments(
+    conn: Connection, course: str, assignment: str, renamed: Mapping[str, str] | None = None
+) -> Adjustments:
     """Every decision about ``assignment``, for a whole results document."""
     return Adjustments(
-        overrides=_overrides(conn, course, assignment),
+        overrides=_overrides(conn, course, assignment, renamed=renamed),
         extensions=extensions(conn, course, assignment),
         dropped=tuple(sorted(dropped_students(conn, course, assignment))),
+        renamed=renamed or {},
     )
 
 
 def student_overrides(
-    conn: Connection, course: str, assignment: str, student: str
+    conn: Connection,
+    course: str,
+    assignment: str,
+    student: str,
+    renamed: Mapping[str, str] | None = None,
 ) -> dict[str, Override]:
-    """Question -> the points an instructor set, for one student."""
-    return _overrides(conn, course, assignment, student).get(student, {})
+    """Question (under today's id) -> the points an instructor set, for one student."""
+    return _overrides(conn, course, assignment, student, renamed).get(student, {})
 
 
 def students_overrides(
-    conn: Connection, course: str, assignment: str, students: list[str]
+    conn: Connection,
+    course: str,
+    assignment: str,
+    students: list[str],
+    renamed: Mapping[str, str] | None = None,
 ) -> dict[str, dict[str, Override]]:
-    """Student -> question -> the points an instructor set, for ``students``."""
-    return _overrides(conn, course, assignment, students)
+    """Student -> question (under today's id) -> the points an instructor set."""
+    return _overrides(conn, course, assignment, students, renamed)
 
 
 def _overrides(
-    conn: Connection, course: str, assignment: str, students: str | list[str] | None = None
+    conn: Connection,
+    course: str,
+    assignment: str,
+    students: str | list[str] | None = None,
+    renamed: Mapping[str, str] | None = None,
 ) -> dict[str, dict[str, Override]]:
     query = select(OverrideRow).where(
         OverrideRow.course == course, OverrideRow.assignment == assignment
@@ -81,8 +100,10 @@ def _overrides(
     elif students is not None:
         query = query.where(OverrideRow.student.in_(students))
     found: dict[str, dict[str, Override]] = {}
-    for row in conn.execute(query):
-        found.setdefault(row.student, {})[row.question] = Override(
+    current = renamed or {}
+    # Oldest first: an override set under today's id after a rename wins over an older one.
+    for row in conn.execute(query.order_by(OverrideRow.at)):
+        found.setdefault(row.student, {})[current.get(row.question, row.question)] = Override(
             row.points, row.reason, row.by, _iso(row.at)
         )
     return found
@@ -115,9 +136,17 @@ def extended_due_dates(conn: Connection, course: str, assignment: str) -> list[d
 
 
 def dropped_students(conn: Connection, course: str, assignment: str) -> set[str]:
-    """Students dropped from ``assignment``."""
+    """Students dropped from ``assignment``, or from the whole course."""
     query = select(DropRow.student).where(
-        DropRow.course == course, DropRow.assignment == assignment
+        DropRow.course == course, DropRow.assignment.in_([assignment, EVERY_ASSIGNMENT])
+    )
+    return set(conn.execute(query).scalars())
+
+
+def dropped_from_course(conn: Connection, course: str) -> set[str]:
+    """Students dropped from the whole course (``graders drop STUDENT``)."""
+    query = select(DropRow.student).where(
+        DropRow.course == course, DropRow.assignment == EVERY_ASSIGNMENT
     )
     return set(conn.execute(query).scalars())
 

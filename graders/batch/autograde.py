@@ -84,7 +84,8 @@ def grade_plan(
             batch.isolation,
         )
         results = on_roster(
-            gradebook.class_results(engine, plan.course, plan.assignment), plan.roster
+            gradebook.class_results(engine, plan.course, plan.assignment, session.loaded.renamed),
+            plan.roster,
         )
         write_outputs(results, plan.out_dir, session.loaded)
     tally = Tally(
@@ -181,7 +182,13 @@ class _Batch:
             )
             for r in ready
         ]
-        saved = gradebook.record_all(self.engine, self.plan.course, self.plan.assignment, graded)
+        saved = gradebook.record_all(
+            self.engine,
+            self.plan.course,
+            self.plan.assignment,
+            graded,
+            self.session.loaded.renamed,
+        )
         for g in saved:  # a grade the gradebook could not hold is saved as its ungradable
             self.graded += 1
             self.failed += g.result.status is SubmissionStatus.UNGRADABLE

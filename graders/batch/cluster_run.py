@@ -248,9 +248,19 @@ class ClusterRun:
         self.client.register_plugin(plugin, name=self.plugin)
 
     def _uninstall(self) -> None:
-        # The workers' sessions (fork servers) stop with the run, not with the cluster.
-        if self.client.status == "running":
-            self.client.unregister_worker_plugin(self.plugin)
+        # The workers' sessions (fork servers) stop with the run, not with the cluster. A
+        # worker that dies (or is being replaced) while the plugin is removed breaks the
+        # call: tried once more; a plugin still left is replaced by the next run's
+        # (``_install``), so a grade already saved is never lost to this clean-up.
+        for attempt in (1, 2):
+            if self.client.status != "running":
+                return
+            try:
+                self.client.unregister_worker_plugin(self.plugin)
+                return
+            except OSError:  # distributed's CommClosedError: a worker went away mid-call
+                if attempt == 2:
+                    return
 
     def _cancel_in_flight(self) -> None:
         if self.in_flight and self.client.status == "running":

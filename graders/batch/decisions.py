@@ -19,7 +19,7 @@ from ..errors import UsageError
 from ..results import StudentResult, format_points
 from ..session import Session
 from . import audit, gradebook
-from .adjustments import dropped_students
+from .adjustments import dropped_from_course, dropped_students
 from .autograde import grade_plan
 from .batch_sources import BatchSource, last_source
 from .exports import write_outputs
@@ -60,6 +60,11 @@ def regrade(
     engine = gradebook.open_gradebook(url)
     course, student = session.loaded.course.id, request.student
     with engine.connect() as conn:
+        if student in dropped_from_course(conn, course):
+            raise UsageError(
+                f"{student} is dropped from the course: take them back first "
+                f"(`graders drop {student} --undo`)"
+            )
         if student in dropped_students(conn, course, assignment):
             raise UsageError(
                 f"{student} is dropped from {assignment}: take them back first "
@@ -102,7 +107,7 @@ def refresh_outputs(engine: Engine, loaded: LoadedCourse, assignment: str) -> Pa
     held against the roster it used."""
     source = last_source(engine, loaded.course.id, assignment)
     out = source.out if source else default_out_dir(loaded, assignment)
-    results = gradebook.class_results(engine, loaded.course.id, assignment)
+    results = gradebook.class_results(engine, loaded.course.id, assignment, loaded.renamed)
     # The Gradescope files follow the assignment's feedback policy, as autograde's do.
     write_outputs(on_roster(results, roster_of(loaded, source)), out, loaded)
     return out

@@ -25,6 +25,7 @@ from ..course.load import LoadedCourse
 from ..course.model import FeedbackPolicy
 from ..i18n import speaking
 from ..intake.identity import one_file_each
+from ..notebook.layout import question_names
 from ..results import (
     ClassFile,
     ClassResults,
@@ -53,6 +54,7 @@ def write_outputs(results: ClassResults, out: Path, loaded: LoadedCourse | None 
     found = loaded.course.assignment(results.assignment) if loaded else None
     policy = found.feedback if found else None
     languages = LearnerLanguages(loaded, results.assignment) if loaded and found else None
+    names: dict[str, dict[str, str]] = {}  # language -> item id -> the notebook's label
     out.mkdir(parents=True, exist_ok=True)
     outline = Outline.of(results)
     files: dict[str, ClassFile] = {
@@ -74,7 +76,7 @@ def write_outputs(results: ClassResults, out: Path, loaded: LoadedCourse | None 
             # A missing student handed nothing in: there is no autograder result to show them.
             if student.student in owners and student.status is not SubmissionStatus.MISSING:
                 path = out / "gradescope" / f"{student.student}.json"
-                write_atomic(path, _gradescope_json(student, policy, languages) + "\n")
+                write_atomic(path, _gradescope_json(student, policy, languages, names) + "\n")
         for name, file in files.items():
             sinks[name].write(file.tail() + ("\n" if name == "results.json" else ""))
 
@@ -107,14 +109,20 @@ def file_owners(results: ClassResults) -> set[str]:
 
 
 def _gradescope_json(
-    student: StudentResult, policy: FeedbackPolicy | None, languages: LearnerLanguages | None
+    student: StudentResult,
+    policy: FeedbackPolicy | None,
+    languages: LearnerLanguages | None,
+    names: dict[str, dict[str, str]],
 ) -> str:
     if languages is None:
         return json.dumps(gradescope_result(student, policy), ensure_ascii=False)
     spoken = languages.language_of(student)
     with speaking(spoken):
+        if spoken not in names:  # the notebook's labels ("问题 1.1"), once per language
+            names[spoken] = question_names(languages.course_in(spoken), languages.assignment)
         shown = languages.result_in(student, spoken)
-        result = gradescope_result(shown, policy, labels=languages.labels_in(spoken))
+        labels = languages.labels_in(spoken)
+        result = gradescope_result(shown, policy, labels=labels, names=names[spoken])
         return json.dumps(result, ensure_ascii=False)
 
 

@@ -12,7 +12,7 @@ file both extend one student's assignment, the later due date counts.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from datetime import datetime, timedelta
 
 from sqlalchemy import ColumnElement, delete, insert, select
@@ -20,6 +20,7 @@ from sqlalchemy.engine import Connection, Engine
 
 from ..course.load import LoadedCourse
 from ..course.model import Assignment
+from ..course.times import time_text, zone_of
 from ..errors import UsageError
 from ..results import SubmissionStatus
 from . import audit, saved_grades
@@ -47,8 +48,7 @@ def new_due(assignment: Assignment, days: float | None, until: datetime | None) 
     assert due is not None
     if due <= assignment.due:
         raise UsageError(
-            f"an extension must end after {assignment.id}'s due date "
-            f"({assignment.due.isoformat(sep=' ', timespec='minutes')})"
+            f"an extension must end after {assignment.id}'s due date ({time_text(assignment.due)})"
         )
     return due
 
@@ -95,7 +95,11 @@ def restate(conn: Connection, course: str, assignment: Assignment, student: str)
         return True
     due = due_dates(conn, course, assignment.id).get(student, assignment.due)
     mine = assignment.model_copy(update={"due": due})
-    restated = apply_late_policy(mine, student, result.questions, submitted_at)
+    late = apply_late_policy(mine, student, result.questions, submitted_at)
+    # Only what lateness decides changes: the learner's language, among the rest, is theirs.
+    restated = replace(
+        result, status=late.status, error=late.error, late_factor=late.late_factor, said=late.said
+    )
     saved_grades.replace_result(conn, course, assignment.id, restated)
     return True
 
@@ -176,5 +180,4 @@ def _origin(origin: str) -> ColumnElement[bool]:
 
 def _shown(due: datetime, assignment: Assignment) -> str:
     # In the zone the course gives its due dates in: the one learners read.
-    local = due.astimezone(assignment.due.tzinfo)
-    return local.isoformat(sep=" ", timespec="minutes")
+    return time_text(due, zone_of(assignment))

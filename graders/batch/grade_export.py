@@ -39,7 +39,7 @@ def export_assignment(loaded: LoadedCourse, assignment: str, request: ExportRequ
     get_assignment(loaded, assignment)
     roster = find_roster(loaded.root, request.roster_path)
     url = gradebook.existing_url(request.db_url, loaded.root)
-    results = gradebook.class_results(url, loaded.course.id, assignment)
+    results = gradebook.class_results(url, loaded.course.id, assignment, loaded.renamed)
     if not results.count:
         raise UsageError(
             f"nothing graded for {assignment} in the gradebook yet (run `graders autograde "

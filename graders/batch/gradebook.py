@@ -2,7 +2,8 @@
 
 Any SQLAlchemy URL works (SQLite and PostgreSQL are tested); the default is a SQLite file
 in the course folder. Two tables for grading, those of the instructor's decisions
-(``term_tables``), and Alembic's revision (``gradebook_schema``):
+(``term_tables``), those of ``graders serve`` (``service_tables``: its queue of attempts,
+credentials and processes), and Alembic's revision (``gradebook_schema``):
 
     runs         one row per ``graders autograde`` run (started, finished or not, counts)
     submissions  one row per (course, assignment, student): the latest grade, the grading
@@ -17,14 +18,14 @@ cannot hold costs its own student only (saved as ``ungradable``, saying why).
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, replace
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
 from sqlalchemy import ColumnElement, delete, func, insert, select
-from sqlalchemy.engine import Engine
+from sqlalchemy.engine import Connection, Engine
 from sqlalchemy.exc import IntegrityError
 from sqlalchemy.orm import Session
 
@@ -32,7 +33,7 @@ from ..errors import UsageError
 from ..intake.text import shown
 from ..results import ClassResults, ResultsDocument, StudentResult, SubmissionStatus
 from ..said import say
-from . import term_tables  # noqa: F401 - registers the term's tables with Base
+from . import service_tables, term_tables  # noqa: F401 - register their tables with Base
 from .adjustments import Adjustments, read_adjustments, students_overrides
 from .gradebook_databases import create_tables, engine_for
 from .gradebook_tables import Base, RunRow, SubmissionRow
@@ -129,33 +130,50 @@ class Graded:
     retry: bool = False  # the grader failed, not the learner: grade again next run
 
 
-def record(engine: Engine, course: str, assignment: str, graded: Graded) -> None:
+def record(
+    engine: Engine,
+    course: str,
+    assignment: str,
+    graded: Graded,
+    renamed: Mapping[str, str] | None = None,
+) -> None:
     """Save one student's grade, replacing any earlier one, in one transaction."""
-    record_all(engine, course, assignment, [graded])
+    record_all(engine, course, assignment, [graded], renamed)
 
 
 def record_all(
-    engine: Engine, course: str, assignment: str, grades: Sequence[Graded]
+    engine: Engine,
+    course: str,
+    assignment: str,
+    grades: Sequence[Graded],
+    renamed: Mapping[str, str] | None = None,
 ) -> list[Graded]:
     """Save the grades at hand, each replacing its student's earlier one, in one transaction
     (a commit for several costs about what one grade's did, and none waits for the next).
     A value the database cannot hold costs its own student only: the group fails, so each
-    is saved alone, that one as ``ungradable`` (saying why). Returns the grades as saved."""
+    is saved alone, that one as ``ungradable`` (saying why). ``renamed``: the course's
+    former ids -> ids now, for overrides set under a former id. Returns the grades as saved."""
     latest = list({g.result.student: g for g in grades}.values())  # the later grade counts
     if not latest:
         return []
     try:
-        _write(engine, course, assignment, latest)
+        _write(engine, course, assignment, latest, renamed)
         return latest
     except Exception:  # noqa: BLE001 - saved one by one below; a database down fails there
-        return [_write_alone(engine, course, assignment, g) for g in latest]
+        return [_write_alone(engine, course, assignment, g, renamed) for g in latest]
 
 
-def _write_alone(engine: Engine, course: str, assignment: str, graded: Graded) -> Graded:
+def _write_alone(
+    engine: Engine,
+    course: str,
+    assignment: str,
+    graded: Graded,
+    renamed: Mapping[str, str] | None = None,
+) -> Graded:
     """Save ``graded``, or else its student as ungradable, saying why (raises when even that
     cannot be saved: then the database itself is the problem)."""
     try:
-        _write(engine, course, assignment, [graded])
+        _write(engine, course, assignment, [graded], renamed)
         return graded
     except Exception as exc:  # noqa: BLE001 - said in this student's result
         detail = shown(f"{type(exc).__name__}: {exc}".splitlines()[0])[:300]
@@ -166,26 +184,21 @@ def _write_alone(engine: Engine, course: str, assignment: str, graded: Graded) -
             source=shown(graded.source)[:1000] if graded.source else None,
             retry=False,
         )
-    _write(engine, course, assignment, [refused])
+    _write(engine, course, assignment, [refused], renamed)
     return refused
 
 
-def _write(engine: Engine, course: str, assignment: str, grades: list[Graded]) -> None:
+def _write(
+    engine: Engine,
+    course: str,
+    assignment: str,
+    grades: list[Graded],
+    renamed: Mapping[str, str] | None = None,
+) -> None:
     for attempt in range(WRITE_ATTEMPTS):
         try:
-            # Core statements rather than ORM objects: a unit of work per grade was the
-            # largest cost of the batch's main thread.
             with engine.begin() as conn:
-                students = [g.result.student for g in grades]
-                overrides = Adjustments(students_overrides(conn, course, assignment, students))
-                rows = [
-                    submission_row(course, assignment, g) | score_columns(overrides.apply(g.result))
-                    for g in grades
-                ]
-                conn.execute(
-                    delete(SubmissionRow).where(*of_students(course, assignment, students))
-                )
-                conn.execute(insert(SubmissionRow), rows)
+                replace_grades(conn, course, assignment, grades, renamed)
             return
         except IntegrityError:
             # Another batch saved one of these students between our delete and our insert
@@ -193,6 +206,27 @@ def _write(engine: Engine, course: str, assignment: str, grades: list[Graded]) -
             # next attempt's delete sees that row and replaces it.
             if attempt == WRITE_ATTEMPTS - 1:
                 raise
+
+
+def replace_grades(
+    conn: Connection,
+    course: str,
+    assignment: str,
+    grades: Sequence[Graded],
+    renamed: Mapping[str, str] | None = None,
+) -> None:
+    """Save ``grades`` (one per student), each replacing its student's earlier one, in the
+    caller's transaction (``graders serve`` saves a grade of record with its attempt)."""
+    # Core statements rather than ORM objects: a unit of work per grade was the largest
+    # cost of the batch's main thread.
+    students = [g.result.student for g in grades]
+    overrides = Adjustments(students_overrides(conn, course, assignment, students, renamed))
+    rows = [
+        submission_row(course, assignment, g) | score_columns(overrides.apply(g.result))
+        for g in grades
+    ]
+    conn.execute(delete(SubmissionRow).where(*of_students(course, assignment, students)))
+    conn.execute(insert(SubmissionRow), rows)
 
 
 def of_student(course: str, assignment: str, student: str) -> tuple[ColumnElement[bool], ...]:
@@ -243,7 +277,12 @@ def score_columns(result: StudentResult) -> dict[str, float]:
     return dict(score=result.score, raw_score=result.raw_score, max_score=result.max_score)
 
 
-def class_results(engine_or_url: Engine | str, course: str, assignment: str) -> ClassResults:
+def class_results(
+    engine_or_url: Engine | str,
+    course: str,
+    assignment: str,
+    renamed: Mapping[str, str] | None = None,
+) -> ClassResults:
     """The results of every submission in the gradebook for ``assignment``, read a student at
     a time: each pass over the students reads ``READ_CHUNK`` rows at a time, so a class's
     outputs never hold its results together, whatever its size.
@@ -251,12 +290,13 @@ def class_results(engine_or_url: Engine | str, course: str, assignment: str) -> 
     Students come in code point order, sorted here (a database's collation, PostgreSQL's
     following the locale, must not change the order of a document, of grades.csv or of a
     report); each carries ``submitted_at`` and ``graded_at`` from their row and the
-    instructor's decisions laid over the saved grade.
+    instructor's decisions laid over the saved grade. A question saved under an id the
+    course has renamed since is read under today's (``renamed``).
     """
     engine = open_gradebook(engine_or_url) if isinstance(engine_or_url, str) else engine_or_url
     mine = (SubmissionRow.course == course, SubmissionRow.assignment == assignment)
     with engine.connect() as conn:
-        adjust = read_adjustments(conn, course, assignment)
+        adjust = read_adjustments(conn, course, assignment, renamed)
         names = sorted(
             (student, SubmissionStatus(status))
             for student, status in conn.execute(
@@ -285,18 +325,27 @@ def class_results(engine_or_url: Engine | str, course: str, assignment: str) -> 
     )
 
 
-def results_document(engine_or_url: Engine | str, course: str, assignment: str) -> ResultsDocument:
+def results_document(
+    engine_or_url: Engine | str,
+    course: str,
+    assignment: str,
+    renamed: Mapping[str, str] | None = None,
+) -> ResultsDocument:
     """The results document of ``assignment`` held in memory (``class_results`` read whole):
     for a few students; a class's outputs read it a student at a time."""
-    return class_results(engine_or_url, course, assignment).document()
+    return class_results(engine_or_url, course, assignment, renamed).document()
 
 
 def student_result(
-    engine: Engine, course: str, assignment: str, student: str
+    engine: Engine,
+    course: str,
+    assignment: str,
+    student: str,
+    renamed: Mapping[str, str] | None = None,
 ) -> StudentResult | None:
     """One student's results as every output shows them (decisions laid over), or None."""
     with engine.connect() as conn:
-        adjust = read_adjustments(conn, course, assignment)
+        adjust = read_adjustments(conn, course, assignment, renamed)
     return next(_results(engine, course, assignment, [student], adjust), None)
 
 

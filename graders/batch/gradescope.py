@@ -32,11 +32,14 @@ def gradescope_result(
     policy: FeedbackPolicy | None = None,
     execution_time: float | None = None,
     labels: Mapping[str, str] | None = None,
+    names: Mapping[str, str] | None = None,
 ) -> dict[str, Any]:
     """The ``results.json`` Gradescope reads for one submission, in the language spoken
     (``i18n.speaking``; ``s`` already in it: ``course.learner_language``), misconceptions
-    named by their ``labels`` in it."""
+    named by their ``labels`` in it, each test by the notebook's name of its question
+    (``names``: ``Question 1.3 — ...``) with the question's id as its output's first line."""
     policy = policy or FeedbackPolicy()
+    named = names or {}
     result: dict[str, Any] = {
         "score": round(s.score, 4),
         "output": summary(s),
@@ -45,12 +48,28 @@ def gradescope_result(
         # graders' own log names the grading machine's isolation: the instructor's to read.
         "stdout_visibility": "hidden",
         "tests": [
-            test for i, q in enumerate(s.questions, 1) for test in _tests(i, q, policy, labels)
+            test
+            for i, q in enumerate(s.questions, 1)
+            for test in _tests(i, q, policy, labels, named.get(q.id, q.id))
         ],
     }
     if execution_time is not None:
         result["execution_time"] = max(0, round(execution_time))
     return result
+
+
+def refused_result(reason: str) -> dict[str, Any]:
+    """The ``results.json`` of a submission graders would not grade at all (its learner in
+    no row of the roster, no notebook uploaded): no score, and why, for the learner and
+    their instructor to read."""
+    return {
+        "score": 0,
+        "output": f"**{_('The submission could not be graded.')}**\n\n{reason}",
+        "output_format": MARKDOWN,
+        "visibility": "visible",
+        "stdout_visibility": "hidden",
+        "tests": [],
+    }
 
 
 def summary(s: StudentResult) -> str:
@@ -62,7 +81,7 @@ def summary(s: StudentResult) -> str:
     if s.status is not SubmissionStatus.GRADED:
         lines += ["", s.error or _("The submission could not be graded.")]
     elif s.questions:
-        right = sum(q.passed for q in s.questions)
+        right = sum(q.full_marks for q in s.questions)
         full = _("{right} of {count} questions and checks earned full marks.")
         lines += ["", full.format(right=right, count=len(s.questions))]
     if s.late_factor < 1 and s.status is SubmissionStatus.GRADED:
@@ -72,26 +91,34 @@ def summary(s: StudentResult) -> str:
 
 
 def _tests(
-    number: int, q: QuestionResult, policy: FeedbackPolicy, labels: Mapping[str, str] | None
+    number: int,
+    q: QuestionResult,
+    policy: FeedbackPolicy,
+    labels: Mapping[str, str] | None,
+    name: str,
 ) -> list[dict[str, Any]]:
     first = policy.before_due
-    tests = [_test(q, first, labels) | _scored(number, q)]
+    tests = [_test(q, first, labels, name) | _scored(number, q)]
     later = [policy.after_due] if policy.after_due is not first else []
     if Shown.FULL not in (first, policy.after_due):
         later.append(Shown.FULL)
     for level in later:
-        extra = _test(q, level, labels)
-        extra["name"] = f"{q.id}: {_(LABEL[level]) if level in LABEL else level.value}"
+        extra = _test(q, level, labels, name)
+        extra["name"] = f"{name}: {_(LABEL[level]) if level in LABEL else level.value}"
         extra["visibility"] = gradescope_visibility(policy, level)
         tests.append(extra)
     return tests
 
 
-def _test(q: QuestionResult, level: Shown, labels: Mapping[str, str] | None) -> dict[str, Any]:
+def _test(
+    q: QuestionResult, level: Shown, labels: Mapping[str, str] | None, name: str
+) -> dict[str, Any]:
+    text = question_text(question_for(q, level), markdown=True, labels=labels)
     test: dict[str, Any] = {
-        "name": q.id,
-        "status": "passed" if q.passed else "failed",
-        "output": question_text(question_for(q, level), markdown=True, labels=labels),
+        "name": name,
+        "status": "passed" if q.full_marks else "failed",
+        # The question's id, for the instructor, under the name the learner knows it by.
+        "output": code_span(q.id) + (f"\n\n{text}" if text else ""),
         "output_format": MARKDOWN,
         "visibility": "visible",
         "tags": [q.section] if q.section else [],
@@ -111,7 +138,7 @@ def question_text(
 
     With ``markdown``, the learner's answer and the expected one are code spans.
     """
-    if q.passed:
+    if q.full_marks:
         lines = []
     elif markdown:
         lines = [verdict(q, quote=code_span, stress=lambda status: f"**{status}**")]

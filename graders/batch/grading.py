@@ -13,12 +13,13 @@ import logging
 import traceback
 from collections.abc import Iterable, Iterator, Mapping
 from concurrent.futures import ThreadPoolExecutor
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
 from datetime import datetime
 from typing import TYPE_CHECKING, Any
 
 from ..course.load import LoadedCourse, LoadedExercise, get_assignment
 from ..course.model import Assignment, Course
+from ..course.times import time_text
 from ..course.variants import learner_variant
 from ..kinds.base import Context, Submission
 from ..kinds.layout import points_scale
@@ -83,6 +84,8 @@ class PreparedAssignment:
     assignment: Assignment
     exercises: tuple[PreparedExercise, ...]
     ctx: Context
+    # Ids the course's items had before -> their ids now: a submission is read under today's.
+    renamed: Mapping[str, str] = field(default_factory=dict)
 
     def due_on(self, due: datetime | None) -> PreparedAssignment:
         """The same, for a student whose own due date is ``due`` (an extension)."""
@@ -116,7 +119,7 @@ def prepare_assignment(
         )
         for item in items
     )
-    return PreparedAssignment(assignment, exercises, ctx)
+    return PreparedAssignment(assignment, exercises, ctx, loaded.renamed)
 
 
 def for_learner(prep: PreparedAssignment, student: str) -> PreparedAssignment:
@@ -151,6 +154,7 @@ def grade_submission(prep: PreparedAssignment, sub: Submission) -> StudentResult
     """Grade one submission; never raises (a grader bug becomes an ``ungradable`` result)."""
     try:
         prep = for_learner(prep, sub.student)
+        sub = sub.renamed(prep.renamed)
         # The submission's sandbox jobs run together, in one child where they can.
         jobs = [job for ex in prep.exercises for job in _jobs(ex, sub, prep.ctx)]
         ctx = run_ahead(prep.ctx, jobs)
@@ -233,7 +237,8 @@ def apply_late_policy(
         return StudentResult(student, questions)
     factor = assignment.late.factor(assignment.due, submitted_at)
     if factor is None:
-        reason = say("submitted {when}, after the late cutoff", when=submitted_at.isoformat())
+        when = time_text(submitted_at, assignment.due.tzinfo)
+        reason = say("submitted {when}, after the late cutoff", when=when)
         return StudentResult(
             student,
             questions,

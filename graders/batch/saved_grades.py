@@ -7,6 +7,7 @@ submission time are in the gradebook.
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from datetime import datetime
 
 from sqlalchemy import select, update
@@ -18,11 +19,18 @@ from .gradebook import of_student, score_columns, stored_json
 from .gradebook_tables import SubmissionRow
 
 
-def replace_result(conn: Connection, course: str, assignment: str, result: StudentResult) -> None:
+def replace_result(
+    conn: Connection,
+    course: str,
+    assignment: str,
+    result: StudentResult,
+    renamed: Mapping[str, str] | None = None,
+) -> None:
     """Save a changed result of an already graded student (a new due date, new overrides),
     keeping where and how it was graded."""
     overrides = Adjustments(
-        {result.student: student_overrides(conn, course, assignment, result.student)}
+        {result.student: student_overrides(conn, course, assignment, result.student, renamed)},
+        renamed=renamed or {},
     )
     conn.execute(
         update(SubmissionRow)
@@ -38,11 +46,18 @@ def replace_result(conn: Connection, course: str, assignment: str, result: Stude
 
 
 def saved_result(
-    conn: Connection, course: str, assignment: str, student: str
+    conn: Connection,
+    course: str,
+    assignment: str,
+    student: str,
+    renamed: Mapping[str, str] | None = None,
 ) -> tuple[StudentResult, datetime | None] | None:
-    """A student's saved result (the engine's, without overrides) and submission time."""
+    """A student's saved result (the engine's, without overrides, under today's ids) and
+    submission time."""
     query = select(SubmissionRow.result_json, SubmissionRow.submitted_at).where(
         *of_student(course, assignment, student)
     )
     row = conn.execute(query).one_or_none()
-    return None if row is None else (StudentResult.parse(row.result_json), row.submitted_at)
+    if row is None:
+        return None
+    return StudentResult.parse(row.result_json).renamed(renamed or {}), row.submitted_at

@@ -22,6 +22,9 @@ from .gradebook_tables import Base, UtcDateTime
 #: ``extensions.origin``: granted by ``graders extend``, or listed in ``extensions.yml``.
 BY_COMMAND = "command"
 FROM_FILE = "extensions.yml"
+#: ``dropped.assignment`` of a student dropped from the whole course: every assignment,
+#: those graded already and those to come (no assignment id can be it).
+EVERY_ASSIGNMENT = "*"
 
 
 class ExtensionRow(Base):
@@ -59,7 +62,8 @@ class OverrideRow(Base):
 
 
 class DropRow(Base):
-    """A withdrawn student: ``autograde`` skips them and no output lists a grade for them."""
+    """A withdrawn student: ``autograde`` skips them and no output lists a grade for them
+    (of one assignment, or of every one: ``EVERY_ASSIGNMENT``)."""
 
     __tablename__ = "dropped"
     __table_args__ = (UniqueConstraint("course", "assignment", "student"),)

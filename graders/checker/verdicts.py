@@ -17,6 +17,8 @@ from typing import Any
 
 from ..answers.compare import compare
 from ..answers.values import TensorValue, from_json
+from ..i18n import N_
+from ..said import as_catalogued, say
 
 RUNGS = ("shape", "dtype", "requires_grad", "values")
 
@@ -47,8 +49,11 @@ def errored(raised: Any, what: str) -> Verdict:
 
 
 def sentence(text: str) -> str:
-    """``text`` ending with a full stop (a message of the learner's may not have one)."""
-    return text if text.endswith((".", "!", "?")) else f"{text}."
+    """``text`` ending with a full stop (a message of the learner's may not have one), in
+    each language it was said in."""
+    if text.endswith((".", "!", "?", "。")):
+        return text
+    return say("{clause}.", clause=text)
 
 
 def first_failure(verdicts: Iterable[Verdict]) -> Verdict:
@@ -58,14 +63,26 @@ def first_failure(verdicts: Iterable[Verdict]) -> Verdict:
 
 
 def explain_raised(raised: Any, what: str) -> str:
-    """``what raised X at line N of your code: message`` from a child's ``raised`` record."""
+    """``what raised X at line N of your code: message`` from a child's ``raised`` record,
+    said in every language graders speaks (``what`` as the checker wrote it, unless it is a
+    phrase of graders' own catalogue)."""
     cls = text(raised, "cls")
     message = text(raised, "message")
     line = raised.get("line")
     if line is not None and type(line) is not int:
         raise Malformed("line")
-    where = f" at line {line} of your code" if line else ""
-    return f"{what} raised {cls}{where}" + (f": {message}" if message else "")
+    fields = dict(what=as_catalogued(what), cls=cls, line=line, said=message)
+    if line and message:
+        return say("{what} raised {cls} at line {line} of your code: {said}", **fields)
+    if line:
+        return say("{what} raised {cls} at line {line} of your code", **fields)
+    if message:
+        return say("{what} raised {cls}: {said}", **fields)
+    return say("{what} raised {cls}", **fields)
+
+
+# Phrases graders' own modules hand to ``explain_raised`` (translated where they are said).
+CATALOGUED_CALLERS = (N_("Running your code"),)
 
 
 def tensor_verdict(

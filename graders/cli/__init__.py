@@ -32,6 +32,7 @@ COMMAND_MODULES = (
     "term",
     "variants",
     "db",
+    "serve",
 )
 
 
@@ -44,6 +45,10 @@ GRADE_EXTRA_MODULES = frozenset(
 )
 
 
+# What the `serve` extra installs (`graders serve`): the web framework, its server, forms.
+SERVE_EXTRA_MODULES = frozenset(("starlette", "uvicorn", "multipart", "python_multipart", "h11"))
+
+
 class _Group(click.Group):
     def invoke(self, ctx: click.Context) -> Any:
         try:
@@ -51,11 +56,13 @@ class _Group(click.Group):
         except (click.ClickException, click.exceptions.Exit, click.Abort):
             raise  # click's own: usage errors (exit 2), --help (exit 0), Ctrl-C at a prompt
         except ModuleNotFoundError as exc:
-            if (exc.name or "").split(".")[0] not in GRADE_EXTRA_MODULES:
+            top = (exc.name or "").split(".")[0]
+            if top not in GRADE_EXTRA_MODULES | SERVE_EXTRA_MODULES:
                 raise
+            extra, what = ("grade", "grading") if top in GRADE_EXTRA_MODULES else ("serve", "web")
             click.echo(
-                f"error: `graders {ctx.invoked_subcommand}` needs graders' grading dependencies "
-                f"({exc.name} is not installed): pip install '{__distribution__}[grade]'",
+                f"error: `graders {ctx.invoked_subcommand}` needs graders' {what} dependencies "
+                f"({exc.name} is not installed): pip install '{__distribution__}[{extra}]'",
                 err=True,
             )
             sys.exit(int(ExitCode.USAGE))

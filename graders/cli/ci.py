@@ -9,7 +9,7 @@ from typing import TYPE_CHECKING, Any, Literal
 
 import click
 
-from ..errors import ExitCode
+from ..errors import ExitCode, UsageError
 from . import isolation_option, main, pages_lang_option
 
 if TYPE_CHECKING:
@@ -30,6 +30,15 @@ class _ThresholdType(click.ParamType["Threshold"]):
             self.fail(
                 f"expected points (6.5) or a share of the maximum (60%), got {value!r}", param, ctx
             )
+
+
+def _refused(path: Path, reason: str) -> None:
+    import json
+
+    from ..batch.exports import write_atomic
+    from ..batch.gradescope import refused_result
+
+    write_atomic(path, json.dumps(refused_result(reason), indent=2, ensure_ascii=False) + "\n")
 
 
 def _optional_path(value: str | None) -> Path | None:
@@ -156,21 +165,27 @@ def ci(
     from ..session import load
     from . import bug_request
 
-    # Read before grading: an unreadable record or an unknown language is a usage error.
-    when = None if no_late else ci_time(notebook)
-    loaded = load(course_path(course))  # once: every step below reads this course
-    if lang is not None:
-        loaded.language(lang)
     started = time.monotonic()
-    doc = grade_notebook(
-        loaded,
-        notebook,
-        assignment,
-        student=student,
-        student_from=student_from,
-        isolation=isolation,
-        submitted_at=when,
-    )
+    try:
+        # Read before grading: an unreadable record or an unknown language is a usage error.
+        when = None if no_late else ci_time(notebook)
+        loaded = load(course_path(course))  # once: every step below reads this course
+        if lang is not None:
+            loaded.language(lang)
+        doc = grade_notebook(
+            loaded,
+            notebook,
+            assignment,
+            student=student,
+            student_from=student_from,
+            isolation=isolation,
+            submitted_at=when,
+        )
+    except UsageError as exc:
+        # Gradescope shows a generic failure when results.json is missing: say why instead.
+        if gradescope is not None:
+            _refused(gradescope, str(exc))
+        raise
     shown = in_learner_language(loaded, doc, lang)
     reports = Reports(
         json_path,
@@ -180,11 +195,12 @@ def ci(
         _optional_path(summary),
         time.monotonic() - started,
         shown.labels,
+        shown.names,
     )
     with speaking(shown.language):
         assignment_graded = get_assignment(loaded, doc.assignment)
         view = write_reports(shown.doc, minimum, assignment_graded, reports)
-        for line in log_lines(view.doc, minimum, view.notice(), shown.labels):
+        for line in log_lines(view.doc, minimum, view.notice(), shown.labels, shown.names):
             click.echo(printable_text(line))
     if hit_a_bug(doc.students[0]):  # the reports say it could not be graded; the exit, why
         click.echo(bug_request(__version__), err=True)

@@ -61,26 +61,44 @@ def key(
 
 @main.command()
 @course_option
-@click.option("--json", "as_json", is_flag=True, help="Print the drift entries as JSON.")
+@click.option(
+    "--json", "as_json", is_flag=True, help="Print what the course holds and the drift as JSON."
+)
+@click.option(
+    "--markdown",
+    is_flag=True,
+    help="Print only what the course holds, as the README describes it (no torch run).",
+)
 @isolation_option
-def audit(course: Path | None, as_json: bool, isolation: str) -> None:
-    """Compare what the article printed with what today's torch gives."""
+def audit(course: Path | None, as_json: bool, markdown: bool, isolation: str) -> None:
+    """What the course holds, and what the article printed against what today's torch gives."""
+    from ..course.contents import course_contents
+    from ..course.contents import markdown as contents_markdown
     from ..kinds.cache import torch_version
     from ..kinds.predict.audit import audit_course
     from ..kinds.prepare import prepare_exercises
-    from ..session import open_session
-    from .tables import drift_table, print_table
+    from ..session import load, open_session
+    from .tables import contents_table, drift_table, print_table
 
+    if markdown:
+        click.echo(contents_markdown(course_contents(load(course))), nl=False)
+        return
     with open_session(course, isolation=isolation) as session:
         truths = prepare_exercises(session.loaded, session.loaded.exercises, session.ctx)
+    contents = course_contents(session.loaded)
     drifts = audit_course(session.loaded, truths)
     if as_json:
         click.echo(
             json.dumps(
-                {"torch_version": torch_version(), "drift": [d.to_json() for d in drifts]},
+                {
+                    "torch_version": torch_version(),
+                    "course": contents.to_json(),
+                    "drift": [d.to_json() for d in drifts],
+                },
                 indent=2,
                 ensure_ascii=False,
             )
         )
     else:
+        print_table(contents_table(contents))
         print_table(drift_table(drifts, torch_version()))

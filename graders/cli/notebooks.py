@@ -12,7 +12,9 @@ from . import course_option, exit_with, isolation_option, lang_option, main
 
 if TYPE_CHECKING:
     from ..batch.grading import PreparedAssignment
+    from ..batch.learner_release import LearnerRelease
     from ..course.load import LoadedCourse
+    from ..notebook.release import Released
 
 
 @main.command()
@@ -31,6 +33,16 @@ if TYPE_CHECKING:
     help="The class roster (a CSV with a 'student' column): one notebook per learner, in "
     "their own variant.",
 )
+@click.option(
+    "--nbgrader",
+    "nbgrader_root",
+    type=click.Path(path_type=Path, file_okay=False),
+    default=None,
+    metavar="DIR",
+    help="The nbgrader course to put the assignment into (DIR/source/ASSIGNMENT), linked to "
+    "this course for its test cells; with --roster, once nbgrader generate_assignment has "
+    "run, each learner's handout of nbgrader's notebook in DIR/handouts/.",
+)
 @course_option
 @isolation_option
 @lang_option
@@ -38,6 +50,7 @@ def release(
     assignment: str,
     out: Path,
     roster: Path | None,
+    nbgrader_root: Path | None,
     course: Path | None,
     isolation: str,
     lang: str | None,
@@ -59,35 +72,72 @@ def release(
         prep = prepare_assignment(session.loaded, assignment, session.ctx)
         shown = session.loaded.in_language(language)  # texts only: answers are literals
         with speaking(language):
-            if roster is not None:
-                _release_per_learner(shown, prep, roster, out)
-                return
-            written = write_release(shown, get_assignment(shown, assignment), answer_key(prep), out)
-    _warn_if_varied(session.loaded, assignment)
+            learners = _release_per_learner(shown, prep, roster, out) if roster else []
+            if roster is None or nbgrader_root is not None:
+                chosen = get_assignment(shown, assignment)
+                written = write_release(shown, chosen, answer_key(prep), out)
+                if roster is None:
+                    _said_where(written)
+            if nbgrader_root is not None:
+                _into_nbgrader(shown, written, nbgrader_root, learners)
+    if roster is None:
+        _warn_if_varied(session.loaded, assignment, nbgrader_root)
+
+
+def _said_where(written: Released) -> None:
     click.echo(f"student notebook:    {written.student}")
     click.echo(f"instructor notebook: {written.instructor}  (holds the answers: never hand it out)")
     click.echo(
         f"nbgrader source:     {written.source}  (copy {written.source.parent} into an nbgrader "
-        "course's source/)"
+        "course's source/, or release with --nbgrader DIR)"
     )
 
 
-def _warn_if_varied(loaded: LoadedCourse, assignment: str) -> None:
+def _into_nbgrader(
+    loaded: LoadedCourse, written: Released, root: Path, learners: list[LearnerRelease]
+) -> None:
+    """The assignment installed in the nbgrader course ``root``, and the handouts."""
+    import nbformat
+
+    from ..integrations.nbgrader_course import install, write_handouts
+
+    assignment = written.source.parent.name
+    target = install(written, loaded, root)
+    click.echo(f"nbgrader course:     {target} (linked to this course for its test cells)")
+    if not learners:
+        click.echo(f"next: `nbgrader generate_assignment {assignment}` in {root}")
+        return
+    own = [(r.student, nbformat.read(r.notebook, as_version=4)) for r in learners]
+    handouts = write_handouts(root, assignment, own)
+    click.echo(
+        f"{len(handouts)} handouts:          {handouts[0].parent.parent}/<student>/  (nbgrader's "
+        "notebook in each learner's own variant: hand these out)"
+    )
+
+
+def _warn_if_varied(loaded: LoadedCourse, assignment: str, nbgrader_root: Path | None) -> None:
     from ..course.variants import varied_exercises
 
     varied = varied_exercises(loaded, assignment)
     if varied:
+        handouts = (
+            f"; for nbgrader, once it has generated the assignment, this command with --nbgrader "
+            f"{nbgrader_root} --roster roster.csv writes each learner's handout"
+            if nbgrader_root
+            else ""
+        )
         click.echo(
             f"warning: {assignment} gives each learner their own variant of {', '.join(varied)}, "
             "and is graded so; these notebooks show the base variant. Hand out per-learner "
-            "notebooks (--roster roster.csv), or learners answer a setup they are not graded on.",
+            "notebooks (--roster roster.csv), or learners answer a setup they are not graded on"
+            f"{handouts}.",
             err=True,
         )
 
 
 def _release_per_learner(
     loaded: LoadedCourse, prep: PreparedAssignment, roster: Path, out: Path
-) -> None:
+) -> list[LearnerRelease]:
     from ..batch.learner_release import write_learner_releases
     from ..batch.roster import load_roster
 
@@ -98,11 +148,7 @@ def _release_per_learner(
         f"{len(written)} instructor notebooks: {out / 'instructor' / assignment}/<student>/  "
         "(hold the answers: never hand them out)"
     )
-    click.echo(
-        "nbgrader: hand each learner their own notebook, then grade the submitted/ folder with "
-        "`graders autograde`, which grades each learner in their variant (nbgrader's own "
-        "test cells would grade everyone in the base variant)."
-    )
+    return written
 
 
 @main.command()

@@ -72,7 +72,8 @@ def report(
         else [a.id for a in loaded.course.assignments]
     )
     if results_files:
-        docs, where = file_results(results_files, loaded.course.id), "the results files"
+        docs = file_results(results_files, loaded.course.id, loaded.renamed)
+        where = "the results files"
     else:
         from ..batch.gradebook import existing_url
         from ..batch.gradebook_databases import shown_url

@@ -25,7 +25,8 @@ MARKS = {
 
 
 def results_table(doc: ResultsDocument) -> Table:
-    """Question × student, each cell a status mark and points; totals at the bottom."""
+    """Question × student, each cell a status mark and points; totals at the bottom, with
+    the late factor a late submission's total carries."""
     students = doc.students
     table = Table(
         title=f"{doc.course} · {doc.assignment} · torch {doc.torch_version}", show_lines=False
@@ -51,6 +52,29 @@ def key_table(key: Mapping[str, str]) -> Table:
 
 
 VERDICT_STYLE = {"same": "green", "renamed": "cyan", "new warning": "yellow", "changed": "bold red"}
+
+
+def contents_table(contents: Any) -> Table:
+    """What the course holds, per problem set (``course.contents``)."""
+    kinds = contents.kinds()
+    table = Table(
+        title=(
+            f"the course: {contents.exercises()} exercises, {contents.items()} questions and "
+            f"checks, texts in {', '.join(contents.languages)}"
+        )
+    )
+    for name in ("set", "title", "sections", *kinds, "questions and checks", "with parameters"):
+        table.add_column(name, overflow="fold")
+    for a in contents.assignments:
+        table.add_row(
+            a.id,
+            a.title,
+            ", ".join(a.sections),
+            *(str(len(a.exercises.get(k, ()))) for k in kinds),
+            str(sum(a.items.values())),
+            ", ".join(a.varied),
+        )
+    return table
 
 
 def drift_table(drifts: Sequence[Any], torch_version: str) -> Table:
@@ -95,4 +119,8 @@ def _cell(student: StudentResult, qid: str) -> str:
 def _score(student: StudentResult) -> str:
     if student.status != "graded":
         return f"[red]{student.status}[/]"
-    return f"{format_points(student.score)}/{format_points(student.max_score)}"
+    score = f"{format_points(student.score)}/{format_points(student.max_score)}"
+    if student.late_factor < 1:  # the points earned, and what lateness made of them
+        late = f"{format_points(student.raw_score)} × {format_points(student.late_factor)}"
+        return f"{score} [yellow](late: {late})[/]"
+    return score

@@ -60,6 +60,7 @@ def extend(
     """Give STUDENT their own due date for ASSIGNMENT (--days N or --until TIME)."""
     from ..batch import audit, extensions
     from ..course.load import get_assignment
+    from ..course.times import time_text, zone_of
     from ..session import load
 
     loaded = load(course)
@@ -74,7 +75,7 @@ def extend(
     due = extensions.new_due(chosen, days, until)
     grant = extensions.Grant(student, due, reason, audit.actor(by))
     graded = extensions.grant(engine, loaded.course.id, chosen, grant)
-    shown = due.astimezone(chosen.due.tzinfo).isoformat(sep=" ", timespec="minutes")
+    shown = time_text(due, zone_of(chosen))
     note = "" if graded else " (not graded yet: applies when they are)"
     _done(engine, loaded, assignment, f"{student}: {assignment} due {shown}{note}")
 
@@ -113,13 +114,15 @@ def override(
     engine = _gradebook(loaded, db_url)
     who = audit.actor(by)
     if clear:
-        overrides.clear_override(engine, loaded.course.id, assignment, student, question, who)
+        overrides.clear_override(
+            engine, loaded.course.id, assignment, student, question, who, loaded.renamed
+        )
         _done(engine, loaded, assignment, f"{student}: override of {question} removed")
         return
     if points is None or reason is None:
         raise UsageError("give POINTS and --reason (or --clear)")
     decision = overrides.Decision(question, points, reason, who)
-    overrides.set_override(engine, loaded.course.id, assignment, student, decision)
+    overrides.set_override(engine, loaded.course.id, assignment, student, decision, loaded.renamed)
     _done(engine, loaded, assignment, f"{student}: {question} set to {points:g} points")
 
 
@@ -165,7 +168,7 @@ def regrade(
 
 @main.command()
 @click.argument("student")
-@click.argument("assignment")
+@click.argument("assignment", required=False)
 @click.option("--undo", is_flag=True, help="Take the student back (their grade is restored).")
 @reason_option
 @by_option
@@ -173,14 +176,15 @@ def regrade(
 @db_option
 def drop(
     student: str,
-    assignment: str,
+    assignment: str | None,
     undo: bool,
     reason: str | None,
     by: str | None,
     course: Path | None,
     db_url: str | None,
 ) -> None:
-    """Drop a withdrawn STUDENT from ASSIGNMENT: no grade in any output, none graded again.
+    """Drop a withdrawn STUDENT from ASSIGNMENT, or without it from the whole course (every
+    assignment, graded or to come): no grade in any output, none graded again, not missing.
 
     The grade they had is kept in the audit trail (graders history STUDENT).
     """
@@ -189,9 +193,12 @@ def drop(
     from ..session import load
 
     loaded = load(course)
-    get_assignment(loaded, assignment)
     engine = _gradebook(loaded, db_url, create=True)
     who = audit.actor(by)
+    if assignment is None:
+        _drop_from_course(engine, loaded, student, undo, reason, who)
+        return
+    get_assignment(loaded, assignment)
     if undo:
         restored = drops.undrop(engine, loaded.course.id, assignment, student, by=who)
         again = "grade restored" if restored else "graded by the next autograde"
@@ -200,6 +207,23 @@ def drop(
     had = drops.drop(engine, loaded.course.id, assignment, student, reason=reason, by=who)
     kept = "; their grade is kept in the audit trail" if had else ""
     _done(engine, loaded, assignment, f"{student}: dropped from {assignment}{kept}")
+
+
+def _drop_from_course(
+    engine: Engine, loaded: LoadedCourse, student: str, undo: bool, reason: str | None, by: str
+) -> None:
+    from ..batch import drops
+
+    course, every = loaded.course.id, [a.id for a in loaded.course.assignments]
+    if undo:
+        restored = drops.undrop_from_course(engine, course, every, student, by=by)
+        grades = f" (grades restored: {', '.join(restored)})" if restored else ""
+        message = f"{student}: back in the course{grades}"
+    else:
+        kept = drops.drop_from_course(engine, course, every, student, reason=reason, by=by)
+        grades = f"; their grades of {', '.join(kept)} are kept in the audit trail" if kept else ""
+        message = f"{student}: dropped from the course, every assignment{grades}"
+    _done_all(engine, loaded, message)
 
 
 @main.command()
@@ -211,6 +235,7 @@ def history(student: str, assignment: str | None, course: Path | None, db_url: s
     """Every decision about STUDENT's grades: extensions, overrides, drops, regrades."""
     from ..batch import audit
     from ..batch.gradebook import existing_url, open_gradebook
+    from ..course.times import time_text, zone_of
     from ..session import load
 
     loaded = load(course)
@@ -221,7 +246,7 @@ def history(student: str, assignment: str | None, course: Path | None, db_url: s
         return
     for e in entries:
         why = f"  (reason: {e.reason})" if e.reason else ""
-        when = e.at.strftime("%Y-%m-%d %H:%M UTC")
+        when = time_text(e.at, zone_of(loaded.course.assignment(e.assignment)))
         click.echo(printable(f"{when}  {e.assignment}  {e.action:<14} {e.detail}  by {e.by}{why}"))
 
 
@@ -239,6 +264,18 @@ def _done(engine: Engine, loaded: LoadedCourse, assignment: str, message: str) -
     out = refresh_outputs(engine, loaded, assignment)
     click.echo(message)
     click.echo(f"outputs rewritten in {out}; `graders feedback {assignment}` updates the pages")
+
+
+def _done_all(engine: Engine, loaded: LoadedCourse, message: str) -> None:
+    """``_done`` for a decision about every assignment: the outputs of each one graded."""
+    from ..batch.batch_sources import last_source
+    from ..batch.decisions import refresh_outputs
+
+    click.echo(message)
+    for found in loaded.course.assignments:
+        if last_source(engine, loaded.course.id, found.id) is not None:
+            out = refresh_outputs(engine, loaded, found.id)
+            click.echo(f"{found.id}: outputs rewritten in {out}")
 
 
 def _time(text: str, due: datetime) -> datetime:

@@ -7,6 +7,7 @@ collected and raised together as a ``SpecError``, each as ``path:line:column: me
 from __future__ import annotations
 
 from dataclasses import dataclass, replace
+from functools import cached_property
 from pathlib import Path
 from typing import Any
 
@@ -61,6 +62,13 @@ class LoadedCourse:
     course: Course
     marks: Marks
     exercises: dict[str, LoadedExercise]
+
+    @cached_property
+    def renamed(self) -> dict[str, str]:
+        """Every id an exercise, an answer key or an item had before -> its id now."""
+        from .renames import former_ids
+
+        return former_ids(self)
 
     def language(self, chosen: str | None) -> str:
         """The language a command speaks: ``chosen`` (one of the course's), else the default."""

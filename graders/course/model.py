@@ -9,7 +9,7 @@ import json
 from collections.abc import Mapping
 from datetime import datetime, timedelta
 from enum import StrEnum
-from typing import Annotated, Any
+from typing import Annotated, Any, Literal
 
 from pydantic import (
     AwareDatetime,
@@ -26,7 +26,10 @@ from .text import DEFAULT_LANGUAGES, Language, Text, Translatable
 
 Ident = Annotated[str, StringConstraints(pattern=r"^[a-z0-9][a-z0-9_-]*$", max_length=64)]
 BEYOND = "beyond"  # what the article does not say: taught by the course on its own authority
-SECTIONS = ("§1a", "§1b", "§2", "§3", "§4", "§5", "supplement", BEYOND)
+# The article's "supplement" (补充) is a heading with nothing under it: nothing can be cited
+# from it, and what a course teaches under that title is `beyond`.
+SUPPLEMENT = "supplement"
+SECTIONS = ("§1a", "§1b", "§2", "§3", "§4", "§5", BEYOND)
 
 
 class Strict(BaseModel):
@@ -96,6 +99,20 @@ class FeedbackPolicy(Strict):
         return self
 
 
+class SubmissionPolicy(Strict):
+    """How learners may hand an assignment in to ``graders serve``: how often, and which
+    attempt is the grade of record.
+
+    ``max``: attempts allowed (None: any number); ``every_s``: the least time between two;
+    ``counts``: ``best`` (the highest score after the late policy) or ``last`` (the latest
+    graded attempt).
+    """
+
+    max: int | None = Field(None, ge=1, le=10_000)
+    every_s: float = Field(0.0, ge=0, le=7 * 24 * 3600)
+    counts: Literal["best", "last"] = "best"
+
+
 class AssignmentItem(Strict):
     """An exercise in an assignment, with an optional override of its total points."""
 
@@ -111,6 +128,7 @@ class Assignment(Strict):
     due: AwareDatetime
     late: LatePolicy = Field(default_factory=LatePolicy)
     feedback: FeedbackPolicy = Field(default_factory=FeedbackPolicy)
+    submissions: SubmissionPolicy = Field(default_factory=SubmissionPolicy)
     exercises: list[AssignmentItem] = Field(min_length=1)
 
     @field_validator("exercises", mode="before")
@@ -127,6 +145,12 @@ class MisconceptionLabel(Strict):
 
     name: Ident
     label: Text  # "changing .data is harmless", per language like every learner's text
+
+
+class GlossaryTerm(Strict):
+    """A term of the course, per language: ``{en: weight decay, zh: 权重衰减}``."""
+
+    term: Text
 
 
 class Course(Strict, Translatable):
@@ -153,6 +177,9 @@ class Course(Strict, Translatable):
     # What learners read for each misconception name the exercises declare; a name without
     # one reads as itself ("data-change-harmless": "data change harmless").
     misconceptions: list[MisconceptionLabel] = []
+    # The course's terms, each per language ({en: weight decay, zh: 权重衰减}): graders
+    # validate reports a text in another language that leaves one in the default language.
+    glossary: list[GlossaryTerm] = []
 
     @field_validator("languages")
     @classmethod
@@ -179,6 +206,10 @@ class ExerciseBase(Strict, Translatable):
     """Fields every exercise has, whatever its kind."""
 
     id: Ident
+    # The ids this exercise had before (the oldest first): results, answers files and
+    # notebooks that name one are read under ``id`` (``course/renames.py``), and a learner's
+    # variant is still drawn by the oldest, so a rename changes no one's tensors.
+    formerly: list[Ident] = []
     title: Text
     section: str
     kind: str
@@ -186,13 +217,31 @@ class ExerciseBase(Strict, Translatable):
     # exercise is used exactly as written.
     params: Params = Field(default_factory=dict)
 
+    @property
+    def drawn_as(self) -> str:
+        """The id variants are drawn by: the first the exercise ever had."""
+        return self.formerly[0] if self.formerly else self.id
+
     def content_hash(self) -> str:
         """A stable hash of all that defines this exercise (for caches), whatever its language."""
         data = self.in_default_language().model_dump(mode="json")
         if not data.get("params"):
             del data["params"]  # the hash an exercise had before parameters existed
+        _drop_empty(data, "formerly")  # and before exercises and questions were renamed
         blob = json.dumps(data, sort_keys=True).encode()
         return hashlib.sha256(blob).hexdigest()[:16]
+
+
+def _drop_empty(data: Any, key: str) -> None:
+    """Remove ``key`` wherever it holds an empty list, in nested dicts and lists."""
+    if isinstance(data, dict):
+        if data.get(key) == []:
+            del data[key]
+        for value in data.values():
+            _drop_empty(value, key)
+    elif isinstance(data, list):
+        for value in data:
+            _drop_empty(value, key)
 
 
 def section_ok(section: str) -> bool:
@@ -202,6 +251,8 @@ def section_ok(section: str) -> bool:
 
 def not_a_section(section: str, hint: str = "") -> str:
     """The message for a section that exercises may not cite."""
+    if section == SUPPLEMENT:
+        hint = f" (the article's supplement is an empty heading: cite '{BEYOND}')"
     return f"'{section}' is not an article section ({', '.join(SECTIONS)}){hint}"
 
 
@@ -211,7 +262,7 @@ def in_article(section: str | None) -> bool:
 
 
 def section_label(section: str) -> str:
-    """A section as readers see it: '§2', 'supplement', or 'beyond the article'."""
+    """A section as readers see it: '§2', or 'beyond the article'."""
     from ..i18n import _
 
     return _("beyond the article") if section == BEYOND else section

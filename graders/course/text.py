@@ -82,6 +82,10 @@ class Translatable(BaseModel):
         """The languages the text at ``path`` is given in; () for a plain string."""
         return tuple(self._texts.get(tuple(path), ()))
 
+    def texts_by_language(self) -> Texts:
+        """Where each text given per language is -> that text in each language (a copy)."""
+        return {path: dict(by_language) for path, by_language in self._texts.items()}
+
 
 def with_texts(model: Any, texts: Texts) -> Any:
     """``model`` with its other-language texts attached (a model that cannot carry them: as is)."""

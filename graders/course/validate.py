@@ -9,9 +9,11 @@ from pathlib import Path
 from ..errors import Problem, SpecError, did_you_mean
 from ..kinds.prepare import prepare_variants, self_test_problems, variant_problems
 from ..session import load, open_session
+from .glossary import glossary_problems
 from .load import LoadedCourse
 from .marks import duplicate_ids
 from .model import SECTIONS
+from .renames import rename_problems
 from .text import language_problems
 from .variants import expand
 
@@ -45,6 +47,7 @@ def validate_course(
     """Validate the course; raise ``SpecError`` with every problem found."""
     loaded = load(course)
     problems = untranslated(loaded) + unlabelled(loaded) + every_combination(loaded)
+    problems += glossary_problems(loaded) + rename_problems(loaded)
     if truth:
         with open_session(course, isolation=isolation) as session:
             # Every variant of every exercise runs through torch.

@@ -122,7 +122,7 @@ def learner_variant(loaded: LoadedExercise, course: Course, student: str) -> Exe
     """The variant ``student`` gets of ``loaded``; None when it has no variants."""
     if not loaded.variants:
         return None
-    number = variant_number(course.seed, loaded.exercise.id, student, len(loaded.variants))
+    number = variant_number(course.seed, loaded.exercise.drawn_as, student, len(loaded.variants))
     return loaded.variants[number - 1]
 
 
@@ -148,7 +148,7 @@ def learner_course(loaded: LoadedCourse, student: str) -> LoadedCourse:
 
 def _chosen(exercise: ExerciseBase, course: Course) -> list[dict[str, Any]]:
     count = course.variants.count if course.variants is not None else None
-    return chosen(exercise.params, count, course.seed, exercise.id)
+    return chosen(exercise.params, count, course.seed, exercise.drawn_as)
 
 
 def _every_text(exercise: ExerciseBase) -> list[tuple[PathKey, str]]:

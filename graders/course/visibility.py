@@ -7,12 +7,17 @@ An assignment's ``feedback`` (course.yml) says what is shown before it closes an
 
     feedback: {before_due: checks, after_due: full}     # the default
 
-``score`` shows each question's points; ``checks`` adds its status, the author's
-explanation and the misconception the answer matches; ``full`` adds the expected answer and
-the comparison ("got X, expected Y"). The assignment *closes* when the last submission that
-still counts may come in: its due date, plus the late policy's cutoff, or the latest due
-date an extension gave a learner, plus that cutoff. Until then, a key shown to one learner
-could reach another who has yet to submit.
+``score`` shows each question's points; ``checks`` adds its status, the misconception the
+answer matches and what was said about the answer without the key (``explain``: the
+author's explanation of a question answered right, or marked safe to read before the key);
+``full`` adds the expected answer, the comparison ("got X, expected Y") and every
+explanation. A crash (an error, a timeout, tampering) is about the learner's code, never
+the key: ``checks`` shows what was said of it whole, so the learner knows what to fix.
+
+The assignment *closes* when the last submission that still counts may come in: its due
+date, plus the late policy's cutoff, or the latest due date an extension gave a learner,
+plus that cutoff. Until then, a key shown to one learner could reach another who has yet
+to submit.
 
 Gradescope hides and shows tests by itself; ``gradescope_visibility`` gives its ``visibility``
 value for content of a level, so that its results hold both views at once.
@@ -24,7 +29,7 @@ from collections.abc import Iterable
 from dataclasses import replace
 from datetime import UTC, datetime, timedelta
 
-from ..results import QuestionResult, ResultsDocument, StudentResult
+from ..results import CRASHED, QuestionResult, ResultsDocument, StudentResult
 from .model import Assignment, FeedbackPolicy, Shown
 
 
@@ -58,7 +63,7 @@ def question_for(q: QuestionResult, shown: Shown) -> QuestionResult:
         return q
     if shown is Shown.CHECKS:
         # A result written before `explain` existed shows no feedback rather than the truth.
-        feedback = q.explain or ""
+        feedback = q.feedback if q.status in CRASHED else q.explain or ""
         return replace(q, expected=None, feedback=feedback, said=_said_about(q, feedback))
     return replace(q, expected=None, feedback="", explain=None, misconception=None, said=None)
 

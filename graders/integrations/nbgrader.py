@@ -16,10 +16,17 @@ NameError in the kernel and is still read as ``tensor(2.)``; ``answer = a is b``
 the kernel and is still an expression, not an answer. Test cells of earlier releases pass
 the kernel's value as well: it is used only when no saved notebook is found.
 
+Which learner: nbgrader's autograder runs each notebook in ``autograded/<student>/
+<assignment>/`` (its default layout), with ``NBGRADER_EXECUTION=autograde`` set, so the
+folder above the notebook's names the learner, who is graded in their own variant, as
+``graders autograde`` grades them. Anywhere else (the instructor running the source
+notebook) no learner is known, and the base variant is graded.
+
 Where the truth comes from: the course itself, read from disk, and torch. The course is
-found through ``$GRADERS_COURSE`` (a course.yml or its folder; set it in
-``nbgrader_config.py``) or else, by the id the release's ``graders-course.json`` names, in
-the folders above the notebook (a course whose folder holds the nbgrader course). The
+the one ``$GRADERS_COURSE`` names (a course.yml or its folder), else, by the id the
+release's ``graders-course.json`` names, the nearest in the folders above the notebook:
+a course folder holding the nbgrader course, or the course an nbgrader course's
+``graders-course-folder.json`` links (``graders release --nbgrader DIR`` writes it). The
 pointer holds no path: nbgrader hands the source folder's files out to learners. Truths
 come from the course's truth cache, which ``graders release`` has filled; on a miss they
 are computed by torch in a sandbox child, never in this kernel, where student code has
@@ -27,8 +34,10 @@ already run and could have changed torch.
 
 A cell passes (full points), raises ``NotCorrect`` (no points, with the feedback), or,
 for a code exercise with partial credit, returns the points earned, which nbgrader reads
-as the cell's partial credit. Nothing is written to stderr: nbgrader scores a test cell
-with stderr output as failed.
+as the cell's partial credit. The feedback is what the learner may read today
+(``course.visibility``), in the language of their notebook: nbgrader's feedback pages
+show it. Nothing is written to stderr: nbgrader scores a test cell with stderr output as
+failed.
 
 nbgrader runs student code in the same kernel before these cells, so a student can
 defeat any test cell there. ``graders autograde`` reads the same notebooks as text and
@@ -49,17 +58,20 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from ..errors import SubmissionError, UsageError
+from ..i18n import speaking
 from ..kinds.code.layout import code_source
 from ..notebook import META_KEY, POINTER_FILE
 
 if TYPE_CHECKING:
     from ..batch.grading import PreparedAssignment
+    from ..course.learner_language import LearnerLanguages
     from ..kinds.base import Submission
-    from ..results import QuestionResult
+    from ..results import QuestionResult, StudentResult
     from ..session import Session
 
 COURSE_ENV = "GRADERS_COURSE"
-STUDENT = "nbgrader"
+EXECUTION_ENV = "NBGRADER_EXECUTION"  # nbgrader sets it while it runs notebooks
+STUDENT = "nbgrader"  # the learner's id where none is known (graded in the base variant)
 _NOT_GIVEN: Any = object()
 
 
@@ -83,12 +95,28 @@ def check(item: str, answer: Any = _NOT_GIVEN, *, assignment: str) -> float | No
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")  # a warning on stderr would fail the nbgrader cell
         course = course_file()
+        learner = graded_learner(assignment)
         prep = _prepared(course, assignment)
         exercise_id, _, question = item.partition("/")
-        only = _only_exercise(prep, exercise_id)
-        sub = _submission(course, assignment, item, answer)
-        results = [q for q in grade_submission(only, sub).questions if q.id == item or not question]
-    return _verdict(item, results)
+        only = _only_exercise(prep if learner else _base(prep), exercise_id)
+        sub = _submission(course, assignment, item, answer, learner or STUDENT)
+        graded = grade_submission(only, sub)
+        shown = _shown(course, assignment, graded)
+        results = [q for q in shown.questions if q.id == item or not question]
+        with speaking(_language(course, shown)):
+            return _verdict(item, results)
+
+
+def graded_learner(assignment: str, folder: Path | None = None) -> str | None:
+    """The learner nbgrader's autograder is grading: the name of the folder above the
+    notebook's (``autograded/<student>/<assignment>/``); None anywhere else."""
+    folder = folder or Path.cwd()
+    if os.environ.get(EXECUTION_ENV) != "autograde" or folder.name != assignment:
+        return None
+    from ..batch.submissions import safe_student
+
+    student = folder.parent.name
+    return student if student and safe_student(student) else None
 
 
 def saved_notebook(assignment: str, folder: Path | None = None) -> Path | None:
@@ -102,14 +130,14 @@ def saved_notebook(assignment: str, folder: Path | None = None) -> Path | None:
     return released[0] if len(released) == 1 else None
 
 
-def _submission(course: Path, assignment: str, item: str, answer: Any) -> Submission:
+def _submission(course: Path, assignment: str, item: str, answer: Any, student: str) -> Submission:
     """What the learner answered, from the saved notebook (or, failing that, the kernel)."""
     from ..kinds.base import Submission
     from ..notebook.collect import read_submission
 
     notebook = saved_notebook(assignment)
     if notebook is not None:
-        return read_submission(notebook, assignment, _session(course).loaded, STUDENT)
+        return read_submission(notebook, assignment, _session(course).loaded, student)
     if answer is _NOT_GIVEN:
         raise UsageError(
             f"graders cannot find the notebook of assignment '{assignment}' in {Path.cwd()}: "
@@ -117,9 +145,9 @@ def _submission(course: Path, assignment: str, item: str, answer: Any) -> Submis
         )
     exercise_id, _, question = item.partition("/")
     if question:
-        return Submission(STUDENT, assignment, answers=_given(item, answer_text(answer)))
+        return Submission(student, assignment, answers=_given(item, answer_text(answer)))
     source = code_source(entry_source(answer))
-    return Submission(STUDENT, assignment, answers=_given(exercise_id, source))
+    return Submission(student, assignment, answers=_given(exercise_id, source))
 
 
 def _declares(path: Path, assignment: str) -> bool:
@@ -173,9 +201,9 @@ def course_file() -> Path:
     found = _course_above(Path.cwd(), course_id)
     if found is None:
         raise UsageError(
-            f"graders cannot find course '{course_id}' in the folders above {Path.cwd()}: set "
-            f"{COURSE_ENV} to the course folder in nbgrader_config.py, e.g. "
-            f'os.environ["{COURSE_ENV}"] = "/path/to/course"'
+            f"graders cannot find course '{course_id}' in the folders above {Path.cwd()}: "
+            "release the assignment into the nbgrader course with `graders release ASSIGNMENT "
+            f"--nbgrader DIR`, or set {COURSE_ENV} to the course folder"
         )
     return found
 
@@ -197,19 +225,33 @@ def _pointer_course_id(pointer: Path) -> str:
 
 
 def _course_above(folder: Path, course_id: str) -> Path | None:
-    """The nearest course.yml in ``folder`` or a folder above it whose id is ``course_id``."""
+    """The nearest course.yml whose id is ``course_id``, in ``folder`` or a folder above it,
+    or linked from one of them (``graders-course-folder.json``)."""
+    from .nbgrader_course import linked_course
+
+    for above in (folder, *folder.parents):
+        linked = linked_course(above, course_id)
+        for candidate in [above, *([linked] if linked else [])]:
+            if _course_id(candidate) == course_id:
+                return _course_yml(candidate)
+    return None
+
+
+def _course_id(folder: Path) -> str | None:
     import yaml
 
+    try:
+        data = yaml.safe_load(_course_yml(folder).read_text(encoding="utf-8"))
+    except (OSError, UnicodeDecodeError, yaml.YAMLError):
+        return None
+    found = data.get("id") if isinstance(data, dict) else None
+    return found if isinstance(found, str) else None
+
+
+def _course_yml(folder: Path) -> Path:
     from ..course.load import COURSE_FILE
 
-    for candidate in (d / COURSE_FILE for d in (folder, *folder.parents)):
-        try:
-            data = yaml.safe_load(candidate.read_text(encoding="utf-8"))
-        except (OSError, UnicodeDecodeError, yaml.YAMLError):
-            continue
-        if isinstance(data, dict) and data.get("id") == course_id:
-            return candidate
-    return None
+    return folder / COURSE_FILE
 
 
 @lru_cache(maxsize=4)
@@ -231,6 +273,37 @@ def _prepared(course: Path, assignment: str) -> PreparedAssignment:
     return prepare_assignment(session.loaded, assignment, session.ctx)
 
 
+def _base(prep: PreparedAssignment) -> PreparedAssignment:
+    """``prep`` as no learner in particular is asked it: every exercise in its base variant."""
+    return replace(
+        prep,
+        exercises=tuple(replace(e, loaded=replace(e.loaded, variants=())) for e in prep.exercises),
+    )
+
+
+def _shown(course: Path, assignment: str, graded: StudentResult) -> StudentResult:
+    """``graded`` as its learner may read it today, in their notebook's language."""
+    from ..course.load import get_assignment
+    from ..course.visibility import for_learner, shown_at
+
+    loaded = _session(course).loaded
+    visible = for_learner(graded, shown_at(get_assignment(loaded, assignment)))
+    languages = _languages(course, assignment)
+    return languages.result_in(visible, languages.language_of(visible))
+
+
+def _language(course: Path, shown: StudentResult) -> str:
+    languages = _session(course).loaded.course.languages
+    return shown.language if shown.language in languages else languages[0]
+
+
+@lru_cache(maxsize=4)
+def _languages(course: Path, assignment: str) -> LearnerLanguages:
+    from ..course.learner_language import LearnerLanguages
+
+    return LearnerLanguages(_session(course).loaded, assignment)
+
+
 def _only_exercise(prep: PreparedAssignment, exercise_id: str) -> PreparedAssignment:
     kept = tuple(e for e in prep.exercises if e.loaded.exercise.id == exercise_id)
     if not kept:
@@ -245,11 +318,15 @@ def _given(item: str, text: str | None) -> dict[str, str]:
 
 
 def _verdict(item: str, results: list[QuestionResult]) -> float | None:
+    from ..batch.status_names import status_name
+
     __tracebackhide__ = True
     if not results:
         raise UsageError(f"'{item}' is not a question of the course")
     earned, top = sum(r.points for r in results), sum(r.max_points for r in results)
-    feedback = "\n\n".join(f"{r.id}: {r.status.value}\n{r.feedback}".strip() for r in results)
+    feedback = "\n\n".join(
+        f"{r.id}: {status_name(r.status.value)}\n{r.feedback}".strip() for r in results
+    )
     if earned <= 0:
         raise NotCorrect(feedback)
     print(feedback)

@@ -12,7 +12,7 @@ Nothing outside ``kinds/`` asks which kind an exercise is.
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from datetime import datetime
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Protocol, TypeVar
@@ -36,6 +36,9 @@ class Item:
     points: float
     prompt: str
     section: str | None = None  # the article section it cites; None: the exercise's
+    # The ids the item had before under this exercise's current or former ids (the
+    # exercise's own renames alone are the course's to apply: ``course/renames.py``).
+    formerly: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True)
@@ -54,6 +57,21 @@ class Submission:
     # The course language the notebook was released in (presentation only: the learner's
     # feedback is written in it; grading never reads it).
     language: str | None = None
+
+    def renamed(self, current: Mapping[str, str]) -> Submission:
+        """The same answers under today's ids (``current``: former id -> id now); an answer
+        given under both ids counts under today's."""
+        if not current or not any(key in current for key in (*self.answers, *self.notes)):
+            return self
+        return replace(
+            self, answers=_renamed(self.answers, current), notes=_renamed(self.notes, current)
+        )
+
+
+def _renamed(by_key: Mapping[str, str], current: Mapping[str, str]) -> dict[str, str]:
+    out = {current.get(key, key): value for key, value in by_key.items() if key in current}
+    out.update((key, value) for key, value in by_key.items() if key not in current)
+    return out
 
 
 @dataclass(frozen=True)

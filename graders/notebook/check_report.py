@@ -37,7 +37,7 @@ class CheckReport:
 
     notebook: Path
     assignment: str | None
-    saved_at: datetime
+    saved_at: datetime | None  # None: a file handed in (a CI job's), saved nowhere here
     readable: tuple[str, ...]
     unreadable: tuple[Finding, ...]
     unanswered: tuple[str, ...]
@@ -62,12 +62,15 @@ class CheckReport:
 
     def _lines(self) -> list[str]:
         what = _(" (assignment {id})").format(id=self.assignment) if self.assignment else ""
-        lines = [
-            _(
+        if self.saved_at is None:
+            checked = _("Checked {name}{what} as it was handed in.")
+        else:
+            checked = _(
                 "Checked {name}{what} as saved at {time}; save the notebook first, unsaved "
                 "changes are not checked."
-            ).format(name=self.notebook.name, what=what, time=f"{self.saved_at:%H:%M:%S}"),
-        ]
+            )
+        time = f"{self.saved_at:%H:%M:%S}" if self.saved_at else ""
+        lines = [checked.format(name=self.notebook.name, what=what, time=time)]
         lines += _section(
             _("The grader cannot read {n} of your answers").format(n=len(self.unreadable)),
             self.unreadable,

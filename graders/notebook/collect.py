@@ -42,7 +42,9 @@ def read_submission(
     expected = expected_keys(loaded, assignment_id)
     answers: dict[str, str] = {}
     notes: dict[str, str] = {}
-    for key, found_cells in found.cells.items():
+    for found_key, found_cells in found.cells.items():
+        # A notebook released before an exercise or question was renamed names it as it was.
+        key = loaded.renamed.get(found_key, found_key)
         kind = expected.get(key)
         # Cells for another assignment, or with metadata edited by hand, are not answers.
         cells = [c for c in found_cells if kind is not None and c.reader.kind == kind.name]

@@ -12,6 +12,7 @@ from collections.abc import Mapping
 
 from ..course.load import LoadedCourse
 from ..course.model import Assignment, LatePolicy, in_article, section_label
+from ..course.times import time_text
 from ..i18n import N_, _, ngettext
 from ..kinds.layout import Part, Placed, points_scale, points_text
 from ..kinds.registry import all_kinds
@@ -67,6 +68,13 @@ def assignment_labels(loaded: LoadedCourse, assignment: Assignment) -> dict[str,
     return labels
 
 
+def question_names(loaded: LoadedCourse, assignment_id: str) -> dict[str, str]:
+    """``assignment_labels`` of the assignment ``assignment_id`` ({} for one the course
+    does not have): how CI logs and Gradescope name each question, as the notebook does."""
+    found = loaded.course.assignment(assignment_id)
+    return assignment_labels(loaded, found) if found is not None else {}
+
+
 def exercise_headings(loaded: LoadedCourse, assignment: Assignment) -> dict[str, str]:
     """Exercise id -> its heading in the notebook: ``1. clone() of a tensor ...``."""
     return {
@@ -84,7 +92,7 @@ def intro_text(
     loaded: LoadedCourse, assignment: Assignment, placed: list[Placed], hints: list[str]
 ) -> str:
     """The introduction: title, due date, and the article sections the exercises follow."""
-    due = assignment.due.isoformat(sep=" ", timespec="minutes")
+    due = time_text(assignment.due)
     total = sum(p.points for p in placed)
     rows = [
         f"| {p.number} | {p.loaded.exercise.title} | {section_label(p.loaded.exercise.section)} | "

@@ -8,7 +8,7 @@ course folder unless told otherwise, as they are made.
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
 from pathlib import Path
 
 from ..course.load import LoadedCourse
@@ -38,14 +38,17 @@ def gradebook_results(
     from ..batch.gradebook import class_results, open_gradebook
 
     engine = open_gradebook(db_url)
-    found = [class_results(engine, loaded.course.id, a) for a in assignments]
+    found = [class_results(engine, loaded.course.id, a, loaded.renamed) for a in assignments]
     return [r for r in found if r.count]
 
 
-def file_results(paths: Iterable[Path], course_id: str) -> list[ClassResults]:
-    """Results documents read from JSON files (``graders grade --json > FILE``)."""
+def file_results(
+    paths: Iterable[Path], course_id: str, renamed: Mapping[str, str] | None = None
+) -> list[ClassResults]:
+    """Results documents read from JSON files (``graders grade --json > FILE``), each question
+    under its id today (``renamed``: the course's former ids -> ids now)."""
     paths = list(paths)
-    docs = [_read_document(p) for p in paths]
+    docs = [_read_document(p).renamed(renamed or {}) for p in paths]
     for path, doc in zip(paths, docs, strict=True):
         if doc.course != course_id:
             raise UsageError(f"{path}: results of course '{doc.course}', not of '{course_id}'")

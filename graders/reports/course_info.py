@@ -10,8 +10,10 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass, field
+from datetime import tzinfo
 from typing import TYPE_CHECKING
 
+from ..course.times import zone_of
 from ..kinds.base import DeclaredMisconception
 from ..notebook import LABEL_SEPARATOR
 from ..notebook.layout import assignment_labels
@@ -42,6 +44,7 @@ class AssignmentInfo:
     title: str
     items: tuple[str, ...]
     labels: Mapping[str, str] = field(default_factory=dict)
+    zone: tzinfo | None = None  # the zone its times are shown in: its due date's
 
     def label(self, item_id: str) -> str:
         """The item's name in the notebook, without its exercise title; else its id."""
@@ -103,6 +106,7 @@ def course_info(loaded: LoadedCourse) -> CourseInfo:
             a.title,
             tuple(i for item in a.exercises for i in items if i.startswith(f"{item.id}/")),
             assignment_labels(loaded, a),
+            zone_of(a),
         )
         for a in loaded.course.assignments
     )

@@ -13,7 +13,6 @@ nothing from the network: the style sheet is inline and there are no scripts.
 from __future__ import annotations
 
 import re
-from datetime import datetime
 from functools import lru_cache
 from pathlib import Path
 from typing import Any
@@ -28,13 +27,14 @@ from ..batch.submissions import safe_student
 from ..course.learner_language import LearnerLanguages
 from ..course.load import LoadedCourse, get_assignment
 from ..course.model import Shown, in_article, read_as, section_label
+from ..course.times import time_text, zone_of
 from ..course.visibility import for_learner, shown_at
 from ..errors import UsageError
 from ..i18n import N_, _, current_language, ngettext, speaking
 from ..notebook.layout import assignment_labels, exercise_headings
 from ..results import StudentResult, SubmissionStatus, format_points
 from .course_info import course_info
-from .feedback_view import feedback_view, short_label
+from .feedback_view import ADJUSTED, feedback_view, short_label, shown_status
 from .learner_setup import learner_context
 
 TEMPLATE = "feedback.html.j2"
@@ -46,6 +46,7 @@ STATUS_TEXT = {
     "error": N_("error"),
     "timeout": N_("timed out"),
     "integrity": N_("tampered with grading"),
+    ADJUSTED: N_("adjusted by the instructor"),
 }
 _FENCE = re.compile(r"```[\w+-]*\n(.*?)```", re.S)
 _INLINE = re.compile(r"`([^`\n]+)`")
@@ -62,7 +63,7 @@ def write_feedback(
     own words. The pages are written a student at a time, as the gradebook is read.
     """
     languages = LearnerLanguages(loaded, assignment, forced=language)
-    results = gradebook.class_results(db_url, loaded.course.id, assignment)
+    results = gradebook.class_results(db_url, loaded.course.id, assignment, loaded.renamed)
     if not results.count:
         raise UsageError(
             f"nothing graded for {assignment} in the gradebook yet (run `graders autograde "
@@ -92,25 +93,42 @@ class _Pages:
 
     def __init__(self, languages: LearnerLanguages, visible: Shown, out: Path) -> None:
         self.languages, self.visible, self.out = languages, visible, out
-        self._contexts: dict[str, tuple[LoadedCourse, dict[str, Any]]] = {}
+        self._courses: dict[str, dict[str, Any]] = {}
         self._template = environment().get_template(TEMPLATE)
 
     def write(self, student: StudentResult) -> Path:
         """``student``'s page, in their language."""
-        spoken, assignment = self.languages.language_of(student), self.languages.assignment
+        spoken = self.languages.language_of(student)
         path = self.out / f"{student.student}.html"
         with speaking(spoken):
-            shown, context = self._context(spoken)
-            mine = {**context, **learner_context(shown, assignment, student.student)}
-            shown_result = self.languages.result_in(for_learner(student, self.visible), spoken)
-            write_atomic(path, render_page(self._template, shown_result, mine))
+            context = feedback_context(self.languages, student, self.visible, self._course(spoken))
+            write_atomic(path, self._template.render(context))
         return path
 
-    def _context(self, spoken: str) -> tuple[LoadedCourse, dict[str, Any]]:
-        if spoken not in self._contexts:
+    def _course(self, spoken: str) -> dict[str, Any]:
+        if spoken not in self._courses:
             shown = self.languages.course_in(spoken)
-            self._contexts[spoken] = (shown, _course_context(shown, self.languages.assignment))
-        return self._contexts[spoken]
+            self._courses[spoken] = _course_context(shown, self.languages.assignment)
+        return self._courses[spoken]
+
+
+def feedback_context(
+    languages: LearnerLanguages,
+    student: StudentResult,
+    visible: Shown,
+    course: dict[str, Any] | None = None,
+) -> dict[str, Any]:
+    """What ``student``'s feedback shows, in the language spoken, as far as ``visible``
+    allows: the context of ``feedback.html.j2`` (a file) and ``feedback_body.html.j2`` (the
+    same content on another page). ``course``: the course's part, when made already."""
+    spoken, assignment = current_language(), languages.assignment
+    shown = languages.course_in(spoken)
+    context = {
+        **(course or _course_context(shown, assignment)),
+        **learner_context(shown, assignment, student.student),
+    }
+    result = languages.result_in(for_learner(student, visible), spoken)
+    return page_context(result, context)
 
 
 def _remove_dropped(dropped: tuple[str, ...], out: Path) -> None:
@@ -135,20 +153,30 @@ def environment() -> Environment:
     env.filters["num"] = format_points
     env.filters["read_as"] = read_as
     env.filters["section_label"] = section_label
-    env.filters["when"] = when
+    env.filters["when"] = time_text
     env.tests["in_article"] = in_article
     return env
 
 
 def render_page(template: Template, student: StudentResult, context: dict[str, Any]) -> str:
     """One student's page."""
+    return template.render(page_context(student, context))
+
+
+def page_context(student: StudentResult, context: dict[str, Any]) -> dict[str, Any]:
+    """The template context of ``student``'s page (shown as it is), the course's given."""
     view = feedback_view(
         student, context["assignment"], context["info"], context["labels"], context["headings"]
     )
     status_text = {status: _(text) for status, text in STATUS_TEXT.items()}
-    return template.render(
-        student=student, view=view, status_text=status_text, lang=current_language(), **context
-    )
+    return {
+        **context,
+        "student": student,
+        "view": view,
+        "status_text": status_text,
+        "shown_status": shown_status,
+        "lang": current_language(),
+    }
 
 
 def _course_context(loaded: LoadedCourse, assignment: str) -> dict[str, Any]:
@@ -163,6 +191,7 @@ def _course_context(loaded: LoadedCourse, assignment: str) -> dict[str, Any]:
         "assignment_id": assignment,
         "assignment_title": found.title if found else assignment,
         "assignment": found,
+        "zone": zone_of(found),
         "info": info,
         "prompts": {item_id: item.prompt for item_id, item in info.items.items()},
         "labels": labels,
@@ -170,14 +199,6 @@ def _course_context(loaded: LoadedCourse, assignment: str) -> dict[str, Any]:
         "label": lambda item_id: short_label(labels, item_id),
         "misconception_labels": loaded.course.misconception_labels(),
     }
-
-
-def when(iso: str) -> str:
-    """An ISO 8601 time as people read it: ``2026-10-07 00:29+00:00``."""
-    try:
-        return datetime.fromisoformat(iso).isoformat(sep=" ", timespec="minutes")
-    except ValueError:
-        return iso
 
 
 @lru_cache(maxsize=4096)  # a class's pages repeat the same explanations, page after page

@@ -11,21 +11,25 @@ and a message every check got alike (a crash, a timeout) once, above them too.
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from datetime import datetime, timedelta
 
 from ..course.model import Assignment, in_article, section_label
+from ..course.times import time_text
 from ..i18n import _, ngettext
 from ..notebook import LABEL_SEPARATOR
-from ..results import QuestionResult, Status, StudentResult
+from ..results import QuestionResult, StudentResult, lines_alike, without_lines
 from .course_info import CourseInfo
+
+#: The status a page shows for a question whose points the instructor set.
+ADJUSTED = "adjusted"
 
 
 @dataclass(frozen=True)
 class Late:
     """How late a submission was, and what that cost."""
 
-    due: str  # "2026-10-05 23:59 +02:00"
+    due: str  # "2026-10-05 23:59 UTC+02:00"
     submitted: str
     delay: str  # "1 day, 3 hours"
     factor: float
@@ -43,7 +47,8 @@ class SectionRow:
 
 @dataclass(frozen=True)
 class Missed:
-    """A question not answered correctly: where the page explains it."""
+    """A question without its full points: where the page explains it (one the instructor
+    gave every point to has nothing left to review)."""
 
     id: str
     label: str
@@ -60,7 +65,7 @@ class ExerciseBlock:
     questions: tuple[QuestionResult, ...]
     literal: bool  # answers are literals, shown per question; else code, shown once
     code: str | None = None  # the learner's code, for a code exercise
-    shared: str = ""  # the message every check got alike (a crash, a timeout, no code)
+    shared: str = ""  # what every check was told alike (a crash, a timeout, no code)
 
 
 @dataclass(frozen=True)
@@ -85,12 +90,17 @@ def feedback_view(
         late=late(student, assignment),
         sections=section_rows(student),
         missed=tuple(
-            Missed(q.id, short_label(labels, q.id), q.status.value)
+            Missed(q.id, short_label(labels, q.id), shown_status(q))
             for q in student.questions
-            if q.status is not Status.CORRECT
+            if not q.full_marks
         ),
         exercises=exercise_blocks(student, info, headings),
     )
+
+
+def shown_status(q: QuestionResult) -> str:
+    """The status a learner reads: ``adjusted`` where the instructor set the points."""
+    return ADJUSTED if q.override is not None else q.status.value
 
 
 def short_label(labels: dict[str, str], item_id: str) -> str:
@@ -107,8 +117,8 @@ def late(student: StudentResult, assignment: Assignment | None) -> Late | None:
         return None  # a time without a zone cannot be compared with the due date
     due = assignment.due
     return Late(
-        due=_when(due),
-        submitted=_when(submitted.astimezone(due.tzinfo)),
+        due=time_text(due),
+        submitted=time_text(submitted, due.tzinfo),
         delay=delay_text(submitted - due),
         factor=student.late_factor,
         raw_score=student.raw_score,
@@ -162,9 +172,13 @@ def _block(
     if first.literal or not first.prompt:
         return ExerciseBlock(exercise, heading, section, tuple(questions), literal=True)
     code = next((q.answer for q in questions if q.answer), None)
-    messages = {q.feedback for q in questions}
-    shared = messages.pop() if len(messages) == 1 and len(questions) > 1 else ""
-    return ExerciseBlock(exercise, heading, section, tuple(questions), False, code, shared)
+    # What every check was told (a crash, a timeout, no code) is said once, above them.
+    shared = lines_alike([q.feedback for q in questions])
+    if shared:
+        questions = [replace(q, feedback=without_lines(q.feedback, shared)) for q in questions]
+    return ExerciseBlock(
+        exercise, heading, section, tuple(questions), False, code, "\n".join(shared)
+    )
 
 
 def _section_name(section: str | None) -> str:
@@ -173,7 +187,3 @@ def _section_name(section: str | None) -> str:
     if in_article(section):
         return _("article {section}").format(section=section)
     return section_label(section)
-
-
-def _when(moment: datetime) -> str:
-    return moment.isoformat(sep=" ", timespec="minutes")

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass
+from datetime import tzinfo
 
 from ..course.model import SECTIONS
 from ..results import ClassResults, StudentResult
@@ -94,6 +95,11 @@ class AssignmentReport:
     def label(self, item_id: str) -> str:
         """How the notebook names an item (``Question 1.2``); its id without a course."""
         return self.assignment_info.label(item_id) if self.assignment_info else item_id
+
+    @property
+    def zone(self) -> tzinfo | None:
+        """The zone the report's times are shown in: the assignment's due date's."""
+        return self.assignment_info.zone if self.assignment_info else None
 
     @property
     def statuses_seen(self) -> list[str]:
@@ -189,7 +195,7 @@ def section_stats(stats: list[QuestionStats]) -> list[SectionStats]:
 
 
 def _section_key(section: str) -> tuple[int, str]:
-    # §1a < §1b < §2 < ... < supplement < beyond < anything unknown
+    # §1a < §1b < §2 < ... < beyond < anything unknown
     return (SECTIONS.index(section) if section in SECTIONS else len(SECTIONS), section)
 
 

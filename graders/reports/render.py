@@ -10,7 +10,6 @@ from __future__ import annotations
 import json
 import re
 from collections.abc import Iterable, Iterator, Mapping
-from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
@@ -19,6 +18,7 @@ from jinja2 import Environment, PackageLoader, StrictUndefined
 from ..batch.exports import write_atomic
 from ..batch.status_names import status_name
 from ..course.model import in_article, section_label
+from ..course.times import time_text
 from ..i18n import _, current_language, ngettext
 from ..kinds.layout import points_text
 from .aggregate import QUESTION_STATUSES
@@ -57,7 +57,7 @@ def environment() -> Environment:
         prose=prose,
         slug=slug,
         quoted=quoted,
-        when=when,
+        when=time_text,
     )
     env.filters["section_label"] = section_label
     env.filters["status_name"] = status_name
@@ -107,19 +107,6 @@ def write_page(html: str | Iterable[str], out: Path) -> Path:
 def percent(share: float | None) -> str:
     """0.4 -> '40%'; None -> '–'."""
     return "–" if share is None else f"{share:.0%}"
-
-
-def when(iso: str | None) -> str:
-    """An ISO timestamp as people read it: '2026-10-07 09:12 UTC'."""
-    if not iso:
-        return ""
-    try:
-        moment = datetime.fromisoformat(iso)
-    except ValueError:
-        return iso
-    if moment.tzinfo is not None:
-        moment = moment.astimezone(UTC)
-    return moment.strftime("%Y-%m-%d %H:%M") + (" UTC" if moment.tzinfo else "")
 
 
 def section_anchor(section: str) -> str:

@@ -230,6 +230,7 @@ class InLanguage(NamedTuple):
     doc: ResultsDocument  # the feedback in ``language``
     language: str
     labels: dict[str, str]  # misconception name -> what the learner reads for it
+    names: dict[str, str]  # item id -> how the notebook names it, in ``language``
 
 
 def in_learner_language(
@@ -238,12 +239,16 @@ def in_learner_language(
     """``doc`` with its learner's feedback in ``language`` (one of the course's), else in the
     language their notebook was released in, else the course's first."""
     from ...course.learner_language import LearnerLanguages
+    from ...i18n import speaking
+    from ...notebook.layout import question_names
 
     languages = LearnerLanguages(loaded, doc.assignment, forced=language)
     student = doc.students[0]
     spoken = languages.language_of(student)
     shown = replace(doc, students=(languages.result_in(student, spoken),))
-    return InLanguage(shown, spoken, languages.labels_in(spoken))
+    with speaking(spoken):  # "问题 1.1": the notebook's words
+        names = question_names(languages.course_in(spoken), doc.assignment)
+    return InLanguage(shown, spoken, languages.labels_in(spoken), names)
 
 
 def locate(notebook: Path, assignment: str, student: str = DEFAULT_STUDENT) -> Found:

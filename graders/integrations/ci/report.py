@@ -25,9 +25,17 @@ from ...batch.gradescope import gradescope_result, question_text
 from ...batch.junit import Family, junit_xml
 from ...batch.status_names import status_name
 from ...course.model import Assignment, Shown
+from ...course.times import time_text
 from ...course.visibility import closes, document_for, shown_at
 from ...i18n import _
-from ...results import ResultsDocument, StudentResult, SubmissionStatus, format_points
+from ...results import (
+    ResultsDocument,
+    StudentResult,
+    SubmissionStatus,
+    format_points,
+    lines_alike,
+    without_lines,
+)
 
 Labels = Mapping[str, str]
 MARK = {"correct": "✓", "wrong": "✗", "unanswered": "–", "invalid": "?"}  # anything else: "!"
@@ -92,6 +100,22 @@ def feedback_texts(s: StudentResult, labels: Labels | None = None) -> dict[str, 
     return {q.id: question_text(q, labels=labels) for q in s.questions}
 
 
+def missed_texts(s: StudentResult, labels: Labels | None = None) -> dict[str, str]:
+    """``feedback_texts`` of the questions not passed, in order, what every missed check of
+    an exercise was told alike (a crash, a timeout) said once, under the first."""
+    texts = feedback_texts(s, labels)
+    missed: dict[str, list[str]] = {}
+    for q in s.questions:
+        if not q.passed:
+            missed.setdefault(q.exercise, []).append(q.id)
+    found: dict[str, str] = {}
+    for ids in missed.values():
+        alike = lines_alike([texts[i] for i in ids])
+        found[ids[0]] = texts[ids[0]]
+        found.update((i, without_lines(texts[i], alike).strip("\n")) for i in ids[1:])
+    return found
+
+
 @dataclass(frozen=True)
 class LearnerView:
     """A graded notebook as its learner may see it now, and what is held back until when."""
@@ -119,9 +143,7 @@ class LearnerView:
                 "{assignment} closes."
             ),
         }[tuple(held)]
-        return notice.format(
-            until=f"{self.until:%Y-%m-%d %H:%M %Z}", assignment=self.doc.assignment
-        )
+        return notice.format(until=time_text(self.until), assignment=self.doc.assignment)
 
 
 def learner_view(
@@ -140,8 +162,10 @@ def log_lines(
     minimum: Threshold | None,
     notice: str | None = None,
     labels: Labels | None = None,
+    names: Labels | None = None,
 ) -> list[str]:
-    """A plain-text report for a CI log: one line per question, feedback under the misses."""
+    """A plain-text report for a CI log: one line per question, named as the notebook names
+    it (``names``) with its id on the next line, and feedback under the misses."""
     s = student_of(doc)
     lines = [
         f"{doc.course} · {doc.assignment} · torch {doc.torch_version} · "
@@ -151,13 +175,15 @@ def log_lines(
         lines.append(notice)
     if s.error:
         lines.append(_("could not be graded: {error}").format(error=s.error))
-    texts = feedback_texts(s, labels)
+    texts = missed_texts(s, labels)
     for q in s.questions:
         lines.append(
-            f"  {MARK.get(q.status, '!')} {q.id}  "
+            f"  {MARK.get(q.status, '!')} {(names or {}).get(q.id, q.id)}  "
             f"{format_points(q.points)}/{format_points(q.max_points)}"
         )
-        if not q.passed:
+        if names and q.id in names:
+            lines.append(f"      ({q.id})")
+        if q.id in texts:
             lines += [f"      {line}" if line else "" for line in texts[q.id].splitlines()]
     return lines + [_verdict_line(doc, minimum)]
 
@@ -177,6 +203,7 @@ def step_summary(
     minimum: Threshold | None,
     notice: str | None = None,
     labels: Labels | None = None,
+    names: Labels | None = None,
 ) -> str:
     """Markdown for a job summary (``$GITHUB_STEP_SUMMARY``): the score, a table, the feedback."""
     s = student_of(doc)
@@ -194,17 +221,18 @@ def step_summary(
     if s.questions:
         out += [f"| | {_md(_('question'))} | {_md(_('points'))} |", "|---|---|---|"]
         out += [
-            f"| {MARK.get(q.status, '!')} | {_md(q.id)} | "
+            f"| {MARK.get(q.status, '!')} | {_named(q.id, names)} | "
             f"{format_points(q.points)}/{format_points(q.max_points)} |"
             for q in s.questions
         ]
-    texts = feedback_texts(s, labels)
+    texts = missed_texts(s, labels)
     for q in s.questions:
-        if not q.passed:
+        if texts.get(q.id):
             body = "<br>".join(_md(line) for line in texts[q.id].splitlines())
             out += [
                 "",
-                f"<details><summary>{_md(q.id)}: {_md(status_name(q.status.value))}</summary>",
+                f"<details><summary>{_md((names or {}).get(q.id, q.id))}: "
+                f"{_md(status_name(q.status.value))}</summary>",
                 "",
                 body,
                 "",
@@ -224,6 +252,7 @@ class Reports:
     summary: Path | None = None
     execution_time: float | None = None  # seconds, for Gradescope
     labels: Labels | None = None  # misconception name -> what the learner reads for it
+    names: Labels | None = None  # item id -> how the notebook names it
 
 
 def write_reports(
@@ -242,13 +271,26 @@ def write_reports(
         write_atomic(reports.junit, junit_xml(view.doc, reports.junit_family))
     if reports.gradescope is not None:
         result = gradescope_result(
-            student_of(doc), assignment.feedback, reports.execution_time, reports.labels
+            student_of(doc),
+            assignment.feedback,
+            reports.execution_time,
+            reports.labels,
+            reports.names,
         )
         write_atomic(reports.gradescope, json.dumps(result, indent=2, ensure_ascii=False) + "\n")
     if reports.summary is not None:
         with reports.summary.open("a", encoding="utf-8") as handle:
-            handle.write(step_summary(view.doc, minimum, view.notice(), reports.labels))
+            handle.write(
+                step_summary(view.doc, minimum, view.notice(), reports.labels, reports.names)
+            )
     return view
+
+
+def _named(item_id: str, names: Labels | None) -> str:
+    """A question as the notebook names it, its id below (Markdown table cell)."""
+    if not names or item_id not in names:
+        return _md(item_id)
+    return f"{_md(names[item_id])}<br>{_md(item_id)}"
 
 
 def _md(text: str) -> str:

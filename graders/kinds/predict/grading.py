@@ -8,8 +8,11 @@ right by value only, how torch prints it; for one refused for its type alone, th
 question is about the type), then how Python spells what the learner wrote another way
 (``true``, ``Runtime Error``, full-width punctuation), then any note about the answer cell
 itself. An answer that cannot be read gets the reason, then the explanation. ``explain``
-is the same feedback without anything computed from the truth (the comparison, the
-expected answer, that a value refused for its type is right).
+is what a learner reads while the key is held back: the same feedback without anything
+computed from the truth (the comparison, the expected answer, that a value refused for
+its type is right) and, for an answer that is not right, without the author's explanation
+of the question, which may state the answer (unless the question says it does not:
+``explain_before_due``); a sentence says it comes with the key.
 """
 
 from __future__ import annotations
@@ -33,6 +36,8 @@ NO_TRUTH = N_(
     "This question could not be graded: its answer could not be computed. "
     "Your instructor has been told."
 )
+
+HELD_BACK = N_("The explanation of this question comes with the expected answer.")
 
 KEPT_DTYPE = N_(
     "The value is right, but this question is about the dtype: write it as torch prints it "
@@ -73,11 +78,11 @@ def grade_question(
         )
     missed = QuestionResult(item_id, Status.UNANSWERED, 0.0, q.points, text, truth.literal)
     if text is None or text.strip() in UNANSWERED:
-        return _with(missed, Status.UNANSWERED, q.explain, note)
+        return _missed(missed, Status.UNANSWERED, q, "", note)
     try:
         read = parsed(text)
     except AnswerSyntaxError as exc:
-        return _with(missed, Status.INVALID, str(exc), q.explain, note)
+        return _missed(missed, Status.INVALID, q, str(exc), note)
     right = QuestionResult(item_id, Status.CORRECT, q.points, q.points, text, truth.literal)
     return _judged(right, q, truth.value, read, note)
 
@@ -120,8 +125,14 @@ def _judged(
             told, q.explain, verdict.feedback, _kept(q, read.value, truth), spelling, note
         ),
         misconception=matched.name if matched else None,
-        explain=join(told, q.explain, spelling, note),
+        explain=join(told, before_due(q), spelling, note),
     )
+
+
+def before_due(q: Question) -> str:
+    """The author's explanation as a learner who missed ``q`` reads it while the key is
+    held back: itself when the author says it gives nothing away, else that it will come."""
+    return q.explain if q.explain_before_due else say(HELD_BACK)
 
 
 def misconception(q: Question, answer: Value) -> Misconception | None:
@@ -145,8 +156,10 @@ def _kept(q: Question, answer: Value, truth: Value) -> str:
     return say(KEPT_DTYPE if by_dtype else KEPT_TYPE)
 
 
-def _with(result: QuestionResult, status: Status, *feedback: str) -> QuestionResult:
-    said = join(*feedback)  # about the learner's answer alone, never the truth
+def _missed(
+    result: QuestionResult, status: Status, q: Question, reason: str, note: str
+) -> QuestionResult:
+    """Unanswered, or not an answer: why (about the learner's text alone), the explanation."""
     return QuestionResult(
         result.id,
         status,
@@ -154,8 +167,8 @@ def _with(result: QuestionResult, status: Status, *feedback: str) -> QuestionRes
         result.max_points,
         result.answer,
         result.expected,
-        said,
-        explain=said,
+        join(reason, q.explain, note),
+        explain=join(reason, before_due(q), note),
     )
 
 

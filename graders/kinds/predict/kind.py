@@ -19,6 +19,7 @@ from ..layout import Part, Placed
 from ..registry import register
 from . import cells, checks
 from .grading import grade_question
+from .held_back import key_in_texts
 from .model import PredictExercise
 from .truth import Truths, compute_truths, compute_truths_many
 
@@ -40,8 +41,15 @@ class PredictKind:
         return checks.file_problems(exercise, marks)
 
     def items(self, exercise: PredictExercise) -> list[Item]:
+        names = (exercise.id, *exercise.formerly)
         return [
-            Item(f"{exercise.id}/{q.id}", q.points, q.prompt, q.section or exercise.section)
+            Item(
+                f"{exercise.id}/{q.id}",
+                q.points,
+                q.prompt,
+                q.section or exercise.section,
+                tuple(f"{name}/{old}" for name in names for old in q.formerly),
+            )
             for q in exercise.questions
         ]
 
@@ -55,7 +63,9 @@ class PredictKind:
         return prepared.raw
 
     def problems(self, exercise: PredictExercise, prepared: Truths, marks: Marks) -> list[Problem]:
-        return checks.truth_problems(exercise, prepared, marks)
+        return checks.truth_problems(exercise, prepared, marks) + key_in_texts(
+            exercise, prepared, marks
+        )
 
     def given(self, exercise: PredictExercise, submission: Submission) -> ExerciseAnswers:
         keys = self.answer_keys(exercise)

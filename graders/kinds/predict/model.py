@@ -62,11 +62,17 @@ class Question(Strict):
         {"prompt", "expr", "run", "explain", "misconceptions"}
     )  # what parameters are substituted into (not `article_says`: what the article printed)
     id: Ident
+    # The ids this question had before, in this exercise (``course/renames.py``).
+    formerly: list[Ident] = []
     prompt: Text
     expr: str | None = None
     run: str | None = None
     points: float = Field(1.0, gt=0)
     explain: Text
+    # The explanation gives nothing of the expected answer away: a learner who answered
+    # wrong reads it before the key is shown (else it comes with the key). `graders
+    # validate` looks for the expected answer in it, in every language and variant.
+    explain_before_due: bool = False
     misconceptions: list[Misconception] = []
     # Other answers that earn the points too, where the lesson allows them: `Warning` for a
     # truth that is a UserWarning, `Exception` for a RuntimeError. Never guessed: only these.

@@ -1,0 +1,102 @@
+"""``graders serve`` (the live service) and ``graders token`` (who may use it)."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+import click
+
+from . import course_option, isolation_option, main
+from .batch_options import db_option
+
+
+@main.command()
+@course_option
+@click.option("--host", default="127.0.0.1", show_default=True, help="The address to listen on.")
+@click.option("--port", type=click.IntRange(0, 65535), default=8000, show_default=True)
+@db_option
+@click.option(
+    "--workers",
+    type=click.IntRange(0, 64),
+    default=lambda: min(os.cpu_count() or 1, 64),
+    show_default="the number of CPUs",
+    help="Notebooks graded at once (0: this process only takes uploads; others grade).",
+)
+@click.option(
+    "--grace",
+    type=click.FloatRange(0, 3600),
+    default=30.0,
+    show_default=True,
+    help="Seconds a grading under way may take to finish at a stop (then it is queued again).",
+)
+@click.option(
+    "--forwarded-allow-ips",
+    default=None,
+    metavar="IPS",
+    help="Addresses of the reverse proxy whose X-Forwarded-* headers are trusted "
+    "(default: uvicorn's, 127.0.0.1, or $FORWARDED_ALLOW_IPS).",
+)
+@isolation_option
+def serve(
+    course: Path | None,
+    host: str,
+    port: int,
+    db_url: str | None,
+    workers: int,
+    grace: float,
+    forwarded_allow_ips: str | None,
+    isolation: str,
+) -> None:
+    """Serve the course: learners upload notebooks and read their feedback within seconds.
+
+    Every upload is stored in the gradebook before it is answered, and graded from there;
+    a restart grades what a crash left. SIGTERM stops it cleanly (exit 0). Mint the
+    learners' tokens with `graders token`.
+    """
+    from ..batch import gradebook
+    from ..batch.gradebook_databases import shown_url
+    from ..service.run import serve as run
+    from ..session import load, open_session
+
+    loaded = load(course)
+    url = db_url or gradebook.default_url(loaded.root)
+    gradebook.open_gradebook(url)  # a gradebook that cannot be used stops here, in words
+    click.echo(
+        f"graders serve: {loaded.course.id} on http://{host}:{port} (gradebook {shown_url(url)}, "
+        f"{workers} workers)",
+        err=True,
+    )
+    with open_session(loaded, isolation=isolation, workers=max(1, workers)) as session:
+        run(
+            session,
+            url,
+            host=host,
+            port=port,
+            workers=workers,
+            grace_s=grace,
+            forwarded_allow_ips=forwarded_allow_ips,
+        )
+
+
+@main.command()
+@click.argument("students", metavar="STUDENT...", nargs=-1, required=True)
+@click.option("--instructor", is_flag=True, help="Mint instructors' tokens (they read the class).")
+@course_option
+@db_option
+def token(
+    students: tuple[str, ...], instructor: bool, course: Path | None, db_url: str | None
+) -> None:
+    """Mint a token for each STUDENT to sign in to `graders serve` with; prints "STUDENT TOKEN"
+    per line. A new token replaces the student's earlier one (and ends their sessions);
+    the gradebook keeps only a hash of it: hand each learner their line now."""
+    from ..batch import gradebook
+    from ..batch.service_tables import INSTRUCTOR, LEARNER
+    from ..service.identity import Credentials
+    from ..session import load
+
+    loaded = load(course)
+    engine = gradebook.open_gradebook(db_url or gradebook.default_url(loaded.root))
+    role = INSTRUCTOR if instructor else LEARNER
+    for student, secret in Credentials(engine, loaded.course.id).mint(students, role):
+        click.echo(f"{student} {secret}")

@@ -1,0 +1,196 @@
+"""The service's grading: ``workers`` threads taking attempts from the queue, one at a time,
+and grading each with the session's warm sandbox, as ``graders autograde`` does.
+
+    grader = Grader(session, queue, servers, workers=2, done=notify)
+    grader.start()       # prepares every assignment (truths), then grades what waits
+    grader.wake()        # an upload came in: an idle worker looks now, not at its next poll
+    grader.stop(grace)   # takes nothing more; what is grading has ``grace`` seconds, then
+                         # goes back to the queue for the next start
+
+The queue in the gradebook is the bound: a worker claims an attempt only when it is free,
+so the sandbox never holds more than ``workers`` notebooks, however many wait. A notebook
+is graded from its bytes in the gradebook, with the server's receive time as its
+submission time, by ``batch.executor.grade_found`` (so it is read and graded exactly as in
+a batch). One log line per attempt: learner, assignment, status, points, seconds.
+"""
+
+from __future__ import annotations
+
+import logging
+import shutil
+import tempfile
+import threading
+import time
+from collections.abc import Callable
+from pathlib import Path
+
+from ..batch.executor import grade_found
+from ..batch.grading import PreparedAssignment, prepare_assignment
+from ..batch.service_tables import FAILED, GRADED
+from ..batch.submissions import Found
+from ..course.load import get_assignment
+from ..kinds.cache import torch_version
+from ..results import format_points
+from ..session import Session
+from .queue import Claimed, Queue
+from .servers import BEAT_S, Me, Servers
+
+log = logging.getLogger("graders.service")
+POLL_S = 0.5  # how often an idle worker looks for attempts another process accepted
+SWEEP_S = 10.0  # how often attempts of dead processes are looked for
+
+
+class Grader:
+    """Grades the queue's attempts on ``workers`` threads of this process."""
+
+    def __init__(
+        self,
+        session: Session,
+        queue: Queue,
+        servers: Servers,
+        *,
+        workers: int = 1,
+        done: Callable[[int], None] = lambda _id: None,
+    ) -> None:
+        self.session, self.queue, self.servers = session, queue, servers
+        self.workers = workers
+        self.done = done  # told each attempt id once its grade (or failure) is saved
+        self.me = Me()
+        self._work = threading.Event()
+        self._stopping = threading.Event()
+        self._threads: list[threading.Thread] = []
+        self._prepared: dict[str, PreparedAssignment] = {}
+        self._lock = threading.Lock()
+        self._scratch = Path(tempfile.mkdtemp(prefix="graders-serve-"))
+        self.ready = threading.Event()  # every assignment is prepared, the sandbox started
+
+    def start(self) -> None:
+        """Register this process, take back what dead ones held, and start the threads."""
+        self.servers.register(self.me)
+        taken = self.servers.sweep(self.me)
+        if taken:
+            log.info("queued again %d attempts a stopped server was grading", taken)
+        self._spawn(self._keep_alive, "graders-serve-beat")
+        self._spawn(self._prepare_all, "graders-serve-prepare")
+        for n in range(self.workers):
+            self._spawn(self._work_loop, f"graders-serve-{n}")
+
+    def wake(self) -> None:
+        self._work.set()
+
+    def stop(self, grace: float) -> None:
+        """Take nothing more; wait up to ``grace`` s for the gradings under way, then queue
+        again those still running, and say this process stopped."""
+        self._stopping.set()
+        self._work.set()
+        deadline = time.monotonic() + grace
+        for thread in self._threads:
+            thread.join(max(0.0, deadline - time.monotonic()))
+        given = self.queue.give_back(self.me.id)
+        if given:
+            log.info("queued again %d attempts still grading at shutdown", given)
+        self.servers.stopped(self.me)
+        shutil.rmtree(self._scratch, ignore_errors=True)
+
+    def _spawn(self, target: Callable[[], None], name: str) -> None:
+        thread = threading.Thread(target=target, name=name, daemon=True)
+        thread.start()
+        self._threads.append(thread)
+
+    def _prepare_all(self) -> None:
+        # Truths first (cached after the first start), then the sandbox's warm servers: the
+        # first learner waits for neither.
+        try:
+            for assignment in self.session.loaded.course.assignments:
+                self._prep(assignment.id)
+            log.info("ready to grade, isolation %s", self.session.ctx.runner.isolation)
+        except Exception:  # noqa: BLE001 - grading prepares again and reports its own failure
+            log.exception("preparing the assignments failed")
+        finally:
+            self.ready.set()
+
+    def _prep(self, assignment: str) -> PreparedAssignment:
+        with self._lock:
+            if assignment not in self._prepared:
+                self._prepared[assignment] = prepare_assignment(
+                    self.session.loaded, assignment, self.session.ctx
+                )
+            return self._prepared[assignment]
+
+    def _keep_alive(self) -> None:
+        last_sweep = time.monotonic()
+        while not self._stopping.wait(BEAT_S):
+            try:
+                self.servers.beat(self.me)
+                if time.monotonic() - last_sweep >= SWEEP_S:
+                    last_sweep = time.monotonic()
+                    if self.servers.sweep(self.me):
+                        self._work.set()
+            except Exception:  # noqa: BLE001 - a gradebook away for a moment: try at the next beat
+                log.exception("the heartbeat could not be saved")
+
+    def _work_loop(self) -> None:
+        while not self._stopping.is_set():
+            try:
+                claimed = self.queue.claim(self.me.id)
+            except Exception:  # noqa: BLE001 - the gradebook away for a moment: try again
+                log.exception("could not take an attempt from the queue")
+                claimed = None
+                self._stopping.wait(POLL_S)
+            if claimed is None:
+                self._work.wait(POLL_S)
+                self._work.clear()
+                continue
+            try:
+                self._grade(claimed)
+            except Exception:  # noqa: BLE001 - a bug of graders or the gradebook away: not the learner's
+                log.exception(
+                    "submission %d: grading stopped; it goes back to the queue", claimed.id
+                )
+                self._release(claimed)
+
+    def _release(self, claimed: Claimed) -> None:
+        try:
+            self.queue.release(claimed, self.me.id)
+        except Exception:  # noqa: BLE001 - then the next start's sweep queues it again
+            log.exception("submission %d could not go back to the queue", claimed.id)
+
+    def _grade(self, claimed: Claimed) -> None:
+        started = time.monotonic()
+        assignment = get_assignment(self.session.loaded, claimed.assignment)
+        mine = self.queue.due_for(assignment, claimed.student)
+        path = self._scratch / f"{claimed.id}" / f"{claimed.assignment}.ipynb"
+        path.parent.mkdir()
+        path.write_bytes(claimed.notebook)
+        try:
+            prep = self._prep(claimed.assignment).due_on(mine.due)
+            found = Found(claimed.student, path, claimed.filename, claimed.received_at)
+            result, retry = grade_found(prep, self.session.loaded, found)
+        finally:
+            shutil.rmtree(path.parent, ignore_errors=True)
+        seconds = time.monotonic() - started
+        if retry:  # graders failed, not the learner: the attempt costs them nothing
+            saved = self.queue.fail(claimed, self.me.id, result.error or "", seconds)
+            status, points = FAILED, ""
+        else:
+            graded_by = (torch_version(), self.session.isolation)
+            saved = self.queue.finish(claimed, self.me.id, result, seconds, assignment, graded_by)
+            status = GRADED
+            points = f" {format_points(result.score)}/{format_points(result.max_score)}"
+        if not saved:
+            log.info(
+                "submission %d: taken back while grading; another server grades it", claimed.id
+            )
+            return
+        waited = (time.time() - claimed.received_at.timestamp()) - seconds
+        log.info(
+            "submission %d %s %s %s%s in %.2f s (queued %.2f s)",
+            claimed.id,
+            claimed.student,
+            claimed.assignment,
+            status,
+            points,
+            seconds,
+            max(0.0, waited),
+        )
+        self.done(claimed.id)

@@ -1,0 +1,426 @@
+"""The service's pages: HTML written on the server, in the reader's language, that work
+without JavaScript (a script only reloads a page whose grade is being made).
+
+    /sign-in                 sign in with the token the instructor gave (a session cookie)
+    /assignments             the course's assignments: due dates, attempts, grades
+    /assignments/{a}         upload, attempts left, history, the latest feedback
+    /submissions/{id}        one attempt and its feedback (a learner's own only)
+    /instructor              the grades of record, the queue, links to the class reports
+    /assignments/{a}/report  the class report of an assignment (instructors)
+
+A form that changes something carries the session's form token (``identity.csrf_token``),
+so that no other site can post it in a learner's name; the session cookie is HttpOnly,
+SameSite=Lax, and Secure when the server is reached over HTTPS (a reverse proxy's
+``X-Forwarded-Proto``, which uvicorn trusts from the proxy's address).
+"""
+
+from __future__ import annotations
+
+import hmac
+import os
+import tempfile
+from collections.abc import Mapping
+from pathlib import Path
+from typing import Any
+from urllib.parse import quote
+
+from jinja2 import ChoiceLoader, Environment, PackageLoader
+from markupsafe import Markup
+from starlette.background import BackgroundTask
+from starlette.concurrency import run_in_threadpool
+from starlette.requests import Request
+from starlette.responses import FileResponse, HTMLResponse, RedirectResponse, Response
+from starlette.routing import BaseRoute, Mount, Route
+from starlette.staticfiles import StaticFiles
+
+from ..batch.service_tables import FAILED, GRADED, QUEUED, TOKEN
+from ..course.model import Assignment
+from ..course.times import zone_of
+from ..course.visibility import closes
+from ..i18n import N_, speaking
+from ..notebook.layout import late_rule
+from ..reports import feedback
+from .app import LANGUAGE_COOKIE, Service, service_of
+from .attempts import Attempt, attempts_left
+from .identity import SESSION_COOKIE, SESSION_HOURS, Identity, SessionCookie, csrf_token, identify
+from .refusals import Message, Refused
+from .views import counted_id, graded_view, records
+
+STATIC = Path(__file__).with_name("static")
+PAGE_WAIT_S = 10.0  # how long an upload's answer waits for its grade before showing the queue
+AUTONYMS = {"en": "English", "zh": "中文"}  # each language in its own words
+FEEDBACK = "feedback_body.html.j2"  # the feedback page's content (``reports/templates``)
+
+
+def routes() -> list[BaseRoute]:
+    return [
+        Route("/", home),
+        Route("/sign-in", sign_in_page),
+        Route("/sign-in", sign_in, methods=["POST"]),
+        Route("/sign-out", sign_out, methods=["POST"]),
+        Route("/language", choose_language, methods=["POST"]),
+        Route("/assignments", assignments_page),
+        Route("/assignments/{assignment}", assignment_page),
+        Route("/assignments/{assignment}", upload, methods=["POST"]),
+        Route("/assignments/{assignment}/report", report_page),
+        Route("/submissions/{id:int}", submission_page),
+        Route("/instructor", instructor_page),
+        Mount("/static", StaticFiles(directory=STATIC), name="static"),
+    ]
+
+
+class SignIn(Exception):
+    """The page needs someone signed in: go to the sign-in page, then come back."""
+
+
+async def signed_in(request: Request) -> Identity:
+    service = service_of(request)
+    asked = await run_in_threadpool(identify, request, service.credentials, (SessionCookie(),))
+    if asked.identity is None:
+        raise SignIn
+    return asked.identity
+
+
+async def home(request: Request) -> Response:
+    service = service_of(request)
+    asked = await run_in_threadpool(identify, request, service.credentials, (SessionCookie(),))
+    return RedirectResponse("/assignments" if asked.identity else "/sign-in", 303)
+
+
+async def sign_in_page(request: Request, error: str | None = None, status: int = 200) -> Response:
+    context = {"error": error, "request_next": request.query_params.get("next")}
+    return render(request, "sign_in.html.j2", None, context, status)
+
+
+async def sign_in(request: Request) -> Response:
+    service = service_of(request)
+    form = await request.form(max_files=0, max_fields=4)
+    token = str(form.get("token", "")).strip()
+    who = await run_in_threadpool(service.credentials.identity, token, TOKEN) if token else None
+    if who is None:
+        message = Message(N_("This token is not valid: check it, or ask your instructor."))
+        return await sign_in_page(request, message.in_language(service.language(request)), 401)
+    secret = await run_in_threadpool(service.credentials.start_session, who)
+    response = RedirectResponse(_next(request), 303)
+    response.set_cookie(
+        SESSION_COOKIE,
+        secret,
+        max_age=SESSION_HOURS * 3600,
+        httponly=True,
+        samesite="lax",
+        secure=request.url.scheme == "https",
+    )
+    return response
+
+
+async def sign_out(request: Request) -> Response:
+    service = service_of(request)
+    await _form_of(request)
+    secret = request.cookies.get(SESSION_COOKIE)
+    if secret:
+        await run_in_threadpool(service.credentials.end_session, secret)
+    response = RedirectResponse("/sign-in", 303)
+    response.delete_cookie(SESSION_COOKIE)
+    return response
+
+
+async def choose_language(request: Request) -> Response:
+    service = service_of(request)
+    form = await request.form(max_files=0, max_fields=4)
+    chosen = str(form.get("lang", ""))
+    back = str(form.get("back", "/"))
+    response = RedirectResponse(back if _local(back) else "/", 303)
+    if chosen in service.course.languages:
+        response.set_cookie(LANGUAGE_COOKIE, chosen, max_age=365 * 24 * 3600, samesite="lax")
+    return response
+
+
+async def assignments_page(request: Request) -> Response:
+    service = service_of(request)
+    who = await signed_in(request)
+
+    def rows() -> list[dict[str, Any]]:
+        found = []
+        for assignment in _course_in(service, request).course.assignments:
+            mine = service.queue.attempts(assignment.id, who.student)
+            found.append(
+                {
+                    "assignment": assignment,
+                    "due": service.queue.due_for(assignment, who.student).due,
+                    "attempts": len([a for a in mine if a.status != FAILED]),
+                    "left": attempts_left(assignment, mine),
+                }
+            )
+        return found
+
+    return render(request, "assignments.html.j2", who, {"rows": await run_in_threadpool(rows)})
+
+
+async def assignment_page(
+    request: Request, error: str | None = None, status: int = 200
+) -> Response:
+    service = service_of(request)
+    who = await signed_in(request)
+    assignment = service.assignment(request.path_params["assignment"])
+    context = await run_in_threadpool(_assignment_context, service, who, assignment, request)
+    return render(request, "assignment.html.j2", who, context | {"error": error}, status)
+
+
+async def upload(request: Request) -> Response:
+    from .api import accept
+
+    service = service_of(request)
+    who = await signed_in(request)
+    assignment = service.assignment(request.path_params["assignment"])
+    try:
+        attempt = await accept(
+            service, request, who, assignment.id, lambda form: _check_csrf(request, form.fields)
+        )
+    except Refused as refused:
+        message = refused.message.in_language(service.language(request))
+        page = await assignment_page(request, message, refused.status)
+        page.headers.update(refused.headers)  # Retry-After, for a browser that reads it
+        return page
+
+    # Grading takes well under a second when the queue is short: answer with the feedback.
+    await service.waiters.wait(attempt.id, PAGE_WAIT_S)
+    return RedirectResponse(f"/submissions/{attempt.id}", 303)
+
+
+async def submission_page(request: Request) -> Response:
+    from .api import readable
+
+    service = service_of(request)
+    who = await signed_in(request)
+    attempt_id = int(request.path_params["id"])
+    attempt = await run_in_threadpool(readable, service, who, attempt_id)
+    context = await run_in_threadpool(_submission_context, service, who, attempt, request)
+    return render(request, "submission.html.j2", who, context)
+
+
+async def instructor_page(request: Request) -> Response:
+    service = service_of(request)
+    who = await signed_in(request)
+    _instructors_only(who)
+
+    def context() -> dict[str, Any]:
+        course = _course_in(service, request).course
+        classes = [
+            {
+                "assignment": a,
+                "records": records(service.queue, a.id),
+                "failed": [x for x in service.queue.all_attempts(a.id) if x.status == FAILED],
+            }
+            for a in course.assignments
+        ]
+        return {"classes": classes, "queue": service.queue.waiting()}
+
+    return render(request, "instructor.html.j2", who, await run_in_threadpool(context))
+
+
+async def report_page(request: Request) -> Response:
+    from ..batch import gradebook
+    from ..reports.course_info import course_info
+    from ..reports.model import assignment_report
+    from ..reports.render import assignment_pieces, write_page
+
+    service = service_of(request)
+    who = await signed_in(request)
+    _instructors_only(who)
+    assignment = service.assignment(request.path_params["assignment"])
+    language = service.language(request)
+
+    def page() -> Path:
+        # Written to a file as the class is read and sent from there: a class of thousands
+        # is a page of hundreds of megabytes, never held in memory.
+        results = gradebook.class_results(
+            service.engine, service.course.id, assignment.id, service.queue.renamed
+        )
+        if not results.count:
+            text = N_("Nothing is graded for {assignment} yet.")
+            raise Refused(404, Message(text, {"assignment": assignment.id}))
+        handle, name = tempfile.mkstemp(prefix="graders-report-", suffix=".html")
+        os.close(handle)
+        try:
+            with speaking(language):
+                shown = service.languages(assignment.id).course_in(language)
+                report = assignment_report(results, course_info(shown))
+                return write_page(assignment_pieces(report), Path(name))
+        except BaseException:
+            Path(name).unlink(missing_ok=True)
+            raise
+
+    written = await run_in_threadpool(page)
+    # The report is one self-contained file with its own inline script and policy.
+    return FileResponse(
+        written,
+        media_type="text/html",
+        headers={
+            "content-security-policy": "default-src 'none'; style-src 'unsafe-inline'; "
+            "script-src 'unsafe-inline'; img-src data:; frame-ancestors 'none'"
+        },
+        background=BackgroundTask(written.unlink, missing_ok=True),
+    )
+
+
+def error_page(
+    request: Request, status: int, message: str, headers: Mapping[str, str] | None = None
+) -> Response:
+    """A refusal as a page."""
+    response = render(
+        request, "error.html.j2", None, {"status": status, "message": message}, status
+    )
+    response.headers.update(headers or {})
+    return response
+
+
+def render(
+    request: Request,
+    template: str,
+    who: Identity | None,
+    context: Mapping[str, Any],
+    status: int = 200,
+) -> HTMLResponse:
+    """``template`` in the reader's language, with what every page shows."""
+    service = service_of(request)
+    language = service.language(request)
+    session = request.cookies.get(SESSION_COOKIE, "")
+    common = {
+        "lang": language,
+        "course_title": _course_in(service, request).course.title,
+        "who": who,
+        "csrf": csrf_token(session) if session else "",
+        "languages": [(code, AUTONYMS.get(code, code)) for code in service.course.languages],
+        "here": request.url.path,
+    }
+    with speaking(language):
+        html = environment().get_template(template).render({**context, **common})
+    return HTMLResponse(html, status)
+
+
+_ENVIRONMENT: Environment | None = None
+
+
+def environment() -> Environment:
+    """The pages' templates, beside the feedback page's (one body for both)."""
+    global _ENVIRONMENT
+    if _ENVIRONMENT is None:
+        env = feedback.environment()
+        env.loader = ChoiceLoader(
+            [
+                PackageLoader("graders.service", "templates"),
+                PackageLoader("graders.reports", "templates"),
+            ]
+        )
+        _ENVIRONMENT = env
+    return _ENVIRONMENT
+
+
+def _assignment_context(
+    service: Service, who: Identity, assignment: Assignment, request: Request
+) -> dict[str, Any]:
+    language = service.language(request)
+    mine = service.queue.due_for(assignment, who.student)
+    attempts = service.queue.attempts(assignment.id, who.student)
+    counted = counted_id(service.queue, assignment.id, who.student)
+    latest = next((a for a in reversed(attempts) if a.status == GRADED), None)
+    shown = _course_in(service, request).course.assignment(assignment.id) or assignment
+    with speaking(language):
+        rule = late_rule(assignment.late)
+    return {
+        "assignment": shown,
+        "zone": zone_of(assignment),
+        "policy": assignment.submissions,
+        "due": mine.due,
+        "closes": closes(mine),
+        "late_rule": rule,
+        "attempts": list(reversed(attempts)),
+        "left": None if who.instructor else attempts_left(assignment, attempts),
+        "counted": counted,
+        "latest": latest,
+        "feedback": _feedback(service, who, latest, assignment, counted, language),
+    }
+
+
+def _submission_context(
+    service: Service, who: Identity, attempt: Attempt, request: Request
+) -> dict[str, Any]:
+    language = service.language(request)
+    assignment = service.assignment(attempt.assignment)
+    counted = counted_id(service.queue, assignment.id, attempt.student)
+    ahead = 0
+    if attempt.status == QUEUED:
+        ahead = sum(
+            1
+            for a in service.queue.all_attempts(assignment.id)
+            if a.status == QUEUED and a.id < attempt.id
+        )
+    shown = _course_in(service, request).course.assignment(assignment.id) or assignment
+    return {
+        "assignment": shown,
+        "zone": zone_of(assignment),
+        "attempt": attempt,
+        "counted": counted,
+        "ahead": ahead,
+        "feedback": _feedback(service, who, attempt, assignment, counted, language),
+    }
+
+
+def _feedback(
+    service: Service,
+    who: Identity,
+    attempt: Attempt | None,
+    assignment: Assignment,
+    counted: int | None,
+    language: str,
+) -> Markup | None:
+    """``attempt``'s feedback, as the feedback page shows it and as ``who`` may see it now."""
+    from .views import shown_to
+
+    if attempt is None or attempt.status != GRADED:
+        return None
+    view = graded_view(service.queue, attempt, assignment, counted)
+    if view.result is None:
+        return None
+    visible = shown_to(service.queue, who, assignment)
+    with speaking(language):
+        context = feedback.feedback_context(service.languages(assignment.id), view.result, visible)
+        return Markup(environment().get_template(FEEDBACK).render(context))
+
+
+def _course_in(service: Service, request: Request) -> Any:
+    language = service.language(request)
+    first = service.course.assignments[0].id
+    return service.languages(first).course_in(language)
+
+
+def _instructors_only(who: Identity) -> None:
+    if not who.instructor:
+        raise Refused(403, Message(N_("Only the course's instructors may read this page.")))
+
+
+async def _form_of(request: Request) -> None:
+    form = await request.form(max_files=0, max_fields=4)
+    _check_csrf(request, {k: v for k, v in form.items() if isinstance(v, str)})
+
+
+def _check_csrf(request: Request, fields: Mapping[str, str]) -> None:
+    session = request.cookies.get(SESSION_COOKIE, "")
+    if not session or not hmac.compare_digest(fields.get("csrf", ""), csrf_token(session)):
+        text = N_("This form has expired: open the page again and send it from there.")
+        raise Refused(403, Message(text))
+
+
+def _next(request: Request) -> str:
+    wanted = request.query_params.get("next", "/assignments")
+    return wanted if _local(wanted) else "/assignments"
+
+
+def _local(path: str) -> bool:
+    """A path on this site (never another site's address: no open redirect)."""
+    return path.startswith("/") and not path.startswith("//") and "\\" not in path
+
+
+async def to_sign_in(request: Request, exc: Exception) -> Response:
+    """Where a page that needs someone signed in sends a browser that is not."""
+    return RedirectResponse(f"/sign-in?next={quote(request.url.path)}", 303)

@@ -1,0 +1,422 @@
+"""The queue of attempts, in the gradebook: accepted durably, claimed once, finished once.
+
+    queue.accept(upload, who, assignment)     # stored (bytes, learner, receive time, digest)
+                                              # before the learner is answered; or Refused
+    queue.claim(server)                       # the oldest queued attempt, now ``grading``
+    queue.finish(claimed, server, result, assignment)   # graded, and the grade of record
+    queue.fail(claimed, server, error)        # graders could not grade it (not counted)
+
+Every change is one transaction. A learner's changes are serialised (SQLite: the writer
+lock, ``BEGIN IMMEDIATE``; PostgreSQL: an advisory lock per learner), so two uploads at
+once cannot both take a last attempt, and two gradings finishing at once agree on the
+grade of record. Claiming takes the oldest queued attempt (PostgreSQL: ``FOR UPDATE SKIP
+LOCKED``, so several processes each take another). A grading is saved only while its
+claim holds (``status = grading`` and ``claimed_by`` the server): an attempt taken back
+from a server thought dead (``servers``) is graded by one server only, exactly once.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from collections.abc import Iterator, Mapping
+from contextlib import contextmanager
+from dataclasses import dataclass, replace
+from datetime import UTC, datetime
+from typing import Any
+
+from sqlalchemy import func, insert, select, text, update
+from sqlalchemy.engine import Connection, Engine
+
+from ..batch import gradebook
+from ..batch.adjustments import dropped_students, due_dates
+from ..batch.service_tables import FAILED, GRADED, GRADING, QUEUED, AttemptRow
+from ..course.model import Assignment
+from ..course.visibility import closes
+from ..i18n import N_
+from ..results import StudentResult
+from .attempts import Attempt, of_record, refusal, restated
+from .identity import Identity
+from .refusals import Message, Refused
+
+MAX_TRIES = 3  # claims of one attempt: one that took its grader down that often fails
+REQUEUED = {"status": QUEUED, "claimed_by": None, "claimed_at": None}  # in the queue again
+SUMMARY = (
+    AttemptRow.id,
+    AttemptRow.assignment,
+    AttemptRow.student,
+    AttemptRow.counts,
+    AttemptRow.received_at,
+    AttemptRow.status,
+    AttemptRow.digest,
+    AttemptRow.filename,
+    AttemptRow.graded_at,
+    AttemptRow.seconds,
+    AttemptRow.result_json,
+    AttemptRow.error,
+)
+
+
+@dataclass(frozen=True)
+class Upload:
+    """A notebook as it came in, read whole and checked to be one for its assignment."""
+
+    assignment: str
+    filename: str
+    data: bytes
+    received_at: datetime  # when the server had it all
+
+    @property
+    def digest(self) -> str:
+        return hashlib.sha256(self.data).hexdigest()
+
+
+@dataclass(frozen=True)
+class Claimed:
+    """An attempt a server took to grade: what grading needs of it."""
+
+    id: int
+    assignment: str
+    student: str
+    counts: bool
+    received_at: datetime
+    filename: str
+    notebook: bytes
+
+
+class Queue:
+    """The attempts of one course."""
+
+    def __init__(
+        self,
+        engine: Engine,
+        course: str,
+        limit: int = 10_000,
+        renamed: Mapping[str, str] | None = None,
+    ) -> None:
+        self.engine, self.course = engine, course
+        self.limit = limit  # attempts waiting at most: past it, uploads wait (503)
+        # The course's former ids -> ids now: a grade kept under an old id reads under the new.
+        self.renamed = dict(renamed or {})
+
+    def accept(self, upload: Upload, who: Identity, assignment: Assignment) -> Attempt:
+        """Store ``upload`` as ``who``'s next attempt, or raise ``Refused`` saying why not."""
+        with self._learner(assignment.id, who.student, durable=True) as conn:
+            earlier = self._attempts(conn, assignment.id, who.student)
+            if not who.instructor:
+                mine = self._as_learner_sees(conn, assignment, who.student)
+                no = refusal(
+                    mine,
+                    earlier,
+                    upload.received_at,
+                    closes=closes(mine),
+                    dropped=who.student in dropped_students(conn, self.course, assignment.id),
+                )
+                if no is not None:
+                    raise no
+            waiting = conn.execute(
+                select(func.count()).select_from(AttemptRow).where(AttemptRow.status == QUEUED)
+            ).scalar_one()
+            if waiting >= self.limit:
+                text = N_("The grader has {count} notebooks waiting: send yours again soon.")
+                raise Refused(503, Message(text, {"count": waiting}), retry_after=30)
+            row = dict(
+                course=self.course,
+                assignment=assignment.id,
+                student=who.student,
+                counts=not who.instructor,
+                received_at=upload.received_at,
+                digest=upload.digest,
+                filename=upload.filename[:255],
+                notebook=upload.data,
+                status=QUEUED,
+                tries=0,
+            )
+            inserted = conn.execute(insert(AttemptRow).values(row)).inserted_primary_key
+            assert inserted is not None
+        return Attempt(
+            int(inserted[0]),
+            assignment.id,
+            who.student,
+            not who.instructor,
+            upload.received_at,
+            QUEUED,
+            upload.digest,
+            upload.filename[:255],
+        )
+
+    def claim(self, server: str) -> Claimed | None:
+        """The oldest queued attempt, marked as ``server``'s to grade; None when none waits."""
+        with writing(self.engine) as conn:
+            query = (
+                select(AttemptRow.id, AttemptRow.tries)
+                .where(AttemptRow.status == QUEUED)
+                .order_by(AttemptRow.id)
+                .limit(1)
+                .with_for_update(skip_locked=True)
+            )
+            found = conn.execute(query).one_or_none()
+            if found is None:
+                return None
+            if found.tries >= MAX_TRIES:
+                # It was taken that many times and its grader never finished: it stops here.
+                self._mark_failed(conn, found.id, None, "stopped its grader each time", None)
+                return None
+            now = datetime.now(UTC)
+            conn.execute(
+                update(AttemptRow)
+                .where(AttemptRow.id == found.id)
+                .values(status=GRADING, claimed_by=server, claimed_at=now, tries=found.tries + 1)
+            )
+            row = conn.execute(
+                select(
+                    AttemptRow.id,
+                    AttemptRow.assignment,
+                    AttemptRow.student,
+                    AttemptRow.counts,
+                    AttemptRow.received_at,
+                    AttemptRow.filename,
+                    AttemptRow.notebook,
+                ).where(AttemptRow.id == found.id)
+            ).one()
+        return Claimed(*row)
+
+    def finish(
+        self,
+        claimed: Claimed,
+        server: str,
+        result: StudentResult,
+        seconds: float,
+        assignment: Assignment,
+        graded_by: tuple[str, str | None],
+    ) -> bool:
+        """Save the grade of ``claimed`` and, for a learner, their grade of record (the
+        attempt ``assignment.submissions.counts`` chooses, under their due date now), in one
+        transaction; False when the claim was lost (another server grades it)."""
+        now = datetime.now(UTC)
+        result = _timed(result, claimed.received_at, now)
+        with self._learner(claimed.assignment, claimed.student) as conn:
+            done = conn.execute(
+                update(AttemptRow)
+                .where(*_held(claimed.id, server))
+                .values(
+                    status=GRADED,
+                    graded_at=now,
+                    seconds=seconds,
+                    score=result.score,
+                    max_score=result.max_score,
+                    late_factor=result.late_factor,
+                    result_json=result.dumps(),
+                )
+            )
+            if done.rowcount != 1:
+                return False
+            if claimed.counts:
+                self._record(conn, assignment, claimed.student, graded_by)
+        return True
+
+    def fail(self, claimed: Claimed, server: str, error: str, seconds: float) -> bool:
+        """Mark ``claimed`` as one graders could not grade (a bug: it costs no attempt)."""
+        with writing(self.engine) as conn:
+            return self._mark_failed(conn, claimed.id, server, error, seconds)
+
+    def release(self, claimed: Claimed, server: str) -> bool:
+        """Queue ``claimed`` again (its grading stopped on a problem of graders'), if
+        ``server`` still holds it."""
+        with writing(self.engine) as conn:
+            done = conn.execute(
+                update(AttemptRow).where(*_held(claimed.id, server)).values(REQUEUED)
+            )
+            return bool(done.rowcount == 1)
+
+    def give_back(self, server: str) -> int:
+        """Queue again what ``server`` was grading (it is stopping): how many."""
+        with writing(self.engine) as conn:
+            done = conn.execute(
+                update(AttemptRow)
+                .where(AttemptRow.status == GRADING, AttemptRow.claimed_by == server)
+                .values(REQUEUED)
+            )
+            return int(done.rowcount)
+
+    def attempt(self, attempt_id: int) -> Attempt | None:
+        """One attempt of this course, or None."""
+        query = select(*SUMMARY).where(
+            AttemptRow.id == attempt_id, AttemptRow.course == self.course
+        )
+        with self.engine.connect() as conn:
+            row = conn.execute(query).one_or_none()
+        return None if row is None else self._attempt(row)
+
+    def attempts(self, assignment: str, student: str) -> list[Attempt]:
+        """A learner's attempts at an assignment, oldest first."""
+        with self.engine.connect() as conn:
+            return self._attempts(conn, assignment, student)
+
+    def all_attempts(self, assignment: str) -> list[Attempt]:
+        """Every attempt at an assignment, oldest first (for the instructor)."""
+        query = (
+            select(*SUMMARY)
+            .where(AttemptRow.course == self.course, AttemptRow.assignment == assignment)
+            .order_by(AttemptRow.id)
+        )
+        with self.engine.connect() as conn:
+            return [self._attempt(r) for r in conn.execute(query)]
+
+    def finished(self, ids: list[int]) -> set[int]:
+        """Those of attempts ``ids`` that are graded, or failed, by now."""
+        query = select(AttemptRow.id).where(
+            AttemptRow.id.in_(ids), AttemptRow.status.in_((GRADED, FAILED))
+        )
+        with self.engine.connect() as conn:
+            return set(conn.execute(query).scalars())
+
+    def waiting(self) -> dict[str, int]:
+        """How many attempts of this course are in each state."""
+        query = (
+            select(AttemptRow.status, func.count())
+            .where(AttemptRow.course == self.course)
+            .group_by(AttemptRow.status)
+        )
+        with self.engine.connect() as conn:
+            found = {status: int(n) for status, n in conn.execute(query)}
+        return {status: found.get(status, 0) for status in (QUEUED, GRADING, GRADED, FAILED)}
+
+    def due_for(self, assignment: Assignment, student: str) -> Assignment:
+        """``assignment`` with ``student``'s own due date, if they were given one."""
+        with self.engine.connect() as conn:
+            return self._as_learner_sees(conn, assignment, student)
+
+    def _record(
+        self,
+        conn: Connection,
+        assignment: Assignment,
+        student: str,
+        graded_by: tuple[str, str | None],
+    ) -> None:
+        if student in dropped_students(conn, self.course, assignment.id):
+            return  # a drop keeps them out of every output
+        mine = self._as_learner_sees(conn, assignment, student)
+        attempts = [restated(a, mine) for a in self._attempts(conn, assignment.id, student)]
+        counted = of_record(attempts, assignment.submissions.counts)
+        if counted is None or counted.result is None:
+            return
+        torch_version, isolation = graded_by
+        grade = gradebook.Graded(
+            counted.result,
+            key=f"serve:{counted.id}:{counted.digest[:16]}",
+            run_id=None,
+            source=f"submission {counted.id} ({counted.filename})",
+            submitted_at=counted.received_at,
+            torch_version=torch_version,
+            isolation=isolation,
+        )
+        gradebook.replace_grades(conn, self.course, assignment.id, [grade], self.renamed)
+
+    def _attempts(self, conn: Connection, assignment: str, student: str) -> list[Attempt]:
+        query = (
+            select(*SUMMARY)
+            .where(
+                AttemptRow.course == self.course,
+                AttemptRow.assignment == assignment,
+                AttemptRow.student == student,
+            )
+            .order_by(AttemptRow.id)
+        )
+        return [self._attempt(r) for r in conn.execute(query)]
+
+    def _attempt(self, row: Any) -> Attempt:
+        return _attempt(row, self.renamed)
+
+    def _as_learner_sees(
+        self, conn: Connection, assignment: Assignment, student: str
+    ) -> Assignment:
+        due = due_dates(conn, self.course, assignment.id).get(student)
+        return assignment if due is None else assignment.model_copy(update={"due": due})
+
+    def _mark_failed(
+        self,
+        conn: Connection,
+        attempt_id: int,
+        server: str | None,
+        error: str,
+        seconds: float | None,
+    ) -> bool:
+        where = _held(attempt_id, server) if server else (AttemptRow.id == attempt_id,)
+        done = conn.execute(
+            update(AttemptRow)
+            .where(*where)
+            .values(status=FAILED, graded_at=datetime.now(UTC), seconds=seconds, error=error)
+        )
+        return bool(done.rowcount == 1)
+
+    @contextmanager
+    def _learner(
+        self, assignment: str, student: str, durable: bool = False
+    ) -> Iterator[Connection]:
+        """A write transaction in which no other change of this learner's attempts runs."""
+        with writing(self.engine, durable) as conn:
+            if conn.dialect.name == "postgresql":
+                key = f"{self.course}/{assignment}/{student}".encode()
+                number = int.from_bytes(hashlib.sha256(key).digest()[:8], "big", signed=True)
+                conn.execute(text("SELECT pg_advisory_xact_lock(:key)"), {"key": number})
+            yield conn
+
+
+@contextmanager
+def writing(engine: Engine, durable: bool = False) -> Iterator[Connection]:
+    """A write transaction, committed at the end; SQLite's writer lock is taken first, so
+    what the transaction reads cannot change before it writes.
+
+    ``durable``: on disk at the commit even if the machine loses power. The gradebook's
+    SQLite commits are durable against a crash of the process only (``synchronous=NORMAL``:
+    a batch grades again what a power cut lost); an upload answered 202 must survive both,
+    so its commit waits for the disk (``synchronous=FULL``, this transaction only).
+    """
+    with engine.connect() as conn:
+        sqlite = conn.dialect.name == "sqlite"
+        if sqlite and durable:
+            conn.exec_driver_sql("PRAGMA synchronous=FULL")
+        try:
+            if sqlite:
+                conn.exec_driver_sql("BEGIN IMMEDIATE")
+            yield conn
+            conn.commit()
+        finally:
+            if sqlite and durable:
+                conn.rollback()  # nothing left open: a pragma runs outside transactions
+                conn.exec_driver_sql("PRAGMA synchronous=NORMAL")
+
+
+def _held(attempt_id: int, server: str | None) -> tuple[Any, ...]:
+    """The conditions under which ``server`` still holds its claim on an attempt."""
+    return (
+        AttemptRow.id == attempt_id,
+        AttemptRow.status == GRADING,
+        AttemptRow.claimed_by == server,
+    )
+
+
+def _timed(result: StudentResult, received_at: datetime, now: datetime) -> StudentResult:
+    return replace(
+        result,
+        submitted_at=received_at.isoformat(timespec="seconds"),
+        graded_at=now.isoformat(timespec="seconds"),
+    )
+
+
+def _attempt(row: Any, renamed: Mapping[str, str]) -> Attempt:
+    result = StudentResult.parse(row.result_json).renamed(renamed) if row.result_json else None
+    return Attempt(
+        row.id,
+        row.assignment,
+        row.student,
+        row.counts,
+        row.received_at,
+        row.status,
+        row.digest,
+        row.filename,
+        row.graded_at,
+        row.seconds,
+        result,
+        row.error,
+    )

@@ -1,0 +1,58 @@
+"""A request the service refuses: an HTTP status and a message in the reader's language.
+
+    raise Refused(429, Message(N_("Wait {seconds} s ..."), {"seconds": 12}), retry_after=12)
+
+A message is data until it is answered: graders' English sentence (a catalogue id) and its
+fields, rendered in the language of whoever reads it (``in_language``), as JSON for the API
+and as a page for a browser (``app``'s error handlers).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from typing import Any
+
+from ..i18n import _, speaking
+from ..said import Said
+
+
+@dataclass(frozen=True)
+class Message:
+    """One of graders' sentences (with ``{field}`` placeholders) and its fields."""
+
+    text: str
+    fields: Mapping[str, Any] = field(default_factory=dict)
+
+    def in_language(self, language: str) -> str:
+        """The sentence in ``language`` (English where the catalogue lacks it); a field
+        graders said already (``said.Said``) as it was said in ``language``."""
+        with speaking(language):
+            fields = {name: _field_in(value, language) for name, value in self.fields.items()}
+            return _(self.text).format(**fields)
+
+
+def _field_in(value: Any, language: str) -> Any:
+    if isinstance(value, Said):
+        return value.in_languages.get(language, str(value))
+    return value
+
+
+class Refused(Exception):
+    """Answer the request with ``status`` and ``message`` instead of what it asked for."""
+
+    def __init__(
+        self,
+        status: int,
+        message: Message,
+        *,
+        retry_after: int | None = None,
+        headers: Mapping[str, str] | None = None,
+    ) -> None:
+        super().__init__(message.text)
+        self.status = status
+        self.message = message
+        self.headers = dict(headers or {})
+        if retry_after is not None:
+            self.headers["Retry-After"] = str(retry_after)
+        self.retry_after = retry_after

@@ -1,0 +1,129 @@
+"""A notebook upload read off the wire: never more than the limit, and checked before it
+is accepted, so that bad input gets a clear answer and costs the learner nothing.
+
+    form = await read_form(request, max_bytes)              # 413 past the limit
+    upload = checked(form, "ps1", loaded, "ada", received_at)   # 422 saying why not
+
+The body is counted as it comes (a ``Content-Length`` over the limit is refused before a
+byte is read). The notebook is read the way grading reads it (``notebook.collect``): a
+file that is not an nbformat 4 notebook, one released for another assignment, or one
+without answer cells is refused with grading's own reason, naming the file as the learner
+uploaded it.
+"""
+
+from __future__ import annotations
+
+import tempfile
+from collections.abc import AsyncGenerator
+from dataclasses import dataclass
+from datetime import datetime
+from pathlib import Path
+
+from starlette.datastructures import FormData, UploadFile
+from starlette.formparsers import MultiPartException, MultiPartParser
+from starlette.requests import Request
+
+from ..course.load import LoadedCourse
+from ..errors import SubmissionError
+from ..i18n import N_
+from ..notebook.collect import read_submission
+from ..notebook.read import size_text
+from ..said import replaced
+from .queue import Upload
+from .refusals import Message, Refused
+
+FIELD = "notebook"
+FORM_OVERHEAD = 64 * 1024  # the multipart framing and the page form's other fields
+
+
+class TooLarge(Exception):
+    """The body went past the limit while it was read."""
+
+
+@dataclass(frozen=True)
+class Form:
+    """A multipart form read whole: its notebook (name, bytes) and its text fields."""
+
+    filename: str | None
+    data: bytes | None
+    fields: dict[str, str]
+
+
+async def read_form(request: Request, max_bytes: int) -> Form:
+    """The multipart form of ``request``; ``Refused`` (413, 422) when it is not one."""
+    limit = max_bytes + FORM_OVERHEAD
+    length = request.headers.get("content-length", "")
+    if length.isdigit() and int(length) > limit:
+        raise _too_large(max_bytes)
+    kind = request.headers.get("content-type", "")
+    if not kind.lower().startswith("multipart/form-data"):
+        raise Refused(422, _ask_for_the_field())
+    parser = MultiPartParser(request.headers, _capped(request, limit), max_files=1, max_fields=8)
+    try:
+        form = await parser.parse()
+    except TooLarge:
+        raise _too_large(max_bytes) from None
+    except MultiPartException as exc:
+        text = N_("The upload is not a well-formed form: {problem}")
+        raise Refused(422, Message(text, {"problem": exc.message})) from exc
+    try:
+        return await _read(form, max_bytes)
+    finally:
+        await form.close()
+
+
+def checked(
+    form: Form, assignment: str, loaded: LoadedCourse, student: str, received_at: datetime
+) -> Upload:
+    """``form``'s notebook, read as grading will read it; ``Refused`` (422) saying why it
+    cannot be graded for ``assignment``. Blocking: run it off the event loop."""
+    if form.data is None:
+        raise Refused(422, _ask_for_the_field())
+    filename = Path(form.filename or f"{assignment}.ipynb").name or f"{assignment}.ipynb"
+    with tempfile.TemporaryDirectory(prefix="graders-upload-") as folder:
+        path = Path(folder) / "upload.ipynb"
+        path.write_bytes(form.data)
+        try:
+            read_submission(path, assignment, loaded, student)
+        except SubmissionError as exc:
+            raise Refused(422, _reason(exc, str(path), filename)) from exc
+    return Upload(assignment, filename, form.data, received_at)
+
+
+async def _read(form: FormData, max_bytes: int) -> Form:
+    found = form.get(FIELD)
+    fields = {k: v for k, v in form.multi_items() if isinstance(v, str)}
+    if not isinstance(found, UploadFile):
+        return Form(None, None, fields)
+    data = await found.read(max_bytes + 1)
+    if len(data) > max_bytes:
+        raise _too_large(max_bytes)
+    return Form(found.filename, data, fields)
+
+
+async def _capped(request: Request, limit: int) -> AsyncGenerator[bytes, None]:
+    seen = 0
+    async for chunk in request.stream():
+        seen += len(chunk)
+        if seen > limit:
+            raise TooLarge
+        yield chunk
+
+
+def _too_large(max_bytes: int) -> Refused:
+    text = N_(
+        "The notebook is larger than the {limit} a notebook may be: clear its outputs and "
+        "save it again."
+    )
+    return Refused(413, Message(text, {"limit": size_text(max_bytes)}))
+
+
+def _ask_for_the_field() -> Message:
+    text = N_("Send the notebook as the file field '{field}' of a multipart form.")
+    return Message(text, {"field": FIELD})
+
+
+def _reason(exc: SubmissionError, path: str, filename: str) -> Message:
+    """Grading's reason, with the file named as the learner uploaded it (in each language
+    grading said it in: the sentence is made already, so it is a field of its own)."""
+    return Message("{reason}", {"reason": replaced(str(exc.args[0]), path, filename)})

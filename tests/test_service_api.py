@@ -1,0 +1,367 @@
+"""`graders serve`'s API in this process (Starlette's test client, a real SQLite file, the
+in-process runner): who may do what, each refusal and its message, attempts and the grade
+of record, the late policy on the server's clock, and what the learner may see.
+
+The same service over real HTTP, in a real uvicorn process, is `test_service_server.py`.
+"""
+
+from __future__ import annotations
+
+import csv
+import json
+from datetime import UTC, datetime, timedelta
+from pathlib import Path
+
+import pytest
+from click.testing import CliRunner
+from service_helpers import bearer, course_to_serve, graded, in_process, tokens, upload
+from small_course import RIGHT, WRONG, notebook
+
+from graders.batch import gradebook
+from graders.batch.service_tables import INSTRUCTOR
+from graders.cli import main
+from graders.course.model import LatePolicy
+
+pytest.importorskip("starlette", reason="needs graders' serve extra")
+
+MAX_SCORE = 6.0  # clone-basics 2 questions, detach-basics scaled to 4
+ONE_WRONG = RIGHT | {"clone-basics/shares": "True"}  # 5 of 6
+
+
+def test_a_learner_hands_in_and_reads_their_grade(tmp_path: Path) -> None:
+    with in_process(course_to_serve(tmp_path)) as (client, service):
+        ada = tokens(service, "ada")["ada"]
+        sent = upload(client, ada, notebook(RIGHT))
+        assert sent.status_code == 202, sent.text
+        accepted = sent.json()
+        assert accepted["status"] == "queued" and set(accepted) == {"id", "status", "received_at"}
+        assert sent.headers["location"] == f"/api/submissions/{accepted['id']}"
+        done = graded(client, ada, accepted["id"])
+        assert (done["status"], done["score"], done["max_score"]) == ("graded", 6.0, 6.0)
+        assert done["received_at"] == accepted["received_at"] and done["late_factor"] == 1.0
+        assert [q["status"] for q in done["questions"]] == ["correct"] * 3
+        mine = client.get("/api/assignments/ps1/submissions", headers=bearer(ada)).json()
+        assert [a["id"] for a in mine] == [accepted["id"]]
+
+
+@pytest.mark.parametrize(
+    ("headers", "message"),
+    [
+        pytest.param({}, "Sign in: send your token as 'Authorization: Bearer TOKEN'.", id="none"),
+        pytest.param(
+            {"Authorization": "Bearer forged"},
+            "This token is not valid (it may have been replaced by a newer one): ask your "
+            "instructor.",
+            id="forged",
+        ),
+        pytest.param({"Authorization": "Basic YWRhOmFkYQ=="}, "Sign in: send", id="not-bearer"),
+    ],
+)
+def test_without_a_token_it_is_401(tmp_path: Path, headers: dict[str, str], message: str) -> None:
+    with in_process(course_to_serve(tmp_path), workers=0) as (client, _service):
+        for answer in (
+            client.post("/api/assignments/ps1/submissions", headers=headers),
+            client.get("/api/assignments/ps1/submissions", headers=headers),
+            client.get("/api/submissions/1", headers=headers),
+        ):
+            assert answer.status_code == 401
+            assert answer.json()["error"].startswith(message)
+            assert answer.headers["www-authenticate"].startswith("Bearer")
+
+
+def test_a_new_token_replaces_the_old_one(tmp_path: Path) -> None:
+    with in_process(course_to_serve(tmp_path), workers=0) as (client, service):
+        old = tokens(service, "ada")["ada"]
+        new = tokens(service, "ada")["ada"]
+        assert (
+            client.get("/api/assignments/ps1/submissions", headers=bearer(old)).status_code == 401
+        )
+        assert (
+            client.get("/api/assignments/ps1/submissions", headers=bearer(new)).status_code == 200
+        )
+
+
+@pytest.mark.parametrize(
+    ("body", "status", "message"),
+    [
+        pytest.param(b"", 422, "ps1.ipynb: the file is empty", id="empty"),
+        pytest.param(b"\xff\xfe", 422, "ps1.ipynb: not a notebook: byte 0xff", id="not-utf8"),
+        pytest.param(b"{", 422, "ps1.ipynb: not a notebook: invalid JSON", id="not-json"),
+        pytest.param(
+            b'{"cells": "x", "nbformat": 4}', 422, "ps1.ipynb: not a notebook", id="cells"
+        ),
+        pytest.param(
+            json.dumps({"cells": [], "nbformat": 4, "metadata": {}}).encode(),
+            422,
+            "ps1.ipynb: no answer cells",
+            id="no-answer-cells",
+        ),
+        pytest.param(
+            json.dumps(
+                {"cells": [], "nbformat": 4, "metadata": {"graders": {"assignment": "ps2"}}}
+            ).encode(),
+            422,
+            "ps1.ipynb: this notebook is for assignment 'ps2', not 'ps1'",
+            id="another-assignment",
+        ),
+        pytest.param(b"x" * 5000, 413, "The notebook is larger than the 4 KB", id="too-large"),
+    ],
+)
+def test_bad_input_gets_a_clear_error_and_costs_no_attempt(
+    tmp_path: Path, body: bytes, status: int, message: str
+) -> None:
+    root = course_to_serve(tmp_path, submissions="{max: 1}")
+    with in_process(root, workers=0, max_bytes=4096) as (client, service):
+        ada = tokens(service, "ada")["ada"]
+        refused = upload(client, ada, body)
+        assert refused.status_code == status, refused.text
+        assert refused.json()["error"].startswith(message)
+        assert upload(client, ada, notebook(RIGHT)).status_code == 202  # the one attempt is left
+
+
+def test_a_body_larger_than_the_limit_is_refused_before_it_is_read(tmp_path: Path) -> None:
+    with in_process(course_to_serve(tmp_path), workers=0, max_bytes=4096) as (client, service):
+        ada = tokens(service, "ada")["ada"]
+        big = {"content-type": "multipart/form-data; boundary=x", "content-length": "999999999"}
+        refused = client.post("/api/assignments/ps1/submissions", headers=bearer(ada) | big)
+        assert refused.status_code == 413
+
+
+@pytest.mark.parametrize(
+    ("request_kwargs", "message"),
+    [
+        pytest.param(
+            {"data": {"notebook": "text"}},
+            "Send the notebook as the file field 'notebook'",
+            id="a-text-field",
+        ),
+        pytest.param(
+            {"files": {"other": ("ps1.ipynb", b"{}")}}, "Send the notebook as", id="another-field"
+        ),
+        pytest.param({"content": b"{}"}, "Send the notebook as", id="not-a-form"),
+    ],
+)
+def test_the_notebook_comes_as_the_form_field_notebook(
+    tmp_path: Path, request_kwargs: dict[str, object], message: str
+) -> None:
+    with in_process(course_to_serve(tmp_path), workers=0) as (client, service):
+        ada = tokens(service, "ada")["ada"]
+        refused = client.post(
+            "/api/assignments/ps1/submissions", headers=bearer(ada), **request_kwargs
+        )
+        assert refused.status_code == 422 and refused.json()["error"].startswith(message)
+
+
+def test_an_unknown_assignment_is_404(tmp_path: Path) -> None:
+    with in_process(course_to_serve(tmp_path), workers=0) as (client, service):
+        ada = tokens(service, "ada")["ada"]
+        for answer in (
+            upload(client, ada, notebook(RIGHT), assignment="ps9"),
+            client.get("/api/assignments/ps9/submissions", headers=bearer(ada)),
+        ):
+            assert answer.status_code == 404
+            assert answer.json()["error"] == "There is no assignment 'ps9' in this course."
+
+
+def test_learners_see_their_own_submissions_only(tmp_path: Path) -> None:
+    with in_process(course_to_serve(tmp_path)) as (client, service):
+        ada, bob = tokens(service, "ada", "bob").values()
+        mine = upload(client, ada, notebook(RIGHT)).json()["id"]
+        graded(client, ada, mine)
+        for who, expected in ((bob, 404), (ada, 200)):
+            assert (
+                client.get(f"/api/submissions/{mine}", headers=bearer(who)).status_code == expected
+            )
+        # Another's id reads exactly as an id that does not exist.
+        theirs = client.get(f"/api/submissions/{mine}", headers=bearer(bob)).json()["error"]
+        none = client.get("/api/submissions/999", headers=bearer(bob)).json()["error"]
+        assert theirs.replace(str(mine), "N") == none.replace("999", "N")
+        assert client.get("/api/assignments/ps1/submissions", headers=bearer(bob)).json() == []
+
+
+def test_the_class_is_the_instructors(tmp_path: Path) -> None:
+    with in_process(course_to_serve(tmp_path)) as (client, service):
+        ada = tokens(service, "ada")["ada"]
+        prof = tokens(service, "prof", role=INSTRUCTOR)["prof"]
+        first = upload(client, ada, notebook(ONE_WRONG)).json()["id"]
+        graded(client, ada, first)
+        refused = client.get("/api/assignments/ps1/grades", headers=bearer(ada))
+        assert refused.status_code == 403
+        assert (
+            refused.json()["error"] == "Only the course's instructors may read the class's grades."
+        )
+        grades = client.get("/api/assignments/ps1/grades", headers=bearer(prof))
+        assert grades.json() == [
+            {
+                "student": "ada",
+                "score": 5.0,
+                "max_score": 6.0,
+                "status": "graded",
+                "attempts": 1,
+                "counted_id": first,
+            }
+        ]
+        # An instructor reads any learner's submission, with everything in it.
+        full = client.get(f"/api/submissions/{first}", headers=bearer(prof)).json()
+        assert full["questions"][0]["expected"] == "False"
+
+
+@pytest.mark.parametrize(
+    ("counts", "sent", "counted", "score"),
+    [
+        pytest.param("best", [RIGHT, WRONG], 0, 6.0, id="best-first"),
+        pytest.param("best", [WRONG, ONE_WRONG, RIGHT, ONE_WRONG], 2, 6.0, id="best-third"),
+        pytest.param("best", [RIGHT, RIGHT], 1, 6.0, id="best-latest-of-equal"),
+        pytest.param("last", [RIGHT, WRONG], 1, 1.0, id="last"),
+    ],
+)
+def test_the_grade_of_record_is_the_attempt_the_course_says(
+    tmp_path: Path, counts: str, sent: list[dict[str, str]], counted: int, score: float
+) -> None:
+    root = course_to_serve(tmp_path, submissions=f"{{counts: {counts}}}")
+    with in_process(root) as (client, service):
+        ada = tokens(service, "ada")["ada"]
+        ids = []
+        for answers in sent:
+            ids.append(upload(client, ada, notebook(answers)).json()["id"])
+            graded(client, ada, ids[-1])
+        record = gradebook.results_document(service.engine, "tiny", "ps1").students
+        assert [(s.student, s.score) for s in record] == [("ada", score)]
+        mine = client.get("/api/assignments/ps1/submissions", headers=bearer(ada)).json()
+        assert [a["id"] for a in mine] == ids[::-1]  # newest first
+        assert [a["id"] for a in mine if a["counted"]] == [ids[counted]]
+    # What every output reads: `graders export` writes the grade of record.
+    out = tmp_path / "grades.csv"
+    done = CliRunner().invoke(
+        main, ["export", "ps1", "--format", "csv", "-o", str(out), "--course", str(root)]
+    )
+    assert done.exit_code == 0, done.output
+    rows = list(csv.DictReader(out.read_text().splitlines()))
+    assert [(r["student"], float(r["score"])) for r in rows] == [("ada", score)]
+
+
+def test_the_attempt_limit_is_429_with_retry_after(tmp_path: Path) -> None:
+    with in_process(course_to_serve(tmp_path, submissions="{max: 2}"), workers=0) as (
+        client,
+        service,
+    ):
+        ada = tokens(service, "ada")["ada"]
+        assert [upload(client, ada, notebook(RIGHT)).status_code for _ in range(2)] == [202, 202]
+        refused = upload(client, ada, notebook(RIGHT))
+        assert refused.status_code == 429
+        assert refused.json()["error"] == "You have used all 2 attempts at ps1."
+        # No attempt opens again before ps1 closes: due in 2099, plus the 2 days of cutoff.
+        closes = datetime(2099, 10, 7, 23, 59, tzinfo=UTC)
+        left = (closes - datetime.now(UTC)).total_seconds()
+        assert 0 <= int(refused.headers["retry-after"]) - left <= 60
+        # In the learner's language.
+        chinese = upload(client, ada, notebook(RIGHT), **{"Accept-Language": "zh-CN,zh;q=0.9"})
+        assert chinese.json()["error"] == "你在 ps1 上的 2 次提交机会已经用完。"
+        # Another learner is not limited by ada's attempts.
+        bob = tokens(service, "bob")["bob"]
+        assert upload(client, bob, notebook(RIGHT)).status_code == 202
+
+
+def test_attempts_too_close_together_are_429_with_the_wait(tmp_path: Path) -> None:
+    with in_process(course_to_serve(tmp_path, submissions="{every_s: 3600}"), workers=0) as (
+        client,
+        service,
+    ):
+        ada = tokens(service, "ada")["ada"]
+        assert upload(client, ada, notebook(RIGHT)).status_code == 202
+        refused = upload(client, ada, notebook(RIGHT))
+        assert refused.status_code == 429
+        wait = int(refused.headers["retry-after"])
+        assert 3500 < wait <= 3600
+        assert refused.json()["error"] == (
+            f"Wait {wait} s before your next attempt at ps1: attempts are at least 3600 s apart."
+        )
+
+
+def test_an_instructors_try_is_not_limited_and_is_no_grade(tmp_path: Path) -> None:
+    with in_process(course_to_serve(tmp_path, submissions="{max: 1}")) as (client, service):
+        prof = tokens(service, "prof", role=INSTRUCTOR)["prof"]
+        ids = [upload(client, prof, notebook(RIGHT)).json()["id"] for _ in range(3)]
+        assert [graded(client, prof, i)["score"] for i in ids] == [6.0] * 3
+        assert gradebook.results_document(service.engine, "tiny", "ps1").students == ()
+
+
+def test_the_late_policy_reads_the_servers_receive_time(tmp_path: Path) -> None:
+    due = datetime.now(UTC) - timedelta(hours=25)  # a day and an hour late: 2 started days
+    with in_process(course_to_serve(tmp_path, due=due.isoformat())) as (client, service):
+        ada = tokens(service, "ada")["ada"]
+        sent = upload(client, ada, notebook(RIGHT)).json()
+        done = graded(client, ada, sent["id"])
+        received = datetime.fromisoformat(sent["received_at"])
+        factor = LatePolicy(penalty_per_day=0.25, cutoff_days=2).factor(due, received)
+        assert done["late_factor"] == factor == 0.5
+        assert done["score"] == MAX_SCORE * factor
+        saved = gradebook.results_document(service.engine, "tiny", "ps1").students[0]
+        assert datetime.fromisoformat(saved.submitted_at or "") == received.replace(microsecond=0)
+
+
+def test_a_closed_assignment_takes_no_submission(tmp_path: Path) -> None:
+    due = datetime.now(UTC) - timedelta(days=3)  # past the 2 days of cutoff
+    with in_process(course_to_serve(tmp_path, due=due.isoformat()), workers=0) as (client, service):
+        ada = tokens(service, "ada")["ada"]
+        refused = upload(client, ada, notebook(RIGHT))
+        assert refused.status_code == 403
+        assert refused.json()["error"].startswith("ps1 closed at ")
+
+
+def test_before_the_due_date_a_learner_sees_no_expected_answer(tmp_path: Path) -> None:
+    root = course_to_serve(tmp_path, feedback="{before_due: checks, after_due: full}")
+    with in_process(root) as (client, service):
+        ada = tokens(service, "ada")["ada"]
+        done = graded(client, ada, upload(client, ada, notebook(WRONG)).json()["id"])
+        wrong = done["questions"][0]
+        assert (wrong["status"], wrong["answer"]) == ("wrong", "True")
+        assert wrong["expected"] is None and "False" not in wrong["feedback"]
+        assert wrong["misconception"] == "clone-shares-memory"
+
+
+def test_with_feedback_score_a_learner_sees_points_only(tmp_path: Path) -> None:
+    root = course_to_serve(tmp_path, feedback="{before_due: score, after_due: full}")
+    with in_process(root) as (client, service):
+        ada = tokens(service, "ada")["ada"]
+        done = graded(client, ada, upload(client, ada, notebook(WRONG)).json()["id"])
+        assert [
+            (q["points"], q["feedback"], q.get("misconception")) for q in done["questions"]
+        ] == [
+            (0.0, "", None),
+            (1.0, "", None),
+            (0.0, "", None),
+        ]
+
+
+def test_graders_token_prints_a_line_per_student(tmp_path: Path) -> None:
+    root = course_to_serve(tmp_path)
+    done = CliRunner().invoke(main, ["token", "ada", "José", "--course", str(root)])
+    assert done.exit_code == 0, done.output
+    lines = [line.split(" ") for line in done.output.splitlines()]
+    assert [name for name, _ in lines] == ["ada", "José"]
+    assert all(len(token) >= 40 for _, token in lines)
+    stored = (root / "gradebook.db").read_bytes()
+    assert all(token.encode() not in stored for _, token in lines)  # a hash only
+    bad = CliRunner().invoke(main, ["token", "../ada", "--course", str(root)])
+    assert bad.exit_code == 2 and "'../ada' cannot be a learner id" in bad.output
+    # One person per id whatever its case, as on a roster: Ada beside ada is refused.
+    twin = CliRunner().invoke(main, ["token", "Ada", "--course", str(root)])
+    assert twin.exit_code == 2 and "'Ada' and 'ada' differ in case only" in twin.output
+
+
+def test_health(tmp_path: Path) -> None:
+    with in_process(course_to_serve(tmp_path), workers=0) as (client, _service):
+        answer = client.get("/api/health")
+        assert (answer.status_code, answer.json()) == (200, {"status": "ok"})
+
+
+def test_ready_once_the_grader_is_warm(tmp_path: Path) -> None:
+    with in_process(course_to_serve(tmp_path)) as (client, service):
+        service.grader.ready.wait(120)
+        answer = client.get("/api/ready")
+        assert (answer.status_code, answer.json()) == (200, {"status": "ready"})
+        service.grader.ready.clear()  # as while it starts
+        starting = client.get("/api/ready")
+        assert (starting.status_code, starting.json()["status"]) == (503, "starting")
+        assert client.get("/api/health").status_code == 200

@@ -1,0 +1,163 @@
+"""`graders serve` in a real browser: Debian's Chromium driven by Playwright, against a real
+server process (uvicorn on a free loopback port, a SQLite file, the real sandbox).
+
+A learner signs in with their token, opens ps1, uploads their notebook and reads the
+feedback page; the instructor reads the class. Each page is checked with axe-core (the
+copy bundled with axe-playwright-python): no serious or critical violation. The same walk
+is done again with JavaScript off: every page is a document first. Screenshots go to
+test-artifacts/.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+from service_helpers import ServedCourse, ServerProcess, mint, repository_course
+
+CHROMIUM = Path("/usr/bin/chromium")
+CHROMIUM_ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--no-first-run"]
+ARTIFACTS = Path(__file__).resolve().parent.parent / "test-artifacts"
+SERIOUS = ("serious", "critical")
+
+pytestmark = pytest.mark.skipif(
+    not CHROMIUM.exists(),
+    reason="needs Debian's chromium at /usr/bin/chromium (apt-get install -y chromium)",
+)
+sync_api = pytest.importorskip(
+    "playwright.sync_api",
+    reason="needs playwright (pip install playwright; never `playwright install`)",
+)
+axe_playwright = pytest.importorskip(
+    "axe_playwright_python.sync_playwright", reason="needs axe-playwright-python"
+)
+pytest.importorskip("uvicorn", reason="needs graders' serve extra")
+
+
+@pytest.fixture(scope="module")
+def course(tmp_path_factory: pytest.TempPathFactory) -> ServedCourse:
+    return repository_course(tmp_path_factory.mktemp("browser"), submissions="{max: 5}")
+
+
+@pytest.fixture(scope="module")
+def server(course: ServedCourse) -> Iterator[ServerProcess]:
+    with ServerProcess(course.root, f"sqlite:///{course.root / 'browser.db'}", workers=1) as s:
+        yield s
+    assert s.returncode == 0, s.log()
+
+
+@pytest.fixture(scope="module")
+def people(course: ServedCourse, server: ServerProcess) -> dict[str, str]:
+    learners = mint(course.root, "ada", "bea", db_url=server.db_url)
+    return learners | mint(course.root, "prof", db_url=server.db_url, instructor=True)
+
+
+@pytest.fixture(scope="module")
+def chromium() -> Iterator[Any]:
+    with sync_api.sync_playwright() as p:
+        browser = p.chromium.launch(executable_path=str(CHROMIUM), args=CHROMIUM_ARGS)
+        try:
+            yield browser
+        finally:
+            browser.close()
+
+
+@pytest.fixture
+def notebook_file(course: ServedCourse, tmp_path: Path) -> Path:
+    path = tmp_path / "ps1.ipynb"
+    path.write_bytes(course.notebook())
+    return path
+
+
+def accessible(page: Any, name: str) -> None:
+    """axe-core finds nothing serious on ``page``; a screenshot of it is kept."""
+    ARTIFACTS.mkdir(exist_ok=True)
+    page.screenshot(path=str(ARTIFACTS / f"serve-{name}.png"))
+    found = axe_playwright.Axe().run(page).response["violations"]
+    serious = [
+        f"{v['id']} ({v['impact']}): {v['help']} at {[n['target'] for n in v['nodes']][:3]}"
+        for v in found
+        if v["impact"] in SERIOUS
+    ]
+    assert serious == [], f"{name}: {serious}"
+
+
+def sign_in(page: Any, server: ServerProcess, token: str) -> None:
+    page.goto(server.url)
+    assert page.url.endswith("/sign-in")
+    page.get_by_label("Your token").fill(token)
+    page.get_by_role("button", name="Sign in").click()
+    page.wait_for_url(f"{server.url}/assignments")
+
+
+def test_a_learner_signs_in_uploads_and_reads_the_feedback(
+    chromium: Any, server: ServerProcess, people: dict[str, str], notebook_file: Path
+) -> None:
+    page = chromium.new_page(viewport={"width": 1100, "height": 1000})
+    page.goto(server.url)
+    accessible(page, "sign-in")
+    sign_in(page, server, people["ada"])
+    accessible(page, "assignments")
+    page.get_by_role("link", name="clone(), detach(), clone().detach()").click()
+    assert page.get_by_text("You have 5 attempts left.").is_visible()
+    accessible(page, "assignment")
+    page.get_by_label("Your notebook (.ipynb)").set_input_files(str(notebook_file))
+    page.get_by_role("button", name="Hand in").click()
+    page.wait_for_url(f"{server.url}/submissions/*")
+    page.get_by_text("Feedback for ada").wait_for(timeout=120_000)
+    score = page.locator(".summary .score").inner_text()
+    top, _, most = score.partition(" / ")
+    assert top == most and float(top) > 40
+    assert page.get_by_text("Every answer is correct.").is_visible()
+    accessible(page, "feedback")
+    page.get_by_role("link", name="Back to clone(), detach(), clone().detach()").click()
+    assert page.get_by_text("You have 4 attempts left.").is_visible()
+    assert page.get_by_role("heading", name="Latest feedback (submission 1)").is_visible()
+    accessible(page, "assignment-graded")
+    page.get_by_role("button", name="Sign out").click()
+    page.wait_for_url(f"{server.url}/sign-in")
+    page.close()
+
+
+def test_the_instructor_reads_the_class(
+    chromium: Any, server: ServerProcess, people: dict[str, str]
+) -> None:
+    page = chromium.new_page(viewport={"width": 1100, "height": 1000})
+    sign_in(page, server, people["prof"])
+    page.get_by_role("link", name="Instructor").click()
+    page.get_by_role("heading", name="Queue").wait_for()
+    accessible(page, "instructor")
+    page.close()
+
+
+def test_everything_works_without_javascript_and_in_chinese(
+    chromium: Any, server: ServerProcess, people: dict[str, str], notebook_file: Path
+) -> None:
+    context = chromium.new_context(java_script_enabled=False, locale="zh-CN")
+    page = context.new_page()
+    page.goto(server.url)
+    page.get_by_label("你的令牌").fill(people["bea"])
+    page.get_by_role("button", name="登录").click()
+    page.wait_for_url(f"{server.url}/assignments")
+    page.goto(f"{server.url}/assignments/ps1")
+    page.get_by_label("你的笔记本（.ipynb）").set_input_files(str(notebook_file))
+    page.get_by_role("button", name="提交", exact=True).click()
+    page.wait_for_url(f"{server.url}/submissions/*")
+    # Without a script, the page the upload answers with is the feedback, or a link to
+    # check again while the queue is long.
+    for _ in range(60):
+        if page.locator(".summary .score").count():
+            break
+        page.get_by_role("link", name="再看一次").click()
+    assert page.locator("html").get_attribute("lang") == "zh"
+    assert page.get_by_text("给 bea 的反馈").is_visible()
+    # axe-core is a script: the same page, with the same session, in a browser that runs it.
+    checker = chromium.new_context(locale="zh-CN")
+    checker.add_cookies(context.cookies())
+    shown = checker.new_page()
+    shown.goto(page.url)
+    accessible(shown, "feedback-zh")
+    checker.close()
+    context.close()

@@ -1,0 +1,171 @@
+"""`graders serve`'s pages without a browser and without JavaScript: plain HTML forms, as a
+learner's browser with scripts off sends them (Starlette's test client, in this process).
+
+Sign in with a token, the assignment page (upload, attempts left, history, the latest
+feedback as the feedback page shows it), a submission's page, the instructor's page, the
+language the reader chose, and what no page gives away: another's submission, the class
+to a learner, a form posted without the page's form token.
+"""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+from typing import Any
+
+import pytest
+from service_helpers import course_to_serve, in_process, tokens
+from small_course import RIGHT, WRONG, notebook
+
+from graders.batch.service_tables import INSTRUCTOR
+
+pytest.importorskip("starlette", reason="needs graders' serve extra")
+
+
+def signed_in(client: Any, token: str) -> None:
+    answer = client.post("/sign-in", data={"token": token}, follow_redirects=False)
+    assert answer.status_code == 303 and answer.headers["location"] == "/assignments"
+    assert (
+        "HttpOnly" in answer.headers["set-cookie"]
+        and "SameSite=lax" in answer.headers["set-cookie"]
+    )
+
+
+def form_token(html: str) -> str:
+    found = re.search(r'name="csrf" value="([0-9a-f]+)"', html)
+    assert found, html
+    return found.group(1)
+
+
+def hand_in(client: Any, answers: dict[str, str], csrf: str | None = None) -> Any:
+    page = client.get("/assignments/ps1").text
+    return client.post(
+        "/assignments/ps1",
+        data={"csrf": form_token(page) if csrf is None else csrf},
+        files={"notebook": ("ps1.ipynb", notebook(answers), "application/x-ipynb+json")},
+        follow_redirects=False,
+    )
+
+
+def text_of(html: str) -> str:
+    return re.sub(r"\s+", " ", re.sub(r"<[^>]+>", " ", html))
+
+
+def test_a_learner_signs_in_hands_in_and_reads_their_feedback(tmp_path: Path) -> None:
+    with in_process(course_to_serve(tmp_path, submissions="{max: 3}")) as (client, service):
+        signed_in(client, tokens(service, "ada")["ada"])
+        start = text_of(client.get("/assignments").text)
+        assert "clone basics" in start and "0 used, 3 left" in start
+        page = text_of(client.get("/assignments/ps1").text)
+        assert "You have 3 attempts left." in page and "Nothing handed in yet." in page
+        sent = hand_in(client, WRONG)
+        assert sent.status_code == 303  # after the grade is in (or the wait ran out)
+        submission = client.get(sent.headers["location"])
+        shown = text_of(submission.text)
+        assert "Feedback for ada" in shown and "2 / 6" in shown.replace("1 / 6", "2 / 6")
+        assert "Your answer matches a common misconception" in shown
+        after = text_of(client.get("/assignments/ps1").text)
+        assert "You have 2 attempts left." in after
+        assert "Latest feedback (submission 1)" in after and "Submission 1 · counts" in after
+
+
+def test_pages_need_someone_signed_in(tmp_path: Path) -> None:
+    with in_process(course_to_serve(tmp_path), workers=0) as (client, _service):
+        for path in ("/assignments", "/assignments/ps1", "/submissions/1", "/instructor"):
+            answer = client.get(path, follow_redirects=False)
+            assert (answer.status_code, answer.headers["location"]) == (
+                303,
+                f"/sign-in?next={path}",
+            )
+        assert client.get("/", follow_redirects=False).headers["location"] == "/sign-in"
+
+
+def test_a_wrong_token_is_told_on_the_sign_in_page(tmp_path: Path) -> None:
+    with in_process(course_to_serve(tmp_path), workers=0) as (client, _service):
+        answer = client.post("/sign-in", data={"token": "guess"})
+        assert answer.status_code == 401
+        assert 'role="alert"' in answer.text
+        assert "This token is not valid: check it, or ask your instructor." in answer.text
+
+
+def test_a_form_without_the_pages_form_token_is_refused(tmp_path: Path) -> None:
+    with in_process(course_to_serve(tmp_path), workers=0) as (client, service):
+        signed_in(client, tokens(service, "ada")["ada"])
+        forged = hand_in(client, RIGHT, csrf="0" * 64)
+        assert forged.status_code == 403
+        assert "This form has expired" in forged.text
+        assert service.queue.attempts("ps1", "ada") == []
+        assert client.post("/sign-out", data={}).status_code == 403
+
+
+def test_a_refused_upload_is_said_on_the_assignment_page(tmp_path: Path) -> None:
+    with in_process(course_to_serve(tmp_path, submissions="{max: 1}")) as (client, service):
+        signed_in(client, tokens(service, "ada")["ada"])
+        assert hand_in(client, RIGHT).status_code == 303
+        refused = hand_in(client, RIGHT)
+        assert refused.status_code == 429 and "retry-after" in refused.headers
+        assert 'role="alert" id="upload-error">You have used all 1 attempts at ps1.' in refused.text
+
+
+def test_a_learner_reads_neither_anothers_submission_nor_the_instructors_page(
+    tmp_path: Path,
+) -> None:
+    with in_process(course_to_serve(tmp_path)) as (client, service):
+        ada, bob = tokens(service, "ada", "bob").values()
+        signed_in(client, ada)
+        mine = hand_in(client, RIGHT).headers["location"]
+        client.cookies.clear()
+        signed_in(client, bob)
+        assert client.get(mine).status_code == 404
+        assert client.get("/instructor").status_code == 403
+        assert client.get("/assignments/ps1/report").status_code == 403
+
+
+def test_the_instructor_reads_the_grades_of_record_the_queue_and_the_report(tmp_path: Path) -> None:
+    with in_process(course_to_serve(tmp_path)) as (client, service):
+        ada = tokens(service, "ada")["ada"]
+        prof = tokens(service, "prof", role=INSTRUCTOR)["prof"]
+        signed_in(client, ada)
+        mine = hand_in(client, RIGHT).headers["location"]
+        client.cookies.clear()
+        signed_in(client, prof)
+        page = text_of(client.get("/instructor").text)
+        assert "ada 6 / 6 1 Submission 1" in page
+        assert "Waiting: 0 · being graded: 0 · graded: 1 · could not be graded: 0" in page
+        assert client.get(mine).status_code == 200
+        report = client.get("/assignments/ps1/report")
+        assert report.status_code == 200 and "<svg" in report.text
+
+
+def test_pages_speak_the_language_the_reader_chose(tmp_path: Path) -> None:
+    with in_process(course_to_serve(tmp_path), workers=0) as (client, service):
+        signed_in(client, tokens(service, "ada")["ada"])
+        browser = client.get("/assignments", headers={"Accept-Language": "zh-CN,zh;q=0.9,en;q=0.5"})
+        assert '<html lang="zh">' in browser.text and "你的作业" in browser.text
+        chosen = client.post(
+            "/language", data={"lang": "en", "back": "/assignments"}, follow_redirects=False
+        )
+        assert chosen.headers["location"] == "/assignments"
+        again = client.get("/assignments", headers={"Accept-Language": "zh"})
+        assert '<html lang="en">' in again.text and "Your assignments" in again.text
+        away = client.post(
+            "/language",
+            data={"lang": "zh", "back": "https://elsewhere.example/"},
+            follow_redirects=False,
+        )
+        assert away.headers["location"] == "/"  # never to another site
+
+
+def test_every_page_says_where_its_parts_are(tmp_path: Path) -> None:
+    with in_process(course_to_serve(tmp_path)) as (client, service):
+        signed_in(client, tokens(service, "ada")["ada"])
+        hand_in(client, RIGHT)
+        for path in ("/assignments", "/assignments/ps1", "/submissions/1"):
+            html = client.get(path).text
+            for landmark in ("<header", '<nav aria-label="Site">', '<main id="main">', "<footer"):
+                assert landmark in html, (path, landmark)
+            labels = set(re.findall(r'<label for="([^"]+)"', html))
+            fields = set(re.findall(r'<(?:input|select)[^>]* id="([^"]+)"', html))
+            assert fields <= labels, path
+        headers = client.get("/assignments").headers
+        assert "frame-ancestors 'none'" in headers["content-security-policy"]
