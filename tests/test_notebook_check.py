@@ -332,16 +332,22 @@ def test_from_graders_import_check_gives_the_function_every_time() -> None:
     assert callable(first) and again is first is check
 
 
-# What a learner's check must never load: torch and what only grading, releasing or the
-# gradebook needs. (The code kind's package still loads its grading side with its cells
-# module; `kinds.BUILTIN_KINDS` names a cells module so that it need not.)
+# What a learner's check must never load: torch and what only grading, releasing, the
+# sandbox, the pages or the gradebook need. Each kind's cells module reads its cells
+# (`kinds.BUILTIN_KINDS`); the kind itself, with its grading side, is not imported.
 NEVER_IMPORTED_BY_CHECK = (
     "torch",
     "numpy",
     "nbformat",
     "jinja2",
     "sqlalchemy",
-    "pydantic.type_adapter",
+    "pydantic",
+    "graders.sandbox",
+    "graders.checker",
+    "graders.kinds.code.kind",
+    "graders.kinds.code.checkers",
+    "graders.kinds.code.model",
+    "graders.course.model",
     "graders.session",
     "graders.course.load",
     "graders.batch.grading",
@@ -366,6 +372,7 @@ def test_checking_a_notebook_loads_no_grading_side(released, tmp_path: Path) -> 
     assert "8 of 8 answers can be read" in run.stdout
     loaded = set(run.stderr.split())
     assert "graders.kinds.predict.cells" in loaded  # the check did read the predictions
+    assert "graders.kinds.code.layout" in loaded  # and looked for code cells
     assert [m for m in NEVER_IMPORTED_BY_CHECK if m in loaded] == []
 
 
@@ -396,7 +403,7 @@ def test_each_kinds_cell_reader_reads_as_the_kind_does(source: str) -> None:
 
 def test_the_built_in_kinds_keep_their_order_whichever_is_imported_first() -> None:
     code = (
-        "import graders.kinds.code\nfrom graders.kinds.registry import all_kinds\n"
+        "import graders.kinds.code.kind\nfrom graders.kinds.registry import all_kinds\n"
         "print(' '.join(k.name for k in all_kinds()))"
     )
     run = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
