@@ -12,7 +12,7 @@ typed.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from functools import cache
+from functools import cache, lru_cache
 from typing import Any
 
 from markdown_it import MarkdownIt
@@ -20,6 +20,7 @@ from markdown_it.token import Token
 from markupsafe import Markup, escape
 
 
+@lru_cache(maxsize=4096)  # a class's pages repeat the same explanations, page after page
 def prose(text: str | None) -> Markup:
     """``text`` (CommonMark, raw HTML off) as HTML; nothing for no text."""
     if not text:
