@@ -11,7 +11,8 @@ Memory, sampled from ``/proc`` every ``interval`` seconds over the command's who
   the same without the pages that processes forked by a fork server (its spare and the
   jobs running learner code, each capped by the course's memory limit) hold privately:
   what the grader itself occupied. Reading PSS walks a process's page tables (~17 ms for
-  500 MB) and slows the run being measured, so timed runs leave it off.
+  500 MB) and slows the run being measured, so timed runs leave it off, or read it every
+  ``pss_every``-th sample only.
 
 CPU time: ``wait4`` covers the command and the processes it reaped, but not what runs
 under bubblewrap (bwrap does not reap its pid namespace's processes, so their time
@@ -62,8 +63,10 @@ def run_measured(
     env: dict[str, str] | None = None,
     pss: bool = False,
     interval: float = 0.05,
+    pss_every: int = 1,
 ) -> Measured:
-    """Run ``command`` to completion, sampling its process tree meanwhile."""
+    """Run ``command`` to completion, sampling its process tree meanwhile (with ``pss``, the
+    PSS figures at every ``pss_every``-th sample)."""
     with tempfile.TemporaryFile("w+") as out, tempfile.TemporaryFile("w+") as err:
         started = time.perf_counter()
         proc = subprocess.Popen(
@@ -75,7 +78,7 @@ def run_measured(
             stderr=err,
             text=True,
         )
-        sampler = _Sampler(proc.pid, interval, pss)
+        sampler = _Sampler(proc.pid, interval, pss, pss_every)
         sampler.start()
         try:
             # wait4, not wait: its rusage covers the command and every descendant it reaped.
@@ -117,9 +120,9 @@ class _Seen:
 class _Sampler(threading.Thread):
     """Samples the tree under ``root`` until stopped; keeps the peaks and each process's CPU."""
 
-    def __init__(self, root: int, interval: float, pss: bool) -> None:
+    def __init__(self, root: int, interval: float, pss: bool, pss_every: int = 1) -> None:
         super().__init__(daemon=True)
-        self.root, self.interval, self.pss = root, interval, pss
+        self.root, self.interval, self.pss, self.pss_every = root, interval, pss, pss_every
         self.peaks = {"single": 0, "rss": 0, "pss": 0, "own": 0}
         self.peak_count = 0
         self.seen: dict[int, _Seen] = {}
@@ -151,7 +154,9 @@ class _Sampler(threading.Thread):
         self._peak("single", max(rss, default=0))
         self._peak("rss", sum(rss))
         self.peak_count = max(self.peak_count, len(pids))
-        if self.pss:
+        if (
+            self.pss and (self.samples - 1) % self.pss_every == 0
+        ):  # the first sample, then every Nth
             forked = {pid for pid in pids if FORK_SERVER in self.command(stats[pid][0])}
             memory = {pid: _pss_and_private_kib(pid) for pid in pids}
             total = sum(pss for pss, _ in memory.values())

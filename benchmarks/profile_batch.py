@@ -32,19 +32,19 @@ PHASES = (  # (module, attribute, label): wrapped in place for the run
     ("graders.batch.executor", "grade_found", "worker: read + grade one submission"),
     ("graders.notebook.collect", "read_submission", "worker:   read notebook -> answers"),
     ("graders.kinds.predict", "PredictKind.grade", "worker:   predictions (one exercise)"),
-    ("graders.kinds.code", "CodeKind.grade", "worker:   code exercise (one, sandbox included)"),
+    ("graders.kinds.code.kind", "CodeKind.grade", "worker:   code exercise (one, sandbox counted)"),
     ("graders.session", "LazyRunner.run_all", "worker:   a submission's sandbox jobs, together"),
     ("graders.session", "LazyRunner.run", "worker:     sandbox job alone (fork, run, wait)"),
     ("graders.batch.autograde", "gradebook.record", "main: save one grade (gradebook)"),
     (
         "graders.batch.autograde",
-        "gradebook.results_document",
-        "main: results document from the gradebook",
+        "gradebook.class_results",
+        "main: the class's ids and head from the gradebook",
     ),
     (
         "graders.batch.autograde",
         "write_outputs",
-        "main: write results.json, csv, junit, gradescope",
+        "main: read the class, write results.json, csv, junit, gradescope",
     ),
 )
 

@@ -21,16 +21,17 @@ from __future__ import annotations
 
 import json
 import sys
-from collections.abc import Iterable, Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field, fields, replace
 from enum import StrEnum
 from functools import cache
-from typing import Any, TypeVar
-
-from pydantic import TypeAdapter, ValidationError
+from typing import TYPE_CHECKING, Any, Protocol, TypeVar
 
 from .by_hand import Extension, Override
 from .i18n import N_
+
+if TYPE_CHECKING:
+    from pydantic import TypeAdapter
 
 T = TypeVar("T")
 
@@ -255,10 +256,7 @@ class ResultsDocument:
 
     def question_ids(self) -> list[str]:
         """Every question id in the document, in assignment order."""
-        ids: dict[str, None] = {}
-        for student in self.students:
-            ids.update((q.id, None) for q in student.questions)
-        return list(ids)
+        return ClassResults.of(self).question_ids()
 
     def renamed(self, current: Mapping[str, str]) -> ResultsDocument:
         """The same document with each question under its id today (``StudentResult.renamed``)."""
@@ -275,6 +273,85 @@ class ResultsDocument:
         return all(s.status is not SubmissionStatus.UNGRADABLE for s in self.students)
 
     def to_json(self, students: bool = True) -> dict[str, Any]:
+        head = ClassResults.of(self).head_json()
+        return {**head, "students": [s.to_json() for s in self.students]} if students else head
+
+    def dumps(self) -> str:
+        """The document as JSON, as ``results.json`` and ``--json`` write it: indented, with one
+        line per student (indenting every question would take the pure-Python encoder, seconds
+        for a class of 500; one line each keeps the C encoder and a file that diffs well)."""
+        return "".join(ClassResults.of(self).json_pieces())
+
+    @classmethod
+    def parse(cls, text: str | bytes) -> ResultsDocument:
+        """A document from its JSON (``ValueError`` saying what is wrong when it is not one)."""
+        return _parse(_document_adapter(), text)
+
+
+@dataclass(frozen=True)
+class ClassResults:
+    """A class's results document read a student at a time, wherever it is kept.
+
+    The head is at hand; each ``students()`` reads the students again, in student order,
+    one at a time (``gradebook.class_results`` reads them from the gradebook), so an output
+    made in a few passes holds one student's results whatever the size of the class.
+    ``names()`` gives each student's id and status without reading their results.
+    """
+
+    course: str
+    assignment: str
+    torch_version: str | None
+    graded_at: str | None
+    isolation: str | None
+    dropped: tuple[str, ...]
+    count: int  # students
+    reader: Callable[[], Iterator[StudentResult]] = field(repr=False, compare=False)
+    lister: Callable[[], Iterator[tuple[str, SubmissionStatus]]] = field(repr=False, compare=False)
+
+    @classmethod
+    def of(cls, doc: ResultsDocument) -> ClassResults:
+        """A document held in memory, read as a class is."""
+        return cls(
+            doc.course,
+            doc.assignment,
+            doc.torch_version,
+            doc.graded_at,
+            doc.isolation,
+            doc.dropped,
+            len(doc.students),
+            lambda: iter(doc.students),
+            lambda: ((s.student, s.status) for s in doc.students),
+        )
+
+    def students(self) -> Iterator[StudentResult]:
+        """Every student's results, in student order: a new pass at each call."""
+        return self.reader()
+
+    def names(self) -> Iterator[tuple[str, SubmissionStatus]]:
+        """Every student's id and status, in student order, without their results."""
+        return self.lister()
+
+    def question_ids(self) -> list[str]:
+        """Every question id of the class, in assignment order (a pass over the students)."""
+        ids: dict[str, None] = {}
+        for student in self.students():
+            ids.update((q.id, None) for q in student.questions)
+        return list(ids)
+
+    def document(self, students: Iterable[StudentResult] | None = None) -> ResultsDocument:
+        """The whole document in memory (of ``students``, default every one): for a few."""
+        return ResultsDocument(
+            self.course,
+            self.assignment,
+            self.torch_version,
+            self.graded_at,
+            self.isolation,
+            tuple(self.students() if students is None else students),
+            self.dropped,
+        )
+
+    def head_json(self) -> dict[str, Any]:
+        """The document's JSON without its students."""
         head: dict[str, Any] = {
             "course": self.course,
             "assignment": self.assignment,
@@ -284,30 +361,48 @@ class ResultsDocument:
         }
         if self.dropped:
             head["dropped"] = list(self.dropped)
-        return {**head, "students": [s.to_json() for s in self.students]} if students else head
-
-    def dumps(self) -> str:
-        """The document as JSON, as ``results.json`` and ``--json`` write it: indented, with one
-        line per student (indenting every question would take the pure-Python encoder, seconds
-        for a class of 500; one line each keeps the C encoder and a file that diffs well)."""
-        return "".join(self.json_pieces())
+        return head
 
     def json_pieces(self) -> Iterator[str]:
-        """``dumps()`` a piece at a time: a student's line each, for writing a big class's
-        document without holding all of it in memory."""
-        opened = json.dumps(self.to_json(students=False), indent=2, ensure_ascii=False)
-        yield opened[:-2] + ',\n  "students": '  # the head without its "\n}"
-        if not self.students:
-            yield "[]\n}"
-            return
-        for index, student in enumerate(self.students):
-            yield ("[\n    " if index == 0 else ",\n    ") + student.dumps()
-        yield "\n  ]\n}"
+        """``ResultsDocument.dumps()`` a piece at a time: the head, then a line per student."""
+        return file_pieces(DocumentJson(self), self.students())
 
-    @classmethod
-    def parse(cls, text: str | bytes) -> ResultsDocument:
-        """A document from its JSON (``ValueError`` saying what is wrong when it is not one)."""
-        return _parse(_document_adapter(), text)
+
+class ClassFile(Protocol):
+    """A file with a part per student, written as the students are read."""
+
+    def head(self) -> str: ...
+
+    def student(self, s: StudentResult) -> str: ...
+
+    def tail(self) -> str: ...
+
+
+def file_pieces(file: ClassFile, students: Iterable[StudentResult]) -> Iterator[str]:
+    """``file``'s text a piece at a time: its head, a part per student, its tail."""
+    yield file.head()
+    for s in students:
+        yield file.student(s)
+    yield file.tail()
+
+
+@dataclass
+class DocumentJson:
+    """The results document's JSON (``ResultsDocument.dumps``) a student at a time."""
+
+    results: ClassResults
+    written: int = 0
+
+    def head(self) -> str:
+        opened = json.dumps(self.results.head_json(), indent=2, ensure_ascii=False)
+        return opened[:-2] + ',\n  "students": '  # the head without its "\n}"
+
+    def student(self, s: StudentResult) -> str:
+        self.written += 1
+        return ("[\n    " if self.written == 1 else ",\n    ") + s.dumps()
+
+    def tail(self) -> str:
+        return "\n  ]\n}" if self.written else "[]\n}"
 
 
 def lines_alike(texts: Sequence[str]) -> list[str]:
@@ -333,16 +428,23 @@ def format_points(x: float) -> str:
 
 @cache
 def _student_adapter() -> TypeAdapter[StudentResult]:
-    # Built on first use: pydantic compiles a validator, which `graders --help` never needs.
+    # Imported and built on first use: pydantic compiles a validator, which neither
+    # `graders --help` nor a learner's `graders check` needs.
+    from pydantic import TypeAdapter
+
     return TypeAdapter(StudentResult)
 
 
 @cache
 def _document_adapter() -> TypeAdapter[ResultsDocument]:
+    from pydantic import TypeAdapter
+
     return TypeAdapter(ResultsDocument)
 
 
 def _parse(adapter: TypeAdapter[T], text: str | bytes) -> T:
+    from pydantic import ValidationError
+
     try:
         return adapter.validate_json(text)
     except ValidationError as exc:

@@ -18,6 +18,7 @@ from graders.by_hand import Override
 from graders.course.model import Shown
 from graders.course.visibility import for_learner
 from graders.results import (
+    ClassResults,
     QuestionResult,
     ResultsDocument,
     Status,
@@ -251,7 +252,7 @@ def test_write_outputs_writes_every_file_and_no_file_for_an_unsafe_name(
     doc: ResultsDocument, tmp_path: Path
 ) -> None:
     out = tmp_path / "out"
-    write_outputs(doc, out)
+    write_outputs(ClassResults.of(doc), out)
     assert ResultsDocument.parse((out / "results.json").read_text()) == doc
     assert sorted(p.name for p in (out / "gradescope").iterdir()) == ["ada.json", "bob.json"]
     assert {p.name for p in out.iterdir()} == {

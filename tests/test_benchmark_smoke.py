@@ -3,7 +3,8 @@
 The released student notebook of the notebook test course is filled for a few synthetic
 students, written in nbgrader's layout, validated by nbformat and read back with
 ``read_submission``; nbgrader's log is parsed into per-student times (all without torch);
-and the per-submission cost breakdown runs on them through the real sandbox.
+and the per-submission cost breakdown runs on them through the real sandbox. The scale
+benchmark's ``--quick`` run takes a small class through the whole pipeline.
 """
 
 from __future__ import annotations
@@ -136,3 +137,33 @@ def test_the_cost_breakdown_runs_on_a_small_class(
     assert costs["submissions"] == len(cohort)
     assert costs["code"]["n"] + costs["code_hostile"]["n"] >= 1
     assert costs["submission"]["n"] == len(cohort)
+
+
+def test_the_scale_benchmark_runs_the_whole_pipeline_at_two_sizes(tmp_path: Path) -> None:
+    # Its --quick run: every phase of both configurations (the cluster's where PostgreSQL
+    # is installed), each measured, the class's outputs complete, the performance table made.
+    import scale_table
+    from pg_server import find_bin
+
+    saved = tmp_path / "scale.json"
+    done = subprocess.run(
+        [sys.executable, str(BENCHMARKS / "scale_pipeline.py"), "--quick", "--json", str(saved)],
+        capture_output=True,
+        text=True,
+        timeout=1800,
+    )
+    assert done.returncode == 0, done.stderr[-3000:]
+    figures = json.loads(saved.read_text())
+    assert sorted(figures["configs"]) == (["cluster", "local"] if find_bin() else ["local"])
+    for runs in figures["configs"].values():
+        assert sorted(runs, key=int) == ["8", "24"]
+        for size, run in runs.items():
+            assert run["written"]["results"] == run["written"]["feedback_pages"] == int(size)
+            phases = [run[p] for p in scale_table.PHASES]
+            assert all(p["wall_s"] > 0 and p["own_pss_mib"] > 0 for p in phases)
+    assert figures["check"]["check"]["best_s"] > figures["check"]["pass"]["best_s"] > 0
+    table = scale_table.table(figures)
+    assert table.count("| whole pipeline, peak of graders' own processes |") == len(
+        figures["configs"]
+    )
+    assert "targets:" in done.stdout and "graders check cold" in done.stdout

@@ -15,7 +15,8 @@ from small_course import small_course
 from graders.batch import gradebook
 from graders.cli import main
 from graders.course.load import load_course
-from graders.reports.feedback import prose, write_feedback
+from graders.reports.author_text import prose
+from graders.reports.feedback import write_feedback
 from graders.results import QuestionResult, Status, StudentResult, SubmissionStatus
 
 Q = QuestionResult
@@ -107,7 +108,9 @@ def test_a_page_shows_score_answers_expected_explanation_misconception_and_secti
         "Sharing memory is what <code>detach()</code> does (§2)." in page
     )  # the explanation, formatted
     assert "section §1a" in text and "clone() of a leaf" in text
-    assert "<pre><code>b = a.clone()</code></pre>" in page  # the prompt's code block
+    assert (
+        '<pre><code class="language-python">b = a.clone()\n</code></pre>' in page
+    )  # the prompt's code block
 
 
 def test_a_question_beyond_the_article_says_so_instead_of_a_section_to_reread(course: Path) -> None:
@@ -154,10 +157,27 @@ def test_a_code_check_shows_its_status_and_message_but_no_empty_answer(course: P
     assert "Your answer" not in text and "An independent copy" in text
 
 
-def test_prose_escapes_before_formatting() -> None:
+def test_author_markdown_is_commonmark_with_raw_html_shown_as_text() -> None:
+    assert str(prose("a `<b>` and <i>this</i>\n\n```\nx < y\n```")) == (
+        "<p>a <code>&lt;b&gt;</code> and &lt;i&gt;this&lt;/i&gt;</p>\n"
+        "<pre><code>x &lt; y\n</code></pre>"
+    )
+    assert str(prose("*x* and requires_grad_ and x * 2 * y")) == (
+        "<p><em>x</em> and requires_grad_ and x * 2 * y</p>"
+    )
+
+
+def test_author_markdown_fetches_nothing_and_links_only_to_the_web() -> None:
+    html = str(
+        prose(
+            "![a chart](http://example.com/x.png) [doc](https://pytorch.org) [x](javascript:alert(1))"
+        )
+    )
+    assert "<img" not in html and "a chart" in html
+    assert '<a href="https://pytorch.org" rel="noopener noreferrer nofollow">doc</a>' in html
     assert (
-        str(prose("a `<b>` and\n\n```\nx < y\n```"))
-        == "<p>a <code>&lt;b&gt;</code> and</p><pre><code>x &lt; y</code></pre>"
+        "javascript" not in html.split("<a ", 1)[-1].split(">", 1)[0]
+        and 'href="javascript' not in html
     )
 
 

@@ -170,3 +170,18 @@ def test_printed_urls_hide_passwords() -> None:
     assert "s3cret" not in gradebook_databases.shown_url(
         "postgresql://grader:s3cret@db.example/grades"
     )
+
+
+def test_a_class_is_read_in_code_point_order_in_chunks_whatever_the_database_collation(
+    engine, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # A locale's collation puts "alice" before "Bob" and "Émile" among the Es; code point
+    # order does not, and every output follows it. Chunks smaller than the class make each
+    # pass read the database several times.
+    monkeypatch.setattr(gradebook, "READ_CHUNK", 2)
+    names = ["bob", "Émile", "alice", "Bob", "zoë", "Zed", "eve"]
+    gradebook.record_all(engine, COURSE, ASSIGNMENT, [graded(result(n)) for n in names])
+    results = gradebook.class_results(engine, COURSE, ASSIGNMENT)
+    assert [s.student for s in results.students()] == sorted(names)
+    assert [n for n, _ in results.names()] == sorted(names) and results.count == len(names)
+    assert [s.student for s in results.students()] == sorted(names)  # a second pass alike

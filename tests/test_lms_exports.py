@@ -25,7 +25,7 @@ from graders.batch.lms_exports import Export
 from graders.batch.roster import ROSTER_FILE, load_roster
 from graders.cli import main
 from graders.errors import UsageError
-from graders.results import ResultsDocument
+from graders.results import ClassResults, ResultsDocument
 from graders.session import Session
 
 # Canvas's Gradebook import, as its guide documents and its own export writes it: these five
@@ -247,7 +247,7 @@ def test_missing_students_get_no_feedback_page_and_count_as_unread_in_the_report
     assert sorted(p.stem for p in pages) == ["ada", "bob", "cy", "dee", "zed"]
     doc = json.loads((summary.out_dir / "results.json").read_text())
     report = assignment_report(
-        ResultsDocument.parse(json.dumps(doc)), course_info(workspace.loaded)
+        ClassResults.of(ResultsDocument.parse(json.dumps(doc))), course_info(workspace.loaded)
     )
     assert report.read_count == 4  # ada, bob, cy, zed: dee's could not be read, eve's is missing
     assert "eve" in [r.student for r in report.problems]

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import os
 import re
+import subprocess
+import sys
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -328,3 +330,81 @@ def test_from_graders_import_check_gives_the_function_every_time() -> None:
     from graders import check as again
 
     assert callable(first) and again is first is check
+
+
+# What a learner's check must never load: torch and what only grading, releasing, the
+# sandbox, the pages or the gradebook need. Each kind's cells module reads its cells
+# (`kinds.BUILTIN_KINDS`); the kind itself, with its grading side, is not imported.
+NEVER_IMPORTED_BY_CHECK = (
+    "torch",
+    "numpy",
+    "nbformat",
+    "jinja2",
+    "sqlalchemy",
+    "pydantic",
+    "graders.sandbox",
+    "graders.checker",
+    "graders.kinds.code.kind",
+    "graders.kinds.code.checkers",
+    "graders.kinds.code.model",
+    "graders.course.model",
+    "graders.session",
+    "graders.course.load",
+    "graders.batch.grading",
+    "graders.kinds.predict.kind",
+    "graders.kinds.predict.truth",
+    "graders.kinds.predict.grading",
+    "graders.reports",
+)
+
+
+def test_checking_a_notebook_loads_no_grading_side(released, tmp_path: Path) -> None:
+    nb, key = released
+    path = _saved(fill(nb, key), tmp_path / "nb1.ipynb")
+    code = (
+        "import sys\nfrom graders.cli import main\n"
+        "try:\n    main(['check', sys.argv[1]])\nexcept SystemExit:\n    pass\n"
+        "print(' '.join(sorted(sys.modules)), file=sys.stderr)"
+    )
+    run = subprocess.run(
+        [sys.executable, "-c", code, str(path)], capture_output=True, text=True, check=True
+    )
+    assert "8 of 8 answers can be read" in run.stdout
+    loaded = set(run.stderr.split())
+    assert "graders.kinds.predict.cells" in loaded  # the check did read the predictions
+    assert "graders.kinds.code.layout" in loaded  # and looked for code cells
+    assert [m for m in NEVER_IMPORTED_BY_CHECK if m in loaded] == []
+
+
+@pytest.mark.parametrize(
+    "source",
+    [
+        'answer = "tensor(3.)"',
+        'answer = "..."',
+        "answer = tensor(3.)",
+        'answer = "tensor(3.) + 1"',
+        "def copy(t):\n    return t.clone().detach()\n",
+        "def copy(t):\n    ...\n",
+        "%pip install torch",
+        "",
+    ],
+    ids=["prediction", "unanswered", "unquoted", "arithmetic", "code", "stub", "magic", "empty"],
+)
+def test_each_kinds_cell_reader_reads_as_the_kind_does(source: str) -> None:
+    from graders.kinds.registry import cell_readers, get_kind
+
+    meta = {"entry": "copy"}
+    for reader in cell_readers():
+        kind = get_kind(reader.kind)
+        assert kind is not None and reader.tag == kind.cell_tag
+        assert reader.read_cell(source, meta) == kind.read_cell(source, meta)
+        assert reader.cell_problem(source, meta) == kind.cell_problem(source, meta)
+
+
+def test_the_built_in_kinds_keep_their_order_whichever_is_imported_first() -> None:
+    code = (
+        "import graders.kinds.code.kind\nfrom graders.kinds.registry import all_kinds\n"
+        "print(' '.join(k.name for k in all_kinds()))"
+    )
+    run = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert run.stdout.split() == ["predict", "code"]

@@ -324,7 +324,7 @@ def test_course_info_reads_the_course_files() -> None:
 def test_several_misconceptions_is_relative_to_the_class(counts: list[int], many: int) -> None:
     rows = [
         StudentRow(
-            f"s{i}", "graded", 0.0, 1.0, 1.0, 1.0, None, {}, tuple(f"m{j}" for j in range(n)), ()
+            f"s{i}", "graded", 0.0, 1.0, 1.0, 1.0, None, {}, tuple(f"m{j}" for j in range(n))
         )
         for i, n in enumerate(counts)
     ]

@@ -18,6 +18,7 @@ from service_helpers import course_to_serve, in_process, tokens
 from small_course import RIGHT, WRONG, notebook
 
 from graders.batch.service_tables import INSTRUCTOR
+from graders.service import pages
 
 pytest.importorskip("starlette", reason="needs graders' serve extra")
 
@@ -35,6 +36,14 @@ def form_token(html: str) -> str:
     found = re.search(r'name="csrf" value="([0-9a-f]+)"', html)
     assert found, html
     return found.group(1)
+
+
+@pytest.fixture(autouse=True)
+def patient_pages(monkeypatch: pytest.MonkeyPatch) -> None:
+    """An upload's answer waits for its grade a few seconds, then shows the queue: that is
+    for learners. These tests read the page once graded, and a busy machine may take longer
+    to grade the first notebook (the warm session starts), so here the page waits longer."""
+    monkeypatch.setattr(pages, "PAGE_WAIT_S", 300.0)
 
 
 def hand_in(client: Any, answers: dict[str, str], csrf: str | None = None) -> Any:

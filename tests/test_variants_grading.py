@@ -218,7 +218,7 @@ def test_the_report_shows_difficulty_per_variant_and_who_fits_anothers_variant(
     from graders.reports.course_info import course_info
     from graders.reports.model import assignment_report
     from graders.reports.render import render_assignment
-    from graders.results import ResultsDocument
+    from graders.results import ClassResults, ResultsDocument
 
     with open_variant_course(tmp_path / "course") as ws:
         ada, bob = two_learners(ws.loaded)
@@ -239,7 +239,7 @@ def test_the_report_shows_difficulty_per_variant_and_who_fits_anothers_variant(
             "course": "tiny", "assignment": "ps1", "torch_version": None, "graded_at": None,
             "isolation": None, "students": list(results.values()),
         }))  # fmt: skip
-        report = assignment_report(doc, course_info(ws.loaded))
+        report = assignment_report(ClassResults.of(doc), course_info(ws.loaded))
     assert report.variants is not None
     (signal,) = report.variants.copying
     assert (signal.student, signal.other) == (cy, ada)

@@ -28,7 +28,7 @@ from .exports import write_outputs
 from .plan import Plan, default_out_dir, plan_batch
 from .progress import Reporter, Silent
 from .roster import Roster
-from .roster_check import apply_roster, record_missing
+from .roster_check import on_roster, record_missing
 from .submission_archive import opened_submissions
 from .summary import Summary, Tally, summarize
 
@@ -83,13 +83,11 @@ def grade_plan(
             batch.failed,
             batch.isolation,
         )
-        doc = apply_roster(
-            gradebook.results_document(
-                engine, plan.course, plan.assignment, session.loaded.renamed
-            ),
+        results = on_roster(
+            gradebook.class_results(engine, plan.course, plan.assignment, session.loaded.renamed),
             plan.roster,
         )
-        write_outputs(doc, plan.out_dir, session.loaded)
+        write_outputs(results, plan.out_dir, session.loaded)
     tally = Tally(
         frozenset(f.student for f, _ in plan.keyed),
         batch.graded,
@@ -103,7 +101,7 @@ def grade_plan(
         plan.ignored_times,
         plan.lookalikes,
     )
-    summary = summarize(doc, tally, (plan.out_dir, plan.db_url), outcome == "interrupted")
+    summary = summarize(results, tally, (plan.out_dir, plan.db_url), outcome == "interrupted")
     return replace(summary, lost=batch.ended.lost)
 
 

@@ -12,7 +12,7 @@ from __future__ import annotations
 import csv
 import io
 import re
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Iterator, Sequence
 
 FORMULA_START = ("=", "+", "-", "@", "\t", "\r")
 _NUMBER = re.compile(r"[+-]?(\d+(\.\d*)?|\.\d+)([eE][+-]?\d+)?")
@@ -27,8 +27,15 @@ def guarded(cell: object) -> object:
 
 def csv_text(rows: Iterable[Sequence[object]], line_end: str = "\n") -> str:
     """``rows`` as CSV text, every cell guarded (``line_end``: ``\\r\\n`` for RFC 4180)."""
+    return "".join(csv_lines(rows, line_end))
+
+
+def csv_lines(rows: Iterable[Sequence[object]], line_end: str = "\n") -> Iterator[str]:
+    """``csv_text`` a row at a time (a row's text may span lines: a cell may hold one)."""
     buffer = io.StringIO()
     writer = csv.writer(buffer, lineterminator=line_end)
     for row in rows:
         writer.writerow([guarded(cell) for cell in row])
-    return buffer.getvalue()
+        yield buffer.getvalue()
+        buffer.seek(0)
+        buffer.truncate()

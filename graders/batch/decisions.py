@@ -25,7 +25,7 @@ from .batch_sources import BatchSource, last_source
 from .exports import write_outputs
 from .plan import default_out_dir, plan_batch
 from .roster import Roster, find_roster
-from .roster_check import apply_roster
+from .roster_check import on_roster
 from .submission_archive import opened_submissions
 from .summary import Summary
 
@@ -107,9 +107,9 @@ def refresh_outputs(engine: Engine, loaded: LoadedCourse, assignment: str) -> Pa
     held against the roster it used."""
     source = last_source(engine, loaded.course.id, assignment)
     out = source.out if source else default_out_dir(loaded, assignment)
-    doc = gradebook.results_document(engine, loaded.course.id, assignment, loaded.renamed)
+    results = gradebook.class_results(engine, loaded.course.id, assignment, loaded.renamed)
     # The Gradescope files follow the assignment's feedback policy, as autograde's do.
-    write_outputs(apply_roster(doc, roster_of(loaded, source)), out, loaded)
+    write_outputs(on_roster(results, roster_of(loaded, source)), out, loaded)
     return out
 
 
@@ -121,8 +121,7 @@ def roster_of(loaded: LoadedCourse, source: BatchSource | None) -> Roster | None
 
 
 def _student(engine: Engine, course: str, assignment: str, student: str) -> StudentResult | None:
-    doc = gradebook.results_document(engine, course, assignment)
-    return next((s for s in doc.students if s.student == student), None)
+    return gradebook.student_result(engine, course, assignment, student)
 
 
 def _score(result: StudentResult | None) -> str:

@@ -1,19 +1,24 @@
-"""Files made from a results document: grades.csv, JUnit XML, Gradescope results.
+"""Files made from a class's results: grades.csv, JUnit XML, Gradescope results.
 
-    write_outputs(doc, out)   ->  out/results.json, out/grades.csv, out/junit.xml,
-                                  out/gradescope/<student>.json
+    write_outputs(results, out)   ->  out/results.json, out/grades.csv, out/junit.xml,
+                                      out/gradescope/<student>.json
 
-Every file is written whole or not at all (a temporary file renamed into place), so a
-batch killed while exporting leaves the previous outputs readable.
+Every file is written a student at a time from a pass over the class's results
+(``ClassResults``: the gradebook's, read a student at a time), so writing the outputs of
+a class holds one student's results whatever its size. Every file is written whole or not
+at all (a temporary file renamed into place), so a batch killed while exporting leaves the
+previous outputs readable.
 """
 
 from __future__ import annotations
 
 import json
 import os
-from collections.abc import Iterable
-from itertools import chain
+from collections.abc import Iterable, Iterator
+from contextlib import ExitStack, contextmanager
+from dataclasses import dataclass
 from pathlib import Path
+from typing import TextIO
 
 from ..course.learner_language import LearnerLanguages
 from ..course.load import LoadedCourse
@@ -21,10 +26,18 @@ from ..course.model import FeedbackPolicy
 from ..i18n import speaking
 from ..intake.identity import one_file_each
 from ..notebook.layout import question_names
-from ..results import ResultsDocument, StudentResult, SubmissionStatus
+from ..results import (
+    ClassFile,
+    ClassResults,
+    DocumentJson,
+    ResultsDocument,
+    StudentResult,
+    SubmissionStatus,
+    file_pieces,
+)
 from .csv_writer import csv_text
 from .gradescope import gradescope_result
-from .junit import junit_pieces, junit_xml
+from .junit import Counts, JunitFile, junit_xml
 from .submissions import safe_student
 
 __all__ = ["grades_csv", "gradescope_result", "junit_xml", "write_atomic", "write_outputs"]
@@ -32,36 +45,67 @@ __all__ = ["grades_csv", "gradescope_result", "junit_xml", "write_atomic", "writ
 ROSTER_MARKS = {True: "listed", False: "not on roster"}
 
 
-def write_outputs(doc: ResultsDocument, out: Path, loaded: LoadedCourse | None = None) -> None:
-    """Write every output file of a results document into ``out``. With the course
-    (``loaded``), each Gradescope result follows the assignment's feedback policy and speaks
-    its learner's language, as their feedback page does; without, the default policy and
-    the language grading spoke."""
-    found = loaded.course.assignment(doc.assignment) if loaded else None
+def write_outputs(results: ClassResults, out: Path, loaded: LoadedCourse | None = None) -> None:
+    """Write every output file of a class's results into ``out``, in two passes over the
+    class: what the files' heads need (the question columns, JUnit's counts), then every file
+    a student at a time. With the course (``loaded``), each Gradescope result follows the
+    assignment's feedback policy and speaks its learner's language, as their feedback page
+    does; without, the default policy and the language grading spoke."""
+    found = loaded.course.assignment(results.assignment) if loaded else None
     policy = found.feedback if found else None
-    languages = LearnerLanguages(loaded, doc.assignment) if loaded and found else None
+    languages = LearnerLanguages(loaded, results.assignment) if loaded and found else None
     names: dict[str, dict[str, str]] = {}  # language -> item id -> the notebook's label
     out.mkdir(parents=True, exist_ok=True)
-    # The two big files are written a student at a time: a class of thousands is never
-    # held in memory as one string (or one XML tree) beside its document.
-    write_atomic(out / "results.json", chain(doc.json_pieces(), ["\n"]))
-    write_atomic(out / "grades.csv", grades_csv(doc))
-    write_atomic(out / "junit.xml", junit_pieces(doc))
-    for dropped in doc.dropped:  # a withdrawn student's earlier file must not linger
+    outline = Outline.of(results)
+    files: dict[str, ClassFile] = {
+        "results.json": DocumentJson(results),
+        "grades.csv": GradesCsv(outline.question_ids, outline.with_roster),
+        "junit.xml": JunitFile(results, outline.junit_counts),
+    }
+    for dropped in results.dropped:  # a withdrawn student's earlier file must not linger
         if safe_student(dropped):
             (out / "gradescope" / f"{dropped}.json").unlink(missing_ok=True)
-    owners = _file_owners(doc)
-    for student in doc.students:
-        # A missing student handed nothing in: there is no autograder result to show them.
-        if student.student in owners and student.status is not SubmissionStatus.MISSING:
-            path = out / "gradescope" / f"{student.student}.json"
-            write_atomic(path, _gradescope_json(student, policy, languages, names) + "\n")
+    owners = file_owners(results)
+    with ExitStack() as stack:
+        sinks = {name: stack.enter_context(atomic_file(out / name)) for name in files}
+        for name, file in files.items():
+            sinks[name].write(file.head())
+        for student in results.students():
+            for name, file in files.items():
+                sinks[name].write(file.student(student))
+            # A missing student handed nothing in: there is no autograder result to show them.
+            if student.student in owners and student.status is not SubmissionStatus.MISSING:
+                path = out / "gradescope" / f"{student.student}.json"
+                write_atomic(path, _gradescope_json(student, policy, languages, names) + "\n")
+        for name, file in files.items():
+            sinks[name].write(file.tail() + ("\n" if name == "results.json" else ""))
 
 
-def _file_owners(doc: ResultsDocument) -> set[str]:
+@dataclass(frozen=True)
+class Outline:
+    """What the output files' heads say of the whole class, from one pass over it."""
+
+    question_ids: list[str]  # in assignment order
+    with_roster: bool  # grades.csv has a roster column
+    junit_counts: tuple[int, int, int]
+
+    @classmethod
+    def of(cls, results: ClassResults) -> Outline:
+        ids: dict[str, None] = {}
+        with_roster = False
+        counts = Counts()
+        for s in results.students():
+            ids.update((q.id, None) for q in s.questions)
+            with_roster = with_roster or s.on_roster is not None
+            counts.add(s)
+        return cls(list(ids), with_roster, counts.totals())
+
+
+def file_owners(results: ClassResults) -> set[str]:
     """The students who get a file of their own: one per name, whatever the disk's case."""
-    graded = (s.student for s in doc.students if s.status is not SubmissionStatus.UNGRADABLE)
-    return one_file_each((s.student for s in doc.students), graded)
+    names = list(results.names())
+    graded = (student for student, status in names if status is not SubmissionStatus.UNGRADABLE)
+    return one_file_each((student for student, _ in names), graded)
 
 
 def _gradescope_json(
@@ -85,38 +129,65 @@ def _gradescope_json(
 def write_atomic(path: Path, text: str | Iterable[str]) -> None:
     """Write ``text`` (or its pieces, one after the other) to ``path`` so that readers see the
     old file or the new one, never half."""
+    with atomic_file(path) as file:
+        file.writelines([text] if isinstance(text, str) else text)
+
+
+@contextmanager
+def atomic_file(path: Path) -> Iterator[TextIO]:
+    """A file to write ``path``'s new text into: it replaces ``path`` when the block ends
+    without an error (readers see the old file or the new one, never half), and goes away
+    when the block fails (the old file stays)."""
     path.parent.mkdir(parents=True, exist_ok=True)
     tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
-    with tmp.open("w", encoding="utf-8") as file:
-        file.writelines([text] if isinstance(text, str) else text)
+    try:
+        with tmp.open("w", encoding="utf-8") as file:
+            yield file
+    except BaseException:
+        tmp.unlink(missing_ok=True)
+        raise
     os.replace(tmp, path)
 
 
 def grades_csv(doc: ResultsDocument) -> str:
-    """One row per student, one column per question (points), then the late factor and total,
-    the instructor's decisions (the student's own due date, the reasons of overrides), and
-    with a roster a last ``roster`` column (``listed`` or ``not on roster``)."""
-    qids = doc.question_ids()
-    with_roster = any(s.on_roster is not None for s in doc.students)
-    roster = ["roster"] if with_roster else []
-    header = ["student", "status", *qids, "late_factor", "total", "max_total"]
-    rows: list[list[object]] = [[*header, "extended_due", "overrides", *roster]]
-    for s in doc.students:
+    """grades.csv of a document held in memory, as one text."""
+    results = ClassResults.of(doc)
+    outline = Outline.of(results)
+    file = GradesCsv(outline.question_ids, outline.with_roster)
+    return "".join(file_pieces(file, results.students()))
+
+
+@dataclass(frozen=True)
+class GradesCsv:
+    """grades.csv a student at a time: one row per student, one column per question (points),
+    then the late factor and total, the instructor's decisions (the student's own due date,
+    the reasons of overrides), and with a roster a last ``roster`` column (``listed`` or
+    ``not on roster``)."""
+
+    question_ids: list[str]
+    with_roster: bool
+
+    def head(self) -> str:
+        header = ["student", "status", *self.question_ids, "late_factor", "total", "max_total"]
+        return csv_text([[*header, "extended_due", "overrides", *["roster"] * self.with_roster]])
+
+    def student(self, s: StudentResult) -> str:
         points = {q.id: _round(q.points) for q in s.questions}
-        rows.append(
-            [
-                s.student,
-                s.status.value,
-                *(points.get(q, "") for q in qids),
-                s.late_factor,
-                _round(s.score),
-                _round(s.max_score),
-                s.extension.due if s.extension else "",
-                "; ".join(f"{q.id}: {q.override.reason}" for q in s.questions if q.override),
-                *([ROSTER_MARKS[bool(s.on_roster)]] if with_roster else []),
-            ]
-        )
-    return csv_text(rows)
+        row = [
+            s.student,
+            s.status.value,
+            *(points.get(q, "") for q in self.question_ids),
+            s.late_factor,
+            _round(s.score),
+            _round(s.max_score),
+            s.extension.due if s.extension else "",
+            "; ".join(f"{q.id}: {q.override.reason}" for q in s.questions if q.override),
+            *([ROSTER_MARKS[bool(s.on_roster)]] if self.with_roster else []),
+        ]
+        return csv_text([row])
+
+    def tail(self) -> str:
+        return ""
 
 
 def _round(x: float) -> float:

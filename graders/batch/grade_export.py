@@ -2,8 +2,9 @@
 
     export_assignment(loaded, "ps1", "canvas")  ->  Export (the file's text, who was left out)
 
-The gradebook's results are held against the roster (``roster_check.apply_roster``), so a
-roster given after the last ``autograde`` run still lists its missing students.
+The gradebook's results are held against the roster (``roster_check.on_roster``), so a
+roster given after the last ``autograde`` run still lists its missing students. The file
+is made a student at a time (``Export.lines``).
 """
 
 from __future__ import annotations
@@ -18,7 +19,7 @@ from .autograde import default_out_dir
 from .grading import planned_items
 from .lms_exports import Export, ExportOptions, export
 from .roster import find_roster
-from .roster_check import apply_roster
+from .roster_check import on_roster
 
 
 @dataclass(frozen=True)
@@ -38,8 +39,8 @@ def export_assignment(loaded: LoadedCourse, assignment: str, request: ExportRequ
     get_assignment(loaded, assignment)
     roster = find_roster(loaded.root, request.roster_path)
     url = gradebook.existing_url(request.db_url, loaded.root)
-    doc = gradebook.results_document(url, loaded.course.id, assignment, loaded.renamed)
-    if not doc.students:
+    results = gradebook.class_results(url, loaded.course.id, assignment, loaded.renamed)
+    if not results.count:
         raise UsageError(
             f"nothing graded for {assignment} in the gradebook yet (run `graders autograde "
             f"{assignment} ...` first)"
@@ -49,7 +50,7 @@ def export_assignment(loaded: LoadedCourse, assignment: str, request: ExportRequ
     )
     points = sum(p for _, p in planned_items(loaded, assignment))
     options = ExportOptions(column, points, roster, request.identifier)
-    return export(apply_roster(doc, roster), request.fmt, options)
+    return export(on_roster(results, roster), request.fmt, options)
 
 
 def default_export_path(loaded: LoadedCourse, assignment: str, fmt: str) -> Path:

@@ -8,7 +8,7 @@ credentials and processes), and Alembic's revision (``gradebook_schema``):
     runs         one row per ``graders autograde`` run (started, finished or not, counts)
     submissions  one row per (course, assignment, student): the latest grade, the grading
                  key it was computed under, and the student's results (``StudentResult``
-                 as JSON, the single source ``results_document`` reads back, with the
+                 as JSON, the single source ``class_results`` reads back, with the
                  instructor's overrides and extensions laid over it)
 
 ``record_all`` replaces students' grades in a single transaction, so an interrupted batch
@@ -18,20 +18,20 @@ cannot hold costs its own student only (saved as ``ungradable``, saying why).
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, replace
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
-from sqlalchemy import ColumnElement, delete, insert, select
+from sqlalchemy import ColumnElement, delete, func, insert, select
 from sqlalchemy.engine import Connection, Engine
 from sqlalchemy.exc import IntegrityError
 from sqlalchemy.orm import Session
 
 from ..errors import UsageError
 from ..intake.text import shown
-from ..results import ResultsDocument, StudentResult
+from ..results import ClassResults, ResultsDocument, StudentResult, SubmissionStatus
 from ..said import say
 from . import service_tables, term_tables  # noqa: F401 - register their tables with Base
 from .adjustments import Adjustments, read_adjustments, students_overrides
@@ -40,6 +40,7 @@ from .gradebook_tables import Base, RunRow, SubmissionRow
 from .grading import ungradable
 
 WRITE_ATTEMPTS = 3  # a grade saved by two batches at once: the later one wins
+READ_CHUNK = 200  # students a pass over a class reads from the database at once
 
 
 def default_url(course_root: Path) -> str:
@@ -276,59 +277,96 @@ def score_columns(result: StudentResult) -> dict[str, float]:
     return dict(score=result.score, raw_score=result.raw_score, max_score=result.max_score)
 
 
+def class_results(
+    engine_or_url: Engine | str,
+    course: str,
+    assignment: str,
+    renamed: Mapping[str, str] | None = None,
+) -> ClassResults:
+    """The results of every submission in the gradebook for ``assignment``, read a student at
+    a time: each pass over the students reads ``READ_CHUNK`` rows at a time, so a class's
+    outputs never hold its results together, whatever its size.
+
+    Students come in code point order, sorted here (a database's collation, PostgreSQL's
+    following the locale, must not change the order of a document, of grades.csv or of a
+    report); each carries ``submitted_at`` and ``graded_at`` from their row and the
+    instructor's decisions laid over the saved grade. A question saved under an id the
+    course has renamed since is read under today's (``renamed``).
+    """
+    engine = open_gradebook(engine_or_url) if isinstance(engine_or_url, str) else engine_or_url
+    mine = (SubmissionRow.course == course, SubmissionRow.assignment == assignment)
+    with engine.connect() as conn:
+        adjust = read_adjustments(conn, course, assignment, renamed)
+        names = sorted(
+            (student, SubmissionStatus(status))
+            for student, status in conn.execute(
+                select(SubmissionRow.student, SubmissionRow.status).where(*mine)
+            )
+        )
+        versions = conn.execute(select(SubmissionRow.torch_version).where(*mine).distinct())
+        levels = conn.execute(select(SubmissionRow.isolation).where(*mine).distinct())
+        latest = conn.execute(select(func.max(SubmissionRow.graded_at)).where(*mine)).scalar()
+        torch_versions, isolations = (
+            sorted(versions.scalars()),
+            sorted(filter(None, levels.scalars())),
+        )
+    students = [student for student, _ in names]
+
+    return ClassResults(
+        course=course,
+        assignment=assignment,
+        torch_version=", ".join(torch_versions) or None,
+        graded_at=_iso(latest),
+        isolation=", ".join(isolations) or None,
+        dropped=adjust.dropped,
+        count=len(names),
+        reader=lambda: _results(engine, course, assignment, students, adjust),
+        lister=lambda: iter(names),
+    )
+
+
 def results_document(
     engine_or_url: Engine | str,
     course: str,
     assignment: str,
     renamed: Mapping[str, str] | None = None,
 ) -> ResultsDocument:
-    """The results document of every submission in the gradebook for ``assignment``.
+    """The results document of ``assignment`` held in memory (``class_results`` read whole):
+    for a few students; a class's outputs read it a student at a time."""
+    return class_results(engine_or_url, course, assignment, renamed).document()
 
-    Each student also carries ``submitted_at`` and ``graded_at`` from their row; a question
-    saved under an id the course has renamed since is read under today's (``renamed``).
-    """
-    engine = open_gradebook(engine_or_url) if isinstance(engine_or_url, str) else engine_or_url
+
+def student_result(
+    engine: Engine,
+    course: str,
+    assignment: str,
+    student: str,
+    renamed: Mapping[str, str] | None = None,
+) -> StudentResult | None:
+    """One student's results as every output shows them (decisions laid over), or None."""
+    with engine.connect() as conn:
+        adjust = read_adjustments(conn, course, assignment, renamed)
+    return next(_results(engine, course, assignment, [student], adjust), None)
+
+
+def _results(
+    engine: Engine, course: str, assignment: str, students: list[str], adjust: Adjustments
+) -> Iterator[StudentResult]:
+    """The results of ``students`` (in code point order), ``READ_CHUNK`` rows at a time."""
     columns = (
+        SubmissionRow.student,
         SubmissionRow.result_json,
         SubmissionRow.submitted_at,
         SubmissionRow.graded_at,
-        SubmissionRow.torch_version,
-        SubmissionRow.isolation,
     )
-    query = select(*columns).where(
-        SubmissionRow.course == course, SubmissionRow.assignment == assignment
-    )
-    students: list[StudentResult] = []
-    versions: set[str] = set()
-    levels: set[str] = set()
-    latest: datetime | None = None
     with engine.connect() as conn:
-        adjust = read_adjustments(conn, course, assignment, renamed)
-        # Row by row: a class's JSON is never all in memory beside the results parsed from it.
-        for row in conn.execute(query.execution_options(yield_per=200)):
-            parsed = StudentResult.parse(row.result_json)
-            students.append(
-                adjust.apply(
-                    replace(
-                        parsed, submitted_at=_iso(row.submitted_at), graded_at=_iso(row.graded_at)
-                    )
-                )
-            )
-            versions.add(row.torch_version)
-            levels.update([row.isolation] if row.isolation else [])
-            latest = row.graded_at if latest is None else max(latest, row.graded_at)
-    # Sorted here, by code point: a database's collation (PostgreSQL's follows the locale)
-    # must not change the order of a document, of grades.csv or of a report.
-    students.sort(key=lambda s: s.student)
-    return ResultsDocument(
-        course=course,
-        assignment=assignment,
-        torch_version=", ".join(sorted(versions)) or None,
-        graded_at=_iso(latest),
-        isolation=", ".join(sorted(levels)) or None,
-        students=tuple(students),
-        dropped=adjust.dropped,
-    )
+        for start in range(0, len(students), READ_CHUNK):
+            chunk = students[start : start + READ_CHUNK]
+            query = select(*columns).where(*of_students(course, assignment, chunk))
+            for row in sorted(conn.execute(query), key=lambda r: str(r.student)):
+                parsed = StudentResult.parse(row.result_json)
+                submitted, graded = _iso(row.submitted_at), _iso(row.graded_at)
+                yield adjust.apply(replace(parsed, submitted_at=submitted, graded_at=graded))
 
 
 def _iso(value: datetime | None) -> str | None:

@@ -15,17 +15,20 @@ from __future__ import annotations
 
 import re
 import xml.etree.ElementTree as ET
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterable, Iterator
+from dataclasses import dataclass
 from typing import Any, Literal
 
 from ..i18n import _
 from ..results import (
     CRASHED,
+    ClassResults,
     QuestionResult,
     ResultsDocument,
     Status,
     StudentResult,
     SubmissionStatus,
+    file_pieces,
     format_points,
 )
 from .status_names import status_name
@@ -40,27 +43,74 @@ _NOT_XML = re.compile("[\x00-\x08\x0b\x0c\x0e-\x1f\ud800-\udfff\ufffe\uffff]")
 
 def junit_xml(doc: ResultsDocument, family: Family = "xunit2") -> str:
     """The document as JUnit XML of ``family``."""
-    return "".join(junit_pieces(doc, family))
+    return "".join(junit_pieces(ClassResults.of(doc), family))
 
 
-def junit_pieces(doc: ResultsDocument, family: Family = "xunit2") -> Iterator[str]:
-    """``junit_xml`` a test suite at a time: a class of thousands is never one XML tree."""
-    root = ET.Element("testsuites", name=xml_text(f"{doc.course} {doc.assignment}"))
-    _set_counts(root, [_counts(s) for s in doc.students])
-    root.set("time", NO_TIME)
-    if not doc.students:
-        yield ET.tostring(root, encoding="unicode", xml_declaration=True) + "\n"
-        return
-    # The suites are indented as ET.indent would indent the whole tree: one level in.
-    root.text = "\n  "
-    whole = ET.tostring(root, encoding="unicode", xml_declaration=True)
-    yield whole.removesuffix("</testsuites>")  # the declaration and the opening tag
-    for index, s in enumerate(doc.students):
-        suite = _suite(doc.assignment, s, family)
+def junit_pieces(results: ClassResults, family: Family = "xunit2") -> Iterator[str]:
+    """``junit_xml`` of a class a test suite at a time: a class of thousands is never one XML
+    tree. Two passes: the counts the root carries, then the suites."""
+    counts = class_counts(results.students())
+    return file_pieces(JunitFile(results, counts, family), results.students())
+
+
+@dataclass
+class Counts:
+    """The test cases, failures and errors of a class, counted a student at a time."""
+
+    tests: int = 0
+    failures: int = 0
+    errors: int = 0
+
+    def add(self, s: StudentResult) -> None:
+        tests, failures, errors = _counts(s)
+        self.tests, self.failures, self.errors = (
+            self.tests + tests,
+            self.failures + failures,
+            self.errors + errors,
+        )
+
+    def totals(self) -> tuple[int, int, int]:
+        return self.tests, self.failures, self.errors
+
+
+def class_counts(students: Iterable[StudentResult]) -> tuple[int, int, int]:
+    """The test cases, failures and errors of a whole class."""
+    counts = Counts()
+    for s in students:
+        counts.add(s)
+    return counts.totals()
+
+
+@dataclass
+class JunitFile:
+    """The class's JUnit XML a test suite at a time (``results.ClassFile``), its root
+    carrying ``counts`` (``class_counts``)."""
+
+    results: ClassResults
+    counts: tuple[int, int, int]
+    family: Family = "xunit2"
+    written: int = 0
+
+    def head(self) -> str:
+        name = xml_text(f"{self.results.course} {self.results.assignment}")
+        root = ET.Element("testsuites", name=name)
+        _set_counts(root, self.counts)
+        root.set("time", NO_TIME)
+        if not self.results.count:
+            return ET.tostring(root, encoding="unicode", xml_declaration=True) + "\n"
+        # The suites are indented as ET.indent would indent the whole tree: one level in.
+        root.text = "\n  "
+        whole = ET.tostring(root, encoding="unicode", xml_declaration=True)
+        return whole.removesuffix("</testsuites>")  # the declaration and the opening tag
+
+    def student(self, s: StudentResult) -> str:
+        suite = _suite(self.results.assignment, s, self.family)
         ET.indent(suite, level=1)
-        suite.tail = "\n" if index == len(doc.students) - 1 else "\n  "
-        yield ET.tostring(suite, encoding="unicode")
-    yield "</testsuites>\n"
+        self.written += 1
+        return ("" if self.written == 1 else "\n  ") + ET.tostring(suite, encoding="unicode")
+
+    def tail(self) -> str:
+        return "\n</testsuites>\n" if self.results.count else ""
 
 
 def _suite(assignment: str, s: StudentResult, family: Family) -> ET.Element:
@@ -91,7 +141,7 @@ def _suite(assignment: str, s: StudentResult, family: Family) -> ET.Element:
             suite, "testcase", classname=classname, name="submission", time=NO_TIME
         )
         ET.SubElement(case, "skipped", message=xml_text(s.error or "missing"))
-    _set_counts(suite, [_counts(s)])
+    _set_counts(suite, _counts(s))
     for q in s.questions:
         suite.append(_case(classname, q, family))
     return suite
@@ -148,9 +198,9 @@ def _counts(s: StudentResult) -> tuple[int, int, int]:
     return len(s.questions), missed - errors, errors
 
 
-def _set_counts(element: ET.Element, counts: list[tuple[int, int, int]]) -> None:
-    for column, key in enumerate(("tests", "failures", "errors")):
-        element.set(key, str(sum(c[column] for c in counts)))
+def _set_counts(element: ET.Element, counts: tuple[int, int, int]) -> None:
+    for key, total in zip(("tests", "failures", "errors"), counts, strict=True):
+        element.set(key, str(total))
 
 
 def verdict(

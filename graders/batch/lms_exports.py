@@ -19,12 +19,13 @@ In both, a ``missing`` student scores 0 and a student not on the roster is left 
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
+from itertools import chain
 
 from ..errors import UsageError
-from ..results import ResultsDocument, StudentResult, SubmissionStatus, format_points
-from .csv_writer import csv_text
+from ..results import ClassResults, StudentResult, SubmissionStatus, format_points
+from .csv_writer import csv_lines
 from .roster import Roster, RosterEntry
 
 FORMATS = ("canvas", "moodle", "csv")
@@ -49,17 +50,6 @@ PLAIN_COLUMNS = (
 
 
 @dataclass(frozen=True)
-class Export:
-    """An export file's text, and what it had to leave out or blank, with why."""
-
-    text: str
-    rows: int  # students written
-    left_out: tuple[tuple[str, str], ...] = ()  # (student, why)
-    blank: tuple[str, ...] = ()  # students written without a score
-    by_name: tuple[str, ...] = ()  # written without an id: the LMS can match them by name only
-
-
-@dataclass(frozen=True)
 class ExportOptions:
     """What an export needs beyond the results: the roster and the assignment's column."""
 
@@ -69,75 +59,133 @@ class ExportOptions:
     identifier: str | None = None  # Moodle's user field; default: email with a roster
 
 
-def export(doc: ResultsDocument, fmt: str, options: ExportOptions) -> Export:
-    """The export of ``doc`` in ``fmt`` (one of ``FORMATS``)."""
-    writers: dict[str, Callable[[ResultsDocument, ExportOptions], Export]] = {
-        "canvas": canvas_csv,
-        "moodle": moodle_csv,
-        "csv": plain_csv,
-    }
-    if fmt not in writers:
+@dataclass(frozen=True)
+class Line:
+    """What an export makes of one student: their row, or why they are left out."""
+
+    row: list[object] | None
+    left_out: str | None = None  # why there is no row
+    blank: bool = False  # written without a score
+    by_name: bool = False  # written without an id: the LMS can match them by name only
+
+
+@dataclass(frozen=True)
+class Format:
+    """An LMS's file: the rows above the students', and each student's line."""
+
+    head: Callable[[ExportOptions], list[list[object]]]
+    line: Callable[[StudentResult, ExportOptions], Line]
+
+
+@dataclass(frozen=True)
+class Export:
+    """An export file, and what it had to leave out or blank, with why.
+
+    ``lines()`` reads the class again, a student at a time: a file of any size is written
+    as it is made, never held.
+    """
+
+    results: ClassResults
+    form: Format
+    options: ExportOptions
+    rows: int  # students written
+    left_out: tuple[tuple[str, str], ...] = ()  # (student, why)
+    blank: tuple[str, ...] = ()  # students written without a score
+    by_name: tuple[str, ...] = ()  # written without an id: the LMS can match them by name only
+
+    def lines(self) -> Iterator[str]:
+        """The file a line at a time (a pass over the class)."""
+        # RFC 4180's line ends, as both LMSs document. Canvas's points row is indented with
+        # spaces, not a formula start, so the guard keeps it.
+        return csv_lines(chain(self.form.head(self.options), self._rows()), line_end="\r\n")
+
+    @property
+    def text(self) -> str:
+        """The whole file as one text (for a few students)."""
+        return "".join(self.lines())
+
+    def _rows(self) -> Iterator[list[object]]:
+        for s in self.results.students():
+            row = self.form.line(s, self.options).row
+            if row is not None:
+                yield row
+
+
+def export(results: ClassResults, fmt: str, options: ExportOptions) -> Export:
+    """The export of ``results`` in ``fmt`` (one of ``FORMATS``): a pass over the class says
+    who is left out, ``Export.lines`` writes it."""
+    if fmt not in FORMATS:
         raise UsageError(f"unknown export format {fmt!r}: one of {', '.join(FORMATS)}")
-    return writers[fmt](doc, options)
+    form = {"canvas": CANVAS, "moodle": MOODLE, "csv": PLAIN}[fmt]
+    if fmt == "moodle":
+        _moodle_identifier(options)  # a wrong one is a usage error before any work
+    rows, left_out, blank, by_name = 0, [], [], []
+    for s in results.students():
+        line = form.line(s, options)
+        rows += line.row is not None
+        left_out += [(s.student, line.left_out)] if line.left_out else []
+        blank += [s.student] if line.blank else []
+        by_name += [s.student] if line.by_name else []
+    return Export(results, form, options, rows, tuple(left_out), tuple(blank), tuple(by_name))
 
 
-def canvas_csv(doc: ResultsDocument, options: ExportOptions) -> Export:
+def _canvas_head(options: ExportOptions) -> list[list[object]]:
+    points: list[object] = [POINTS_POSSIBLE, "", "", "", "", format_points(options.points_possible)]
+    return [[*CANVAS_COLUMNS, options.column], points]
+
+
+def _canvas_line(s: StudentResult, options: ExportOptions) -> Line:
     """Canvas's Gradebook import file: one row per student on the roster (or every student)."""
-    rows, left_out, blank, by_name = [], [], [], []
-    for s in doc.students:
-        if s.on_roster is False:
-            left_out.append((s.student, "not on the roster"))
-            continue
-        entry = _entry(s, options.roster)
-        score = _lms_score(s)
-        if score is None:
-            blank.append(s.student)
-        login = entry.sis_login_id if options.roster else s.student
-        if not (entry.lms_id or entry.sis_user_id or login):
-            by_name.append(s.student)
-        ids = [entry.name or s.student, entry.lms_id, entry.sis_user_id, login, entry.section]
-        rows.append([*ids, score or ""])
-    points = [POINTS_POSSIBLE, "", "", "", "", format_points(options.points_possible)]
-    text = _csv([[*CANVAS_COLUMNS, options.column], points, *rows])
-    return Export(text, len(rows), tuple(left_out), tuple(blank), tuple(by_name))
+    if s.on_roster is False:
+        return Line(None, "not on the roster")
+    entry = _entry(s, options.roster)
+    score = _lms_score(s)
+    login = entry.sis_login_id if options.roster else s.student
+    ids = [entry.name or s.student, entry.lms_id, entry.sis_user_id, login, entry.section]
+    by_name = not (entry.lms_id or entry.sis_user_id or login)
+    return Line([*ids, score or ""], blank=score is None, by_name=by_name)
 
 
-def moodle_csv(doc: ResultsDocument, options: ExportOptions) -> Export:
-    """Moodle's CSV grade import: the identifier column, the name, the grade."""
+def _moodle_identifier(options: ExportOptions) -> str:
     identifier = options.identifier or ("email" if options.roster else "username")
     if identifier not in MOODLE_IDENTIFIERS:
         raise UsageError(
             f"unknown Moodle identifier {identifier!r}: one of {', '.join(MOODLE_IDENTIFIERS)}"
         )
-    rows, left_out = [], []
-    for s in doc.students:
-        entry = _entry(s, options.roster)
-        value = _moodle_id(entry, identifier, options.roster is not None)
-        score = _lms_score(s)
-        if s.on_roster is False:
-            left_out.append((s.student, "not on the roster"))
-        elif not value:
-            left_out.append(
-                (s.student, f"no {MOODLE_IDENTIFIERS[identifier].lower()} in the roster")
-            )
-        elif score is None:
-            left_out.append((s.student, f"{s.status.value}: {s.error or 'no grade'}"))
-        else:
-            rows.append([value, entry.name or s.student, score])
-    text = _csv([[MOODLE_IDENTIFIERS[identifier], "Full name", options.column], *rows])
-    return Export(text, len(rows), tuple(left_out))
+    return identifier
 
 
-def plain_csv(doc: ResultsDocument, options: ExportOptions) -> Export:
+def _moodle_head(options: ExportOptions) -> list[list[object]]:
+    return [[MOODLE_IDENTIFIERS[_moodle_identifier(options)], "Full name", options.column]]
+
+
+def _moodle_line(s: StudentResult, options: ExportOptions) -> Line:
+    """Moodle's CSV grade import: the identifier column, the name, the grade."""
+    identifier = _moodle_identifier(options)
+    entry = _entry(s, options.roster)
+    value = _moodle_id(entry, identifier, options.roster is not None)
+    score = _lms_score(s)
+    if s.on_roster is False:
+        return Line(None, "not on the roster")
+    if not value:
+        return Line(None, f"no {MOODLE_IDENTIFIERS[identifier].lower()} in the roster")
+    if score is None:
+        return Line(None, f"{s.status.value}: {s.error or 'no grade'}")
+    return Line([value, entry.name or s.student, score])
+
+
+def _plain_line(s: StudentResult, options: ExportOptions) -> Line:
     """Every student with the roster's columns, status, score and whether they are listed."""
-    rows = []
-    for s in doc.students:
-        e = _entry(s, options.roster)
-        listed = "" if s.on_roster is None else ("yes" if s.on_roster else "no")
-        roster_cells = [e.name, e.email, e.section, e.sis_user_id, e.sis_login_id, e.lms_id]
-        scores = [format_points(s.score), format_points(s.max_score), f"{s.late_factor:g}"]
-        rows.append([s.student, *roster_cells, s.status.value, *scores, listed])
-    return Export(_csv([list(PLAIN_COLUMNS), *rows]), len(rows))
+    e = _entry(s, options.roster)
+    listed = "" if s.on_roster is None else ("yes" if s.on_roster else "no")
+    roster_cells = [e.name, e.email, e.section, e.sis_user_id, e.sis_login_id, e.lms_id]
+    scores = [format_points(s.score), format_points(s.max_score), f"{s.late_factor:g}"]
+    return Line([s.student, *roster_cells, s.status.value, *scores, listed])
+
+
+CANVAS = Format(_canvas_head, _canvas_line)
+MOODLE = Format(_moodle_head, _moodle_line)
+PLAIN = Format(lambda options: [[*PLAIN_COLUMNS]], _plain_line)
 
 
 def _entry(s: StudentResult, roster: Roster | None) -> RosterEntry:
@@ -160,9 +208,3 @@ def _moodle_id(entry: RosterEntry, identifier: str, with_roster: bool) -> str:
         return entry.sis_user_id
     # Without a roster, graders' id is the best guess at a username.
     return entry.sis_login_id if with_roster else entry.student
-
-
-def _csv(rows: list[list[str]]) -> str:
-    # RFC 4180's line ends, as both LMSs document. Canvas's points row is indented with
-    # spaces, not a formula start, so the guard keeps it.
-    return csv_text(rows, line_end="\r\n")

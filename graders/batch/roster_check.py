@@ -9,14 +9,15 @@ since the LMS would not know whom to give it to. Without a roster nobody is eith
 
 from __future__ import annotations
 
-from collections.abc import Collection, Mapping
+import heapq
+from collections.abc import Collection, Iterator, Mapping
 from dataclasses import dataclass, replace
 
 from sqlalchemy import delete, insert
 from sqlalchemy.engine import Engine
 
 from ..kinds.cache import torch_version
-from ..results import ResultsDocument, StudentResult, SubmissionStatus
+from ..results import ClassResults, ResultsDocument, StudentResult, SubmissionStatus
 from . import gradebook
 from .gradebook_tables import SubmissionRow
 from .roster import Roster
@@ -57,10 +58,28 @@ def apply_roster(doc: ResultsDocument, roster: Roster | None) -> ResultsDocument
     each roster student it lacks (a roster newer than the last run)."""
     if roster is None:
         return doc
-    marked = [replace(s, on_roster=s.student in roster) for s in doc.students]
-    have = {s.student for s in doc.students} | set(doc.dropped)  # a dropped student withdrew
-    marked += [replace(missing_result(s), on_roster=True) for s in roster.students if s not in have]
-    return replace(doc, students=tuple(sorted(marked, key=lambda s: s.student)))
+    ordered = replace(doc, students=tuple(sorted(doc.students, key=lambda s: s.student)))
+    return on_roster(ClassResults.of(ordered), roster).document()
+
+
+def on_roster(results: ClassResults, roster: Roster | None) -> ClassResults:
+    """``results`` (in student order) read with each student marked on the roster or not,
+    and a ``missing`` entry, in its place, for each roster student it lacks."""
+    if roster is None:
+        return results
+    have = {student for student, _ in results.names()} | set(results.dropped)
+    missing = sorted(s for s in roster.students if s not in have)  # a dropped one withdrew
+
+    def read() -> Iterator[StudentResult]:
+        marked = (replace(s, on_roster=s.student in roster) for s in results.students())
+        absent = (replace(missing_result(s), on_roster=True) for s in missing)
+        return heapq.merge(marked, absent, key=lambda s: s.student)
+
+    def names() -> Iterator[tuple[str, SubmissionStatus]]:
+        absent = ((s, SubmissionStatus.MISSING) for s in missing)
+        return heapq.merge(results.names(), absent, key=lambda n: n[0])
+
+    return replace(results, count=results.count + len(missing), reader=read, lister=names)
 
 
 def record_missing(

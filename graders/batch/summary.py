@@ -5,7 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from pathlib import Path
 
-from ..results import CRASHED, ResultsDocument, StudentResult, SubmissionStatus
+from ..results import CRASHED, ClassResults, StudentResult, SubmissionStatus
 
 
 @dataclass(frozen=True)
@@ -60,24 +60,28 @@ class Tally:
 
 
 def summarize(
-    doc: ResultsDocument, tally: Tally, where: tuple[Path, str], interrupted: bool
+    results: ClassResults, tally: Tally, where: tuple[Path, str], interrupted: bool
 ) -> Summary:
-    """The summary of a run, from the results document it wrote and its own tally."""
-    mine = [s for s in doc.students if s.student in tally.present]
-    failed = tuple(
-        (s.student, s.error or "") for s in mine if s.status is SubmissionStatus.UNGRADABLE
-    )
-    late = sum(1 for s in mine if s.status is SubmissionStatus.LATE_CUTOFF or s.late_factor < 1)
-    crashed = tuple((s.student, items) for s in mine if (items := _crashed_items(s)))
+    """The summary of a run, from the class's results it wrote and its own tally (a pass
+    over the students, keeping only what the summary lists)."""
+    failed, crashed, late = [], [], 0
+    for s in results.students():
+        if s.student not in tally.present:
+            continue
+        if s.status is SubmissionStatus.UNGRADABLE:
+            failed.append((s.student, s.error or ""))
+        late += s.status is SubmissionStatus.LATE_CUTOFF or s.late_factor < 1
+        if items := _crashed_items(s):
+            crashed.append((s.student, items))
     out_dir, db_url = where
     return Summary(
-        doc.assignment,
+        results.assignment,
         len(tally.present) + len(tally.dropped),
         tally.graded,
         tally.skipped,
-        failed,
+        tuple(failed),
         late,
-        crashed,
+        tuple(crashed),
         interrupted,
         out_dir,
         db_url,

@@ -68,10 +68,11 @@ def export_grades(
     request = ExportRequest(fmt, db_url, roster_path, column, lms_assignment, identifier)
     result = export_assignment(loaded, assignment, request)
     if output is not None and str(output) == "-":
-        click.echo(result.text, nl=False)
+        for line in result.lines():
+            click.echo(line, nl=False)
     else:
         path = output or default_export_path(loaded, assignment, fmt)
-        write_atomic(path, result.text)
+        write_atomic(path, result.lines())
         click.echo(f"wrote {result.rows} student{'s' * (result.rows != 1)} to {path}", err=True)
     for student, why in result.left_out:
         click.echo(f"  left out {printable(student)}: {printable(why)}", err=True)

@@ -55,8 +55,8 @@ def report(
     from ..i18n import speaking
     from ..reports.build import (
         default_out,
-        file_documents,
-        gradebook_documents,
+        file_results,
+        gradebook_results,
         pick,
         write_assignment,
         write_course,
@@ -72,14 +72,14 @@ def report(
         else [a.id for a in loaded.course.assignments]
     )
     if results_files:
-        docs = file_documents(results_files, loaded.course.id, loaded.renamed)
+        docs = file_results(results_files, loaded.course.id, loaded.renamed)
         where = "the results files"
     else:
         from ..batch.gradebook import existing_url
         from ..batch.gradebook_databases import shown_url
 
         url = existing_url(db_url, loaded.root)
-        docs, where = gradebook_documents(loaded, url, ids), f"the gradebook {shown_url(url)}"
+        docs, where = gradebook_results(loaded, url, ids), f"the gradebook {shown_url(url)}"
     target = out or default_out(loaded, assignment)
     with speaking(language):  # the course's texts and the report's own words
         info = course_info(loaded.in_language(language))

@@ -35,7 +35,8 @@ SECTIONS = ("§1a", "§1b", "§2", "§3", "§4", "§5", BEYOND)
 class Strict(BaseModel):
     """Immutable, rejects unknown keys (so a typo is an error, not a silent default)."""
 
-    model_config = ConfigDict(frozen=True, extra="forbid")
+    # Built on first use: a learner's `graders check` imports the models and never validates.
+    model_config = ConfigDict(frozen=True, extra="forbid", defer_build=True)
 
 
 class Limits(Strict):
@@ -125,9 +126,9 @@ class Assignment(Strict):
     id: Ident
     title: Text
     due: AwareDatetime
-    late: LatePolicy = LatePolicy()
-    feedback: FeedbackPolicy = FeedbackPolicy()
-    submissions: SubmissionPolicy = SubmissionPolicy()
+    late: LatePolicy = Field(default_factory=LatePolicy)
+    feedback: FeedbackPolicy = Field(default_factory=FeedbackPolicy)
+    submissions: SubmissionPolicy = Field(default_factory=SubmissionPolicy)
     exercises: list[AssignmentItem] = Field(min_length=1)
 
     @field_validator("exercises", mode="before")
@@ -162,7 +163,7 @@ class Course(Strict, Translatable):
         list(DEFAULT_LANGUAGES), min_length=1
     )  # the first is the default
     seed: int = 0
-    limits: Limits = Limits()
+    limits: Limits = Field(default_factory=Limits)
     # Modules a code answer may import; None: torch's public modules the course uses, numpy
     # and a few of the standard library (the code kind's default list).
     code_imports: list[str] | None = None

@@ -4,13 +4,16 @@
 ``kind`` or by the tag of an answer cell; ``layout`` is what kinds share to lay out and
 read back notebook cells; ``cache`` and ``prepare`` compute each exercise's state once.
 ``predict/`` and ``code/`` are the kinds.
-Importing this package registers every built-in kind.
+
+Importing this package imports no kind: the registry imports the built-in kinds when it
+is first asked for one, and a notebook's reader imports only each kind's cells module
+(``registry.cell_readers``), so a learner's ``graders check`` never loads what grading needs.
 """
 
-from importlib import import_module
-
-# The built-in kinds, in the spirit of pytest's default_plugins: one module per YAML `kind`.
-BUILTIN_KINDS = ("predict", "code")
-
-for _name in BUILTIN_KINDS:
-    import_module(f"{__name__}.{_name}")
+# The built-in kinds, in the spirit of pytest's default_plugins: for each YAML `kind`, the
+# module that registers it, and the module that reads its answer cells (``CELL_TAG``,
+# ``read_cell``, ``cell_problem``: the kind's own methods delegate to the same functions).
+BUILTIN_KINDS = {
+    "predict": ("graders.kinds.predict.kind", "graders.kinds.predict.cells"),
+    "code": ("graders.kinds.code.kind", "graders.kinds.code.layout"),
+}

@@ -11,18 +11,18 @@ Nothing outside ``kinds/`` asks which kind an exercise is.
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from datetime import datetime
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Protocol, TypeVar
 
-from ..course.marks import Marks
-from ..course.model import ExerciseBase
-from ..errors import Problem
-
 if TYPE_CHECKING:
-    from ..course.model import Course
+    # Types only: a notebook's reader (the learner's check) imports this module and must
+    # not pay for the course's models.
+    from ..course.marks import Marks
+    from ..course.model import Course, ExerciseBase
+    from ..errors import Problem
     from ..results import QuestionResult
     from ..sandbox import Job, Outcome
     from .layout import Part, Placed
@@ -135,7 +135,22 @@ class Reading:
     rewrite: str | None = None
 
 
-E = TypeVar("E", bound=ExerciseBase)
+@dataclass(frozen=True)
+class CellReader:
+    """A kind's answer cells as a notebook's reader needs them: the ``metadata.graders`` key
+    that marks them and how one is read (the kind's ``read_cell`` and ``cell_problem``).
+
+    Made from the kind's cells module (``kinds.BUILTIN_KINDS``), so reading a notebook
+    loads none of what grading needs.
+    """
+
+    kind: str  # the YAML `kind`
+    tag: str
+    read_cell: Callable[[str, Mapping[str, Any]], Reading]
+    cell_problem: Callable[[str, Mapping[str, Any]], str | None]
+
+
+E = TypeVar("E", bound="ExerciseBase")
 P = TypeVar("P")
 
 

@@ -12,7 +12,6 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Literal
 
 from .. import syntax
-from ..course.model import in_article, section_label
 from ..i18n import N_, _, ngettext
 
 if TYPE_CHECKING:
@@ -73,6 +72,10 @@ def points_scale(loaded: LoadedExercise, points: float | None) -> float:
 
 def exercise_header(p: Placed, lead: str) -> Part:
     """The exercise's title, its article section and what to do."""
+    # Imported here: reading cells back (the learner's check) needs this module, not the
+    # course's models.
+    from ..course.model import in_article, section_label
+
     ex = p.loaded.exercise
     if in_article(ex.section):
         where = _("Article section **{section}**").format(section=ex.section)

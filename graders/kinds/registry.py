@@ -2,16 +2,23 @@
 
 Each module named in ``kinds.BUILTIN_KINDS`` calls ``@register`` on a class that fulfils
 ``base.Kind``. The loader asks the registry which model validates an exercise file; the
-notebook reader asks it whose cell a ``metadata.graders`` tag marks.
+notebook reader asks it whose cell a ``metadata.graders`` tag marks (``kind_of_cell``),
+which needs only each kind's cells module, not the kind.
 """
 
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
+from functools import cache
+from importlib import import_module
 from pathlib import Path
-from typing import Any, TypeVar
+from typing import TYPE_CHECKING, Any, TypeVar
 
-from .base import AnyKind
+from . import BUILTIN_KINDS
+from .base import CellReader
+
+if TYPE_CHECKING:
+    from .base import AnyKind
 
 KINDS: dict[str, AnyKind] = {}
 K = TypeVar("K")
@@ -36,17 +43,32 @@ def known_kinds() -> list[str]:
 
 
 def all_kinds() -> list[AnyKind]:
-    """Every kind, in registration order (the built-in order for notebook hints)."""
+    """Every kind: the built-in ones in their order (for notebook hints), then the others
+    in registration order."""
     _load_builtin_kinds()
-    return list(KINDS.values())
+    order = list(BUILTIN_KINDS)
+    return sorted(
+        KINDS.values(), key=lambda k: order.index(k.name) if k.name in order else len(order)
+    )
 
 
-def kind_of_cell(tag: Mapping[str, Any]) -> tuple[AnyKind, str] | None:
-    """The kind whose answer cell a ``metadata.graders`` tag marks, and the cell's key."""
-    for kind in all_kinds():
-        key = tag.get(kind.cell_tag)
+@cache
+def cell_readers() -> tuple[CellReader, ...]:
+    """How each built-in kind's answer cells are found and read, in the built-in order."""
+    readers = []
+    for name, (_kind, cells) in BUILTIN_KINDS.items():
+        module = import_module(cells)
+        readers.append(CellReader(name, module.CELL_TAG, module.read_cell, module.cell_problem))
+    return tuple(readers)
+
+
+def kind_of_cell(tag: Mapping[str, Any]) -> tuple[CellReader, str] | None:
+    """The reader of the kind whose answer cell a ``metadata.graders`` tag marks, and the
+    cell's key."""
+    for reader in cell_readers():
+        key = tag.get(reader.tag)
         if isinstance(key, str):
-            return kind, key
+            return reader, key
     return None
 
 
@@ -63,4 +85,5 @@ def sandbox_modules(exercises: Iterable[Any], root: Path) -> dict[str, tuple[str
 
 def _load_builtin_kinds() -> None:
     # Imported here, not at module level: the kinds import the registry.
-    from .. import kinds  # noqa: F401
+    for module, _cells in BUILTIN_KINDS.values():
+        import_module(module)

@@ -111,10 +111,10 @@ def _check_key(found: NotebookAnswers, key: str, stops: dict[int, str]) -> _KeyC
     cells, label = found.cells[key], found.label(key)
     counted = counted_cell(cells)
     cell = counted.cell
-    problem = cell.kind.cell_problem(cell.source, cell.meta)
+    problem = cell.reader.cell_problem(cell.source, cell.meta)
     notes: tuple[Finding, ...] = ()
     if problem == "" and cell.index not in stops:
-        reading = cell.kind.read_cell(cell.source, cell.meta)
+        reading = cell.reader.read_cell(cell.source, cell.meta)
         notes = tuple(Finding(key, note, label) for note in reading.notes)
     # A cell that cannot be read is reported once, as unreadable: fixing it fixes both.
     stopped = tuple(
@@ -131,7 +131,7 @@ def _stop(
 ) -> Finding:
     """A cell that stops Run All, and how to write it so it does not (when the kind says)."""
     which = _("its {nth} answer cell: ").format(nth=ordinal(position + 1)) if len(cells) > 1 else ""
-    rewrite = cell.kind.read_cell(cell.source, cell.meta).rewrite
+    rewrite = cell.reader.read_cell(cell.source, cell.meta).rewrite
     fix = _("; write it as `{rewrite}`").format(rewrite=rewrite) if rewrite else ""
     return Finding(key, f"{which}{reason}{fix}", label)
 

@@ -47,7 +47,7 @@ def read_submission(
         key = loaded.renamed.get(found_key, found_key)
         kind = expected.get(key)
         # Cells for another assignment, or with metadata edited by hand, are not answers.
-        cells = [c for c in found_cells if c.kind is kind]
+        cells = [c for c in found_cells if kind is not None and c.reader.kind == kind.name]
         if kind is None or not cells:
             continue
         counted = counted_cell(cells)

@@ -29,7 +29,7 @@ class Counted:
 
 def counted_cell(cells: list[AnswerCell]) -> Counted:
     """The cell that counts among a question's answer cells (in notebook order)."""
-    problems = [c.kind.cell_problem(c.source, c.meta) for c in cells]
+    problems = [c.reader.cell_problem(c.source, c.meta) for c in cells]
     readable = [i for i, p in enumerate(problems) if p == ""]
     answered = [i for i, p in enumerate(problems) if p is not None]
     chosen = (readable or answered or [len(cells) - 1])[-1]

@@ -16,7 +16,7 @@ from typing import Any
 
 from ..errors import SubmissionError
 from ..intake.text import Refused, check_json
-from ..kinds.base import AnyKind
+from ..kinds.base import CellReader
 from ..kinds.registry import kind_of_cell
 from ..said import say
 from . import META_KEY
@@ -30,7 +30,7 @@ class AnswerCell:
 
     index: int  # position in the notebook, for messages only
     key: str  # an item id "<exercise>/<question>" or a code exercise id
-    kind: AnyKind  # the kind whose cell it is, by its metadata.graders tag
+    reader: CellReader  # how its kind reads it, found by its metadata.graders tag
     source: str
     meta: dict[str, Any] = field(default_factory=dict)  # its metadata.graders
 
@@ -214,8 +214,8 @@ def _answer_cell(path: Path, index: int, cell: dict[str, Any]) -> AnswerCell | N
     found = kind_of_cell(tag)
     if found is None:
         return None
-    kind, key = found
-    return AnswerCell(index, key, kind, cell_source(path, index, cell), dict(tag))
+    reader, key = found
+    return AnswerCell(index, key, reader, cell_source(path, index, cell), dict(tag))
 
 
 def cell_source(path: Path, index: int, cell: dict[str, Any]) -> str:

@@ -1,4 +1,8 @@
-"""Pure aggregation over a results document: scores, questions, students.
+"""Aggregation over a class's results: scores, questions, students.
+
+Each aggregate is a tally that takes the students one at a time (``add``), so the class
+report gathers every one of them in one pass over the gradebook (``model``); the functions
+over a results document feed one tally with the document's students.
 
 Two populations are kept apart on purpose. Score statistics count ``graded`` submissions
 only (a ``late-cutoff`` score is 0 by policy, not by understanding). Question statistics
@@ -13,11 +17,12 @@ from __future__ import annotations
 import math
 import statistics
 from collections import Counter
-from collections.abc import Iterator, Mapping
+from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass
+from typing import Any, Protocol, TypeVar
 
 from ..i18n import _, current_language
-from ..results import QuestionResult, ResultsDocument, StudentResult
+from ..results import ClassResults, QuestionResult, ResultsDocument, StudentResult
 from .course_info import CourseInfo, ItemInfo
 
 QUESTION_STATUSES = ("correct", "wrong", "invalid", "unanswered", "error", "timeout", "integrity")
@@ -70,7 +75,7 @@ class QuestionStats:
 
 @dataclass(frozen=True)
 class StudentRow:
-    """One submission, summarised for the drill-down table."""
+    """One submission, summarised: what the class report keeps of each student."""
 
     student: str
     status: str
@@ -81,7 +86,6 @@ class StudentRow:
     error: str | None
     counts: Mapping[str, int]
     misconceptions: tuple[str, ...]
-    questions: tuple[QuestionResult, ...]
 
     @property
     def read(self) -> bool:
@@ -98,11 +102,48 @@ class StudentRow:
 
 
 @dataclass(frozen=True)
+class StudentAnswers(StudentRow):
+    """One submission with its answers, for the drill-down (made as the page is written)."""
+
+    questions: tuple[QuestionResult, ...] = ()
+
+
+@dataclass(frozen=True)
+class ClassRows:
+    """Every submission with its answers, in student order: each iteration reads the class
+    again, a student at a time, so a report of any class holds one student's answers."""
+
+    results: ClassResults
+
+    def __iter__(self) -> Iterator[StudentAnswers]:
+        return (student_answers(s) for s in self.results.students())
+
+    def __len__(self) -> int:
+        return self.results.count
+
+
+@dataclass(frozen=True)
 class HelpNeeded:
     """A student who may need help, and why."""
 
     row: StudentRow
     reasons: tuple[str, ...]
+
+
+class Tally(Protocol):
+    """An aggregate gathered a student at a time."""
+
+    def add(self, s: StudentResult) -> None: ...
+
+
+T = TypeVar("T", bound=Tally)
+
+
+def over(students: Iterable[StudentResult], tally: T) -> T:
+    """``tally`` with every one of ``students`` added."""
+    for s in students:
+        tally.add(s)
+    return tally
 
 
 def question_results(doc: ResultsDocument) -> Iterator[tuple[StudentResult, QuestionResult]]:
@@ -112,30 +153,47 @@ def question_results(doc: ResultsDocument) -> Iterator[tuple[StudentResult, Ques
             yield s, q
 
 
-def max_score(doc: ResultsDocument) -> float:
-    """The assignment's total points (every read submission has the same total)."""
-    return max((_round(s.max_score) for s in doc.read_students()), default=0.0)
-
-
 def _round(x: float) -> float:
     return round(x, 4)  # as the results document writes scores, so reports match its files
 
 
+class ScoreTally:
+    """The final scores of graded submissions, and the assignment's total points."""
+
+    def __init__(self) -> None:
+        self.scores: list[float] = []  # a number per graded student: what a median needs
+        self.top = 0.0  # every read submission has the same total
+
+    def add(self, s: StudentResult) -> None:
+        if s.read:
+            self.top = max(self.top, _round(s.max_score))
+        if s.status == "graded":
+            self.scores.append(_round(s.score))
+
+    def stats(self) -> ScoreStats:
+        """Mean, median, extremes and histogram."""
+        scores, top = self.scores, self.top
+        if not scores:
+            return ScoreStats(0, top, None, None, None, None, histogram(scores, top))
+        return ScoreStats(
+            len(scores),
+            top,
+            statistics.fmean(scores),
+            statistics.median(scores),
+            max(scores),
+            min(scores),
+            histogram(scores, top),
+        )
+
+
+def max_score(doc: ResultsDocument) -> float:
+    """The assignment's total points (every read submission has the same total)."""
+    return over(doc.students, ScoreTally()).top
+
+
 def score_stats(doc: ResultsDocument) -> ScoreStats:
     """Mean, median, extremes and histogram of graded submissions' final scores."""
-    scores = [_round(s.score) for s in doc.students if s.status == "graded"]
-    top = max_score(doc)
-    if not scores:
-        return ScoreStats(0, top, None, None, None, None, histogram(scores, top))
-    return ScoreStats(
-        len(scores),
-        top,
-        statistics.fmean(scores),
-        statistics.median(scores),
-        max(scores),
-        min(scores),
-        histogram(scores, top),
-    )
+    return over(doc.students, ScoreTally()).stats()
 
 
 def histogram(scores: list[float], top: float) -> tuple[Bin, ...]:
@@ -157,34 +215,71 @@ def bin_width(top: float) -> float:
     return next(m * scale for m in (1, 2, 2.5, 5, 10) if top / (m * scale) <= MAX_BINS + 1e-9)
 
 
+class QuestionTally:
+    """Status counts, points and expected answer of each item, as the read submissions give
+    them, in the order they are first seen."""
+
+    def __init__(self) -> None:
+        self.counts: dict[str, Counter[str]] = {}
+        self.points: dict[str, float] = {}
+        self.expected: dict[str, str | None] = {}
+        self.sections: dict[str, str] = {}  # the section a result carries, for unknown items
+
+    def add(self, s: StudentResult) -> None:
+        if not s.read:
+            return
+        for q in s.questions:
+            self.counts.setdefault(q.id, Counter())[q.status.value] += 1
+            self.points[q.id] = max(self.points.get(q.id, 0.0), _round(q.max_points))
+            self.expected[q.id] = self.expected.get(q.id) or q.expected
+            if q.section and not self.sections.get(q.id):
+                self.sections[q.id] = q.section
+
+    def order(self, info: CourseInfo, assignment: str) -> list[str]:
+        """Item ids in course order when the course knows the assignment, else as first seen."""
+        seen = list(self.counts)
+        declared = info.assignment(assignment)
+        if declared is None:
+            return seen
+        known = [i for i in declared.items if i in self.counts]
+        return known + [i for i in seen if i not in declared.items]
+
+    def stats(self, info: CourseInfo, assignment: str) -> list[QuestionStats]:
+        """Status counts per question, in course order."""
+        return [
+            QuestionStats(
+                self._item_info(info, i),
+                dict(self.counts[i]),
+                sum(self.counts[i].values()),
+                self.points[i],
+                self.expected[i],
+            )
+            for i in self.order(info, assignment)
+        ]
+
+    def _item_info(self, info: CourseInfo, item_id: str) -> ItemInfo:
+        # A document carries each question's section; the course's word comes first.
+        found = info.item(item_id)
+        if found.section or item_id in info.items:
+            return found
+        return ItemInfo(
+            found.id,
+            found.exercise,
+            found.exercise_title,
+            self.sections.get(item_id, ""),
+            found.prompt,
+            found.literal,
+        )
+
+
 def item_order(doc: ResultsDocument, info: CourseInfo) -> list[str]:
     """Item ids in course order when the course knows the assignment, else as first seen."""
-    seen = list(dict.fromkeys(q.id for _, q in question_results(doc)))
-    declared = info.assignment(doc.assignment)
-    if declared is None:
-        return seen
-    return [i for i in declared.items if i in seen] + [i for i in seen if i not in declared.items]
+    return over(doc.students, QuestionTally()).order(info, doc.assignment)
 
 
 def question_stats(doc: ResultsDocument, info: CourseInfo) -> list[QuestionStats]:
     """Status counts per question, in course order."""
-    counts: dict[str, Counter[str]] = {}
-    points: dict[str, float] = {}
-    expected: dict[str, str | None] = {}
-    for _student, q in question_results(doc):
-        counts.setdefault(q.id, Counter())[q.status.value] += 1
-        points[q.id] = max(points.get(q.id, 0.0), _round(q.max_points))
-        expected[q.id] = expected.get(q.id) or q.expected
-    return [
-        QuestionStats(
-            _item_info(info, doc, i),
-            dict(counts[i]),
-            sum(counts[i].values()),
-            points[i],
-            expected[i],
-        )
-        for i in item_order(doc, info)
-    ]
+    return over(doc.students, QuestionTally()).stats(info, doc.assignment)
 
 
 def hardest_first(stats: list[QuestionStats]) -> list[QuestionStats]:
@@ -192,9 +287,9 @@ def hardest_first(stats: list[QuestionStats]) -> list[QuestionStats]:
     return sorted(stats, key=lambda q: (q.share("correct"), -q.share("wrong"), q.id))
 
 
-def student_rows(doc: ResultsDocument) -> list[StudentRow]:
-    """One row per submission (including ungradable ones), in document order."""
-    return [_student_row(s) for s in doc.students]
+def student_rows(doc: ResultsDocument) -> list[StudentAnswers]:
+    """One row per submission (including ungradable ones) with its answers, in document order."""
+    return [student_answers(s) for s in doc.students]
 
 
 def needs_help(
@@ -230,8 +325,18 @@ def late_or_ungradable(rows: list[StudentRow]) -> list[StudentRow]:
     return [r for r in rows if r.status != "graded" or r.late_factor < 1.0]
 
 
-def _student_row(s: StudentResult) -> StudentRow:
-    return StudentRow(
+def student_row(s: StudentResult) -> StudentRow:
+    """What the report keeps of one submission."""
+    return StudentRow(**_row_fields(s))
+
+
+def student_answers(s: StudentResult) -> StudentAnswers:
+    """One submission with its answers."""
+    return StudentAnswers(**_row_fields(s), questions=s.questions)
+
+
+def _row_fields(s: StudentResult) -> dict[str, Any]:
+    return dict(
         student=s.student,
         status=s.status.value,
         score=_round(s.score),
@@ -241,18 +346,4 @@ def _student_row(s: StudentResult) -> StudentRow:
         error=s.error_in(current_language()),
         counts=dict(Counter(q.status.value for q in s.questions)),
         misconceptions=s.misconceptions,
-        questions=s.questions,
-    )
-
-
-def _item_info(info: CourseInfo, doc: ResultsDocument, item_id: str) -> ItemInfo:
-    # A document carries each question's section; the course's word comes first.
-    found = info.item(item_id)
-    if found.section or item_id in info.items:
-        return found
-    section = next(
-        (q.section for _, q in question_results(doc) if q.id == item_id and q.section), ""
-    )
-    return ItemInfo(
-        found.id, found.exercise, found.exercise_title, section or "", found.prompt, found.literal
     )

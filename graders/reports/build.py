@@ -1,9 +1,9 @@
 """Where class reports get their results and where they go.
 
-Results come from the gradebook (``gradebook.results_document``) or from results
-documents saved by ``graders grade --json``; the course files add sections, prompts and
-misconception explanations. Reports are written to ``autograded/`` in the course folder
-unless told otherwise.
+Results come from the gradebook (``gradebook.class_results``, read a student at a time) or
+from results documents saved by ``graders grade --json``; the course files add sections,
+prompts and misconception explanations. Reports are written to ``autograded/`` in the
+course folder unless told otherwise, as they are made.
 """
 
 from __future__ import annotations
@@ -13,11 +13,11 @@ from pathlib import Path
 
 from ..course.load import LoadedCourse
 from ..errors import UsageError
-from ..results import ResultsDocument
+from ..results import ClassResults, ResultsDocument
 from .course_info import CourseInfo
 from .csvtables import write_assignment_csv, write_course_csv
 from .model import assignment_report
-from .render import render_assignment, render_course, write_page
+from .render import assignment_pieces, render_course, write_page
 from .summary import course_summary
 
 OUT_DIR = "autograded"
@@ -30,24 +30,21 @@ def default_out(loaded: LoadedCourse, assignment: str | None) -> Path:
     return (folder / assignment if assignment else folder) / REPORT_FILE
 
 
-def gradebook_documents(
+def gradebook_results(
     loaded: LoadedCourse, db_url: str, assignments: Iterable[str]
-) -> list[ResultsDocument]:
-    """The results documents of ``assignments`` rebuilt from the gradebook; those with no
-    submission yet are left out."""
-    from ..batch.gradebook import open_gradebook, results_document
+) -> list[ClassResults]:
+    """The results of ``assignments`` as the gradebook holds them; those with no submission
+    yet are left out."""
+    from ..batch.gradebook import class_results, open_gradebook
 
     engine = open_gradebook(db_url)
-    try:
-        docs = [results_document(engine, loaded.course.id, a, loaded.renamed) for a in assignments]
-    finally:
-        engine.dispose()
-    return [d for d in docs if d.students]
+    found = [class_results(engine, loaded.course.id, a, loaded.renamed) for a in assignments]
+    return [r for r in found if r.count]
 
 
-def file_documents(
+def file_results(
     paths: Iterable[Path], course_id: str, renamed: Mapping[str, str] | None = None
-) -> list[ResultsDocument]:
+) -> list[ClassResults]:
     """Results documents read from JSON files (``graders grade --json > FILE``), each question
     under its id today (``renamed``: the course's former ids -> ids now)."""
     paths = list(paths)
@@ -55,11 +52,11 @@ def file_documents(
     for path, doc in zip(paths, docs, strict=True):
         if doc.course != course_id:
             raise UsageError(f"{path}: results of course '{doc.course}', not of '{course_id}'")
-    return docs
+    return [ClassResults.of(doc) for doc in docs]
 
 
-def pick(docs: list[ResultsDocument], assignment: str, where: str) -> ResultsDocument:
-    """The document of ``assignment``, or a usage error saying nothing is graded yet."""
+def pick(docs: list[ClassResults], assignment: str, where: str) -> ClassResults:
+    """The results of ``assignment``, or a usage error saying nothing is graded yet."""
     found = [d for d in docs if d.assignment == assignment]
     if not found:
         raise UsageError(
@@ -72,16 +69,16 @@ def pick(docs: list[ResultsDocument], assignment: str, where: str) -> ResultsDoc
 
 
 def write_assignment(
-    doc: ResultsDocument, info: CourseInfo, out: Path, csv_dir: Path | None = None
+    results: ClassResults, info: CourseInfo, out: Path, csv_dir: Path | None = None
 ) -> list[Path]:
     """Write the class report of one assignment (and its CSV tables); return the paths."""
-    report = assignment_report(doc, info)
-    written = [write_page(render_assignment(report), out)]
+    report = assignment_report(results, info)
+    written = [write_page(assignment_pieces(report), out)]
     return written + (write_assignment_csv(report, csv_dir) if csv_dir else [])
 
 
 def write_course(
-    docs: list[ResultsDocument], info: CourseInfo, out: Path, csv_dir: Path | None = None
+    docs: list[ClassResults], info: CourseInfo, out: Path, csv_dir: Path | None = None
 ) -> list[Path]:
     """Write the course summary over ``docs`` (and its CSV tables); return the paths."""
     if not docs:

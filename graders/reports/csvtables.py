@@ -6,11 +6,11 @@ is one value a spreadsheet can sort or sum.
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Iterator, Sequence
 from pathlib import Path
 from typing import Any
 
-from ..batch.csv_writer import csv_text
+from ..batch.csv_writer import csv_lines
 from ..batch.exports import write_atomic
 from .aggregate import QUESTION_STATUSES
 from .model import AssignmentReport
@@ -22,7 +22,7 @@ Row = Sequence[Any]
 def write_assignment_csv(report: AssignmentReport, folder: Path) -> list[Path]:
     """questions.csv, misconceptions.csv, misconception_pairs.csv, unnamed_answers.csv and
     students.csv for one assignment; returns the paths written."""
-    tables = {
+    tables: dict[str, Iterable[Row]] = {
         "questions.csv": question_rows(report),
         "misconceptions.csv": misconception_rows(report),
         "misconception_pairs.csv": pair_rows(report),
@@ -141,8 +141,9 @@ def unnamed_rows(report: AssignmentReport) -> list[Row]:
     ]
 
 
-def student_rows(report: AssignmentReport) -> list[Row]:
-    """Per submission: status, scores, answer counts, misconceptions, why they may need help."""
+def student_rows(report: AssignmentReport) -> Iterator[Row]:
+    """Per submission: status, scores, answer counts, misconceptions, why they may need help
+    (read from the class as the file is written)."""
     help_reasons = {h.row.student: "; ".join(h.reasons) for h in report.help}
     header = (
         "student",
@@ -157,7 +158,8 @@ def student_rows(report: AssignmentReport) -> list[Row]:
         "may_need_help",
         "error_message",
     )
-    return [header] + [
+    yield header
+    yield from (
         (
             s.student,
             s.status,
@@ -172,12 +174,13 @@ def student_rows(report: AssignmentReport) -> list[Row]:
             s.error or "",
         )
         for s in report.students
-    ]
+    )
 
 
 def write_csv(path: Path, rows: Iterable[Row]) -> Path:
-    """Write rows as CSV (UTF-8, ``\n`` line ends, formulas guarded) atomically; the path."""
-    write_atomic(path, csv_text(rows))
+    """Write rows as CSV (UTF-8, ``\n`` line ends, formulas guarded) atomically, a row at a
+    time; the path."""
+    write_atomic(path, csv_lines(rows))
     return path
 
 

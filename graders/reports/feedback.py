@@ -12,16 +12,14 @@ nothing from the network: the style sheet is inline and there are no scripts.
 
 from __future__ import annotations
 
-import re
 from pathlib import Path
 from typing import Any
 
 from jinja2 import Environment, PackageLoader, Template, select_autoescape
-from markupsafe import Markup, escape
 
 from ..batch import gradebook
 from ..batch.adjustments import extended_due_dates
-from ..batch.exports import write_atomic
+from ..batch.exports import file_owners, write_atomic
 from ..batch.submissions import safe_student
 from ..course.learner_language import LearnerLanguages
 from ..course.load import LoadedCourse, get_assignment
@@ -30,17 +28,15 @@ from ..course.times import time_text, zone_of
 from ..course.visibility import for_learner, shown_at
 from ..errors import UsageError
 from ..i18n import N_, _, current_language, ngettext, speaking
-from ..intake.identity import one_file_each
 from ..notebook.layout import assignment_labels, exercise_headings
 from ..results import STATUS_WORDS, StudentResult, SubmissionStatus, format_points
+from .author_text import prose
 from .course_info import course_info
 from .feedback_view import ADJUSTED, feedback_view, short_label, shown_status
 from .learner_setup import learner_context
 
 TEMPLATE = "feedback.html.j2"
 STATUS_TEXT = {**STATUS_WORDS, ADJUSTED: N_("adjusted by the instructor")}
-_FENCE = re.compile(r"```[\w+-]*\n(.*?)```", re.S)
-_INLINE = re.compile(r"`([^`\n]+)`")
 
 
 def write_feedback(
@@ -51,49 +47,56 @@ def write_feedback(
     Each page speaks ``language`` when it is given (one of the course's); otherwise the
     language of the notebook its learner handed in (the one it was released in), else the
     course's first: the course's texts, the explanations in each feedback and the page's
-    own words.
+    own words. The pages are written a student at a time, as the gradebook is read.
     """
     languages = LearnerLanguages(loaded, assignment, forced=language)
-    doc = gradebook.results_document(db_url, loaded.course.id, assignment, loaded.renamed)
-    if not doc.students:
+    results = gradebook.class_results(db_url, loaded.course.id, assignment, loaded.renamed)
+    if not results.count:
         raise UsageError(
             f"nothing graded for {assignment} in the gradebook yet (run `graders autograde "
             f"{assignment} ...` first)"
         )
-    _remove_dropped(doc.dropped, out)
+    _remove_dropped(results.dropped, out)
     # What learners may see today: an extension keeps the key back until its own cutoff.
     with gradebook.open_gradebook(db_url).connect() as conn:
         extended = extended_due_dates(conn, loaded.course.id, assignment)
     visible = shown_at(get_assignment(loaded, assignment), extended=extended)
-    by_language: dict[str, list[StudentResult]] = {}
-    graded = (s.student for s in doc.students if s.status is not SubmissionStatus.UNGRADABLE)
     # One page per name, whatever the disk's case (Alice.html and alice.html are one file).
-    owners = one_file_each((s.student for s in doc.students), graded)
-    for student in doc.students:
+    owners = file_owners(results)
+    pages = _Pages(languages, visible, out)
+    written = []
+    for student in results.students():
         if student.student not in owners:
             continue  # such a folder was never graded; its name must not become a path
         if student.status is SubmissionStatus.MISSING:
             continue  # nothing was handed in: there is nothing to give feedback on
-        by_language.setdefault(languages.language_of(student), []).append(student)
-    written = []
-    for spoken, students in by_language.items():
-        with speaking(spoken):
-            written += _write_pages(languages, students, visible, out)
+        written.append(pages.write(student))
     return sorted(written)
 
 
-def _write_pages(
-    languages: LearnerLanguages, students: list[StudentResult], visible: Shown, out: Path
-) -> list[Path]:
-    """The pages of ``students``, in the language spoken."""
-    template = environment().get_template(TEMPLATE)
-    context = _course_context(languages.course_in(current_language()), languages.assignment)
-    written = []
-    for student in students:
-        path = out / f"{student.student}.html"
-        write_atomic(path, template.render(feedback_context(languages, student, visible, context)))
-        written.append(path)
-    return written
+class _Pages:
+    """Writes pages in each learner's language, each language's template and course texts
+    made once."""
+
+    def __init__(self, languages: LearnerLanguages, visible: Shown, out: Path) -> None:
+        self.languages, self.visible, self.out = languages, visible, out
+        self._courses: dict[str, dict[str, Any]] = {}
+        self._template = environment().get_template(TEMPLATE)
+
+    def write(self, student: StudentResult) -> Path:
+        """``student``'s page, in their language."""
+        spoken = self.languages.language_of(student)
+        path = self.out / f"{student.student}.html"
+        with speaking(spoken):
+            context = feedback_context(self.languages, student, self.visible, self._course(spoken))
+            write_atomic(path, self._template.render(context))
+        return path
+
+    def _course(self, spoken: str) -> dict[str, Any]:
+        if spoken not in self._courses:
+            shown = self.languages.course_in(spoken)
+            self._courses[spoken] = _course_context(shown, self.languages.assignment)
+        return self._courses[spoken]
 
 
 def feedback_context(
@@ -183,22 +186,3 @@ def _course_context(loaded: LoadedCourse, assignment: str) -> dict[str, Any]:
         "label": lambda item_id: short_label(labels, item_id),
         "misconception_labels": loaded.course.misconception_labels(),
     }
-
-
-def prose(text: str | None) -> Markup:
-    """Author text as HTML: paragraphs, ```code blocks``` and `inline code`; everything escaped."""
-    if not text:
-        return Markup("")
-    parts: list[str] = []
-    last = 0
-    for match in _FENCE.finditer(text):
-        parts.append(_paragraphs(text[last : match.start()]))
-        parts.append(f"<pre><code>{escape(match.group(1).rstrip())}</code></pre>")
-        last = match.end()
-    parts.append(_paragraphs(text[last:]))
-    return Markup("".join(parts))
-
-
-def _paragraphs(text: str) -> str:
-    blocks = [b.strip() for b in re.split(r"\n\s*\n", text) if b.strip()]
-    return "".join("<p>" + _INLINE.sub(r"<code>\1</code>", str(escape(b))) + "</p>" for b in blocks)

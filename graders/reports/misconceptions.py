@@ -1,5 +1,7 @@
-"""Pure aggregation of misconceptions: who holds which, which occur together, and the
-common wrong answers no declared misconception matches yet (candidates for new ones).
+"""Aggregation of misconceptions: who holds which, which occur together, and the common
+wrong answers no declared misconception matches yet (candidates for new ones). Each is a
+tally taking the students one at a time (``aggregate.Tally``); the functions over a
+results document feed one with the document's students.
 
 A student *holds* a misconception when at least one of their answers matched it. Only
 read submissions count (see ``aggregate``).
@@ -13,8 +15,8 @@ from dataclasses import dataclass
 from itertools import combinations
 
 from ..answers.parse import AnswerSyntaxError, parse_answer, render_answer
-from ..results import QuestionResult, ResultsDocument
-from .aggregate import item_order, question_results
+from ..results import QuestionResult, ResultsDocument, StudentResult
+from .aggregate import item_order, over
 from .course_info import CourseInfo
 
 MIN_UNNAMED = 2  # an unnamed wrong answer is worth naming once this many students gave it
@@ -89,55 +91,78 @@ class UnnamedAnswer:
         return len(self.students)
 
 
+class MisconceptionTally:
+    """Who holds which misconception, and on which items their answers matched it."""
+
+    def __init__(self) -> None:
+        self.holders: dict[str, set[str]] = {}
+        self.per_item: dict[str, Counter[str]] = {}
+        self.held: dict[str, tuple[str, ...]] = {}  # read student -> their misconceptions
+
+    def add(self, s: StudentResult) -> None:
+        if not s.read:
+            return
+        self.held[s.student] = s.misconceptions
+        for q in s.questions:
+            if q.misconception:
+                self.holders.setdefault(q.misconception, set()).add(s.student)
+                self.per_item.setdefault(q.misconception, Counter())[q.id] += 1
+
+    def stats(self, info: CourseInfo, items: list[str]) -> list[MisconceptionStats]:
+        """Every misconception seen, most widely held first (``items``: in course order)."""
+        order = {item: i for i, item in enumerate(items)}
+        read = len(self.held)
+        stats = [
+            MisconceptionStats(
+                name,
+                tuple(sorted(who)),
+                dict(
+                    sorted(self.per_item[name].items(), key=lambda kv: order.get(kv[0], len(order)))
+                ),
+                _explanations(info, name, self.per_item[name]),
+                len(who) / read if read else 0.0,
+            )
+            for name, who in self.holders.items()
+        ]
+        return sorted(stats, key=lambda m: (-len(m.holders), m.name))
+
+    def unseen(self, info: CourseInfo, items: list[str]) -> list[str]:
+        """Misconceptions declared on ``items`` that nobody showed."""
+        return [n for n in info.declared(items) if n not in self.holders]
+
+    def cooccurrence(self, names: list[str] | None = None) -> Cooccurrence:
+        """How many students hold each pair (``names`` fixes the order)."""
+        if names is None:
+            total = Counter(n for ns in self.held.values() for n in ns)
+            names = sorted(total, key=lambda n: (-total[n], n))
+        index = {n: i for i, n in enumerate(names)}
+        counts = [[0] * len(names) for _ in names]
+        for ns in self.held.values():
+            for a in ns:
+                for b in ns:
+                    if a in index and b in index:
+                        counts[index[a]][index[b]] += 1
+        return Cooccurrence(tuple(names), tuple(tuple(row) for row in counts), len(self.held))
+
+
 def holdings(doc: ResultsDocument) -> dict[str, tuple[str, ...]]:
     """Student -> the distinct misconceptions their answers revealed, in answer order."""
-    return {s.student: s.misconceptions for s in doc.read_students()}
+    return over(doc.students, MisconceptionTally()).held
 
 
 def misconception_stats(doc: ResultsDocument, info: CourseInfo) -> list[MisconceptionStats]:
     """Every misconception seen, most widely held first."""
-    holders: dict[str, set[str]] = {}
-    per_item: dict[str, Counter[str]] = {}
-    for s, q in question_results(doc):
-        name = q.misconception
-        if name:
-            holders.setdefault(name, set()).add(s.student)
-            per_item.setdefault(name, Counter())[q.id] += 1
-    order = {item: i for i, item in enumerate(item_order(doc, info))}
-    read = len(doc.read_students())
-    stats = [
-        MisconceptionStats(
-            name,
-            tuple(sorted(who)),
-            dict(sorted(per_item[name].items(), key=lambda kv: order.get(kv[0], len(order)))),
-            _explanations(info, name, per_item[name]),
-            len(who) / read if read else 0.0,
-        )
-        for name, who in holders.items()
-    ]
-    return sorted(stats, key=lambda m: (-len(m.holders), m.name))
+    return over(doc.students, MisconceptionTally()).stats(info, item_order(doc, info))
 
 
 def unseen_misconceptions(doc: ResultsDocument, info: CourseInfo) -> list[str]:
     """Misconceptions the assignment's questions declare that nobody showed."""
-    seen = {q.misconception for _, q in question_results(doc)}
-    return [n for n in info.declared(item_order(doc, info)) if n not in seen]
+    return over(doc.students, MisconceptionTally()).unseen(info, item_order(doc, info))
 
 
 def cooccurrence(doc: ResultsDocument, names: list[str] | None = None) -> Cooccurrence:
     """How many students hold each pair of misconceptions (``names`` fixes the order)."""
-    held = holdings(doc)
-    if names is None:
-        total = Counter(n for ns in held.values() for n in ns)
-        names = sorted(total, key=lambda n: (-total[n], n))
-    index = {n: i for i, n in enumerate(names)}
-    counts = [[0] * len(names) for _ in names]
-    for ns in held.values():
-        for a in ns:
-            for b in ns:
-                if a in index and b in index:
-                    counts[index[a]][index[b]] += 1
-    return Cooccurrence(tuple(names), tuple(tuple(row) for row in counts), len(held))
+    return over(doc.students, MisconceptionTally()).cooccurrence(names)
 
 
 def normalise_answer(text: str) -> tuple[str, bool]:
@@ -149,28 +174,49 @@ def normalise_answer(text: str) -> tuple[str, bool]:
         return " ".join(text.split()), False
 
 
+class UnnamedTally:
+    """Wrong answers without a misconception, grouped by item and canonical form. Only items
+    whose kind answers with literals count (not code checks)."""
+
+    def __init__(self, info: CourseInfo) -> None:
+        self.info = info
+        self.groups: dict[tuple[str, str], list[str]] = {}
+        self.parsed: dict[tuple[str, str], bool] = {}
+        self.expected: dict[str, str | None] = {}
+
+    def add(self, s: StudentResult) -> None:
+        if not s.read:
+            return
+        for q in s.questions:
+            if q.status != "wrong" or q.misconception or not q.answer:
+                continue
+            if not _literal_item(self.info, q):
+                continue
+            key_text, ok = normalise_answer(q.answer)
+            self.groups.setdefault((q.id, key_text), []).append(s.student)
+            self.parsed[(q.id, key_text)] = ok
+            self.expected[q.id] = q.expected
+
+    def answers(self, items: list[str], min_count: int = 1) -> list[UnnamedAnswer]:
+        """Those given by ``min_count`` students or more; most common first (``items``: in
+        course order)."""
+        order = {item: i for i, item in enumerate(items)}
+        found = [
+            UnnamedAnswer(
+                item, text, tuple(sorted(set(who))), self.expected[item], self.parsed[(item, text)]
+            )
+            for (item, text), who in self.groups.items()
+            if len(set(who)) >= min_count
+        ]
+        return sorted(found, key=lambda u: (-u.count, order.get(u.item, len(order)), u.answer))
+
+
 def unnamed_wrong_answers(
     doc: ResultsDocument, info: CourseInfo, min_count: int = 1
 ) -> list[UnnamedAnswer]:
     """Wrong answers without a misconception, grouped by item and canonical form; most
     common first. Only items whose kind answers with literals count (not code checks)."""
-    groups: dict[tuple[str, str], list[str]] = {}
-    parsed: dict[tuple[str, str], bool] = {}
-    expected: dict[str, str | None] = {}
-    for s, q in question_results(doc):
-        if q.status != "wrong" or q.misconception or not q.answer or not _literal_item(info, q):
-            continue
-        key_text, ok = normalise_answer(q.answer)
-        groups.setdefault((q.id, key_text), []).append(s.student)
-        parsed[(q.id, key_text)] = ok
-        expected[q.id] = q.expected
-    order = {item: i for i, item in enumerate(item_order(doc, info))}
-    found = [
-        UnnamedAnswer(item, text, tuple(sorted(set(who))), expected[item], parsed[(item, text)])
-        for (item, text), who in groups.items()
-        if len(set(who)) >= min_count
-    ]
-    return sorted(found, key=lambda u: (-u.count, order.get(u.item, len(order)), u.answer))
+    return over(doc.students, UnnamedTally(info)).answers(item_order(doc, info), min_count)
 
 
 def _literal_item(info: CourseInfo, q: QuestionResult) -> bool:

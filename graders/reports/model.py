@@ -1,7 +1,9 @@
-"""Everything one page of the class report shows, gathered once from a results document.
+"""Everything one page of the class report shows, gathered in one pass over a class.
 
-``assignment_report`` calls the pure aggregations and the chart layouts; the templates
-only read the resulting frozen object.
+``assignment_report`` reads the class's results once, a student at a time, into the
+tallies of ``aggregate``, ``misconceptions`` and ``variants``, then lays out the charts;
+the templates only read the resulting frozen object. Its ``students`` read the class again
+as the page is written, a student at a time.
 """
 
 from __future__ import annotations
@@ -11,36 +13,35 @@ from dataclasses import dataclass
 from datetime import tzinfo
 
 from ..course.model import SECTIONS
-from ..results import ResultsDocument
+from ..results import ClassResults, StudentResult
 from . import charts
 from .aggregate import (
     QUESTION_STATUSES,
+    ClassRows,
     HelpNeeded,
     QuestionStats,
+    QuestionTally,
     ScoreStats,
+    ScoreTally,
     StudentRow,
+    Tally,
     hardest_first,
-    item_order,
     late_or_ungradable,
     many_misconceptions,
     needs_help,
-    question_stats,
-    score_stats,
-    student_rows,
+    student_row,
 )
 from .course_info import AssignmentInfo, CourseInfo
 from .misconceptions import (
     MIN_UNNAMED,
     Cooccurrence,
     MisconceptionStats,
+    MisconceptionTally,
     Pair,
     UnnamedAnswer,
-    cooccurrence,
-    misconception_stats,
-    unnamed_wrong_answers,
-    unseen_misconceptions,
+    UnnamedTally,
 )
-from .variants import VariantsReport, variants_report
+from .variants import VariantsReport, VariantTally, variants_report
 
 MAX_HEATMAP = (
     12  # beyond this many misconceptions a matrix stops being readable; pairs still list all
@@ -83,7 +84,8 @@ class AssignmentReport:
     heatmap: charts.Heatmap | None
     unnamed: tuple[UnnamedAnswer, ...]  # given by at least MIN_UNNAMED students
     unnamed_by_item: Mapping[str, tuple[UnnamedAnswer, ...]]  # every unnamed answer, per item
-    students: tuple[StudentRow, ...]
+    students: ClassRows  # every submission with its answers, read as the page is written
+    read_count: int  # submissions whose answers were read
     help: tuple[HelpNeeded, ...]
     many: int  # this many misconceptions or more: may need help
     problems: tuple[StudentRow, ...]
@@ -100,10 +102,6 @@ class AssignmentReport:
         return self.assignment_info.zone if self.assignment_info else None
 
     @property
-    def read_count(self) -> int:
-        return sum(1 for s in self.students if s.read)
-
-    @property
     def statuses_seen(self) -> list[str]:
         """The question statuses that occur at all, in the fixed order (for legends)."""
         return [s for s in QUESTION_STATUSES if any(q.counts.get(s) for q in self.questions)]
@@ -117,41 +115,70 @@ class AssignmentReport:
         return [(m, m.per_item[item_id]) for m in self.misconceptions if item_id in m.per_item]
 
 
-def assignment_report(doc: ResultsDocument, info: CourseInfo) -> AssignmentReport:
-    """Aggregate a results document into the report of its assignment."""
-    scores = score_stats(doc)
-    stats = question_stats(doc, info)
-    misconceptions = misconception_stats(doc, info)
-    co = cooccurrence(doc, [m.name for m in misconceptions])
-    unnamed_all = unnamed_wrong_answers(doc, info)
-    rows = student_rows(doc)
+def assignment_report(results: ClassResults, info: CourseInfo) -> AssignmentReport:
+    """Aggregate a class's results into the report of its assignment, in one pass."""
+    tallies = _Tallies(info)
+    for s in results.students():
+        tallies.add(s)
+    scores = tallies.scores.stats()
+    items = tallies.questions.order(info, results.assignment)
+    stats = tallies.questions.stats(info, results.assignment)
+    misconceptions = tallies.misconceptions.stats(info, items)
+    co = tallies.misconceptions.cooccurrence([m.name for m in misconceptions])
+    unnamed_all = tallies.unnamed.answers(items)
+    rows = tallies.rows
     many = many_misconceptions([r for r in rows if r.read])
-    declared = info.assignment(doc.assignment)
+    declared = info.assignment(results.assignment)
     return AssignmentReport(
-        course_id=doc.course,
-        course_title=info.title or doc.course,
-        assignment=doc.assignment,
+        course_id=results.course,
+        course_title=info.title or results.course,
+        assignment=results.assignment,
         title=declared.title if declared else "",
-        graded_at=doc.graded_at or "",
-        torch_version=doc.torch_version or "",
+        graded_at=results.graded_at or "",
+        torch_version=results.torch_version or "",
         scores=scores,
         histogram=charts.histogram_chart(scores),
         questions=tuple(hardest_first(stats)),
-        item_ids=tuple(item_order(doc, info)),
+        item_ids=tuple(items),
         sections=tuple(section_stats(stats)),
         misconceptions=tuple(misconceptions),
-        unseen=tuple(unseen_misconceptions(doc, info)),
+        unseen=tuple(tallies.misconceptions.unseen(info, items)),
         cooccurrence=co,
         heatmap=_heatmap(co),
         unnamed=tuple(u for u in unnamed_all if u.count >= MIN_UNNAMED)[:MAX_UNNAMED],
         unnamed_by_item=_by_item(unnamed_all),
-        students=tuple(rows),
+        students=ClassRows(results),
+        read_count=sum(1 for r in rows if r.read),
         help=tuple(needs_help(rows, many=many)),
         many=many,
         problems=tuple(late_or_ungradable(rows)),
-        variants=variants_report(doc, info),
+        variants=variants_report(tallies.variants, results.students),
         assignment_info=declared,
     )
+
+
+class _Tallies:
+    """Every aggregate of the report, fed one student at a time."""
+
+    def __init__(self, info: CourseInfo) -> None:
+        self.scores = ScoreTally()
+        self.questions = QuestionTally()
+        self.misconceptions = MisconceptionTally()
+        self.unnamed = UnnamedTally(info)
+        self.variants = VariantTally(info)
+        self.rows: list[StudentRow] = []  # a summary per student, without their answers
+
+    def add(self, s: StudentResult) -> None:
+        tallies: tuple[Tally, ...] = (
+            self.scores,
+            self.questions,
+            self.misconceptions,
+            self.unnamed,
+            self.variants,
+        )
+        for tally in tallies:
+            tally.add(s)
+        self.rows.append(student_row(s))
 
 
 def section_stats(stats: list[QuestionStats]) -> list[SectionStats]:

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import json
 import re
-from collections.abc import Mapping
+from collections.abc import Iterable, Iterator, Mapping
 from pathlib import Path
 from typing import Any
 
@@ -22,8 +22,8 @@ from ..course.times import time_text
 from ..i18n import _, current_language, ngettext
 from ..kinds.layout import points_text
 from .aggregate import QUESTION_STATUSES
+from .author_text import prose
 from .charts import number, share_bar, stacked_bar
-from .feedback import prose
 from .model import AssignmentReport
 from .summary import CourseSummary
 
@@ -80,7 +80,14 @@ def render_page(template: str, **context: Any) -> str:
 
 def render_assignment(report: AssignmentReport) -> str:
     """The class report of one assignment, as one HTML page."""
-    return render_page("assignment.html.j2", r=report, course_title=report.course_title)
+    return "".join(assignment_pieces(report))
+
+
+def assignment_pieces(report: AssignmentReport) -> Iterator[str]:
+    """``render_assignment`` a piece at a time, as Jinja2 makes it: a page of any class is
+    written as its students are read, never held."""
+    template = environment().get_template("assignment.html.j2")
+    return template.generate(lang=current_language(), r=report, course_title=report.course_title)
 
 
 def render_course(summary: CourseSummary, links: Mapping[str, str] | None = None) -> str:
@@ -90,8 +97,9 @@ def render_course(summary: CourseSummary, links: Mapping[str, str] | None = None
     )
 
 
-def write_page(html: str, out: Path) -> Path:
-    """Write a rendered page atomically, creating its folder; return the path written."""
+def write_page(html: str | Iterable[str], out: Path) -> Path:
+    """Write a rendered page (or its pieces) atomically, creating its folder; return the path
+    written."""
     write_atomic(out, html)
     return out
 

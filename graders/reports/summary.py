@@ -1,22 +1,23 @@
 """The course summary: every graded assignment side by side (ps1 -> ps3).
 
-Pure aggregation over several results documents, in course order; ``None`` marks what an
-assignment cannot say (a student who handed nothing in, a misconception it never asks
-about), which is not the same as 0.
+Aggregation over several assignments' results, one pass over each, in course order;
+``None`` marks what an assignment cannot say (a student who handed nothing in, a
+misconception it never asks about), which is not the same as 0.
 """
 
 from __future__ import annotations
 
 import statistics
+from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass
 
 from ..i18n import _
-from ..results import ResultsDocument, Status, StudentResult
+from ..results import ClassResults
 from . import charts
-from .aggregate import LOW_SHARE, item_order, max_score, question_results
+from .aggregate import LOW_SHARE, QuestionTally, ScoreTally
 from .course_info import CourseInfo
-from .misconceptions import holdings
+from .misconceptions import MisconceptionTally
 
 
 @dataclass(frozen=True)
@@ -60,11 +61,12 @@ class CourseSummary:
     struggling: tuple[TrendRow, ...]  # under LOW_SHARE on two or more assignments
 
 
-def course_summary(docs: Sequence[ResultsDocument], info: CourseInfo) -> CourseSummary:
-    """Summarise results documents of several assignments of one course, in course order."""
-    docs = sorted(docs, key=lambda d: _course_position(info, d.assignment))
-    lines = tuple(assignment_summary(d, info) for d in docs)
-    students = tuple(student_trend(docs))
+def course_summary(classes: Sequence[ClassResults], info: CourseInfo) -> CourseSummary:
+    """Summarise the results of several assignments of one course, in course order."""
+    ordered = sorted(classes, key=lambda c: _course_position(info, c.assignment))
+    tallies = [_AssignmentTally.of(results, info) for results in ordered]
+    lines = tuple(t.summary for t in tallies)
+    students = tuple(student_trend(tallies))
     trend = charts.trend_chart(
         [a.id for a in lines],
         {
@@ -77,80 +79,100 @@ def course_summary(docs: Sequence[ResultsDocument], info: CourseInfo) -> CourseS
         s for s in students if sum(v is not None and v < LOW_SHARE for v in s.values) >= 2
     )
     return CourseSummary(
-        course_id=docs[0].course if docs else info.id,
+        course_id=ordered[0].course if ordered else info.id,
         course_title=info.title or info.id,
         assignments=lines,
         trend=trend,
-        misconceptions=tuple(misconception_trend(docs, info)),
+        misconceptions=tuple(misconception_trend(tallies)),
         students=students,
         struggling=struggling,
     )
 
 
-def assignment_summary(doc: ResultsDocument, info: CourseInfo) -> AssignmentSummary:
+@dataclass(frozen=True)
+class _AssignmentTally:
+    """What the course summary keeps of one assignment, from one pass over its students."""
+
+    summary: AssignmentSummary
+    shares: dict[str, float | None]  # student -> final score share (None: nothing read)
+    holders: dict[str, float]  # misconception -> share of read submissions holding it
+    declared: frozenset[str]  # misconceptions its questions declare
+
+    @classmethod
+    def of(cls, results: ClassResults, info: CourseInfo) -> _AssignmentTally:
+        scores, questions, held = ScoreTally(), QuestionTally(), MisconceptionTally()
+        statuses: Counter[str] = Counter()
+        late = 0
+        final: dict[str, float | None] = {}  # student -> their score, when it was read
+        for s in results.students():
+            for tally in (scores, questions, held):
+                tally.add(s)
+            statuses[s.status.value] += 1
+            late += s.status == "late-cutoff" or s.late_factor < 1.0
+            final[s.student] = round(s.score, 4) if s.read else None
+        top = scores.top
+        return cls(
+            _summary(results, info, scores, questions, statuses, late),
+            {
+                name: score / top if score is not None and top else None
+                for name, score in final.items()
+            },
+            _holder_shares(held),
+            frozenset(info.declared(questions.order(info, results.assignment))),
+        )
+
+
+def _summary(
+    results: ClassResults,
+    info: CourseInfo,
+    scores: ScoreTally,
+    questions: QuestionTally,
+    statuses: Counter[str],
+    late: int,
+) -> AssignmentSummary:
     """Counts and central scores of one assignment, as shares of its total points."""
-    students = doc.students
-    top = max_score(doc)
-    shares = [round(s.score, 4) / top for s in students if s.status == "graded" and top]
-    answers = [q.status for _, q in question_results(doc)]
-    declared = info.assignment(doc.assignment)
+    top = scores.top
+    shares = [score / top for score in scores.scores] if top else []
+    answers = sum(sum(c.values()) for c in questions.counts.values())
+    correct = sum(c["correct"] for c in questions.counts.values())
+    declared = info.assignment(results.assignment)
     return AssignmentSummary(
-        id=doc.assignment,
+        id=results.assignment,
         title=declared.title if declared else "",
-        submissions=sum(s.status != "missing" for s in students),  # missing: none handed in
-        graded=sum(s.status == "graded" for s in students),
-        late=sum(s.status == "late-cutoff" or s.late_factor < 1.0 for s in students),
-        ungradable=sum(s.status == "ungradable" for s in students),
+        submissions=results.count - statuses["missing"],  # missing: none handed in
+        graded=statuses["graded"],
+        late=late,
+        ungradable=statuses["ungradable"],
         mean_share=statistics.fmean(shares) if shares else None,
         median_share=statistics.median(shares) if shares else None,
-        correct_share=answers.count(Status.CORRECT) / len(answers) if answers else None,
+        correct_share=correct / answers if answers else None,
     )
 
 
-def student_trend(docs: Sequence[ResultsDocument]) -> list[TrendRow]:
+def student_trend(tallies: Sequence[_AssignmentTally]) -> list[TrendRow]:
     """Each student's final score share per assignment, by name."""
-    names = sorted({s.student for d in docs for s in d.students})
-    tables = [{s.student: s for s in d.students} for d in docs]
-    tops = [max_score(d) for d in docs]
-    return [
-        TrendRow(n, tuple(_share(t.get(n), top) for t, top in zip(tables, tops, strict=True)))
-        for n in names
-    ]
+    names = sorted({n for t in tallies for n in t.shares})
+    return [TrendRow(n, tuple(t.shares.get(n) for t in tallies)) for n in names]
 
 
-def misconception_trend(docs: Sequence[ResultsDocument], info: CourseInfo) -> list[TrendRow]:
+def misconception_trend(tallies: Sequence[_AssignmentTally]) -> list[TrendRow]:
     """Share of read submissions holding each misconception, per assignment; None where the
     assignment's questions do not declare it and nobody showed it."""
-    per_doc = [_holder_shares(d) for d in docs]
-    declared = [set(info.declared(item_order(d, info))) for d in docs]
-    names = sorted({n for shares in per_doc for n in shares})
+    names = sorted({n for t in tallies for n in t.holders})
     rows = [
-        TrendRow(
-            n,
-            tuple(
-                shares.get(n, 0.0 if n in decl else None)
-                for shares, decl in zip(per_doc, declared, strict=True)
-            ),
-        )
+        TrendRow(n, tuple(t.holders.get(n, 0.0 if n in t.declared else None) for t in tallies))
         for n in names
     ]
     return sorted(rows, key=lambda r: (-(r.mean or 0.0), r.name))
 
 
-def _holder_shares(doc: ResultsDocument) -> dict[str, float]:
-    held = holdings(doc)
-    read = len(doc.read_students())
+def _holder_shares(held: MisconceptionTally) -> dict[str, float]:
+    read = len(held.held)
     counts: dict[str, int] = {}
-    for names in held.values():
+    for names in held.held.values():
         for n in names:
             counts[n] = counts.get(n, 0) + 1
     return {n: c / read for n, c in counts.items()} if read else {}
-
-
-def _share(student: StudentResult | None, top: float) -> float | None:
-    if student is None or not student.read or not top:
-        return None
-    return round(student.score, 4) / top
 
 
 def _course_position(info: CourseInfo, assignment: str) -> tuple[int, str]:

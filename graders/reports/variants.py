@@ -1,24 +1,26 @@
 """The class report's view of variants: difficulty per variant, and answers that match
 another learner's variant better than the learner's own (a copying signal).
 
-Everything comes from the results document: each question result names the variant it
-was graded in and that variant's expected answer, so the expected answer of every variant
-seen is at hand without running torch again. The copying signal is for the instructor
-(the class report is theirs; feedback pages never show it): a learner whose answers are
-right for another learner's variant, and wrong for their own, most likely copied that
-learner's answers, or answered from their notebook.
+Everything comes from the class's results: each question result names the variant it was
+graded in and that variant's expected answer, so the expected answer of every variant seen
+is at hand without running torch again. The difficulty is a tally of the report's one pass
+(``VariantTally``); the copying signal compares learners with each other, so it takes two
+passes of its own, holding the answers of the learners it flags only. The copying signal
+is for the instructor (the class report is theirs; feedback pages never show it): a
+learner whose answers are right for another learner's variant, and wrong for their own,
+most likely copied that learner's answers, or answered from their notebook.
 """
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
 from functools import lru_cache
 
 from ..answers.compare import compare
 from ..answers.parse import AnswerSyntaxError, parse_answer
 from ..answers.values import Value
-from ..results import ResultsDocument, StudentResult
+from ..results import StudentResult
 from .course_info import CourseInfo
 
 MIN_MATCHES = 2  # answers right for another variant before a learner is listed
@@ -72,52 +74,100 @@ class VariantsReport:
     copying: tuple[CopySignal, ...]  # strongest first
 
 
-def variants_report(doc: ResultsDocument, info: CourseInfo) -> VariantsReport | None:
-    """The variants section of a report; None when no question of ``doc`` had variants."""
-    read = [s for s in doc.read_students() if any(q.variant for q in s.questions)]
-    if not read:
-        return None
-    return VariantsReport(tuple(_difficulty(read)), tuple(_copying(read, info))[:MAX_ROWS])
+class VariantTally:
+    """Per question and variant, the answers read and right; the expected answer of each
+    variant seen; the learners of each variant vector (first seen first)."""
 
+    def __init__(self, info: CourseInfo) -> None:
+        self.info = info
+        self.counts: dict[str, dict[str, list[int]]] = {}
+        self.expected: dict[tuple[str, str], Value] = {}  # (item, variant) -> literal items'
+        self.vectors: dict[Vector, int] = {}
 
-def _difficulty(students: list[StudentResult]) -> list[VariantDifficulty]:
-    counts: dict[str, dict[str, list[int]]] = {}
-    for s in students:
+    def add(self, s: StudentResult) -> None:
+        if not _varied(s):
+            return
+        vector = _vector(s)
+        self.vectors[vector] = self.vectors.get(vector, 0) + 1
         for q in s.questions:
-            if q.variant is not None:
-                seen = counts.setdefault(q.id, {}).setdefault(q.variant, [0, 0])
-                seen[0] += 1
-                seen[1] += q.passed
-    found = [
-        VariantDifficulty(
-            item, tuple(VariantShare(v, n, c) for v, (n, c) in sorted(by.items(), key=_number))
-        )
-        for item, by in counts.items()
-        if len(by) > 1
+            if q.variant is None:
+                continue
+            seen = self.counts.setdefault(q.id, {}).setdefault(q.variant, [0, 0])
+            seen[0] += 1
+            seen[1] += q.passed
+            key = (q.id, q.variant)
+            if q.expected and key not in self.expected and self.info.item(q.id).literal:
+                value = _parsed(q.expected)
+                if value is not None:
+                    self.expected[key] = value
+
+    def difficulty(self) -> list[VariantDifficulty]:
+        """Questions asked in several variants, widest spread first."""
+        found = [
+            VariantDifficulty(
+                item, tuple(VariantShare(v, n, c) for v, (n, c) in sorted(by.items(), key=_number))
+            )
+            for item, by in self.counts.items()
+            if len(by) > 1
+        ]
+        return sorted(found, key=lambda d: -d.spread)
+
+
+def variants_report(
+    tally: VariantTally, students: Callable[[], Iterable[StudentResult]]
+) -> VariantsReport | None:
+    """The variants section of a report from the tally of its pass, and ``students`` read
+    twice more for the copying signal; None when no question had variants."""
+    if not tally.vectors:
+        return None
+    copying = _copying(tally, students)
+    return VariantsReport(tuple(tally.difficulty()), tuple(copying)[:MAX_ROWS])
+
+
+@dataclass
+class _Suspect:
+    """A learner whose answers fit another variant vector better than their own, and the
+    learner of that vector whose answers are most like theirs (found by a later pass)."""
+
+    student: str
+    vector: Vector
+    compared: int
+    theirs: int
+    own: int
+    answers: dict[str, str]  # their written answers, by item
+    source: str = ""
+    same: int = -1
+
+
+def _copying(
+    tally: VariantTally, students: Callable[[], Iterable[StudentResult]]
+) -> list[CopySignal]:
+    suspects = [
+        found for s in students() if _varied(s) and (found := _suspect(s, tally)) is not None
     ]
-    return sorted(found, key=lambda d: -d.spread)
-
-
-def _copying(students: list[StudentResult], info: CourseInfo) -> list[CopySignal]:
-    expected = _expected(students, info)
-    vectors: dict[Vector, list[StudentResult]] = {}
-    for s in students:
-        vectors.setdefault(_vector(s), []).append(s)
-    signals = []
-    for s in students:
-        found = _best_match(s, vectors, expected)
-        if found is not None:
-            signals.append(found)
+    by_vector: dict[Vector, list[_Suspect]] = {}
+    for suspect in suspects:
+        by_vector.setdefault(suspect.vector, []).append(suspect)
+    for other in students():
+        if not _varied(other):
+            continue
+        for suspect in by_vector.get(_vector(other), ()):
+            same = _same_answers(suspect.answers, other) if other.student != suspect.student else -1
+            if same > suspect.same:  # the first of the most alike, in student order
+                suspect.source, suspect.same = other.student, same
+    signals = [
+        CopySignal(x.student, x.source, x.compared, x.theirs, x.own, x.same)
+        for x in suspects
+        if x.source
+    ]
     return sorted(signals, key=lambda c: (-(c.theirs - c.own), -c.same_answers, c.student))
 
 
-def _best_match(
-    s: StudentResult,
-    vectors: Mapping[Vector, list[StudentResult]],
-    expected: Mapping[tuple[str, str], Value],
-) -> CopySignal | None:
-    best: CopySignal | None = None
-    for vector, others in vectors.items():
+def _suspect(s: StudentResult, tally: VariantTally) -> _Suspect | None:
+    """The vector ``s``'s answers fit best, when it is another's and fits better than theirs."""
+    best: _Suspect | None = None
+    own_vector = _vector(s)
+    for vector, learners in tally.vectors.items():
         theirs = dict(vector)
         compared = own = matched = 0
         for q in s.questions:
@@ -125,7 +175,7 @@ def _best_match(
             if q.variant is None or other is None or other == q.variant or q.answer is None:
                 continue
             value = _parsed(q.answer)
-            truth = expected.get((q.id, other))
+            truth = tally.expected.get((q.id, other))
             if value is None or truth is None:
                 continue
             compared += 1
@@ -133,26 +183,16 @@ def _best_match(
             matched += compare(value, truth).correct
         if matched < max(MIN_MATCHES, (compared + 1) // 2) or matched <= own:
             continue
-        candidates = [o for o in others if o.student != s.student]
+        candidates = learners - (vector == own_vector)
         if not candidates or (best is not None and matched - own <= best.theirs - best.own):
             continue
-        source = max(candidates, key=lambda o: _same_answers(s, o))
-        same = _same_answers(s, source)
-        best = CopySignal(s.student, source.student, compared, matched, own, same)
+        answers = {q.id: q.answer for q in s.questions if q.answer}
+        best = _Suspect(s.student, vector, compared, matched, own, answers)
     return best
 
 
-def _expected(students: list[StudentResult], info: CourseInfo) -> dict[tuple[str, str], Value]:
-    """(item, variant) -> the expected value, for items whose answers are literals."""
-    found: dict[tuple[str, str], Value] = {}
-    for s in students:
-        for q in s.questions:
-            key = (q.id, q.variant or "")
-            if q.variant and q.expected and key not in found and info.item(q.id).literal:
-                value = _parsed(q.expected)
-                if value is not None:
-                    found[key] = value
-    return found
+def _varied(s: StudentResult) -> bool:
+    return s.read and any(q.variant for q in s.questions)
 
 
 def _vector(s: StudentResult) -> Vector:
@@ -160,9 +200,9 @@ def _vector(s: StudentResult) -> Vector:
     return tuple(dict.fromkeys(pairs))
 
 
-def _same_answers(one: StudentResult, other: StudentResult) -> int:
-    theirs = {q.id: q.answer for q in other.questions}
-    return sum(1 for q in one.questions if q.answer and theirs.get(q.id) == q.answer)
+def _same_answers(answers: Mapping[str, str], other: StudentResult) -> int:
+    """How many of ``answers`` ``other`` wrote exactly so."""
+    return sum(1 for q in other.questions if q.answer and answers.get(q.id) == q.answer)
 
 
 @lru_cache(maxsize=8192)

@@ -125,9 +125,9 @@ async def grades(request: Request) -> Response:
         return [
             {
                 "student": r.student,
-                "score": round(r.result.score, 4),
-                "max_score": round(r.result.max_score, 4),
-                "status": r.result.status.value,
+                "score": round(r.score, 4),
+                "max_score": round(r.max_score, 4),
+                "status": r.status.value,
                 "attempts": r.attempts,
                 "counted_id": r.counted_id,
             }

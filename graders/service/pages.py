@@ -17,6 +17,8 @@ SameSite=Lax, and Secure when the server is reached over HTTPS (a reverse proxy'
 from __future__ import annotations
 
 import hmac
+import os
+import tempfile
 from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
@@ -24,9 +26,10 @@ from urllib.parse import quote
 
 from jinja2 import ChoiceLoader, Environment, PackageLoader
 from markupsafe import Markup
+from starlette.background import BackgroundTask
 from starlette.concurrency import run_in_threadpool
 from starlette.requests import Request
-from starlette.responses import HTMLResponse, RedirectResponse, Response
+from starlette.responses import FileResponse, HTMLResponse, RedirectResponse, Response
 from starlette.routing import BaseRoute, Mount, Route
 from starlette.staticfiles import StaticFiles
 
@@ -219,7 +222,7 @@ async def report_page(request: Request) -> Response:
     from ..batch import gradebook
     from ..reports.course_info import course_info
     from ..reports.model import assignment_report
-    from ..reports.render import render_assignment
+    from ..reports.render import assignment_pieces, write_page
 
     service = service_of(request)
     who = await signed_in(request)
@@ -227,24 +230,36 @@ async def report_page(request: Request) -> Response:
     assignment = service.assignment(request.path_params["assignment"])
     language = service.language(request)
 
-    def page() -> str:
-        doc = gradebook.results_document(
+    def page() -> Path:
+        # Written to a file as the class is read and sent from there: a class of thousands
+        # is a page of hundreds of megabytes, never held in memory.
+        results = gradebook.class_results(
             service.engine, service.course.id, assignment.id, service.queue.renamed
         )
-        if not doc.students:
+        if not results.count:
             text = N_("Nothing is graded for {assignment} yet.")
             raise Refused(404, Message(text, {"assignment": assignment.id}))
-        with speaking(language):
-            shown = service.languages(assignment.id).course_in(language)
-            return render_assignment(assignment_report(doc, course_info(shown)))
+        handle, name = tempfile.mkstemp(prefix="graders-report-", suffix=".html")
+        os.close(handle)
+        try:
+            with speaking(language):
+                shown = service.languages(assignment.id).course_in(language)
+                report = assignment_report(results, course_info(shown))
+                return write_page(assignment_pieces(report), Path(name))
+        except BaseException:
+            Path(name).unlink(missing_ok=True)
+            raise
 
+    written = await run_in_threadpool(page)
     # The report is one self-contained file with its own inline script and policy.
-    return HTMLResponse(
-        await run_in_threadpool(page),
+    return FileResponse(
+        written,
+        media_type="text/html",
         headers={
             "content-security-policy": "default-src 'none'; style-src 'unsafe-inline'; "
             "script-src 'unsafe-inline'; img-src data:; frame-ancestors 'none'"
         },
+        background=BackgroundTask(written.unlink, missing_ok=True),
     )
 
 

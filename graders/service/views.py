@@ -20,7 +20,7 @@ from ..batch.service_tables import AttemptRow
 from ..course.learner_language import LearnerLanguages
 from ..course.model import Assignment, Shown
 from ..course.visibility import for_learner, shown_at
-from ..results import StudentResult
+from ..results import StudentResult, SubmissionStatus
 from .attempts import Attempt, restated
 from .identity import Identity
 from .queue import Queue
@@ -30,10 +30,13 @@ RECORD_KEY = "serve:"  # how a grade of record's grading key starts: serve:<atte
 
 @dataclass(frozen=True)
 class Record:
-    """A learner's grade of record of one assignment, as every output reads it."""
+    """A learner's grade of record of one assignment, as every output reads it: its score,
+    not its answers (a class's list holds a few numbers per learner, whatever its size)."""
 
     student: str
-    result: StudentResult
+    score: float
+    max_score: float
+    status: SubmissionStatus
     attempts: int  # attempts handed in to the service (failed ones left out)
     counted_id: int | None  # the attempt it is; None for a grade from `graders autograde`
 
@@ -92,14 +95,22 @@ def attempt_json(attempt: Attempt, shown_result: StudentResult | None) -> dict[s
 
 def records(queue: Queue, assignment: str) -> list[Record]:
     """Every learner's grade of record of ``assignment``, by learner id (the dropped left
-    out), with how many attempts they handed in and which one counts."""
-    doc = gradebook.results_document(queue.engine, queue.course, assignment, queue.renamed)
+    out), with how many attempts they handed in and which one counts; the gradebook is read
+    a learner at a time."""
+    results = gradebook.class_results(queue.engine, queue.course, assignment, queue.renamed)
     keys = gradebook.grading_keys(queue.engine, queue.course, assignment)
     counts = _attempt_counts(queue, assignment)
-    dropped = set(doc.dropped)
+    dropped = set(results.dropped)
     return [
-        Record(s.student, s, counts.get(s.student, 0), _counted(keys.get(s.student)))
-        for s in doc.students
+        Record(
+            s.student,
+            s.score,
+            s.max_score,
+            s.status,
+            counts.get(s.student, 0),
+            _counted(keys.get(s.student)),
+        )
+        for s in results.students()
         if s.student not in dropped
     ]
 

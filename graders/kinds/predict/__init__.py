@@ -3,10 +3,25 @@
 ``model`` is the exercise file, ``truth`` what torch gives (computed in a sandbox
 child, cached), ``grading`` one answer against its truth, ``checks`` what validation
 reports, ``cells`` and ``answer_cell`` the notebook side, ``audit`` the article against
-today's torch. Importing this package registers the kind.
+today's torch. Importing ``kind`` registers the kind; importing this package alone loads
+nothing else, so that ``cells`` reads a notebook without the rest.
 """
 
-from .kind import PredictKind
-from .model import PredictExercise
+from importlib import import_module as _import_module
 
-__all__ = ["PredictExercise", "PredictKind"]
+_PUBLIC = {
+    "PredictExercise": "graders.kinds.predict.model",
+    "PredictKind": "graders.kinds.predict.kind",
+}
+
+__all__ = sorted(_PUBLIC)
+
+
+def __getattr__(name: str) -> object:
+    if name in _PUBLIC:
+        return getattr(_import_module(_PUBLIC[name]), name)
+    raise AttributeError(f"module 'graders.kinds.predict' has no attribute {name!r}")
+
+
+def __dir__() -> list[str]:
+    return sorted({*globals(), *_PUBLIC})

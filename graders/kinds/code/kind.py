@@ -1,0 +1,261 @@
+"""``kind: code``: the learner writes a function; a sandbox child runs it; the grader judges.
+
+    prepare: the reference solution runs through the exercise's checker (a file of the
+             course, ``checker: checkers/<id>.py``) in a clean child; its observations and
+             its time are cached like truths (per content, checker, seed and torch
+             version). ``validate`` also grades the exercise's ``samples``.
+    grade:   the learner's source runs through the same checker in a fresh child, which
+             returns plain JSON observations (never a score, never a reference value);
+             the sandbox's keeper holds them to the checker's ``Observations``; the
+             checker's ``judge`` compares them with the reference's here, one verdict per
+             check: ``<exercise-id>/<check-id>``.
+
+With ``params``, each variant is prepared on its own (its texts, solution and samples
+rendered, ``sources``), and the checker gets the variant's values in the child and in
+``judge``; a learner is graded in their variant, their jobs still run as one list.
+
+A child that times out, crashes or tampers costs this exercise only: every check gets that
+status and zero, with the sandbox's or the checker's message as feedback. Each exercise's
+time budgets come from its reference: wall time ``max(2 s, 50 x the reference's time)``
+and CPU time ``max(1 s, 50 x the reference's time)``, capped by the course's
+``limits.timeout_s`` (an exercise's ``timeout_s`` sets both).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import replace
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from ...course.marks import Marks
+from ...errors import Problem
+from ...i18n import N_, _
+from ...results import QuestionResult, Status
+from ...said import say
+from ..base import Context, DeclaredMisconception, ExerciseAnswers, Item, Reading, Submission
+from ..cache import cached, course_limits
+from ..layout import Part, Placed
+from ..registry import register
+from . import layout as code_layout
+from .checkers import CheckerError, load_checker, sandbox_module
+from .checks import course_problems
+from .grading import (
+    all_checks,
+    budget_s,
+    checker_job,
+    content_hash,
+    cpu_budget_s,
+    grade_source,
+    own_failures,
+    run_checker,
+    sample_outcomes,
+    samples_hash,
+)
+from .model import SOLUTIONS_DIR, CodeExercise
+from .sources import read_source
+
+if TYPE_CHECKING:
+    from ...sandbox import Job
+
+NO_REFERENCE = N_(
+    "This exercise could not be graded: its reference solution could not be run. "
+    "Your instructor has been told."
+)
+
+
+@register
+class CodeKind:
+    """Grades learner functions by comparing their observed behaviour with a reference's."""
+
+    name = "code"
+    model = CodeExercise
+
+    def check(self, exercise: CodeExercise, marks: Marks, root: Path) -> list[Problem]:
+        return course_problems(exercise, marks, root)
+
+    def items(self, exercise: CodeExercise) -> list[Item]:
+        return [Item(f"{exercise.id}/{c.id}", c.points, c.explain) for c in exercise.checks]
+
+    def sandbox_modules(self, exercise: CodeExercise, root: Path) -> dict[str, tuple[str, str]]:
+        """What the warm fork servers import before forking: this exercise's checker."""
+        try:
+            return sandbox_module(load_checker(root / exercise.checker))
+        except CheckerError:
+            return {}  # check() reports it
+
+    def prepare(self, exercise: CodeExercise, ctx: Context) -> dict[str, Any]:
+        source = read_source(exercise, ctx.root / SOLUTIONS_DIR / exercise.solution)
+        checker = load_checker(ctx.root / exercise.checker)
+
+        def observe_reference() -> dict[str, Any]:
+            judged, took = run_checker(exercise, checker, source, ctx, course_limits(ctx).timeout_s)
+            if judged.observations is None:
+                return {"error": judged.message, "solution": source}
+            prepared = {
+                "observations": judged.observations,
+                "solution": source,
+                "reference_s": took,
+            }
+            return prepared | {"reference_fails": own_failures(exercise, checker, prepared)}
+
+        return cached(
+            ctx, exercise.id, content_hash(exercise, source, checker, ctx), observe_reference
+        )
+
+    def prepare_many(self, exercises: Sequence[CodeExercise], ctx: Context) -> list[dict[str, Any]]:
+        # Each reference runs alone: its time sets the budget of learners' code.
+        return [self.prepare(exercise, ctx) for exercise in exercises]
+
+    def problems(
+        self, exercise: CodeExercise, prepared: dict[str, Any], marks: Marks
+    ) -> list[Problem]:
+        where = marks.at(("solution",))
+        if prepared.get("error"):
+            return [
+                Problem(
+                    where,
+                    f"solution: running {exercise.solution} through {exercise.checker} "
+                    f"failed: {prepared['error']}",
+                )
+            ]
+        return [
+            Problem(where, f"solution: {exercise.solution} {failure}")
+            for failure in prepared.get("reference_fails", [])
+        ]
+
+    def self_test(
+        self, exercise: CodeExercise, prepared: dict[str, Any], ctx: Context, marks: Marks
+    ) -> list[Problem]:
+        """Every sample graded, and where it went otherwise than it expects (``validate``
+        only: grading never pays for samples). Cached like the reference."""
+        if prepared.get("error") or not exercise.samples:
+            return []
+        # Checked here, not when loading: grading needs no sample (a CI bundle has none).
+        missing = [
+            Problem(marks.at(("samples", i, "file")), f"samples[{i}].file: no file {s.file}")
+            for i, s in enumerate(exercise.samples)
+            if not (ctx.root / s.file).is_file()
+        ]
+        if missing:
+            return missing
+        checker = load_checker(ctx.root / exercise.checker)
+        key = content_hash(exercise, prepared["solution"], checker, ctx) + samples_hash(
+            exercise, ctx
+        )
+        found = cached(
+            ctx,
+            f"{exercise.id}-samples",
+            key,
+            lambda: {"outcomes": sample_outcomes(exercise, checker, prepared, ctx)},
+        )
+        pairs = zip(exercise.samples, found["outcomes"], strict=True)
+        return [
+            Problem(marks.at(("samples", i, "file")), f"samples[{i}]: {sample.file}: {wrong}")
+            for i, (sample, outcome) in enumerate(pairs)
+            for wrong in outcome
+        ]
+
+    def grade(
+        self, exercise: CodeExercise, prepared: dict[str, Any], given: ExerciseAnswers, ctx: Context
+    ) -> list[QuestionResult]:
+        note = given.note(exercise.id)
+        results = self._grade(exercise, prepared, given.code, ctx)
+        # Each check's answer is the code it judged, for feedback pages to show beside them.
+        code = given.code if given.code is not None and _submitted(exercise, given.code) else None
+        if not note:
+            return [replace(r, answer=code) for r in results]
+        # A note about the answer cell is about the learner's work: learners read it in
+        # `explain` (the feedback without the truth) too.
+        return [
+            replace(
+                r,
+                answer=code,
+                feedback=f"{r.feedback}\n{note}",
+                explain=f"{r.explain}\n{note}" if r.explain else note,
+            )
+            for r in results
+        ]
+
+    def jobs(
+        self, exercise: CodeExercise, prepared: dict[str, Any], given: ExerciseAnswers, ctx: Context
+    ) -> list[Job]:
+        source = given.code
+        if source is None or not _submitted(exercise, source) or prepared.get("error"):
+            return []
+        checker = load_checker(ctx.root / exercise.checker)
+        return [
+            checker_job(
+                exercise,
+                checker,
+                source,
+                ctx,
+                budget_s(exercise, prepared, ctx),
+                cpu_budget_s(exercise, prepared, ctx),
+            )
+        ]
+
+    def _grade(
+        self, exercise: CodeExercise, prepared: dict[str, Any], source: str | None, ctx: Context
+    ) -> list[QuestionResult]:
+        if source is None or not _submitted(exercise, source):
+            return all_checks(
+                exercise,
+                Status.UNANSWERED,
+                say("No code was submitted: define `{signature}`.", signature=exercise.signature),
+            )
+        if prepared.get("error"):
+            return all_checks(exercise, Status.ERROR, say(NO_REFERENCE))
+        return grade_source(
+            exercise, load_checker(ctx.root / exercise.checker), prepared, source, ctx
+        )
+
+    def key(self, exercise: CodeExercise, prepared: dict[str, Any]) -> dict[str, str]:
+        # Keyed by exercise id, as answers files key their `code:` sources.
+        return {exercise.id: prepared.get("solution", "")}
+
+    # The rest of the kind contract (kinds.base.Kind): notebooks, bundles and reports.
+    cell_tag = code_layout.CELL_TAG
+    literal_answers = False  # answers are programs: a report does not group them
+    answers_section = "code"  # exercise id -> source
+
+    def fingerprint(self, prepared: dict[str, Any]) -> Any:
+        return prepared
+
+    def given(self, exercise: CodeExercise, submission: Submission) -> ExerciseAnswers:
+        return code_layout.given(exercise, submission)
+
+    def answer_keys(self, exercise: CodeExercise) -> list[str]:
+        return [exercise.id]
+
+    def layout(self, placed: Placed, key: Mapping[str, str]) -> list[Part]:
+        return code_layout.layout(placed, key)
+
+    def labels(self, placed: Placed) -> dict[str, str]:
+        return code_layout.labels(placed)
+
+    def hint(self) -> str:
+        return _(code_layout.HINT)
+
+    def read_cell(self, source: str, meta: Mapping[str, Any]) -> Reading:
+        return code_layout.read_cell(source, meta)
+
+    def cell_problem(self, source: str, meta: Mapping[str, Any]) -> str | None:
+        return code_layout.cell_problem(source, meta)
+
+    def files(self, exercise: CodeExercise) -> list[str]:
+        return [f"{SOLUTIONS_DIR}/{exercise.solution}", exercise.checker]
+
+    def misconceptions(
+        self, exercise: CodeExercise
+    ) -> dict[str, tuple[DeclaredMisconception, ...]]:
+        return {}
+
+
+def _submitted(exercise: CodeExercise, source: str) -> bool:
+    """Is there code of the learner's own: not nothing, not the template unchanged, not only
+    comments, not the function still its placeholder (``...``, or the stub nbgrader's
+    generate_assignment put in its place)?"""
+    if not source.strip() or source.strip() == exercise.template.strip():
+        return False
+    return code_layout.cell_problem(source, {"entry": exercise.entry}) is not None
