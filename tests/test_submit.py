@@ -55,6 +55,16 @@ class Asked:
         return self.token
 
 
+def run_and_saved(path: Path, counts: list[int]) -> Path:
+    """``path`` as Jupyter saves it after running its first code cells: ``counts`` each."""
+    nb = json.loads(path.read_text())
+    code = [c for c in nb["cells"] if c["cell_type"] == "code"]
+    for cell, count in zip(code, counts, strict=False):
+        cell["execution_count"] = count
+    path.write_text(json.dumps(nb))
+    return path
+
+
 def graded_service(fake: FakeService, **changes: object) -> None:
     fake.answer("POST", 202, {"id": 7, "status": "queued", "received_at": "2026-10-01T12:00"})
     fake.answer("GET", 200, graded_json(7, **changes))
@@ -370,12 +380,7 @@ def test_save_first_when_the_file_is_older_than_the_last_cell_run(
     fake: FakeService, tmp_path: Path, cells_run: list[int], last_run: int, warned: bool
 ) -> None:
     graded_service(fake)
-    path = released_notebook(tmp_path, service=fake.url)
-    nb = json.loads(path.read_text())
-    code = [c for c in nb["cells"] if c["cell_type"] == "code"]
-    for cell, count in zip(code, cells_run, strict=False):
-        cell["execution_count"] = count
-    path.write_text(json.dumps(nb))
+    path = run_and_saved(released_notebook(tmp_path, service=fake.url), cells_run)
     warnings: list[str] = []
     submit_notebook(path, ask=Asked(), last_run=last_run, warn=warnings.append)
     save_first = (
@@ -438,6 +443,45 @@ def test_submit_in_a_script_prints_the_feedback_or_one_sentence(
     shown = capsys.readouterr()
     assert shown.out == "" and shown.err.startswith("The service at ")
     assert "Traceback" not in shown.err
+
+
+class Kernel:
+    """What ``submit`` reads of IPython in a kernel: the inputs so far (the cell running
+    ``submit`` last) and where rich output goes."""
+
+    kernel = object()
+
+    def __init__(self, inputs: list[str]) -> None:
+        self.history_manager = type("History", (), {"input_hist_parsed": ["", *inputs]})()
+        self.published: list[dict[str, str]] = []
+        self.display_pub = type("Publisher", (), {"publish": self.published.append})()
+
+
+@pytest.mark.parametrize(
+    ("counts", "warned"),
+    [pytest.param([1], False, id="saved-after-cell-1"), pytest.param([], True, id="unsaved")],
+)
+def test_in_a_kernel_the_feedback_is_rich_output_and_unsaved_work_is_said(
+    fake: FakeService,
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    capsys,
+    counts: list[int],
+    warned: bool,
+) -> None:
+    from graders.notebook import submit as submit_module
+
+    graded_service(fake)
+    monkeypatch.setenv("GRADERS_TOKEN", ADA)
+    path = run_and_saved(released_notebook(tmp_path, service=fake.url), counts)
+    kernel = Kernel(['answer = "False"', "import graders\ngraders.submit()"])
+    monkeypatch.setattr(submit_module, "running_shell", lambda: kernel)
+    submit(path)
+    (shown,) = kernel.published
+    assert shown["text/plain"].startswith("Submission 7 of ps1: 5 / 6 points.\n")
+    assert shown["text/html"].startswith('<div class="graders-feedback" lang="en"><p>Submission 7')
+    said = capsys.readouterr()
+    assert said.out == "" and said.err.startswith("Save the notebook first") is warned
 
 
 def test_the_command_prints_the_feedback_and_exits_1_when_nothing_was_graded(
