@@ -328,6 +328,24 @@ def test_a_grade_that_takes_too_long_names_the_submission(
     )
 
 
+def test_interrupting_the_wait_says_the_submission_was_handed_in(
+    fake: FakeService, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from graders.notebook.service_client import ServiceClient
+
+    def interrupted(self: ServiceClient, ident: int, wait_s: float) -> None:
+        raise KeyboardInterrupt  # the learner pressed the kernel's stop button
+
+    fake.answer("POST", 202, {"id": 12, "status": "queued", "received_at": "x"})
+    monkeypatch.setattr(ServiceClient, "submission", interrupted)
+    with pytest.raises(SubmitError) as stopped:
+        submit_notebook(released_notebook(tmp_path, service=fake.url), ask=Asked())
+    assert str(stopped.value) == (
+        "Stopped waiting: submission 12 was handed in all the same, and its feedback will be on "
+        f"the service's pages at {fake.url}."
+    )
+
+
 def test_a_submission_graders_could_not_grade_costs_nothing(
     fake: FakeService, tmp_path: Path
 ) -> None:

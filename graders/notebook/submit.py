@@ -219,6 +219,20 @@ def _keep(store: TokenStore, url: str, token: Token) -> None:
 
 def _graded(client: ServiceClient, ident: int, ready: _Ready, timeout_s: float) -> dict[str, Any]:
     """The submission once graded (or failed), asked again until ``timeout_s`` has passed."""
+    try:
+        return _asked_until_graded(client, ident, ready, timeout_s)
+    except KeyboardInterrupt:
+        # Interrupting the kernel stops the waiting, not the submission: say where it is.
+        text = _(
+            "Stopped waiting: submission {id} was handed in all the same, and its feedback will "
+            "be on the service's pages at {url}."
+        )
+        raise SubmitError(text.format(id=ident, url=ready.service)) from None
+
+
+def _asked_until_graded(
+    client: ServiceClient, ident: int, ready: _Ready, timeout_s: float
+) -> dict[str, Any]:
     deadline = time.monotonic() + timeout_s
     while (left := deadline - time.monotonic()) > 0:
         asked = time.monotonic()
