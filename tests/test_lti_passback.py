@@ -1,0 +1,74 @@
+"""LTI 1.3 Assignment and Grade Services against the test LMS: a learner launched from the
+LMS hands in, and their grade of record reaches the LMS's gradebook once, with the right
+score; an override sends it again; a failing LMS costs nothing; `graders lti sync`."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from lti_helpers import launch, tool_and_lms, upload_page, wait_for
+from lti_platform import ITEM_QUERY
+from small_course import RIGHT, notebook
+
+from graders.batch import audit, overrides
+
+pytest.importorskip("joserfc", reason="needs graders' serve extra")
+
+ONE_WRONG = RIGHT | {"clone-basics/shares": "True"}  # 5 of 6
+
+
+def test_a_launched_learner_hands_in_and_the_lms_gets_the_score_once(tmp_path: Path) -> None:
+    with tool_and_lms(tmp_path) as (tool, lms):
+        browser = tool.browser()
+        page = launch(browser, lms, "ada", "ps1")
+        assert str(page.url).endswith("/assignments/ps1") and "Signed in as ada" in page.text
+        done = upload_page(browser, page.text, notebook(ONE_WRONG))
+        assert done.status_code == 200, done.text
+        wait_for(lambda: lms.scores)
+        score = lms.scores[0]["body"]
+        assert (score["userId"], score["scoreGiven"], score["scoreMaximum"]) == ("u-ada-1", 5.0, 6.0)
+        assert (score["activityProgress"], score["gradingProgress"]) == ("Completed", "FullyGraded")
+        assert lms.line_item_posts == 1
+        [item] = lms.line_items.values()
+        assert (item["resourceId"], item["scoreMaximum"]) == ("ps1", 6.0)
+        assert item["id"].endswith(f"/lineitems/1?{ITEM_QUERY}")
+
+        # Nothing changed: nothing more is sent, and no second line item is made.
+        tool.service.lti.wake()
+        assert tool.service.lti.passback.send_changed().sent == 0
+        assert len(lms.scores) == 1 and lms.line_item_posts == 1
+
+        # An override (as `graders override` writes it) sends the new score.
+        decision = overrides.Decision("clone-basics/shares", 1.0, "a fair reading", "ida")
+        overrides.set_override(tool.service.engine, tool.service.course.id, "ps1", "ada", decision)
+        wait_for(lambda: len(lms.scores) == 2)
+        assert lms.scores[1]["body"]["scoreGiven"] == 6.0 and lms.line_item_posts == 1
+        trail = [e.action for e in audit.history(tool.service.engine, tool.service.course.id, "ada")]
+        assert trail.count("lti-passback") == 2
+
+
+def test_a_failing_lms_is_retried_and_nothing_is_lost(tmp_path: Path) -> None:
+    with tool_and_lms(tmp_path) as (tool, lms):
+        lms.failures = [429, 500, 503]  # busy, then broken twice: tenacity's backoff
+        browser = tool.browser()
+        page = launch(browser, lms, "ada", "ps1")
+        upload_page(browser, page.text, notebook(RIGHT))
+        wait_for(lambda: lms.scores)
+        assert lms.failures == [] and [s["body"]["scoreGiven"] for s in lms.scores] == [6.0]
+
+
+def test_a_score_the_lms_refuses_is_kept_and_sync_sends_it(tmp_path: Path) -> None:
+    from graders.service.lti import services
+
+    with tool_and_lms(tmp_path) as (tool, lms):
+        lms.failures = [500] * (services.ATTEMPTS + 1)  # more than one round's retries
+        browser = tool.browser()
+        page = launch(browser, lms, "ada", "ps1")
+        upload_page(browser, page.text, notebook(RIGHT))
+        engine, course = tool.service.engine, tool.service.course.id
+        wait_for(lambda: "lti-passback-failed" in [e.action for e in audit.history(engine, course, "ada")])
+        assert lms.scores == []
+        lms.failures = []
+        sent = tool.service.lti.passback.sync("ps1")
+        assert sent.sent == 1 and [s["body"]["scoreGiven"] for s in lms.scores] == [6.0]
