@@ -27,7 +27,11 @@ def test_a_launched_learner_hands_in_and_the_lms_gets_the_score_once(tmp_path: P
         assert done.status_code == 200, done.text
         wait_for(lambda: lms.scores)
         score = lms.scores[0]["body"]
-        assert (score["userId"], score["scoreGiven"], score["scoreMaximum"]) == ("u-ada-1", 5.0, 6.0)
+        assert (score["userId"], score["scoreGiven"], score["scoreMaximum"]) == (
+            "u-ada-1",
+            5.0,
+            6.0,
+        )
         assert (score["activityProgress"], score["gradingProgress"]) == ("Completed", "FullyGraded")
         assert lms.line_item_posts == 1
         [item] = lms.line_items.values()
@@ -44,7 +48,9 @@ def test_a_launched_learner_hands_in_and_the_lms_gets_the_score_once(tmp_path: P
         overrides.set_override(tool.service.engine, tool.service.course.id, "ps1", "ada", decision)
         wait_for(lambda: len(lms.scores) == 2)
         assert lms.scores[1]["body"]["scoreGiven"] == 6.0 and lms.line_item_posts == 1
-        trail = [e.action for e in audit.history(tool.service.engine, tool.service.course.id, "ada")]
+        trail = [
+            e.action for e in audit.history(tool.service.engine, tool.service.course.id, "ada")
+        ]
         assert trail.count("lti-passback") == 2
 
 
@@ -67,7 +73,11 @@ def test_a_score_the_lms_refuses_is_kept_and_sync_sends_it(tmp_path: Path) -> No
         page = launch(browser, lms, "ada", "ps1")
         upload_page(browser, page.text, notebook(RIGHT))
         engine, course = tool.service.engine, tool.service.course.id
-        wait_for(lambda: "lti-passback-failed" in [e.action for e in audit.history(engine, course, "ada")])
+        wait_for(
+            lambda: (
+                "lti-passback-failed" in [e.action for e in audit.history(engine, course, "ada")]
+            )
+        )
         assert lms.scores == []
         lms.failures = []
         sent = tool.service.lti.passback.sync("ps1")
