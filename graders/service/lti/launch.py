@@ -180,7 +180,7 @@ async def deep_link(request: Request) -> Response:
     # The answer is a form posted to the platform: this page alone may post there.
     response.headers["content-security-policy"] = (
         "default-src 'self'; style-src 'self' 'unsafe-inline'; "
-        f"form-action {origin(asked.return_url)}; "
+        f"form-action 'self' {origin(asked.return_url)}; "
         f"frame-ancestors {service.lti.frame_ancestors()}; base-uri 'none'"
     )
     return response
