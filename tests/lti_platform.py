@@ -77,9 +77,10 @@ class Platform:
     spoil: Callable[[dict[str, Any]], None] | None = None  # changes the next id_token's claims
     sign_with: RSAKey | None = None  # signs the next id_token with this key instead
     jwks_fetches: int = 0
+    host: str = "127.0.0.1"  # "localhost": another site than the tool's 127.0.0.1
 
     def __post_init__(self) -> None:
-        self.url = f"http://127.0.0.1:{self.port}"
+        self.url = f"http://{self.host}:{self.port}"
         self.key = RSAKey.generate_key(2048, parameters={"kid": "lms-1", "alg": "RS256"})
         self.lock = threading.Lock()
         self.tokens: dict[str, str] = {}  # access token -> its scopes
