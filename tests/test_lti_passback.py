@@ -7,19 +7,23 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
+from click.testing import CliRunner
 from lti_helpers import launch, tool_and_lms, upload_page, wait_for
 from lti_platform import ITEM_QUERY
 from small_course import RIGHT, notebook
 
 from graders.batch import audit, overrides
+from graders.cli import main
 
 pytest.importorskip("joserfc", reason="needs graders' serve extra")
 
 ONE_WRONG = RIGHT | {"clone-basics/shares": "True"}  # 5 of 6
 
 
-def test_a_launched_learner_hands_in_and_the_lms_gets_the_score_once(tmp_path: Path) -> None:
-    with tool_and_lms(tmp_path) as (tool, lms):
+def test_a_launched_learner_hands_in_and_the_lms_gets_the_score_once(
+    tmp_path: Path, gradebook_url: str
+) -> None:
+    with tool_and_lms(tmp_path, gradebook_url) as (tool, lms):
         browser = tool.browser()
         page = launch(browser, lms, "ada", "ps1")
         assert str(page.url).endswith("/assignments/ps1") and "Signed in as ada" in page.text
@@ -80,5 +84,24 @@ def test_a_score_the_lms_refuses_is_kept_and_sync_sends_it(tmp_path: Path) -> No
         )
         assert lms.scores == []
         lms.failures = []
-        sent = tool.service.lti.passback.sync("ps1")
-        assert sent.sent == 1 and [s["body"]["scoreGiven"] for s in lms.scores] == [6.0]
+        db = str(tool.service.engine.url)
+        done = CliRunner().invoke(
+            main, ["lti", "sync", "ps1", "--course", str(tool.root), "--db", db]
+        )
+        assert done.exit_code == 0 and "1 scores sent, 0 failed" in done.output, done.output
+        assert [s["body"]["scoreGiven"] for s in lms.scores] == [6.0]
+
+
+def test_a_dropped_learners_score_is_cleared_in_the_lms(tmp_path: Path) -> None:
+    from graders.batch import drops
+
+    with tool_and_lms(tmp_path) as (tool, lms):
+        browser = tool.browser()
+        page = launch(browser, lms, "ada", "ps1")
+        upload_page(browser, page.text, notebook(RIGHT))
+        wait_for(lambda: lms.scores)
+        engine, course = tool.service.engine, tool.service.course.id
+        drops.drop(engine, course, "ps1", "ada", reason="withdrew", by="ida")
+        wait_for(lambda: len(lms.scores) == 2)
+        cleared = lms.scores[1]["body"]
+        assert "scoreGiven" not in cleared and cleared["gradingProgress"] == "NotReady"
