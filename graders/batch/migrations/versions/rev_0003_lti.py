@@ -84,9 +84,7 @@ def upgrade() -> None:
     op.create_table(
         "lti_line_items",
         sa.Column("id", sa.Integer(), primary_key=True),
-        sa.Column(
-            "context_row_id", sa.Integer(), sa.ForeignKey("lti_contexts.id"), nullable=False
-        ),
+        sa.Column("context_row_id", sa.Integer(), sa.ForeignKey("lti_contexts.id"), nullable=False),
         sa.Column("assignment", sa.String(64), nullable=False),
         sa.Column("url", sa.Text(), nullable=True),
         sa.Column("score_maximum", sa.Float(), nullable=False),
@@ -95,9 +93,7 @@ def upgrade() -> None:
     op.create_table(
         "lti_outcomes",
         sa.Column("id", sa.Integer(), primary_key=True),
-        sa.Column(
-            "line_item_id", sa.Integer(), sa.ForeignKey("lti_line_items.id"), nullable=False
-        ),
+        sa.Column("line_item_id", sa.Integer(), sa.ForeignKey("lti_line_items.id"), nullable=False),
         sa.Column("user_id", sa.Integer(), sa.ForeignKey("lti_users.id"), nullable=False),
         sa.Column("course", sa.String(64), nullable=False),
         sa.Column("assignment", sa.String(64), nullable=False),
