@@ -375,7 +375,9 @@ class Platform:
     async def start(self, request: Request) -> Response:
         """Third-party initiated login: a form posted to the tool's login route."""
         who = request.query_params.get("as", "ada")
-        return auto_post(f"{self.tool_url}/lti/login", self.login_fields(who))
+        deep = request.query_params.get("deep") == "1"  # an instructor adding a link
+        fields = self.login_fields(who, None if deep else "ps1", deep)
+        return auto_post(f"{self.tool_url}/lti/login", fields)
 
 
 def auto_post(url: str, fields: dict[str, str]) -> HTMLResponse:

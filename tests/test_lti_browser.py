@@ -13,7 +13,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from lti_platform import Platform, User
+from lti_platform import DL, INSTRUCTOR, Platform, User
 from service_helpers import ServedCourse, ServerProcess, graders, repository_course
 
 CHROMIUM = Path("/usr/bin/chromium")
@@ -27,7 +27,18 @@ sync_api = pytest.importorskip(
     "playwright.sync_api",
     reason="needs playwright (pip install playwright; never `playwright install`)",
 )
+axe_playwright = pytest.importorskip(
+    "axe_playwright_python.sync_playwright", reason="needs axe-playwright-python"
+)
 pytest.importorskip("joserfc", reason="needs graders' serve extra")
+SERIOUS = ("serious", "critical")
+
+
+def accessible(page: Any, name: str) -> None:
+    """axe-core finds nothing serious on ``page``."""
+    found = axe_playwright.Axe().run(page).response["violations"]
+    serious = [f"{v['id']}: {v['help']}" for v in found if v["impact"] in SERIOUS]
+    assert serious == [], f"{name}: {serious}"
 
 
 @pytest.fixture(scope="module")
@@ -58,6 +69,7 @@ def served(course: ServedCourse, lms: Platform, name: str) -> ServerProcess:
 def people(lms: Platform) -> None:
     lms.users["ada"] = User("u-ada-1", "Ada Lovelace", "ada@example.org", "ada")
     lms.users["bea"] = User("u-bea-2", "Bea Bell", "bea@example.org", "bea")
+    lms.users["ida"] = User("u-ida-3", "Ida Rhodes", "ida@example.org", "ida", [INSTRUCTOR])
 
 
 def test_a_launch_in_the_lms_frame_and_in_a_new_window(
@@ -91,6 +103,17 @@ def test_a_launch_in_the_lms_frame_and_in_a_new_window(
             window = opened.value
             window.get_by_text("Signed in as bea").wait_for()
             assert window.url.endswith("/assignments/ps1")
+
+            # An instructor adds ps1 to an LMS assignment: the picker, then back to the LMS.
+            page = chromium.new_page()
+            page.goto(f"{lms.url}/start?as=ida&deep=1")
+            page.get_by_role("button", name="Add it").wait_for()
+            accessible(page, "picker")
+            page.get_by_label("ps1", exact=False).first.check()
+            page.get_by_role("button", name="Add it").click()
+            page.locator("#added").wait_for()
+            [claims] = lms.deep_links
+            assert claims[DL + "content_items"][0]["custom"] == {"assignment": "ps1"}
         assert server.returncode == 0, server.log()
 
 
@@ -110,4 +133,10 @@ def test_an_lms_on_another_site_opens_a_new_window(course: ServedCourse, chromiu
             window.get_by_text("Signed in as ada").wait_for()
             assert window.url.endswith("/assignments/ps1")
             context.close()
+            cookieless = chromium.new_context()  # the frame's page, on its own, for axe
+            fallback = cookieless.new_page()
+            fallback.goto(f"{server.url}/lti/continue?next=/assignments/ps1&pass=spent")
+            fallback.get_by_role("heading", name="Open in a new window").wait_for()
+            accessible(fallback, "new-window")
+            cookieless.close()
         assert server.returncode == 0, server.log()
