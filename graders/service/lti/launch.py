@@ -26,6 +26,7 @@ from starlette.requests import Request
 from starlette.responses import JSONResponse, RedirectResponse, Response
 from starlette.routing import Route
 
+from ...batch.service_tables import HANDOFF
 from ...i18n import N_
 from ..app import LANGUAGE_COOKIE, Service, service_of
 from ..identity import SESSION_COOKIE, SESSION_HOURS, Identity, SessionCookie, identify
@@ -137,8 +138,10 @@ async def continue_(request: Request) -> Response:
     target = wanted if _local(wanted) else "/assignments"
     handoff = request.query_params.get("pass", "")
     asked = await run_in_threadpool(identify, request, service.credentials, (SessionCookie(),))
-    if asked.identity is not None:
-        if handoff:
+    holder = await run_in_threadpool(service.credentials.identity, handoff, HANDOFF)
+    # The launch's own cookie came back (not an older one of someone else's): go on.
+    if asked.identity is not None and holder in (None, asked.identity):
+        if holder is not None:
             await run_in_threadpool(service.credentials.take, handoff)  # not needed: gone
         return RedirectResponse(target, 303)
     if request.query_params.get("window") == "new" and handoff:

@@ -152,7 +152,7 @@ class Passback:
         try:
             url = target.item_url or self._line_item(calls, target)
             calls.post(scores_url(url), SCORE_SCOPES, _score(target, score), content_type=SCORE)
-        except ServiceError as exc:
+        except (ServiceError, ValueError) as exc:  # ValueError: an answer that is not JSON
             tries = target.tries + 1
             wait = min(RETRY_AFTER_S[1], RETRY_AFTER_S[0] * 2 ** (tries - 1))
             self._not_before[target.outcome] = time.monotonic() + wait

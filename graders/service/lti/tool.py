@@ -15,6 +15,7 @@ the line item and their outcome, so that their grade of record goes back from no
 from __future__ import annotations
 
 import hashlib
+import logging
 import secrets
 import threading
 import time
@@ -46,6 +47,8 @@ from .platforms import Platform, Platforms
 
 LOGIN_MINUTES = 10  # how long a login may take at the platform (a slow SSO page)
 FRAMES_CACHE_S = 30.0
+DEBOUNCE_S = 1.0
+log = logging.getLogger("graders.service.lti")
 LOGIN_GONE = N_(
     "This sign-in from your LMS has expired or was already used: open the assignment again "
     "from the LMS."
@@ -259,7 +262,13 @@ class LtiTool:
 
     def _run(self) -> None:
         while not self._stop.is_set():
-            self._wake.wait(self.every_s)
+            if self._wake.wait(self.every_s):
+                # A burst of grades wakes it many times: one round after a breath sends them all.
+                self._stop.wait(min(DEBOUNCE_S, self.every_s))
             self._wake.clear()
-            if not self._stop.is_set():
+            if self._stop.is_set():
+                return
+            try:
                 self.passback.send_changed(self._stop)
+            except Exception:  # a bug or a database hiccup must not end the passback for good
+                log.exception("LTI passback round failed; the next round tries again")
