@@ -197,3 +197,13 @@ def test_the_tool_publishes_its_keys_and_lets_only_its_lms_frame_it(tmp_path: Pa
         assert len(both) == 2 and first[0]["kid"] in both  # the old one a while longer
         policy = browser.get("/sign-in").headers["content-security-policy"]
         assert f"frame-ancestors 'self' {lms.url};" in policy
+
+
+def test_an_lms_user_is_the_rosters_student_and_stays_so(tmp_path: Path) -> None:
+    with tool_and_lms(tmp_path) as (tool, lms):
+        roster = "student,name,email\nalovelace,Ada Lovelace,ada@example.org\n"
+        (tool.root / "roster.csv").write_text(roster, encoding="utf-8")
+        page = launch(tool.browser(), lms, "ada")
+        assert "Signed in as alovelace" in page.text
+        lms.users["ada"].email = "ada@new.example.org"  # the LMS changes what it says
+        assert "Signed in as alovelace" in launch(tool.browser(), lms, "ada").text

@@ -105,3 +105,14 @@ def test_a_dropped_learners_score_is_cleared_in_the_lms(tmp_path: Path) -> None:
         wait_for(lambda: len(lms.scores) == 2)
         cleared = lms.scores[1]["body"]
         assert "scoreGiven" not in cleared and cleared["gradingProgress"] == "NotReady"
+
+
+def test_a_line_item_the_lms_has_already_is_found_by_its_resource_id(tmp_path: Path) -> None:
+    with tool_and_lms(tmp_path) as (tool, lms):
+        made = f"{lms.url}/api/course-101/lineitems/1?{ITEM_QUERY}"
+        lms.line_items[1] = {"id": made, "resourceId": "ps1", "scoreMaximum": 6.0, "label": "ps1"}
+        browser = tool.browser()
+        page = launch(browser, lms, "ada", "ps1")
+        upload_page(browser, page.text, notebook(RIGHT))
+        wait_for(lambda: lms.scores)
+        assert lms.line_item_posts == 0 and lms.scores[0]["item"] == 1
