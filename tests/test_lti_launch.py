@@ -150,7 +150,9 @@ def test_a_learner_has_a_learners_rights_and_an_instructor_an_instructors(tmp_pa
         )
         assert ada.get("/api/assignments/ps1/submissions").json() == []  # their own: none yet
         action, fields = start(ada, lms, "ada", deep=True)
+        stored = {table: tool.count(table) for table in STORED}
         refused = ada.post(action, data=fields)
+        assert {table: tool.count(table) for table in STORED} == stored
         assert (
             refused.status_code == 403
             and "Only the course's instructors may add" in html.unescape(refused.text)

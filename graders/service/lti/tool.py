@@ -34,6 +34,7 @@ from ...batch.lti_tables import (
     LtiStateRow,
 )
 from ...batch.roster import find_roster
+from ...batch.service_tables import INSTRUCTOR
 from ...course.load import LoadedCourse
 from ...i18n import N_
 from ...notebook.layout import place_exercises
@@ -42,7 +43,7 @@ from ..refusals import Message, Refused
 from .keys import ToolKeys
 from .messages import DEEP_LINKING, Launch, checked_launch
 from .passback import Passback
-from .people import People
+from .people import People, role_of
 from .platforms import Platform, Platforms
 
 LOGIN_MINUTES = 10  # how long a login may take at the platform (a slow SSO page)
@@ -126,6 +127,9 @@ class LtiTool:
             nonce=row.nonce,
             deployed=lambda deployment: self.platforms.deployed(platform, deployment),
         )
+        if launch.message_type == DEEP_LINKING and role_of(launch.roles) != INSTRUCTOR:
+            text = N_("Only the course's instructors may add assignments.")
+            raise Refused(403, Message(text))
         assignment = launch.custom.get("assignment")
         if launch.message_type != DEEP_LINKING and assignment and not known_assignment(assignment):
             text = N_("There is no assignment '{assignment}' in this course.")
