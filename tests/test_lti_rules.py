@@ -84,3 +84,30 @@ def test_the_score_sent_is_never_above_the_maximum(
 
 def test_no_grade_is_nothing_to_send() -> None:
     assert score_given(_doc(5, 6), "bob", 6.0) is None
+
+
+@pytest.mark.parametrize(
+    ("scheme", "attributes"),
+    [
+        pytest.param("https", {"secure", "samesite=none", "partitioned", "httponly"}, id="https"),
+        pytest.param("http", {"samesite=lax", "httponly"}, id="plain-http"),
+    ],
+)
+def test_the_session_cookie_of_a_launch_reaches_a_frame(scheme: str, attributes: set[str]) -> None:
+    from starlette.requests import Request
+    from starlette.responses import Response
+
+    from graders.service.lti.launch import _sign_in
+
+    request = Request(
+        {"type": "http", "scheme": scheme, "server": ("tool", 443), "path": "/", "headers": []}
+    )
+    response = Response()
+    _sign_in(request, response, "secret")
+    cookie = response.headers["set-cookie"].lower()
+    parts = {p.strip() for p in cookie.split(";")}
+    assert {
+        a
+        for a in ("secure", "samesite=none", "samesite=lax", "partitioned", "httponly")
+        if a in parts
+    } == attributes

@@ -12,9 +12,9 @@ and the deep-linking picker.
 
 A launch signs the person in as a token's sign-in does (``Credentials.start_session``).
 An LMS shows the tool in an iframe of another site: the session cookie is then
-``SameSite=None; Secure`` (over HTTPS; a browser sends no other to a frame), and a browser
-that keeps no cookie in frames at all is offered the same page in a new window, with a
-one-time pass (``Credentials.hand_off``) that signs it in there.
+``SameSite=None; Secure; Partitioned`` (over HTTPS; a browser sends no other to a frame),
+and a browser that keeps no cookie in frames at all is offered the same page in a new
+window, with a one-time pass (``Credentials.hand_off``) that signs it in there.
 """
 
 from __future__ import annotations
@@ -207,15 +207,17 @@ def _language(service: Service, locale: str | None) -> str | None:
 
 def _cookie(request: Request, response: Response, name: str, value: str, max_age: int) -> None:
     """A cookie a frame of another site still sends back: ``SameSite=None`` needs
-    ``Secure``, so over plain HTTP (a test, a laptop) the cookie stays ``Lax``."""
-    secure = request.url.scheme == "https"
-    response.set_cookie(
-        name,
-        value,
-        max_age=max_age,
-        httponly=True,
-        secure=secure,
-        samesite="none" if secure else "lax",
+    ``Secure``, so over plain HTTP (a test, a laptop) the cookie stays ``Lax``. Over HTTPS it
+    is also ``Partitioned`` (CHIPS): a browser that blocks third-party cookies keeps it
+    for frames in the LMS's pages only."""
+    if request.url.scheme != "https":
+        response.set_cookie(name, value, max_age=max_age, httponly=True, samesite="lax")
+        return
+    # Written out: Python's cookies know ``Partitioned`` only from 3.14 (and Starlette asks
+    # them). The values are URL-safe already (a token, a language code).
+    response.headers.append(
+        "set-cookie",
+        f"{name}={value}; Max-Age={max_age}; Path=/; HttpOnly; Secure; SameSite=None; Partitioned",
     )
 
 
