@@ -69,6 +69,8 @@ class Platform:
     users: dict[str, User] = field(default_factory=dict)
     scores: list[dict[str, Any]] = field(default_factory=list)  # each: url, body, headers
     line_items: dict[int, dict[str, Any]] = field(default_factory=dict)
+    item_context: dict[int, str] = field(default_factory=dict)  # line item -> its LMS course
+    context: str = CONTEXT  # the LMS course the next launches come from
     line_item_posts: int = 0
     token_requests: list[dict[str, Any]] = field(default_factory=list)
     deep_links: list[dict[str, Any]] = field(default_factory=list)
@@ -154,10 +156,10 @@ class Platform:
                 Route("/jwks", self.jwks),
                 Route("/auth", self.auth),
                 Route("/token", self.token, methods=["POST"]),
-                Route(f"/api/{CONTEXT}/lineitems", self.list_items),
-                Route(f"/api/{CONTEXT}/lineitems", self.make_item, methods=["POST"]),
-                Route(f"/api/{CONTEXT}/lineitems/{{n:int}}/scores", self.score, methods=["POST"]),
-                Route(f"/api/{CONTEXT}/members", self.members),
+                Route("/api/{ctx}/lineitems", self.list_items),
+                Route("/api/{ctx}/lineitems", self.make_item, methods=["POST"]),
+                Route("/api/{ctx}/lineitems/{n:int}/scores", self.score, methods=["POST"]),
+                Route("/api/{ctx}/members", self.members),
                 Route("/deep-link-return", self.deep_link_return, methods=["POST"]),
                 Route("/course", self.course_page),
                 Route("/start", self.start),
@@ -209,14 +211,14 @@ class Platform:
             LTI + "deployment_id": DEPLOYMENT,
             LTI + "target_link_uri": f"{self.tool_url}/lti/launch",
             LTI + "roles": user.roles,
-            LTI + "context": {"id": CONTEXT, "title": "Autograd 101"},
+            LTI + "context": {"id": self.context, "title": f"Autograd 101 ({self.context})"},
             LTI + "launch_presentation": {"locale": user.locale, "document_target": "iframe"},
             "https://purl.imsglobal.org/spec/lti-ags/claim/endpoint": {
                 "scope": [AGS + "lineitem", AGS + "score", AGS + "result.readonly"],
-                "lineitems": f"{self.url}/api/{CONTEXT}/lineitems",
+                "lineitems": f"{self.url}/api/{self.context}/lineitems",
             },
             "https://purl.imsglobal.org/spec/lti-nrps/claim/namesroleservice": {
-                "context_memberships_url": f"{self.url}/api/{CONTEXT}/members",
+                "context_memberships_url": f"{self.url}/api/{self.context}/members",
                 "service_versions": ["2.0"],
             },
         }
@@ -282,7 +284,12 @@ class Platform:
         if request.headers.get("accept") != "application/vnd.ims.lis.v2.lineitemcontainer+json":
             return JSONResponse({"error": "not acceptable"}, 406)
         wanted = request.query_params.get("resource_id")
-        found = [i for i in self.line_items.values() if wanted in (None, i["resourceId"])]
+        found = [
+            item
+            for n, item in self.line_items.items()
+            if wanted in (None, item["resourceId"])
+            and self.item_context.get(n, CONTEXT) == request.path_params["ctx"]
+        ]
         return JSONResponse(found, media_type="application/vnd.ims.lis.v2.lineitemcontainer+json")
 
     async def make_item(self, request: Request) -> Response:
@@ -294,8 +301,10 @@ class Platform:
         with self.lock:
             self.line_item_posts += 1
             n = len(self.line_items) + 1
-            item = body | {"id": f"{self.url}/api/{CONTEXT}/lineitems/{n}?{ITEM_QUERY}"}
+            ctx = request.path_params["ctx"]
+            item = body | {"id": f"{self.url}/api/{ctx}/lineitems/{n}?{ITEM_QUERY}"}
             self.line_items[n] = item
+            self.item_context[n] = ctx
         return JSONResponse(item, 201, media_type="application/vnd.ims.lis.v2.lineitem+json")
 
     async def score(self, request: Request) -> Response:
@@ -303,7 +312,12 @@ class Platform:
             return JSONResponse({"error": "forbidden"}, 403)
         if request.headers.get("content-type") != "application/vnd.ims.lis.v1.score+json":
             return JSONResponse({"error": "unsupported media type"}, 415)
-        if request.url.query != ITEM_QUERY or request.path_params["n"] not in self.line_items:
+        n = request.path_params["n"]
+        if (
+            request.url.query != ITEM_QUERY
+            or n not in self.line_items
+            or self.item_context.get(n, CONTEXT) != request.path_params["ctx"]
+        ):
             return JSONResponse({"error": "no such line item"}, 404)
         if self.failures:
             status = self.failures.pop(0)
@@ -341,8 +355,10 @@ class Platform:
         ]
         headers = {}
         if (page + 1) * 2 < len(users):
-            headers["Link"] = f'<{self.url}/api/{CONTEXT}/members?page={page + 1}>; rel="next"'
-        body = {"id": str(request.url), "context": {"id": CONTEXT}, "members": members}
+            next_page = f"{self.url}/api/{request.path_params['ctx']}/members?page={page + 1}"
+            headers["Link"] = f'<{next_page}>; rel="next"'
+        context = {"id": request.path_params["ctx"]}
+        body = {"id": str(request.url), "context": context, "members": members}
         return JSONResponse(body, headers=headers)
 
     async def deep_link_return(self, request: Request) -> Response:
