@@ -4,7 +4,9 @@ score; an override sends it again; a failing LMS costs nothing; `graders lti syn
 
 from __future__ import annotations
 
+import zlib
 from pathlib import Path
+from typing import Any
 
 import pytest
 from click.testing import CliRunner
@@ -138,3 +140,32 @@ def test_two_lms_courses_linked_to_the_course_each_get_their_score(tmp_path: Pat
             "course-101",
             "course-102",
         ]
+
+
+def test_processes_sharing_a_postgresql_gradebook_take_turns_to_send(
+    tmp_path: Path, postgres: Any
+) -> None:
+    from sqlalchemy import text
+
+    from graders.service.lti import passback
+
+    with tool_and_lms(tmp_path, postgres.new_database()) as (tool, lms):
+        tool.service.lti.stop()  # this test sends, as two processes would
+        browser = tool.browser()
+        page = launch(browser, lms, "ada", "ps1")
+        upload_page(browser, page.text, notebook(RIGHT))
+        mine = "/api/assignments/ps1/submissions"
+        wait_for(lambda: browser.get(mine).json()[0]["status"] == "graded")  # a score to send
+        engine = tool.service.engine
+        key = zlib.crc32(tool.service.course.id.encode()) & 0x7FFFFFFF
+        with engine.connect() as other:  # another process, sending now
+            other.execute(
+                text("SELECT pg_advisory_lock(:a, :b)"), {"a": passback.SENDER_LOCK, "b": key}
+            )
+            assert tool.service.lti.passback.send_changed().sent == 0 and lms.scores == []
+            other.execute(
+                text("SELECT pg_advisory_unlock(:a, :b)"), {"a": passback.SENDER_LOCK, "b": key}
+            )
+            other.commit()
+        wait_for(lambda: tool.service.lti.passback.send_changed().sent == 1)
+        assert len(lms.scores) == 1

@@ -20,12 +20,15 @@ from __future__ import annotations
 import logging
 import threading
 import time
+import zlib
+from collections.abc import Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from typing import Any
 from urllib.parse import urlsplit, urlunsplit
 
-from sqlalchemy import select, update
+from sqlalchemy import select, text, update
 from sqlalchemy.engine import Engine
 
 from ...batch import audit, gradebook
@@ -52,6 +55,7 @@ AGS = "https://purl.imsglobal.org/spec/lti-ags/scope/"
 LINE_ITEM_SCOPES = (AGS + "lineitem",)
 SCORE_SCOPES = (AGS + "score",)
 BY = "graders serve (LTI)"  # who sent a score, in the audit trail
+SENDER_LOCK = 0x6C7469  # "lti": with the course's hash, the advisory lock of its sender
 RETRY_AFTER_S = (10.0, 600.0)  # a failed score waits this long before another round, doubling
 
 
@@ -120,30 +124,61 @@ class Passback:
         return self._send(assignment, force=True, stop=None)
 
     def _send(self, assignment: str | None, force: bool, stop: threading.Event | None) -> Sent:
-        sent = failed = unchanged = 0
-        with self._round:
-            docs: dict[str, ResultsDocument] = {}
-            for target in self._targets(assignment):
-                if stop is not None and stop.is_set():
-                    break
-                if target.assignment not in docs:
-                    docs[target.assignment] = gradebook.results_document(
-                        self.engine, self.course, target.assignment, self.loaded.renamed
+        # `graders lti sync` waits its turn; the service's own rounds skip a turn.
+        with self._round, self._only_sender(wait=force) as alone:
+            if not alone:
+                return Sent()  # another process is sending this course's scores right now
+            return self._send_each(assignment, force, stop)
+
+    @contextmanager
+    def _only_sender(self, wait: bool) -> Iterator[bool]:
+        """Whether this process alone sends the course's scores now: several processes
+        sharing a PostgreSQL gradebook take turns (an advisory lock), or two of them could
+        each make the line item they both did not find."""
+        if self.engine.dialect.name != "postgresql":
+            yield True  # SQLite: one machine, one service process sends
+            return
+        key = zlib.crc32(self.course.encode()) & 0x7FFFFFFF
+        with self.engine.connect() as conn:
+            take = "pg_advisory_lock" if wait else "pg_try_advisory_lock"
+            found = conn.execute(
+                text(f"SELECT {take}(:a, :b)"), {"a": SENDER_LOCK, "b": key}
+            ).scalar_one()
+            taken = wait or bool(found)  # pg_advisory_lock returns nothing: it waited
+            conn.commit()  # the lock is the session's: no transaction stays open meanwhile
+            try:
+                yield bool(taken)
+            finally:
+                if taken:
+                    conn.execute(
+                        text("SELECT pg_advisory_unlock(:a, :b)"), {"a": SENDER_LOCK, "b": key}
                     )
-                doc = docs[target.assignment]
-                dropped = target.student in doc.dropped
-                score = None if dropped else score_given(doc, target.student, target.score_maximum)
-                if score is None and not (dropped and target.sent_score is not None):
-                    continue  # nothing graded yet: nothing to say
-                if not force and target.state == POSTED and target.sent_score == score:
-                    unchanged += 1
-                    continue
-                if not force and self._not_before.get(target.outcome, 0.0) > time.monotonic():
-                    continue
-                if self._post(target, score):
-                    sent += 1
-                else:
-                    failed += 1
+                conn.commit()
+
+    def _send_each(self, assignment: str | None, force: bool, stop: threading.Event | None) -> Sent:
+        sent = failed = unchanged = 0
+        docs: dict[str, ResultsDocument] = {}
+        for target in self._targets(assignment):
+            if stop is not None and stop.is_set():
+                break
+            if target.assignment not in docs:
+                docs[target.assignment] = gradebook.results_document(
+                    self.engine, self.course, target.assignment, self.loaded.renamed
+                )
+            doc = docs[target.assignment]
+            dropped = target.student in doc.dropped
+            score = None if dropped else score_given(doc, target.student, target.score_maximum)
+            if score is None and not (dropped and target.sent_score is not None):
+                continue  # nothing graded yet: nothing to say
+            if not force and target.state == POSTED and target.sent_score == score:
+                unchanged += 1
+                continue
+            if not force and self._not_before.get(target.outcome, 0.0) > time.monotonic():
+                continue
+            if self._post(target, score):
+                sent += 1
+            else:
+                failed += 1
         return Sent(sent, failed, unchanged)
 
     def _post(self, target: _Target, score: float | None) -> bool:
