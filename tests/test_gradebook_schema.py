@@ -19,14 +19,14 @@ from graders.batch.gradebook_tables import Base, RunRow, SubmissionRow
 from graders.errors import UsageError
 from graders.results import QuestionResult, Status, StudentResult
 
-NEWEST = "0002"  # this graders' revision: the service's tables
-ADD_A_COLUMN = '''"""A column added after 0002 (a test's own revision)."""
+NEWEST = "0003"  # this graders' revision: the tables of LTI 1.3
+ADD_A_COLUMN = '''"""A column added after 0003 (a test's own revision)."""
 
 import sqlalchemy as sa
 from alembic import op
 
-revision = "0003"
-down_revision = "0002"
+revision = "0004"
+down_revision = "0003"
 branch_labels = None
 depends_on = None
 
@@ -115,15 +115,15 @@ def test_an_older_revision_is_refused_until_upgraded_and_keeps_its_grades(
     save_ada(gradebook.open_gradebook(gradebook_url))  # at the newest
     newer = tmp_path / "migrations"
     shutil.copytree(gradebook_schema.MIGRATIONS, newer)
-    (newer / "versions" / "rev_0003_add_a_column.py").write_text(ADD_A_COLUMN)
+    (newer / "versions" / "rev_0004_add_a_column.py").write_text(ADD_A_COLUMN)
     monkeypatch.setattr(gradebook_schema, "MIGRATIONS", newer)
     monkeypatch.setattr(gradebook_schema, "scripts", lambda: ScriptDirectory(str(newer)))
 
     with pytest.raises(
-        UsageError, match=f"has revision {NEWEST}; this graders needs 0003: run `graders db upgrade"
+        UsageError, match=f"has revision {NEWEST}; this graders needs 0004: run `graders db upgrade"
     ):
         gradebook.open_gradebook(gradebook_url)
-    assert gradebook_databases.upgrade(gradebook_url) == (NEWEST, "0003")
+    assert gradebook_databases.upgrade(gradebook_url) == (NEWEST, "0004")
     engine = gradebook.open_gradebook(gradebook_url)
     assert "note" in {c["name"] for c in inspect(engine).get_columns("runs")}
     assert gradebook.grading_keys(engine, "course", "ps1") == {"ada": "k"}

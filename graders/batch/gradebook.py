@@ -33,7 +33,7 @@ from ..errors import UsageError
 from ..intake.text import shown
 from ..results import ClassResults, ResultsDocument, StudentResult, SubmissionStatus
 from ..said import say
-from . import service_tables, term_tables  # noqa: F401 - register their tables with Base
+from . import lti_tables, service_tables, term_tables  # noqa: F401 - register their tables
 from .adjustments import Adjustments, read_adjustments, students_overrides
 from .gradebook_databases import create_tables, engine_for
 from .gradebook_tables import Base, RunRow, SubmissionRow

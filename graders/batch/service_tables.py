@@ -25,6 +25,8 @@ from .gradebook_tables import Base, UtcDateTime
 QUEUED, GRADING, GRADED, FAILED = "queued", "grading", "graded", "failed"
 LEARNER, INSTRUCTOR = "learner", "instructor"
 TOKEN, SESSION = "token", "session"
+# A one-time pass from an LMS launch to a new window (an iframe that lost its cookie).
+HANDOFF = "handoff"
 
 
 class AttemptRow(Base):
@@ -68,7 +70,7 @@ class CredentialRow(Base):
     course: Mapped[str] = mapped_column(String(64))
     student: Mapped[str] = mapped_column(String(255), index=True)
     role: Mapped[str] = mapped_column(String(16))  # LEARNER | INSTRUCTOR
-    kind: Mapped[str] = mapped_column(String(16))  # TOKEN | SESSION
+    kind: Mapped[str] = mapped_column(String(16))  # TOKEN | SESSION | HANDOFF
     digest: Mapped[str] = mapped_column(String(64), unique=True)  # SHA-256 of the secret
     created_at: Mapped[datetime] = mapped_column(UtcDateTime)
     expires_at: Mapped[datetime | None] = mapped_column(UtcDateTime)

@@ -33,6 +33,7 @@ COMMAND_MODULES = (
     "variants",
     "db",
     "serve",
+    "lti",
 )
 
 
@@ -46,7 +47,9 @@ GRADE_EXTRA_MODULES = frozenset(
 
 
 # What the `serve` extra installs (`graders serve`): the web framework, its server, forms.
-SERVE_EXTRA_MODULES = frozenset(("starlette", "uvicorn", "multipart", "python_multipart", "h11"))
+SERVE_EXTRA_MODULES = frozenset(
+    ("starlette", "uvicorn", "multipart", "python_multipart", "h11", "joserfc", "tenacity", "httpx")
+)
 
 
 class _Group(click.Group):

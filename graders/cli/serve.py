@@ -37,6 +37,21 @@ from .batch_options import db_option
     help="Addresses of the reverse proxy whose X-Forwarded-* headers are trusted "
     "(default: uvicorn's, 127.0.0.1, or $FORWARDED_ALLOW_IPS).",
 )
+@click.option(
+    "--base-url",
+    default=None,
+    metavar="URL",
+    help="The address an LMS reaches the service at, for LTI 1.3 (https://graders.example.edu); "
+    "default: the address of each request.",
+)
+@click.option(
+    "--lti-every",
+    type=click.FloatRange(0.1, 3600),
+    default=10.0,
+    show_default=True,
+    help="Seconds between two looks for grades to send to the LMSs (a grade made here is sent "
+    "at once; an override made by another command within this time).",
+)
 @isolation_option
 def serve(
     course: Path | None,
@@ -46,6 +61,8 @@ def serve(
     workers: int,
     grace: float,
     forwarded_allow_ips: str | None,
+    base_url: str | None,
+    lti_every: float,
     isolation: str,
 ) -> None:
     """Serve the course: learners upload notebooks and read their feedback within seconds.
@@ -76,6 +93,8 @@ def serve(
             workers=workers,
             grace_s=grace,
             forwarded_allow_ips=forwarded_allow_ips,
+            base_url=base_url,
+            lti_every_s=lti_every,
         )
 
 

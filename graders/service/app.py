@@ -16,7 +16,7 @@ from __future__ import annotations
 import asyncio
 import logging
 import threading
-from collections.abc import AsyncIterator, Sequence
+from collections.abc import AsyncIterator, Callable, Sequence
 from contextlib import asynccontextmanager
 
 from starlette.applications import Starlette
@@ -36,6 +36,7 @@ from ..notebook.read import MAX_NOTEBOOK_BYTES
 from ..session import Session
 from .grader import Grader
 from .identity import Authenticator, BearerToken, Credentials, Identity, SessionCookie, identify
+from .lti.tool import LtiTool
 from .queue import Queue
 from .refusals import Message, Refused
 from .servers import Servers
@@ -45,9 +46,10 @@ log = logging.getLogger("graders.service")
 LANGUAGE_COOKIE = "graders_lang"
 API = "/api/"
 SECURITY_HEADERS = {
-    # Pages load their style and script from the service only; nothing frames them.
+    # Pages load their style and script from the service only; only the LMSs registered for
+    # LTI may frame them (``{frames}``: 'none' without one).
     "content-security-policy": "default-src 'self'; style-src 'self' 'unsafe-inline'; "
-    "img-src 'self' data:; frame-ancestors 'none'; form-action 'self'; base-uri 'none'",
+    "img-src 'self' data:; frame-ancestors {frames}; form-action 'self'; base-uri 'none'",
     "x-content-type-options": "nosniff",
     "referrer-policy": "same-origin",
 }
@@ -65,6 +67,8 @@ class Service:
         max_bytes: int = MAX_NOTEBOOK_BYTES,
         queue_limit: int = 10_000,
         grace_s: float = 30.0,
+        base_url: str | None = None,
+        lti_every_s: float = 10.0,
     ) -> None:
         self.session = session
         self.loaded = session.loaded
@@ -73,16 +77,20 @@ class Service:
         self.credentials = Credentials(self.engine, self.course.id)
         self.queue = Queue(self.engine, self.course.id, queue_limit, self.loaded.renamed)
         self.max_bytes, self.grace_s = max_bytes, grace_s
+        self.base_url = base_url.rstrip("/") if base_url else None  # where an LMS reaches it
+        self.lti = LtiTool(self.engine, self.loaded, every_s=lti_every_s)
         self.stopping = threading.Event()  # the server was asked to stop
         self.waiters = Waiters(self.stopping, self.queue.finished)
         self.grader = (
-            Grader(
-                session, self.queue, Servers(self.engine), workers=workers, done=self.waiters.done
-            )
+            Grader(session, self.queue, Servers(self.engine), workers=workers, done=self._graded)
             if workers
             else None
         )
         self._languages: dict[str, LearnerLanguages] = {}
+
+    def _graded(self, attempt_id: int) -> None:
+        self.waiters.done(attempt_id)
+        self.lti.wake()  # a new grade of record may be an LMS's to receive
 
     def assignment(self, ident: str) -> Assignment:
         """The course's assignment ``ident``; ``Refused`` (404) when there is none."""
@@ -150,22 +158,25 @@ UPLOAD_WAYS: tuple[Authenticator, ...] = (BearerToken(),)  # a cookie may not po
 def create_app(service: Service) -> Starlette:
     """The application: the API's routes, the pages', and the grader's start and stop."""
     from . import api, pages
+    from .lti import launch
 
     @asynccontextmanager
     async def lifespan(_app: Starlette) -> AsyncIterator[None]:
         service.waiters.start(asyncio.get_running_loop())
         if service.grader is not None:
             await run_in_threadpool(service.grader.start)
+        service.lti.start()
         try:
             yield
         finally:
             service.stopping.set()
             await service.waiters.stop()
+            await run_in_threadpool(service.lti.stop)
             if service.grader is not None:
                 await run_in_threadpool(service.grader.stop, service.grace_s)
 
     app = Starlette(
-        routes=[*api.routes(), *pages.routes()],
+        routes=[*api.routes(), *pages.routes(), *launch.routes()],
         lifespan=lifespan,
         exception_handlers={
             pages.SignIn: pages.to_sign_in,
@@ -173,7 +184,7 @@ def create_app(service: Service) -> Starlette:
             HTTPException: _http_error,
             Exception: _internal_error,
         },
-        middleware=[Middleware(SecurityHeaders)],
+        middleware=[Middleware(SecurityHeaders, frames=service.lti.frame_ancestors)],
     )
     app.state.service = service
     return app
@@ -217,8 +228,8 @@ async def _internal_error(request: Request, exc: Exception) -> Response:
 class SecurityHeaders:
     """Adds ``SECURITY_HEADERS`` to every response that does not set its own."""
 
-    def __init__(self, app: ASGIApp) -> None:
-        self.app = app
+    def __init__(self, app: ASGIApp, frames: Callable[[], str] = lambda: "'none'") -> None:
+        self.app, self.frames = app, frames
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         if scope["type"] != "http":
@@ -228,8 +239,9 @@ class SecurityHeaders:
         async def with_headers(message: ASGIMessage) -> None:
             if message["type"] == "http.response.start":
                 names = {name.lower() for name, _ in message.get("headers", [])}
+                frames = self.frames()
                 extra = [
-                    (name.encode(), value.encode())
+                    (name.encode(), value.replace("{frames}", frames).encode())
                     for name, value in SECURITY_HEADERS.items()
                     if name.encode() not in names
                 ]

@@ -31,7 +31,14 @@ from sqlalchemy import delete, insert, or_, select
 from sqlalchemy.engine import Connection, Engine
 from starlette.requests import Request
 
-from ..batch.service_tables import INSTRUCTOR, LEARNER, SESSION, TOKEN, CredentialRow
+from ..batch.service_tables import (
+    HANDOFF,
+    INSTRUCTOR,
+    LEARNER,
+    SESSION,
+    TOKEN,
+    CredentialRow,
+)
 from ..errors import UsageError
 from ..intake.identity import RULE, case_key, id_problem, student_id
 
@@ -156,6 +163,29 @@ class Credentials:
                 [self._row(who.student, who.role, SESSION, secret, now, expires)],
             )
         return secret
+
+    def hand_off(self, who: Identity, minutes: int = 5) -> str:
+        """A one-time secret that starts a session for ``who`` in another window
+        (``take``), for a few minutes: an LMS frame that lost its cookie opens one."""
+        secret = secrets.token_urlsafe(32)
+        now = datetime.now(UTC)
+        row = self._row(
+            who.student, who.role, HANDOFF, secret, now, now + timedelta(minutes=minutes)
+        )
+        with self.engine.begin() as conn:
+            conn.execute(insert(CredentialRow), [row])
+        return secret
+
+    def take(self, secret: str) -> Identity | None:
+        """Who a hand-off secret was for, once: the secret is gone after."""
+        who = self.identity(secret, HANDOFF)
+        with self.engine.begin() as conn:
+            gone = conn.execute(
+                delete(CredentialRow).where(
+                    CredentialRow.digest == digest(secret), CredentialRow.kind == HANDOFF
+                )
+            ).rowcount
+        return who if gone == 1 else None  # two windows racing: one gets it
 
     def end_session(self, secret: str) -> None:
         with self.engine.begin() as conn:

@@ -46,11 +46,20 @@ def serve(
     workers: int = 1,
     grace_s: float = 30.0,
     forwarded_allow_ips: str | None = None,
+    base_url: str | None = None,
+    lti_every_s: float = 10.0,
 ) -> None:
     """Serve the course of ``session`` until asked to stop (SIGTERM, SIGINT)."""
     logging.basicConfig(level=logging.INFO, format=LOG_FORMAT)
     logging.getLogger("alembic").setLevel(logging.WARNING)  # "will assume ..." at each open
-    service = Service(session, db_url, workers=workers, grace_s=grace_s)
+    service = Service(
+        session,
+        db_url,
+        workers=workers,
+        grace_s=grace_s,
+        base_url=base_url,
+        lti_every_s=lti_every_s,
+    )
     config = uvicorn.Config(
         create_app(service),
         host=host,

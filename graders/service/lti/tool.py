@@ -1,0 +1,278 @@
+"""The LTI side of one course's service: its platforms, its keys, logins under way, what a
+launch stores, and the passback that runs beside the grader.
+
+    tool = LtiTool(engine, loaded)
+    state, nonce = tool.begin_login(platform)              # kept server-side, single use
+    accepted = tool.accept_launch(id_token, state, known)  # checked whole, then stored
+
+A launch is checked completely before anything is written: a refused one stores nothing
+(its login's state stays unused until it expires). Then, in this order: the login's state
+is used up (two posts of one launch: one wins), the LMS user is remembered as a learner,
+the LMS course and its services' endpoints, and for a learner's launch of an assignment
+the line item and their outcome, so that their grade of record goes back from now on.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import logging
+import secrets
+import threading
+import time
+from collections.abc import Callable
+from dataclasses import dataclass
+from datetime import UTC, datetime, timedelta
+
+from sqlalchemy import delete, insert, select, update
+from sqlalchemy.engine import Connection, Engine
+
+from ...batch.lti_tables import (
+    PENDING,
+    LtiContextRow,
+    LtiLineItemRow,
+    LtiOutcomeRow,
+    LtiStateRow,
+)
+from ...batch.roster import find_roster
+from ...batch.service_tables import INSTRUCTOR
+from ...course.load import LoadedCourse
+from ...i18n import N_
+from ...notebook.layout import place_exercises
+from ..identity import Identity
+from ..refusals import Message, Refused
+from .keys import ToolKeys
+from .messages import DEEP_LINKING, Launch, checked_launch
+from .passback import Passback
+from .people import People, role_of
+from .platforms import Platform, Platforms
+
+LOGIN_MINUTES = 10  # how long a login may take at the platform (a slow SSO page)
+FRAMES_CACHE_S = 30.0
+DEBOUNCE_S = 1.0
+log = logging.getLogger("graders.service.lti")
+LOGIN_GONE = N_(
+    "This sign-in from your LMS has expired or was already used: open the assignment again "
+    "from the LMS."
+)
+
+
+@dataclass(frozen=True)
+class Accepted:
+    """A launch checked and stored: what it asks for, and who it signs in."""
+
+    launch: Launch
+    platform: Platform
+    who: Identity
+
+
+def digest(secret: str) -> str:
+    return hashlib.sha256(secret.encode()).hexdigest()
+
+
+class LtiTool:
+    """LTI 1.3 for one course's service."""
+
+    def __init__(self, engine: Engine, loaded: LoadedCourse, every_s: float = 10.0) -> None:
+        self.engine, self.loaded = engine, loaded
+        self.course = loaded.course.id
+        self.platforms = Platforms(engine, self.course)
+        self.keys = ToolKeys(engine, self.course)
+        self.passback = Passback(engine, loaded, self.platforms, self.keys)
+        self.every_s = every_s
+        self._wake = threading.Event()
+        self._stop = threading.Event()
+        self._thread: threading.Thread | None = None
+        self._frames: tuple[float, str] | None = None
+
+    def points(self, assignment: str) -> float:
+        """The assignment's points: the line item's ``scoreMaximum``."""
+        found = self.loaded.course.assignment(assignment)
+        assert found is not None
+        return round(sum(p.points for p in place_exercises(self.loaded, found)), 4)
+
+    def begin_login(self, platform: Platform) -> tuple[str, str]:
+        """A new login's (state, nonce), kept for ``LOGIN_MINUTES``."""
+        state, nonce = secrets.token_urlsafe(32), secrets.token_urlsafe(32)
+        now = datetime.now(UTC)
+        with self.engine.begin() as conn:
+            # Logins that expired go as new ones come: the table holds the live ones.
+            conn.execute(delete(LtiStateRow).where(LtiStateRow.expires_at <= now))
+            conn.execute(
+                insert(LtiStateRow).values(
+                    state_digest=digest(state),
+                    nonce=nonce,
+                    platform_id=platform.id,
+                    expires_at=now + timedelta(minutes=LOGIN_MINUTES),
+                    used_at=None,
+                )
+            )
+        return state, nonce
+
+    def accept_launch(
+        self, id_token: str, state: str, known_assignment: Callable[[str], bool]
+    ) -> Accepted:
+        """The launch ``id_token`` answering the login ``state``, checked, then stored."""
+        with self.engine.connect() as conn:
+            row = conn.execute(
+                select(LtiStateRow).where(LtiStateRow.state_digest == digest(state))
+            ).one_or_none()
+        if row is None or row.used_at is not None or row.expires_at <= datetime.now(UTC):
+            text = LOGIN_GONE
+            raise Refused(401, Message(text))
+        platform = self.platforms.get(row.platform_id)
+        launch = checked_launch(
+            id_token,
+            platform,
+            lambda kid: self.platforms.key_set(platform, kid),
+            nonce=row.nonce,
+            deployed=lambda deployment: self.platforms.deployed(platform, deployment),
+        )
+        if launch.message_type == DEEP_LINKING and role_of(launch.roles) != INSTRUCTOR:
+            text = N_("Only the course's instructors may add assignments.")
+            raise Refused(403, Message(text))
+        assignment = launch.custom.get("assignment")
+        if launch.message_type != DEEP_LINKING and assignment and not known_assignment(assignment):
+            text = N_("There is no assignment '{assignment}' in this course.")
+            raise Refused(404, Message(text, {"assignment": assignment}))
+        self._use(row.state_digest)
+        people = People(self.engine, platform, find_roster(self.loaded.root))
+        user_id, who = people.identity(launch.sub, launch.roles, launch.person)
+        with self.engine.begin() as conn:
+            context = self._context(conn, platform, launch)
+            if context is not None and assignment and not who.instructor:
+                self._outcome(conn, context, launch, assignment, user_id, who.student)
+        self.wake()
+        return Accepted(launch, platform, who)
+
+    def _use(self, state_digest: str) -> None:
+        with self.engine.begin() as conn:
+            used = conn.execute(
+                update(LtiStateRow)
+                .where(LtiStateRow.state_digest == state_digest, LtiStateRow.used_at.is_(None))
+                .values(used_at=datetime.now(UTC))
+            ).rowcount
+        if used != 1:  # the same launch posted twice at once: the other one won
+            text = N_("This sign-in was already used: open the assignment again from your LMS.")
+            raise Refused(401, Message(text))
+
+    def _context(self, conn: Connection, platform: Platform, launch: Launch) -> int | None:
+        """The LMS course's row (made or brought up to date), with its services' endpoints."""
+        if launch.context_id is None:
+            return None
+        values = dict(
+            deployment_id=launch.deployment_id,
+            title=launch.context_title,
+            lineitems_url=launch.lineitems_url,
+            memberships_url=launch.memberships_url,
+            scopes=" ".join(launch.ags_scopes),
+        )
+        found = conn.execute(
+            select(LtiContextRow.id).where(
+                LtiContextRow.platform_id == platform.id,
+                LtiContextRow.context_id == launch.context_id,
+            )
+        ).scalar_one_or_none()
+        if found is not None:
+            conn.execute(update(LtiContextRow).where(LtiContextRow.id == found).values(**values))
+            return int(found)
+        return int(
+            conn.execute(
+                insert(LtiContextRow)
+                .values(platform_id=platform.id, context_id=launch.context_id, **values)
+                .returning(LtiContextRow.id)
+            ).scalar_one()
+        )
+
+    def _outcome(
+        self,
+        conn: Connection,
+        context: int,
+        launch: Launch,
+        assignment: str,
+        user_id: int,
+        student: str,
+    ) -> None:
+        """The learner's outcome on the assignment's line item (both made when new)."""
+        if launch.lineitems_url is None and launch.lineitem_url is None:
+            return  # the platform offers no grade service to this link
+        item = conn.execute(
+            select(LtiLineItemRow.id, LtiLineItemRow.url).where(
+                LtiLineItemRow.context_row_id == context, LtiLineItemRow.assignment == assignment
+            )
+        ).one_or_none()
+        if item is None:
+            item_id = conn.execute(
+                insert(LtiLineItemRow)
+                .values(
+                    context_row_id=context,
+                    assignment=assignment,
+                    url=launch.lineitem_url,
+                    score_maximum=self.points(assignment),
+                )
+                .returning(LtiLineItemRow.id)
+            ).scalar_one()
+        else:
+            item_id = item.id
+            if item.url is None and launch.lineitem_url is not None:
+                # The link's own line item (made by deep linking): no need to look it up.
+                conn.execute(
+                    update(LtiLineItemRow)
+                    .where(LtiLineItemRow.id == item_id)
+                    .values(url=launch.lineitem_url)
+                )
+        known = conn.execute(
+            select(LtiOutcomeRow.id).where(
+                LtiOutcomeRow.line_item_id == item_id, LtiOutcomeRow.user_id == user_id
+            )
+        ).first()
+        if known is None:
+            conn.execute(
+                insert(LtiOutcomeRow).values(
+                    line_item_id=item_id,
+                    user_id=user_id,
+                    course=self.course,
+                    assignment=assignment,
+                    student=student,
+                    state=PENDING,
+                    sent_score=None,
+                    sent_at=None,
+                    tries=0,
+                    error=None,
+                )
+            )
+
+    def frame_ancestors(self) -> str:
+        """The CSP ``frame-ancestors`` of the pages: the platforms' origins (none: 'none')."""
+        now = time.monotonic()
+        if self._frames is None or now - self._frames[0] > FRAMES_CACHE_S:
+            origins = sorted({o for p in self.platforms.all() for o in p.frame_origins})
+            self._frames = (now, " ".join(["'self'", *origins]) if origins else "'none'")
+        return self._frames[1]
+
+    def wake(self) -> None:
+        """Look for grades to send now (a grade was saved, a learner launched)."""
+        self._wake.set()
+
+    def start(self) -> None:
+        """Send grades back from a thread of their own: a slow LMS never holds up grading."""
+        self._thread = threading.Thread(target=self._run, name="lti-passback", daemon=True)
+        self._thread.start()
+
+    def stop(self, timeout: float = 10.0) -> None:
+        self._stop.set()
+        self._wake.set()
+        if self._thread is not None:
+            self._thread.join(timeout)
+
+    def _run(self) -> None:
+        while not self._stop.is_set():
+            if self._wake.wait(self.every_s):
+                # A burst of grades wakes it many times: one round after a breath sends them all.
+                self._stop.wait(min(DEBOUNCE_S, self.every_s))
+            self._wake.clear()
+            if self._stop.is_set():
+                return
+            try:
+                self.passback.send_changed(self._stop)
+            except Exception:  # a bug or a database hiccup must not end the passback for good
+                log.exception("LTI passback round failed; the next round tries again")

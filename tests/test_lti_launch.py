@@ -1,0 +1,211 @@
+"""LTI 1.3 launches from the test LMS: the OIDC login, the id_token checked to the letter
+(each flaw refused with a clear message, and nothing stored), the learner signed in with
+a token's rights and no more, in the launch's language, and a frame that lost its cookie."""
+
+from __future__ import annotations
+
+import html
+import time
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+import pytest
+from joserfc.jwk import RSAKey
+from lti_helpers import launch, start, tool_and_lms
+from lti_platform import LTI, Platform
+
+pytest.importorskip("joserfc", reason="needs graders' serve extra")
+
+STORED = ("lti_users", "lti_contexts", "lti_line_items", "lti_outcomes", "credentials")
+
+
+def _spoiled(**claims: Any) -> Callable[[Platform], None]:
+    def spoil(lms: Platform) -> None:
+        lms.spoil = lambda c: c.update(claims)
+
+    return spoil
+
+
+def _expired(lms: Platform) -> None:
+    now = int(time.time())
+    lms.spoil = lambda c: c.update(iat=now - 4000, exp=now - 3600)
+
+
+def _foreign_key(lms: Platform) -> None:
+    # Another key under the platform's own key id: the signature cannot match.
+    lms.sign_with = RSAKey.generate_key(2048, parameters={"kid": lms.key.kid, "alg": "RS256"})
+
+
+@pytest.mark.parametrize(
+    ("spoil", "message"),
+    [
+        pytest.param(
+            _spoiled(aud="another-tool", azp="another-tool"),
+            "The LMS's message is not meant for this course (issuer or audience)",
+            id="wrong-aud",
+        ),
+        pytest.param(
+            _spoiled(iss="https://lms.example.org"),
+            "The LMS's message is not meant for this course (issuer or audience)",
+            id="wrong-iss",
+        ),
+        pytest.param(_expired, "This sign-in from your LMS has expired", id="expired"),
+        pytest.param(
+            _spoiled(**{LTI + "deployment_id": "deployment-9"}),
+            "The LMS's deployment 'deployment-9' is not registered with this course",
+            id="unknown-deployment",
+        ),
+        pytest.param(
+            _foreign_key,
+            "The LMS's message is not signed by the LMS this course knows",
+            id="bad-signature",
+        ),
+        pytest.param(
+            _spoiled(nonce="another-nonce"), "This sign-in was already used", id="wrong-nonce"
+        ),
+        pytest.param(
+            _spoiled(**{LTI + "version": "1.1"}),
+            "The LMS did not send an LTI 1.3 launch",
+            id="version",
+        ),
+    ],
+)
+def test_a_flawed_launch_is_refused_and_stores_nothing(
+    tmp_path: Path, spoil: Callable[[Platform], None], message: str
+) -> None:
+    with tool_and_lms(tmp_path) as (tool, lms):
+        browser = tool.browser()
+        spoil(lms)
+        action, fields = start(browser, lms, "ada")
+        refused = browser.post(action, data=fields)
+        assert refused.status_code == 401
+        assert message in html.unescape(
+            refused.text
+        ) and "graders_session" not in refused.headers.get("set-cookie", "")
+        assert {table: tool.count(table) for table in STORED} == dict.fromkeys(STORED, 0)
+
+
+def test_a_replayed_launch_is_refused(tmp_path: Path) -> None:
+    with tool_and_lms(tmp_path) as (tool, lms):
+        browser = tool.browser()
+        action, fields = start(browser, lms, "ada")
+        assert browser.post(action, data=fields).status_code == 303
+        stored = {table: tool.count(table) for table in STORED}
+        again = tool.browser().post(action, data=fields)  # the same id_token and state
+        assert again.status_code == 401 and "expired or was already used" in again.text
+        # The old id_token with a new login's state: its nonce is not this login's.
+        _, fresh = start(browser, lms, "ada")
+        replayed = tool.browser().post(
+            action, data={"id_token": fields["id_token"], "state": fresh["state"]}
+        )
+        assert replayed.status_code == 401 and "This sign-in was already used" in html.unescape(
+            replayed.text
+        )
+        assert {table: tool.count(table) for table in STORED} == stored
+
+
+def test_an_unknown_lms_and_an_unknown_deployment_cannot_start_a_login(tmp_path: Path) -> None:
+    with tool_and_lms(tmp_path) as (tool, lms):
+        browser = tool.browser()
+        fields = lms.login_fields("ada") | {"iss": "https://lms.example.org"}
+        refused = browser.post("/lti/login", data=fields)
+        assert refused.status_code == 400 and "is not registered with this course" in html.unescape(
+            refused.text
+        )
+        fields = lms.login_fields("ada") | {"lti_deployment_id": "deployment-9"}
+        assert browser.get("/lti/login", params=fields).status_code == 400
+        assert tool.count("lti_states") == 0
+
+
+def test_a_rotated_platform_key_is_fetched_again(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from graders.service.lti import platforms
+
+    with tool_and_lms(tmp_path) as (tool, lms):
+        launch(tool.browser(), lms, "ada")
+        assert lms.jwks_fetches == 1
+        launch(tool.browser(), lms, "ada")
+        assert lms.jwks_fetches == 1  # cached
+        lms.rotate_key()
+        # Within REFETCH_S of the last fetch an unknown key id fetches nothing (a forged
+        # one must not make the tool hammer the LMS): the launch is refused.
+        action, fields = start(tool.browser(), lms, "ada")
+        assert tool.browser().post(action, data=fields).status_code == 401
+        assert lms.jwks_fetches == 1
+        monkeypatch.setattr(platforms, "REFETCH_S", 0.0)  # the window has passed
+        page = launch(tool.browser(), lms, "ada")
+        assert "Signed in as ada" in page.text and lms.jwks_fetches == 2
+
+
+def test_a_learner_has_a_learners_rights_and_an_instructor_an_instructors(tmp_path: Path) -> None:
+    with tool_and_lms(tmp_path) as (tool, lms):
+        ada = tool.browser()
+        launch(ada, lms, "ada")
+        assert ada.get("/instructor").status_code == 403
+        grades = ada.get("/api/assignments/ps1/grades")
+        assert (
+            grades.status_code == 403 and "Only the course's instructors" in grades.json()["error"]
+        )
+        assert ada.get("/api/assignments/ps1/submissions").json() == []  # their own: none yet
+        action, fields = start(ada, lms, "ada", deep=True)
+        stored = {table: tool.count(table) for table in STORED}
+        refused = ada.post(action, data=fields)
+        assert {table: tool.count(table) for table in STORED} == stored
+        assert (
+            refused.status_code == 403
+            and "Only the course's instructors may add" in html.unescape(refused.text)
+        )
+
+        ida = tool.browser()
+        page = launch(ida, lms, "ida", None)
+        assert str(page.url).endswith("/instructor")
+        assert ida.get("/api/assignments/ps1/grades").status_code == 200
+        assert tool.count("lti_outcomes") == 1  # ada's: an instructor's launch sends no grade
+
+
+def test_the_launch_speaks_the_learners_language(tmp_path: Path) -> None:
+    with tool_and_lms(tmp_path) as (tool, lms):
+        lms.users["ada"].locale = "zh-CN"
+        page = launch(tool.browser(), lms, "ada")
+        assert '<html lang="zh">' in page.text
+
+
+def test_a_frame_that_lost_its_cookie_opens_a_new_window(tmp_path: Path) -> None:
+    with tool_and_lms(tmp_path) as (tool, lms):
+        browser = tool.browser()
+        action, fields = start(browser, lms, "ada")
+        posted = browser.post(action, data=fields)
+        cookieless = tool.browser()  # a frame whose browser keeps no third-party cookie
+        page = cookieless.get(posted.headers["location"])
+        assert page.status_code == 200 and "Open in a new window" in page.text
+        link = page.text.split('href="', 2)[-1]
+        new_window = link[: link.index('"')].replace("&amp;", "&")
+        assert "window=new" in new_window
+        opened = tool.browser().get(new_window, follow_redirects=True)
+        assert str(opened.url).endswith("/assignments/ps1") and "Signed in as ada" in opened.text
+        again = tool.browser().get(new_window)
+        assert again.status_code == 401  # the pass works once
+
+
+def test_the_tool_publishes_its_keys_and_lets_only_its_lms_frame_it(tmp_path: Path) -> None:
+    with tool_and_lms(tmp_path) as (tool, lms):
+        browser = tool.browser()
+        first = browser.get("/lti/jwks").json()["keys"]
+        assert [k["kty"] for k in first] == ["RSA"] and "d" not in first[0]
+        tool.service.lti.keys.rotate()
+        both = [k["kid"] for k in browser.get("/lti/jwks").json()["keys"]]
+        assert len(both) == 2 and first[0]["kid"] in both  # the old one a while longer
+        policy = browser.get("/sign-in").headers["content-security-policy"]
+        assert f"frame-ancestors 'self' {lms.url};" in policy
+
+
+def test_an_lms_user_is_the_rosters_student_and_stays_so(tmp_path: Path) -> None:
+    with tool_and_lms(tmp_path) as (tool, lms):
+        roster = "student,name,email\nalovelace,Ada Lovelace,ada@example.org\n"
+        (tool.root / "roster.csv").write_text(roster, encoding="utf-8")
+        page = launch(tool.browser(), lms, "ada")
+        assert "Signed in as alovelace" in page.text
+        lms.users["ada"].email = "ada@new.example.org"  # the LMS changes what it says
+        assert "Signed in as alovelace" in launch(tool.browser(), lms, "ada").text

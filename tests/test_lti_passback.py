@@ -1,0 +1,171 @@
+"""LTI 1.3 Assignment and Grade Services against the test LMS: a learner launched from the
+LMS hands in, and their grade of record reaches the LMS's gradebook once, with the right
+score; an override sends it again; a failing LMS costs nothing; `graders lti sync`."""
+
+from __future__ import annotations
+
+import zlib
+from pathlib import Path
+from typing import Any
+
+import pytest
+from click.testing import CliRunner
+from lti_helpers import launch, tool_and_lms, upload_page, wait_for
+from lti_platform import ITEM_QUERY
+from small_course import RIGHT, notebook
+
+from graders.batch import audit, overrides
+from graders.cli import main
+
+pytest.importorskip("joserfc", reason="needs graders' serve extra")
+
+ONE_WRONG = RIGHT | {"clone-basics/shares": "True"}  # 5 of 6
+
+
+def test_a_launched_learner_hands_in_and_the_lms_gets_the_score_once(
+    tmp_path: Path, gradebook_url: str
+) -> None:
+    with tool_and_lms(tmp_path, gradebook_url) as (tool, lms):
+        browser = tool.browser()
+        page = launch(browser, lms, "ada", "ps1")
+        assert str(page.url).endswith("/assignments/ps1") and "Signed in as ada" in page.text
+        done = upload_page(browser, page.text, notebook(ONE_WRONG))
+        assert done.status_code == 200, done.text
+        wait_for(lambda: lms.scores)
+        score = lms.scores[0]["body"]
+        assert (score["userId"], score["scoreGiven"], score["scoreMaximum"]) == (
+            "u-ada-1",
+            5.0,
+            6.0,
+        )
+        assert (score["activityProgress"], score["gradingProgress"]) == ("Completed", "FullyGraded")
+        assert lms.line_item_posts == 1
+        [item] = lms.line_items.values()
+        assert (item["resourceId"], item["scoreMaximum"]) == ("ps1", 6.0)
+        assert item["id"].endswith(f"/lineitems/1?{ITEM_QUERY}")
+
+        # Nothing changed: nothing more is sent, and no second line item is made.
+        tool.service.lti.wake()
+        assert tool.service.lti.passback.send_changed().sent == 0
+        assert len(lms.scores) == 1 and lms.line_item_posts == 1
+
+        # An override (as `graders override` writes it) sends the new score.
+        decision = overrides.Decision("clone-basics/shares", 1.0, "a fair reading", "ida")
+        overrides.set_override(tool.service.engine, tool.service.course.id, "ps1", "ada", decision)
+        wait_for(lambda: len(lms.scores) == 2)
+        assert lms.scores[1]["body"]["scoreGiven"] == 6.0 and lms.line_item_posts == 1
+        engine, course = tool.service.engine, tool.service.course.id
+
+        def sent() -> int:  # written once the LMS answered: a moment after it has the score
+            return [e.action for e in audit.history(engine, course, "ada")].count("lti-passback")
+
+        wait_for(lambda: sent() == 2)
+        tool.service.lti.passback.send_changed()
+        assert sent() == 2 and len(lms.scores) == 2
+
+
+def test_a_failing_lms_is_retried_and_nothing_is_lost(tmp_path: Path) -> None:
+    with tool_and_lms(tmp_path) as (tool, lms):
+        lms.failures = [429, 500, 503]  # busy, then broken twice: tenacity's backoff
+        browser = tool.browser()
+        page = launch(browser, lms, "ada", "ps1")
+        upload_page(browser, page.text, notebook(RIGHT))
+        wait_for(lambda: lms.scores)
+        assert lms.failures == [] and [s["body"]["scoreGiven"] for s in lms.scores] == [6.0]
+
+
+def test_a_score_the_lms_refuses_is_kept_and_sync_sends_it(tmp_path: Path) -> None:
+    from graders.service.lti import services
+
+    with tool_and_lms(tmp_path) as (tool, lms):
+        lms.failures = [500] * (services.ATTEMPTS + 1)  # more than one round's retries
+        browser = tool.browser()
+        page = launch(browser, lms, "ada", "ps1")
+        upload_page(browser, page.text, notebook(RIGHT))
+        engine, course = tool.service.engine, tool.service.course.id
+        wait_for(
+            lambda: (
+                "lti-passback-failed" in [e.action for e in audit.history(engine, course, "ada")]
+            )
+        )
+        assert lms.scores == []
+        tool.service.lti.stop()  # the service would send it again in a while: the command now
+        lms.failures = []
+        db = str(tool.service.engine.url)
+        done = CliRunner().invoke(
+            main, ["lti", "sync", "ps1", "--course", str(tool.root), "--db", db]
+        )
+        assert done.exit_code == 0 and "1 scores sent, 0 failed" in done.output, done.output
+        assert [s["body"]["scoreGiven"] for s in lms.scores] == [6.0]
+
+
+def test_a_dropped_learners_score_is_cleared_in_the_lms(tmp_path: Path) -> None:
+    from graders.batch import drops
+
+    with tool_and_lms(tmp_path) as (tool, lms):
+        browser = tool.browser()
+        page = launch(browser, lms, "ada", "ps1")
+        upload_page(browser, page.text, notebook(RIGHT))
+        wait_for(lambda: lms.scores)
+        engine, course = tool.service.engine, tool.service.course.id
+        drops.drop(engine, course, "ps1", "ada", reason="withdrew", by="ida")
+        wait_for(lambda: len(lms.scores) == 2)
+        cleared = lms.scores[1]["body"]
+        assert "scoreGiven" not in cleared and cleared["gradingProgress"] == "NotReady"
+
+
+def test_a_line_item_the_lms_has_already_is_found_by_its_resource_id(tmp_path: Path) -> None:
+    with tool_and_lms(tmp_path) as (tool, lms):
+        made = f"{lms.url}/api/course-101/lineitems/1?{ITEM_QUERY}"
+        lms.line_items[1] = {"id": made, "resourceId": "ps1", "scoreMaximum": 6.0, "label": "ps1"}
+        browser = tool.browser()
+        page = launch(browser, lms, "ada", "ps1")
+        upload_page(browser, page.text, notebook(RIGHT))
+        wait_for(lambda: lms.scores)
+        assert lms.line_item_posts == 0 and lms.scores[0]["item"] == 1
+
+
+def test_two_lms_courses_linked_to_the_course_each_get_their_score(tmp_path: Path) -> None:
+    # Two sections in two LMS courses, or last term's course and this term's copy: each
+    # has its own column, and a learner's grade goes to the courses they launched from.
+    with tool_and_lms(tmp_path) as (tool, lms):
+        browser = tool.browser()
+        page = launch(browser, lms, "ada", "ps1")
+        lms.context = "course-102"
+        launch(tool.browser(), lms, "ada", "ps1")
+        upload_page(browser, page.text, notebook(RIGHT))
+        wait_for(lambda: len(lms.scores) == 2)
+        assert lms.line_item_posts == 2
+        assert sorted(lms.item_context[s["item"]] for s in lms.scores) == [
+            "course-101",
+            "course-102",
+        ]
+
+
+def test_processes_sharing_a_postgresql_gradebook_take_turns_to_send(
+    tmp_path: Path, postgres: Any
+) -> None:
+    from sqlalchemy import text
+
+    from graders.service.lti import passback
+
+    with tool_and_lms(tmp_path, postgres.new_database()) as (tool, lms):
+        tool.service.lti.stop()  # this test sends, as two processes would
+        browser = tool.browser()
+        page = launch(browser, lms, "ada", "ps1")
+        upload_page(browser, page.text, notebook(RIGHT))
+        mine = "/api/assignments/ps1/submissions"
+        wait_for(lambda: browser.get(mine).json()[0]["status"] == "graded")  # a score to send
+        engine = tool.service.engine
+        key = zlib.crc32(tool.service.course.id.encode()) & 0x7FFFFFFF
+        with engine.connect() as other:  # another process, sending now
+            other.execute(
+                text("SELECT pg_advisory_lock(:a, :b)"), {"a": passback.SENDER_LOCK, "b": key}
+            )
+            assert tool.service.lti.passback.send_changed().sent == 0 and lms.scores == []
+            other.execute(
+                text("SELECT pg_advisory_unlock(:a, :b)"), {"a": passback.SENDER_LOCK, "b": key}
+            )
+            other.commit()
+        wait_for(lambda: tool.service.lti.passback.send_changed().sent == 1)
+        assert len(lms.scores) == 1
