@@ -70,12 +70,12 @@ class ClusterExecutor:
         if self.client is not None:
             yield self.client
             return
-        with _open_client(self.address) as client:
+        with open_client(self.address) as client:
             yield client
 
 
 @contextmanager
-def _open_client(address: str) -> Iterator[Client]:
+def open_client(address: str) -> Iterator[Client]:
     """A client of the cluster at ``address``, or of a LocalCluster for ``local:N``."""
     try:
         from distributed import Client, LocalCluster
