@@ -62,8 +62,12 @@ def serve(
     from ..service.run import serve as run
     from ..session import load, open_session
 
-    if cluster is not None and workers == 0:
-        raise click.UsageError("--workers 0 grades nothing: it cannot go with --cluster")
+    if cluster is not None:
+        from ..batch.cluster import check_address
+
+        if workers == 0:
+            raise click.UsageError("--workers 0 grades nothing: it cannot go with --cluster")
+        check_address(cluster)
     if cluster is None and workers is None:
         workers = min(os.cpu_count() or 1, 64)
     loaded = load(course)

@@ -111,9 +111,9 @@ class OnCluster:
         isolation: str = "auto",
         at_once: int | None = None,
     ) -> None:
-        from ..batch.cluster import ClusterExecutor
+        from ..batch.cluster import check_address
 
-        ClusterExecutor(address)  # a malformed local:N is a usage error before anything runs
+        check_address(address)  # a malformed local:N is a usage error before anything runs
         self.session, self.address, self.at_once = session, address, at_once
         self.isolation = isolation  # each worker takes the best level its machine offers
         # One plugin per server: servers sharing a cluster each keep their own on its workers.
