@@ -38,5 +38,6 @@ cluster_option = click.option(
     metavar="ADDRESS",
     default=None,
     help="Grade on a Dask cluster: its scheduler's address (tcp://HOST:8786), or local:N for "
-    "N worker processes here. The gradebook is written from this machine only.",
+    "N worker processes here. Workers only grade: the gradebook is written where the command "
+    "runs.",
 )
