@@ -8,6 +8,7 @@
                   course key: the same course, truths, torch and graders)
         teardown  closes the session (its fork servers stop) and removes the folder
     grade_batch(plugin name, course key, submissions) -> Reply
+    warm(plugin name)   the sandbox started now (a service's first learner does not wait)
 
 A batch ships one assignment; ``graders serve --cluster`` ships every assignment of the
 course, and each task names the one it grades by its course key.
@@ -152,6 +153,12 @@ class GradingPlugin(WorkerPlugin):
             results=results,
         )
 
+    def warm(self) -> str:
+        """Start this worker's sandbox now: the isolation level it runs at."""
+        if self.error is not None or self._session is None:
+            raise WorkerSetupError(self.error or "this worker's graders session is not open")
+        return self._session.ctx.runner.isolation
+
     def _open(self, base: Path, threads: int) -> None:
         self._folder = Path(tempfile.mkdtemp(prefix="graders-", dir=base))
         root = self._folder / "course"
@@ -198,10 +205,20 @@ class GradingPlugin(WorkerPlugin):
 
 def grade_batch(plugin: str, expected_key: str, shipped: list[Shipped]) -> Reply:
     """The task: grade ``shipped`` with this worker's plugin named ``plugin``."""
-    mine = get_worker().plugins.get(plugin)
+    return _plugin(get_worker(), plugin).grade(expected_key, shipped)
+
+
+def warm(plugin: str, dask_worker: Worker) -> str:
+    """Start the sandbox of this worker's plugin ``plugin`` now, not on its first notebook
+    (``Client.run`` calls it on every worker): the isolation level it runs at."""
+    return _plugin(dask_worker, plugin).warm()
+
+
+def _plugin(worker: Worker, plugin: str) -> GradingPlugin:
+    mine = worker.plugins.get(plugin)
     if not isinstance(mine, GradingPlugin):
         raise WorkerSetupError(f"this worker has no {plugin} plugin: its set-up did not run")
-    return mine.grade(expected_key, shipped)
+    return mine
 
 
 def _write_files(root: Path, files: Mapping[str, bytes]) -> None:

@@ -126,7 +126,7 @@ class OnCluster:
     def open(self, prepared: Mapping[str, PreparedAssignment]) -> int:
         from ..batch.cluster import open_client
         from ..batch.cluster_run import LOCAL_PREFIX, worker_threads
-        from ..batch.cluster_worker import GradingPlugin, course_files, shipment
+        from ..batch.cluster_worker import GradingPlugin, course_files, shipment, warm
 
         shipped = {assignment: shipment(prep) for assignment, prep in prepared.items()}
         self._keys = {assignment: s.course_key for assignment, s in shipped.items()}
@@ -139,12 +139,16 @@ class OnCluster:
         )
         client.register_plugin(plugin, name=self.plugin)
         self._client = client
+        # The workers' sandboxes start now, as this machine's would: the first learner does
+        # not wait for them (a worker that joins later starts its own on its first notebook).
+        levels = client.run(warm, self.plugin)
         threads = worker_threads(client)
         log.info(
-            "grading on the Dask cluster %s (scheduler %s, %d worker threads)",
+            "grading on the Dask cluster %s (scheduler %s, %d worker threads), isolation %s",
             self.address,
             client.scheduler_info().get("address"),
             threads,
+            ", ".join(sorted(set(levels.values()))) or "-",
         )
         return self.at_once or threads * IN_FLIGHT_PER_THREAD
 
