@@ -5,8 +5,8 @@ uvicorn on a free loopback port, ``local:2`` (a LocalCluster of the server's own
 
 What is read: every attempt ends ``graded`` with the learner's grade of record, and the
 servers' logs name each attempt saved once (``service_helpers.graded_once``) — through a
-burst, a worker killed mid-job, ``kill -9`` of the server and two servers sharing a
-PostgreSQL gradebook and a cluster.
+burst, a worker killed mid-job, ``kill -9`` of the server, a stop with jobs out on the
+workers, and two servers sharing a PostgreSQL gradebook and a cluster.
 """
 
 from __future__ import annotations
@@ -147,6 +147,23 @@ def test_kill_9_of_a_cluster_server_then_a_restart_grades_each_exactly_once(
     # The local cluster's workers (and their sandboxes) die with the server.
     _, alive = psutil.wait_procs(cluster, timeout=60)
     assert not alive, alive
+    with ServerProcess(course.root, sqlite_url, workers=None, extra=LOCAL) as second:
+        all_graded(second, tokens, sent)
+    assert second.returncode == 0, second.log()
+    students = graded_once(sqlite_url, sent, first, second)
+    assert all(s.score == s.max_score > 0 for s in students.values())
+
+
+def test_sigterm_with_jobs_out_on_the_cluster_queues_them_again_for_the_restart(
+    course: ServedCourse, sqlite_url: str
+) -> None:
+    tokens = mint(course.root, *[f"t{i:02d}" for i in range(20)], db_url=sqlite_url)
+    # No grace: the jobs out on the workers at the stop are cancelled, not waited for.
+    first = ServerProcess(course.root, sqlite_url, workers=None, extra=(*LOCAL, "--grace", "0"))
+    with first:
+        sent = hand_in(first, tokens, course)
+        assert first.stop() == 0, first.log()
+    assert statuses(sqlite_url)["grading"] == 0  # saved, or queued again: none held
     with ServerProcess(course.root, sqlite_url, workers=None, extra=LOCAL) as second:
         all_graded(second, tokens, sent)
     assert second.returncode == 0, second.log()

@@ -21,6 +21,7 @@ from __future__ import annotations
 import logging
 import shutil
 import tempfile
+import threading
 import uuid
 from collections.abc import Mapping
 from contextlib import ExitStack
@@ -121,7 +122,8 @@ class OnCluster:
         self._keys: dict[str, str] = {}  # assignment -> its course key, named by each task
         self._stack = ExitStack()
         self._client: Client | None = None
-        self._in_flight: set[Future[Any]] = set()
+        self._in_flight: set[Future[Any]] = set()  # the grader's threads add and remove
+        self._lock = threading.Lock()
 
     def open(self, prepared: Mapping[str, PreparedAssignment]) -> int:
         from ..batch.cluster import open_client
@@ -163,11 +165,13 @@ class OnCluster:
                 claimed.notebook)  # fmt: skip
         key = self._keys[claimed.assignment]
         future = client.submit(grade_batch, self.plugin, key, [item], pure=False)
-        self._in_flight.add(future)
+        with self._lock:
+            self._in_flight.add(future)
         try:
             reply = _answer(future, self.address)
         finally:
-            self._in_flight.discard(future)
+            with self._lock:
+                self._in_flight.discard(future)
         return _graded(reply, claimed)
 
     def close(self) -> None:
@@ -175,8 +179,10 @@ class OnCluster:
 
         client, self._client = self._client, None
         if client is not None:
-            if self._in_flight and client.status == "running":
-                client.cancel(list(self._in_flight))  # their gradings raise, and are queued
+            with self._lock:
+                out = list(self._in_flight)
+            if out and client.status == "running":
+                client.cancel(out)  # their gradings raise, and are queued again
             uninstall(client, self.plugin)
         self._stack.close()
 
