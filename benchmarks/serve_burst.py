@@ -3,12 +3,13 @@ autograde`` of the same notebooks.
 
     .venv/bin/python benchmarks/serve_burst.py                  # 500 learners within 60 s
     .venv/bin/python benchmarks/serve_burst.py --learners 40 --within 10    # a quick look
+    .venv/bin/python benchmarks/serve_burst.py --cluster local:2   # grading on a Dask cluster
 
 1. copy the repository's course, ``graders release ps1`` (truths computed and cached) and
    fill the released notebook for N synthetic learners (``synth``: the class benchmark's
    mix, a few hostile code cells among them);
-2. start ``graders serve --workers W`` (a SQLite gradebook in the work folder) and mint
-   the N learners' tokens with ``graders token``;
+2. start ``graders serve --workers W`` (or ``--cluster SPEC``: its workers grade; a SQLite
+   gradebook in the work folder) and mint the N learners' tokens with ``graders token``;
 3. the burst: each learner uploads at a moment drawn uniformly within ``--within`` s and
    waits for the grade (the API's long-poll); latency is from the upload's first byte to
    the grade read, on the client's clock. An upload that is refused or fails is an error
@@ -16,7 +17,8 @@ autograde`` of the same notebooks.
    accepted and not graded within ``--patience`` s is lost;
 4. the sustained rate: every learner uploads again, all at once; submissions per second
    from the first upload to the last grade read;
-5. ``graders autograde ps1`` of the same N notebooks, ``--workers W``: submissions per
+5. ``graders autograde ps1`` of the same N notebooks, ``--workers W`` (or ``--cluster
+   SPEC``, the same cluster): submissions per
    second of the whole command, and of its grading alone (the difference with a run of
    ``--small`` notebooks: the start-up, paid once, left out); and the scores the service
    gave in the burst are compared with autograde's, learner by learner.
@@ -77,12 +79,13 @@ def main(argv: list[str] | None = None) -> int:
         "learners": opts.learners,
         "within_s": opts.within,
         "workers": opts.workers,
+        "cluster": opts.cluster,
     }
     try:
         course, notebooks = prepare(work, opts)
         db = f"sqlite:///{work / 'served.db'}"
         tokens = mint(course, list(notebooks), db)
-        with serving(course, db, opts.workers, work / "serve.log") as url:
+        with serving(course, db, grading_options(opts), work / "serve.log") as url:
             _say(f"burst: {opts.learners} learners within {opts.within:g} s")
             rng = random.Random(opts.seed)
             offsets = sorted(rng.uniform(0, opts.within) for _ in notebooks)
@@ -141,11 +144,18 @@ def mint(course: Path, learners: list[str], db: str) -> dict[str, str]:
     return dict(line.split(" ", 1) for line in done.stdout.splitlines())
 
 
+def grading_options(opts: argparse.Namespace) -> list[str]:
+    """Where ``serve`` and ``autograde`` grade: ``--workers W``, or ``--cluster SPEC`` (with
+    ``--workers`` only when it was given: serve's default follows the cluster's threads)."""
+    workers = [] if opts.workers is None else ["--workers", str(opts.workers)]
+    return ["--cluster", opts.cluster, *workers] if opts.cluster else workers
+
+
 class serving:
     """``graders serve`` on a free loopback port, stopped with SIGTERM at the end."""
 
-    def __init__(self, course: Path, db: str, workers: int, log: Path) -> None:
-        self.course, self.db, self.workers, self.log = course, db, workers, log
+    def __init__(self, course: Path, db: str, grading: list[str], log: Path) -> None:
+        self.course, self.db, self.grading, self.log = course, db, grading, log
         with socket.socket() as s:
             s.bind(("127.0.0.1", 0))
             self.port = s.getsockname()[1]
@@ -154,7 +164,7 @@ class serving:
     def __enter__(self) -> str:
         import httpx
 
-        args = ["--port", str(self.port), "--db", self.db, "--workers", str(self.workers)]
+        args = ["--port", str(self.port), "--db", self.db, *self.grading]
         with self.log.open("wb") as out:
             self.proc = subprocess.Popen(
                 [sys.executable, "-m", "graders", "serve", *args],
@@ -301,8 +311,7 @@ def autograde(
             "autograde",
             ASSIGNMENT,
             str(folder),
-            "--workers",
-            str(opts.workers),
+            *grading_options(opts),
             "--db",
             f"sqlite:///{work / f'autograde-{label}.db'}",
             "--out",
@@ -338,9 +347,10 @@ def same_scores(burst: list[Outcome], scores: dict[str, float]) -> dict[str, Any
 def print_figures(f: dict[str, Any]) -> None:
     burst, sustained, auto = f["burst"], f["sustained"], f["autograde"]
     lat = burst["latency_s"]
+    where = f"--cluster {f['cluster']}" if f["cluster"] else f"--workers {f['workers']}"
     print(
         f"graders serve, {ASSIGNMENT}: {f['learners']} learners uploading within "
-        f"{f['within_s']:g} s, --workers {f['workers']} ({f['machine']['cpus']} CPUs, load "
+        f"{f['within_s']:g} s, {where} ({f['machine']['cpus']} CPUs, load "
         f"average before {f['machine']['load_before'][0]})"
     )
     print(
@@ -392,7 +402,14 @@ def _options(argv: list[str] | None) -> argparse.Namespace:
         "--within", type=float, default=60.0, help="seconds the burst is spread over (60)"
     )
     parser.add_argument(
-        "--workers", type=int, default=os.cpu_count() or 1, help="--workers (default: CPUs)"
+        "--workers", type=int, default=None, help="--workers (default: CPUs; see --cluster)"
+    )
+    parser.add_argument(
+        "--cluster",
+        default=None,
+        metavar="SPEC",
+        help="grade on a Dask cluster (local:N, or a scheduler's address), in the service and "
+        "in autograde; --workers then only if given",
     )
     parser.add_argument(
         "--patience", type=float, default=600.0, help="seconds before a grade is lost (600)"
@@ -403,7 +420,10 @@ def _options(argv: list[str] | None) -> argparse.Namespace:
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--json", type=Path, default=None, help="write every figure here")
     parser.add_argument("--keep", action="store_true", help="keep the work folder")
-    return parser.parse_args(argv)
+    opts = parser.parse_args(argv)
+    if opts.workers is None and opts.cluster is None:
+        opts.workers = os.cpu_count() or 1
+    return opts
 
 
 if __name__ == "__main__":

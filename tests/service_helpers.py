@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import shutil
 import signal
 import socket
@@ -17,7 +18,9 @@ import subprocess
 import sys
 import time
 import warnings
+from collections import Counter
 from collections.abc import Iterator, Mapping
+from concurrent.futures import ThreadPoolExecutor
 from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
@@ -26,7 +29,9 @@ from typing import Any
 import httpx
 from notebook_helpers import fill
 from small_course import small_course
+from sqlalchemy import create_engine, text
 
+from graders.batch import gradebook
 from graders.batch.service_tables import LEARNER
 from graders.course.load import load_course
 from graders.kinds.base import Context
@@ -174,11 +179,12 @@ class ServerProcess:
     """``graders serve`` in the course folder ``root``, on a free port of 127.0.0.1.
 
     Started on entry (ready once /api/health answers); stopped on exit with SIGTERM, and
-    its exit code and log kept. ``kill()`` is ``kill -9``.
+    its exit code and log kept. ``kill()`` is ``kill -9``. ``workers=None``: the command's
+    default (``extra`` holds the rest, ``--cluster local:2`` for one).
     """
 
     def __init__(
-        self, root: Path, db_url: str, workers: int = 1, extra: tuple[str, ...] = ()
+        self, root: Path, db_url: str, workers: int | None = 1, extra: tuple[str, ...] = ()
     ) -> None:
         self.root, self.db_url, self.workers, self.extra = root, db_url, workers, extra
         self.port = free_port()
@@ -188,7 +194,8 @@ class ServerProcess:
         self.returncode: int | None = None
 
     def __enter__(self) -> ServerProcess:
-        args = ["--port", str(self.port), "--db", self.db_url, "--workers", str(self.workers)]
+        args = ["--port", str(self.port), "--db", self.db_url]
+        args += [] if self.workers is None else ["--workers", str(self.workers)]
         with self.log_path.open("wb") as log:
             self.proc = subprocess.Popen(
                 [sys.executable, "-m", "graders", "serve", *args, *self.extra],
@@ -266,3 +273,57 @@ def graded(client: Any, token: str, attempt_id: int, timeout: float = 120) -> Ma
         if data["status"] in ("graded", "failed"):
             return data
     raise AssertionError(f"submission {attempt_id} was not graded in {timeout} s")
+
+
+SAVED = re.compile(r" graders\.service: submission (\d+) \S+ ps1 graded ")
+
+
+def hand_in(
+    server: ServerProcess,
+    tokens: Mapping[str, str],
+    course: ServedCourse,
+    notebooks: Mapping[str, bytes] | None = None,
+) -> dict[str, int]:
+    """Every learner of ``tokens`` uploads ps1 at once (their notebook of ``notebooks``, else
+    the key's): learner -> attempt id."""
+
+    def one(name: str) -> tuple[str, int]:
+        notebook = (notebooks or {}).get(name) or course.notebook()
+        with httpx.Client(base_url=server.url, timeout=120) as client:
+            answer = upload(client, tokens[name], notebook)
+        assert answer.status_code == 202, answer.text
+        return name, int(answer.json()["id"])
+
+    with ThreadPoolExecutor(8) as pool:
+        return dict(pool.map(one, sorted(tokens)))
+
+
+def statuses(url: str) -> Counter[str]:
+    """How many attempts of the gradebook at ``url`` are in each state."""
+    engine = create_engine(url)
+    try:
+        with engine.connect() as conn:
+            return Counter(s for (s,) in conn.execute(text("select status from attempts")))
+    finally:
+        engine.dispose()
+
+
+def saved_lines(*servers: ServerProcess) -> Counter[int]:
+    """Attempt id -> how many times a server said it saved its grade."""
+    return Counter(int(m.group(1)) for s in servers for m in SAVED.finditer(s.log()))
+
+
+def all_graded(server: ServerProcess, tokens: Mapping[str, str], sent: dict[str, int]) -> None:
+    with httpx.Client(base_url=server.url, timeout=60) as client:
+        for name, attempt in sent.items():
+            assert graded(client, tokens[name], attempt, timeout=240)["status"] == "graded"
+
+
+def graded_once(url: str, sent: dict[str, int], *servers: ServerProcess) -> dict[str, Any]:
+    """Each attempt of ``sent`` is graded in the gradebook, and said saved once across every
+    server's log; each learner has a grade of record: learner -> it (a ``StudentResult``)."""
+    assert statuses(url) == Counter({"graded": len(sent)})
+    assert saved_lines(*servers) == Counter(set(sent.values())), [s.log() for s in servers]
+    doc = gradebook.results_document(url, "autograd-semantics", "ps1")
+    assert sorted(s.student for s in doc.students) == sorted(sent)
+    return {s.student: s for s in doc.students}

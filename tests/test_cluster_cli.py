@@ -15,56 +15,15 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
+from dask_servers import DaskServers
 from pg_server import PostgresServer
 from small_course import REPO, hand_in, notebook, small_course
 from sqlalchemy import create_engine, text
 
 pytest.importorskip("distributed")
 
-DASK = Path(sys.executable).parent / "dask"  # what docs/how-to/cluster.md has instructors run
 CLASS_SIZE = 150  # a few seconds of grading on two workers: the window for the scheduler's end
 PREDICTIONS = {"clone-basics/shares": "False", "clone-basics/flag": "True"}
-
-
-class DaskServers:
-    """A scheduler and a worker process (two workers of one thread), each in its own session."""
-
-    def __init__(self, folder: Path) -> None:
-        folder.mkdir(parents=True, exist_ok=True)
-        info = folder / "scheduler.json"
-        self.scheduler = _start(
-            DASK, "scheduler", "--host", "127.0.0.1", "--port", "0", "--no-dashboard",
-            "--scheduler-file", str(info),
-        )  # fmt: skip
-        deadline = time.monotonic() + 120
-        while not info.exists() or not info.read_text().strip():
-            assert time.monotonic() < deadline and self.scheduler.poll() is None, "no scheduler"
-            time.sleep(0.1)
-        self.address = json.loads(info.read_text())["address"]
-        self.workers = _start(
-            DASK, "worker", "--scheduler-file", str(info), "--nworkers", "2", "--nthreads", "1",
-            "--no-dashboard",
-        )  # fmt: skip
-
-    def kill_scheduler(self) -> None:
-        os.killpg(self.scheduler.pid, signal.SIGKILL)
-
-    def stop(self) -> None:
-        for proc in (self.workers, self.scheduler):
-            try:
-                os.killpg(proc.pid, signal.SIGKILL)
-            except ProcessLookupError:
-                pass
-            proc.wait(timeout=60)
-
-
-def _start(*command: str | Path) -> subprocess.Popen[bytes]:
-    return subprocess.Popen(
-        [str(c) for c in command],
-        stdout=subprocess.DEVNULL,
-        stderr=subprocess.DEVNULL,
-        start_new_session=True,
-    )
 
 
 @pytest.fixture

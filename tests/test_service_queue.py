@@ -139,3 +139,20 @@ def test_a_grading_stopped_by_a_problem_of_graders_goes_back_to_the_queue(queue:
     assert not queue.release(claimed, other.id)  # only the holder gives it back
     assert queue.release(claimed, me.id)
     assert status(queue, attempt) == QUEUED
+
+
+def test_a_grading_that_could_not_start_costs_no_try(queue: Queue) -> None:
+    # The cluster was away: released uncounted, however often, it is never failed for it.
+    attempt, me = accepted(queue), Me()
+    for _ in range(MAX_TRIES + 1):
+        claimed = queue.claim(me.id)
+        assert claimed is not None and claimed.id == attempt
+        assert queue.release(claimed, me.id, counted=False)
+    assert status(queue, attempt) == QUEUED
+    # A grading that stopped under way counts: MAX_TRIES of them, and it fails.
+    for _ in range(MAX_TRIES):
+        claimed = queue.claim(me.id)
+        assert claimed is not None
+        assert queue.release(claimed, me.id)
+    assert queue.claim(me.id) is None
+    assert status(queue, attempt) == FAILED

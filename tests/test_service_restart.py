@@ -9,7 +9,6 @@ attempt after its grade is saved, name each attempt once across every run.
 
 from __future__ import annotations
 
-import re
 import time
 from collections import Counter
 from collections.abc import Iterator
@@ -21,19 +20,17 @@ import pytest
 from service_helpers import (
     ServedCourse,
     ServerProcess,
+    all_graded,
     bearer,
-    graded,
+    graded_once,
+    hand_in,
     mint,
     repository_course,
-    upload,
+    saved_lines,
+    statuses,
 )
-from sqlalchemy import create_engine, text
-
-from graders.batch import gradebook
 
 pytest.importorskip("uvicorn", reason="needs graders' serve extra")
-
-SAVED = re.compile(r" graders\.service: submission (\d+) \S+ ps1 graded ")
 
 
 @pytest.fixture(scope="module")
@@ -46,45 +43,9 @@ def sqlite_url(course: ServedCourse, tmp_path: Path) -> str:
     return f"sqlite:///{tmp_path / 'gradebook.db'}"
 
 
-def hand_in(server: ServerProcess, tokens: dict[str, str], course: ServedCourse) -> dict[str, int]:
-    """Every learner of ``tokens`` uploads ps1 at once: learner -> attempt id."""
-
-    def one(name: str) -> tuple[str, int]:
-        with httpx.Client(base_url=server.url, timeout=120) as client:
-            answer = upload(client, tokens[name], course.notebook())
-        assert answer.status_code == 202, answer.text
-        return name, int(answer.json()["id"])
-
-    with ThreadPoolExecutor(8) as pool:
-        return dict(pool.map(one, sorted(tokens)))
-
-
-def statuses(url: str) -> Counter[str]:
-    engine = create_engine(url)
-    try:
-        with engine.connect() as conn:
-            return Counter(s for (s,) in conn.execute(text("select status from attempts")))
-    finally:
-        engine.dispose()
-
-
-def saved_lines(*servers: ServerProcess) -> Counter[int]:
-    """Attempt id -> how many times a server said it saved its grade."""
-    return Counter(int(m.group(1)) for s in servers for m in SAVED.finditer(s.log()))
-
-
-def all_graded(server: ServerProcess, tokens: dict[str, str], sent: dict[str, int]) -> None:
-    with httpx.Client(base_url=server.url, timeout=60) as client:
-        for name, attempt in sent.items():
-            assert graded(client, tokens[name], attempt, timeout=240)["status"] == "graded"
-
-
 def assert_exactly_once(url: str, sent: dict[str, int], *servers: ServerProcess) -> None:
-    assert statuses(url) == Counter({"graded": len(sent)})
-    assert saved_lines(*servers) == Counter(set(sent.values())), [s.log() for s in servers]
-    doc = gradebook.results_document(url, "autograd-semantics", "ps1")
-    assert sorted(s.student for s in doc.students) == sorted(sent)
-    assert all(s.score == s.max_score > 0 for s in doc.students)
+    students = graded_once(url, sent, *servers)
+    assert all(s.score == s.max_score > 0 for s in students.values())
 
 
 def test_kill_9_with_30_queued_then_a_restart_grades_all_30_exactly_once(

@@ -53,8 +53,7 @@ class ClusterExecutor:
         batch_size: int | None = None,
         client: Client | None = None,
     ) -> None:
-        if address.startswith(LOCAL_PREFIX):
-            _local_workers(address)  # a wrong count is a usage error before anything runs
+        check_address(address)  # a wrong count is a usage error before anything runs
         self.address = address
         self.isolation = isolation  # each worker takes the best level its machine offers
         self.batch_size = batch_size
@@ -70,12 +69,12 @@ class ClusterExecutor:
         if self.client is not None:
             yield self.client
             return
-        with _open_client(self.address) as client:
+        with open_client(self.address) as client:
             yield client
 
 
 @contextmanager
-def _open_client(address: str) -> Iterator[Client]:
+def open_client(address: str) -> Iterator[Client]:
     """A client of the cluster at ``address``, or of a LocalCluster for ``local:N``."""
     try:
         from distributed import Client, LocalCluster
@@ -119,6 +118,12 @@ def _close(client: Client) -> None:
 
 def _drop_cancelled(record: logging.LogRecord) -> bool:
     return not (record.exc_info and isinstance(record.exc_info[1], asyncio.CancelledError))
+
+
+def check_address(address: str) -> None:
+    """Raise ``UsageError`` when ``address`` is ``local:N`` with a wrong N."""
+    if address.startswith(LOCAL_PREFIX):
+        _local_workers(address)
 
 
 def _local_workers(address: str) -> int:

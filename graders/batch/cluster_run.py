@@ -231,16 +231,11 @@ class ClusterRun:
         self.save([Ready(found, key, result, retry, level)])
 
     def _install(self) -> None:
-        from .cluster_worker import GradingPlugin, course_files
+        from .cluster_worker import GradingPlugin, course_files, shipment
 
-        prepared = {  # every variant's state: the worker chooses each learner's, as here
-            ex.loaded.exercise.id: ex.variants or (ex.prepared,) for ex in self.plan.prep.exercises
-        }
         plugin = GradingPlugin(
             course_files(self.session.loaded),
-            self.plan.assignment,
-            prepared,
-            self.key,
+            {self.plan.assignment: shipment(self.plan.prep)},
             self.owner.isolation,
             ignore_interrupts=self.owner.address.startswith(LOCAL_PREFIX),
         )
@@ -248,19 +243,8 @@ class ClusterRun:
         self.client.register_plugin(plugin, name=self.plugin)
 
     def _uninstall(self) -> None:
-        # The workers' sessions (fork servers) stop with the run, not with the cluster. A
-        # worker that dies (or is being replaced) while the plugin is removed breaks the
-        # call: tried once more; a plugin still left is replaced by the next run's
-        # (``_install``), so a grade already saved is never lost to this clean-up.
-        for attempt in (1, 2):
-            if self.client.status != "running":
-                return
-            try:
-                self.client.unregister_worker_plugin(self.plugin)
-                return
-            except OSError:  # distributed's CommClosedError: a worker went away mid-call
-                if attempt == 2:
-                    return
+        # The workers' sessions (fork servers) stop with the run, not with the cluster.
+        uninstall(self.client, self.plugin)
 
     def _cancel_in_flight(self) -> None:
         if self.in_flight and self.client.status == "running":
@@ -271,7 +255,31 @@ class ClusterRun:
         if now - self.refreshed < REFRESH_S or self.client.status != "running":
             return
         self.refreshed = now
-        self.threads = max(1, sum(self.client.nthreads().values()))
+        self.threads = worker_threads(self.client)
+
+
+def uninstall(client: Client, plugin: str) -> None:
+    """Remove graders' plugin ``plugin`` from the cluster's workers (their sessions stop).
+
+    A worker that dies (or is being replaced) while the plugin is removed breaks the call:
+    tried once more; a plugin still left is replaced by the next one of its name, so a grade
+    already saved is never lost to this clean-up.
+    """
+    for attempt in (1, 2):
+        if client.status != "running":
+            return
+        try:
+            client.unregister_worker_plugin(plugin)
+            return
+        except OSError:  # distributed's CommClosedError: a worker went away mid-call
+            if attempt == 2:
+                return
+
+
+def worker_threads(client: Client) -> int:
+    """How many notebooks the cluster's workers grade at once, now (at least 1)."""
+    threads: int = sum(client.nthreads().values())
+    return max(1, threads)
 
 
 def _batch_size(count: int, threads: int) -> int:

@@ -1,6 +1,6 @@
 """The worker's half of grading on a Dask cluster: a plugin holding a warm session, and the task.
 
-    GradingPlugin(course files, assignment, prepared states, course key, isolation)
+    GradingPlugin(course files, {assignment: Shipment(prepared states, course key)}, isolation)
         setup     writes the course into the worker's own folder and opens a session there:
                   its own sandbox (fork servers, started on the first job, at the best
                   isolation level this machine offers, or the one asked for), kept warm for
@@ -8,6 +8,10 @@
                   course key: the same course, truths, torch and graders)
         teardown  closes the session (its fork servers stop) and removes the folder
     grade_batch(plugin name, course key, submissions) -> Reply
+    warm(plugin name)   the sandbox started now (a service's first learner does not wait)
+
+A batch ships one assignment; ``graders serve --cluster`` ships every assignment of the
+course, and each task names the one it grades by its course key.
 
 Only the course and what the batch prepared (truths, reference observations: computed once
 by the batch, never by a worker) come with the plugin; notebooks come as their bytes, so no
@@ -26,6 +30,7 @@ import threading
 import time
 import uuid
 from collections.abc import Mapping
+from dataclasses import dataclass
 from datetime import datetime
 from pathlib import Path, PurePosixPath
 from typing import TYPE_CHECKING, Any, TypedDict
@@ -59,6 +64,21 @@ class Reply(TypedDict):
     results: list[tuple[str, str, bool]]  # (student, StudentResult as JSON, retry next run)
 
 
+@dataclass(frozen=True)
+class Shipment:
+    """What a worker grades one assignment against, prepared where the grading was asked."""
+
+    prepared: Mapping[str, tuple[Any, ...]]  # exercise id -> each variant's state
+    course_key: str  # the key the asker computed: the worker's must be the same
+
+
+def shipment(prep: PreparedAssignment) -> Shipment:
+    """An assignment prepared here, as a worker takes it: every variant's state (the worker
+    chooses each learner's, as here) and the course key."""
+    prepared = {ex.loaded.exercise.id: ex.variants or (ex.prepared,) for ex in prep.exercises}
+    return Shipment(prepared, course_key(prep))
+
+
 class WorkerSetupError(Exception):
     """This worker cannot grade for the batch (setup failed, or it would grade differently)."""
 
@@ -79,28 +99,25 @@ def course_files(loaded: LoadedCourse) -> dict[str, bytes]:
 
 
 class GradingPlugin(WorkerPlugin):
-    """A worker's graders session for one batch: set up on every worker, late joiners too."""
+    """A worker's graders session for one batch (or one service): set up on every worker,
+    late joiners too."""
 
     def __init__(
         self,
         files: Mapping[str, bytes],
-        assignment: str,
-        prepared: Mapping[str, tuple[Any, ...]],  # exercise id -> each variant's state
-        course_key: str,
+        assignments: Mapping[str, Shipment],
         isolation: str,
         *,
         ignore_interrupts: bool = False,
     ) -> None:
         self.files = dict(files)
-        self.ignore_interrupts = ignore_interrupts  # a worker process of the batch's own
-        self.assignment = assignment
-        self.prepared = dict(prepared)
-        self.course_key = course_key
+        self.ignore_interrupts = ignore_interrupts  # a worker process of the asker's own
+        self.assignments = dict(assignments)
         self.isolation = isolation
         self.error: str | None = None
         self._folder: Path | None = None
         self._session: Session | None = None
-        self._prep: PreparedAssignment | None = None
+        self._preps: dict[str, PreparedAssignment] = {}  # course key -> its assignment
 
     def setup(self, worker: Worker) -> None:
         if self.ignore_interrupts and threading.current_thread() is threading.main_thread():
@@ -123,17 +140,24 @@ class GradingPlugin(WorkerPlugin):
 
     def grade(self, expected_key: str, shipped: list[Shipped]) -> Reply:
         """Grade each submission of a batch, one after the other, in this worker's session."""
-        if self.error is not None or self._session is None or self._prep is None:
+        if self.error is not None or self._session is None or not self._preps:
             raise WorkerSetupError(self.error or "this worker's graders session is not open")
-        if expected_key != self.course_key:
+        prep = self._preps.get(expected_key)
+        if prep is None:
             raise WorkerSetupError("this worker holds another batch's course (a newer run?)")
         started = time.perf_counter()
-        results = [self._grade_one(self._prep, self._session.loaded, item) for item in shipped]
+        results = [self._grade_one(prep, self._session.loaded, item) for item in shipped]
         return Reply(
             isolation=self._session.isolation,
             busy_s=time.perf_counter() - started,
             results=results,
         )
+
+    def warm(self) -> str:
+        """Start this worker's sandbox now: the isolation level it runs at."""
+        if self.error is not None or self._session is None:
+            raise WorkerSetupError(self.error or "this worker's graders session is not open")
+        return self._session.ctx.runner.isolation
 
     def _open(self, base: Path, threads: int) -> None:
         self._folder = Path(tempfile.mkdtemp(prefix="graders-", dir=base))
@@ -143,15 +167,18 @@ class GradingPlugin(WorkerPlugin):
         self._session = start_session(
             root / COURSE_FILE, isolation=self.isolation, workers=max(1, threads), cache=False
         )
-        self._prep = prepare_assignment(
-            self._session.loaded, self.assignment, self._session.ctx, self.prepared
-        )
-        if course_key(self._prep) != self.course_key:
-            raise WorkerSetupError(
-                f"this worker would grade differently from the batch (here: torch "
-                f"{torch_version()}, graders {__version__}); every worker needs the torch and "
-                "graders versions of the machine that runs `graders autograde`"
+        for assignment, shipped in self.assignments.items():
+            prep = prepare_assignment(
+                self._session.loaded, assignment, self._session.ctx, shipped.prepared
             )
+            if course_key(prep) != shipped.course_key:
+                raise WorkerSetupError(
+                    f"this worker would grade differently from the batch (here: torch "
+                    f"{torch_version()}, graders {__version__}); every worker needs the torch "
+                    "and graders versions of the machine that runs `graders autograde` or "
+                    "`graders serve`"
+                )
+            self._preps[shipped.course_key] = prep
 
     def _grade_one(
         self, prep: PreparedAssignment, loaded: LoadedCourse, item: Shipped
@@ -178,10 +205,20 @@ class GradingPlugin(WorkerPlugin):
 
 def grade_batch(plugin: str, expected_key: str, shipped: list[Shipped]) -> Reply:
     """The task: grade ``shipped`` with this worker's plugin named ``plugin``."""
-    mine = get_worker().plugins.get(plugin)
+    return _plugin(get_worker(), plugin).grade(expected_key, shipped)
+
+
+def warm(plugin: str, dask_worker: Worker) -> str:
+    """Start the sandbox of this worker's plugin ``plugin`` now, not on its first notebook
+    (``Client.run`` calls it on every worker): the isolation level it runs at."""
+    return _plugin(dask_worker, plugin).warm()
+
+
+def _plugin(worker: Worker, plugin: str) -> GradingPlugin:
+    mine = worker.plugins.get(plugin)
     if not isinstance(mine, GradingPlugin):
         raise WorkerSetupError(f"this worker has no {plugin} plugin: its set-up did not run")
-    return mine.grade(expected_key, shipped)
+    return mine
 
 
 def _write_files(root: Path, files: Mapping[str, bytes]) -> None:

@@ -16,7 +16,7 @@ import click
 
 from ..errors import ExitCode
 from . import course_option, exit_with, isolation_option, main, pages_lang_option
-from .batch_options import db_option, layout_option, times_option
+from .batch_options import cluster_option, db_option, layout_option, times_option
 from .batch_output import batch_exit_code, print_summary, printable
 from .roster import roster_option, warn_roster
 
@@ -56,13 +56,7 @@ if TYPE_CHECKING:
 )
 @times_option
 @layout_option
-@click.option(
-    "--cluster",
-    metavar="ADDRESS",
-    default=None,
-    help="Grade on a Dask cluster: its scheduler's address (tcp://HOST:8786), or local:N for "
-    "N worker processes here. The gradebook is written from this machine only.",
-)
+@cluster_option
 @isolation_option
 def autograde(
     assignments: tuple[str, ...],

@@ -1,4 +1,4 @@
-"""Options shared by the commands that grade a class (``autograde``, ``regrade``)."""
+"""Options shared by the commands that grade a class (``autograde``, ``regrade``, ``serve``)."""
 
 from __future__ import annotations
 
@@ -32,4 +32,12 @@ layout_option = click.option(
     "else student folders and LMS download files. nbgrader: nbgrader's submitted/ (or its "
     "course root), whose timestamp.txt is trusted, also in a .zip; flat: "
     "<student>/<assignment>.ipynb folders only; lms: an LMS bulk download's files only.",
+)
+cluster_option = click.option(
+    "--cluster",
+    metavar="ADDRESS",
+    default=None,
+    help="Grade on a Dask cluster: its scheduler's address (tcp://HOST:8786), or local:N for "
+    "N worker processes here. Workers only grade: the gradebook is written where the command "
+    "runs.",
 )

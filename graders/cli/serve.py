@@ -8,7 +8,7 @@ from pathlib import Path
 import click
 
 from . import course_option, isolation_option, main
-from .batch_options import db_option
+from .batch_options import cluster_option, db_option
 
 
 @main.command()
@@ -18,11 +18,12 @@ from .batch_options import db_option
 @db_option
 @click.option(
     "--workers",
-    type=click.IntRange(0, 64),
-    default=lambda: min(os.cpu_count() or 1, 64),
-    show_default="the number of CPUs",
+    type=click.IntRange(0, 1024),
+    default=None,
+    show_default="the number of CPUs; with --cluster, twice the cluster's worker threads",
     help="Notebooks graded at once (0: this process only takes uploads; others grade).",
 )
+@cluster_option
 @click.option(
     "--grace",
     type=click.FloatRange(0, 3600),
@@ -58,7 +59,8 @@ def serve(
     host: str,
     port: int,
     db_url: str | None,
-    workers: int,
+    workers: int | None,
+    cluster: str | None,
     grace: float,
     forwarded_allow_ips: str | None,
     base_url: str | None,
@@ -69,28 +71,42 @@ def serve(
 
     Every upload is stored in the gradebook before it is answered, and graded from there;
     a restart grades what a crash left. SIGTERM stops it cleanly (exit 0). Mint the
-    learners' tokens with `graders token`.
+    learners' tokens with `graders token`. With --cluster, a Dask cluster's workers grade
+    (several servers may share one PostgreSQL gradebook, and one cluster).
     """
     from ..batch import gradebook
     from ..batch.gradebook_databases import shown_url
     from ..service.run import serve as run
     from ..session import load, open_session
 
+    if cluster is not None:
+        from ..batch.cluster import check_address
+
+        if workers == 0:
+            raise click.UsageError("--workers 0 grades nothing: it cannot go with --cluster")
+        check_address(cluster)
+    if cluster is None and workers is None:
+        workers = min(os.cpu_count() or 1, 64)
     loaded = load(course)
     url = db_url or gradebook.default_url(loaded.root)
     gradebook.open_gradebook(url)  # a gradebook that cannot be used stops here, in words
+    where = f"on the Dask cluster {cluster}" if cluster else f"{workers} workers"
     click.echo(
         f"graders serve: {loaded.course.id} on http://{host}:{port} (gradebook {shown_url(url)}, "
-        f"{workers} workers)",
+        f"{where})",
         err=True,
     )
-    with open_session(loaded, isolation=isolation, workers=max(1, workers)) as session:
+    # With --cluster, the session here only prepares the truths: its sandbox starts only if
+    # a truth is not in the cache yet.
+    with open_session(loaded, isolation=isolation, workers=max(1, workers or 1)) as session:
         run(
             session,
             url,
             host=host,
             port=port,
             workers=workers,
+            cluster=cluster,
+            isolation=isolation,
             grace_s=grace,
             forwarded_allow_ips=forwarded_allow_ips,
             base_url=base_url,

@@ -1,14 +1,15 @@
 """The ASGI application of ``graders serve``: the API, the pages, and the grading behind them.
 
-    service = Service(session, db_url, workers=2)
+    service = Service(session, db_url, workers=2)      # or cluster="local:2"
     app = create_app(service)          # Starlette; ``graders serve`` runs it under uvicorn
 
 ``Service`` holds what every request shares: the course, the gradebook, the queue of
-attempts, the grader (``workers`` threads over the session's warm sandbox; none with
-``workers=0``: a process that only takes uploads, beside others that grade), and who is
-asking (``identity``). The application starts the grader when the server starts and, when
-it stops, stops it (``Grader.stop``: what is grading finishes or goes back to the queue).
-A refusal is JSON under ``/api/`` and a page elsewhere, in the reader's language.
+attempts, the grader (``workers`` threads over the session's warm sandbox, or over a Dask
+cluster's workers with ``cluster``; none with ``workers=0``: a process that only takes
+uploads, beside others that grade), and who is asking (``identity``). The application
+starts the grader when the server starts and, when it stops, stops it (``Grader.stop``:
+what is grading finishes or goes back to the queue). A refusal is JSON under ``/api/``
+and a page elsewhere, in the reader's language.
 """
 
 from __future__ import annotations
@@ -40,6 +41,7 @@ from .lti.tool import LtiTool
 from .queue import Queue
 from .refusals import Message, Refused
 from .servers import Servers
+from .sites import Here, OnCluster, Site
 from .waiting import Waiters
 
 log = logging.getLogger("graders.service")
@@ -63,7 +65,9 @@ class Service:
         session: Session,
         db_url: str,
         *,
-        workers: int = 1,
+        workers: int | None = 1,
+        cluster: str | None = None,
+        isolation: str = "auto",
         max_bytes: int = MAX_NOTEBOOK_BYTES,
         queue_limit: int = 10_000,
         grace_s: float = 30.0,
@@ -81,9 +85,10 @@ class Service:
         self.lti = LtiTool(self.engine, self.loaded, every_s=lti_every_s)
         self.stopping = threading.Event()  # the server was asked to stop
         self.waiters = Waiters(self.stopping, self.queue.finished)
+        site = _site(session, workers, cluster, isolation)
         self.grader = (
-            Grader(session, self.queue, Servers(self.engine), workers=workers, done=self._graded)
-            if workers
+            Grader(session, self.queue, Servers(self.engine), site, done=self._graded)
+            if site is not None
             else None
         )
         self._languages: dict[str, LearnerLanguages] = {}
@@ -133,6 +138,18 @@ class Service:
             else N_("Sign in: send your token as 'Authorization: Bearer TOKEN'.")
         )
         raise Refused(401, Message(text), headers={"WWW-Authenticate": 'Bearer realm="graders"'})
+
+
+def _site(
+    session: Session, workers: int | None, cluster: str | None, isolation: str
+) -> Site | None:
+    """Where this process grades: a cluster (``workers`` at once, by default twice its
+    threads), else here (``workers`` at once); nowhere with ``workers=0``."""
+    if workers == 0:
+        return None
+    if cluster is not None:
+        return OnCluster(session, cluster, isolation=isolation, at_once=workers)
+    return Here(session, workers or 1)
 
 
 def accepted_languages(header: str) -> list[str]:

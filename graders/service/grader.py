@@ -1,39 +1,38 @@
-"""The service's grading: ``workers`` threads taking attempts from the queue, one at a time,
-and grading each with the session's warm sandbox, as ``graders autograde`` does.
+"""The service's grading: threads taking attempts from the queue, one at a time each, and
+grading each where the service grades (``sites``): the session's warm sandbox, as
+``graders autograde`` does, or a Dask cluster's workers (``--cluster``).
 
-    grader = Grader(session, queue, servers, workers=2, done=notify)
-    grader.start()       # prepares every assignment (truths), then grades what waits
-    grader.wake()        # an upload came in: an idle worker looks now, not at its next poll
+    grader = Grader(session, queue, servers, Here(session, 2), done=notify)
+    grader.start()       # prepares every assignment (truths), opens the site, then grades
+    grader.wake()        # an upload came in: an idle thread looks now, not at its next poll
     grader.stop(grace)   # takes nothing more; what is grading has ``grace`` seconds, then
                          # goes back to the queue for the next start
 
-The queue in the gradebook is the bound: a worker claims an attempt only when it is free,
-so the sandbox never holds more than ``workers`` notebooks, however many wait. A notebook
-is graded from its bytes in the gradebook, with the server's receive time as its
-submission time, by ``batch.executor.grade_found`` (so it is read and graded exactly as in
-a batch). One log line per attempt: learner, assignment, status, points, seconds.
+The queue in the gradebook is the bound: a thread claims an attempt only when it is free,
+so the site never holds more attempts than the threads the site asked for, however many
+wait. A notebook is graded from its bytes in the gradebook, with the server's receive time
+as its submission time, by ``batch.executor.grade_found`` (so it is read and graded
+exactly as in a batch), and saved here, wherever it was graded: the grade of record, the
+late policy and the attempts are the same on both sites. One log line per attempt:
+learner, assignment, status, points, seconds.
 """
 
 from __future__ import annotations
 
 import logging
-import shutil
-import tempfile
 import threading
 import time
 from collections.abc import Callable
-from pathlib import Path
 
-from ..batch.executor import grade_found
 from ..batch.grading import PreparedAssignment, prepare_assignment
 from ..batch.service_tables import FAILED, GRADED
-from ..batch.submissions import Found
 from ..course.load import get_assignment
 from ..kinds.cache import torch_version
 from ..results import format_points
 from ..session import Session
 from .queue import Claimed, Queue
 from .servers import BEAT_S, Me, Servers
+from .sites import CannotGrade, Site
 
 log = logging.getLogger("graders.service")
 POLL_S = 0.5  # how often an idle worker looks for attempts another process accepted
@@ -41,19 +40,18 @@ SWEEP_S = 10.0  # how often attempts of dead processes are looked for
 
 
 class Grader:
-    """Grades the queue's attempts on ``workers`` threads of this process."""
+    """Grades the queue's attempts at ``site``, on as many threads as it asks for."""
 
     def __init__(
         self,
         session: Session,
         queue: Queue,
         servers: Servers,
+        site: Site,
         *,
-        workers: int = 1,
         done: Callable[[int], None] = lambda _id: None,
     ) -> None:
-        self.session, self.queue, self.servers = session, queue, servers
-        self.workers = workers
+        self.session, self.queue, self.servers, self.site = session, queue, servers, site
         self.done = done  # told each attempt id once its grade (or failure) is saved
         self.me = Me()
         self._work = threading.Event()
@@ -61,8 +59,7 @@ class Grader:
         self._threads: list[threading.Thread] = []
         self._prepared: dict[str, PreparedAssignment] = {}
         self._lock = threading.Lock()
-        self._scratch = Path(tempfile.mkdtemp(prefix="graders-serve-"))
-        self.ready = threading.Event()  # every assignment is prepared, the sandbox started
+        self.ready = threading.Event()  # every assignment is prepared, the site open
 
     def start(self) -> None:
         """Register this process, take back what dead ones held, and start the threads."""
@@ -72,8 +69,6 @@ class Grader:
             log.info("queued again %d attempts a stopped server was grading", taken)
         self._spawn(self._keep_alive, "graders-serve-beat")
         self._spawn(self._prepare_all, "graders-serve-prepare")
-        for n in range(self.workers):
-            self._spawn(self._work_loop, f"graders-serve-{n}")
 
     def wake(self) -> None:
         self._work.set()
@@ -84,13 +79,13 @@ class Grader:
         self._stopping.set()
         self._work.set()
         deadline = time.monotonic() + grace
-        for thread in self._threads:
+        for thread in list(self._threads):
             thread.join(max(0.0, deadline - time.monotonic()))
+        self.site.close()  # a grading still under way ends, or raises and is queued again
         given = self.queue.give_back(self.me.id)
         if given:
             log.info("queued again %d attempts still grading at shutdown", given)
         self.servers.stopped(self.me)
-        shutil.rmtree(self._scratch, ignore_errors=True)
 
     def _spawn(self, target: Callable[[], None], name: str) -> None:
         thread = threading.Thread(target=target, name=name, daemon=True)
@@ -98,16 +93,20 @@ class Grader:
         self._threads.append(thread)
 
     def _prepare_all(self) -> None:
-        # Truths first (cached after the first start), then the sandbox's warm servers: the
-        # first learner waits for neither.
+        # Truths first (cached after the first start), then the site (the sandbox's warm
+        # servers, or the cluster's workers with the truths): the first learner waits for
+        # neither. Threads start only then, so none claims an attempt it cannot grade yet.
         try:
-            for assignment in self.session.loaded.course.assignments:
-                self._prep(assignment.id)
-            log.info("ready to grade, isolation %s", self.session.ctx.runner.isolation)
-        except Exception:  # noqa: BLE001 - grading prepares again and reports its own failure
-            log.exception("preparing the assignments failed")
+            prepared = {a.id: self._prep(a.id) for a in self.session.loaded.course.assignments}
+            at_once = self.site.open(prepared)
+        except Exception:  # noqa: BLE001 - uploads are still taken, and graded at a restart
+            log.exception("preparing to grade failed: this server grades nothing")
+            at_once = 0
         finally:
             self.ready.set()
+        for n in range(at_once):
+            if not self._stopping.is_set():
+                self._spawn(self._work_loop, f"graders-serve-{n}")
 
     def _prep(self, assignment: str) -> PreparedAssignment:
         with self._lock:
@@ -143,15 +142,19 @@ class Grader:
                 continue
             try:
                 self._grade(claimed)
-            except Exception:  # noqa: BLE001 - a bug of graders or the gradebook away: not the learner's
+            except CannotGrade as exc:
+                log.error("submission %d waits in the queue: %s", claimed.id, exc)
+                self._release(claimed, counted=False)
+                self._stopping.wait(SWEEP_S)  # until the site is back, no attempt is taken
+            except Exception:  # noqa: BLE001 - a bug of graders, the gradebook away, a worker killed
                 log.exception(
                     "submission %d: grading stopped; it goes back to the queue", claimed.id
                 )
                 self._release(claimed)
 
-    def _release(self, claimed: Claimed) -> None:
+    def _release(self, claimed: Claimed, counted: bool = True) -> None:
         try:
-            self.queue.release(claimed, self.me.id)
+            self.queue.release(claimed, self.me.id, counted=counted)
         except Exception:  # noqa: BLE001 - then the next start's sweep queues it again
             log.exception("submission %d could not go back to the queue", claimed.id)
 
@@ -159,21 +162,14 @@ class Grader:
         started = time.monotonic()
         assignment = get_assignment(self.session.loaded, claimed.assignment)
         mine = self.queue.due_for(assignment, claimed.student)
-        path = self._scratch / f"{claimed.id}" / f"{claimed.assignment}.ipynb"
-        path.parent.mkdir()
-        path.write_bytes(claimed.notebook)
-        try:
-            prep = self._prep(claimed.assignment).due_on(mine.due)
-            found = Found(claimed.student, path, claimed.filename, claimed.received_at)
-            result, retry = grade_found(prep, self.session.loaded, found)
-        finally:
-            shutil.rmtree(path.parent, ignore_errors=True)
+        graded = self.site.grade(claimed, self._prep(claimed.assignment).due_on(mine.due))
+        result = graded.result
         seconds = time.monotonic() - started
-        if retry:  # graders failed, not the learner: the attempt costs them nothing
+        if graded.retry:  # graders failed, not the learner: the attempt costs them nothing
             saved = self.queue.fail(claimed, self.me.id, result.error or "", seconds)
             status, points = FAILED, ""
         else:
-            graded_by = (torch_version(), self.session.isolation)
+            graded_by = (torch_version(), graded.isolation)
             saved = self.queue.finish(claimed, self.me.id, result, seconds, assignment, graded_by)
             status = GRADED
             points = f" {format_points(result.score)}/{format_points(result.max_score)}"

@@ -5,6 +5,7 @@
     queue.claim(server)                       # the oldest queued attempt, now ``grading``
     queue.finish(claimed, server, result, assignment)   # graded, and the grade of record
     queue.fail(claimed, server, error)        # graders could not grade it (not counted)
+    queue.release(claimed, server)            # its grading stopped: queued again
 
 Every change is one transaction. A learner's changes are serialised (SQLite: the writer
 lock, ``BEGIN IMMEDIATE``; PostgreSQL: an advisory lock per learner), so two uploads at
@@ -219,12 +220,16 @@ class Queue:
         with writing(self.engine) as conn:
             return self._mark_failed(conn, claimed.id, server, error, seconds)
 
-    def release(self, claimed: Claimed, server: str) -> bool:
+    def release(self, claimed: Claimed, server: str, counted: bool = True) -> bool:
         """Queue ``claimed`` again (its grading stopped on a problem of graders'), if
-        ``server`` still holds it."""
+        ``server`` still holds it. ``counted``: its claim counts towards ``MAX_TRIES`` (not
+        when the grading could not even start: the cluster was away)."""
+        tries = AttemptRow.tries if counted else AttemptRow.tries - 1
         with writing(self.engine) as conn:
             done = conn.execute(
-                update(AttemptRow).where(*_held(claimed.id, server)).values(REQUEUED)
+                update(AttemptRow)
+                .where(*_held(claimed.id, server))
+                .values(REQUEUED | {"tries": tries})
             )
             return bool(done.rowcount == 1)
 

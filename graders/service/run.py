@@ -1,9 +1,11 @@
 """Running the service under uvicorn, and stopping it cleanly.
 
     serve(session, db_url, host="127.0.0.1", port=8000, workers=2)
+    serve(session, db_url, cluster="local:2")      # grading on a Dask cluster's workers
 
 One process for a course: uvicorn serves the application (``app``) on one event loop, and
-the grader's threads share the session's warm sandbox. On SIGTERM (or Ctrl-C) uvicorn
+the grader's threads share the session's warm sandbox (or send each attempt to a Dask
+cluster's workers, and wait for it). On SIGTERM (or Ctrl-C) uvicorn
 stops accepting connections; requests waiting for a grade answer at once, and those under
 way have ``GRACEFUL_S`` to finish. Then the grader takes nothing more, lets the gradings
 under way finish (``grace_s``) and queues again what still runs, so the next start grades
@@ -43,7 +45,9 @@ def serve(
     *,
     host: str = "127.0.0.1",
     port: int = 8000,
-    workers: int = 1,
+    workers: int | None = 1,
+    cluster: str | None = None,
+    isolation: str = "auto",
     grace_s: float = 30.0,
     forwarded_allow_ips: str | None = None,
     base_url: str | None = None,
@@ -56,6 +60,8 @@ def serve(
         session,
         db_url,
         workers=workers,
+        cluster=cluster,
+        isolation=isolation,
         grace_s=grace_s,
         base_url=base_url,
         lti_every_s=lti_every_s,
