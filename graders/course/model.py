@@ -35,8 +35,10 @@ SECTIONS = ("§1a", "§1b", "§2", "§3", "§4", "§5", BEYOND)
 class Strict(BaseModel):
     """Immutable, rejects unknown keys (so a typo is an error, not a silent default)."""
 
-    # Built on first use: a learner's `graders check` imports the models and never validates.
-    model_config = ConfigDict(frozen=True, extra="forbid", defer_build=True)
+    # Built when the class is made, not on first use (pydantic's defer_build): a first use
+    # from two threads at once (the service's graders) could find the model half built.
+    # `graders check` does not import the models at all.
+    model_config = ConfigDict(frozen=True, extra="forbid")
 
 
 class Limits(Strict):

@@ -42,7 +42,7 @@ Values = Mapping[str, Any]
 
 
 class _Frozen(BaseModel):
-    model_config = ConfigDict(frozen=True, extra="forbid", defer_build=True)
+    model_config = ConfigDict(frozen=True, extra="forbid")
 
 
 class Range(_Frozen):

@@ -21,7 +21,7 @@ import re
 from collections.abc import Callable, Iterator, Sequence
 from typing import Annotated, Any, TypeVar
 
-from pydantic import BaseModel, ConfigDict, PrivateAttr, StringConstraints, WithJsonSchema
+from pydantic import BaseModel, PrivateAttr, StringConstraints, WithJsonSchema
 
 from ..errors import Problem
 from .marks import Marks, PathKey, dotted
@@ -56,8 +56,6 @@ M = TypeVar("M", bound="Translatable")
 
 class Translatable(BaseModel):
     """A model whose ``Text`` fields may carry other languages than the default."""
-
-    model_config = ConfigDict(defer_build=True)
 
     _texts: Texts = PrivateAttr(default_factory=dict)
 
