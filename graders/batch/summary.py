@@ -65,7 +65,7 @@ def summarize(
     """The summary of a run, from the results document it wrote and its own tally."""
     mine = [s for s in doc.students if s.student in tally.present]
     failed = tuple(
-        (s.student, s.error or "") for s in mine if s.status is SubmissionStatus.UNGRADABLE
+        (s.student, str(s.error or "")) for s in mine if s.status is SubmissionStatus.UNGRADABLE
     )
     late = sum(1 for s in mine if s.status is SubmissionStatus.LATE_CUTOFF or s.late_factor < 1)
     crashed = tuple((s.student, items) for s in mine if (items := _crashed_items(s)))

@@ -21,6 +21,7 @@ from typing import Any
 
 from ..errors import UsageError
 from ..i18n import SOURCE_LANGUAGE, _, speaking
+from ..said import Told
 from .check_report import CheckReport, Finding
 from .counted import counted_cell, ordinal
 from .read import (
@@ -101,13 +102,13 @@ class _KeyCheck:
 
     key: str
     label: str
-    problem: str | None  # as ``Kind.cell_problem`` says of the cell that counts
+    problem: Told | None  # as ``Kind.cell_problem`` says of the cell that counts
     stops: tuple[Finding, ...]
     notes: tuple[Finding, ...]
     duplicate: Finding | None
 
 
-def _check_key(found: NotebookAnswers, key: str, stops: dict[int, str]) -> _KeyCheck:
+def _check_key(found: NotebookAnswers, key: str, stops: dict[int, Told]) -> _KeyCheck:
     cells, label = found.cells[key], found.label(key)
     counted = counted_cell(cells)
     cell = counted.cell
@@ -127,7 +128,7 @@ def _check_key(found: NotebookAnswers, key: str, stops: dict[int, str]) -> _KeyC
 
 
 def _stop(
-    key: str, label: str, cells: list[AnswerCell], position: int, cell: AnswerCell, reason: str
+    key: str, label: str, cells: list[AnswerCell], position: int, cell: AnswerCell, reason: Told
 ) -> Finding:
     """A cell that stops Run All, and how to write it so it does not (when the kind says)."""
     which = _("its {nth} answer cell: ").format(nth=ordinal(position + 1)) if len(cells) > 1 else ""

@@ -33,6 +33,7 @@ from ..i18n import N_, _, current_language, ngettext, speaking
 from ..intake.identity import one_file_each
 from ..notebook.layout import assignment_labels, exercise_headings
 from ..results import StudentResult, SubmissionStatus, format_points
+from ..said import Text
 from .course_info import course_info
 from .feedback_view import ADJUSTED, feedback_view, short_label, shown_status
 from .learner_setup import learner_context
@@ -194,10 +195,12 @@ def _course_context(loaded: LoadedCourse, assignment: str) -> dict[str, Any]:
     }
 
 
-def prose(text: str | None) -> Markup:
-    """Author text as HTML: paragraphs, ```code blocks``` and `inline code`; everything escaped."""
+def prose(text: str | Text | None) -> Markup:
+    """Author text as HTML: paragraphs, ```code blocks``` and `inline code`; everything escaped
+    (a text is written in the reader's language already: ``result_in``)."""
     if not text:
         return Markup("")
+    text = str(text)
     parts: list[str] = []
     last = 0
     for match in _FENCE.finditer(text):

@@ -170,7 +170,7 @@ class Grader:
             shutil.rmtree(path.parent, ignore_errors=True)
         seconds = time.monotonic() - started
         if retry:  # graders failed, not the learner: the attempt costs them nothing
-            saved = self.queue.fail(claimed, self.me.id, result.error or "", seconds)
+            saved = self.queue.fail(claimed, self.me.id, str(result.error or ""), seconds)
             status, points = FAILED, ""
         else:
             graded_by = (torch_version(), self.session.isolation)
