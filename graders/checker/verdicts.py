@@ -64,8 +64,8 @@ def first_failure(verdicts: Iterable[Verdict]) -> Verdict:
 
 def explain_raised(raised: Any, what: str) -> Told:
     """``what raised X at line N of your code: message`` from a child's ``raised`` record,
-    said in every language graders speaks (``what`` as the checker wrote it, unless it is a
-    phrase of graders' own catalogue)."""
+    a message, written in each reader's language (``what`` as the checker wrote it, unless
+    it is a phrase of graders' own catalogue)."""
     cls = text(raised, "cls")
     message = text(raised, "message")
     line = raised.get("line")
