@@ -9,6 +9,10 @@ from __future__ import annotations
 import difflib
 from dataclasses import dataclass
 from enum import IntEnum
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from .said import Told
 
 
 class ExitCode(IntEnum):
@@ -75,7 +79,8 @@ class SubmissionError(GraderError):
 
     exit_code = ExitCode.SOME_UNGRADED
 
-    def __init__(self, message: str, language: str | None = None) -> None:
+    def __init__(self, message: Told, language: str | None = None) -> None:
+        # The message is kept as it was made (``said.told``): a page renders it per reader.
         super().__init__(message)
         self.language = language  # the notebook's, when it was read far enough to say it
 

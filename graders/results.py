@@ -1,11 +1,12 @@
 """The results document: the one typed shape every output is made from.
 
-    ResultsDocument  {course, assignment, torch_version, graded_at, isolation, students}
+    ResultsDocument  {schema, course, assignment, torch_version, graded_at, isolation,
+                      students}
     StudentResult    {student, score, max_score, status, error, late_factor,
                       submitted_at, graded_at, questions}   (+ on_roster with a roster,
-                                                            extension, language, said when set)
+                                                            extension, language when set)
     QuestionResult   {id, status, points, max_points, answer, expected, feedback,
-                      misconception, section}   (+ variant, override, explain, said)
+                      misconception, section}   (+ variant, override, explain)
     Override         {points, reason, by, at}    points an instructor set by hand  (by_hand)
     Extension        {due, reason, by, at}       a student's own due date           (by_hand)
     (+ dropped on the document: withdrawn students, kept out of every grade)
@@ -15,6 +16,12 @@ gradebook) is parsed once, where it enters, by ``ResultsDocument.parse`` or
 ``StudentResult.parse``. Exports, feedback pages, class reports, CI and Gradescope read
 attributes, never keys. ``score`` and ``max_score`` are computed from the questions, so a
 document cannot disagree with itself.
+
+What the document says to a learner (``feedback``, ``explain``, ``error``) is a
+``said.Text``: graders' messages by id, the author's texts by reference, literals, rendered
+in the reader's language when a page is written (``course.learner_language``). ``schema``
+is the document's shape: a document of an earlier one is upgraded when it is read
+(``upgraded``), a gradebook's by ``graders db upgrade``.
 """
 
 from __future__ import annotations
@@ -29,11 +36,16 @@ from typing import TYPE_CHECKING, Any, Protocol, TypeVar
 
 from .by_hand import Extension, Override
 from .i18n import N_
+from .said import Text, render, to_json
 
 if TYPE_CHECKING:
-    from pydantic import TypeAdapter
+    from pydantic import TypeAdapter, ValidationError
 
 T = TypeVar("T")
+
+# The shape of the document: 1 kept feedback as strings, with graders' sentences in other
+# languages beside them (``said``); 2 keeps it as typed messages (``said.Text``).
+SCHEMA = 2
 
 
 class Status(StrEnum):
@@ -74,8 +86,8 @@ class SubmissionStatus(StrEnum):
 
 # Written only when set: no kind has variants yet, few grades are changed by hand, and
 # documents written before `explain` existed have none.
-_OPTIONAL = ("variant", "override", "explain", "said")
-_SHARED = ("id", "answer", "expected", "feedback", "misconception", "section", "explain")
+_OPTIONAL = ("variant", "override", "explain")
+_SHARED = ("id", "answer", "expected", "misconception", "section")
 
 
 @dataclass(frozen=True, slots=True)  # slots: a class of 2,000 holds ~80,000 of these
@@ -88,16 +100,14 @@ class QuestionResult:
     max_points: float
     answer: str | None = None
     expected: str | None = None
-    feedback: str = ""
+    feedback: Text = Text()
     misconception: str | None = None
     section: str | None = None  # the article section the exercise cites
     variant: str | None = None  # which variant of the item was asked
     override: Override | None = None  # points set by an instructor: ``points`` is theirs
     # The feedback without anything computed from the expected answer ("got X, expected Y"):
     # what a learner reads before the assignment closes (``course.visibility``).
-    explain: str | None = None
-    # graders' sentences of the feedback in the course's other languages (``graders.said``)
-    said: dict[str, dict[str, str]] | None = field(default=None, hash=False)
+    explain: Text | None = None
 
     def __post_init__(self) -> None:
         # A class's results repeat the same texts (explanations, expected answers, ids) in
@@ -106,6 +116,10 @@ class QuestionResult:
             value = getattr(self, name)
             if value is not None:
                 object.__setattr__(self, name, sys.intern(str(value)))
+        # A plain string is taken as a literal (a hand-made result, a test's).
+        for name in ("feedback", "explain"):
+            if isinstance(getattr(self, name), str):
+                object.__setattr__(self, name, Text.of(getattr(self, name)))
 
     @property
     def exercise(self) -> str:
@@ -136,6 +150,9 @@ class QuestionResult:
         data["status"] = self.status.value
         data["points"] = round(self.points, 4)
         data["max_points"] = round(self.max_points, 4)
+        data["feedback"] = to_json(self.feedback)
+        if self.explain is not None:
+            data["explain"] = to_json(self.explain)
         for name in _OPTIONAL:
             if data[name] is None:
                 del data[name]
@@ -151,19 +168,19 @@ class StudentResult:
     student: str
     questions: tuple[QuestionResult, ...]
     status: SubmissionStatus = SubmissionStatus.GRADED
-    error: str | None = None
+    error: Text | None = None
     late_factor: float = 1.0
     submitted_at: str | None = None  # ISO 8601, when known
     graded_at: str | None = None  # ISO 8601, when saved in the gradebook
     extension: Extension | None = None  # the student's own due date, when granted one
     on_roster: bool | None = None  # None: no roster was given; written only when known
     language: str | None = None  # the language of the learner's notebook; written when known
-    # ``error`` in the course's other languages, when graders said it (``graders.said``)
-    said: dict[str, dict[str, str]] | None = field(default=None, hash=False)
 
     def __post_init__(self) -> None:
         # Any sequence is accepted, a tuple is kept: equal results compare equal.
         object.__setattr__(self, "questions", tuple(self.questions))
+        if isinstance(self.error, str):  # a plain string is taken as a literal
+            object.__setattr__(self, "error", Text.of(self.error))
 
     @property
     def max_score(self) -> float:
@@ -204,11 +221,8 @@ class StudentResult:
         return replace(self, questions=questions)
 
     def error_in(self, language: str) -> str | None:
-        """``error`` in ``language`` when graders said it in it, else as grading wrote it."""
-        if self.error is None:
-            return None
-        said = (self.said or {}).get(language, {})
-        return "\n".join(said.get(line, line) for line in self.error.split("\n"))
+        """``error`` written in ``language`` (it names no author's text)."""
+        return None if self.error is None else render(self.error, language)
 
     def to_json(self) -> dict[str, Any]:
         data: dict[str, Any] = {
@@ -216,16 +230,14 @@ class StudentResult:
             "score": round(self.score, 4),
             "max_score": round(self.max_score, 4),
             "status": self.status.value,
-            "error": self.error,
+            "error": to_json(self.error) if self.error is not None else None,
             "late_factor": self.late_factor,
             "submitted_at": self.submitted_at,
             "graded_at": self.graded_at,
             "questions": [q.to_json() for q in self.questions],
         }
         extension = self.extension.to_json() if self.extension is not None else None
-        optional = dict(
-            extension=extension, on_roster=self.on_roster, language=self.language, said=self.said
-        )
+        optional = dict(extension=extension, on_roster=self.on_roster, language=self.language)
         return data | {name: value for name, value in optional.items() if value is not None}
 
     def dumps(self) -> str:
@@ -284,8 +296,15 @@ class ResultsDocument:
 
     @classmethod
     def parse(cls, text: str | bytes) -> ResultsDocument:
-        """A document from its JSON (``ValueError`` saying what is wrong when it is not one)."""
-        return _parse(_document_adapter(), text)
+        """A document from its JSON, upgraded when an earlier schema wrote it (``ValueError``
+        saying what is wrong when it is not one)."""
+        try:
+            data = json.loads(text)
+        except ValueError as exc:
+            raise ValueError(f"the document: not JSON ({exc})") from None
+        if isinstance(data, dict):
+            data = upgraded(data)
+        return _validate(_document_adapter(), data)
 
 
 @dataclass(frozen=True)
@@ -353,6 +372,7 @@ class ClassResults:
     def head_json(self) -> dict[str, Any]:
         """The document's JSON without its students."""
         head: dict[str, Any] = {
+            "schema": SCHEMA,
             "course": self.course,
             "assignment": self.assignment,
             "torch_version": self.torch_version,
@@ -426,6 +446,65 @@ def format_points(x: float) -> str:
     return f"{x:g}" if abs(x - round(x)) > 1e-9 else str(int(round(x)))
 
 
+def upgraded(document: dict[str, Any]) -> dict[str, Any]:
+    """A document's JSON in this graders' schema (``SCHEMA``): one written by an earlier
+    graders is upgraded; one by a newer graders is refused (``ValueError``)."""
+    schema = document.get("schema", 1)
+    if not isinstance(schema, int) or schema > SCHEMA:
+        raise ValueError(f"schema: {schema!r} is not a schema this graders reads (<= {SCHEMA})")
+    data = {k: v for k, v in document.items() if k != "schema"}
+    if schema == 1 and isinstance(data.get("students"), list):
+        data["students"] = [
+            upgraded_student(s) if isinstance(s, dict) else s for s in data["students"]
+        ]
+    return data
+
+
+def upgraded_student(student: dict[str, Any]) -> dict[str, Any]:
+    """A student's JSON of schema 1 in schema 2: each feedback, ``explain`` and ``error``
+    string becomes its lines, each a literal, with the translations of graders' sentences
+    the student's or question's ``said`` kept of it (a literal stays in the language it was
+    written in, and a sentence kept in another language is shown in it). A student already
+    in schema 2 comes back as it is."""
+    if "said" not in student and not _has_strings(student):
+        return student
+    data = {k: v for k, v in student.items() if k != "said"}
+    if isinstance(data.get("error"), str):
+        data["error"] = _lines(data["error"], student.get("said"))
+    if isinstance(data.get("questions"), list):
+        data["questions"] = [
+            _question_v2(q) if isinstance(q, dict) else q for q in data["questions"]
+        ]
+    return data
+
+
+def _question_v2(question: dict[str, Any]) -> dict[str, Any]:
+    data = {k: v for k, v in question.items() if k != "said"}
+    for name in ("feedback", "explain"):
+        if isinstance(data.get(name), str):
+            data[name] = _lines(data[name], question.get("said"))
+    return data
+
+
+def _lines(text: str, said: Any) -> list[Any]:
+    """``text``'s lines as literals, each with the translations ``said`` kept of it."""
+    said = said if isinstance(said, dict) else {}
+    found: list[Any] = []
+    for line in text.split("\n") if text else []:
+        others = {lang: kept[line] for lang, kept in said.items() if line in (kept or {})}
+        found.append({"literal": line, "in": others} if others else line)
+    return found
+
+
+def _has_strings(student: dict[str, Any]) -> bool:
+    if isinstance(student.get("error"), str):
+        return True
+    questions = student.get("questions")
+    return isinstance(questions, list) and any(
+        isinstance(q, dict) and isinstance(q.get("feedback"), str) for q in questions
+    )
+
+
 @cache
 def _student_adapter() -> TypeAdapter[StudentResult]:
     # Imported and built on first use: pydantic compiles a validator, which neither
@@ -448,6 +527,19 @@ def _parse(adapter: TypeAdapter[T], text: str | bytes) -> T:
     try:
         return adapter.validate_json(text)
     except ValidationError as exc:
-        first = exc.errors()[0]
-        where = ".".join(str(p) for p in first["loc"]) or "the document"
-        raise ValueError(f"{where}: {first['msg']} ({exc.error_count()} problem(s))") from None
+        raise _problem(exc) from None
+
+
+def _validate(adapter: TypeAdapter[T], data: Any) -> T:
+    from pydantic import ValidationError
+
+    try:
+        return adapter.validate_python(data)
+    except ValidationError as exc:
+        raise _problem(exc) from None
+
+
+def _problem(exc: ValidationError) -> ValueError:
+    first = exc.errors()[0]
+    where = ".".join(str(p) for p in first["loc"]) or "the document"
+    return ValueError(f"{where}: {first['msg']} ({exc.error_count()} problem(s))")

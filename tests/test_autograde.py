@@ -24,6 +24,7 @@ from small_course import (
     students,
     text,
 )
+from stored_text import english
 
 from graders.batch import gradebook
 from graders.batch.autograde import Summary, autograde
@@ -128,7 +129,7 @@ def test_a_fixed_exercise_grades_everyone_again(workspace: Session, tmp_path: Pa
     )
     summary, doc = run(fixed, subs)
     assert (summary.graded, summary.skipped) == (1, 0)
-    assert "clone() copies the data." in students(doc)["ada"]["questions"][0]["feedback"]
+    assert "clone() copies the data." in english(students(doc)["ada"]["questions"][0]["feedback"])
 
 
 def test_the_results_document_covers_the_whole_gradebook(

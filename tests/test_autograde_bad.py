@@ -9,6 +9,7 @@ from pathlib import Path
 import nbformat
 import pytest
 from small_course import RIGHT, hand_in, notebook, open_small_course, students
+from stored_text import english
 
 from graders.batch.autograde import autograde
 from graders.notebook.read import MAX_NOTEBOOK_BYTES
@@ -90,8 +91,8 @@ def test_each_bad_submission_is_its_own_ungradable_entry(batch, student: str) ->
     _, _, summary, doc = batch
     entry = students(doc)[student]
     assert entry["status"] == "ungradable" and entry["score"] == 0
-    assert BAD[student][1] in entry["error"]
-    assert (student, entry["error"]) in summary.ungradable
+    assert BAD[student][1] in english(entry["error"])
+    assert (student, english(entry["error"])) in summary.ungradable
 
 
 def test_the_rest_of_the_batch_is_graded(batch) -> None:
@@ -107,8 +108,10 @@ def test_the_rest_of_the_batch_is_graded(batch) -> None:
 
 def test_messages_name_the_file_inside_the_submissions_folder(batch) -> None:
     _, folder, _, doc = batch
-    assert all(str(folder) not in s["error"] for s in doc["students"] if s["error"])
-    assert students(doc)["not-json"]["error"].startswith("not-json/ps1.ipynb: ")
+    assert all(
+        str(folder) not in english(s["error"]) for s in doc["students"] if english(s["error"])
+    )
+    assert english(students(doc)["not-json"]["error"]).startswith("not-json/ps1.ipynb: ")
 
 
 def test_a_second_run_grades_none_of_them_again(batch) -> None:

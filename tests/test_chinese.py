@@ -228,18 +228,3 @@ def test_a_chinese_class_report_in_a_browser(term: dict[str, Any], chromium: Any
     ARTIFACTS.mkdir(exist_ok=True)
     tab.screenshot(path=str(ARTIFACTS / "report-zh.png"), full_page=True)
     assert (ARTIFACTS / "report-zh.png").stat().st_size > 10_000
-
-
-def test_only_whole_paragraphs_of_the_author_are_translated() -> None:
-    from graders.course.learner_language import translated
-    from graders.results import QuestionResult, Status, StudentResult
-
-    said = "Sharing memory is what detach() does.\nclone() copies.\ngot True, expected False"
-    q = QuestionResult("ex/q", Status.WRONG, 0.0, 1.0, "True", "False", said, explain=said)
-    texts = {"clone() copies.": "clone() 会复制数据。", "copies": "复制", "True": "真"}
-    shown = translated(StudentResult("ada", (q,)), texts, "zh").questions[0]
-    assert (
-        shown.feedback
-        == "Sharing memory is what detach() does.\nclone() 会复制数据。\ngot True, expected False"
-    )
-    assert shown.explain == shown.feedback and shown.answer == "True" and shown.points == 0.0

@@ -27,6 +27,8 @@ from click.testing import CliRunner, Result
 from notebook_helpers import fill, load_nb, save_nb
 
 from graders.cli import main
+from graders.results import ResultsDocument
+from graders.said import render
 
 CANNOT_READ_ZH = "无法读取这个答案：其中有未闭合的括号"
 MISCONCEPTION_ZH = "这个答案符合一个常见误解：以为修改 .data 不会有害。"  # its label, course.yml's
@@ -87,12 +89,14 @@ def test_why_a_chinese_notebook_could_not_be_graded_is_said_in_chinese(
     assert "this notebook is for assignment" not in eve
     gus = page(term, "gus")
     assert LATE_ZH in gus and "after the late cutoff" not in gus
-    # The reason is kept with the grade, in every language, for pages written later.
-    results = json.loads((term["out"] / "results.json").read_text(encoding="utf-8"))
-    students = {s["student"]: s for s in results["students"]}
-    assert students["eve"]["language"] == "zh"
-    assert WRONG_ASSIGNMENT_ZH in next(iter(students["eve"]["said"]["zh"].values()))
-    assert students["eve"]["error"].endswith("this notebook is for assignment 'ps1', not 'ps2'")
+    # The reason is kept with the grade as a message, for pages written later in any language.
+    results = ResultsDocument.parse((term["out"] / "results.json").read_bytes())
+    eve_result = next(s for s in results.students if s.student == "eve")
+    assert eve_result.language == "zh" and eve_result.error is not None
+    assert WRONG_ASSIGNMENT_ZH in render(eve_result.error, "zh")
+    assert render(eve_result.error, "en").endswith(
+        "this notebook is for assignment 'ps1', not 'ps2'"
+    )
 
 
 def test_a_misconception_is_named_by_its_label_in_the_page_s_language(

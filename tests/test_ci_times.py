@@ -10,6 +10,7 @@ from pathlib import Path
 import pytest
 from ci_support import KEY, MAX_CI1, write_course, write_notebook
 from click.testing import CliRunner, Result
+from stored_text import english
 
 from graders.cli import main
 
@@ -45,7 +46,7 @@ def test_on_gradescope_the_recorded_submission_time_decides(
     result = run_ci(course, nb, tmp_path / "r.json")
     student = json.loads((tmp_path / "r.json").read_text())["students"][0]
     assert (student["status"], student["score"]) == ("late-cutoff", 0), result.output
-    assert "after the late cutoff" in student["error"]
+    assert "after the late cutoff" in english(student["error"])
 
 
 def test_no_late_policy_grades_a_closed_assignment_in_full(tmp_path: Path) -> None:

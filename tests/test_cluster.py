@@ -20,6 +20,7 @@ import pytest
 from cluster_faults import KillsItsWorker, OtherTorch
 from pg_server import PostgresServer
 from small_course import REPO, hand_in, notebook, small_course
+from stored_text import english
 
 from graders.batch import gradebook
 from graders.batch.autograde import Summary, autograde
@@ -161,7 +162,7 @@ def test_a_class_graded_on_a_cluster_into_postgresql_gets_the_same_document(
     )
     by = {s["student"]: s for s in on_one_machine["students"]}
     assert by["s00"]["score"] == by["s00"]["max_score"] == 6.0
-    assert by["bob"]["status"] == "ungradable" and "not a notebook" in by["bob"]["error"]
+    assert by["bob"]["status"] == "ungradable" and "not a notebook" in english(by["bob"]["error"])
     assert {q["status"] for q in by["eve"]["questions"] if q["id"].startswith("independent")} == {
         "timeout"
     }

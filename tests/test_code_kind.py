@@ -303,7 +303,7 @@ def test_outcome_becomes_one_status_and_message(
 ) -> None:
     judged = judge_outcome(given, "freeze", "freeze(module) -> None")
     assert judged.status is status
-    assert message in judged.message
+    assert message in str(judged.message)
     assert judged.observations is None
 
 
@@ -441,7 +441,7 @@ def _tensor(values: list[float], requires_grad: bool = False) -> dict[str, Any]:
 )
 def test_tensor_ladder(got: dict[str, Any], rungs: tuple[str, ...], feedback: str) -> None:
     verdict = tensor_verdict(got, _tensor([1.0, 2.0]), rungs)
-    assert not verdict.passed and verdict.feedback == feedback
+    assert not verdict.passed and str(verdict.feedback) == feedback
 
 
 def test_ladder_ignores_rungs_a_check_does_not_ask_for() -> None:

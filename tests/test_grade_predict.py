@@ -15,6 +15,7 @@ from graders.batch.grading import Submission, answer_key, grade_submission, prep
 from graders.cli import main
 from graders.course.validate import validate_course
 from graders.errors import SpecError
+from graders.results import ResultsDocument
 from graders.sandbox import InProcessRunner
 from graders.session import open_session
 
@@ -193,7 +194,7 @@ def test_one_answer(
     result = grade_submission(prepared, Submission("s", "ps1", answers={item: answer}))
     q = next(q for q in result.questions if q.id == item)
     assert (q.status.value, q.misconception) == (status, misconception)
-    assert q.feedback  # every outcome explains itself
+    assert str(q.feedback)  # every outcome explains itself
 
 
 @pytest.mark.parametrize(
@@ -215,7 +216,7 @@ def test_one_answer(
 )
 def test_feedback_says_how_an_answer_was_read(prepared, item: str, answer: str, note: str) -> None:
     result = grade_submission(prepared, Submission("s", "ps1", answers={item: answer}))
-    assert note in next(q for q in result.questions if q.id == item).feedback
+    assert note in str(next(q for q in result.questions if q.id == item).feedback)
 
 
 @pytest.mark.parametrize(
@@ -242,8 +243,8 @@ def test_explain_keeps_the_notes_on_the_answer_but_never_the_truth(
 ) -> None:
     result = grade_submission(prepared, Submission("s", "ps1", answers={item: answer}))
     q = next(q for q in result.questions if q.id == item)
-    assert q.explain is not None and said in q.explain and unsaid not in q.explain
-    assert unsaid in q.feedback  # the instructor's feedback (and a closed assignment's) has it
+    assert q.explain is not None and said in str(q.explain) and unsaid not in str(q.explain)
+    assert unsaid in str(q.feedback)  # the instructor's feedback (and a closed assignment's) has it
 
 
 def test_a_hostile_answer_is_invalid_and_nothing_runs(
@@ -315,7 +316,9 @@ def test_grade_json_prints_only_the_results_document(tmp_path: Path) -> None:
     assert set(doc) >= {"course", "assignment", "torch_version", "graded_at", "students"}
     ada, bob = doc["students"]
     assert (ada["student"], ada["score"], ada["status"]) == ("ada", pytest.approx(2.0), "graded")
-    assert bob["status"] == "ungradable" and "invalid YAML" in bob["error"]
+    # What the document tells bob is a typed message, written in English here.
+    error = ResultsDocument.parse(result.stdout).students[1].error
+    assert bob["status"] == "ungradable" and "invalid YAML" in str(error)
     assert set(ada["questions"][0]) == {
         "id",
         "status",

@@ -3,6 +3,7 @@ stamped, old ones recognised, an older revision refused until ``graders db upgra
 
 from __future__ import annotations
 
+import json
 import shutil
 import subprocess
 import sys
@@ -17,16 +18,18 @@ from sqlalchemy import create_engine, insert, inspect, text
 from graders.batch import gradebook, gradebook_databases, gradebook_schema
 from graders.batch.gradebook_tables import Base, RunRow, SubmissionRow
 from graders.errors import UsageError
-from graders.results import QuestionResult, Status, StudentResult
+from graders.results import QuestionResult, ResultsDocument, Status, StudentResult
+from graders.said import render
 
-NEWEST = "0003"  # this graders' revision: the tables of LTI 1.3
-ADD_A_COLUMN = '''"""A column added after 0003 (a test's own revision)."""
+SCHEMA_1 = Path(__file__).parent / "data" / "results-schema-1.json"
+NEWEST = "0004"  # this graders' revision: results kept as typed messages
+ADD_A_COLUMN = '''"""A column added after 0004 (a test's own revision)."""
 
 import sqlalchemy as sa
 from alembic import op
 
-revision = "0004"
-down_revision = "0003"
+revision = "0005"
+down_revision = "0004"
 branch_labels = None
 depends_on = None
 
@@ -136,3 +139,31 @@ def test_a_revision_of_a_newer_graders_is_refused(gradebook_url: str) -> None:
         conn.execute(text("update alembic_version set version_num = '0999'"))
     with pytest.raises(UsageError, match="revision 0999, which this graders does not know"):
         gradebook.open_gradebook(gradebook_url)
+
+
+def test_grades_saved_before_typed_messages_are_upgraded_with_the_gradebook(
+    gradebook_url: str,
+) -> None:
+    # A gradebook at 0002 holding grades as schema 1 of the results document wrote them
+    # (tests/data/results-schema-1.json: strings, with graders' sentences in Chinese beside).
+    engine = create_engine(gradebook_url)
+    with engine.begin() as conn:
+        gradebook_schema.current(conn)
+        gradebook_schema._migrate(conn, "0002")  # noqa: SLF001 - an older graders' gradebook
+    old = json.loads(SCHEMA_1.read_text(encoding="utf-8"))["students"]
+    with engine.begin() as conn:
+        for student in old:
+            row = _ada_row() | {"student": student["student"], "result_json": json.dumps(student)}
+            conn.execute(insert(SubmissionRow), row)
+    engine.dispose()
+    with pytest.raises(UsageError, match=f"has revision 0002; this graders needs {NEWEST}"):
+        gradebook.open_gradebook(gradebook_url)
+
+    assert gradebook_databases.upgrade(gradebook_url) == ("0002", NEWEST)
+    doc = gradebook.results_document(gradebook.open_gradebook(gradebook_url), "course", "ps1")
+    ada, bob = doc.students
+    unread = next(q for q in ada.questions if q.status is Status.INVALID)
+    assert render(unread.feedback, "zh").startswith("无法读取这个答案")
+    assert render(unread.feedback, "en").startswith("Could not read this answer")
+    assert "YAML 无效" in render(bob.error, "zh")
+    assert json.loads(doc.dumps()) == json.loads(ResultsDocument.parse(doc.dumps()).dumps())

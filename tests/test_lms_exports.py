@@ -17,6 +17,7 @@ from pathlib import Path
 import pytest
 from click.testing import CliRunner
 from small_course import ON_TIME, RIGHT, WRONG, hand_in, notebook, open_small_course, students
+from stored_text import english
 
 from graders.batch import gradebook
 from graders.batch.autograde import Summary, autograde
@@ -278,5 +279,5 @@ def test_a_zipped_canvas_download_is_graded_under_the_rosters_ids(
         "cy": ("ungradable", 0),  # a PDF is not a notebook: said so, not skipped
         "eve": ("missing", 0),
     }
-    assert "no notebook for ps1" in doc["cy"]["error"]
+    assert "no notebook for ps1" in english(doc["cy"]["error"])
     assert summary.missing == ("dee", "eve") and summary.unlisted == ()

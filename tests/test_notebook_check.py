@@ -118,9 +118,11 @@ def test_the_report_names_each_problem_by_its_notebook_heading(released, tmp_pat
     report = check_notebook(_saved(nb, tmp_path / "nb1.ipynb"))
     assert not report.ok
     assert [f.key for f in report.unreadable] == ["clone-basics/grad"]
-    assert "Could not read this answer: tensor(3.) + 1: arithmetic" in report.unreadable[0].message
+    assert "Could not read this answer: tensor(3.) + 1: arithmetic" in str(
+        report.unreadable[0].message
+    )
     assert report.stops == ()  # the unreadable cell also stops Run All: reported once
-    assert [(f.key, f.message) for f in report.notes] == [
+    assert [(f.key, str(f.message)) for f in report.notes] == [
         (
             "detach-basics/flags",
             "An answer cell must hold only the answer line: move `%pip install torch` to a cell "
@@ -197,7 +199,7 @@ def test_answer_cells_that_would_stop_run_all_are_named_with_the_fix(
     nb = fill(nb, {})
     nb["cells"][answer_index(nb)["clone-basics/grad"]]["source"] = source
     report = check_notebook(_saved(nb, tmp_path / "nb1.ipynb"))
-    assert [f.message for f in report.stops] == ([stop] if stop else [])
+    assert [str(f.message) for f in report.stops] == ([stop] if stop else [])
     assert report.ok and "clone-basics/grad" in report.readable  # a warning: still readable
     if stop:
         assert "1 answer cell would stop Run All" in report.text()
@@ -260,7 +262,7 @@ def test_code_cells_are_parsed_never_run(tmp_path: Path, source: str, problem: s
     }
     nb = {"cells": [cell], "metadata": {}, "nbformat": 4, "nbformat_minor": 5}
     report = check_notebook(_saved(nb, tmp_path / "c.ipynb"))
-    found = [f.message for f in report.unreadable]
+    found = [str(f.message) for f in report.unreadable]
     assert report.unanswered == (("copy",) if problem is None else ())
     assert (found == []) if not problem else (len(found) == 1 and problem in found[0])
 

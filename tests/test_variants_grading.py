@@ -10,6 +10,7 @@ from typing import Any
 
 import nbformat
 from small_course import hand_in, notebook
+from stored_text import english
 from variant_course import open_variant_course, two_learners
 
 from graders.batch.autograde import autograde
@@ -75,7 +76,7 @@ def test_a_misconception_is_recognised_in_the_learners_own_variant(tmp_path: Pat
         for s in (ada, bob)
     }
     assert grad[ada]["misconception"] == "scale-forgotten"
-    assert grad[ada]["feedback"].startswith("The gradient of `")
+    assert english(grad[ada]["feedback"]).startswith("The gradient of `")
     assert grad[bob]["status"] == "wrong" and grad[bob].get("misconception") is None
 
 

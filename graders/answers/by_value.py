@@ -11,7 +11,7 @@ and nothing of the truth the learner did not write.
 
 from __future__ import annotations
 
-from ..said import say
+from ..said import Told, say
 from .judging import Comparison, number_kind, scalar_noun, sequence_noun, show, tensor_noun
 from .render import as_kind, dtype_kind, literal_dtype, tensor_dtype
 from .values import Nested, Scalar, Sequence, TensorValue, Value, nested_shape
@@ -62,7 +62,7 @@ def recast(answer: Value, truth: Value) -> Value:
     return answer
 
 
-def _noun(truth: Value) -> str:
+def _noun(truth: Value) -> Told:
     if isinstance(truth, TensorValue):
         return tensor_noun(dtype_kind(tensor_dtype(truth)))
     if isinstance(truth, Sequence):

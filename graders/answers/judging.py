@@ -13,7 +13,7 @@ from dataclasses import dataclass
 from typing import Literal, get_args
 
 from ..i18n import N_
-from ..said import Said, say
+from ..said import Told, say
 from .render import render_answer
 from .values import Value
 
@@ -60,7 +60,7 @@ class Comparison:
     """
 
     correct: bool
-    feedback: str
+    feedback: Told
     by_value: bool = False
 
 
@@ -93,7 +93,7 @@ def right(answer: Value, truth: Value) -> Comparison:
     return Comparison(True, say("Correct; written in full: {truth}.", truth=cap(full)))
 
 
-def wrong(answer: Value, truth: Value, what: str = "") -> Comparison:
+def wrong(answer: Value, truth: Value, what: Told = "") -> Comparison:
     """Not right: what the learner wrote and what torch gave (``what`` it is, if given)."""
     if what:
         said = say(
@@ -123,19 +123,19 @@ def number_kind(v: object) -> str | None:
     return "float" if isinstance(v, float) else None
 
 
-def scalar_noun(v: object) -> str:
+def scalar_noun(v: object) -> Told:
     """What kind of value ``v`` is, as a feedback sentence names it: ``an int``."""
     if v is None:
         return "None"
     return say(_NOUNS[number_kind(v) or "string"])
 
 
-def tensor_noun(kind: str) -> Said:
+def tensor_noun(kind: str) -> Told:
     """What kind of tensor a dtype's kind (``render.dtype_kind``) makes: ``a float tensor``."""
     return say(_TENSOR_NOUNS.get(kind, _TENSOR_NOUNS["other"]))
 
 
-def sequence_noun(kind: str) -> Said:
+def sequence_noun(kind: str) -> Told:
     """``a tuple`` or ``a list``."""
     return say(_NOUNS.get(kind, _NOUNS["sequence"]))
 

@@ -12,7 +12,7 @@ import math
 from typing import Any
 
 from ..i18n import N_
-from ..said import say
+from ..said import Told, say
 from .refusals import REFUSED, AnswerSyntaxError
 from .render import DTYPE_ALIASES, DTYPES, as_kind, dtype_kind, literal_dtype
 from .spelling import CONSTANTS, constant_note
@@ -41,7 +41,7 @@ class LiteralReader:
     def __init__(self, source: str) -> None:
         self.source = source
         self.budget = MAX_ELEMENTS
-        self.notes: list[str] = []  # how Python writes what the learner spelled otherwise
+        self.notes: list[Told] = []  # how Python writes what the learner spelled otherwise
 
     def value(self, node: ast.expr, depth: int) -> Value:
         if isinstance(node, ast.UnaryOp):

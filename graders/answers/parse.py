@@ -42,7 +42,7 @@ from functools import lru_cache
 
 from .. import syntax
 from ..i18n import N_, current_language
-from ..said import say
+from ..said import Told, say
 from .judging import cap
 from .keyboard import Unread, normalised, unread_character
 from .literal_reader import MAX_DEPTH, LiteralReader
@@ -76,7 +76,7 @@ class ReadAnswer:
     """An answer's value, and notes for the learner on how Python writes what they wrote."""
 
     value: Value
-    notes: tuple[str, ...] = ()
+    notes: tuple[Told, ...] = ()
 
 
 def parse_answer(text: str) -> Value:
@@ -126,7 +126,7 @@ TYPE_ASCII = N_(
 )
 
 
-def unread_reason(unread: Unread) -> str:
+def unread_reason(unread: Unread) -> Told:
     """Why an answer with ``unread`` cannot be read, and what to type instead."""
     return say(
         TYPE_INSTEAD if unread.instead else TYPE_ASCII,
@@ -165,7 +165,7 @@ def _parse(source: str) -> ast.expr:
         raise AnswerSyntaxError(say("it is too deeply nested")) from None
 
 
-def syntax_reason(exc: SyntaxError) -> str:
+def syntax_reason(exc: SyntaxError) -> Told:
     """What is wrong, as the learner would say it: an unclosed quote or bracket, by name."""
     msg = exc.msg or ""
     if msg.startswith(("unterminated string", "unterminated triple-quoted", "EOL while")):

@@ -6,7 +6,7 @@ from __future__ import annotations
 import ast
 
 from ..i18n import N_
-from ..said import say
+from ..said import Told, say
 
 ACCEPTED_FORMS = N_(
     "Write a Python literal (2, 2.5, True, None, 'text', (1, 2)), a tensor as torch prints it "
@@ -19,7 +19,7 @@ ACCEPTED_FORMS = N_(
 class AnswerSyntaxError(ValueError):
     """An answer that is not one of the accepted forms; the message is for the learner."""
 
-    def __init__(self, reason: str) -> None:
+    def __init__(self, reason: Told) -> None:
         forms = say(ACCEPTED_FORMS)
         super().__init__(
             say("Could not read this answer: {reason}. {forms}.", reason=reason, forms=forms)

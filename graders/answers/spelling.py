@@ -23,7 +23,7 @@ import builtins
 import re
 from dataclasses import dataclass
 
-from ..said import say
+from ..said import Told, say
 
 # Builtin exception and warning classes by their case-folded name, to restore Python's case.
 BUILTIN_EXCEPTIONS = {
@@ -65,7 +65,7 @@ class Respelled:
     """Text read as something Python writes differently, and the note that says so."""
 
     text: str  # what Python writes: ``RuntimeError``
-    note: str
+    note: Told
 
 
 def exception_answer(source: str) -> Respelled | None:
@@ -97,7 +97,7 @@ def is_no_error(source: str) -> bool:
     return "".join(source.casefold().rstrip(".").split()) in _NO_ERROR_KEYS
 
 
-def constant_note(ident: str) -> str:
+def constant_note(ident: str) -> Told:
     """The note for ``true``/``false``/``none`` written in another case."""
     python = repr(CONSTANTS[ident.casefold()])
     return say(

@@ -10,7 +10,7 @@ when its value matches; by value (``Rules``), a number of the other kind (``2`` 
 from __future__ import annotations
 
 from ..i18n import N_
-from ..said import say
+from ..said import Told, say
 from .by_value import accepted, as_tensor
 from .judging import (
     MAX_SHOWN,
@@ -67,7 +67,7 @@ def _kind(t: TensorValue) -> str:
     return dtype_kind(tensor_dtype(t))
 
 
-def _shape(answer: TensorValue, truth: TensorValue, rules: Rules) -> str | None:
+def _shape(answer: TensorValue, truth: TensorValue, rules: Rules) -> Told | None:
     if answer.shape == truth.shape:
         return None
     if not truth.shape:
@@ -77,7 +77,7 @@ def _shape(answer: TensorValue, truth: TensorValue, rules: Rules) -> str | None:
     return say(message, got=_size_text(answer.shape), expected=_size_text(truth.shape))
 
 
-def _dtype(answer: TensorValue, truth: TensorValue, rules: Rules) -> str | None:
+def _dtype(answer: TensorValue, truth: TensorValue, rules: Rules) -> Told | None:
     expected = tensor_dtype(truth)
     if answer.dtype is not None:
         return (
@@ -101,7 +101,7 @@ def _dtype(answer: TensorValue, truth: TensorValue, rules: Rules) -> str | None:
     )
 
 
-def _requires_grad(answer: TensorValue, truth: TensorValue, rules: Rules) -> str | None:
+def _requires_grad(answer: TensorValue, truth: TensorValue, rules: Rules) -> Told | None:
     got, expected = _requires_grad_of(answer), _requires_grad_of(truth)
     if None in (got, expected) or got == expected:
         return None
@@ -115,7 +115,7 @@ def _requires_grad_of(t: TensorValue) -> bool | None:
     return t.requires_grad if t.requires_grad is not None else (True if t.grad_fn else None)
 
 
-def _grad_fn(answer: TensorValue, truth: TensorValue, rules: Rules) -> str | None:
+def _grad_fn(answer: TensorValue, truth: TensorValue, rules: Rules) -> Told | None:
     if answer.grad_fn is None:
         return None
     if truth.grad_fn is not None:
@@ -134,7 +134,7 @@ def _grad_fn(answer: TensorValue, truth: TensorValue, rules: Rules) -> str | Non
     )
 
 
-def _values(answer: TensorValue, truth: TensorValue, rules: Rules) -> str | None:
+def _values(answer: TensorValue, truth: TensorValue, rules: Rules) -> Told | None:
     got, expected = list(flatten(answer.values)), list(flatten(truth.values))
     pairs = enumerate(zip(got, expected, strict=True))
     wrong = next(
@@ -145,7 +145,7 @@ def _values(answer: TensorValue, truth: TensorValue, rules: Rules) -> str | None
     shown = say(
         "Got {answer}, expected {truth}.", answer=render_answer(answer), truth=render_answer(truth)
     )
-    if len(shown) <= 2 * MAX_SHOWN:
+    if len(str(shown)) <= 2 * MAX_SHOWN:  # measured in English: a rule of thumb
         return shown
     digits = 15 if truth.dtype == "float64" else 7
     got_text, expected_text = (

@@ -36,7 +36,7 @@ from ..intake.text import Refused, check_json
 from ..kinds.base import Submission
 from ..kinds.registry import all_kinds
 from ..results import StudentResult
-from ..said import say
+from ..said import say, told
 from .grading import PreparedAssignment, grade_all, ungradable
 
 MAX_BYTES = 2 << 20
@@ -118,7 +118,7 @@ def _load(path: Path) -> dict[str, Any]:
     try:
         check_json(data, str(path))
     except Refused as exc:
-        raise SubmissionError(str(exc)) from exc
+        raise SubmissionError(told(exc)) from exc
     return data
 
 
@@ -217,7 +217,7 @@ def grade_answer_files(
         try:
             sub = read_answers_file(path)
         except SubmissionError as exc:
-            order.append((path.stem, ungradable(path.stem, str(exc))))
+            order.append((path.stem, ungradable(path.stem, told(exc))))
             continue
         if sub.assignment and sub.assignment != prep.assignment.id:
             reason = say(

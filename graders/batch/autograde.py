@@ -193,7 +193,7 @@ class _Batch:
             self.graded += 1
             self.failed += g.result.status is SubmissionStatus.UNGRADABLE
             if g.retry:  # the grader failed, not the learner
-                self.internal.append((g.result.student, g.result.error or ""))
+                self.internal.append((g.result.student, str(g.result.error or "")))
             if g.isolation:
                 self.levels.add(g.isolation)
             self.reporter.done(g.result)

@@ -15,7 +15,7 @@ from dataclasses import replace
 from typing import TYPE_CHECKING
 
 from ..intake.identity import lookalikes, same_but_case
-from ..said import say
+from ..said import Told, say
 
 if TYPE_CHECKING:
     from .roster import Roster
@@ -25,7 +25,7 @@ if TYPE_CHECKING:
 def one_regardless_of_case(found: list[Found], roster: Roster | None) -> list[Found]:
     """``found`` with every id that another differs from only in case made an error,
     but the roster's own when it lists exactly one of them."""
-    refused: dict[str, str] = {}
+    refused: dict[str, Told] = {}
     for group in same_but_case(f.student for f in found):
         listed = [s for s in group if roster is not None and s in roster]
         kept = listed[0] if len(listed) == 1 else None

@@ -23,7 +23,7 @@ from ..course.load import LoadedCourse
 from ..errors import SubmissionError
 from ..notebook import collect
 from ..results import StudentResult, SubmissionStatus
-from ..said import replaced, say
+from ..said import replaced, say, told
 from .grading import PreparedAssignment, grade_submission, ungradable
 from .submissions import Found
 
@@ -115,7 +115,7 @@ def grade_found(
         sub = collect.read_submission(found.path, prep.assignment.id, loaded, found.student)
     except SubmissionError as exc:
         # The learner knows their notebook by its place in what they handed in.
-        reason = replaced(str(exc), str(found.path), found.source)
+        reason = replaced(told(exc), str(found.path), found.source)
         return ungradable(found.student, reason, exc.language), False
     except Exception as exc:  # noqa: BLE001 - a reader bug costs this student, and is retried
         log.error("internal error while reading %s", found.source, exc_info=True)

@@ -97,9 +97,7 @@ def restate(conn: Connection, course: str, assignment: Assignment, student: str)
     mine = assignment.model_copy(update={"due": due})
     late = apply_late_policy(mine, student, result.questions, submitted_at)
     # Only what lateness decides changes: the learner's language, among the rest, is theirs.
-    restated = replace(
-        result, status=late.status, error=late.error, late_factor=late.late_factor, said=late.said
-    )
+    restated = replace(result, status=late.status, error=late.error, late_factor=late.late_factor)
     saved_grades.replace_result(conn, course, assignment.id, restated)
     return True
 

@@ -30,6 +30,7 @@ from sqlalchemy.exc import IntegrityError
 from sqlalchemy.orm import Session
 
 from ..errors import UsageError
+from ..i18n import SOURCE_LANGUAGE
 from ..intake.text import shown
 from ..results import ClassResults, ResultsDocument, StudentResult, SubmissionStatus
 from ..said import say
@@ -258,7 +259,7 @@ def submission_row(course: str, assignment: str, graded: Graded) -> dict[str, An
         submitted_at=graded.submitted_at,
         graded_at=_now(),
         status=r.status.value,
-        error=r.error,
+        error=r.error_in(SOURCE_LANGUAGE),  # for queries: the English of the message
         late_factor=r.late_factor,
         torch_version=graded.torch_version,
         isolation=graded.isolation,

@@ -79,7 +79,7 @@ def summary(s: StudentResult) -> str:
     )
     lines = [f"**{score}**"]
     if s.status is not SubmissionStatus.GRADED:
-        lines += ["", s.error or _("The submission could not be graded.")]
+        lines += ["", str(s.error or _("The submission could not be graded."))]
     elif s.questions:
         right = sum(q.full_marks for q in s.questions)
         full = _("{right} of {count} questions and checks earned full marks.")
@@ -148,7 +148,7 @@ def question_text(
         matches = _("This answer matches a common misconception: {name}.")
         lines.append(matches.format(name=read_as(q.misconception, labels or {})))
     if q.feedback:
-        lines += ["", q.feedback] if lines else [q.feedback]
+        lines += ["", str(q.feedback)] if lines else [str(q.feedback)]
     if q.override is not None:  # as the feedback page says it
         adjusted = _(
             "Adjusted by the instructor: {reason} ({points} / {max_points} points)"

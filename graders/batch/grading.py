@@ -21,12 +21,13 @@ from ..course.load import LoadedCourse, LoadedExercise, get_assignment
 from ..course.model import Assignment, Course
 from ..course.times import time_text
 from ..course.variants import learner_variant
+from ..i18n import SOURCE_LANGUAGE
 from ..kinds.base import Context, Submission
 from ..kinds.layout import points_scale
 from ..kinds.prefetch import run_ahead
 from ..kinds.prepare import prepare_variants
 from ..results import QuestionResult, Status, StudentResult, SubmissionStatus
-from ..said import everywhere, said_in, say
+from ..said import Part, paragraphs, render, say
 
 if TYPE_CHECKING:
     from ..sandbox import Job
@@ -53,7 +54,7 @@ INTERNAL_ERROR = "internal error while"
 
 def hit_a_bug(result: StudentResult) -> bool:
     """Was this submission ungradable because of a bug in graders (not in the submission)?"""
-    error = result.error or ""
+    error = render(result.error, SOURCE_LANGUAGE) if result.error is not None else ""
     return result.status is SubmissionStatus.UNGRADABLE and error.startswith(INTERNAL_ERROR)
 
 
@@ -176,16 +177,11 @@ def grade_all(
         yield from pool.map(lambda s: grade_submission(prep, s), subs)
 
 
-def ungradable(student: str, reason: str, language: str | None = None) -> StudentResult:
-    """The result for a submission that could not even be read (``reason`` kept in every
-    language graders said it in; ``language``: the notebook's, when it says one)."""
+def ungradable(student: str, reason: str | Part, language: str | None = None) -> StudentResult:
+    """The result for a submission that could not even be read (``reason``: why, rendered
+    in each reader's language; ``language``: the notebook's, when it says one)."""
     return StudentResult(
-        student,
-        (),
-        SubmissionStatus.UNGRADABLE,
-        reason,
-        language=language,
-        said=everywhere([reason]),
+        student, (), SubmissionStatus.UNGRADABLE, paragraphs(reason), language=language
     )
 
 
@@ -202,23 +198,19 @@ def _grade_exercise(ex: PreparedExercise, sub: Submission, ctx: Context) -> list
     try:
         results = kind.grade(exercise, ex.prepared, kind.given(exercise, sub), ctx)
     except Exception as exc:  # noqa: BLE001 - costs this exercise, not the submission
-        feedback = say("This exercise could not be graded ({error}).", error=type(exc).__name__)
+        feedback = paragraphs(
+            say("This exercise could not be graded ({error}).", error=type(exc).__name__)
+        )
         results = [
             QuestionResult(
                 item.id, Status.ERROR, 0.0, item.points, feedback=feedback, explain=feedback
             )
             for item in kind.items(exercise)
         ]
-    # The section is the exercise's, whatever the kind: set here once for every document;
-    # so are graders' own sentences in the course's other languages, for its pages.
-    section, languages = exercise.section, ctx.course.languages
+    # The section is the exercise's, whatever the kind: set here once for every document.
+    section = exercise.section
     return [
-        replace(
-            r.scaled(ex.scale) if ex.scale != 1.0 else r,
-            section=section,
-            variant=ex.variant,
-            said=said_in((r.feedback, r.explain), languages),
-        )
+        replace(r.scaled(ex.scale) if ex.scale != 1.0 else r, section=section, variant=ex.variant)
         for r in results
     ]
 
@@ -240,11 +232,6 @@ def apply_late_policy(
         when = time_text(submitted_at, assignment.due.tzinfo)
         reason = say("submitted {when}, after the late cutoff", when=when)
         return StudentResult(
-            student,
-            questions,
-            SubmissionStatus.LATE_CUTOFF,
-            reason,
-            late_factor=0.0,
-            said=everywhere([reason]),
+            student, questions, SubmissionStatus.LATE_CUTOFF, paragraphs(reason), late_factor=0.0
         )
     return StudentResult(student, questions, late_factor=factor)

@@ -14,8 +14,10 @@ from dataclasses import replace
 from pathlib import Path
 
 from .. import __version__
+from ..i18n import SOURCE_LANGUAGE
 from ..kinds.cache import torch_version
 from ..notebook.read import MAX_NOTEBOOK_BYTES, cannot_read
+from ..said import render
 from .grading import PreparedAssignment
 from .submissions import Found
 
@@ -70,7 +72,8 @@ def keyed_submission(found: Found, course_hash: str) -> tuple[Found, str]:
         except OSError as exc:
             found = replace(found, path=None, error=cannot_read(found.source, exc))
     if found.error is not None:
-        digest.update(b"\0error\0" + found.error.encode())
+        # The reason in the language of the message ids: the key must not vary with a reader.
+        digest.update(b"\0error\0" + render(found.error, SOURCE_LANGUAGE).encode())
     return found, digest.hexdigest()
 
 

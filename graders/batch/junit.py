@@ -135,12 +135,12 @@ def _suite(assignment: str, s: StudentResult, family: Family) -> ET.Element:
             suite, "testcase", classname=classname, name="submission", time=NO_TIME
         )
         tag = "error" if family == "legacy" else "failure"
-        ET.SubElement(case, tag, message=xml_text(s.error or UNGRADABLE), type=UNGRADABLE)
+        ET.SubElement(case, tag, message=xml_text(str(s.error or UNGRADABLE)), type=UNGRADABLE)
     elif s.status is SubmissionStatus.MISSING:  # on the roster, nothing handed in
         case = ET.SubElement(
             suite, "testcase", classname=classname, name="submission", time=NO_TIME
         )
-        ET.SubElement(case, "skipped", message=xml_text(s.error or "missing"))
+        ET.SubElement(case, "skipped", message=xml_text(str(s.error or "missing")))
     _set_counts(suite, _counts(s))
     for q in s.questions:
         suite.append(_case(classname, q, family))
@@ -162,7 +162,7 @@ def _case(classname: str, q: QuestionResult, family: Family) -> ET.Element:
         crashed = q.status in CRASHED
         tag = "error" if crashed and family == "legacy" else "failure"
         child = ET.SubElement(case, tag, message=xml_text(verdict(q)), type=q.status.value)
-        child.text = xml_text(q.feedback or "")
+        child.text = xml_text(str(q.feedback))
     if family == "xunit2":
         out = ET.SubElement(case, "system-out")
         out.text = _about_text(q)

@@ -15,7 +15,7 @@ from pathlib import Path
 
 from ..intake.identity import RULE, id_problem
 from ..intake.text import shown
-from ..said import say
+from ..said import Told, say
 from .lms_download import PATTERN_HELP, LmsFile, ambiguity
 
 
@@ -25,7 +25,7 @@ class Choice:
 
     path: Path | None
     source: str
-    error: str | None = None
+    error: Told | None = None
 
 
 def in_folder(student_dir: Path, assignment: str, others: Collection[str] = ()) -> Choice:
@@ -69,7 +69,7 @@ def in_download(
     )
 
 
-def loose_error(name: str) -> str:
+def loose_error(name: str) -> Told:
     """Why a notebook lying in the submissions folder itself is nobody's."""
     return say(
         "{name} is not in a student folder, and its name is not an LMS download's ({pattern})",

@@ -18,6 +18,7 @@ from sqlalchemy.engine import Engine
 
 from ..kinds.cache import torch_version
 from ..results import ClassResults, ResultsDocument, StudentResult, SubmissionStatus
+from ..said import Text
 from . import gradebook
 from .gradebook_tables import SubmissionRow
 from .roster import Roster
@@ -50,7 +51,7 @@ def check_roster(
 
 def missing_result(student: str) -> StudentResult:
     """The result of a student who handed nothing in."""
-    return StudentResult(student, (), SubmissionStatus.MISSING, MISSING_REASON)
+    return StudentResult(student, (), SubmissionStatus.MISSING, Text.of(MISSING_REASON))
 
 
 def apply_roster(doc: ResultsDocument, roster: Roster | None) -> ResultsDocument:

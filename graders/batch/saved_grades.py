@@ -13,6 +13,7 @@ from datetime import datetime
 from sqlalchemy import select, update
 from sqlalchemy.engine import Connection
 
+from ..i18n import SOURCE_LANGUAGE
 from ..results import StudentResult
 from .adjustments import Adjustments, student_overrides
 from .gradebook import of_student, score_columns, stored_json
@@ -37,7 +38,7 @@ def replace_result(
         .where(*of_student(course, assignment, result.student))
         .values(
             status=result.status.value,
-            error=result.error,
+            error=result.error_in(SOURCE_LANGUAGE),
             late_factor=result.late_factor,
             result_json=stored_json(result),
             **score_columns(overrides.apply(result)),

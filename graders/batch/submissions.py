@@ -31,7 +31,7 @@ from ..errors import UsageError
 from ..intake.identity import RULE, id_problem, safe_student, student_id
 from ..intake.text import Refused, os_name, shown
 from ..notebook.read import cannot_read
-from ..said import say
+from ..said import Told, say, told
 from . import notebook_choice
 from .class_ids import one_regardless_of_case, with_lookalikes
 from .lms_download import CANVAS_FILE, PATTERN_HELP, by_student, parse_lms_file
@@ -50,7 +50,7 @@ class Found:
     path: Path | None  # the notebook, when exactly one was found
     source: str  # where it is, relative to the submissions folder (for messages)
     submitted_at: datetime | None = None
-    error: str | None = None
+    error: Told | None = None
     ignored_time: str | None = None  # a time file in the learner's own folder, not read
     looks_like: tuple[str, ...] = ()  # other ids (of the folder or the roster) it looks like
 
@@ -115,7 +115,7 @@ def _top_level(layout: Layout) -> tuple[list[Path], list[Path], list[Path], list
         try:
             os_name(p.name)
         except Refused as exc:
-            refused.append(Found(shown(p.name), None, shown(p.name), error=str(exc)))
+            refused.append(Found(shown(p.name), None, shown(p.name), error=told(exc)))
             continue
         is_folder = p.is_dir() and not p.is_symlink()
         if not is_folder and layout.downloads and CANVAS_FILE.match(p.name):
@@ -136,7 +136,7 @@ def find_one(
     try:
         student = student_id(os_name(name))
     except Refused as exc:
-        return Found(shown(name), None, shown(name), error=str(exc))
+        return Found(shown(name), None, shown(name), error=told(exc))
     problem = id_problem(student)
     if problem is not None:
         error = say(
@@ -207,6 +207,6 @@ def _with_time(found: Found, student_dir: Path | None, nbgrader: bool) -> Found:
         try:
             when = recorded_time(found.path, shown_dir)
         except ValueError as exc:
-            return Found(found.student, None, found.source, error=str(exc))
+            return Found(found.student, None, found.source, error=told(exc))
         return replace(found, submitted_at=when)
     return replace(found, ignored_time=learners_time_file(found.path, student_dir, shown_dir))

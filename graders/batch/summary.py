@@ -69,7 +69,7 @@ def summarize(
         if s.student not in tally.present:
             continue
         if s.status is SubmissionStatus.UNGRADABLE:
-            failed.append((s.student, s.error or ""))
+            failed.append((s.student, str(s.error or "")))
         late += s.status is SubmissionStatus.LATE_CUTOFF or s.late_factor < 1
         if items := _crashed_items(s):
             crashed.append((s.student, items))

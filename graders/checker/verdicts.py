@@ -18,7 +18,7 @@ from typing import Any
 from ..answers.compare import compare
 from ..answers.values import TensorValue, from_json
 from ..i18n import N_
-from ..said import as_catalogued, say
+from ..said import Told, as_catalogued, joined, say
 
 RUNGS = ("shape", "dtype", "requires_grad", "values")
 
@@ -32,14 +32,14 @@ class Verdict:
     """One check's outcome: passed, failed with feedback, or the learner's code raised."""
 
     passed: bool
-    feedback: str = ""
+    feedback: Told = ""
     errored: bool = False
 
 
 PASS = Verdict(True)
 
 
-def fail(feedback: str) -> Verdict:
+def fail(feedback: Told) -> Verdict:
     return Verdict(False, feedback)
 
 
@@ -48,10 +48,10 @@ def errored(raised: Any, what: str) -> Verdict:
     return Verdict(False, sentence(explain_raised(raised, what)), errored=True)
 
 
-def sentence(text: str) -> str:
-    """``text`` ending with a full stop (a message of the learner's may not have one), in
-    each language it was said in."""
-    if text.endswith((".", "!", "?", "。")):
+def sentence(text: Told) -> Told:
+    """``text`` ending with a full stop (a message of the learner's may not have one)."""
+    # Read in the language spoken: the sentence ends with the learner's message, if any.
+    if str(text).endswith((".", "!", "?", "。")):
         return text
     return say("{clause}.", clause=text)
 
@@ -62,10 +62,10 @@ def first_failure(verdicts: Iterable[Verdict]) -> Verdict:
     return next((v for v in failures if v.errored), failures[0] if failures else PASS)
 
 
-def explain_raised(raised: Any, what: str) -> str:
+def explain_raised(raised: Any, what: str) -> Told:
     """``what raised X at line N of your code: message`` from a child's ``raised`` record,
-    said in every language graders speaks (``what`` as the checker wrote it, unless it is a
-    phrase of graders' own catalogue)."""
+    a message, written in each reader's language (``what`` as the checker wrote it, unless
+    it is a phrase of graders' own catalogue)."""
     cls = text(raised, "cls")
     message = text(raised, "message")
     line = raised.get("line")
@@ -102,7 +102,7 @@ def tensor_verdict(
         if got.get("type") == "scalar" and got.get("value") is None
         else ""
     )
-    return fail(f"{where}{verdict.feedback}{hint}")
+    return fail(joined([p for p in (where, verdict.feedback, hint) if p], ""))
 
 
 def _only(t: TensorValue, rungs: tuple[str, ...]) -> TensorValue:

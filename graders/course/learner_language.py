@@ -1,12 +1,10 @@
 """A learner's results in the language they read: feedback pages, CI logs, Gradescope.
 
-Grading speaks the course's default language: the feedback of a result is the author's
-explanations (an exercise's, a matched misconception's, a check's) joined, paragraph by
-paragraph, with what graders computed. A learner who reads another language gets each of
-the author's paragraphs in that language, taken from the course (in the learner's own
-variant, since explanations may use its parameters), and each of graders' own sentences
-as the result keeps it in that language (``said`` of a question or of the submission:
-``graders.said``). Points, statuses and answers never change: answers are literals.
+A result keeps what it tells the learner as typed parts (``graders.said``): graders' own
+messages by id, the author's texts by reference, literals. This is where they are written
+in one reader's language: graders' messages from its catalogue, each of the author's texts
+from the course in that language, in the variant the learner was asked (the question's
+``variant``). Points, statuses and answers never change: answers are literals.
 
     languages = LearnerLanguages(loaded, "ps2")          # or forced=: one for everyone
     language = languages.language_of(student)            # their notebook's, else the default
@@ -18,23 +16,16 @@ Which language a learner reads: the one their notebook was released in
 
 from __future__ import annotations
 
-import re
-from collections.abc import Iterator, Mapping
+from collections.abc import Callable
 from dataclasses import replace
-from functools import partial
 from typing import TYPE_CHECKING, Any
 
-from pydantic import BaseModel
-
 from ..results import QuestionResult, StudentResult
-from .text import text_paths
-from .variants import learner_course, varied_exercises
+from ..said import Authored, Authors, Text, render
 
 if TYPE_CHECKING:
     from .load import LoadedCourse
     from .marks import PathKey
-
-Translations = Mapping[str, str]  # an author's text in the default language -> in another
 
 
 class LearnerLanguages:
@@ -44,9 +35,7 @@ class LearnerLanguages:
         self.loaded, self.assignment = loaded, assignment
         # A forced language is checked now: a wrong --lang is a usage error before any work.
         self.forced = loaded.language(forced) if forced is not None else None
-        self._varied = bool(varied_exercises(loaded, assignment))
         self._courses: dict[str, LoadedCourse] = {}
-        self._texts: dict[str, dict[str, str]] = {}
 
     def language_of(self, student: StudentResult) -> str:
         """The forced language, else the learner's notebook's while the course has it, else
@@ -67,108 +56,46 @@ class LearnerLanguages:
         return self.course_in(language).course.misconception_labels()
 
     def result_in(self, student: StudentResult, language: str) -> StudentResult:
-        """``student``'s results with every feedback and the submission's error in
-        ``language``."""
-        return translated(student, self.texts_for(student.student, language), language)
+        """``student``'s results with every feedback and the submission's error written in
+        ``language`` (each a text of one literal, as a page shows it)."""
+        return written_in(student, language, self.authors)
 
-    def texts_for(self, student: str, language: str) -> dict[str, str]:
-        """The author's texts as ``student`` was asked them, default language -> ``language``
-        (computed once per language when nothing of the assignment varies per learner)."""
-        if language in self._texts:
-            return self._texts[language]
-        texts = learner_translations(
-            self.loaded, self.course_in(language), self.assignment, student
-        )
-        if not self._varied:
-            self._texts[language] = texts
-        return texts
+    def authors(self, language: str, variant: str | None) -> Authors:
+        """The author's texts in ``language``, in the variant ``variant`` (None: the base)."""
+        return lambda ref: author_text(self.course_in(language), ref, variant)
 
 
-def learner_translations(
-    loaded: LoadedCourse, shown: LoadedCourse, assignment: str, student: str
-) -> dict[str, str]:
-    """The author's texts of ``assignment`` as ``student`` was asked them, in the default
-    language -> in ``shown``'s (empty when ``shown`` speaks the default language)."""
-    found = loaded.course.assignment(assignment)
-    if found is None or shown is loaded:
-        return {}
-    ids = {i.id for i in found.exercises}
-    default, other = (
-        replace(c, exercises={i: e for i, e in c.exercises.items() if i in ids})
-        for c in (loaded, shown)
-    )
-    return author_translations(learner_course(default, student), learner_course(other, student))
+def written_in(
+    student: StudentResult,
+    language: str,
+    authors: Callable[[str, str | None], Authors] | None = None,
+) -> StudentResult:
+    """``student`` with its texts written in ``language``; ``authors(language, variant)``
+    finds the author's texts (without it, they are shown as grading read them)."""
+
+    def text(part: Text, variant: str | None) -> Text:
+        found = authors(language, variant) if authors is not None else None
+        return Text.of(render(part, language, found))
+
+    def question(q: QuestionResult) -> QuestionResult:
+        explain = text(q.explain, q.variant) if q.explain is not None else None
+        return replace(q, feedback=text(q.feedback, q.variant), explain=explain)
+
+    error = text(student.error, None) if student.error is not None else None
+    return replace(student, error=error, questions=tuple(question(q) for q in student.questions))
 
 
-def author_translations(default: LoadedCourse, shown: LoadedCourse) -> dict[str, str]:
-    """Every text of the exercises of ``default`` -> the same text of ``shown`` (the same
-    course in another language, in the same variants), where the two differ."""
-    found: dict[str, str] = {}
-    for exercise_id, loaded in default.exercises.items():
-        other = shown.exercises.get(exercise_id)
-        if other is None:
-            continue
-        for source, target in _pairs(loaded.exercise, other.exercise):
-            if source.strip() and source.strip() != target.strip():
-                found[source.strip()] = target.strip()
-    return found
-
-
-def translated(student: StudentResult, texts: Translations, language: str) -> StudentResult:
-    """``student`` with every feedback in ``language``: the author's paragraphs (``texts``)
-    and graders' own sentences, the submission's error among them."""
-    if not texts and not _said_in(student, language):
-        return student  # the language grading spoke: nothing to translate
-    return replace(
-        student,
-        error=student.error_in(language),
-        questions=tuple(_question(q, texts, language) for q in student.questions),
-    )
-
-
-def _said_in(student: StudentResult, language: str) -> bool:
-    """Does anything of ``student`` keep a sentence in ``language``?"""
-    if (student.said or {}).get(language):
-        return True
-    return any((q.said or {}).get(language) for q in student.questions)
-
-
-def _question(q: QuestionResult, texts: Translations, language: str) -> QuestionResult:
-    said = (q.said or {}).get(language)
-    if said:
-        texts = {**texts, **said}
-    if not texts:
-        return q
-    return replace(
-        q,
-        feedback=_paragraphs(q.feedback, texts),
-        explain=_paragraphs(q.explain, texts) if q.explain is not None else None,
-    )
-
-
-def _paragraphs(feedback: str, texts: Translations) -> str:
-    """Each author's text found whole between the feedback's line breaks, translated.
-
-    Longest first, so that a text holding a shorter one is translated as itself. Only
-    whole paragraphs are replaced: a short title never changes a sentence graders wrote.
-    """
-    for source in sorted(texts, key=len, reverse=True):
-        if source in feedback:
-            whole = re.compile(rf"(?:(?<=\n)|^){re.escape(source)}(?=\n|$)")
-            # A function, not a string: the translation is text, never a regex template.
-            feedback = whole.sub(partial(_same, texts[source]), feedback)
-    return feedback
-
-
-def _same(text: str, _match: re.Match[str]) -> str:
-    return text
-
-
-def _pairs(default: BaseModel, shown: BaseModel) -> Iterator[tuple[str, str]]:
-    for path in text_paths(default):
-        source, target = _at(default, path), _at(shown, path)
-        if isinstance(source, str) and isinstance(target, str):
-            yield source, target
+def author_text(course: LoadedCourse, ref: Authored, variant: str | None) -> str | None:
+    """The text ``ref`` names in ``course`` (one language of it), in ``variant``; None when
+    the course no longer has it."""
+    loaded = course.exercises.get(ref.exercise)
+    if loaded is None:
+        return None
+    model: Any = loaded.exercise
+    if variant is not None and variant.isdigit() and 0 < int(variant) <= len(loaded.variants):
+        model = loaded.variants[int(variant) - 1].exercise
+    found = _at(model, ref.path)
+    return found if isinstance(found, str) and found.strip() else None
 
 
 def _at(model: Any, path: PathKey) -> Any:

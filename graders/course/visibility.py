@@ -30,6 +30,7 @@ from dataclasses import replace
 from datetime import UTC, datetime, timedelta
 
 from ..results import CRASHED, QuestionResult, ResultsDocument, StudentResult
+from ..said import Text
 from .model import Assignment, FeedbackPolicy, Shown
 
 
@@ -63,20 +64,9 @@ def question_for(q: QuestionResult, shown: Shown) -> QuestionResult:
         return q
     if shown is Shown.CHECKS:
         # A result written before `explain` existed shows no feedback rather than the truth.
-        feedback = q.feedback if q.status in CRASHED else q.explain or ""
-        return replace(q, expected=None, feedback=feedback, said=_said_about(q, feedback))
-    return replace(q, expected=None, feedback="", explain=None, misconception=None, said=None)
-
-
-def _said_about(q: QuestionResult, text: str) -> dict[str, dict[str, str]] | None:
-    """The translations of ``q``'s sentences that ``text`` still holds: those of a sentence
-    kept back (``expected ...``) would tell it in another language."""
-    lines = set(text.split("\n"))
-    kept = {
-        language: {line: said for line, said in sentences.items() if line in lines}
-        for language, sentences in (q.said or {}).items()
-    }
-    return {language: sentences for language, sentences in kept.items() if sentences} or None
+        feedback = q.feedback if q.status in CRASHED else q.explain or Text()
+        return replace(q, expected=None, feedback=feedback)
+    return replace(q, expected=None, feedback=Text(), explain=None, misconception=None)
 
 
 def document_for(doc: ResultsDocument, shown: Shown) -> ResultsDocument:

@@ -24,7 +24,7 @@ from __future__ import annotations
 import unicodedata
 from collections.abc import Iterable
 
-from ..said import Said, say
+from ..said import Told, say
 from .lookalikes import confusable_chars, skeleton
 
 MAX_STUDENT_CHARS = 100
@@ -63,7 +63,7 @@ def safe_student(name: str) -> bool:
     return id_problem(name) is None
 
 
-def id_problem(name: str) -> Said | None:
+def id_problem(name: str) -> Told | None:
     """Why ``name`` (already composed) cannot be a learner's id; None when it can."""
     if not name:
         return say("it is empty")
@@ -86,7 +86,7 @@ def describe(char: str) -> str:
     return f"U+{ord(char):04X} {unicodedata.name(char, '')}".rstrip()
 
 
-def _char_problem(char: str) -> Said | None:
+def _char_problem(char: str) -> Told | None:
     category = unicodedata.category(char)
     if category == "Cs":
         return say("{char} is not text", char=describe(char))

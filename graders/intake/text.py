@@ -20,7 +20,7 @@ import re
 from collections.abc import Iterator
 from typing import Any
 
-from ..said import say
+from ..said import Told, say
 
 # A JSON escape of a surrogate; only text holding one needs the walk below.
 _SURROGATE_ESCAPE = re.compile(r"\\u[dD][89a-fA-F][0-9a-fA-F]{2}")
@@ -81,7 +81,7 @@ def check_json(data: Any, shown_as: str, text: str | None = None) -> None:
         check_text(value, shown_as, where or "the document")
 
 
-def check_text(value: str, shown_as: str, where: str) -> None:
+def check_text(value: str, shown_as: str, where: Told) -> None:
     """Refuse ``value``, found at ``where`` in the file ``shown_as``, when UTF-8 cannot
     encode it."""
     at = unstorable_at(value)

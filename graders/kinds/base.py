@@ -17,6 +17,8 @@ from datetime import datetime
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Protocol, TypeVar
 
+from ..said import Told
+
 if TYPE_CHECKING:
     # Types only: a notebook's reader (the learner's check) imports this module and must
     # not pay for the course's models.
@@ -53,7 +55,7 @@ class Submission:
     assignment: str
     answers: Mapping[str, str] = field(default_factory=dict)
     submitted_at: datetime | None = None
-    notes: Mapping[str, str] = field(default_factory=dict)  # answer key -> extra feedback
+    notes: Mapping[str, Told] = field(default_factory=dict)  # answer key -> extra feedback
     # The course language the notebook was released in (presentation only: the learner's
     # feedback is written in it; grading never reads it).
     language: str | None = None
@@ -68,7 +70,7 @@ class Submission:
         )
 
 
-def _renamed(by_key: Mapping[str, str], current: Mapping[str, str]) -> dict[str, str]:
+def _renamed(by_key: Mapping[str, V], current: Mapping[str, str]) -> dict[str, V]:
     out = {current.get(key, key): value for key, value in by_key.items() if key in current}
     out.update((key, value) for key, value in by_key.items() if key not in current)
     return out
@@ -80,9 +82,9 @@ class ExerciseAnswers:
 
     answers: Mapping[str, str]  # item id -> answer literal (predict)
     code: str | None = None  # source (code)
-    notes: Mapping[str, str] | None = None  # answer key -> extra feedback
+    notes: Mapping[str, Told] | None = None  # answer key -> extra feedback
 
-    def note(self, item_id: str) -> str:
+    def note(self, item_id: str) -> Told:
         return (self.notes or {}).get(item_id, "")
 
 
@@ -131,7 +133,7 @@ class Reading:
     """
 
     text: str | None
-    notes: tuple[str, ...] = ()
+    notes: tuple[Told, ...] = ()
     rewrite: str | None = None
 
 
@@ -147,11 +149,12 @@ class CellReader:
     kind: str  # the YAML `kind`
     tag: str
     read_cell: Callable[[str, Mapping[str, Any]], Reading]
-    cell_problem: Callable[[str, Mapping[str, Any]], str | None]
+    cell_problem: Callable[[str, Mapping[str, Any]], Told | None]
 
 
 E = TypeVar("E", bound="ExerciseBase")
 P = TypeVar("P")
+V = TypeVar("V")
 
 
 class Kind(Protocol[E, P]):
@@ -214,7 +217,7 @@ class Kind(Protocol[E, P]):
     def read_cell(self, source: str, meta: Mapping[str, Any]) -> Reading:
         """What a submitted answer cell of this kind says (nothing in it is run)."""
 
-    def cell_problem(self, source: str, meta: Mapping[str, Any]) -> str | None:
+    def cell_problem(self, source: str, meta: Mapping[str, Any]) -> Told | None:
         """For the pre-submit check: None unanswered, "" readable, else why it cannot be read."""
 
     def files(self, exercise: E) -> list[str]:

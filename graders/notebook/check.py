@@ -19,8 +19,9 @@ from datetime import datetime
 from pathlib import Path
 from typing import Any
 
-from ..errors import UsageError
+from ..errors import SubmissionError, UsageError
 from ..i18n import SOURCE_LANGUAGE, _, speaking
+from ..said import Told, render, told
 from .check_report import CheckReport, Finding
 from .counted import counted_cell, ordinal
 from .read import (
@@ -59,14 +60,20 @@ def check_notebook(
 
     The report speaks ``lang``, else the language the notebook was released in.
     """
-    with speaking(lang or SOURCE_LANGUAGE):  # before the notebook can say its language
-        data = read_notebook(path)
-        found = answer_cells(path, data)
-    released_in = found.meta.get("language")
-    language = lang or (released_in if isinstance(released_in, str) else SOURCE_LANGUAGE)
-    with speaking(language):
-        declared = released_for(path, found, assignment)
-        return _report(path, data, found, assignment or declared, language)
+    language = lang or SOURCE_LANGUAGE  # before the notebook can say its own
+    try:
+        with speaking(language):
+            data = read_notebook(path)
+            found = answer_cells(path, data)
+        released_in = found.meta.get("language")
+        language = lang or (released_in if isinstance(released_in, str) else SOURCE_LANGUAGE)
+        with speaking(language):
+            declared = released_for(path, found, assignment)
+            return _report(path, data, found, assignment or declared, language)
+    except SubmissionError as exc:
+        # Why it cannot be checked is a message: written here, in the language the check
+        # speaks, since the command line prints it after this function has returned.
+        raise SubmissionError(render(told(exc), language), exc.language) from exc
 
 
 def _report(
@@ -101,13 +108,13 @@ class _KeyCheck:
 
     key: str
     label: str
-    problem: str | None  # as ``Kind.cell_problem`` says of the cell that counts
+    problem: Told | None  # as ``Kind.cell_problem`` says of the cell that counts
     stops: tuple[Finding, ...]
     notes: tuple[Finding, ...]
     duplicate: Finding | None
 
 
-def _check_key(found: NotebookAnswers, key: str, stops: dict[int, str]) -> _KeyCheck:
+def _check_key(found: NotebookAnswers, key: str, stops: dict[int, Told]) -> _KeyCheck:
     cells, label = found.cells[key], found.label(key)
     counted = counted_cell(cells)
     cell = counted.cell
@@ -127,7 +134,7 @@ def _check_key(found: NotebookAnswers, key: str, stops: dict[int, str]) -> _KeyC
 
 
 def _stop(
-    key: str, label: str, cells: list[AnswerCell], position: int, cell: AnswerCell, reason: str
+    key: str, label: str, cells: list[AnswerCell], position: int, cell: AnswerCell, reason: Told
 ) -> Finding:
     """A cell that stops Run All, and how to write it so it does not (when the kind says)."""
     which = _("its {nth} answer cell: ").format(nth=ordinal(position + 1)) if len(cells) > 1 else ""

@@ -12,6 +12,7 @@ from datetime import datetime
 from pathlib import Path
 
 from ..i18n import SOURCE_LANGUAGE, _, ngettext, speaking
+from ..said import Told
 from . import LABEL_SEPARATOR
 
 
@@ -20,7 +21,7 @@ class Finding:
     """Something about one answer cell (``key`` is an item id or a code exercise id)."""
 
     key: str
-    message: str
+    message: Told
     label: str = ""  # how the notebook names the question; the key when it does not
 
     def line(self) -> str:

@@ -14,7 +14,7 @@ from ..course.load import LoadedCourse, get_assignment
 from ..errors import SubmissionError
 from ..intake.text import Refused, check_text
 from ..kinds.base import AnyKind, Submission
-from ..said import say
+from ..said import Told, paragraphs, say, told
 from .counted import counted_cell
 from .read import (
     MAX_NOTEBOOK_BYTES,
@@ -41,7 +41,7 @@ def read_submission(
     released_for(path, found, assignment_id, language)
     expected = expected_keys(loaded, assignment_id)
     answers: dict[str, str] = {}
-    notes: dict[str, str] = {}
+    notes: dict[str, Told] = {}
     for found_key, found_cells in found.cells.items():
         # A notebook released before an exercise or question was renamed names it as it was.
         key = loaded.renamed.get(found_key, found_key)
@@ -74,9 +74,9 @@ def _storable(path: Path, key: str, text: str) -> None:
     try:
         check_text(text, str(path), say("the answer to {key}", key=key))
     except Refused as exc:
-        raise SubmissionError(str(exc)) from exc
+        raise SubmissionError(told(exc)) from exc
 
 
-def _add_note(notes: dict[str, str], key: str, note: str) -> None:
+def _add_note(notes: dict[str, Told], key: str, note: Told) -> None:
     if note:
-        notes[key] = f"{notes[key]}\n{note}" if key in notes else note
+        notes[key] = paragraphs(notes[key], note) if key in notes else note

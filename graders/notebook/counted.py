@@ -13,7 +13,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from ..i18n import N_
-from ..said import joined, say
+from ..said import Told, joined, say
 from .read import AnswerCell
 
 SNIPPET_CHARS = 50
@@ -24,7 +24,7 @@ class Counted:
     """The cell that counts for one answer key, and what the learner is told about it."""
 
     cell: AnswerCell
-    note: str = ""  # "" when the question has one answer cell
+    note: Told = ""  # "" when the question has one answer cell
 
 
 def counted_cell(cells: list[AnswerCell]) -> Counted:
@@ -38,7 +38,7 @@ def counted_cell(cells: list[AnswerCell]) -> Counted:
     return Counted(cells[chosen], _note(cells, chosen, problems))
 
 
-def _note(cells: list[AnswerCell], chosen: int, problems: list[str | None]) -> str:
+def _note(cells: list[AnswerCell], chosen: int, problems: list[Told | None]) -> Told:
     total = len(cells)
     used = f"`{first_line(cells[chosen].source)}`"
     if chosen == total - 1:
@@ -74,7 +74,7 @@ def first_line(source: str) -> str:
     return line if len(line) <= SNIPPET_CHARS else line[: SNIPPET_CHARS - 3] + "..."
 
 
-def ordinal(n: int) -> str:
+def ordinal(n: int) -> Told:
     """``1st``, ``2nd``, ``3rd``, ``4th``, ``11th``, ``22nd``."""
     endings = {1: N_("{n}st"), 2: N_("{n}nd"), 3: N_("{n}rd")}
     ending = N_("{n}th") if 10 <= n % 100 <= 20 else endings.get(n % 10, N_("{n}th"))

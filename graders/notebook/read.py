@@ -18,7 +18,7 @@ from ..errors import SubmissionError
 from ..intake.text import Refused, check_json
 from ..kinds.base import CellReader
 from ..kinds.registry import kind_of_cell
-from ..said import say
+from ..said import Told, say, told
 from . import META_KEY
 
 MAX_NOTEBOOK_BYTES = 20 * 1024 * 1024
@@ -85,7 +85,7 @@ def read_notebook(path: Path, max_bytes: int = MAX_NOTEBOOK_BYTES) -> dict[str, 
     try:
         check_json(data, str(path), text)
     except Refused as exc:
-        raise SubmissionError(str(exc)) from exc
+        raise SubmissionError(told(exc)) from exc
     notebook: dict[str, Any] = data  # _check_format made sure it is one
     return notebook
 
@@ -167,7 +167,7 @@ def released_for(
     return declared
 
 
-def cannot_read(path: Path | str, exc: OSError) -> str:
+def cannot_read(path: Path | str, exc: OSError) -> Told:
     """Why ``path`` cannot be read, said (the system's own reason is kept as it is)."""
     return say("{path}: cannot read: {reason}", path=path, reason=exc.strerror or exc)
 

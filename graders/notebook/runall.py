@@ -21,7 +21,7 @@ from collections.abc import Iterable
 from typing import Any
 
 from .. import syntax
-from ..said import say
+from ..said import Told, say
 
 # What IPython's namespace holds before any cell runs, besides the builtins.
 IPYTHON_NAMES = frozenset(
@@ -35,11 +35,11 @@ _INVALID_CHARACTER = re.compile(
 )
 
 
-def run_all_stops(sources: Iterable[tuple[int, str]]) -> dict[int, str]:
+def run_all_stops(sources: Iterable[tuple[int, str]]) -> dict[int, Told]:
     """Cell index -> why Run All would stop there, for code cells given in notebook order."""
     defined = set(_DEFINED)
     anything = False  # after `from m import *`, any name may be defined
-    stops: dict[int, str] = {}
+    stops: dict[int, Told] = {}
     for index, source in sources:
         if source.lstrip().startswith("%%"):
             continue  # a cell magic: IPython's business, not Python
@@ -60,7 +60,7 @@ def run_all_stops(sources: Iterable[tuple[int, str]]) -> dict[int, str]:
     return stops
 
 
-def syntax_stop(exc: SyntaxError) -> str:
+def syntax_stop(exc: SyntaxError) -> Told:
     """Why a cell is not Python, as Python says it; a character Python does not read (a
     keyboard's “curly” quote) is named in the reader's language."""
     bad = _INVALID_CHARACTER.match(exc.msg or "")

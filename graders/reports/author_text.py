@@ -19,12 +19,20 @@ from markdown_it import MarkdownIt
 from markdown_it.token import Token
 from markupsafe import Markup, escape
 
+from ..said import Part
 
-@lru_cache(maxsize=4096)  # a class's pages repeat the same explanations, page after page
-def prose(text: str | None) -> Markup:
-    """``text`` (CommonMark, raw HTML off) as HTML; nothing for no text."""
+
+def prose(text: str | Part | None) -> Markup:
+    """``text`` (CommonMark, raw HTML off) as HTML; nothing for no text. A typed text is
+    rendered in the language spoken now (a learner's result is in their language already:
+    ``LearnerLanguages.result_in``)."""
     if not text:
         return Markup("")
+    return _html(str(text))
+
+
+@lru_cache(maxsize=4096)  # a class's pages repeat the same explanations, page after page
+def _html(text: str) -> Markup:
     return Markup(_renderer().render(text).rstrip("\n"))
 
 

@@ -19,6 +19,7 @@ from ..course.times import time_text
 from ..i18n import _, ngettext
 from ..notebook import LABEL_SEPARATOR
 from ..results import QuestionResult, StudentResult, lines_alike, without_lines
+from ..said import Text
 from .course_info import CourseInfo
 
 #: The status a page shows for a question whose points the instructor set.
@@ -173,9 +174,12 @@ def _block(
         return ExerciseBlock(exercise, heading, section, tuple(questions), literal=True)
     code = next((q.answer for q in questions if q.answer), None)
     # What every check was told (a crash, a timeout, no code) is said once, above them.
-    shared = lines_alike([q.feedback for q in questions])
+    # The questions' texts are written in the reader's language already (``result_in``).
+    shared = lines_alike([str(q.feedback) for q in questions])
     if shared:
-        questions = [replace(q, feedback=without_lines(q.feedback, shared)) for q in questions]
+        questions = [
+            replace(q, feedback=Text.of(without_lines(str(q.feedback), shared))) for q in questions
+        ]
     return ExerciseBlock(
         exercise, heading, section, tuple(questions), False, code, "\n".join(shared)
     )

@@ -166,7 +166,7 @@ class Grader:
         result = graded.result
         seconds = time.monotonic() - started
         if graded.retry:  # graders failed, not the learner: the attempt costs them nothing
-            saved = self.queue.fail(claimed, self.me.id, result.error or "", seconds)
+            saved = self.queue.fail(claimed, self.me.id, str(result.error or ""), seconds)
             status, points = FAILED, ""
         else:
             graded_by = (torch_version(), graded.isolation)

@@ -14,7 +14,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from ..i18n import _, speaking
-from ..said import Said
+from ..said import Part, render
 
 
 @dataclass(frozen=True)
@@ -25,17 +25,15 @@ class Message:
     fields: Mapping[str, Any] = field(default_factory=dict)
 
     def in_language(self, language: str) -> str:
-        """The sentence in ``language`` (English where the catalogue lacks it); a field
-        graders said already (``said.Said``) as it was said in ``language``."""
+        """The sentence in ``language`` (English where the catalogue lacks it); a field that
+        is a message of its own (``said.Part``) rendered in ``language`` too."""
         with speaking(language):
             fields = {name: _field_in(value, language) for name, value in self.fields.items()}
             return _(self.text).format(**fields)
 
 
 def _field_in(value: Any, language: str) -> Any:
-    if isinstance(value, Said):
-        return value.in_languages.get(language, str(value))
-    return value
+    return render(value, language) if isinstance(value, Part) else value
 
 
 class Refused(Exception):

@@ -28,7 +28,7 @@ from ..errors import SubmissionError
 from ..i18n import N_
 from ..notebook.collect import read_submission
 from ..notebook.read import size_text
-from ..said import replaced
+from ..said import replaced, told
 from .queue import Upload
 from .refusals import Message, Refused
 
@@ -124,6 +124,6 @@ def _ask_for_the_field() -> Message:
 
 
 def _reason(exc: SubmissionError, path: str, filename: str) -> Message:
-    """Grading's reason, with the file named as the learner uploaded it (in each language
-    grading said it in: the sentence is made already, so it is a field of its own)."""
-    return Message("{reason}", {"reason": replaced(str(exc.args[0]), path, filename)})
+    """Grading's reason, with the file named as the learner uploaded it (a message of its
+    own, so a field: it is rendered in the reader's language with the refusal)."""
+    return Message("{reason}", {"reason": replaced(told(exc), path, filename)})

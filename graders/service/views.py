@@ -20,7 +20,8 @@ from ..batch.service_tables import AttemptRow
 from ..course.learner_language import LearnerLanguages
 from ..course.model import Assignment, Shown
 from ..course.visibility import for_learner, shown_at
-from ..results import StudentResult, SubmissionStatus
+from ..results import QuestionResult, StudentResult, SubmissionStatus
+from ..said import Text
 from .attempts import Attempt, restated
 from .identity import Identity
 from .queue import Queue
@@ -88,8 +89,8 @@ def attempt_json(attempt: Attempt, shown_result: StudentResult | None) -> dict[s
         "max_score": round(result.max_score, 4) if result else None,
         "late_factor": result.late_factor if result else None,
         "grade_status": result.status.value if result else None,
-        "error": result.error if result else attempt.error,
-        "questions": [_question(q.to_json()) for q in result.questions] if result else [],
+        "error": _written(result.error) if result else attempt.error,
+        "questions": [_question(q) for q in result.questions] if result else [],
     }
 
 
@@ -143,7 +144,15 @@ def _attempt_counts(queue: Queue, assignment: str) -> dict[str, int]:
         return {student: int(n) for student, n in conn.execute(query)}
 
 
-def _question(data: dict[str, Any]) -> dict[str, Any]:
-    # Translations kept for later pages are internal: the feedback is in the reader's language.
-    data.pop("said", None)
+def _question(q: QuestionResult) -> dict[str, Any]:
+    # The API's reader gets words, not the document's parts: ``q`` is written in their
+    # language already (``learner_result``), so each text is one string.
+    data = q.to_json()
+    data["feedback"] = str(q.feedback)
+    if q.explain is not None:
+        data["explain"] = str(q.explain)
     return data
+
+
+def _written(text: Text | None) -> str | None:
+    return None if text is None else str(text)

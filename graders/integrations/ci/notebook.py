@@ -25,7 +25,7 @@ from ...errors import SubmissionError, UsageError
 from ...kinds.cache import torch_version
 from ...notebook.read import cannot_read
 from ...results import ResultsDocument, StudentResult
-from ...said import say
+from ...said import say, told
 from .learner import SOURCES, learner_from
 
 if TYPE_CHECKING:
@@ -256,7 +256,7 @@ def locate(notebook: Path, assignment: str, student: str = DEFAULT_STUDENT) -> F
     try:
         path = find_notebook(notebook, assignment)
     except SubmissionError as exc:
-        return Found(student, None, str(notebook), error=str(exc))
+        return Found(student, None, str(notebook), error=told(exc))
     # Messages name the notebook as the learner knows it: inside the folder handed in.
     shown = path.relative_to(notebook).as_posix() if notebook.is_dir() else str(notebook)
     return Found(student, path, shown)

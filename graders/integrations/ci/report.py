@@ -217,7 +217,7 @@ def step_summary(
     if notice:
         out += [_md(notice), ""]
     if s.error:
-        out += [f"**{_md(_('Could not be graded:'))}** {_md(s.error)}", ""]
+        out += [f"**{_md(_('Could not be graded:'))}** {_md(str(s.error))}", ""]
     if s.questions:
         out += [f"| | {_md(_('question'))} | {_md(_('points'))} |", "|---|---|---|"]
         out += [

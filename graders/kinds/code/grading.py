@@ -13,7 +13,7 @@ from dataclasses import replace
 from typing import TYPE_CHECKING, Any
 
 from ...results import QuestionResult, Status
-from ...said import say
+from ...said import Told, authored, paragraphs, say
 from ..base import Context
 from ..cache import course_limits
 from .allowlist import DEFAULT_IMPORTS
@@ -74,7 +74,8 @@ def grade_source(
             Status.INTEGRITY,
             say(FORGED),
         )
-    return [_result(exercise.id, c, verdicts[c.id]) for c in exercise.checks]
+    checks = enumerate(exercise.checks)
+    return [_result(exercise.id, i, c, verdicts[c.id]) for i, c in checks]
 
 
 def run_checker(
@@ -161,9 +162,9 @@ def check_ids(exercise: CodeExercise) -> list[str]:
     return [c.id for c in exercise.checks]
 
 
-def _result(exercise_id: str, check: Check, verdict: Any) -> QuestionResult:
+def _result(exercise_id: str, index: int, check: Check, verdict: Any) -> QuestionResult:
     item = f"{exercise_id}/{check.id}"
-    said = check.explain.strip()
+    said = paragraphs(authored(exercise_id, ("checks", index, "explain"), check.explain))
     if verdict.passed:
         return QuestionResult(
             item, Status.CORRECT, check.points, check.points, feedback=said, explain=said
@@ -171,15 +172,14 @@ def _result(exercise_id: str, check: Check, verdict: Any) -> QuestionResult:
     status = Status.ERROR if verdict.errored else Status.WRONG
     # The checker's verdict may show the reference's values: it is left out of `explain`.
     return QuestionResult(
-        item, status, 0.0, check.points, feedback=f"{said}\n{verdict.feedback}", explain=said
+        item, status, 0.0, check.points, feedback=paragraphs(said, verdict.feedback), explain=said
     )
 
 
-def all_checks(exercise: CodeExercise, status: Status, message: str) -> list[QuestionResult]:
+def all_checks(exercise: CodeExercise, status: Status, message: Told) -> list[QuestionResult]:
+    said = paragraphs(message)
     return [
-        QuestionResult(
-            f"{exercise.id}/{c.id}", status, 0.0, c.points, feedback=message, explain=message
-        )
+        QuestionResult(f"{exercise.id}/{c.id}", status, 0.0, c.points, feedback=said, explain=said)
         for c in exercise.checks
     ]
 

@@ -32,7 +32,7 @@ from ...course.marks import Marks
 from ...errors import Problem
 from ...i18n import N_, _
 from ...results import QuestionResult, Status
-from ...said import say
+from ...said import Told, paragraphs, say
 from ..base import Context, DeclaredMisconception, ExerciseAnswers, Item, Reading, Submission
 from ..cache import cached, course_limits
 from ..layout import Part, Placed
@@ -171,8 +171,8 @@ class CodeKind:
             replace(
                 r,
                 answer=code,
-                feedback=f"{r.feedback}\n{note}",
-                explain=f"{r.explain}\n{note}" if r.explain else note,
+                feedback=paragraphs(r.feedback, note),
+                explain=paragraphs(r.explain, note),
             )
             for r in results
         ]
@@ -240,7 +240,7 @@ class CodeKind:
     def read_cell(self, source: str, meta: Mapping[str, Any]) -> Reading:
         return code_layout.read_cell(source, meta)
 
-    def cell_problem(self, source: str, meta: Mapping[str, Any]) -> str | None:
+    def cell_problem(self, source: str, meta: Mapping[str, Any]) -> Told | None:
         return code_layout.cell_problem(source, meta)
 
     def files(self, exercise: CodeExercise) -> list[str]:

@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING, Any
 
 from ... import syntax
 from ...i18n import N_, _
-from ...said import say
+from ...said import Told, say
 from ..base import ExerciseAnswers, Reading, Submission
 from ..layout import MAGIC_NOTE, Part, Placed, exercise_header, has_magic
 from .starter import fill
@@ -87,7 +87,7 @@ def read_cell(source: str, meta: Mapping[str, Any]) -> Reading:
     return Reading(code, (say(MAGIC_NOTE),) if has_magic(code) else ())
 
 
-def cell_problem(source: str, meta: Mapping[str, Any]) -> str | None:
+def cell_problem(source: str, meta: Mapping[str, Any]) -> Told | None:
     """None: not written yet; "": parses and defines its entry function; else what is wrong."""
     code = code_source(source)
     if code is None:

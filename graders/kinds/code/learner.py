@@ -44,7 +44,7 @@ import importlib
 import sys
 import types
 from collections.abc import Iterable
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from .allowlist import (
     ATTRIBUTE_HOOKS,
@@ -53,6 +53,9 @@ from .allowlist import (
     NAMES_OK,
     RAW_MEMORY,
 )
+
+if TYPE_CHECKING:
+    from ...said import Told
 
 LEARNER_FILE = "<your code>"
 ATTR, WRITE, BOUND = "__graders_attr__", "__graders_write__", "__graders_bound__"
@@ -192,7 +195,7 @@ def is_a(obj: Any, kinds: Any, issubclass: Any = issubclass) -> bool:
 class InvalidSource(ValueError):
     """The source cannot be graded as written (a reserved name, an import form we refuse)."""
 
-    def __init__(self, message: str, line: int | None) -> None:
+    def __init__(self, message: Told, line: int | None) -> None:
         super().__init__(message)
         self.lineno = line
 

@@ -14,7 +14,7 @@ from typing import Any
 from ...checker.verdicts import Malformed, explain_raised, sentence
 from ...i18n import N_
 from ...results import Status
-from ...said import capitalized, joined, say
+from ...said import Told, capitalized, joined, say
 from .sandbox_words import said_by_sandbox
 
 _SANDBOX_STATUS = {"timeout": Status.TIMEOUT, "error": Status.ERROR, "integrity": Status.INTEGRITY}
@@ -52,7 +52,7 @@ class Judged:
     """Observations to judge, or the status and message every check of the exercise gets."""
 
     status: Status
-    message: str = ""
+    message: Told = ""
     observations: Any = None
 
 
@@ -70,7 +70,7 @@ def judge_outcome(outcome: Any, entry: str, signature: str) -> Judged:
         return Judged(Status.INTEGRITY, say(FORGED))
 
 
-def _sandbox_message(outcome: Any) -> str:
+def _sandbox_message(outcome: Any) -> Told:
     written = (outcome.message or "").strip()
     if outcome.words is not None:  # the sandbox's sentence, said again in each language
         message = said_by_sandbox(outcome.words)
@@ -120,7 +120,7 @@ def _checker_status(result: dict[str, Any], entry: str, signature: str) -> Judge
     raise Malformed("status")
 
 
-def _refused_message(records: Any) -> str:
+def _refused_message(records: Any) -> Told:
     if not isinstance(records, list) or not records:
         raise Malformed("refused")
     said = []
@@ -137,7 +137,7 @@ def _refused_message(records: Any) -> str:
     return joined(said, " ")
 
 
-def _invalid_message(result: dict[str, Any], entry: str, signature: str) -> str:
+def _invalid_message(result: dict[str, Any], entry: str, signature: str) -> Told:
     if "syntax" in result:
         syntax = result["syntax"]
         if not isinstance(syntax, dict):

@@ -15,7 +15,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from ...i18n import N_
-from ...said import say
+from ...said import Told, say
 
 if TYPE_CHECKING:
     from ...sandbox.words import Words
@@ -53,7 +53,7 @@ SENTENCES = (
 _KNOWN = frozenset(SENTENCES)
 
 
-def said_by_sandbox(words: Words) -> str:
+def said_by_sandbox(words: Words) -> Told:
     """``words`` said as the catalogue's sentence they are (a field that is a sentence too
     is said with it); the sandbox's English when the catalogue does not know the sentence."""
     if words.sentence not in _KNOWN:

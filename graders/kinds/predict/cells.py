@@ -12,7 +12,7 @@ from typing import Any
 
 from ...answers.parse import AnswerSyntaxError, read_answer
 from ...i18n import N_, _
-from ...said import say, say_n
+from ...said import Told, say, say_n, told
 from ..base import Reading
 from ..layout import MAGIC_NOTE, Filled, Part, Placed, exercise_header, has_magic, points_text
 from .answer_cell import UNANSWERED_LINE, Extracted, answer_line, extract_answer
@@ -115,7 +115,7 @@ def read_cell(source: str, meta: Mapping[str, Any]) -> Reading:
     return Reading(extracted.text, _notes(extracted), rewrite)
 
 
-def cell_problem(source: str, meta: Mapping[str, Any]) -> str | None:
+def cell_problem(source: str, meta: Mapping[str, Any]) -> Told | None:
     """None: unanswered; "": readable; else why the grader cannot read it."""
     extracted = extract_answer(source)
     if extracted.text is None:
@@ -129,14 +129,14 @@ def cell_problem(source: str, meta: Mapping[str, Any]) -> str | None:
     try:
         read_answer(extracted.text)
     except AnswerSyntaxError as exc:
-        return str(exc)
+        return told(exc)
     return ""
 
 
-def _notes(extracted: Extracted) -> tuple[str, ...]:
-    notes = []
+def _notes(extracted: Extracted) -> tuple[Told, ...]:
+    notes: list[Told] = []
     if extracted.ignored:
-        shown = ", ".join(f"`{_short(line)}`" for line in extracted.ignored[:SHOWN_LINES])
+        shown: Told = ", ".join(f"`{_short(line)}`" for line in extracted.ignored[:SHOWN_LINES])
         more = len(extracted.ignored) - SHOWN_LINES
         if more > 0:
             shown = say_n(

@@ -17,7 +17,7 @@ of the question, which may state the answer (unless the question says it does no
 
 from __future__ import annotations
 
-from dataclasses import replace
+from dataclasses import dataclass, replace
 from functools import lru_cache
 
 from ...answers.compare import compare, same_value
@@ -26,7 +26,7 @@ from ...answers.parse import AnswerSyntaxError, ReadAnswer, read_answer
 from ...answers.values import Value
 from ...i18n import N_, current_language
 from ...results import QuestionResult, Status
-from ...said import say
+from ...said import Part, Told, authored, paragraphs, say, told
 from ..base import ExerciseAnswers
 from .model import Misconception, Question
 from .truth import Truths
@@ -63,40 +63,63 @@ def _parsed(text: str, language: str) -> ReadAnswer:
     return read_answer(text)
 
 
+@dataclass(frozen=True)
+class Asked:
+    """A question as graded: itself, and where its texts are in its exercise (for feedback
+    to name the author's texts, which a page shows in its reader's language)."""
+
+    exercise: str
+    index: int
+    q: Question
+
+    @property
+    def explain(self) -> Part:
+        """The author's explanation of the question."""
+        return authored(self.exercise, ("questions", self.index, "explain"), self.q.explain)
+
+    def told(self, m: Misconception) -> Part:
+        """The author's explanation of the misconception ``m`` of the question."""
+        where = ("questions", self.index, "misconceptions", self.q.misconceptions.index(m))
+        return authored(self.exercise, (*where, "explain"), m.explain)
+
+
 def grade_question(
-    exercise_id: str, q: Question, truths: Truths, given: ExerciseAnswers
+    exercise_id: str, q: Question, truths: Truths, given: ExerciseAnswers, index: int = 0
 ) -> QuestionResult:
-    """The result of one question for one submission."""
+    """The result of one question (the ``index``-th of its exercise) for one submission."""
     item_id = f"{exercise_id}/{q.id}"
+    asked = Asked(exercise_id, index, q)
     text = given.answers.get(item_id)
     note = given.note(item_id)
     truth = truths.questions.get(q.id)
     if truth is None:
-        said = join(say(NO_TRUTH), note)
+        said = paragraphs(say(NO_TRUTH), note)
         return QuestionResult(
             item_id, Status.ERROR, 0.0, q.points, text, feedback=said, explain=said
         )
     missed = QuestionResult(item_id, Status.UNANSWERED, 0.0, q.points, text, truth.literal)
     if text is None or text.strip() in UNANSWERED:
-        return _missed(missed, Status.UNANSWERED, q, "", note)
+        return _missed(missed, Status.UNANSWERED, asked, "", note)
     try:
         read = parsed(text)
     except AnswerSyntaxError as exc:
-        return _missed(missed, Status.INVALID, q, str(exc), note)
+        return _missed(missed, Status.INVALID, asked, told(exc), note)
     right = QuestionResult(item_id, Status.CORRECT, q.points, q.points, text, truth.literal)
-    return _judged(right, q, truth.value, read, note)
+    return _judged(right, asked, truth.value, read, note)
 
 
 def _judged(
-    right: QuestionResult, q: Question, truth: Value, read: ReadAnswer, note: str
+    right: QuestionResult, asked: Asked, truth: Value, read: ReadAnswer, note: Told
 ) -> QuestionResult:
     """``right`` when the answer says what torch gave (or what the question also accepts),
     else the same result marked wrong; either way with its feedback."""
-    spelling = "\n".join(read.notes)
+    q = asked.q
+    spelling = paragraphs(*read.notes)
     verdict = compare(read.value, truth, q.rules)
     if verdict.correct:
         # Right by value: how torch prints it, from the learner's own values (not the truth's).
-        said = join(q.explain, verdict.feedback if verdict.by_value else "", spelling, note)
+        by_value = verdict.feedback if verdict.by_value else ""
+        said = paragraphs(asked.explain, by_value, spelling, note)
         return replace(right, feedback=said, explain=said)
     accepted = next((a for a in q.accept if _same(a, read.value, q)), None)
     if accepted is not None:
@@ -111,28 +134,27 @@ def _judged(
         )
         return replace(
             right,
-            feedback=join(q.explain, also, spelling, note),
-            explain=join(q.explain, taken, spelling, note),
+            feedback=paragraphs(asked.explain, also, spelling, note),
+            explain=paragraphs(asked.explain, taken, spelling, note),
         )
     matched = misconception(q, read.value)
-    told = matched.explain if matched else ""
+    why = asked.told(matched) if matched else ""
     # The comparison ("got X, expected Y") shows the truth: it is left out of `explain`.
+    kept = _kept(q, read.value, truth)
     return replace(
         right,
         status=Status.WRONG,
         points=0.0,
-        feedback=join(
-            told, q.explain, verdict.feedback, _kept(q, read.value, truth), spelling, note
-        ),
+        feedback=paragraphs(why, asked.explain, verdict.feedback, kept, spelling, note),
         misconception=matched.name if matched else None,
-        explain=join(told, before_due(q), spelling, note),
+        explain=paragraphs(why, before_due(asked), spelling, note),
     )
 
 
-def before_due(q: Question) -> str:
-    """The author's explanation as a learner who missed ``q`` reads it while the key is
-    held back: itself when the author says it gives nothing away, else that it will come."""
-    return q.explain if q.explain_before_due else say(HELD_BACK)
+def before_due(asked: Asked) -> Part:
+    """The author's explanation as a learner who missed a question reads it while the key
+    is held back: itself when the author says it gives nothing away, else that it will come."""
+    return asked.explain if asked.q.explain_before_due else say(HELD_BACK)
 
 
 def misconception(q: Question, answer: Value) -> Misconception | None:
@@ -148,7 +170,7 @@ def _same(literal: str, answer: Value, q: Question) -> bool:
         return False  # reported by validate; never blocks grading
 
 
-def _kept(q: Question, answer: Value, truth: Value) -> str:
+def _kept(q: Question, answer: Value, truth: Value) -> Told:
     """For an answer right by value on a question whose lesson is the type: which one."""
     if not q.strict or not compare(answer, truth, BY_VALUE).correct:
         return ""
@@ -157,7 +179,7 @@ def _kept(q: Question, answer: Value, truth: Value) -> str:
 
 
 def _missed(
-    result: QuestionResult, status: Status, q: Question, reason: str, note: str
+    result: QuestionResult, status: Status, asked: Asked, reason: Told, note: Told
 ) -> QuestionResult:
     """Unanswered, or not an answer: why (about the learner's text alone), the explanation."""
     return QuestionResult(
@@ -167,11 +189,6 @@ def _missed(
         result.max_points,
         result.answer,
         result.expected,
-        join(reason, q.explain, note),
-        explain=join(reason, before_due(q), note),
+        paragraphs(reason, asked.explain, note),
+        explain=paragraphs(reason, before_due(asked), note),
     )
-
-
-def join(*parts: str) -> str:
-    """Feedback paragraphs, blank ones left out."""
-    return "\n".join(p.strip() for p in parts if p and p.strip())

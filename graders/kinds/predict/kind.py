@@ -14,6 +14,7 @@ from ...course.marks import Marks
 from ...errors import Problem
 from ...i18n import _
 from ...results import QuestionResult
+from ...said import Told
 from ..base import Context, DeclaredMisconception, ExerciseAnswers, Item, Reading, Submission
 from ..layout import Part, Placed
 from ..registry import register
@@ -82,7 +83,8 @@ class PredictKind:
     def grade(
         self, exercise: PredictExercise, prepared: Truths, given: ExerciseAnswers, ctx: Context
     ) -> list[QuestionResult]:
-        return [grade_question(exercise.id, q, prepared, given) for q in exercise.questions]
+        questions = enumerate(exercise.questions)
+        return [grade_question(exercise.id, q, prepared, given, i) for i, q in questions]
 
     def key(self, exercise: PredictExercise, prepared: Truths) -> dict[str, str]:
         found = {q.id: prepared.questions.get(q.id) for q in exercise.questions}
@@ -107,7 +109,7 @@ class PredictKind:
     def read_cell(self, source: str, meta: Mapping[str, Any]) -> Reading:
         return cells.read_cell(source, meta)
 
-    def cell_problem(self, source: str, meta: Mapping[str, Any]) -> str | None:
+    def cell_problem(self, source: str, meta: Mapping[str, Any]) -> Told | None:
         return cells.cell_problem(source, meta)
 
     def files(self, exercise: PredictExercise) -> list[str]:
