@@ -118,15 +118,15 @@ def test_an_older_revision_is_refused_until_upgraded_and_keeps_its_grades(
     save_ada(gradebook.open_gradebook(gradebook_url))  # at the newest
     newer = tmp_path / "migrations"
     shutil.copytree(gradebook_schema.MIGRATIONS, newer)
-    (newer / "versions" / "rev_0004_add_a_column.py").write_text(ADD_A_COLUMN)
+    (newer / "versions" / "rev_0005_add_a_column.py").write_text(ADD_A_COLUMN)
     monkeypatch.setattr(gradebook_schema, "MIGRATIONS", newer)
     monkeypatch.setattr(gradebook_schema, "scripts", lambda: ScriptDirectory(str(newer)))
 
     with pytest.raises(
-        UsageError, match=f"has revision {NEWEST}; this graders needs 0004: run `graders db upgrade"
+        UsageError, match=f"has revision {NEWEST}; this graders needs 0005: run `graders db upgrade"
     ):
         gradebook.open_gradebook(gradebook_url)
-    assert gradebook_databases.upgrade(gradebook_url) == (NEWEST, "0004")
+    assert gradebook_databases.upgrade(gradebook_url) == (NEWEST, "0005")
     engine = gradebook.open_gradebook(gradebook_url)
     assert "note" in {c["name"] for c in inspect(engine).get_columns("runs")}
     assert gradebook.grading_keys(engine, "course", "ps1") == {"ada": "k"}

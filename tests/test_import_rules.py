@@ -19,6 +19,7 @@ LAYERS: tuple[tuple[str, ...], ...] = (
         "graders.errors",
         "graders.by_hand",
         "graders.results",
+        "graders.results_upgrade",
         "graders.i18n",
         "graders.said",
         "graders.syntax",

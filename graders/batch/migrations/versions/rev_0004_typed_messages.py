@@ -6,7 +6,7 @@ Create Date: 2026-12-05
 
 A data migration: no table changes. A result saved before (schema 1) kept its feedback,
 ``explain`` and ``error`` as strings, with graders' sentences in other languages beside
-them (``said``); it is rewritten as typed texts (``results.upgraded_student``), each line a
+them (``said``); it is rewritten as typed texts (``results_upgrade.upgraded_student``), each line a
 literal that keeps the translations stored of it. Results are rewritten in the grades
 (``submissions``) and in the service's queue (``attempts``). A result already in schema 2
 is left as it is, so running the revision twice changes nothing.
@@ -19,7 +19,7 @@ import json
 import sqlalchemy as sa
 from alembic import op
 
-from graders.results import upgraded_student
+from graders.results_upgrade import upgraded_student
 
 revision = "0004"
 down_revision: str | None = "0003"
