@@ -100,7 +100,7 @@ def test_problems_of_one_downloaded_student(tmp_path: Path, files: list[str], me
         touch(tmp_path / name)
     touch(tmp_path / "lovelaceada_1234_5678_ps1.ipynb")
     by = found(tmp_path)
-    assert message in by["hopper"].error and by["hopper"].path is None
+    assert message in str(by["hopper"].error) and by["hopper"].path is None
     assert by["lovelaceada"].error is None
 
 
@@ -110,7 +110,7 @@ def test_a_loose_notebook_that_names_nobody_is_reported_not_dropped(tmp_path: Pa
     touch(tmp_path / "ada" / "ps1.ipynb")
     by = found(tmp_path)
     assert sorted(by) == ["ada", "ps1.ipynb"]
-    assert "not in a student folder" in by["ps1.ipynb"].error
+    assert "not in a student folder" in str(by["ps1.ipynb"].error)
 
 
 def test_a_student_both_in_a_folder_and_in_a_download_is_one_error(tmp_path: Path) -> None:
@@ -119,13 +119,13 @@ def test_a_student_both_in_a_folder_and_in_a_download_is_one_error(tmp_path: Pat
     (entry,) = find_submissions(tmp_path, "ps1")
     assert entry.path is None
     assert (
-        entry.error == "2 submissions for ada, expected one: ada/ps1.ipynb, ada_1234_5678_ps1.ipynb"
+        str(entry.error) == "2 submissions for ada, expected one: ada/ps1.ipynb, ada_1234_5678_ps1.ipynb"
     )
 
 
 def test_a_downloaded_file_that_is_a_link_is_refused(tmp_path: Path) -> None:
     (tmp_path / "ada_1234_5678_ps1.ipynb").symlink_to("/etc/passwd")
-    assert "not a regular file" in found(tmp_path)["ada"].error
+    assert "not a regular file" in str(found(tmp_path)["ada"].error)
 
 
 # --- a .zip of it -------------------------------------------------------------------------
@@ -266,7 +266,7 @@ def test_several_other_notebooks_are_listed_not_guessed(tmp_path: Path) -> None:
     entry = found(tmp_path)["xi"]
     assert entry.path is None
     assert (
-        entry.error == "2 notebooks for ps1, none named ps1.ipynb: xi/draft.ipynb, xi/final.ipynb"
+        str(entry.error) == "2 notebooks for ps1, none named ps1.ipynb: xi/draft.ipynb, xi/final.ipynb"
     )
 
 
