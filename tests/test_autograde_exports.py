@@ -10,13 +10,13 @@ from pathlib import Path
 
 import pytest
 
-from graders.batch import gradebook
-from graders.batch.adjustments import with_override
-from graders.batch.exports import grades_csv, gradescope_result, junit_xml, write_outputs
-from graders.batch.junit import verdict
 from graders.by_hand import Override
 from graders.course.model import Shown
 from graders.course.visibility import for_learner
+from graders.exports.junit import verdict
+from graders.exports.results_files import grades_csv, gradescope_result, junit_xml, write_outputs
+from graders.gradebook import store as gradebook
+from graders.gradebook.adjustments import with_override
 from graders.results import (
     ClassResults,
     QuestionResult,

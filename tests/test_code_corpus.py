@@ -24,19 +24,19 @@ from typing import Any
 import pytest
 import yaml
 
-from graders.batch.answers_files import grade_answer_files
-from graders.batch.grading import (
+from graders.course.model import Limits
+from graders.grading.answers_files import grade_answer_files
+from graders.grading.pipeline import (
     PreparedAssignment,
     PreparedExercise,
     Submission,
     grade_submission,
     prepare_assignment,
 )
-from graders.course.load import LoadedCourse, load_course
-from graders.course.model import Limits
 from graders.kinds.base import Context, ExerciseAnswers
 from graders.kinds.code.allowlist import DEFAULT_IMPORTS
 from graders.kinds.code.learner import allows
+from graders.kinds.load import LoadedCourse, load_course
 from graders.kinds.registry import sandbox_modules
 from graders.results import QuestionResult
 from graders.sandbox import SandboxError, open_runner

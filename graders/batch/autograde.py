@@ -18,19 +18,19 @@ from pathlib import Path
 
 from sqlalchemy.engine import Engine
 
+from ..exports.results_files import write_outputs
+from ..gradebook import store as gradebook
+from ..gradebook.batch_sources import remember_source
+from ..gradebook.roster_check import on_roster, record_missing
+from ..intake.roster import Roster
 from ..kinds.cache import torch_version
 from ..results import SubmissionStatus
 from ..session import Session
-from . import gradebook
-from .batch_sources import remember_source
+from ..submissions.archive import opened_submissions
 from .executor import Ended, Executor, Ready, ThreadExecutor, grade_found
-from .exports import write_outputs
 from .plan import Plan, default_out_dir, plan_batch
 from .progress import Reporter, Silent
-from .roster import Roster
-from .roster_check import on_roster, record_missing
-from .submission_archive import opened_submissions
-from .summary import Summary, Tally, summarize
+from .run_summary import Summary, Tally, summarize
 
 __all__ = [
     "Plan",

@@ -20,7 +20,7 @@ from .params import chosen, combinations, describe, variant_number
 from .templating import names_in, other_languages, render, render_model, templated
 
 if TYPE_CHECKING:
-    from .load import LoadedCourse, LoadedExercise
+    from ..kinds.load import LoadedCourse, LoadedExercise
     from .model import Course, ExerciseBase
 
 

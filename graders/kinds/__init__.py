@@ -15,5 +15,5 @@ is first asked for one, and a notebook's reader imports only each kind's cells m
 # ``read_cell``, ``cell_problem``: the kind's own methods delegate to the same functions).
 BUILTIN_KINDS = {
     "predict": ("graders.kinds.predict.kind", "graders.kinds.predict.cells"),
-    "code": ("graders.kinds.code.kind", "graders.kinds.code.layout"),
+    "code": ("graders.kinds.code.kind", "graders.kinds.code.cells"),
 }

@@ -27,7 +27,7 @@ if TYPE_CHECKING:
     from ..errors import Problem
     from ..results import QuestionResult
     from ..sandbox import Job, Outcome
-    from .layout import Part, Placed
+    from .notebook_side import Part, Placed
 
 
 @dataclass(frozen=True)

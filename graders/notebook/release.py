@@ -33,14 +33,14 @@ import nbformat
 from nbformat import NotebookNode
 from nbformat.v4 import new_notebook
 
-from ..course.load import LoadedCourse
 from ..course.model import Assignment
 from ..errors import UsageError
 from ..i18n import N_, _, current_language
-from ..kinds.layout import Part
+from ..kinds.load import LoadedCourse
+from ..kinds.notebook_side import Part
 from . import META_KEY, POINTER_FILE
 from .cells import cell_id, code, markdown, nbgrader_meta
-from .layout import assignment_labels, assignment_parts
+from .parts import assignment_labels, assignment_parts
 from .service_client import service_url
 
 SUBMIT_CALL = "import graders\ngraders.submit()"

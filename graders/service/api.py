@@ -24,7 +24,7 @@ from starlette.requests import Request
 from starlette.responses import JSONResponse, Response
 from starlette.routing import Route
 
-from ..batch.service_tables import FAILED, GRADED
+from ..gradebook.service_tables import FAILED, GRADED
 from ..i18n import N_
 from .app import API_WAYS, UPLOAD_WAYS, Service, service_of
 from .attempts import Attempt, attempts_left

@@ -29,9 +29,9 @@ from starlette.responses import JSONResponse, Response
 from starlette.types import ASGIApp, Receive, Scope, Send
 from starlette.types import Message as ASGIMessage
 
-from ..batch import gradebook
 from ..course.learner_language import LearnerLanguages
 from ..course.model import Assignment
+from ..gradebook import store as gradebook
 from ..i18n import N_
 from ..notebook.read import MAX_NOTEBOOK_BYTES
 from ..session import Session
