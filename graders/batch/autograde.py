@@ -18,7 +18,7 @@ from pathlib import Path
 
 from sqlalchemy.engine import Engine
 
-from ..exports.results_files import write_outputs
+from ..exports.results_files import default_out_dir, write_outputs
 from ..gradebook import store as gradebook
 from ..gradebook.batch_sources import remember_source
 from ..gradebook.roster_check import on_roster, record_missing
@@ -28,7 +28,7 @@ from ..results import SubmissionStatus
 from ..session import Session
 from ..submissions.archive import opened_submissions
 from .executor import Ended, Executor, Ready, ThreadExecutor, grade_found
-from .plan import Plan, default_out_dir, plan_batch
+from .plan import Plan, plan_batch
 from .progress import Reporter, Silent
 from .run_summary import Summary, Tally, summarize
 

@@ -12,6 +12,7 @@ from datetime import datetime
 from pathlib import Path
 
 from ..errors import UsageError
+from ..exports.results_files import default_out_dir
 from ..gradebook import store as gradebook
 from ..gradebook.adjustments import dropped_students, due_dates
 from ..gradebook.batch_sources import BatchSource
@@ -20,17 +21,10 @@ from ..gradebook.roster_check import RosterCheck, check_roster
 from ..grading.key import course_key, keyed_submission
 from ..grading.pipeline import PreparedAssignment, prepare_assignment
 from ..intake.roster import Roster
-from ..kinds.load import LoadedCourse, get_assignment
+from ..kinds.load import get_assignment
 from ..session import Session
 from ..submissions.folder import Found, find_submissions
 from ..submissions.times import read_times_file, with_times
-
-OUT_DIR = "autograded"
-
-
-def default_out_dir(loaded: LoadedCourse, assignment: str) -> Path:
-    """Where outputs go unless ``--out`` says otherwise: ``autograded/<assignment>/``."""
-    return loaded.root / OUT_DIR / assignment
 
 
 @dataclass(frozen=True)

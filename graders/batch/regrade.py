@@ -15,7 +15,7 @@ from pathlib import Path
 from sqlalchemy.engine import Engine
 
 from ..errors import UsageError
-from ..exports.results_files import write_outputs
+from ..exports.results_files import default_out_dir, write_outputs
 from ..gradebook import audit
 from ..gradebook import store as gradebook
 from ..gradebook.adjustments import dropped_from_course, dropped_students
@@ -27,7 +27,7 @@ from ..results import StudentResult, format_points
 from ..session import Session
 from ..submissions.archive import opened_submissions
 from .autograde import grade_plan
-from .plan import default_out_dir, plan_batch
+from .plan import plan_batch
 from .run_summary import Summary
 
 

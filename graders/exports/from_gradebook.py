@@ -12,7 +12,6 @@ from __future__ import annotations
 from dataclasses import dataclass
 from pathlib import Path
 
-from ..batch.autograde import default_out_dir
 from ..errors import UsageError
 from ..gradebook import store as gradebook
 from ..gradebook.roster_check import on_roster
@@ -20,6 +19,7 @@ from ..grading.pipeline import planned_items
 from ..intake.roster import find_roster
 from ..kinds.load import LoadedCourse, get_assignment
 from .lms import Export, ExportOptions, export
+from .results_files import default_out_dir
 
 
 @dataclass(frozen=True)

@@ -40,7 +40,25 @@ from .csv_writer import csv_text
 from .gradescope_results import gradescope_result
 from .junit import Counts, JunitFile, junit_xml
 
-__all__ = ["grades_csv", "gradescope_result", "junit_xml", "write_atomic", "write_outputs"]
+__all__ = [
+    "OUT_DIR",
+    "default_out_dir",
+    "grades_csv",
+    "gradescope_result",
+    "junit_xml",
+    "write_atomic",
+    "write_outputs",
+]
+
+# Where a course's outputs go unless told otherwise: one folder per assignment, and the
+# class reports beside them.
+OUT_DIR = "autograded"
+
+
+def default_out_dir(loaded: LoadedCourse, assignment: str) -> Path:
+    """Where outputs go unless ``--out`` says otherwise: ``autograded/<assignment>/``."""
+    return loaded.root / OUT_DIR / assignment
+
 
 ROSTER_MARKS = {True: "listed", False: "not on roster"}
 

@@ -12,6 +12,7 @@ from collections.abc import Iterable, Mapping
 from pathlib import Path
 
 from ..errors import UsageError
+from ..exports.results_files import OUT_DIR
 from ..kinds.load import LoadedCourse
 from ..results import ClassResults, ResultsDocument
 from .course_info import CourseInfo
@@ -20,7 +21,6 @@ from .model import assignment_report
 from .render import assignment_pieces, render_course, write_page
 from .summary import course_summary
 
-OUT_DIR = "autograded"
 REPORT_FILE = "report.html"
 
 
