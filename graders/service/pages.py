@@ -40,10 +40,10 @@ from ..gradebook.service_tables import FAILED, GRADED, QUEUED, TOKEN
 from ..i18n import N_, speaking
 from ..notebook.parts import late_rule
 from ..reports import feedback
-from .app import LANGUAGE_COOKIE, Service, service_of
 from .attempts import Attempt, attempts_left
 from .identity import SESSION_COOKIE, SESSION_HOURS, Identity, SessionCookie, csrf_token, identify
 from .refusals import Message, Refused
+from .state import LANGUAGE_COOKIE, Service, service_of
 from .views import counted_id, graded_view, records
 
 STATIC = Path(__file__).with_name("static")
