@@ -6,7 +6,7 @@
 A grade is saved the moment it is ready (grades ready together, in one transaction), so
 a crash, ``kill -9`` or Ctrl-C loses nothing already graded, and the next run picks up
 where this one stopped. Only students whose grading key changed are graded
-(``grading_key``): fix an exercise or its solution and its submissions are graded again;
+(``grading.key``): fix an exercise or its solution and its submissions are graded again;
 nothing else is.
 """
 

@@ -33,7 +33,7 @@ class Summary:
     # (student, reason) whose grading hit a bug in graders this run; graded again next run
     internal: tuple[tuple[str, str], ...] = ()
     lost: str | None = None  # why the cluster grading it went away (then ``interrupted``)
-    # (student, file) of time files in learners' own folders: never read (submission_times)
+    # (student, file) of time files in learners' own folders: never read (submissions.times)
     ignored_times: tuple[tuple[str, str], ...] = ()
     lookalikes: tuple[tuple[str, str], ...] = ()  # (student, an id it looks like)
 

@@ -95,7 +95,7 @@ def _print_untimed(summary: Summary) -> None:
 
 def _print_ignored_times(summary: Summary) -> None:
     # A learner's own files never set their time: the instructor's --times, nbgrader's
-    # exchange and Gradescope's autograder do (see submission_times).
+    # exchange and Gradescope's autograder do (see submissions.times).
     if not summary.ignored_times:
         return
     count = len(summary.ignored_times)

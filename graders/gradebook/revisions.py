@@ -1,6 +1,6 @@
 """The gradebook's schema revision: every open checks it, ``graders db upgrade`` moves it on.
 
-    a new database           its tables are created (``gradebook_tables``) and stamped with
+    a new database           its tables are created (``tables``) and stamped with
                              the newest revision
     made before migrations   (tables, no ``alembic_version``): revision 0001 creates the
                              tables it lacks, then it is at 0001

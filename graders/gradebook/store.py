@@ -3,7 +3,7 @@
 Any SQLAlchemy URL works (SQLite and PostgreSQL are tested); the default is a SQLite file
 in the course folder. Two tables for grading, those of the instructor's decisions
 (``term_tables``), those of ``graders serve`` (``service_tables``: its queue of attempts,
-credentials and processes), and Alembic's revision (``gradebook_schema``):
+credentials and processes), and Alembic's revision (``revisions``):
 
     runs         one row per ``graders autograde`` run (started, finished or not, counts)
     submissions  one row per (course, assignment, student): the latest grade, the grading

@@ -1,6 +1,6 @@
 """``graders release ASSIGNMENT --roster roster.csv``: one notebook per learner, in their variant.
 
-    roster.csv                                   the class roster (``batch/roster.py``)
+    roster.csv                                   the class roster (``intake/roster.py``)
     DIR/<assignment>/<student>/<assignment>.ipynb              what that learner fills in
     DIR/instructor/<assignment>/<student>/<assignment>.ipynb   with that learner's key
 

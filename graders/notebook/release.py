@@ -6,7 +6,7 @@
     DIR/source/<assignment>/graders-course.json        hidden test cells), and which course
                                                        the test cells grade with
 
-Each notebook is the same ordered list of parts (``layout``) rendered by one small
+Each notebook is the same ordered list of parts (``parts``) rendered by one small
 function per part role; nothing is random, so the files are golden-testable. Nothing of
 the instructor's machine goes into them: nbgrader hands the source folder's files out to
 learners, so the course pointer names the course by its id, never by its path.

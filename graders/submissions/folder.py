@@ -1,6 +1,6 @@
 """Find each student's notebook for an assignment in a submissions folder.
 
-Three layouts are accepted (``submission_layout`` tells which from the folder's
+Three layouts are accepted (``folder_layout`` tells which from the folder's
 structure, or ``--layout`` says), and the last two may be mixed:
 
     SUBMISSIONS/<student>/<assignment>/<any name>.ipynb   (+ timestamp.txt: nbgrader's)

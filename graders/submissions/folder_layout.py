@@ -18,7 +18,7 @@ as one of nbgrader's student folders).
 
 Only nbgrader's layout has trusted times: nbgrader's exchange writes ``timestamp.txt``
 when it takes the work in, and copies it into ``submitted/``. A time file anywhere else
-sits in a folder a learner filled, so it is never read (``submission_times``); nor is
+sits in a folder a learner filled, so it is never read (``times``); nor is
 one inside a ``.zip``, which holds what its maker put there, unless ``--layout nbgrader``
 says that the archive is nbgrader's folder.
 """

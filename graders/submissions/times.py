@@ -5,7 +5,7 @@ Per student, the first of:
     1. the times file the instructor passes (``--times times.csv``: ``student,submitted_at``,
        as an LMS exports it): the instructor's own word;
     2. nbgrader's ``timestamp.txt`` in ``<student>/<assignment>/``, in nbgrader's layout
-       only (``submission_layout``): nbgrader's exchange wrote it when it took the work in;
+       only (``folder_layout``): nbgrader's exchange wrote it when it took the work in;
     3. in ``graders ci``, the time grading runs, or on Gradescope the autograder's
        ``/autograder/submission_metadata.json``, which Gradescope writes beside the
        submission, never inside it.

@@ -1,4 +1,4 @@
-"""Alembic's environment: migrations run on the connection ``gradebook_schema`` hands over."""
+"""Alembic's environment: migrations run on the connection ``gradebook.revisions`` hands over."""
 
 from __future__ import annotations
 
