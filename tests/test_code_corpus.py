@@ -24,7 +24,7 @@ from typing import Any
 import pytest
 import yaml
 
-from graders.course.model import Limits
+from graders.course.model import CourseLimits
 from graders.grading.answers_files import grade_answer_files
 from graders.grading.pipeline import (
     PreparedAssignment,
@@ -63,7 +63,7 @@ def env(
     # learner's own variant is test_code_variants.py's.
     loaded = base_variants_only(load_course(course_file))
     course = loaded.course.model_copy(
-        update={"limits": Limits(timeout_s=TIMEOUT_S, memory_mib=2048)}
+        update={"limits": CourseLimits(timeout_s=TIMEOUT_S, memory_mib=2048)}
     )
     runner = open_runner(
         "auto", workers=2, hide=(str(loaded.root.resolve()),), modules=modules_of(loaded)

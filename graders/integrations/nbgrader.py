@@ -283,11 +283,11 @@ def _base(prep: PreparedAssignment) -> PreparedAssignment:
 
 def _shown(course: Path, assignment: str, graded: StudentResult) -> StudentResult:
     """``graded`` as its learner may read it today, in their notebook's language."""
-    from ..course.visibility import for_learner, shown_at
+    from ..course.visibility import seen_by_learner, shown_at
     from ..kinds.load import get_assignment
 
     loaded = _session(course).loaded
-    visible = for_learner(graded, shown_at(get_assignment(loaded, assignment)))
+    visible = seen_by_learner(graded, shown_at(get_assignment(loaded, assignment)))
     languages = _languages(course, assignment)
     return languages.result_in(visible, languages.language_of(visible))
 

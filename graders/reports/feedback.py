@@ -20,7 +20,7 @@ from jinja2 import Environment, PackageLoader, Template, select_autoescape
 from ..course.learner_language import LearnerLanguages
 from ..course.model import Shown, in_article, read_as, section_label
 from ..course.times import time_text, zone_of
-from ..course.visibility import for_learner, shown_at
+from ..course.visibility import seen_by_learner, shown_at
 from ..errors import UsageError
 from ..exports.results_files import file_owners, write_atomic
 from ..gradebook import store as gradebook
@@ -114,7 +114,7 @@ def feedback_context(
         **(course or _course_context(shown, assignment)),
         **learner_context(shown, assignment, student.student),
     }
-    result = languages.result_in(for_learner(student, visible), spoken)
+    result = languages.result_in(seen_by_learner(student, visible), spoken)
     return page_context(result, context)
 
 
