@@ -29,15 +29,15 @@ from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
-from graders.batch.grading import (
+from graders.grading.pipeline import (
     PreparedAssignment,
     Submission,
     grade_submission,
     prepare_assignment,
 )
-from graders.batch.submissions import find_submissions
 from graders.notebook.collect import read_submission
 from graders.session import open_session
+from graders.submissions.folder import find_submissions
 
 
 def main(argv: list[str] | None = None) -> None:

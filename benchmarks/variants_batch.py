@@ -86,8 +86,8 @@ def _write_class(
     course: Path, assignment: str, cohort: list[synth.Student], folder: Path, seed: int
 ) -> None:
     """Each learner's notebook, answered in their own variant (keys computed by torch)."""
-    from graders.batch.grading import answer_key, for_learner, prepare_assignment
     from graders.course.variants import learner_course
+    from graders.grading.pipeline import answer_key, for_learner, prepare_assignment
     from graders.notebook.release import student_notebook
     from graders.session import open_session
 

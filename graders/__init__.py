@@ -17,11 +17,11 @@ _PUBLIC = {
     "Submission": "graders.kinds.base",
     "check": "graders.notebook.check",
     "compare": "graders.answers.compare",
-    "grade_submission": "graders.batch.grading",
-    "load_course": "graders.course.load",
+    "grade_submission": "graders.grading.pipeline",
+    "load_course": "graders.kinds.load",
     "open_session": "graders.session",
     "parse_answer": "graders.answers.parse",
-    "prepare_assignment": "graders.batch.grading",
+    "prepare_assignment": "graders.grading.pipeline",
     "submit": "graders.notebook.submit",
 }
 

@@ -3,7 +3,7 @@
     Override    {points, reason, by, at}    points given one question, over the graded ones
     Extension   {due, reason, by, at}       a student's own due date for an assignment
 
-Both survive every regrade until cleared (``batch.overrides``, ``batch.extensions``), and
+Both survive every regrade until cleared (``gradebook.overrides``, ``gradebook.extensions``), and
 both say who set them, when and why: a grade changed by hand is never anonymous.
 """
 

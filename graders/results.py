@@ -21,7 +21,7 @@ What the document says to a learner (``feedback``, ``explain``, ``error``) is a
 ``said.Text``: graders' messages by id, the author's texts by reference, literals, rendered
 in the reader's language when a page is written (``course.learner_language``). ``schema``
 is the document's shape: a document of an earlier one is upgraded when it is read
-(``upgraded``), a gradebook's by ``graders db upgrade``.
+(``results_upgrade``), a gradebook's by ``graders db upgrade``.
 """
 
 from __future__ import annotations

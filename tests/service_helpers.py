@@ -31,10 +31,10 @@ from notebook_helpers import fill
 from small_course import small_course
 from sqlalchemy import create_engine, text
 
-from graders.batch import gradebook
-from graders.batch.service_tables import LEARNER
-from graders.course.load import load_course
+from graders.gradebook import store as gradebook
+from graders.gradebook.service_tables import LEARNER
 from graders.kinds.base import Context
+from graders.kinds.load import load_course
 from graders.sandbox import InProcessRunner
 from graders.session import Session
 
@@ -78,7 +78,7 @@ class ServedCourse:
 def repository_course(folder: Path, submissions: str | None = None) -> ServedCourse:
     """The repository's course in ``folder``, ps1 limited by ``submissions`` (YAML), its
     truths computed here (in process) into the copy's cache, so a server starts warm."""
-    from graders.batch.grading import answer_key, prepare_assignment
+    from graders.grading.pipeline import answer_key, prepare_assignment
     from graders.notebook.release import student_notebook
 
     for name in ("exercises", "solutions", "checkers"):

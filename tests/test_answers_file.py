@@ -8,8 +8,8 @@ from pathlib import Path
 import pytest
 from stored_text import english
 
-from graders.batch.answers_files import read_answers_file
 from graders.errors import SubmissionError
+from graders.grading.answers_files import read_answers_file
 
 ALIAS_BOMB = "\n".join(
     ["student: ada", "answers:"]

@@ -10,13 +10,13 @@ from pathlib import Path
 
 import pytest
 
-from graders.batch import gradebook
-from graders.batch.adjustments import with_override
-from graders.batch.exports import grades_csv, gradescope_result, junit_xml, write_outputs
-from graders.batch.junit import verdict
 from graders.by_hand import Override
 from graders.course.model import Shown
-from graders.course.visibility import for_learner
+from graders.course.visibility import seen_by_learner
+from graders.exports.junit import verdict
+from graders.exports.results_files import grades_csv, gradescope_result, junit_xml, write_outputs
+from graders.gradebook import store as gradebook
+from graders.gradebook.adjustments import with_override
 from graders.results import (
     ClassResults,
     QuestionResult,
@@ -232,7 +232,7 @@ def test_an_answer_is_quoted_only_beside_the_expected_one(doc: ResultsDocument) 
     assert verdict(ada.question("ex/b")).startswith("wrong: answered True")
     assert verdict(ada.question("code/check")) == "timeout"  # the learner's program: not quoted
     # Before the assignment closes the expected answer is held back, and the quote with it.
-    shown = for_learner(ada, Shown.CHECKS)
+    shown = seen_by_learner(ada, Shown.CHECKS)
     assert verdict(shown.question("ex/b")) == "wrong"
     md = [t for t in gradescope_result(ada)["tests"] if t["name"] == "ex/b"][0]["output"]
     assert md.startswith("`ex/b`\n\n**wrong**\n") and "True" not in md

@@ -8,9 +8,9 @@ from pathlib import Path
 
 import pytest
 
-from graders.batch.submission_times import parse_timestamp
-from graders.batch.submissions import find_submissions, safe_student
 from graders.errors import UsageError
+from graders.submissions.folder import find_submissions, safe_student
+from graders.submissions.times import parse_timestamp
 
 UTC = UTC
 

@@ -13,9 +13,9 @@ from pathlib import Path
 
 from click.testing import CliRunner
 
-from graders.batch.submission_times import TIMESTAMP_FILE
 from graders.cli import main
-from graders.course.load import load_course
+from graders.kinds.load import load_course
+from graders.submissions.times import TIMESTAMP_FILE
 
 
 def test_every_bundled_due_date_is_ahead_of_today(course_file: Path) -> None:

@@ -14,7 +14,7 @@ from collections.abc import Iterator
 import pytest
 from small_course import small_course
 
-from graders.batch.grading import (
+from graders.grading.pipeline import (
     PreparedAssignment,
     Submission,
     answer_key,

@@ -13,8 +13,8 @@ from ci_support import KEY, MAX_CI1, write_course, write_notebook, wrong_answers
 from click.testing import CliRunner, Result
 from stored_text import english
 
-from graders.batch.grading import answer_key, prepare_assignment
 from graders.cli import main
+from graders.grading.pipeline import answer_key, prepare_assignment
 from graders.sandbox import InProcessRunner
 from graders.session import open_session
 

@@ -75,7 +75,7 @@ def test_no_late_policy_grades_a_closed_assignment_in_full(tmp_path: Path) -> No
 def test_a_bug_while_grading_exits_3_and_still_writes_the_reports(
     course: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    import graders.batch.grading as grading
+    import graders.grading.pipeline as grading
 
     def broken(*args: object, **kwargs: object) -> None:
         raise KeyError("a bug")

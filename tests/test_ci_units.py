@@ -9,8 +9,8 @@ import pytest
 import yaml
 from ci_support import write_course, write_notebook
 
-from graders.batch.grading import planned_items
 from graders.errors import SubmissionError, UsageError
+from graders.grading.pipeline import planned_items
 from graders.integrations.ci.bundle import solution_files, write_course_bundle
 from graders.integrations.ci.notebook import find_notebook, resolve_assignment
 from graders.integrations.ci.report import Outcome, Threshold, log_lines, outcome, step_summary

@@ -18,9 +18,9 @@ from test_ci_gradescope import autograder_root, run_autograder
 from test_ci_pytest_plugin import plugin_args
 from variant_course import CODE_EXERCISES, code_variant_course, two_learners
 
-from graders.batch.grading import answer_key, for_learner, prepare_assignment
 from graders.cli import main
 from graders.cli.ci import ci
+from graders.grading.pipeline import answer_key, for_learner, prepare_assignment
 from graders.integrations.ci.learner import SOURCES
 from graders.session import open_session
 

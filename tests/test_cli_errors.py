@@ -6,8 +6,8 @@ import click
 import pytest
 from click.testing import CliRunner
 
+from graders import validate
 from graders.cli import main
-from graders.course import validate
 from graders.errors import UsageError
 from graders.sandbox import SandboxError
 

@@ -22,9 +22,9 @@ from pg_server import PostgresServer
 from small_course import REPO, hand_in, notebook, small_course
 from stored_text import english
 
-from graders.batch import gradebook
 from graders.batch.autograde import Summary, autograde
 from graders.batch.cluster import ClusterError, ClusterExecutor
+from graders.gradebook import store as gradebook
 from graders.results import StudentResult
 from graders.session import open_session
 
@@ -272,7 +272,7 @@ def test_each_learner_is_graded_in_their_own_variant_on_the_cluster(
 ) -> None:
     from variant_course import open_variant_course, two_learners
 
-    from graders.batch.grading import answer_key, for_learner, prepare_assignment
+    from graders.grading.pipeline import answer_key, for_learner, prepare_assignment
 
     with open_variant_course(tmp_path / "course") as ws:
         ada, bob = two_learners(ws.loaded)

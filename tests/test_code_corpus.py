@@ -24,19 +24,19 @@ from typing import Any
 import pytest
 import yaml
 
-from graders.batch.answers_files import grade_answer_files
-from graders.batch.grading import (
+from graders.course.model import CourseLimits
+from graders.grading.answers_files import grade_answer_files
+from graders.grading.pipeline import (
     PreparedAssignment,
     PreparedExercise,
     Submission,
     grade_submission,
     prepare_assignment,
 )
-from graders.course.load import LoadedCourse, load_course
-from graders.course.model import Limits
 from graders.kinds.base import Context, ExerciseAnswers
 from graders.kinds.code.allowlist import DEFAULT_IMPORTS
 from graders.kinds.code.learner import allows
+from graders.kinds.load import LoadedCourse, load_course
 from graders.kinds.registry import sandbox_modules
 from graders.results import QuestionResult
 from graders.sandbox import SandboxError, open_runner
@@ -63,7 +63,7 @@ def env(
     # learner's own variant is test_code_variants.py's.
     loaded = base_variants_only(load_course(course_file))
     course = loaded.course.model_copy(
-        update={"limits": Limits(timeout_s=TIMEOUT_S, memory_mib=2048)}
+        update={"limits": CourseLimits(timeout_s=TIMEOUT_S, memory_mib=2048)}
     )
     runner = open_runner(
         "auto", workers=2, hide=(str(loaded.root.resolve()),), modules=modules_of(loaded)

@@ -20,13 +20,13 @@ import pytest
 from graders.answers.compare import compare
 from graders.answers.parse import parse_answer, render_answer
 from graders.answers.values import ExceptionValue, GradFnValue, NoError, Value
-from graders.course.load import LoadedCourse, load_course
 from graders.course.model import BEYOND, SECTIONS, in_article
 from graders.course.text import text_paths
-from graders.course.validate import untranslated
+from graders.kinds.load import LoadedCourse, load_course
 from graders.kinds.predict.audit import audit_course
 from graders.kinds.predict.truth import Truths
 from graders.truth_child import compute
+from graders.validate import untranslated
 
 COURSE_FILE = Path(__file__).resolve().parent.parent / "course.yml"
 MIN_QUESTIONS = 140

@@ -21,11 +21,11 @@ from notebook_helpers import fill, load_nb, save_nb
 from graders.answers.compare import compare
 from graders.answers.parse import parse_answer
 from graders.batch.autograde import autograde
-from graders.batch.grading import answer_key, for_learner, prepare_assignment
 from graders.cli import main
-from graders.course.load import LoadedCourse, load_course
 from graders.course.variants import ExerciseVariant, learner_variant
+from graders.grading.pipeline import answer_key, for_learner, prepare_assignment
 from graders.kinds.base import Context
+from graders.kinds.load import LoadedCourse, load_course
 from graders.kinds.predict.truth import Truths, _payload
 from graders.sandbox import InProcessRunner
 from graders.session import Session

@@ -19,10 +19,10 @@ from typing import Any
 import pytest
 from click.testing import CliRunner
 
-from graders.batch import gradebook
-from graders.batch.grading import Submission, answer_key, grade_submission, prepare_assignment
 from graders.cli import main
 from graders.course.times import time_text
+from graders.gradebook import store as gradebook
+from graders.grading.pipeline import Submission, answer_key, grade_submission, prepare_assignment
 from graders.kinds.base import Context
 from graders.sandbox import InProcessRunner
 from graders.session import load

@@ -11,13 +11,13 @@ import torch
 from click.testing import CliRunner
 from small_course import small_course
 
-from graders.batch.grading import Submission, answer_key, grade_submission, prepare_assignment
 from graders.cli import main
-from graders.course.validate import validate_course
 from graders.errors import SpecError
+from graders.grading.pipeline import Submission, answer_key, grade_submission, prepare_assignment
 from graders.results import ResultsDocument
 from graders.sandbox import InProcessRunner
 from graders.session import open_session
+from graders.validate import validate_course
 
 # The small course's ps1 (tests/small_course.py), with exercises whose questions cover
 # every kind of truth: values, grad_fns, runs that raise or not, warnings.

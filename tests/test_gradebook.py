@@ -11,8 +11,9 @@ import pytest
 from sqlalchemy import func, select
 from sqlalchemy.orm import Session
 
-from graders.batch import gradebook, gradebook_databases
 from graders.errors import UsageError
+from graders.gradebook import databases as gradebook_databases
+from graders.gradebook import store as gradebook
 from graders.results import QuestionResult, Status, StudentResult, SubmissionStatus
 
 COURSE, ASSIGNMENT = "autograd-semantics", "ps1"

@@ -20,8 +20,8 @@ from pg_server import PostgresServer
 from small_course import a_class_that_pauses, small_course
 from sqlalchemy import create_engine, text
 
-from graders.batch import gradebook
 from graders.errors import UsageError
+from graders.gradebook import store as gradebook
 from graders.results import QuestionResult, Status, StudentResult
 
 WRITERS = 4

@@ -15,9 +15,11 @@ from alembic.runtime.migration import MigrationContext
 from alembic.script import ScriptDirectory
 from sqlalchemy import create_engine, insert, inspect, text
 
-from graders.batch import gradebook, gradebook_databases, gradebook_schema
-from graders.batch.gradebook_tables import Base, RunRow, SubmissionRow
 from graders.errors import UsageError
+from graders.gradebook import databases as gradebook_databases
+from graders.gradebook import revisions as gradebook_schema
+from graders.gradebook import store as gradebook
+from graders.gradebook.tables import Base, RunRow, SubmissionRow
 from graders.results import QuestionResult, ResultsDocument, Status, StudentResult
 from graders.said import render
 

@@ -11,9 +11,9 @@ from pathlib import Path
 import pytest
 from test_validate import BILINGUAL_COURSE, lone_course
 
-from graders.course.validate import validate_course
 from graders.errors import SpecError
 from graders.kinds.predict.held_back import states
+from graders.validate import validate_course
 
 EXERCISE = """\
 id: clone-basics

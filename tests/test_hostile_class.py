@@ -17,14 +17,14 @@ from click.testing import CliRunner
 from small_course import RIGHT, hand_in, notebook, open_small_course, students
 from stored_text import english
 
-from graders.batch import gradebook
 from graders.batch.autograde import Summary, autograde
-from graders.batch.roster import load_roster
-from graders.batch.submission_times import read_times_file
 from graders.cli import main
 from graders.cli.batch_output import print_summary
 from graders.errors import SpecError, UsageError
+from graders.gradebook import store as gradebook
+from graders.intake.roster import load_roster
 from graders.session import Session
+from graders.submissions.times import read_times_file
 
 SURROGATE = "\\ud800"  # as JSON escapes it: valid JSON, half of a character
 MARK = "MARKED-FOR-A-SURROGATE"
@@ -131,7 +131,7 @@ def test_a_graded_notebook_with_a_latin1_name_is_named_escaped(hostile) -> None:
     with gradebook.open_gradebook(gradebook.default_url(ws.loaded.root)).connect() as conn:
         from sqlalchemy import select
 
-        from graders.batch.gradebook_tables import SubmissionRow
+        from graders.gradebook.tables import SubmissionRow
 
         source = conn.execute(
             select(SubmissionRow.source).where(SubmissionRow.student == "dan")

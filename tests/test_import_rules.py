@@ -1,7 +1,8 @@
 """The package's layers, checked: every import in graders/ read from the source.
 
-Layers, bottom to top; a module may import from its own layer and the layers below it,
-never above. Imports under ``if TYPE_CHECKING:`` are annotations only and do not count.
+Layers, bottom to top, one per folder; a module may import from its own layer and the
+layers below it, never above, and no module is in an import circle. Imports under
+``if TYPE_CHECKING:`` are annotations only and do not count.
 """
 
 from __future__ import annotations
@@ -15,6 +16,8 @@ import pytest
 PACKAGE = Path(__file__).resolve().parent.parent / "graders"
 
 LAYERS: tuple[tuple[str, ...], ...] = (
+    # The package's root: the values every layer passes (errors, the results document,
+    # graders' own words) and one thread-safe parser.
     (
         "graders.errors",
         "graders.by_hand",
@@ -24,14 +27,18 @@ LAYERS: tuple[tuple[str, ...], ...] = (
         "graders.said",
         "graders.syntax",
     ),
-    ("graders.intake",),  # the door: outside text, names and ids checked once
-    ("graders.course", "graders.course.model", "graders.course.marks"),
-    ("graders.answers",),
-    ("graders.kinds", "graders.checker", "graders.truth_child"),
-    ("graders.course.load", "graders.course.schema"),
+    ("graders.intake",),  # the door: outside text, names, ids and rosters checked once
+    ("graders.course",),  # the course as data: no kind, no session
+    ("graders.answers",),  # the literal grammar: never executes anything
+    ("graders.checker",),  # the toolkit a course's checkers are written with
+    ("graders.kinds", "graders.truth_child"),  # the kinds, and the course read by kind
     ("graders.notebook",),
-    ("graders.session", "graders.course.validate"),
-    ("graders.batch",),
+    ("graders.session", "graders.validate"),  # a course opened for work, and checked whole
+    ("graders.submissions",),  # a class's handed-in work, found and read
+    ("graders.grading",),  # the pipeline: truths once, one submission graded
+    ("graders.gradebook",),  # storage, and the instructor's decisions kept there
+    ("graders.exports",),  # files for other tools
+    ("graders.batch",),  # orchestration: a whole class graded
     ("graders.reports",),
     ("graders.integrations", "graders.nbgrader"),
     ("graders.service",),  # graders serve: the web application over the pipeline
@@ -108,6 +115,90 @@ def test_no_module_imports_a_higher_layer() -> None:
     assert upward == []
 
 
+def test_a_layer_is_a_folder_or_a_module_of_the_root() -> None:
+    # One entry per folder: a folder that needed two layers would mix them.
+    nested = [prefix for prefixes in LAYERS for prefix in prefixes if prefix.count(".") != 1]
+    assert nested == []
+
+
+def test_no_module_is_in_an_import_circle() -> None:
+    # A circle, even one closed by an import inside a function, means two modules are one
+    # purpose or a third is missing: either way neither can be read or tested alone.
+    assert circles(import_graph(PACKAGE)) == []
+
+
+def test_the_circle_finder_sees_one(tmp_path: Path) -> None:
+    package = tmp_path / "graders"
+    (package / "batch").mkdir(parents=True)
+    (package / "__init__.py").write_text("")
+    (package / "batch" / "__init__.py").write_text("")
+    (package / "batch" / "plan.py").write_text("def f():\n    from .run import go\n")
+    (package / "batch" / "run.py").write_text("from . import plan\n")
+    (package / "batch" / "alone.py").write_text("from .run import go\n")
+    assert circles(_graph_as(package)) == [["graders.batch.plan", "graders.batch.run"]]
+
+
+@pytest.mark.parametrize(("folder", "most"), [("graders", 30), ("graders/batch", 12)])
+def test_a_folder_holds_few_modules(folder: str, most: int) -> None:
+    # A folder past this many modules holds more than one layer's worth: split it by layer.
+    folders = [PACKAGE, *PACKAGE.rglob("*/")] if folder == "graders" else [PACKAGE.parent / folder]
+    crowded = {
+        str(f.relative_to(PACKAGE.parent)): n
+        for f in folders
+        if (n := len(list(f.glob("*.py")))) > most
+    }
+    assert crowded == {}
+
+
+def import_graph(package: Path) -> dict[str, set[str]]:
+    """Module -> the graders modules it imports where it runs (any line, not TYPE_CHECKING)."""
+    modules = {module_name(p) for p in package.rglob("*.py")}
+    graph: dict[str, set[str]] = {m: set() for m in modules}
+    for module, _, target in graders_imports():
+        while target not in modules and "." in target:
+            target = target.rpartition(".")[0]  # `from x import name`: the module is x
+        if target in modules and target != module:
+            graph[module].add(target)
+    return graph
+
+
+def circles(graph: dict[str, set[str]]) -> list[list[str]]:
+    """The import circles of ``graph``: its strongly connected parts of two or more modules."""
+    index: dict[str, int] = {}
+    low: dict[str, int] = {}
+    stack: list[str] = []
+    found: list[list[str]] = []
+
+    def visit(module: str) -> None:
+        index[module] = low[module] = len(index)
+        stack.append(module)
+        for target in sorted(graph[module]):
+            if target not in index:
+                visit(target)
+                low[module] = min(low[module], low[target])
+            elif target in stack:
+                low[module] = min(low[module], index[target])
+        if low[module] == index[module]:
+            part = stack[stack.index(module) :]
+            del stack[stack.index(module) :]
+            if len(part) > 1:
+                found.append(sorted(part))
+
+    for module in sorted(graph):
+        if module not in index:
+            visit(module)
+    return sorted(found)
+
+
+def _graph_as(package: Path) -> dict[str, set[str]]:
+    global PACKAGE
+    saved, PACKAGE = PACKAGE, package
+    try:
+        return import_graph(package)
+    finally:
+        PACKAGE = saved
+
+
 @pytest.mark.parametrize(
     ("importer", "forbidden"),
     [
@@ -149,9 +240,11 @@ def test_the_rules_see_a_violation(tmp_path: Path) -> None:
     # The reader itself can fail: a lower module importing a higher one is caught.
     bad = tmp_path / "graders" / "answers" / "bad.py"
     bad.parent.mkdir(parents=True)
-    bad.write_text("from ..kinds import registry\nfrom graders.batch import grading\n")
+    bad.write_text(
+        "from ..kinds import registry\nfrom graders.grading import pipeline as grading\n"
+    )
     found = [target for _, target in _imports_as(bad, tmp_path / "graders")]
-    assert found == ["graders.kinds.registry", "graders.batch.grading"]
+    assert found == ["graders.kinds.registry", "graders.grading.pipeline"]
     assert all(layer(t) > layer("graders.answers.bad") for t in found)  # type: ignore[operator]
 
 

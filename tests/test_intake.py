@@ -8,7 +8,7 @@ import os
 
 import pytest
 
-from graders.batch.csv_writer import csv_text, guarded
+from graders.exports.csv_writer import csv_text, guarded
 from graders.intake.identity import (
     case_key,
     id_problem,

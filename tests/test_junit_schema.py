@@ -10,7 +10,7 @@ import xmlschema
 from junitparser import Failure, JUnitXml
 from test_autograde_exports import make_doc
 
-from graders.batch.junit import junit_xml
+from graders.exports.junit import junit_xml
 from graders.results import ResultsDocument
 
 XSD = Path(__file__).resolve().parent / "data" / "schemas" / "junit-10.xsd"

@@ -10,11 +10,11 @@ from pathlib import Path
 
 import pytest
 
-from graders.batch.roster import Roster, RosterEntry
-from graders.batch.submission_archive import opened_submissions
-from graders.batch.submissions import find_submissions
 from graders.errors import SubmissionError, UsageError
+from graders.intake.roster import Roster, RosterEntry
 from graders.notebook.read import MAX_NOTEBOOK_BYTES, read_notebook
+from graders.submissions.archive import opened_submissions
+from graders.submissions.folder import find_submissions
 
 
 def touch(path: Path, text: str = "{}") -> Path:

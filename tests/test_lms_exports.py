@@ -19,13 +19,13 @@ from click.testing import CliRunner
 from small_course import ON_TIME, RIGHT, WRONG, hand_in, notebook, open_small_course, students
 from stored_text import english
 
-from graders.batch import gradebook
 from graders.batch.autograde import Summary, autograde
-from graders.batch.grade_export import ExportRequest, export_assignment
-from graders.batch.lms_exports import Export
-from graders.batch.roster import ROSTER_FILE, load_roster
 from graders.cli import main
 from graders.errors import UsageError
+from graders.exports.from_gradebook import ExportRequest, export_assignment
+from graders.exports.lms import Export
+from graders.gradebook import store as gradebook
+from graders.intake.roster import ROSTER_FILE, load_roster
 from graders.results import ClassResults, ResultsDocument
 from graders.session import Session
 

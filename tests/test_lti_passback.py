@@ -14,8 +14,8 @@ from lti_helpers import launch, tool_and_lms, upload_page, wait_for
 from lti_platform import ITEM_QUERY
 from small_course import RIGHT, notebook
 
-from graders.batch import audit, overrides
 from graders.cli import main
+from graders.gradebook import audit, overrides
 
 pytest.importorskip("joserfc", reason="needs graders' serve extra")
 
@@ -100,7 +100,7 @@ def test_a_score_the_lms_refuses_is_kept_and_sync_sends_it(tmp_path: Path) -> No
 
 
 def test_a_dropped_learners_score_is_cleared_in_the_lms(tmp_path: Path) -> None:
-    from graders.batch import drops
+    from graders.gradebook import drops
 
     with tool_and_lms(tmp_path) as (tool, lms):
         browser = tool.browser()

@@ -14,10 +14,10 @@ import pytest
 from click.testing import CliRunner
 from notebook_helpers import answer_index, copy_course, fill, save_nb
 
-from graders.batch.grading import answer_key, prepare_assignment
 from graders.cli import main
-from graders.course.load import load_course
 from graders.errors import SubmissionError, UsageError
+from graders.grading.pipeline import answer_key, prepare_assignment
+from graders.kinds.load import load_course
 from graders.notebook import check as check_module
 from graders.notebook.check import check, check_notebook, find_notebook
 from graders.notebook.release import student_notebook
@@ -351,11 +351,11 @@ NEVER_IMPORTED_BY_CHECK = (
     "graders.kinds.code.model",
     "graders.course.model",
     "graders.session",
-    "graders.course.load",
-    "graders.batch.grading",
+    "graders.kinds.load",
+    "graders.grading.pipeline",
     "graders.kinds.predict.kind",
     "graders.kinds.predict.truth",
-    "graders.kinds.predict.grading",
+    "graders.kinds.predict.judge",
     "graders.reports",
 )
 
@@ -374,7 +374,7 @@ def test_checking_a_notebook_loads_no_grading_side(released, tmp_path: Path) -> 
     assert "8 of 8 answers can be read" in run.stdout
     loaded = set(run.stderr.split())
     assert "graders.kinds.predict.cells" in loaded  # the check did read the predictions
-    assert "graders.kinds.code.layout" in loaded  # and looked for code cells
+    assert "graders.kinds.code.cells" in loaded  # and looked for code cells
     assert [m for m in NEVER_IMPORTED_BY_CHECK if m in loaded] == []
 
 

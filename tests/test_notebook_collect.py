@@ -12,16 +12,16 @@ import pytest
 from notebook_helpers import answer_index, copy_course, fill, load_nb, save_nb
 from walkthrough import STUDENTS, Student
 
-from graders.batch.grading import (
+from graders.course.variants import learner_course
+from graders.errors import SubmissionError
+from graders.grading.pipeline import (
     PreparedAssignment,
     answer_key,
     for_learner,
     grade_submission,
     prepare_assignment,
 )
-from graders.course.load import LoadedCourse, load_course
-from graders.course.variants import learner_course
-from graders.errors import SubmissionError
+from graders.kinds.load import LoadedCourse, load_course
 from graders.notebook.collect import read_submission
 from graders.notebook.release import instructor_notebook, student_notebook, write_release
 from graders.results import Status

@@ -13,11 +13,11 @@ from nbgrader.nbgraderformat import MetadataValidator
 from notebook_helpers import GOLDEN, copy_course, load_nb
 
 from graders.cli import main
-from graders.course.load import load_course
 from graders.course.model import LatePolicy
 from graders.errors import UsageError
-from graders.kinds.layout import Part
-from graders.notebook import layout
+from graders.kinds.load import load_course
+from graders.kinds.notebook_side import Part
+from graders.notebook import parts as layout
 from graders.notebook.cells import cell_id
 from graders.notebook.release import write_release
 

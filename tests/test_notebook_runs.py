@@ -22,7 +22,7 @@ from nbclient import NotebookClient
 from notebook_helpers import answer_index, copy_course, fill, save_nb
 
 from graders.answers.parse import read_answer
-from graders.batch.grading import answer_key, prepare_assignment
+from graders.grading.pipeline import answer_key, prepare_assignment
 from graders.notebook.check import check_notebook
 from graders.notebook.release import student_notebook
 from graders.session import open_session

@@ -21,7 +21,7 @@ from typing import Any
 
 import pytest
 
-from graders.course.load import load_course
+from graders.kinds.load import load_course
 from graders.reports.aggregate import (
     StudentRow,
     hardest_first,

@@ -21,15 +21,15 @@ from typing import Any
 import pytest
 from click.testing import CliRunner
 
-from graders.batch import gradebook
-from graders.batch.grading import (
+from graders.cli import main
+from graders.gradebook import store as gradebook
+from graders.grading.pipeline import (
     Submission,
     answer_key,
     grade_submission,
     prepare_assignment,
     ungradable,
 )
-from graders.cli import main
 from graders.kinds.base import Context
 from graders.reports.charts import number
 from graders.reports.course_info import CourseInfo, course_info

@@ -14,8 +14,8 @@ import pytest
 from click.testing import CliRunner
 from test_report_aggregate import COPIES, CSM, CUTS, class_document
 
-from graders.batch import gradebook
 from graders.cli import main
+from graders.gradebook import store as gradebook
 from graders.results import QuestionResult, ResultsDocument, Status, StudentResult
 
 COURSE = (

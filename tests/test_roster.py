@@ -7,9 +7,9 @@ from pathlib import Path
 
 import pytest
 
-from graders.batch.roster import ROSTER_FILE, RosterEntry, find_roster, load_roster
-from graders.batch.roster_check import MISSING_KEY, apply_roster, check_roster
 from graders.errors import SpecError, UsageError
+from graders.gradebook.roster_check import MISSING_KEY, apply_roster, check_roster
+from graders.intake.roster import ROSTER_FILE, RosterEntry, find_roster, load_roster
 from graders.results import ResultsDocument, StudentResult, SubmissionStatus
 
 HEADER = "student,name,email,section,sis_user_id,sis_login_id,lms_id\n"

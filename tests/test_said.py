@@ -210,7 +210,7 @@ def test_a_document_of_a_newer_schema_is_refused() -> None:
         ResultsDocument.parse(json.dumps(newer))
 
 
-SANDBOX_VERDICTS: list[Callable[[], verdict.Verdict]] = [
+SANDBOX_VERDICTS: list[Callable[[], verdict.StepOutcome]] = [
     lambda: verdict.from_end("internal", "no fork server"),
     lambda: verdict.timed_out(2.5),
     lambda: verdict.used_too_much_cpu(1.0),
@@ -247,7 +247,7 @@ def _frame_error(line: bytes) -> Words:
 
 @pytest.mark.parametrize("made", SANDBOX_VERDICTS)
 def test_every_sentence_of_the_sandbox_is_one_of_the_catalogue(
-    made: Callable[[], verdict.Verdict],
+    made: Callable[[], verdict.StepOutcome],
 ) -> None:
     made_verdict = made()
     assert made_verdict.words is not None and str(made_verdict.words) == made_verdict.message

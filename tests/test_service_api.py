@@ -17,10 +17,10 @@ from click.testing import CliRunner
 from service_helpers import bearer, course_to_serve, graded, in_process, tokens, upload
 from small_course import RIGHT, WRONG, notebook
 
-from graders.batch import gradebook
-from graders.batch.service_tables import INSTRUCTOR
 from graders.cli import main
 from graders.course.model import LatePolicy
+from graders.gradebook import store as gradebook
+from graders.gradebook.service_tables import INSTRUCTOR
 
 pytest.importorskip("starlette", reason="needs graders' serve extra")
 

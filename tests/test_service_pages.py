@@ -17,7 +17,7 @@ import pytest
 from service_helpers import course_to_serve, in_process, tokens
 from small_course import RIGHT, WRONG, notebook
 
-from graders.batch.service_tables import INSTRUCTOR
+from graders.gradebook.service_tables import INSTRUCTOR
 from graders.service import pages
 
 pytest.importorskip("starlette", reason="needs graders' serve extra")

@@ -16,9 +16,9 @@ import pytest
 from small_course import RIGHT, notebook
 from sqlalchemy import update
 
-from graders.batch import gradebook
-from graders.batch.service_tables import FAILED, GRADED, GRADING, QUEUED, ServerRow
 from graders.course.model import Assignment
+from graders.gradebook import store as gradebook
+from graders.gradebook.service_tables import FAILED, GRADED, GRADING, QUEUED, ServerRow
 from graders.results import QuestionResult, Status, StudentResult
 from graders.service.identity import Identity
 from graders.service.queue import MAX_TRIES, Queue, Upload

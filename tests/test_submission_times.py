@@ -9,9 +9,9 @@ from pathlib import Path
 
 import pytest
 
-from graders.batch.submission_times import ci_time, read_times_file, with_times
-from graders.batch.submissions import find_submissions
 from graders.errors import UsageError
+from graders.submissions.folder import find_submissions
+from graders.submissions.times import ci_time, read_times_file, with_times
 
 NOW = datetime(2036, 10, 1, 12, 0, tzinfo=UTC)
 

@@ -19,8 +19,8 @@ from small_course import RIGHT, small_course
 from submit_helpers import FakeService, graded_json, released_notebook
 
 from graders.cli import main
-from graders.course.load import load_course
 from graders.errors import SubmissionError, SubmitError
+from graders.kinds.load import load_course
 from graders.notebook.release import SUBMIT_CALL, student_notebook
 from graders.notebook.submit import submit, submit_notebook
 from graders.notebook.tokens import TokenStore, config_folder

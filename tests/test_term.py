@@ -288,7 +288,7 @@ def test_autograde_says_once_that_without_times_no_late_policy_applies(term: Ter
 def test_a_bug_while_grading_exits_3_and_asks_for_a_report(
     term: Term, monkeypatch: pytest.MonkeyPatch, caplog: pytest.LogCaptureFixture
 ) -> None:
-    import graders.batch.grading as grading
+    import graders.grading.pipeline as grading
 
     def broken(*args: object, **kwargs: object) -> None:
         raise KeyError("a bug")

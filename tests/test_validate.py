@@ -10,8 +10,8 @@ from click.testing import CliRunner
 from small_course import small_course, text
 
 from graders.cli import main
-from graders.course.load import load_course
 from graders.errors import SpecError
+from graders.kinds.load import load_course
 
 COURSE = text("course.yml")
 EXERCISE = text("exercises/clone-basics.yml")

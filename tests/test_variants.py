@@ -14,11 +14,11 @@ from click.testing import CliRunner
 from variant_course import SCALED, variant_course
 
 from graders.cli import main
-from graders.course.load import load_course
 from graders.course.params import Range, chosen, combinations, values_of, variant_number
-from graders.course.validate import validate_course
 from graders.course.variants import learner_variant
 from graders.errors import SpecError
+from graders.kinds.load import load_course
+from graders.validate import validate_course
 
 
 def test_a_range_includes_both_ends_and_the_base_comes_first() -> None:

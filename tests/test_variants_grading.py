@@ -14,8 +14,8 @@ from stored_text import english
 from variant_course import open_variant_course, two_learners
 
 from graders.batch.autograde import autograde
-from graders.batch.grading import answer_key, for_learner, prepare_assignment
 from graders.course.variants import learner_variant
+from graders.grading.pipeline import answer_key, for_learner, prepare_assignment
 from graders.kinds.base import Context
 from graders.sandbox import InProcessRunner, Job, Outcome
 from graders.session import Session

@@ -14,10 +14,10 @@ from click.testing import CliRunner
 from markupsafe import escape
 
 from graders.cli import main
-from graders.course.load import load_course
 from graders.course.model import Assignment, FeedbackPolicy, Shown
-from graders.course.visibility import closes, for_learner, gradescope_visibility, shown_at
+from graders.course.visibility import closes, gradescope_visibility, seen_by_learner, shown_at
 from graders.errors import SpecError
+from graders.kinds.load import load_course
 from graders.results import QuestionResult, Status, StudentResult
 
 WRONG = QuestionResult(
@@ -57,14 +57,14 @@ def test_the_assignment_closes_at_its_late_cutoff() -> None:
 def test_what_each_level_shows(
     shown: Shown, expected: str | None, feedback: str, misconception: str | None
 ) -> None:
-    (q,) = for_learner(StudentResult("ada", (WRONG,)), shown).questions
+    (q,) = seen_by_learner(StudentResult("ada", (WRONG,)), shown).questions
     assert (q.expected, str(q.feedback), q.misconception) == (expected, feedback, misconception)
     assert (q.status, q.points, q.answer) == (Status.WRONG, 0, "True")  # the grade itself stays
 
 
 def test_a_result_without_explain_shows_no_feedback_before_the_due_date() -> None:
     old = QuestionResult("ex/q", Status.WRONG, 0, 1, "True", "False", "Got True, expected False.")
-    (q,) = for_learner(StudentResult("ada", (old,)), Shown.CHECKS).questions
+    (q,) = seen_by_learner(StudentResult("ada", (old,)), Shown.CHECKS).questions
     assert str(q.feedback) == "" and q.expected is None
 
 

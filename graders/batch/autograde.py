@@ -6,7 +6,7 @@
 A grade is saved the moment it is ready (grades ready together, in one transaction), so
 a crash, ``kill -9`` or Ctrl-C loses nothing already graded, and the next run picks up
 where this one stopped. Only students whose grading key changed are graded
-(``grading_key``): fix an exercise or its solution and its submissions are graded again;
+(``grading.key``): fix an exercise or its solution and its submissions are graded again;
 nothing else is.
 """
 
@@ -18,19 +18,19 @@ from pathlib import Path
 
 from sqlalchemy.engine import Engine
 
+from ..exports.results_files import default_out_dir, write_outputs
+from ..gradebook import store as gradebook
+from ..gradebook.batch_sources import remember_source
+from ..gradebook.roster_check import on_roster, record_missing
+from ..intake.roster import Roster
 from ..kinds.cache import torch_version
 from ..results import SubmissionStatus
 from ..session import Session
-from . import gradebook
-from .batch_sources import remember_source
+from ..submissions.archive import opened_submissions
 from .executor import Ended, Executor, Ready, ThreadExecutor, grade_found
-from .exports import write_outputs
-from .plan import Plan, default_out_dir, plan_batch
+from .plan import Plan, plan_batch
 from .progress import Reporter, Silent
-from .roster import Roster
-from .roster_check import on_roster, record_missing
-from .submission_archive import opened_submissions
-from .summary import Summary, Tally, summarize
+from .run_summary import Summary, Tally, summarize
 
 __all__ = [
     "Plan",

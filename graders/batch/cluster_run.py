@@ -16,14 +16,14 @@ from typing import TYPE_CHECKING, Any
 
 from .. import __version__
 from ..errors import GraderError
+from ..grading.key import course_key
+from ..grading.pipeline import ungradable
 from ..kinds.cache import torch_version
 from ..notebook.read import MAX_NOTEBOOK_BYTES
 from ..results import StudentResult
 from ..said import say
+from ..submissions.folder import Found
 from .executor import STOP_POLL_S, Ended, Ready, Save, grade_found
-from .grading import ungradable
-from .grading_key import course_key
-from .submissions import Found
 
 if TYPE_CHECKING:
     from distributed import Client, Future

@@ -19,13 +19,13 @@ from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING, Protocol
 
-from ..course.load import LoadedCourse
 from ..errors import SubmissionError
+from ..grading.pipeline import PreparedAssignment, grade_submission, ungradable
+from ..kinds.load import LoadedCourse
 from ..notebook import collect
 from ..results import StudentResult, SubmissionStatus
 from ..said import replaced, say, told
-from .grading import PreparedAssignment, grade_submission, ungradable
-from .submissions import Found
+from ..submissions.folder import Found
 
 if TYPE_CHECKING:
     from ..session import Session

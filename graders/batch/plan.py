@@ -11,26 +11,20 @@ from dataclasses import dataclass, field, replace
 from datetime import datetime
 from pathlib import Path
 
-from ..course.load import LoadedCourse, get_assignment
 from ..errors import UsageError
+from ..exports.results_files import default_out_dir
+from ..gradebook import store as gradebook
+from ..gradebook.adjustments import dropped_students, due_dates
+from ..gradebook.batch_sources import BatchSource
+from ..gradebook.extensions import sync_file
+from ..gradebook.roster_check import RosterCheck, check_roster
+from ..grading.key import course_key, keyed_submission
+from ..grading.pipeline import PreparedAssignment, prepare_assignment
+from ..intake.roster import Roster
+from ..kinds.load import get_assignment
 from ..session import Session
-from . import gradebook
-from .adjustments import dropped_students, due_dates
-from .batch_sources import BatchSource
-from .extensions import sync_file
-from .grading import PreparedAssignment, prepare_assignment
-from .grading_key import course_key, keyed_submission
-from .roster import Roster
-from .roster_check import RosterCheck, check_roster
-from .submission_times import read_times_file, with_times
-from .submissions import Found, find_submissions
-
-OUT_DIR = "autograded"
-
-
-def default_out_dir(loaded: LoadedCourse, assignment: str) -> Path:
-    """Where outputs go unless ``--out`` says otherwise: ``autograded/<assignment>/``."""
-    return loaded.root / OUT_DIR / assignment
+from ..submissions.folder import Found, find_submissions
+from ..submissions.times import read_times_file, with_times
 
 
 @dataclass(frozen=True)

@@ -22,7 +22,7 @@ from ..errors import ExitCode, user_errors
 
 COMMAND_MODULES = (
     "course",
-    "grading",
+    "grade",
     "autograde",
     "export",
     "notebooks",

@@ -10,7 +10,7 @@ from ..errors import ExitCode
 from ..intake.identity import lookalike_note
 
 if TYPE_CHECKING:
-    from ..batch.summary import Summary
+    from ..batch.run_summary import Summary
 
 
 def batch_exit_code(summary: Summary) -> ExitCode:
@@ -29,7 +29,7 @@ def printable(text: str) -> str:
 
 def print_summary(summary: Summary) -> None:
     """What a batch did, for the terminal: counts, then every student who needs a look."""
-    from ..batch.gradebook_databases import shown_url
+    from ..gradebook.databases import shown_url
 
     counts = (
         f"graded {summary.graded}, skipped {summary.skipped} unchanged (of {summary.found} in the "
@@ -95,7 +95,7 @@ def _print_untimed(summary: Summary) -> None:
 
 def _print_ignored_times(summary: Summary) -> None:
     # A learner's own files never set their time: the instructor's --times, nbgrader's
-    # exchange and Gradescope's autograder do (see submission_times).
+    # exchange and Gradescope's autograder do (see submissions.times).
     if not summary.ignored_times:
         return
     count = len(summary.ignored_times)

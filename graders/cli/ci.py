@@ -35,8 +35,8 @@ class _ThresholdType(click.ParamType["Threshold"]):
 def _refused(path: Path, reason: str) -> None:
     import json
 
-    from ..batch.exports import write_atomic
-    from ..batch.gradescope import refused_result
+    from ..exports.gradescope_results import refused_result
+    from ..exports.results_files import write_atomic
 
     write_atomic(path, json.dumps(refused_result(reason), indent=2, ensure_ascii=False) + "\n")
 
@@ -155,14 +155,14 @@ def ci(
     the notebook was released in (or --lang), but the last line, which scripts read.
     """
     from .. import __version__
-    from ..batch.grading import hit_a_bug
-    from ..batch.submission_times import ci_time
-    from ..course.load import get_assignment
+    from ..grading.pipeline import hit_a_bug
     from ..i18n import speaking
     from ..intake.text import shown as printable_text
     from ..integrations.ci.notebook import course_path, grade_notebook, in_learner_language
     from ..integrations.ci.report import Reports, log_lines, outcome, write_reports
+    from ..kinds.load import get_assignment
     from ..session import load
+    from ..submissions.times import ci_time
     from . import bug_request
 
     started = time.monotonic()

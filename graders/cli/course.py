@@ -16,7 +16,7 @@ from . import course_option, isolation_option, main
 @isolation_option
 def validate(course: Path | None, no_truth: bool, isolation: str) -> None:
     """Check course.yml and every exercise; report every problem as path:line:column."""
-    from ..course.validate import validate_course
+    from ..validate import validate_course
 
     click.echo(str(validate_course(course, truth=not no_truth, isolation=isolation)))
 
@@ -24,7 +24,7 @@ def validate(course: Path | None, no_truth: bool, isolation: str) -> None:
 @main.command()
 def schema() -> None:
     """Print the JSON Schema of exercise files (for editors)."""
-    from ..course.schema import exercise_schema
+    from ..kinds.exercise_schema import exercise_schema
 
     click.echo(json.dumps(exercise_schema(), indent=2, ensure_ascii=False))
 
@@ -46,7 +46,7 @@ def key(
     assignment: str, course: Path | None, as_json: bool, student: str | None, isolation: str
 ) -> None:
     """Print the answer key of ASSIGNMENT, computed by running torch."""
-    from ..batch.grading import answer_key, for_learner, prepare_assignment
+    from ..grading.pipeline import answer_key, for_learner, prepare_assignment
     from ..session import open_session
     from .tables import key_table, print_table
 

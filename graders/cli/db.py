@@ -23,9 +23,9 @@ def upgrade(course: Path | None, db_url: str | None) -> None:
 
     A gradebook made by an older graders is refused by every command until this has run.
     """
-    from ..batch import gradebook
-    from ..batch.gradebook_databases import shown_url
-    from ..batch.gradebook_databases import upgrade as migrate
+    from ..gradebook import store as gradebook
+    from ..gradebook.databases import shown_url
+    from ..gradebook.databases import upgrade as migrate
     from ..session import load
 
     url = db_url or gradebook.existing_url(None, load(course).root)

@@ -6,7 +6,7 @@ from pathlib import Path
 
 import click
 
-from ..batch.lms_exports import FORMATS, MOODLE_IDENTIFIERS
+from ..exports.lms import FORMATS, MOODLE_IDENTIFIERS
 from . import course_option, main
 from .batch_options import db_option
 from .batch_output import printable
@@ -60,8 +60,8 @@ def export_grades(
     identifier: str | None,
 ) -> None:
     """Write ASSIGNMENT's grades from the gradebook as a file an LMS imports as it is."""
-    from ..batch.exports import write_atomic
-    from ..batch.grade_export import ExportRequest, default_export_path, export_assignment
+    from ..exports.from_gradebook import ExportRequest, default_export_path, export_assignment
+    from ..exports.results_files import write_atomic
     from ..session import load
 
     loaded = load(course)

@@ -94,7 +94,7 @@ def tool_config(base_url: str, lms: str, course: Path | None) -> None:
 @db_option
 def sync(assignment: str | None, course: Path | None, db_url: str | None) -> None:
     """Send every LTI learner's grade of record of ASSIGNMENT (all: none given) again."""
-    from ..course.load import get_assignment
+    from ..kinds.load import get_assignment
     from ..service.lti.keys import ToolKeys
     from ..service.lti.passback import Passback
     from ..service.lti.platforms import Platforms
@@ -128,7 +128,7 @@ def roster(course: Path | None, db_url: str | None) -> None:
 
 
 def _opened(course: Path | None, db_url: str | None):  # type: ignore[no-untyped-def]
-    from ..batch import gradebook
+    from ..gradebook import store as gradebook
     from ..session import load
 
     loaded = load(course)

@@ -11,9 +11,9 @@ from ..errors import ExitCode
 from . import course_option, exit_with, isolation_option, lang_option, main
 
 if TYPE_CHECKING:
-    from ..batch.grading import PreparedAssignment
-    from ..batch.learner_release import LearnerRelease
-    from ..course.load import LoadedCourse
+    from ..grading.learner_release import LearnerRelease
+    from ..grading.pipeline import PreparedAssignment
+    from ..kinds.load import LoadedCourse
     from ..notebook.release import Released
 
 
@@ -69,9 +69,9 @@ def release(
     notebook's own (introduction, instructions, headings). With --service, learners
     submit from the notebook (`graders.submit()`) and read the feedback there.
     """
-    from ..batch.grading import answer_key, prepare_assignment
-    from ..course.load import get_assignment
+    from ..grading.pipeline import answer_key, prepare_assignment
     from ..i18n import speaking
+    from ..kinds.load import get_assignment
     from ..notebook.release import write_release
     from ..session import open_session
 
@@ -158,8 +158,8 @@ def _warn_if_varied(loaded: LoadedCourse, assignment: str, nbgrader_root: Path |
 def _release_per_learner(
     loaded: LoadedCourse, prep: PreparedAssignment, roster: Path, out: Path, service: str | None
 ) -> list[LearnerRelease]:
-    from ..batch.learner_release import write_learner_releases
-    from ..batch.roster import load_roster
+    from ..grading.learner_release import write_learner_releases
+    from ..intake.roster import load_roster
 
     written = write_learner_releases(loaded, prep, load_roster(roster).students, out, service)
     assignment = prep.assignment.id

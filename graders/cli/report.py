@@ -51,8 +51,8 @@ def report(
     Without ASSIGNMENT, summarise every graded assignment of the course (ps1 -> ps3).
     The page loads nothing from the network; it reads the same offline and on a phone.
     """
-    from ..course.load import get_assignment
     from ..i18n import speaking
+    from ..kinds.load import get_assignment
     from ..reports.build import (
         default_out,
         file_results,
@@ -75,8 +75,8 @@ def report(
         docs = file_results(results_files, loaded.course.id, loaded.renamed)
         where = "the results files"
     else:
-        from ..batch.gradebook import existing_url
-        from ..batch.gradebook_databases import shown_url
+        from ..gradebook.databases import shown_url
+        from ..gradebook.store import existing_url
 
         url = existing_url(db_url, loaded.root)
         docs, where = gradebook_results(loaded, url, ids), f"the gradebook {shown_url(url)}"

@@ -10,7 +10,7 @@ import click
 from .batch_output import printable
 
 if TYPE_CHECKING:
-    from ..batch.roster import Roster
+    from ..intake.roster import Roster
 
 roster_option = click.option(
     "--roster",

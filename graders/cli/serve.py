@@ -74,8 +74,8 @@ def serve(
     learners' tokens with `graders token`. With --cluster, a Dask cluster's workers grade
     (several servers may share one PostgreSQL gradebook, and one cluster).
     """
-    from ..batch import gradebook
-    from ..batch.gradebook_databases import shown_url
+    from ..gradebook import store as gradebook
+    from ..gradebook.databases import shown_url
     from ..service.run import serve as run
     from ..session import load, open_session
 
@@ -125,8 +125,8 @@ def token(
     """Mint a token for each STUDENT to sign in to `graders serve` with; prints "STUDENT TOKEN"
     per line. A new token replaces the student's earlier one (and ends their sessions);
     the gradebook keeps only a hash of it: hand each learner their line now."""
-    from ..batch import gradebook
-    from ..batch.service_tables import INSTRUCTOR, LEARNER
+    from ..gradebook import store as gradebook
+    from ..gradebook.service_tables import INSTRUCTOR, LEARNER
     from ..service.identity import Credentials
     from ..session import load
 

@@ -17,7 +17,7 @@ from .batch_output import batch_exit_code, print_summary, printable
 if TYPE_CHECKING:
     from sqlalchemy.engine import Engine
 
-    from ..course.load import LoadedCourse
+    from ..kinds.load import LoadedCourse
 
 by_option = click.option(
     "--by",
@@ -58,9 +58,9 @@ def extend(
     db_url: str | None,
 ) -> None:
     """Give STUDENT their own due date for ASSIGNMENT (--days N or --until TIME)."""
-    from ..batch import audit, extensions
-    from ..course.load import get_assignment
     from ..course.times import time_text, zone_of
+    from ..gradebook import audit, extensions
+    from ..kinds.load import get_assignment
     from ..session import load
 
     loaded = load(course)
@@ -105,8 +105,8 @@ def override(
 
     The points survive every regrade; --clear removes them.
     """
-    from ..batch import audit, overrides
-    from ..course.load import get_assignment
+    from ..gradebook import audit, overrides
+    from ..kinds.load import get_assignment
     from ..session import load
 
     loaded = load(course)
@@ -153,9 +153,9 @@ def regrade(
     isolation: str,
 ) -> None:
     """Grade STUDENT's notebook for ASSIGNMENT again, even if it is unchanged."""
-    from ..batch import audit
-    from ..batch.decisions import RegradeRequest
-    from ..batch.decisions import regrade as run_regrade
+    from ..batch.regrade import RegradeRequest
+    from ..batch.regrade import regrade as run_regrade
+    from ..gradebook import audit
     from ..session import open_session
     from . import exit_with
 
@@ -188,8 +188,8 @@ def drop(
 
     The grade they had is kept in the audit trail (graders history STUDENT).
     """
-    from ..batch import audit, drops
-    from ..course.load import get_assignment
+    from ..gradebook import audit, drops
+    from ..kinds.load import get_assignment
     from ..session import load
 
     loaded = load(course)
@@ -212,7 +212,7 @@ def drop(
 def _drop_from_course(
     engine: Engine, loaded: LoadedCourse, student: str, undo: bool, reason: str | None, by: str
 ) -> None:
-    from ..batch import drops
+    from ..gradebook import drops
 
     course, every = loaded.course.id, [a.id for a in loaded.course.assignments]
     if undo:
@@ -233,9 +233,9 @@ def _drop_from_course(
 @db_option
 def history(student: str, assignment: str | None, course: Path | None, db_url: str | None) -> None:
     """Every decision about STUDENT's grades: extensions, overrides, drops, regrades."""
-    from ..batch import audit
-    from ..batch.gradebook import existing_url, open_gradebook
     from ..course.times import time_text, zone_of
+    from ..gradebook import audit
+    from ..gradebook.store import existing_url, open_gradebook
     from ..session import load
 
     loaded = load(course)
@@ -252,14 +252,14 @@ def history(student: str, assignment: str | None, course: Path | None, db_url: s
 
 def _gradebook(loaded: LoadedCourse, db_url: str | None, create: bool = False) -> Engine:
     # An extension or a drop may come before anything is graded; an override may not.
-    from ..batch.gradebook import default_url, existing_url, open_gradebook
+    from ..gradebook.store import default_url, existing_url, open_gradebook
 
     url = (db_url or default_url(loaded.root)) if create else existing_url(db_url, loaded.root)
     return open_gradebook(url)
 
 
 def _done(engine: Engine, loaded: LoadedCourse, assignment: str, message: str) -> None:
-    from ..batch.decisions import refresh_outputs
+    from ..batch.regrade import refresh_outputs
 
     out = refresh_outputs(engine, loaded, assignment)
     click.echo(message)
@@ -268,8 +268,8 @@ def _done(engine: Engine, loaded: LoadedCourse, assignment: str, message: str) -
 
 def _done_all(engine: Engine, loaded: LoadedCourse, message: str) -> None:
     """``_done`` for a decision about every assignment: the outputs of each one graded."""
-    from ..batch.batch_sources import last_source
-    from ..batch.decisions import refresh_outputs
+    from ..batch.regrade import refresh_outputs
+    from ..gradebook.batch_sources import last_source
 
     click.echo(message)
     for found in loaded.course.assignments:

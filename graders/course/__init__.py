@@ -1,2 +1,3 @@
 """The course as data: frozen models (``model``), YAML read with node marks (``marks``),
-loading and validating every file (``load``, ``validate``) and the exercise schema."""
+texts, parameters and variants. It imports no kind and no session: reading its files by
+kind is ``kinds.load``, checking the whole course ``graders.validate``."""

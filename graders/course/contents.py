@@ -16,7 +16,7 @@ from typing import TYPE_CHECKING
 from .model import SECTIONS
 
 if TYPE_CHECKING:
-    from .load import LoadedCourse
+    from ..kinds.load import LoadedCourse
 
 LANGUAGE_NAMES = {"en": "English", "zh": "Chinese"}  # others are written as their code
 NUMBERS = ("no", "one", "two", "three", "four", "five", "six", "seven", "eight", "nine", "ten")

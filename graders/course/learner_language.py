@@ -24,7 +24,7 @@ from ..results import QuestionResult, StudentResult
 from ..said import Authored, Authors, Text, render
 
 if TYPE_CHECKING:
-    from .load import LoadedCourse
+    from ..kinds.load import LoadedCourse
     from .marks import PathKey
 
 

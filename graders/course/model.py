@@ -41,7 +41,7 @@ class Strict(BaseModel):
     model_config = ConfigDict(frozen=True, extra="forbid")
 
 
-class Limits(Strict):
+class CourseLimits(Strict):
     """Default resource limits for running code, per job."""
 
     timeout_s: float = Field(10.0, gt=0, le=600)
@@ -165,7 +165,7 @@ class Course(Strict, Translatable):
         list(DEFAULT_LANGUAGES), min_length=1
     )  # the first is the default
     seed: int = 0
-    limits: Limits = Field(default_factory=Limits)
+    limits: CourseLimits = Field(default_factory=CourseLimits)
     # Modules a code answer may import; None: torch's public modules the course uses, numpy
     # and a few of the standard library (the code kind's default list).
     code_imports: list[str] | None = None

@@ -20,7 +20,7 @@ from .params import chosen, combinations, describe, variant_number
 from .templating import names_in, other_languages, render, render_model, templated
 
 if TYPE_CHECKING:
-    from .load import LoadedCourse, LoadedExercise
+    from ..kinds.load import LoadedCourse, LoadedExercise
     from .model import Course, ExerciseBase
 
 
@@ -126,7 +126,7 @@ def learner_variant(loaded: LoadedExercise, course: Course, student: str) -> Exe
     return loaded.variants[number - 1]
 
 
-def for_learner(loaded: LoadedExercise, course: Course, student: str) -> LoadedExercise:
+def learner_exercise(loaded: LoadedExercise, course: Course, student: str) -> LoadedExercise:
     """``loaded`` as ``student`` is asked it: their variant as the exercise."""
     variant = learner_variant(loaded, course, student)
     return loaded if variant is None else replace(loaded, exercise=variant.exercise)
@@ -142,7 +142,7 @@ def varied_exercises(loaded: LoadedCourse, assignment: str) -> list[str]:
 def learner_course(loaded: LoadedCourse, student: str) -> LoadedCourse:
     """The course as ``student`` is asked it: every exercise in their variant."""
     course = loaded.course
-    exercises = {i: for_learner(e, course, student) for i, e in loaded.exercises.items()}
+    exercises = {i: learner_exercise(e, course, student) for i, e in loaded.exercises.items()}
     return replace(loaded, exercises=exercises)
 
 

@@ -1,7 +1,7 @@
 """What a learner may see of a grade, and when: the one rule every learner-facing output follows.
 
-    shown = shown_at(assignment, now)          # Shown.CHECKS until the assignment closes
-    learner_view = for_learner(result, shown)  # what a feedback page, a CI log, a job summary show
+    shown = shown_at(assignment, now)       # Shown.CHECKS until the assignment closes
+    view = seen_by_learner(result, shown)   # what a feedback page, a CI log, a job summary show
 
 An assignment's ``feedback`` (course.yml) says what is shown before it closes and after:
 
@@ -51,7 +51,7 @@ def shown_at(
     return policy.after_due if moment >= closes(assignment, extended) else policy.before_due
 
 
-def for_learner(result: StudentResult, shown: Shown) -> StudentResult:
+def seen_by_learner(result: StudentResult, shown: Shown) -> StudentResult:
     """``result`` with nothing a learner may not see yet (points and status stay)."""
     if shown is Shown.FULL:
         return result
@@ -70,8 +70,8 @@ def question_for(q: QuestionResult, shown: Shown) -> QuestionResult:
 
 
 def document_for(doc: ResultsDocument, shown: Shown) -> ResultsDocument:
-    """Every student of ``doc`` as ``for_learner`` gives them."""
-    return replace(doc, students=tuple(for_learner(s, shown) for s in doc.students))
+    """Every student of ``doc`` as ``seen_by_learner`` gives them."""
+    return replace(doc, students=tuple(seen_by_learner(s, shown) for s in doc.students))
 
 
 def gradescope_visibility(policy: FeedbackPolicy, level: Shown) -> str:

@@ -59,12 +59,12 @@ from typing import TYPE_CHECKING, Any
 
 from ..errors import SubmissionError, UsageError
 from ..i18n import speaking
-from ..kinds.code.layout import code_source
+from ..kinds.code.cells import code_source
 from ..notebook import META_KEY, POINTER_FILE
 
 if TYPE_CHECKING:
-    from ..batch.grading import PreparedAssignment
     from ..course.learner_language import LearnerLanguages
+    from ..grading.pipeline import PreparedAssignment
     from ..kinds.base import Submission
     from ..results import QuestionResult, StudentResult
     from ..session import Session
@@ -87,7 +87,7 @@ def check(item: str, answer: Any = _NOT_GIVEN, *, assignment: str) -> float | No
     Returns None for full marks, the points earned for partial credit; raises
     ``NotCorrect`` when nothing is earned.
     """
-    from ..batch.grading import grade_submission
+    from ..grading.pipeline import grade_submission
 
     __tracebackhide__ = (
         True  # IPython and nbgrader's feedback show the test cell, not graders' frames
@@ -113,7 +113,7 @@ def graded_learner(assignment: str, folder: Path | None = None) -> str | None:
     folder = folder or Path.cwd()
     if os.environ.get(EXECUTION_ENV) != "autograde" or folder.name != assignment:
         return None
-    from ..batch.submissions import safe_student
+    from ..submissions.folder import safe_student
 
     student = folder.parent.name
     return student if student and safe_student(student) else None
@@ -191,7 +191,7 @@ def entry_source(entry: Any) -> str:
 def course_file() -> Path:
     """The course.yml to grade with: ``$GRADERS_COURSE``, else the nearest course above
     the current folder whose id is the one the release's pointer file names."""
-    from ..course.load import find_course
+    from ..kinds.load import find_course
 
     env = os.environ.get(COURSE_ENV)
     if env:
@@ -249,7 +249,7 @@ def _course_id(folder: Path) -> str | None:
 
 
 def _course_yml(folder: Path) -> Path:
-    from ..course.load import COURSE_FILE
+    from ..kinds.load import COURSE_FILE
 
     return folder / COURSE_FILE
 
@@ -267,7 +267,7 @@ def _session(course: Path) -> Session:
 @lru_cache(maxsize=4)
 def _prepared(course: Path, assignment: str) -> PreparedAssignment:
     """The assignment's truths, once per kernel."""
-    from ..batch.grading import prepare_assignment
+    from ..grading.pipeline import prepare_assignment
 
     session = _session(course)
     return prepare_assignment(session.loaded, assignment, session.ctx)
@@ -283,11 +283,11 @@ def _base(prep: PreparedAssignment) -> PreparedAssignment:
 
 def _shown(course: Path, assignment: str, graded: StudentResult) -> StudentResult:
     """``graded`` as its learner may read it today, in their notebook's language."""
-    from ..course.load import get_assignment
-    from ..course.visibility import for_learner, shown_at
+    from ..course.visibility import seen_by_learner, shown_at
+    from ..kinds.load import get_assignment
 
     loaded = _session(course).loaded
-    visible = for_learner(graded, shown_at(get_assignment(loaded, assignment)))
+    visible = seen_by_learner(graded, shown_at(get_assignment(loaded, assignment)))
     languages = _languages(course, assignment)
     return languages.result_in(visible, languages.language_of(visible))
 
@@ -318,7 +318,7 @@ def _given(item: str, text: str | None) -> dict[str, str]:
 
 
 def _verdict(item: str, results: list[QuestionResult]) -> float | None:
-    from ..batch.status_names import status_name
+    from ..exports.status_names import status_name
 
     __tracebackhide__ = True
     if not results:

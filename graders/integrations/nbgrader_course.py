@@ -31,8 +31,8 @@ from pathlib import Path
 import nbformat
 from nbformat import NotebookNode
 
-from ..course.load import LoadedCourse
 from ..errors import UsageError
+from ..kinds.load import LoadedCourse
 from ..notebook import META_KEY
 from ..notebook.release import Released
 

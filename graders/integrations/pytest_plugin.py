@@ -42,8 +42,8 @@ from ..errors import user_errors
 from .ci.learner import SOURCES
 
 if TYPE_CHECKING:
-    from ..course.load import LoadedCourse
     from ..course.model import Assignment
+    from ..kinds.load import LoadedCourse
     from ..results import ResultsDocument
 
 STATE = pytest.StashKey["Grading"]()
@@ -168,8 +168,8 @@ class Grading:
     @classmethod
     def start(cls, config: pytest.Config, given: Path) -> Grading:
         """Load the course (fast, no torch) and find what the notebook is to be graded on."""
-        from ..batch.grading import planned_items
-        from ..course.load import get_assignment
+        from ..grading.pipeline import planned_items
+        from ..kinds.load import get_assignment
         from ..session import load
         from .ci.notebook import find_notebook, learner_of, resolve_assignment
 

@@ -1,8 +1,10 @@
 """Exercise kinds: the contract (``base``), the registry, and the built-in kinds.
 
 ``base`` says what every kind answers for; ``registry`` finds a kind by its YAML
-``kind`` or by the tag of an answer cell; ``layout`` is what kinds share to lay out and
-read back notebook cells; ``cache`` and ``prepare`` compute each exercise's state once.
+``kind`` or by the tag of an answer cell; ``load`` reads a course's files, each exercise
+by its kind, and ``exercise_schema`` describes them for editors; ``notebook_side`` is what
+kinds share to lay out and read back notebook cells; ``cache`` and ``prepare`` compute
+each exercise's state once.
 ``predict/`` and ``code/`` are the kinds.
 
 Importing this package imports no kind: the registry imports the built-in kinds when it
@@ -15,5 +17,5 @@ is first asked for one, and a notebook's reader imports only each kind's cells m
 # ``read_cell``, ``cell_problem``: the kind's own methods delegate to the same functions).
 BUILTIN_KINDS = {
     "predict": ("graders.kinds.predict.kind", "graders.kinds.predict.cells"),
-    "code": ("graders.kinds.code.kind", "graders.kinds.code.layout"),
+    "code": ("graders.kinds.code.kind", "graders.kinds.code.cells"),
 }

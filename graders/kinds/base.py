@@ -3,7 +3,7 @@
 A kind is a registry entry (``registry``), never a branch. Each kind says how its
 exercises are validated (``check``), what they grade (``items``), how their state is
 prepared once per batch (``prepare``, typed by the kind), how a submission is graded, how
-its cells are laid out in a notebook (``layout``), named there (``labels``) and read back
+its cells are laid out in a notebook (``notebook_side``), named there (``labels``) and read back
 (``read_cell``, ``cell_problem``), which course files a copy of it needs (``files``), and
 how its answers aggregate in a class report (``literal_answers``, ``misconceptions``).
 Nothing outside ``kinds/`` asks which kind an exercise is.
@@ -27,7 +27,7 @@ if TYPE_CHECKING:
     from ..errors import Problem
     from ..results import QuestionResult
     from ..sandbox import Job, Outcome
-    from .layout import Part, Placed
+    from .notebook_side import Part, Placed
 
 
 @dataclass(frozen=True)

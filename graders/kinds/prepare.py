@@ -10,8 +10,8 @@ from typing import TYPE_CHECKING, Any
 from ..errors import Problem
 
 if TYPE_CHECKING:
-    from ..course.load import LoadedCourse
     from .base import Context
+    from .load import LoadedCourse
 
 MAX_PARALLEL = 4  # exercises prepared at once (each may hold a sandbox child)
 

@@ -3,7 +3,7 @@
 The modules are small and ordered by the direction data flows:
 
 - ``cells``   builds nbformat 4 cells and their metadata (pure functions, no I/O);
-- ``layout``  turns an assignment into an ordered list of ``kinds.layout.Part``: the
+- ``parts``   turns an assignment into an ordered list of ``kinds.notebook_side.Part``: the
   introduction here, each exercise's parts from its kind (``Kind.layout``);
 - ``release`` renders those parts as the student, instructor and nbgrader notebooks;
 - ``read``    reads a notebook as plain JSON with a size cap and finds answer cells by

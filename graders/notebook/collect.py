@@ -10,10 +10,10 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from ..course.load import LoadedCourse, get_assignment
 from ..errors import SubmissionError
 from ..intake.text import Refused, check_text
 from ..kinds.base import AnyKind, Submission
+from ..kinds.load import LoadedCourse, get_assignment
 from ..said import Told, paragraphs, say, told
 from .counted import counted_cell
 from .read import (

@@ -6,7 +6,7 @@
     DIR/source/<assignment>/graders-course.json        hidden test cells), and which course
                                                        the test cells grade with
 
-Each notebook is the same ordered list of parts (``layout``) rendered by one small
+Each notebook is the same ordered list of parts (``parts``) rendered by one small
 function per part role; nothing is random, so the files are golden-testable. Nothing of
 the instructor's machine goes into them: nbgrader hands the source folder's files out to
 learners, so the course pointer names the course by its id, never by its path.
@@ -33,14 +33,14 @@ import nbformat
 from nbformat import NotebookNode
 from nbformat.v4 import new_notebook
 
-from ..course.load import LoadedCourse
 from ..course.model import Assignment
 from ..errors import UsageError
 from ..i18n import N_, _, current_language
-from ..kinds.layout import Part
+from ..kinds.load import LoadedCourse
+from ..kinds.notebook_side import Part
 from . import META_KEY, POINTER_FILE
 from .cells import cell_id, code, markdown, nbgrader_meta
-from .layout import assignment_labels, assignment_parts
+from .parts import assignment_labels, assignment_parts
 from .service_client import service_url
 
 SUBMIT_CALL = "import graders\ngraders.submit()"

@@ -11,8 +11,9 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping
 from pathlib import Path
 
-from ..course.load import LoadedCourse
 from ..errors import UsageError
+from ..exports.results_files import OUT_DIR
+from ..kinds.load import LoadedCourse
 from ..results import ClassResults, ResultsDocument
 from .course_info import CourseInfo
 from .csvtables import write_assignment_csv, write_course_csv
@@ -20,7 +21,6 @@ from .model import assignment_report
 from .render import assignment_pieces, render_course, write_page
 from .summary import course_summary
 
-OUT_DIR = "autograded"
 REPORT_FILE = "report.html"
 
 
@@ -35,7 +35,7 @@ def gradebook_results(
 ) -> list[ClassResults]:
     """The results of ``assignments`` as the gradebook holds them; those with no submission
     yet are left out."""
-    from ..batch.gradebook import class_results, open_gradebook
+    from ..gradebook.store import class_results, open_gradebook
 
     engine = open_gradebook(db_url)
     found = [class_results(engine, loaded.course.id, a, loaded.renamed) for a in assignments]

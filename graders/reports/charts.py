@@ -10,7 +10,7 @@ import math
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 
-from ..batch.status_names import status_name
+from ..exports.status_names import status_name
 from ..i18n import _, ngettext
 from .aggregate import QUESTION_STATUSES, Bin, ScoreStats
 from .misconceptions import Cooccurrence

@@ -16,10 +16,10 @@ from typing import TYPE_CHECKING
 from ..course.times import zone_of
 from ..kinds.base import DeclaredMisconception
 from ..notebook import LABEL_SEPARATOR
-from ..notebook.layout import assignment_labels
+from ..notebook.parts import assignment_labels
 
 if TYPE_CHECKING:
-    from ..course.load import LoadedCourse
+    from ..kinds.load import LoadedCourse
 
 
 @dataclass(frozen=True)

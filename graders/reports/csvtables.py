@@ -10,8 +10,8 @@ from collections.abc import Iterable, Iterator, Sequence
 from pathlib import Path
 from typing import Any
 
-from ..batch.csv_writer import csv_lines
-from ..batch.exports import write_atomic
+from ..exports.csv_writer import csv_lines
+from ..exports.results_files import write_atomic
 from .aggregate import QUESTION_STATUSES
 from .model import AssignmentReport
 from .summary import CourseSummary

@@ -17,19 +17,19 @@ from typing import Any
 
 from jinja2 import Environment, PackageLoader, Template, select_autoescape
 
-from ..batch import gradebook
-from ..batch.adjustments import extended_due_dates
-from ..batch.exports import file_owners, write_atomic
-from ..batch.submissions import safe_student
 from ..course.learner_language import LearnerLanguages
-from ..course.load import LoadedCourse, get_assignment
 from ..course.model import Shown, in_article, read_as, section_label
 from ..course.times import time_text, zone_of
-from ..course.visibility import for_learner, shown_at
+from ..course.visibility import seen_by_learner, shown_at
 from ..errors import UsageError
+from ..exports.results_files import file_owners, write_atomic
+from ..gradebook import store as gradebook
+from ..gradebook.adjustments import extended_due_dates
 from ..i18n import N_, _, current_language, ngettext, speaking
-from ..notebook.layout import assignment_labels, exercise_headings
+from ..kinds.load import LoadedCourse, get_assignment
+from ..notebook.parts import assignment_labels, exercise_headings
 from ..results import STATUS_WORDS, StudentResult, SubmissionStatus, format_points
+from ..submissions.folder import safe_student
 from .author_text import prose
 from .course_info import course_info
 from .feedback_view import ADJUSTED, feedback_view, short_label, shown_status
@@ -114,7 +114,7 @@ def feedback_context(
         **(course or _course_context(shown, assignment)),
         **learner_context(shown, assignment, student.student),
     }
-    result = languages.result_in(for_learner(student, visible), spoken)
+    result = languages.result_in(seen_by_learner(student, visible), spoken)
     return page_context(result, context)
 
 

@@ -11,10 +11,10 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 from ..course.variants import learner_course
-from ..kinds.layout import Placed
+from ..kinds.notebook_side import Placed
 
 if TYPE_CHECKING:
-    from ..course.load import LoadedCourse
+    from ..kinds.load import LoadedCourse
 
 
 def learner_context(loaded: LoadedCourse, assignment: str, student: str) -> dict[str, Any]:

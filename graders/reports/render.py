@@ -15,12 +15,12 @@ from typing import Any
 
 from jinja2 import Environment, PackageLoader, StrictUndefined
 
-from ..batch.exports import write_atomic
-from ..batch.status_names import status_name
 from ..course.model import in_article, section_label
 from ..course.times import time_text
+from ..exports.results_files import write_atomic
+from ..exports.status_names import status_name
 from ..i18n import _, current_language, ngettext
-from ..kinds.layout import points_text
+from ..kinds.notebook_side import points_text
 from .aggregate import QUESTION_STATUSES
 from .author_text import prose
 from .charts import number, share_bar, stacked_bar

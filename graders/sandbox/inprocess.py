@@ -23,7 +23,7 @@ from .child import task_line
 from .contract import Job, Outcome, SandboxError
 from .modules import Sources, install
 from .protocol import FrameError, decode_line, encode_line
-from .verdict import Verdict, channel_abuse, checked, from_end
+from .verdict import StepOutcome, channel_abuse, checked, from_end
 
 
 class InProcessRunner:
@@ -78,7 +78,7 @@ class InProcessRunner:
         self.close()
 
 
-def _verdict(line: bytes, job: Job, payload: dict[str, Any], seal: str) -> Verdict:
+def _verdict(line: bytes, job: Job, payload: dict[str, Any], seal: str) -> StepOutcome:
     try:
         kind, value = decode_line(line.rstrip(b"\n"), 0, seal)
     except FrameError as exc:

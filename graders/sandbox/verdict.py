@@ -35,7 +35,7 @@ _SIGNAL_HINTS = {
 
 
 @dataclass(frozen=True)
-class Verdict:
+class StepOutcome:
     """One step's status, its result (only when ``ok``) and why, in words for the learner."""
 
     status: str  # "ok" | "error" | "timeout" | "integrity"
@@ -44,24 +44,24 @@ class Verdict:
     words: Words | None = None  # ``message`` as the sandbox's sentence, when it is one
 
 
-def said(status: str, sentence: str, **fields: Field) -> Verdict:
+def said(status: str, sentence: str, **fields: Field) -> StepOutcome:
     """A verdict whose message is one of the sandbox's sentences."""
     words = Words(sentence, fields)
-    return Verdict(status, None, str(words), words)
+    return StepOutcome(status, None, str(words), words)
 
 
-def from_end(kind: str, value: Any) -> Verdict:
+def from_end(kind: str, value: Any) -> StepOutcome:
     """What the child reported at the end of a step (already strictly decoded)."""
     if kind == "ok":
-        return Verdict("ok", value, "")
+        return StepOutcome("ok", value, "")
     if kind == "integrity":
-        return Verdict("integrity", None, value)
+        return StepOutcome("integrity", None, value)
     if kind == "internal":
         return said("error", "the sandbox could not run the job: {reason}", reason=value)
-    return Verdict("error", None, value)
+    return StepOutcome("error", None, value)
 
 
-def timed_out(timeout_s: float) -> Verdict:
+def timed_out(timeout_s: float) -> StepOutcome:
     return said(
         "timeout",
         "the code did not finish within the time limit of {limit} s",
@@ -69,7 +69,7 @@ def timed_out(timeout_s: float) -> Verdict:
     )
 
 
-def used_too_much_cpu(cpu_s: float) -> Verdict:
+def used_too_much_cpu(cpu_s: float) -> StepOutcome:
     return said(
         "timeout",
         "the code used more than its {limit} s of CPU time and was stopped",
@@ -77,7 +77,7 @@ def used_too_much_cpu(cpu_s: float) -> Verdict:
     )
 
 
-def flooded(stream: str, limit: int) -> Verdict:
+def flooded(stream: str, limit: int) -> StepOutcome:
     return said(
         "error",
         "the code wrote more than {limit} MiB to {stream} and was stopped",
@@ -86,7 +86,7 @@ def flooded(stream: str, limit: int) -> Verdict:
     )
 
 
-def died(wait_status: int, out_of_memory: str = "") -> Verdict:
+def died(wait_status: int, out_of_memory: str = "") -> StepOutcome:
     """The child ended during a step: killed by a signal, or exited before reporting."""
     if out_of_memory:
         return said("error", "the code exceeded the memory limit ({reason})", reason=out_of_memory)
@@ -119,15 +119,15 @@ def died(wait_status: int, out_of_memory: str = "") -> Verdict:
 
 
 def checked(
-    verdict: Verdict,
+    verdict: StepOutcome,
     check: Callable[[dict[str, Any], dict[str, Any]], dict[str, Any]] | None,
     payload: dict[str, Any],
-) -> Verdict:
+) -> StepOutcome:
     """``verdict`` after the job's own ``check`` (run by the trusted side) of an ``ok`` result."""
     if verdict.status != "ok" or check is None:
         return verdict
     try:
-        return Verdict("ok", check(payload, verdict.result or {}), "")
+        return StepOutcome("ok", check(payload, verdict.result or {}), "")
     except (ValueError, TypeError, KeyError) as exc:
         return channel_abuse(
             Words(
@@ -137,9 +137,9 @@ def checked(
         )
 
 
-def channel_abuse(reason: Words) -> Verdict:
+def channel_abuse(reason: Words) -> StepOutcome:
     """The child wrote something on the step channel that the sandbox does not write."""
-    return Verdict("integrity", None, str(reason), reason)
+    return StepOutcome("integrity", None, str(reason), reason)
 
 
 def _signal_name(number: int) -> str:

@@ -29,7 +29,7 @@ from .contract import Limits
 from .memory import JobMemory
 from .protocol import FrameError, decode_line
 from .verdict import (
-    Verdict,
+    StepOutcome,
     channel_abuse,
     checked,
     died,
@@ -183,7 +183,7 @@ class Watch:
         if chunk:
             self.replace_last(said("integrity", "the code wrote to the grader's channel"))
 
-    def replace_last(self, verdict: Verdict) -> None:
+    def replace_last(self, verdict: StepOutcome) -> None:
         record = self.records[-1]
         record.update(
             status=verdict.status,
@@ -260,7 +260,7 @@ class Watch:
             self.end_step(self.too_large())
         return len(chunk)
 
-    def too_large(self) -> Verdict:
+    def too_large(self) -> StepOutcome:
         limit = str(self.spec.limits.max_result_bytes)
         return channel_abuse(
             Words("the result is larger than the limit of {limit} bytes", {"limit": limit})
@@ -301,7 +301,7 @@ class Watch:
         ):
             pass
 
-    def end_step(self, verdict: Verdict) -> None:
+    def end_step(self, verdict: StepOutcome) -> None:
         for capture in (self.stdout, self.stderr):  # what the step printed before its line
             capture.read_available()
         now = time.monotonic()

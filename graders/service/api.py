@@ -24,12 +24,12 @@ from starlette.requests import Request
 from starlette.responses import JSONResponse, Response
 from starlette.routing import Route
 
-from ..batch.service_tables import FAILED, GRADED
+from ..gradebook.service_tables import FAILED, GRADED
 from ..i18n import N_
-from .app import API_WAYS, UPLOAD_WAYS, Service, service_of
 from .attempts import Attempt, attempts_left
 from .identity import Identity
 from .refusals import Message, Refused
+from .state import API_WAYS, UPLOAD_WAYS, Service, service_of
 from .uploads import Form, checked, read_form
 from .views import attempt_json, counted_id, graded_view, learner_result, records, shown_to
 

@@ -20,10 +20,10 @@ from collections.abc import Sequence
 from dataclasses import dataclass, replace
 from datetime import datetime
 
-from ..batch.grading import apply_late_policy
-from ..batch.service_tables import FAILED, GRADED
 from ..course.model import Assignment
 from ..course.times import time_text, zone_of
+from ..gradebook.service_tables import FAILED, GRADED
+from ..grading.pipeline import apply_late_policy
 from ..i18n import N_
 from ..results import StudentResult, SubmissionStatus
 from .refusals import Message, Refused

@@ -24,10 +24,10 @@ import threading
 import time
 from collections.abc import Callable
 
-from ..batch.grading import PreparedAssignment, prepare_assignment
-from ..batch.service_tables import FAILED, GRADED
-from ..course.load import get_assignment
+from ..gradebook.service_tables import FAILED, GRADED
+from ..grading.pipeline import PreparedAssignment, prepare_assignment
 from ..kinds.cache import torch_version
+from ..kinds.load import get_assignment
 from ..results import format_points
 from ..session import Session
 from .queue import Claimed, Queue

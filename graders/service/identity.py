@@ -31,7 +31,8 @@ from sqlalchemy import delete, insert, or_, select
 from sqlalchemy.engine import Connection, Engine
 from starlette.requests import Request
 
-from ..batch.service_tables import (
+from ..errors import UsageError
+from ..gradebook.service_tables import (
     HANDOFF,
     INSTRUCTOR,
     LEARNER,
@@ -39,7 +40,6 @@ from ..batch.service_tables import (
     TOKEN,
     CredentialRow,
 )
-from ..errors import UsageError
 from ..intake.identity import RULE, case_key, id_problem, student_id
 
 SESSION_COOKIE = "graders_session"

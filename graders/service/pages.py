@@ -33,17 +33,17 @@ from starlette.responses import FileResponse, HTMLResponse, RedirectResponse, Re
 from starlette.routing import BaseRoute, Mount, Route
 from starlette.staticfiles import StaticFiles
 
-from ..batch.service_tables import FAILED, GRADED, QUEUED, TOKEN
 from ..course.model import Assignment
 from ..course.times import zone_of
 from ..course.visibility import closes
+from ..gradebook.service_tables import FAILED, GRADED, QUEUED, TOKEN
 from ..i18n import N_, speaking
-from ..notebook.layout import late_rule
+from ..notebook.parts import late_rule
 from ..reports import feedback
-from .app import LANGUAGE_COOKIE, Service, service_of
 from .attempts import Attempt, attempts_left
 from .identity import SESSION_COOKIE, SESSION_HOURS, Identity, SessionCookie, csrf_token, identify
 from .refusals import Message, Refused
+from .state import LANGUAGE_COOKIE, Service, service_of
 from .views import counted_id, graded_view, records
 
 STATIC = Path(__file__).with_name("static")
@@ -219,7 +219,7 @@ async def instructor_page(request: Request) -> Response:
 
 
 async def report_page(request: Request) -> Response:
-    from ..batch import gradebook
+    from ..gradebook import store as gradebook
     from ..reports.course_info import course_info
     from ..reports.model import assignment_report
     from ..reports.render import assignment_pieces, write_page

@@ -28,11 +28,11 @@ from typing import Any
 from sqlalchemy import func, insert, select, text, update
 from sqlalchemy.engine import Connection, Engine
 
-from ..batch import gradebook
-from ..batch.adjustments import dropped_students, due_dates
-from ..batch.service_tables import FAILED, GRADED, GRADING, QUEUED, AttemptRow
 from ..course.model import Assignment
 from ..course.visibility import closes
+from ..gradebook import store as gradebook
+from ..gradebook.adjustments import dropped_students, due_dates
+from ..gradebook.service_tables import FAILED, GRADED, GRADING, QUEUED, AttemptRow
 from ..i18n import N_
 from ..results import StudentResult
 from .attempts import Attempt, of_record, refusal, restated

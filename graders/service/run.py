@@ -21,7 +21,8 @@ from types import FrameType
 import uvicorn
 
 from ..session import Session
-from .app import Service, create_app
+from .app import create_app
+from .state import Service
 
 GRACEFUL_S = 10  # how long requests under way (an upload being stored) may take at a stop
 LOG_FORMAT = "%(asctime)s %(levelname)s %(name)s: %(message)s"

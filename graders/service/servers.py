@@ -23,7 +23,7 @@ from datetime import UTC, datetime, timedelta
 from sqlalchemy import insert, select, update
 from sqlalchemy.engine import Engine
 
-from ..batch.service_tables import GRADING, AttemptRow, ServerRow
+from ..gradebook.service_tables import GRADING, AttemptRow, ServerRow
 from .queue import REQUEUED, writing
 
 BEAT_S = 5.0  # how often a process says it is alive

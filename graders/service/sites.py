@@ -30,10 +30,10 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, Protocol
 
 from ..batch.executor import grade_found
-from ..batch.grading import PreparedAssignment
-from ..batch.submissions import Found
+from ..grading.pipeline import PreparedAssignment
 from ..results import StudentResult
 from ..session import Session
+from ..submissions.folder import Found
 from .queue import Claimed
 
 if TYPE_CHECKING:

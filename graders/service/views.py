@@ -14,12 +14,12 @@ from typing import Any
 
 from sqlalchemy import func, select
 
-from ..batch import gradebook
-from ..batch.adjustments import extended_due_dates, read_adjustments
-from ..batch.service_tables import AttemptRow
 from ..course.learner_language import LearnerLanguages
 from ..course.model import Assignment, Shown
-from ..course.visibility import for_learner, shown_at
+from ..course.visibility import seen_by_learner, shown_at
+from ..gradebook import store as gradebook
+from ..gradebook.adjustments import extended_due_dates, read_adjustments
+from ..gradebook.service_tables import AttemptRow
 from ..results import QuestionResult, StudentResult, SubmissionStatus
 from ..said import Text
 from .attempts import Attempt, restated
@@ -70,7 +70,7 @@ def learner_result(
     result: StudentResult, shown: Shown, languages: LearnerLanguages, language: str
 ) -> StudentResult:
     """``result`` as far as ``shown`` allows, in ``language``."""
-    return languages.result_in(for_learner(result, shown), language)
+    return languages.result_in(seen_by_learner(result, shown), language)
 
 
 def attempt_json(attempt: Attempt, shown_result: StudentResult | None) -> dict[str, Any]:

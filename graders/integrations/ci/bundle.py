@@ -17,7 +17,8 @@ from pathlib import Path
 
 import yaml
 
-from ...course.load import (
+from ...errors import SpecError, UsageError
+from ...kinds.load import (
     COURSE_FILE,
     EXERCISES_DIR,
     LoadedCourse,
@@ -25,7 +26,6 @@ from ...course.load import (
     get_assignment,
     load_course,
 )
-from ...errors import SpecError, UsageError
 
 
 @dataclass(frozen=True)

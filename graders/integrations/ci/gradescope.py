@@ -3,9 +3,10 @@
     setup.sh          run once by Gradescope, as root: a venv with torch (CPU) and graders'
                       dependencies, every truth computed, the course made readable by root only
     run_autograder    per submission: ``graders ci`` on /autograder/submission/, which writes
-                      /autograder/results/results.json (``batch.gradescope``: Markdown, the
-                      visibility of each view from the assignment's feedback policy), the
-                      learner named by Gradescope's metadata (``--student-from gradescope-*``)
+                      /autograder/results/results.json (``exports.gradescope_results``:
+                      Markdown, the visibility of each view from the assignment's feedback
+                      policy), the learner named by Gradescope's metadata
+                      (``--student-from gradescope-*``)
     requirements.txt  graders' own dependencies, read from its installed metadata
     lib/graders/      this very graders, so Gradescope grades exactly as the instructor does
     course/           course.yml with this assignment only, its exercises and their solutions
@@ -26,9 +27,9 @@ import zipfile
 from dataclasses import dataclass
 from pathlib import Path
 
-from ...batch.roster import ROSTER_FILE, find_roster
-from ...course.load import LoadedCourse
 from ...errors import UsageError
+from ...intake.roster import ROSTER_FILE, find_roster
+from ...kinds.load import LoadedCourse
 from .bundle import write_course_bundle
 from .learner import ROSTER_COLUMNS
 from .templates import render

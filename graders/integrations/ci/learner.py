@@ -21,9 +21,9 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
-from ...batch.submission_times import AUTOGRADER_ROOT, GRADESCOPE_METADATA, MAX_METADATA_BYTES
 from ...errors import UsageError
 from ...intake.identity import RULE, safe_student, student_id
+from ...submissions.times import AUTOGRADER_ROOT, GRADESCOPE_METADATA, MAX_METADATA_BYTES
 
 #: ``--student-from`` -> the Gradescope user field it reads (None: GitHub's actor).
 SOURCES: dict[str, str | None] = {
@@ -44,7 +44,7 @@ def learner_from(source: str, course_root: Path, environ: Mapping[str, str] | No
     field = SOURCES[source]
     if field is None:
         return _checked(env.get("GITHUB_ACTOR", ""), "GITHUB_ACTOR", "it is set in every job")
-    from ...batch.roster import find_roster  # here: the pytest plugin and CLI import SOURCES
+    from ...intake.roster import find_roster  # here: the pytest plugin and CLI import SOURCES
 
     value = gradescope_user(Path(env.get(ROOT_ENV) or AUTOGRADER_ROOT), field)
     roster = find_roster(course_root)

@@ -16,16 +16,16 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import TYPE_CHECKING, NamedTuple
 
-from ...batch.grading import ungradable
-from ...batch.submission_layout import IGNORED
-from ...batch.submissions import Found
-from ...course.load import COURSE_FILE, LoadedCourse, get_assignment
 from ...course.variants import varied_exercises
 from ...errors import SubmissionError, UsageError
+from ...grading.pipeline import ungradable
 from ...kinds.cache import torch_version
+from ...kinds.load import COURSE_FILE, LoadedCourse, get_assignment
 from ...notebook.read import cannot_read
 from ...results import ResultsDocument, StudentResult
 from ...said import say, told
+from ...submissions.folder import Found
+from ...submissions.folder_layout import IGNORED
 from .learner import SOURCES, learner_from
 
 if TYPE_CHECKING:
@@ -240,7 +240,7 @@ def in_learner_language(
     language their notebook was released in, else the course's first."""
     from ...course.learner_language import LearnerLanguages
     from ...i18n import speaking
-    from ...notebook.layout import question_names
+    from ...notebook.parts import question_names
 
     languages = LearnerLanguages(loaded, doc.assignment, forced=language)
     student = doc.students[0]
@@ -265,7 +265,7 @@ def locate(notebook: Path, assignment: str, student: str = DEFAULT_STUDENT) -> F
 def grade_in(session: Session, found: Found, assignment: str) -> ResultsDocument:
     """Grade ``found`` in an open workspace, with autograde's ``grade_found``."""
     from ...batch.autograde import grade_found
-    from ...batch.grading import prepare_assignment
+    from ...grading.pipeline import prepare_assignment
 
     prep = prepare_assignment(session.loaded, assignment, session.ctx)
     result, _ = grade_found(prep, session.loaded, found)

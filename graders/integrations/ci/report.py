@@ -20,13 +20,13 @@ from datetime import datetime
 from enum import IntEnum
 from pathlib import Path
 
-from ...batch.exports import write_atomic
-from ...batch.gradescope import gradescope_result, question_text
-from ...batch.junit import Family, junit_xml
-from ...batch.status_names import status_name
 from ...course.model import Assignment, Shown
 from ...course.times import time_text
 from ...course.visibility import closes, document_for, shown_at
+from ...exports.gradescope_results import gradescope_result, question_text
+from ...exports.junit import Family, junit_xml
+from ...exports.results_files import write_atomic
+from ...exports.status_names import status_name
 from ...i18n import _
 from ...results import (
     ResultsDocument,

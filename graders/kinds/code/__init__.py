@@ -1,8 +1,8 @@
 """``kind: code``: the learner writes a function; a sandbox child runs it; the grader judges.
 
 ``kind`` registers the kind (``CodeKind``); ``model`` is the exercise file, ``checkers``
-and ``grading`` run the exercise's checker in the sandbox, ``layout`` and ``starter`` are
+and ``judge`` run the exercise's checker in the sandbox, ``cells`` and ``starter`` are
 the notebook side, ``child`` and the modules it names what runs in the sandbox. Importing
-this package alone loads nothing else, so that ``layout`` reads a notebook's code cells
+this package alone loads nothing else, so that ``cells`` reads a notebook's code cells
 without the sandbox, the checker toolkit or the exercise models.
 """

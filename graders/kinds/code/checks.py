@@ -18,7 +18,7 @@ from ...course.marks import Marks, duplicate_ids
 from ...course.params import describe
 from ...errors import Location, Problem
 from .checkers import CheckerError, load_checker
-from .grading import check_ids
+from .judge import check_ids
 from .model import SOLUTIONS_DIR, CodeExercise
 from .sources import read_source, variant_values
 

@@ -35,12 +35,12 @@ from ...results import QuestionResult, Status
 from ...said import Told, paragraphs, say
 from ..base import Context, DeclaredMisconception, ExerciseAnswers, Item, Reading, Submission
 from ..cache import cached, course_limits
-from ..layout import Part, Placed
+from ..notebook_side import Part, Placed
 from ..registry import register
-from . import layout as code_layout
+from . import cells as code_layout
 from .checkers import CheckerError, load_checker, sandbox_module
 from .checks import course_problems
-from .grading import (
+from .judge import (
     all_checks,
     budget_s,
     checker_job,

@@ -15,7 +15,7 @@ import ast
 import textwrap
 
 from ... import syntax
-from ..layout import Filled
+from ..notebook_side import Filled
 
 _PLACEHOLDERS = ("...", "pass")
 

@@ -14,7 +14,15 @@ from ...answers.parse import AnswerSyntaxError, read_answer
 from ...i18n import N_, _
 from ...said import Told, say, say_n, told
 from ..base import Reading
-from ..layout import MAGIC_NOTE, Filled, Part, Placed, exercise_header, has_magic, points_text
+from ..notebook_side import (
+    MAGIC_NOTE,
+    Filled,
+    Part,
+    Placed,
+    exercise_header,
+    has_magic,
+    points_text,
+)
 from .answer_cell import UNANSWERED_LINE, Extracted, answer_line, extract_answer
 
 CELL_TAG = "question"

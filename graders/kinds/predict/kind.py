@@ -16,11 +16,11 @@ from ...i18n import _
 from ...results import QuestionResult
 from ...said import Told
 from ..base import Context, DeclaredMisconception, ExerciseAnswers, Item, Reading, Submission
-from ..layout import Part, Placed
+from ..notebook_side import Part, Placed
 from ..registry import register
 from . import cells, checks
-from .grading import grade_question
 from .held_back import key_in_texts
+from .judge import grade_question
 from .model import PredictExercise
 from .truth import Truths, compute_truths, compute_truths_many
 

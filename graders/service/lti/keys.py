@@ -21,7 +21,7 @@ from joserfc.jwk import RSAKey
 from sqlalchemy import insert, select, update
 from sqlalchemy.engine import Engine
 
-from ...batch.lti_tables import LtiKeyRow
+from ...gradebook.lti_tables import LtiKeyRow
 
 KEY_BITS = 2048  # RS256, what every LMS accepts
 KEEP_PUBLISHED = timedelta(days=7)

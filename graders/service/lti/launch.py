@@ -26,11 +26,11 @@ from starlette.requests import Request
 from starlette.responses import JSONResponse, RedirectResponse, Response
 from starlette.routing import Route
 
-from ...batch.service_tables import HANDOFF
+from ...gradebook.service_tables import HANDOFF
 from ...i18n import N_
-from ..app import LANGUAGE_COOKIE, Service, service_of
 from ..identity import SESSION_COOKIE, SESSION_HOURS, Identity, SessionCookie, identify
 from ..refusals import Message, Refused
+from ..state import LANGUAGE_COOKIE, Service, service_of
 from . import deep_linking
 from .messages import DEEP_LINKING
 from .platforms import origin

@@ -31,8 +31,9 @@ from urllib.parse import urlsplit, urlunsplit
 from sqlalchemy import select, text, update
 from sqlalchemy.engine import Engine
 
-from ...batch import audit, gradebook
-from ...batch.lti_tables import (
+from ...gradebook import audit
+from ...gradebook import store as gradebook
+from ...gradebook.lti_tables import (
     FAILED_PASSBACK,
     POSTED,
     LtiContextRow,
@@ -40,7 +41,7 @@ from ...batch.lti_tables import (
     LtiOutcomeRow,
     LtiUserRow,
 )
-from ...course.load import LoadedCourse
+from ...kinds.load import LoadedCourse
 from ...results import ResultsDocument
 from .keys import ToolKeys
 from .platforms import Platforms

@@ -19,11 +19,11 @@ from datetime import UTC, datetime
 from sqlalchemy import ColumnElement, insert, select, update
 from sqlalchemy.engine import Engine
 
-from ...batch.lti_tables import LtiUserRow
-from ...batch.roster import Roster
-from ...batch.service_tables import INSTRUCTOR, LEARNER
 from ...errors import UsageError
+from ...gradebook.lti_tables import LtiUserRow
+from ...gradebook.service_tables import INSTRUCTOR, LEARNER
 from ...i18n import N_
+from ...intake.roster import Roster
 from ..identity import Identity, learner_id
 from ..refusals import Message, Refused
 from .platforms import Platform

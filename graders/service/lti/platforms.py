@@ -25,8 +25,8 @@ from joserfc.jwk import KeySet
 from sqlalchemy import insert, select, update
 from sqlalchemy.engine import Engine
 
-from ...batch.lti_tables import LtiDeploymentRow, LtiPlatformRow
 from ...errors import UsageError
+from ...gradebook.lti_tables import LtiDeploymentRow, LtiPlatformRow
 
 REFETCH_S = 5.0
 HTTP_TIMEOUT_S = 10.0

@@ -20,11 +20,11 @@ from typing import Any
 from sqlalchemy import select
 from sqlalchemy.engine import Engine
 
-from ...batch.csv_writer import csv_text
-from ...batch.lti_tables import LtiContextRow, LtiPlatformRow
-from ...batch.roster import ROSTER_FILE, Roster, RosterEntry, find_roster
-from ...batch.service_tables import LEARNER
-from ...course.load import LoadedCourse
+from ...exports.csv_writer import csv_text
+from ...gradebook.lti_tables import LtiContextRow, LtiPlatformRow
+from ...gradebook.service_tables import LEARNER
+from ...intake.roster import ROSTER_FILE, Roster, RosterEntry, find_roster
+from ...kinds.load import LoadedCourse
 from .keys import ToolKeys
 from .people import People
 from .platforms import Platforms

@@ -26,18 +26,18 @@ from datetime import UTC, datetime, timedelta
 from sqlalchemy import delete, insert, select, update
 from sqlalchemy.engine import Connection, Engine
 
-from ...batch.lti_tables import (
+from ...gradebook.lti_tables import (
     PENDING,
     LtiContextRow,
     LtiLineItemRow,
     LtiOutcomeRow,
     LtiStateRow,
 )
-from ...batch.roster import find_roster
-from ...batch.service_tables import INSTRUCTOR
-from ...course.load import LoadedCourse
+from ...gradebook.service_tables import INSTRUCTOR
 from ...i18n import N_
-from ...notebook.layout import place_exercises
+from ...intake.roster import find_roster
+from ...kinds.load import LoadedCourse
+from ...notebook.parts import place_exercises
 from ..identity import Identity
 from ..refusals import Message, Refused
 from .keys import ToolKeys

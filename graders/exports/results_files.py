@@ -1,0 +1,212 @@
+"""Files made from a class's results: grades.csv, JUnit XML, Gradescope results.
+
+    write_outputs(results, out)   ->  out/results.json, out/grades.csv, out/junit.xml,
+                                      out/gradescope/<student>.json
+
+Every file is written a student at a time from a pass over the class's results
+(``ClassResults``: the gradebook's, read a student at a time), so writing the outputs of
+a class holds one student's results whatever its size. Every file is written whole or not
+at all (a temporary file renamed into place), so a batch killed while exporting leaves the
+previous outputs readable.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from collections.abc import Iterable, Iterator
+from contextlib import ExitStack, contextmanager
+from dataclasses import dataclass
+from pathlib import Path
+from typing import TextIO
+
+from ..course.learner_language import LearnerLanguages
+from ..course.model import FeedbackPolicy
+from ..i18n import speaking
+from ..intake.identity import one_file_each
+from ..kinds.load import LoadedCourse
+from ..notebook.parts import question_names
+from ..results import (
+    ClassFile,
+    ClassResults,
+    DocumentJson,
+    ResultsDocument,
+    StudentResult,
+    SubmissionStatus,
+    file_pieces,
+)
+from ..submissions.folder import safe_student
+from .csv_writer import csv_text
+from .gradescope_results import gradescope_result
+from .junit import Counts, JunitFile, junit_xml
+
+__all__ = [
+    "OUT_DIR",
+    "default_out_dir",
+    "grades_csv",
+    "gradescope_result",
+    "junit_xml",
+    "write_atomic",
+    "write_outputs",
+]
+
+# Where a course's outputs go unless told otherwise: one folder per assignment, and the
+# class reports beside them.
+OUT_DIR = "autograded"
+
+
+def default_out_dir(loaded: LoadedCourse, assignment: str) -> Path:
+    """Where outputs go unless ``--out`` says otherwise: ``autograded/<assignment>/``."""
+    return loaded.root / OUT_DIR / assignment
+
+
+ROSTER_MARKS = {True: "listed", False: "not on roster"}
+
+
+def write_outputs(results: ClassResults, out: Path, loaded: LoadedCourse | None = None) -> None:
+    """Write every output file of a class's results into ``out``, in two passes over the
+    class: what the files' heads need (the question columns, JUnit's counts), then every file
+    a student at a time. With the course (``loaded``), each Gradescope result follows the
+    assignment's feedback policy and speaks its learner's language, as their feedback page
+    does; without, the default policy and the language grading spoke."""
+    found = loaded.course.assignment(results.assignment) if loaded else None
+    policy = found.feedback if found else None
+    languages = LearnerLanguages(loaded, results.assignment) if loaded and found else None
+    names: dict[str, dict[str, str]] = {}  # language -> item id -> the notebook's label
+    out.mkdir(parents=True, exist_ok=True)
+    outline = Outline.of(results)
+    files: dict[str, ClassFile] = {
+        "results.json": DocumentJson(results),
+        "grades.csv": GradesCsv(outline.question_ids, outline.with_roster),
+        "junit.xml": JunitFile(results, outline.junit_counts),
+    }
+    for dropped in results.dropped:  # a withdrawn student's earlier file must not linger
+        if safe_student(dropped):
+            (out / "gradescope" / f"{dropped}.json").unlink(missing_ok=True)
+    owners = file_owners(results)
+    with ExitStack() as stack:
+        sinks = {name: stack.enter_context(atomic_file(out / name)) for name in files}
+        for name, file in files.items():
+            sinks[name].write(file.head())
+        for student in results.students():
+            for name, file in files.items():
+                sinks[name].write(file.student(student))
+            # A missing student handed nothing in: there is no autograder result to show them.
+            if student.student in owners and student.status is not SubmissionStatus.MISSING:
+                path = out / "gradescope" / f"{student.student}.json"
+                write_atomic(path, _gradescope_json(student, policy, languages, names) + "\n")
+        for name, file in files.items():
+            sinks[name].write(file.tail() + ("\n" if name == "results.json" else ""))
+
+
+@dataclass(frozen=True)
+class Outline:
+    """What the output files' heads say of the whole class, from one pass over it."""
+
+    question_ids: list[str]  # in assignment order
+    with_roster: bool  # grades.csv has a roster column
+    junit_counts: tuple[int, int, int]
+
+    @classmethod
+    def of(cls, results: ClassResults) -> Outline:
+        ids: dict[str, None] = {}
+        with_roster = False
+        counts = Counts()
+        for s in results.students():
+            ids.update((q.id, None) for q in s.questions)
+            with_roster = with_roster or s.on_roster is not None
+            counts.add(s)
+        return cls(list(ids), with_roster, counts.totals())
+
+
+def file_owners(results: ClassResults) -> set[str]:
+    """The students who get a file of their own: one per name, whatever the disk's case."""
+    names = list(results.names())
+    graded = (student for student, status in names if status is not SubmissionStatus.UNGRADABLE)
+    return one_file_each((student for student, _ in names), graded)
+
+
+def _gradescope_json(
+    student: StudentResult,
+    policy: FeedbackPolicy | None,
+    languages: LearnerLanguages | None,
+    names: dict[str, dict[str, str]],
+) -> str:
+    if languages is None:
+        return json.dumps(gradescope_result(student, policy), ensure_ascii=False)
+    spoken = languages.language_of(student)
+    with speaking(spoken):
+        if spoken not in names:  # the notebook's labels ("问题 1.1"), once per language
+            names[spoken] = question_names(languages.course_in(spoken), languages.assignment)
+        shown = languages.result_in(student, spoken)
+        labels = languages.labels_in(spoken)
+        result = gradescope_result(shown, policy, labels=labels, names=names[spoken])
+        return json.dumps(result, ensure_ascii=False)
+
+
+def write_atomic(path: Path, text: str | Iterable[str]) -> None:
+    """Write ``text`` (or its pieces, one after the other) to ``path`` so that readers see the
+    old file or the new one, never half."""
+    with atomic_file(path) as file:
+        file.writelines([text] if isinstance(text, str) else text)
+
+
+@contextmanager
+def atomic_file(path: Path) -> Iterator[TextIO]:
+    """A file to write ``path``'s new text into: it replaces ``path`` when the block ends
+    without an error (readers see the old file or the new one, never half), and goes away
+    when the block fails (the old file stays)."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
+    try:
+        with tmp.open("w", encoding="utf-8") as file:
+            yield file
+    except BaseException:
+        tmp.unlink(missing_ok=True)
+        raise
+    os.replace(tmp, path)
+
+
+def grades_csv(doc: ResultsDocument) -> str:
+    """grades.csv of a document held in memory, as one text."""
+    results = ClassResults.of(doc)
+    outline = Outline.of(results)
+    file = GradesCsv(outline.question_ids, outline.with_roster)
+    return "".join(file_pieces(file, results.students()))
+
+
+@dataclass(frozen=True)
+class GradesCsv:
+    """grades.csv a student at a time: one row per student, one column per question (points),
+    then the late factor and total, the instructor's decisions (the student's own due date,
+    the reasons of overrides), and with a roster a last ``roster`` column (``listed`` or
+    ``not on roster``)."""
+
+    question_ids: list[str]
+    with_roster: bool
+
+    def head(self) -> str:
+        header = ["student", "status", *self.question_ids, "late_factor", "total", "max_total"]
+        return csv_text([[*header, "extended_due", "overrides", *["roster"] * self.with_roster]])
+
+    def student(self, s: StudentResult) -> str:
+        points = {q.id: _round(q.points) for q in s.questions}
+        row = [
+            s.student,
+            s.status.value,
+            *(points.get(q, "") for q in self.question_ids),
+            s.late_factor,
+            _round(s.score),
+            _round(s.max_score),
+            s.extension.due if s.extension else "",
+            "; ".join(f"{q.id}: {q.override.reason}" for q in s.questions if q.override),
+            *([ROSTER_MARKS[bool(s.on_roster)]] if self.with_roster else []),
+        ]
+        return csv_text([row])
+
+    def tail(self) -> str:
+        return ""
+
+
+def _round(x: float) -> float:
+    return round(x, 4)  # as the results document writes points

@@ -1,0 +1,114 @@
+"""The gradebook's tables for what an instructor decides during a term, beside the grades.
+
+    extensions   a student's own due date for an assignment (from a command or extensions.yml)
+    overrides    points set by hand for one question of one student's submission
+    dropped      withdrawn students: their grade is kept out of every output and every run
+    audit        every such decision, and every regrade, with who, when and why
+    batch_sources  where the latest ``autograde`` of each assignment found its submissions
+
+They are separate from ``submissions`` so that grading again, even with ``--force``, which
+replaces a submission's row, never loses them.
+"""
+
+from __future__ import annotations
+
+from datetime import datetime
+
+from sqlalchemy import Float, Index, String, Text, UniqueConstraint
+from sqlalchemy.orm import Mapped, mapped_column
+
+from .tables import Base, UtcDateTime
+
+#: ``extensions.origin``: granted by ``graders extend``, or listed in ``extensions.yml``.
+BY_COMMAND = "command"
+FROM_FILE = "extensions.yml"
+#: ``dropped.assignment`` of a student dropped from the whole course: every assignment,
+#: those graded already and those to come (no assignment id can be it).
+EVERY_ASSIGNMENT = "*"
+
+
+class ExtensionRow(Base):
+    """A student's own due date: the latest of their rows (one per origin) counts."""
+
+    __tablename__ = "extensions"
+    __table_args__ = (UniqueConstraint("course", "assignment", "student", "origin"),)
+
+    id: Mapped[int] = mapped_column(primary_key=True)
+    course: Mapped[str] = mapped_column(String(64))
+    assignment: Mapped[str] = mapped_column(String(64))
+    student: Mapped[str] = mapped_column(String(255))
+    origin: Mapped[str] = mapped_column(String(32))  # BY_COMMAND | FROM_FILE
+    due: Mapped[datetime] = mapped_column(UtcDateTime)
+    reason: Mapped[str | None] = mapped_column(Text)
+    by: Mapped[str] = mapped_column(String(255))
+    at: Mapped[datetime] = mapped_column(UtcDateTime)
+
+
+class OverrideRow(Base):
+    """Points set by hand for one question; they replace the graded points until cleared."""
+
+    __tablename__ = "overrides"
+    __table_args__ = (UniqueConstraint("course", "assignment", "student", "question"),)
+
+    id: Mapped[int] = mapped_column(primary_key=True)
+    course: Mapped[str] = mapped_column(String(64))
+    assignment: Mapped[str] = mapped_column(String(64))
+    student: Mapped[str] = mapped_column(String(255))
+    question: Mapped[str] = mapped_column(String(255))
+    points: Mapped[float] = mapped_column(Float)
+    reason: Mapped[str] = mapped_column(Text)
+    by: Mapped[str] = mapped_column(String(255))
+    at: Mapped[datetime] = mapped_column(UtcDateTime)
+
+
+class DropRow(Base):
+    """A withdrawn student: ``autograde`` skips them and no output lists a grade for them
+    (of one assignment, or of every one: ``EVERY_ASSIGNMENT``)."""
+
+    __tablename__ = "dropped"
+    __table_args__ = (UniqueConstraint("course", "assignment", "student"),)
+
+    id: Mapped[int] = mapped_column(primary_key=True)
+    course: Mapped[str] = mapped_column(String(64))
+    assignment: Mapped[str] = mapped_column(String(64))
+    student: Mapped[str] = mapped_column(String(255))
+    reason: Mapped[str | None] = mapped_column(Text)
+    by: Mapped[str] = mapped_column(String(255))
+    at: Mapped[datetime] = mapped_column(UtcDateTime)
+
+
+class AuditRow(Base):
+    """One decision about a student's grade; rows are only ever added."""
+
+    __tablename__ = "audit"
+    __table_args__ = (Index("ix_audit_student", "course", "student"),)
+
+    id: Mapped[int] = mapped_column(primary_key=True)
+    course: Mapped[str] = mapped_column(String(64))
+    assignment: Mapped[str] = mapped_column(String(64))
+    student: Mapped[str] = mapped_column(String(255))
+    action: Mapped[str] = mapped_column(String(32))  # extend, override, drop, regrade, ...
+    detail: Mapped[str] = mapped_column(Text)  # what changed, in words
+    reason: Mapped[str | None] = mapped_column(Text)
+    by: Mapped[str] = mapped_column(String(255))
+    at: Mapped[datetime] = mapped_column(UtcDateTime)
+    # What the decision replaced, as JSON (a dropped student's whole result): nothing is lost.
+    previous: Mapped[str | None] = mapped_column(Text)
+
+
+class BatchSourceRow(Base):
+    """The submissions folder (and times file) the latest ``autograde`` of an assignment
+    read, so that ``graders regrade STUDENT ASSIGNMENT`` finds the student's notebook, and
+    where it wrote its outputs, which every later decision rewrites."""
+
+    __tablename__ = "batch_sources"
+    __table_args__ = (UniqueConstraint("course", "assignment"),)
+
+    id: Mapped[int] = mapped_column(primary_key=True)
+    course: Mapped[str] = mapped_column(String(64))
+    assignment: Mapped[str] = mapped_column(String(64))
+    folder: Mapped[str] = mapped_column(Text)
+    times: Mapped[str | None] = mapped_column(Text)
+    out: Mapped[str] = mapped_column(Text)  # where its outputs went (``--out``)
+    roster: Mapped[str | None] = mapped_column(Text)  # the roster it held the class against
+    at: Mapped[datetime] = mapped_column(UtcDateTime)

@@ -1,0 +1,296 @@
+"""Read ``course.yml`` and ``exercises/*.yml`` into validated models.
+
+Validation happens once, early and all at once: every problem in every file is
+collected and raised together as a ``SpecError``, each as ``path:line:column: message``.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, replace
+from functools import cached_property
+from pathlib import Path
+from typing import Any
+
+from pydantic import BaseModel, ValidationError
+
+from ..course.marks import Marks, duplicate_ids, read_yaml
+from ..course.marks import dotted as _dotted
+from ..course.model import SECTIONS, Assignment, Course, ExerciseBase, not_a_section
+from ..course.params import combinations
+from ..course.templating import render_model
+from ..course.text import DEFAULT_LANGUAGES, declared_languages, model_in, split_texts, with_texts
+from ..course.variants import ExerciseVariant, expand, template_problems
+from ..errors import Location, Problem, SpecError, UsageError, did_you_mean
+from .base import AnyKind
+from .registry import get_kind, known_kinds
+
+COURSE_FILE = "course.yml"
+EXERCISES_DIR = "exercises"
+
+
+@dataclass(frozen=True)
+class LoadedExercise:
+    """An exercise, the kind that grades it, and where its values are in its file.
+
+    An exercise with ``params`` is its base variant here; ``template`` is the exercise as
+    written and ``variants`` every variant the course allows (``course/variants.py``).
+    """
+
+    exercise: Any  # the kind's model, a subclass of ExerciseBase
+    kind: AnyKind
+    marks: Marks
+    template: Any = None  # the model as written, with its templates; None without params
+    variants: tuple[ExerciseVariant, ...] = ()
+
+    def in_language(self, language: str) -> LoadedExercise:
+        """The same exercise, each of its variants too, with every text in ``language``."""
+        return replace(
+            self,
+            exercise=self.exercise.in_language(language),
+            template=self.template.in_language(language) if self.template else None,
+            variants=tuple(
+                replace(v, exercise=v.exercise.in_language(language)) for v in self.variants
+            ),
+        )
+
+
+@dataclass(frozen=True)
+class LoadedCourse:
+    """A whole course, valid: every exercise an assignment names exists."""
+
+    root: Path
+    course: Course
+    marks: Marks
+    exercises: dict[str, LoadedExercise]
+
+    @cached_property
+    def renamed(self) -> dict[str, str]:
+        """Every id an exercise, an answer key or an item had before -> its id now."""
+        from ..course.renames import former_ids
+
+        return former_ids(self)
+
+    def language(self, chosen: str | None) -> str:
+        """The language a command speaks: ``chosen`` (one of the course's), else the default."""
+        if chosen is None:
+            return self.course.languages[0]
+        if chosen not in self.course.languages:
+            raise UsageError(
+                f"--lang {chosen}: the course has no language '{chosen}' "
+                f"(its languages: {', '.join(self.course.languages)})"
+            )
+        return chosen
+
+    def in_language(self, language: str) -> LoadedCourse:
+        """The same course with every text in ``language`` (else in the default language)."""
+        if language not in self.course.languages:
+            raise UsageError(
+                f"the course has no language '{language}' "
+                f"(its languages: {', '.join(self.course.languages)})"
+            )
+        if language == self.course.languages[0]:
+            return self  # its models hold the default language's texts already
+        exercises = {i: e.in_language(language) for i, e in self.exercises.items()}
+        return replace(self, course=self.course.in_language(language), exercises=exercises)
+
+
+def get_assignment(loaded: LoadedCourse, assignment_id: str) -> Assignment:
+    """The assignment named on the command line, or a usage error with a hint."""
+    found = loaded.course.assignment(assignment_id)
+    if found is None:
+        ids = [a.id for a in loaded.course.assignments]
+        hint = did_you_mean(assignment_id, ids)
+        raise UsageError(
+            f"no assignment '{assignment_id}' in the course{hint}; assignments: {', '.join(ids)}"
+        )
+    return found
+
+
+def find_course(course: Path | None) -> Path:
+    """The course.yml to use: ``--course PATH`` (file or folder) or the current folder's."""
+    path = Path(course) if course else Path.cwd()
+    if path.is_dir():
+        path = path / COURSE_FILE
+    if not path.is_file():
+        raise UsageError(f"no course file at {path} (run inside a course folder or pass --course)")
+    return path
+
+
+def load_course(course_file: Path) -> LoadedCourse:
+    """Load and validate a course; raise ``SpecError`` listing every problem found."""
+    root = course_file.parent
+    course, marks, problems, languages = _load_course_file(course_file, root)
+    exercises: dict[str, LoadedExercise] = {}
+    for path in sorted((root / EXERCISES_DIR).glob("*.y*ml")):
+        loaded, found = load_exercise(path, root, languages)
+        problems += found
+        if loaded is not None:
+            exercises[loaded.exercise.id] = loaded
+    if course is not None:
+        problems += _missing_exercises(course, marks, exercises, root)
+        for exercise_id, loaded in exercises.items():
+            exercises[exercise_id], found = expand(loaded, course, root)
+            problems += found
+    if problems:
+        raise SpecError(problems)
+    assert course is not None
+    return LoadedCourse(root, course, marks, exercises)
+
+
+def load_exercise(
+    path: Path, root: Path, languages: tuple[str, ...] = DEFAULT_LANGUAGES
+) -> tuple[LoadedExercise | None, list[Problem]]:
+    """Load one exercise file with the model of its kind; texts may be in ``languages``."""
+    shown = _shown(path, root)
+    data, marks, problems = read_yaml(path, shown)
+    if data is None:
+        return None, problems
+    if not isinstance(data, dict):
+        return None, problems + [Problem(marks.at(()), "an exercise file must be a mapping")]
+    kind = _kind_of(data, marks, problems)
+    if kind is None:
+        return None, problems
+    exercise = _validate(kind.model, data, marks, problems, languages)
+    if exercise is None:
+        return None, problems
+    problems += _common_checks(exercise, path, marks)
+    if not exercise.params:
+        problems += kind.check(exercise, marks, root)
+        return (LoadedExercise(exercise, kind, marks) if not problems else None), problems
+    # Templates are checked as templates; the code they render to, in the base variant.
+    problems += template_problems(exercise, marks)
+    if problems:
+        return None, problems
+    base = render_model(exercise, combinations(exercise.params)[0])
+    problems += kind.check(base, marks, root)
+    return (LoadedExercise(base, kind, marks, exercise) if not problems else None), problems
+
+
+def _load_course_file(
+    path: Path, root: Path
+) -> tuple[Course | None, Marks, list[Problem], tuple[str, ...]]:
+    """The course, where its values are, its problems, and the languages to read texts in."""
+    data, marks, problems = read_yaml(path, _shown(path, root))
+    if data is None:
+        return None, marks, problems, DEFAULT_LANGUAGES
+    languages = declared_languages(data)
+    course = _validate(Course, data, marks, problems, languages)
+    if course is not None:
+        problems += _dups([a.id for a in course.assignments], ("assignments",), marks, "assignment")
+    return course, marks, problems, languages
+
+
+def _kind_of(data: dict[str, Any], marks: Marks, problems: list[Problem]) -> AnyKind | None:
+    name = data.get("kind")
+    if name is None:
+        problems.append(
+            Problem(
+                marks.at(()), f"missing required field 'kind' (one of: {', '.join(known_kinds())})"
+            )
+        )
+        return None
+    kind = get_kind(str(name))
+    if kind is None:
+        hint = did_you_mean(str(name), known_kinds())
+        problems.append(Problem(marks.at(("kind",)), f"kind: unknown kind '{name}'{hint}"))
+    return kind
+
+
+def _validate(
+    model: type[BaseModel],
+    data: Any,
+    marks: Marks,
+    problems: list[Problem],
+    languages: tuple[str, ...],
+) -> Any:
+    data, texts, found = split_texts(model, data, languages, marks)
+    problems += found
+    try:
+        return with_texts(model.model_validate(data), texts)
+    except ValidationError as exc:
+        problems += [_problem_from(err, model, marks) for err in exc.errors()]
+        return None
+
+
+def _problem_from(err: Any, model: type[BaseModel], marks: Marks) -> Problem:
+    loc = tuple(err["loc"])
+    dotted = _dotted(loc)
+    if err["type"] == "extra_forbidden":
+        parent = _fields_at(model, loc[:-1])
+        hint = did_you_mean(str(loc[-1]), parent)
+        return Problem(marks.at(loc), f"{dotted}: unknown key{hint}")
+    if err["type"] == "missing":
+        return Problem(marks.at(loc[:-1]), f"{dotted}: missing required field")
+    got = err.get("input")
+    shown = f", got {got!r:.60}" if not isinstance(got, (dict, list)) else ""
+    message = err["msg"].removeprefix("Value error, ")
+    return Problem(marks.at(loc), f"{dotted}: {message}{shown}")
+
+
+def _fields_at(model: type[BaseModel], loc: tuple[Any, ...]) -> list[str]:
+    """The field names that are allowed at ``loc``, for did-you-mean hints."""
+    current: Any = model
+    for part in loc:
+        if isinstance(part, int):
+            continue
+        field = getattr(current, "model_fields", {}).get(part)
+        if field is None:
+            return []
+        current = model_in(field.annotation)
+    return list(getattr(current, "model_fields", {}))
+
+
+def _common_checks(exercise: ExerciseBase, path: Path, marks: Marks) -> list[Problem]:
+    problems = []
+    if exercise.id != path.stem:
+        problems.append(
+            Problem(
+                marks.at(("id",)), f"id: '{exercise.id}' must equal the file name '{path.stem}'"
+            )
+        )
+    if exercise.section not in SECTIONS:
+        hint = did_you_mean(exercise.section, list(SECTIONS))
+        problems.append(
+            Problem(marks.at(("section",)), f"section: {not_a_section(exercise.section, hint)}")
+        )
+    return problems
+
+
+def _missing_exercises(
+    course: Course, marks: Marks, exercises: dict[str, LoadedExercise], root: Path
+) -> list[Problem]:
+    problems = []
+    for a_index, assignment in enumerate(course.assignments):
+        ids = [item.id for item in assignment.exercises]
+        problems += _dups(ids, ("assignments", a_index, "exercises"), marks, "exercise")
+        for e_index, exercise_id in enumerate(ids):
+            if (
+                exercise_id not in exercises
+                and not (root / EXERCISES_DIR / f"{exercise_id}.yml").exists()
+            ):
+                hint = did_you_mean(exercise_id, list(exercises))
+                where = marks.at(("assignments", a_index, "exercises", e_index))
+                problems.append(
+                    Problem(
+                        where,
+                        f"assignment '{assignment.id}' names a missing exercise "
+                        f"'{exercise_id}'{hint}",
+                    )
+                )
+    return problems
+
+
+def _dups(ids: list[str], key: tuple[Any, ...], marks: Marks, what: str) -> list[Problem]:
+    return list(duplicate_ids(ids, key, marks, what).values())
+
+
+def _shown(path: Path, root: Path) -> str:
+    try:
+        return str(path.resolve().relative_to(root.resolve()))
+    except ValueError:
+        return str(path)
+
+
+def location_of(loaded: LoadedExercise, *key: Any) -> Location:
+    """Where ``key`` is in an exercise's file (for problems found after loading)."""
+    return loaded.marks.at(key)

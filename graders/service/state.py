@@ -1,0 +1,151 @@
+"""What every request of one course's service shares: the ``Service``, and how a request
+finds it, its reader's language and who sent it.
+
+The routes (``api``, ``pages``, ``lti.launch``) and the application that holds them (``app``)
+all use it, so it sits under them: nothing here imports a route.
+"""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import Sequence
+
+from starlette.concurrency import run_in_threadpool
+from starlette.requests import Request
+
+from ..course.learner_language import LearnerLanguages
+from ..course.model import Assignment
+from ..gradebook import store as gradebook
+from ..i18n import N_
+from ..notebook.read import MAX_NOTEBOOK_BYTES
+from ..session import Session
+from .grader import Grader
+from .identity import Authenticator, BearerToken, Credentials, Identity, SessionCookie, identify
+from .lti.tool import LtiTool
+from .queue import Queue
+from .refusals import Message, Refused
+from .servers import Servers
+from .sites import Here, OnCluster, Site
+from .waiting import Waiters
+
+LANGUAGE_COOKIE = "graders_lang"
+
+
+class Service:
+    """What every request of one course's service shares."""
+
+    def __init__(
+        self,
+        session: Session,
+        db_url: str,
+        *,
+        workers: int | None = 1,
+        cluster: str | None = None,
+        isolation: str = "auto",
+        max_bytes: int = MAX_NOTEBOOK_BYTES,
+        queue_limit: int = 10_000,
+        grace_s: float = 30.0,
+        base_url: str | None = None,
+        lti_every_s: float = 10.0,
+    ) -> None:
+        self.session = session
+        self.loaded = session.loaded
+        self.course = session.loaded.course
+        self.engine = gradebook.open_gradebook(db_url)
+        self.credentials = Credentials(self.engine, self.course.id)
+        self.queue = Queue(self.engine, self.course.id, queue_limit, self.loaded.renamed)
+        self.max_bytes, self.grace_s = max_bytes, grace_s
+        self.base_url = base_url.rstrip("/") if base_url else None  # where an LMS reaches it
+        self.lti = LtiTool(self.engine, self.loaded, every_s=lti_every_s)
+        self.stopping = threading.Event()  # the server was asked to stop
+        self.waiters = Waiters(self.stopping, self.queue.finished)
+        site = _site(session, workers, cluster, isolation)
+        self.grader = (
+            Grader(session, self.queue, Servers(self.engine), site, done=self._graded)
+            if site is not None
+            else None
+        )
+        self._languages: dict[str, LearnerLanguages] = {}
+
+    def _graded(self, attempt_id: int) -> None:
+        self.waiters.done(attempt_id)
+        self.lti.wake()  # a new grade of record may be an LMS's to receive
+
+    def assignment(self, ident: str) -> Assignment:
+        """The course's assignment ``ident``; ``Refused`` (404) when there is none."""
+        found = self.course.assignment(ident)
+        if found is None:
+            text = N_("There is no assignment '{assignment}' in this course.")
+            raise Refused(404, Message(text, {"assignment": ident}))
+        return found
+
+    def languages(self, assignment: str) -> LearnerLanguages:
+        """The course of ``assignment`` in each language its learners read (made once)."""
+        if assignment not in self._languages:
+            self._languages[assignment] = LearnerLanguages(self.loaded, assignment)
+        return self._languages[assignment]
+
+    def language(self, request: Request) -> str:
+        """The reader's language: ``?lang=``, else the one they chose on a page, else the
+        first of their browser's that the course has, else the course's first."""
+        languages = self.course.languages
+        for chosen in (request.query_params.get("lang"), request.cookies.get(LANGUAGE_COOKIE)):
+            if chosen in languages:
+                return chosen
+        for tag in accepted_languages(request.headers.get("accept-language", "")):
+            for candidate in (tag, tag.split("-")[0]):
+                if candidate in languages:
+                    return candidate
+        return languages[0]
+
+    async def who(self, request: Request, ways: Sequence[Authenticator]) -> Identity:
+        """Who sent ``request``; ``Refused`` (401) when no one the service knows did."""
+        asked = await run_in_threadpool(identify, request, self.credentials, ways)
+        if asked.identity is not None:
+            return asked.identity
+        text = (
+            N_(
+                "This token is not valid (it may have been replaced by a newer one): ask "
+                "your instructor."
+            )
+            if asked.presented
+            else N_("Sign in: send your token as 'Authorization: Bearer TOKEN'.")
+        )
+        raise Refused(401, Message(text), headers={"WWW-Authenticate": 'Bearer realm="graders"'})
+
+
+def _site(
+    session: Session, workers: int | None, cluster: str | None, isolation: str
+) -> Site | None:
+    """Where this process grades: a cluster (``workers`` at once, by default twice its
+    threads), else here (``workers`` at once); nowhere with ``workers=0``."""
+    if workers == 0:
+        return None
+    if cluster is not None:
+        return OnCluster(session, cluster, isolation=isolation, at_once=workers)
+    return Here(session, workers or 1)
+
+
+def accepted_languages(header: str) -> list[str]:
+    """The language tags of an ``Accept-Language`` header, most wanted first."""
+    found: list[tuple[float, int, str]] = []
+    for index, part in enumerate(header.split(",")):
+        tag, _, params = part.strip().partition(";")
+        quality = 1.0
+        if params.strip().startswith("q="):
+            try:
+                quality = float(params.strip()[2:])
+            except ValueError:
+                quality = 0.0
+        if tag and tag != "*" and quality > 0:
+            found.append((-quality, index, tag.lower()))
+    return [tag for _, _, tag in sorted(found)]
+
+
+API_WAYS: tuple[Authenticator, ...] = (BearerToken(), SessionCookie())
+UPLOAD_WAYS: tuple[Authenticator, ...] = (BearerToken(),)  # a cookie may not post: forms do
+
+
+def service_of(request: Request) -> Service:
+    found: Service = request.app.state.service
+    return found
