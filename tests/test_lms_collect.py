@@ -119,7 +119,8 @@ def test_a_student_both_in_a_folder_and_in_a_download_is_one_error(tmp_path: Pat
     (entry,) = find_submissions(tmp_path, "ps1")
     assert entry.path is None
     assert (
-        str(entry.error) == "2 submissions for ada, expected one: ada/ps1.ipynb, ada_1234_5678_ps1.ipynb"
+        str(entry.error)
+        == "2 submissions for ada, expected one: ada/ps1.ipynb, ada_1234_5678_ps1.ipynb"
     )
 
 
@@ -266,7 +267,8 @@ def test_several_other_notebooks_are_listed_not_guessed(tmp_path: Path) -> None:
     entry = found(tmp_path)["xi"]
     assert entry.path is None
     assert (
-        str(entry.error) == "2 notebooks for ps1, none named ps1.ipynb: xi/draft.ipynb, xi/final.ipynb"
+        str(entry.error)
+        == "2 notebooks for ps1, none named ps1.ipynb: xi/draft.ipynb, xi/final.ipynb"
     )
 
 
