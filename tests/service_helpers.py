@@ -320,10 +320,15 @@ def all_graded(server: ServerProcess, tokens: Mapping[str, str], sent: dict[str,
 
 
 def graded_once(url: str, sent: dict[str, int], *servers: ServerProcess) -> dict[str, Any]:
-    """Each attempt of ``sent`` is graded in the gradebook, and said saved once across every
-    server's log; each learner has a grade of record: learner -> it (a ``StudentResult``)."""
+    """Each attempt of ``sent`` is graded in the gradebook, and no server's log says it saved
+    one twice; each learner has a grade of record: learner -> it (a ``StudentResult``).
+
+    A log may say less than was saved: ``kill -9`` can fall between a grade's commit and
+    its log line. The gradebook is what counts; the logs show nothing was saved twice."""
     assert statuses(url) == Counter({"graded": len(sent)})
-    assert saved_lines(*servers) == Counter(set(sent.values())), [s.log() for s in servers]
+    said = saved_lines(*servers)
+    assert set(said) <= set(sent.values()), [s.log() for s in servers]
+    assert all(times == 1 for times in said.values()), [s.log() for s in servers]
     doc = gradebook.results_document(url, "autograd-semantics", "ps1")
     assert sorted(s.student for s in doc.students) == sorted(sent)
     return {s.student: s for s in doc.students}

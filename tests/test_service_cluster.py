@@ -4,7 +4,7 @@ uvicorn on a free loopback port, ``local:2`` (a LocalCluster of the server's own
 ``dask scheduler`` with ``dask worker`` processes, real SQLite and PostgreSQL.
 
 What is read: every attempt ends ``graded`` with the learner's grade of record, and the
-servers' logs name each attempt saved once (``service_helpers.graded_once``) — through a
+servers' logs never name an attempt saved twice (``service_helpers.graded_once``) — through a
 burst, a worker killed mid-job, ``kill -9`` of the server, a stop with jobs out on the
 workers, and two servers sharing a PostgreSQL gradebook and a cluster.
 """

@@ -85,18 +85,22 @@ def open_client(address: str) -> Iterator[Client]:
     if address.startswith(LOCAL_PREFIX):
         workers = _local_workers(address)
         # One thread per worker process: each has its own warm sandbox, as --workers has here.
-        with (
-            LocalCluster(
-                n_workers=workers,
-                threads_per_worker=1,
-                processes=True,
-                host=LOCAL_HOST,  # a cluster of this machine listens on this machine only
-                dashboard_address=f"{LOCAL_HOST}:0",  # any free port: Dask's 8787 may be taken
-            ) as cluster,
-            Client(cluster) as client,
-        ):
-            client.wait_for_workers(workers, timeout=CONNECT_TIMEOUT_S * workers)
-            yield client
+        with LocalCluster(
+            n_workers=workers,
+            threads_per_worker=1,
+            processes=True,
+            host=LOCAL_HOST,  # a cluster of this machine listens on this machine only
+            dashboard_address=f"{LOCAL_HOST}:0",  # any free port: Dask's 8787 may be taken
+        ) as cluster:
+            # Not `with Client(...)`: that makes it the current client of this thread's
+            # context, which only that context may undo, and the service opens its client
+            # in one thread and closes it in another.
+            client = Client(cluster)
+            try:
+                client.wait_for_workers(workers, timeout=CONNECT_TIMEOUT_S * workers)
+                yield client
+            finally:
+                _close(client)
         return
     try:
         client = Client(address, timeout=CONNECT_TIMEOUT_S)
