@@ -44,7 +44,7 @@ def main() -> None:
         _floor(runner, args.rounds)
         for ex in code:
             prepared = ex.kind.prepare(ex.exercise, ctx)
-            given = ExerciseAnswers({}, code=prepared["solution"])
+            given = ExerciseAnswers({}, code=prepared.solution)
             ex.kind.grade(
                 ex.exercise, prepared, given, ctx
             )  # warm-up: the first job imports the task module
@@ -63,7 +63,7 @@ def main() -> None:
 
 def _floor(runner: object, rounds: int) -> None:
     job = Job(
-        "graders.truth_child:compute",
+        "graders.kinds.predict.child.task:compute",
         {"seed": 0, "setup": "", "questions": [{"id": "one", "expr": "1"}]},
         Limits(),
     )

@@ -9,8 +9,8 @@ because another learner's was read at the same moment. So every tree the trusted
 builds is built here, under one lock: a parse takes microseconds, and a class's reading
 is not slowed by it.
 
-Learner code compiled inside a sandbox child (``kinds.code.learner``, and the ``compile``
-``kinds.code.namespace`` gives it) is not parsed here: a child runs one learner's code,
+Learner code compiled inside a sandbox child (``kinds.code.child.learner``, and the ``compile``
+``kinds.code.child.namespace`` gives it) is not parsed here: a child runs one learner's code,
 on its own.
 """
 

@@ -34,8 +34,9 @@ from graders.grading.pipeline import (
     prepare_assignment,
 )
 from graders.kinds.base import Context, ExerciseAnswers
-from graders.kinds.code.allowlist import DEFAULT_IMPORTS
-from graders.kinds.code.learner import allows
+from graders.kinds.code.child.allowlist import DEFAULT_IMPORTS
+from graders.kinds.code.child.learner import allows
+from graders.kinds.code.reference import Reference
 from graders.kinds.load import LoadedCourse, load_course
 from graders.kinds.registry import sandbox_modules
 from graders.results import QuestionResult
@@ -75,7 +76,7 @@ def env(
 
 
 @pytest.fixture(scope="module")
-def prepared(env: tuple[LoadedCourse, Context]) -> dict[str, dict[str, Any]]:
+def prepared(env: tuple[LoadedCourse, Context]) -> dict[str, Reference]:
     loaded, ctx = env
     return {
         ex: loaded.exercises[ex].kind.prepare(loaded.exercises[ex].exercise, ctx)
@@ -95,7 +96,7 @@ def modules_of(loaded: LoadedCourse) -> dict[str, tuple[str, str]]:
 
 def grade_code(
     env: tuple[LoadedCourse, Context],
-    prepared: dict[str, Any],
+    prepared: dict[str, Reference],
     exercise_id: str,
     source: str,
     imports: tuple[str, ...] = (),
@@ -127,7 +128,7 @@ def outside_imports(path: Path) -> tuple[str, ...]:
 
 @pytest.fixture(scope="module")
 def corpus_results(
-    env: tuple[LoadedCourse, Context], prepared: dict[str, Any]
+    env: tuple[LoadedCourse, Context], prepared: dict[str, Reference]
 ) -> dict[str, list[QuestionResult]]:
     """Every corpus file graded once, two at a time (the runner has two warm servers)."""
     files = sorted(CORPUS.glob("*.py"))
@@ -157,20 +158,20 @@ def expected_statuses(path: Path, check_ids: list[str]) -> dict[str, str]:
 
 @pytest.mark.parametrize("exercise_id", CODE_EXERCISES)
 def test_every_solution_earns_full_marks(
-    env: Any, prepared: dict[str, Any], exercise_id: str
+    env: Any, prepared: dict[str, Reference], exercise_id: str
 ) -> None:
-    results = grade_code(env, prepared, exercise_id, prepared[exercise_id]["solution"])
+    results = grade_code(env, prepared, exercise_id, prepared[exercise_id].solution)
     assert [r.status.value for r in results] == ["correct"] * len(results)
     assert sum(r.points for r in results) == sum(r.max_points for r in results) > 0
 
 
 @pytest.mark.parametrize("exercise_id", CODE_EXERCISES)
 def test_reference_observations_pass_their_own_checks(
-    env: Any, prepared: dict[str, Any], exercise_id: str
+    env: Any, prepared: dict[str, Reference], exercise_id: str
 ) -> None:
     loaded, _ = env
     ex = loaded.exercises[exercise_id]
-    assert "error" not in prepared[exercise_id]
+    assert prepared[exercise_id].error is None
     assert ex.kind.problems(ex.exercise, prepared[exercise_id], ex.marks) == []
 
 
@@ -199,7 +200,7 @@ REFUSED = sorted(p for p in CORPUS.glob("*.py") if outside_imports(p))
 
 @pytest.mark.parametrize("path", REFUSED, ids=lambda p: p.stem)
 def test_an_import_the_course_does_not_allow_is_an_error_that_names_it(
-    env: Any, prepared: dict[str, Any], path: Path
+    env: Any, prepared: dict[str, Reference], path: Path
 ) -> None:
     results = grade_code(env, prepared, target(path), path.read_text())
 
@@ -238,13 +239,13 @@ def test_corpus_covers_every_outcome() -> None:
     ],
 )
 def test_hostile_exercise_costs_only_itself(
-    env: tuple[LoadedCourse, Context], prepared: dict[str, Any], tmp_path: Path, hostile: str
+    env: tuple[LoadedCourse, Context], prepared: dict[str, Reference], tmp_path: Path, hostile: str
 ) -> None:
     loaded, ctx = env
     prep = prepare_assignment(loaded, "ps3", ctx)
     code = {
         "freeze-module": (CORPUS / f"{hostile}.py").read_text(),
-        "detach-forward": prepared["detach-forward"]["solution"],
+        "detach-forward": prepared["detach-forward"].solution,
     }
     answers = tmp_path / "ada.yml"
     answers.write_text(yaml.safe_dump({"student": "ada", "assignment": "ps3", "code": code}))
@@ -258,7 +259,7 @@ def test_hostile_exercise_costs_only_itself(
 
 
 def test_batch_with_a_loop_and_a_memory_bomb(
-    env: tuple[LoadedCourse, Context], prepared: dict[str, Any], tmp_path: Path
+    env: tuple[LoadedCourse, Context], prepared: dict[str, Reference], tmp_path: Path
 ) -> None:
     loaded, ctx = env
     prep = prepare_assignment(loaded, "ps3", ctx)
@@ -291,10 +292,10 @@ def test_batch_with_a_loop_and_a_memory_bomb(
 Planned = dict[str, tuple[set[str], float, str]]  # exercise -> (statuses, points, source)
 
 
-def _batch_plan(prepared: dict[str, Any]) -> list[tuple[str, Planned]]:
+def _batch_plan(prepared: dict[str, Reference]) -> list[tuple[str, Planned]]:
     """20 students: correct and partly wrong answers, one endless loop, one unbounded allocation."""
     full = {"detach-forward": 4.0, "freeze-module": 6.0, "straight-through": 3.0}
-    solution = {ex: ({"correct"}, points, prepared[ex]["solution"]) for ex, points in full.items()}
+    solution = {ex: ({"correct"}, points, prepared[ex].solution) for ex, points in full.items()}
     round_only = (
         {"correct", "wrong"},
         1.0,
@@ -394,7 +395,7 @@ def level_env(
 
 @pytest.mark.parametrize("path", TRUST_CASES, ids=lambda p: p.stem)
 def test_trust_cases_at_every_isolation_level_and_the_next_learner_gets_full_marks(
-    level_env: tuple[LoadedCourse, Context], prepared: dict[str, Any], path: Path
+    level_env: tuple[LoadedCourse, Context], prepared: dict[str, Reference], path: Path
 ) -> None:
     loaded, _ = level_env
     checks = loaded.exercises[target(path)].exercise.checks
@@ -406,7 +407,7 @@ def test_trust_cases_at_every_isolation_level_and_the_next_learner_gets_full_mar
     )
     assert all(expected_message(path) in str(r.feedback) for r in results)
     victim = grade_code(
-        level_env, prepared, "independent-copy", prepared["independent-copy"]["solution"]
+        level_env, prepared, "independent-copy", prepared["independent-copy"].solution
     )
     assert all(r.status.value == "correct" for r in victim), [str(r.feedback) for r in victim]
 
@@ -434,7 +435,7 @@ class CountingRunner:
 
 
 def one_learner(
-    env: tuple[LoadedCourse, Context], prepared: dict[str, Any], sources: dict[str, str]
+    env: tuple[LoadedCourse, Context], prepared: dict[str, Reference], sources: dict[str, str]
 ) -> tuple[dict[str, list[str]], list[int]]:
     """Grade one learner's code exercises as the pipeline does: statuses, and runner calls."""
     loaded, ctx = env
@@ -453,22 +454,22 @@ def one_learner(
 
 
 def test_a_learners_code_exercises_run_as_one_job(
-    env: tuple[LoadedCourse, Context], prepared: dict[str, Any]
+    env: tuple[LoadedCourse, Context], prepared: dict[str, Reference]
 ) -> None:
-    solutions = {ex: prepared[ex]["solution"] for ex in CODE_EXERCISES}
+    solutions = {ex: prepared[ex].solution for ex in CODE_EXERCISES}
     statuses, calls = one_learner(env, prepared, solutions)
     assert calls == [len(CODE_EXERCISES)]
     assert statuses == {ex: ["correct"] * len(statuses[ex]) for ex in CODE_EXERCISES}
 
 
 def test_a_child_killed_in_one_exercise_costs_that_exercise_only(
-    env: tuple[LoadedCourse, Context], prepared: dict[str, Any]
+    env: tuple[LoadedCourse, Context], prepared: dict[str, Reference]
 ) -> None:
     # The learner's second exercise never returns: its child is killed at its budget, and
     # the exercises after it run in a fresh child.
     victim = CODE_EXERCISES[1]
     entry = env[0].exercises[victim].exercise.entry  # type: ignore[attr-defined]
-    sources = {ex: prepared[ex]["solution"] for ex in CODE_EXERCISES}
+    sources = {ex: prepared[ex].solution for ex in CODE_EXERCISES}
     sources[victim] = f"def {entry}(*args):\n    while True:\n        pass\n"
     statuses, calls = one_learner(env, prepared, sources)
     assert calls == [len(CODE_EXERCISES)]

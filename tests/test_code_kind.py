@@ -17,8 +17,9 @@ from graders.checker import Malformed, tensor_verdict
 from graders.errors import SpecError
 from graders.kinds.base import Context, ExerciseAnswers
 from graders.kinds.code.checkers import load_checker
-from graders.kinds.code.child import check as keeper_check
 from graders.kinds.code.outcome import judge_outcome
+from graders.kinds.code.reference import Reference
+from graders.kinds.code.returned import check as keeper_check
 from graders.kinds.load import load_course
 from graders.results import Status
 from graders.sandbox import Outcome
@@ -161,7 +162,7 @@ def test_items_and_key(tmp_path: Path) -> None:
         ("copy/values", 1.0),
         ("copy/own-memory", 2.0),
     ]
-    assert ex.kind.key(ex.exercise, {"solution": SOLUTION}) == {"copy": SOLUTION}
+    assert ex.kind.key(ex.exercise, Reference(SOLUTION)) == {"copy": SOLUTION}
 
 
 @pytest.mark.parametrize(
@@ -373,7 +374,7 @@ def test_observations_not_written_by_the_harness_are_integrity(
     )
     results = ex.kind.grade(
         ex.exercise,
-        {"observations": reference, "solution": SOLUTION},
+        Reference(SOLUTION, reference),
         ExerciseAnswers({}, code="x = 1"),
         ctx,
     )
@@ -388,7 +389,7 @@ def test_unanswered_and_template_are_not_run(tmp_path: Path) -> None:
     for code in (None, "  ", ex.exercise.template):
         results = ex.kind.grade(
             ex.exercise,
-            {"observations": {}, "solution": SOLUTION},
+            Reference(SOLUTION, {}),
             ExerciseAnswers({}, code=code),
             ctx,
         )
@@ -467,7 +468,7 @@ def test_a_missing_sample_is_a_problem_for_validate_not_for_loading(tmp_path: Pa
     loaded = load_course(make_course(tmp_path, exercise=EXERCISE.replace("checks:", sample)))
     ex = loaded.exercises["copy"]
     ctx = Context(loaded.course, tmp_path, None, None)  # type: ignore[arg-type]  # never used
-    problems = ex.kind.self_test(ex.exercise, {"solution": SOLUTION}, ctx, ex.marks)
+    problems = ex.kind.self_test(ex.exercise, Reference(SOLUTION), ctx, ex.marks)
     assert [str(p) for p in problems] == [
         "exercises/copy.yml:14:6: samples[0].file: no file samples/none.py"
     ]

@@ -3,7 +3,7 @@ really wrong, the article drifts the audit must report, and the course-v2 findin
 (issue 17) each held by a test: what torch contradicts is no longer claimed, no title or
 prompt gives its answer away, answers are asked for in a form a learner can write.
 
-Truths come from ``graders.truth_child.compute``, the very function the sandbox child
+Truths come from ``graders.kinds.predict.child.task.compute``, the very function the sandbox child
 runs, called in this process: the course's own setup code is trusted, and a child
 per exercise would only slow the suite down.
 """
@@ -24,8 +24,8 @@ from graders.course.model import BEYOND, SECTIONS, in_article
 from graders.course.text import text_paths
 from graders.kinds.load import LoadedCourse, load_course
 from graders.kinds.predict.audit import audit_course
+from graders.kinds.predict.child.task import compute
 from graders.kinds.predict.truth import Truths
-from graders.truth_child import compute
 from graders.validate import untranslated
 
 COURSE_FILE = Path(__file__).resolve().parent.parent / "course.yml"

@@ -3,7 +3,7 @@ torch, grades its own key as right and its misconceptions as wrong, in both lang
 two learners get their own notebooks (release --roster) and are graded each in their own
 variant by `graders autograde`.
 
-Truths come from ``graders.truth_child.compute`` called in this process, as in
+Truths come from ``graders.kinds.predict.child.task.compute`` called in this process, as in
 ``test_course_content.py``: the course's own code is trusted.
 """
 
@@ -26,10 +26,10 @@ from graders.course.variants import ExerciseVariant, learner_variant
 from graders.grading.pipeline import answer_key, for_learner, prepare_assignment
 from graders.kinds.base import Context
 from graders.kinds.load import LoadedCourse, load_course
+from graders.kinds.predict.child.task import compute
 from graders.kinds.predict.truth import Truths, _payload
 from graders.sandbox import InProcessRunner
 from graders.session import Session
-from graders.truth_child import compute
 
 REPO = Path(__file__).resolve().parent.parent
 MIN_PARAMETERISED = 8

@@ -31,7 +31,7 @@ LAYERS: tuple[tuple[str, ...], ...] = (
     ("graders.course",),  # the course as data: no kind, no session
     ("graders.answers",),  # the literal grammar: never executes anything
     ("graders.checker",),  # the toolkit a course's checkers are written with
-    ("graders.kinds", "graders.truth_child"),  # the kinds, and the course read by kind
+    ("graders.kinds",),  # the kinds, and the course read by kind
     ("graders.notebook",),
     ("graders.session", "graders.validate"),  # a course opened for work, and checked whole
     ("graders.submissions",),  # a class's handed-in work, found and read
@@ -262,8 +262,8 @@ def _imports_as(path: Path, package: Path) -> Iterator[tuple[int, str]]:
 # in a sandbox child of their own.
 PARSES_ON_ITS_OWN = (
     "graders/syntax.py",
-    "graders/kinds/code/learner.py",
-    "graders/kinds/code/namespace.py",
+    "graders/kinds/code/child/learner.py",
+    "graders/kinds/code/child/namespace.py",
 )
 
 
@@ -296,3 +296,27 @@ def test_a_long_module_says_why_it_is_one_piece() -> None:
         and "One piece:" not in (ast.get_docstring(ast.parse(text)) or "")
     }
     assert unexplained == {}
+
+
+# What runs in a sandbox child (each kind's ``child/``) imports, of graders, only its own
+# folder and what a child needs: the checker toolkit (a code exercise's checker observes
+# the learner's function with it) and the literal grammar (truths are described with it).
+CHILD_MAY_IMPORT = ("graders.checker", "graders.answers")
+
+
+def test_what_runs_in_a_sandbox_child_imports_nothing_that_grades() -> None:
+    children = sorted(PACKAGE.glob("kinds/*/child"))
+    assert [c.parent.name for c in children] == ["code", "predict"]  # every kind has one
+    found = []
+    for folder in children:
+        own = module_name(folder / "__init__.py")
+        for path in sorted(folder.glob("*.py")):
+            for line, target in imports(path):
+                allowed = (own, *CHILD_MAY_IMPORT)
+                if target.startswith("graders") and not _within(target, allowed):
+                    found.append(f"{path.relative_to(PACKAGE.parent)}:{line} imports {target}")
+    assert found == []
+
+
+def _within(target: str, packages: tuple[str, ...]) -> bool:
+    return any(target == p or target.startswith(f"{p}.") for p in packages)

@@ -157,7 +157,7 @@ def results(course: Path) -> dict[str, Any]:
     )
     info = course_info(loaded)
     code = {
-        ex.loaded.exercise.id: (ex.prepared["solution"], ex.loaded.exercise.template)
+        ex.loaded.exercise.id: (ex.prepared.solution, ex.loaded.exercise.template)
         for ex in prep.exercises
         if ex.loaded.kind.name == "code"
     }

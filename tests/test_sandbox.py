@@ -51,8 +51,8 @@ def test_limits_refuse_what_is_not_a_positive_number(fields: dict[str, Any]) -> 
 @pytest.mark.parametrize(
     "task, payload",
     [
-        ("graders.truth_child", {}),
-        ("graders.truth_child:compute:x", {}),
+        ("graders.kinds.predict.child.task", {}),
+        ("graders.kinds.predict.child.task:compute:x", {}),
         ("1mod:task", {}),
         ("mod:task", [1]),
     ],
@@ -220,7 +220,9 @@ def inprocess() -> InProcessRunner:
 @pytest.fixture(scope="module")
 def runner() -> Iterator[Any]:
     with open_runner(
-        workers=2, task_paths=[TASK_PATH], preload=("graders.truth_child", MISSING_PRELOAD)
+        workers=2,
+        task_paths=[TASK_PATH],
+        preload=("graders.kinds.predict.child.task", MISSING_PRELOAD),
     ) as runner:
         yield runner
 

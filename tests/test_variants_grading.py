@@ -17,9 +17,9 @@ from graders.batch.autograde import autograde
 from graders.course.variants import learner_variant
 from graders.grading.pipeline import answer_key, for_learner, prepare_assignment
 from graders.kinds.base import Context
+from graders.kinds.predict.child.task import compute
 from graders.sandbox import InProcessRunner, Job, Outcome
 from graders.session import Session
-from graders.truth_child import compute
 
 SCALED_ITEMS = ("scaled-grad/grad", "scaled-grad/shape", "scaled-grad/total")
 

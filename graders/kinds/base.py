@@ -1,12 +1,12 @@
-"""The kind contract: everything graders asks an exercise kind, and the values it passes.
+"""The values passed between graders and its exercise kinds (the contract itself, which
+says who asks a kind what, is ``contract``).
 
-A kind is a registry entry (``registry``), never a branch. Each kind says how its
-exercises are validated (``check``), what they grade (``items``), how their state is
-prepared once per batch (``prepare``, typed by the kind), how a submission is graded, how
-its cells are laid out in a notebook (``notebook_side``), named there (``labels``) and read back
-(``read_cell``, ``cell_problem``), which course files a copy of it needs (``files``), and
-how its answers aggregate in a class report (``literal_answers``, ``misconceptions``).
-Nothing outside ``kinds/`` asks which kind an exercise is.
+    Item            one gradable unit of an exercise (a question, a code check)
+    Submission      what one learner handed in for one assignment, as plain data
+    ExerciseAnswers what a submission says about one exercise
+    Context         what kinds need of the outside world to prepare and grade
+    Reading         what one answer cell says, read without running it
+    CellReader      a kind's answer cells as a notebook's reader finds and reads them
 """
 
 from __future__ import annotations
@@ -22,12 +22,8 @@ from ..said import Told
 if TYPE_CHECKING:
     # Types only: a notebook's reader (the learner's check) imports this module and must
     # not pay for the course's models.
-    from ..course.marks import Marks
-    from ..course.model import Course, ExerciseBase
-    from ..errors import Problem
-    from ..results import QuestionResult
+    from ..course.model import Course
     from ..sandbox import Job, Outcome
-    from .notebook_side import Part, Placed
 
 
 @dataclass(frozen=True)
@@ -68,6 +64,9 @@ class Submission:
         return replace(
             self, answers=_renamed(self.answers, current), notes=_renamed(self.notes, current)
         )
+
+
+V = TypeVar("V")
 
 
 def _renamed(by_key: Mapping[str, V], current: Mapping[str, str]) -> dict[str, V]:
@@ -150,81 +149,3 @@ class CellReader:
     tag: str
     read_cell: Callable[[str, Mapping[str, Any]], Reading]
     cell_problem: Callable[[str, Mapping[str, Any]], Told | None]
-
-
-E = TypeVar("E", bound="ExerciseBase")
-P = TypeVar("P")
-V = TypeVar("V")
-
-
-class Kind(Protocol[E, P]):
-    """The contract every exercise kind fulfils; ``E`` is its model, ``P`` its prepared state."""
-
-    name: str  # the YAML `kind`
-    model: type[E]
-    cell_tag: str  # the key of metadata.graders that marks this kind's answer cells
-    literal_answers: bool  # answers are literals: a report groups wrong ones by their form
-    answers_section: str  # the mapping of an answers file (YAML) that holds this kind's answers
-
-    def check(self, exercise: E, marks: Marks, root: Path) -> list[Problem]:
-        """Problems the model cannot see (code that does not parse, missing files)."""
-
-    def items(self, exercise: E) -> list[Item]:
-        """The gradable items, in order."""
-
-    def prepare(self, exercise: E, ctx: Context) -> P:
-        """Compute, in torch, what answers are judged against (cached on disk)."""
-
-    def prepare_many(self, exercises: Sequence[E], ctx: Context) -> list[P]:
-        """``prepare`` for the variants of one exercise (together, where the kind can)."""
-
-    def fingerprint(self, prepared: P) -> Any:
-        """The prepared state as JSON: a grade is redone when it changes."""
-
-    def problems(self, exercise: E, prepared: P, marks: Marks) -> list[Problem]:
-        """Problems found while preparing (a truth that cannot be computed)."""
-
-    def given(self, exercise: E, submission: Submission) -> ExerciseAnswers:
-        """What ``submission`` answers for this exercise."""
-
-    def jobs(self, exercise: E, prepared: P, given: ExerciseAnswers, ctx: Context) -> list[Job]:
-        """The sandbox jobs ``grade`` will run for these answers (none for most kinds).
-
-        The pipeline runs a submission's jobs together, in one child where it can
-        (``kinds.prefetch``), before it calls ``grade``.
-        """
-
-    def grade(
-        self, exercise: E, prepared: P, given: ExerciseAnswers, ctx: Context
-    ) -> list[QuestionResult]:
-        """Grade one submission's answers for this exercise."""
-
-    def key(self, exercise: E, prepared: P) -> dict[str, str]:
-        """Answer key -> what a learner should write to earn full marks."""
-
-    def answer_keys(self, exercise: E) -> list[str]:
-        """The keys of the exercise's answer cells, in notebook order."""
-
-    def layout(self, placed: Placed, key: Mapping[str, str]) -> list[Part]:
-        """The exercise's parts of a notebook (``key`` may be empty)."""
-
-    def labels(self, placed: Placed) -> dict[str, str]:
-        """Answer key and item id -> how the notebook names it (``Question 1.2``)."""
-
-    def hint(self) -> str:
-        """How to answer this kind's cells, for a notebook's introduction."""
-
-    def read_cell(self, source: str, meta: Mapping[str, Any]) -> Reading:
-        """What a submitted answer cell of this kind says (nothing in it is run)."""
-
-    def cell_problem(self, source: str, meta: Mapping[str, Any]) -> Told | None:
-        """For the pre-submit check: None unanswered, "" readable, else why it cannot be read."""
-
-    def files(self, exercise: E) -> list[str]:
-        """Course files the exercise needs besides its own, relative to the course folder."""
-
-    def misconceptions(self, exercise: E) -> dict[str, tuple[DeclaredMisconception, ...]]:
-        """Item id -> the misconceptions it declares (for the class report)."""
-
-
-AnyKind = Kind[Any, Any]

@@ -21,7 +21,7 @@ from ..course.templating import render_model
 from ..course.text import DEFAULT_LANGUAGES, declared_languages, model_in, split_texts, with_texts
 from ..course.variants import ExerciseVariant, expand, template_problems
 from ..errors import Location, Problem, SpecError, UsageError, did_you_mean
-from .base import AnyKind
+from .contract import AnyKind
 from .registry import get_kind, known_kinds
 
 COURSE_FILE = "course.yml"

@@ -8,6 +8,7 @@ from dataclasses import replace
 from typing import TYPE_CHECKING, Any
 
 from ..errors import Problem
+from .registry import capabilities
 
 if TYPE_CHECKING:
     from .base import Context
@@ -85,9 +86,10 @@ def self_test_problems(
 
     def self_test(exercise_id: str) -> list[Problem]:
         ex = loaded.exercises[exercise_id]
-        test = getattr(ex.kind, "self_test", None)
-        if test is None:
+        tested = capabilities(ex.kind).self_testing
+        if tested is None:
             return []
+        test = tested.self_test
         if not ex.variants:
             return list(test(ex.exercise, prepared[exercise_id][0], ctx, ex.marks))
         # A problem of several variants is reported once, naming each variant it is in.

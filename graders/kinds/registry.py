@@ -1,9 +1,11 @@
 """The exercise kinds, keyed by the YAML ``kind`` field.
 
 Each module named in ``kinds.BUILTIN_KINDS`` calls ``@register`` on a class that fulfils
-``base.Kind``. The loader asks the registry which model validates an exercise file; the
-notebook reader asks it whose cell a ``metadata.graders`` tag marks (``kind_of_cell``),
-which needs only each kind's cells module, not the kind.
+``contract.Kind``; a class that does not is refused there, naming what it lacks. The
+optional capabilities a kind offers are found then too (``capabilities``). The loader asks
+the registry which model validates an exercise file; the notebook reader asks it whose
+cell a ``metadata.graders`` tag marks (``kind_of_cell``), which needs only each kind's
+cells module, not the kind.
 """
 
 from __future__ import annotations
@@ -16,19 +18,37 @@ from typing import TYPE_CHECKING, Any, TypeVar
 
 from . import BUILTIN_KINDS
 from .base import CellReader
+from .contract import Capabilities, capabilities_of, unfulfilled
 
 if TYPE_CHECKING:
-    from .base import AnyKind
+    from .contract import AnyKind
 
 KINDS: dict[str, AnyKind] = {}
+CAPABLE: dict[str, Capabilities] = {}  # kind name -> the optional capabilities it offers
 K = TypeVar("K")
 
 
+class KindContractError(TypeError):
+    """A class registered as a kind does not fulfil the kind contract."""
+
+
 def register(cls: type[K]) -> type[K]:
-    """Class decorator: make this kind available under its ``name``."""
+    """Class decorator: make this kind available under its ``name``, once it is seen to
+    fulfil every part of the contract (and any optional capability it offers, whole)."""
+    wrong = unfulfilled(cls)
+    if wrong:
+        raise KindContractError(
+            f"{cls.__module__}.{cls.__qualname__} is not an exercise kind: {'; '.join(wrong)}"
+        )
     instance: Any = cls()
     KINDS[instance.name] = instance
+    CAPABLE[instance.name] = capabilities_of(instance)
     return cls
+
+
+def capabilities(kind: AnyKind) -> Capabilities:
+    """The optional capabilities ``kind`` offers, as found when it registered."""
+    return CAPABLE.get(kind.name, Capabilities())
 
 
 def get_kind(name: str) -> AnyKind | None:
@@ -77,9 +97,9 @@ def sandbox_modules(exercises: Iterable[Any], root: Path) -> dict[str, tuple[str
     loaded exercises: what each kind says it needs (a code exercise's checker)."""
     found: dict[str, tuple[str, str]] = {}
     for loaded in exercises:
-        needs = getattr(loaded.kind, "sandbox_modules", None)
-        if needs is not None:
-            found.update(needs(loaded.exercise, root))
+        preloads = capabilities(loaded.kind).preloads_sandbox
+        if preloads is not None:
+            found.update(preloads.sandbox_modules(loaded.exercise, root))
     return found
 
 

@@ -12,7 +12,8 @@ from pathlib import Path
 
 from ..errors import SubmissionError
 from ..intake.text import Refused, check_text
-from ..kinds.base import AnyKind, Submission
+from ..kinds.base import Submission
+from ..kinds.contract import AnyKind
 from ..kinds.load import LoadedCourse, get_assignment
 from ..said import Told, paragraphs, say, told
 from .counted import counted_cell

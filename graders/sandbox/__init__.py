@@ -5,7 +5,8 @@ isolation level this machine offers; each ``Job`` runs ``task(payload)`` in a fr
 confined child and comes back as an ``Outcome``::
 
     with open_runner(hide=[course_dir]) as runner:
-        outcome = runner.run(Job("graders.truth_child:compute", payload, Limits(timeout_s=10)))
+        task = "graders.kinds.predict.child.task:compute"
+        outcome = runner.run(Job(task, payload, Limits(timeout_s=10)))
         if outcome.status == "ok":
             use(outcome.result)          # plain JSON from the child: check its shape
         else:

@@ -20,9 +20,10 @@ from .scratch import remove_tree
 from .worker import Worker
 
 DEFAULT_PRELOAD = (
-    "graders.truth_child",
-    "graders.kinds.code.child",
-)  # the task modules of truths and code exercises
+    "graders.kinds.predict.child.task",
+    "graders.kinds.code.child.task",
+    "graders.kinds.code.returned",
+)  # the task modules of truths and code exercises, and the keeper's check of the latter
 MAX_WORKERS = 64
 UID_BASE = 1_000_000_000  # children's uids: far above any system or human account
 

@@ -16,17 +16,18 @@ from ...results import QuestionResult, Status
 from ...said import Told, authored, paragraphs, say
 from ..base import Context
 from ..cache import course_limits
-from .allowlist import DEFAULT_IMPORTS
 from .checkers import Checker, digest
+from .child.allowlist import DEFAULT_IMPORTS
 from .model import Check, CodeExercise
 from .outcome import FORGED, Judged, judge_outcome
+from .reference import Reference
 from .samples import mismatches
 from .sources import read_source, variant_values
 
 if TYPE_CHECKING:
     from ...sandbox import Job
 
-TASK, CHECK = "graders.kinds.code.child:run", "graders.kinds.code.child:check"
+TASK, CHECK = "graders.kinds.code.child.task:run", "graders.kinds.code.returned:check"
 # The floor is for a busy machine: the reference's time was measured once, maybe on a quiet
 # one, and a correct answer must not time out when the class is graded beside other work.
 MIN_BUDGET_S, BUDGET_FACTOR = 2.0, 50.0
@@ -35,36 +36,37 @@ MIN_BUDGET_S, BUDGET_FACTOR = 2.0, 50.0
 MIN_CPU_BUDGET_S = 1.0
 
 
-def budget_s(exercise: CodeExercise, prepared: dict[str, Any], ctx: Context) -> float:
+def budget_s(exercise: CodeExercise, prepared: Reference, ctx: Context) -> float:
     """The exercise's time budget: its own, else a multiple of the reference's time."""
     cap = course_limits(ctx).timeout_s
     if exercise.timeout_s is not None:
         return min(exercise.timeout_s, cap)
-    return min(cap, max(MIN_BUDGET_S, BUDGET_FACTOR * float(prepared.get("reference_s", cap))))
+    took = cap if prepared.took_s is None else prepared.took_s
+    return min(cap, max(MIN_BUDGET_S, BUDGET_FACTOR * took))
 
 
-def cpu_budget_s(exercise: CodeExercise, prepared: dict[str, Any], ctx: Context) -> float:
+def cpu_budget_s(exercise: CodeExercise, prepared: Reference, ctx: Context) -> float:
     """The exercise's CPU budget: its own ``timeout_s``, else a multiple of the reference's
     time with a lower floor than the wall budget's, and never more than the wall budget."""
     wall = budget_s(exercise, prepared, ctx)
-    if exercise.timeout_s is not None or "reference_s" not in prepared:
+    if exercise.timeout_s is not None or prepared.took_s is None:
         return wall
-    return min(wall, max(MIN_CPU_BUDGET_S, BUDGET_FACTOR * float(prepared["reference_s"])))
+    return min(wall, max(MIN_CPU_BUDGET_S, BUDGET_FACTOR * prepared.took_s))
 
 
 def grade_source(
-    exercise: CodeExercise, checker: Checker, prepared: dict[str, Any], source: str, ctx: Context
+    exercise: CodeExercise, checker: Checker, prepared: Reference, source: str, ctx: Context
 ) -> list[QuestionResult]:
     budget = budget_s(exercise, prepared, ctx)
     cpu = cpu_budget_s(exercise, prepared, ctx)
     judged, _took = run_checker(exercise, checker, source, ctx, budget, cpu)
     if judged.observations is None:
         message = judged.message
-        if judged.status is Status.TIMEOUT and "reference_s" in prepared:
+        if judged.status is Status.TIMEOUT and prepared.took_s is not None:
             message = say(
                 "{reason} (the reference solution takes {ms} ms).",
                 reason=message,
-                ms=f"{prepared['reference_s'] * 1000:.0f}",
+                ms=f"{prepared.took_s * 1000:.0f}",
             )
         return all_checks(exercise, judged.status, message)
     verdicts = judge_observations(exercise, checker, judged.observations, prepared)
@@ -119,19 +121,19 @@ def checker_job(
 
 
 def judge_observations(
-    exercise: CodeExercise, checker: Checker, observations: Any, prepared: dict[str, Any]
+    exercise: CodeExercise, checker: Checker, observations: Any, prepared: Reference
 ) -> dict[str, Any] | None:
     """Verdicts per check id, or None when the observations are not the checker's."""
     params = variant_values(exercise) if exercise.params else None
     try:
-        return checker.judge(observations, prepared["observations"], params)
+        return checker.judge(observations, prepared.observations, params)
     except (ValueError, TypeError, KeyError, AttributeError, IndexError):
         return None
 
 
-def own_failures(exercise: CodeExercise, checker: Checker, prepared: dict[str, Any]) -> list[str]:
+def own_failures(exercise: CodeExercise, checker: Checker, prepared: Reference) -> list[str]:
     """How the reference solution fails its own checks (it must not)."""
-    verdicts = judge_observations(exercise, checker, prepared["observations"], prepared)
+    verdicts = judge_observations(exercise, checker, prepared.observations, prepared)
     if verdicts is None:
         return [f"wrote observations {exercise.checker} cannot read"]
     return [
@@ -142,7 +144,7 @@ def own_failures(exercise: CodeExercise, checker: Checker, prepared: dict[str, A
 
 
 def sample_outcomes(
-    exercise: CodeExercise, checker: Checker, prepared: dict[str, Any], ctx: Context
+    exercise: CodeExercise, checker: Checker, prepared: Reference, ctx: Context
 ) -> list[list[str]]:
     """For each sample, what went otherwise than it expects (empty when it got its outcome)."""
     found = []

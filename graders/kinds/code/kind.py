@@ -53,10 +53,12 @@ from .judge import (
     samples_hash,
 )
 from .model import SOLUTIONS_DIR, CodeExercise
+from .reference import Reference
 from .sources import read_source
 
 if TYPE_CHECKING:
     from ...sandbox import Job
+    from ..contract import Kind
 
 NO_REFERENCE = N_(
     "This exercise could not be graded: its reference solution could not be run. "
@@ -84,52 +86,46 @@ class CodeKind:
         except CheckerError:
             return {}  # check() reports it
 
-    def prepare(self, exercise: CodeExercise, ctx: Context) -> dict[str, Any]:
+    def prepare(self, exercise: CodeExercise, ctx: Context) -> Reference:
         source = read_source(exercise, ctx.root / SOLUTIONS_DIR / exercise.solution)
         checker = load_checker(ctx.root / exercise.checker)
 
         def observe_reference() -> dict[str, Any]:
             judged, took = run_checker(exercise, checker, source, ctx, course_limits(ctx).timeout_s)
             if judged.observations is None:
-                return {"error": judged.message, "solution": source}
-            prepared = {
-                "observations": judged.observations,
-                "solution": source,
-                "reference_s": took,
-            }
-            return prepared | {"reference_fails": own_failures(exercise, checker, prepared)}
+                return Reference(source, error=str(judged.message)).as_json()
+            observed = Reference(source, judged.observations, took)
+            fails = own_failures(exercise, checker, observed)
+            return replace(observed, failures=tuple(fails)).as_json()
 
-        return cached(
-            ctx, exercise.id, content_hash(exercise, source, checker, ctx), observe_reference
-        )
+        key = content_hash(exercise, source, checker, ctx)
+        return Reference.from_json(cached(ctx, exercise.id, key, observe_reference))
 
-    def prepare_many(self, exercises: Sequence[CodeExercise], ctx: Context) -> list[dict[str, Any]]:
+    def prepare_many(self, exercises: Sequence[CodeExercise], ctx: Context) -> list[Reference]:
         # Each reference runs alone: its time sets the budget of learners' code.
         return [self.prepare(exercise, ctx) for exercise in exercises]
 
-    def problems(
-        self, exercise: CodeExercise, prepared: dict[str, Any], marks: Marks
-    ) -> list[Problem]:
+    def problems(self, exercise: CodeExercise, prepared: Reference, marks: Marks) -> list[Problem]:
         where = marks.at(("solution",))
-        if prepared.get("error"):
+        if prepared.error:
             return [
                 Problem(
                     where,
                     f"solution: running {exercise.solution} through {exercise.checker} "
-                    f"failed: {prepared['error']}",
+                    f"failed: {prepared.error}",
                 )
             ]
         return [
             Problem(where, f"solution: {exercise.solution} {failure}")
-            for failure in prepared.get("reference_fails", [])
+            for failure in prepared.failures
         ]
 
     def self_test(
-        self, exercise: CodeExercise, prepared: dict[str, Any], ctx: Context, marks: Marks
+        self, exercise: CodeExercise, prepared: Reference, ctx: Context, marks: Marks
     ) -> list[Problem]:
         """Every sample graded, and where it went otherwise than it expects (``validate``
         only: grading never pays for samples). Cached like the reference."""
-        if prepared.get("error") or not exercise.samples:
+        if prepared.error or not exercise.samples:
             return []
         # Checked here, not when loading: grading needs no sample (a CI bundle has none).
         missing = [
@@ -140,9 +136,7 @@ class CodeKind:
         if missing:
             return missing
         checker = load_checker(ctx.root / exercise.checker)
-        key = content_hash(exercise, prepared["solution"], checker, ctx) + samples_hash(
-            exercise, ctx
-        )
+        key = content_hash(exercise, prepared.solution, checker, ctx) + samples_hash(exercise, ctx)
         found = cached(
             ctx,
             f"{exercise.id}-samples",
@@ -157,7 +151,7 @@ class CodeKind:
         ]
 
     def grade(
-        self, exercise: CodeExercise, prepared: dict[str, Any], given: ExerciseAnswers, ctx: Context
+        self, exercise: CodeExercise, prepared: Reference, given: ExerciseAnswers, ctx: Context
     ) -> list[QuestionResult]:
         note = given.note(exercise.id)
         results = self._grade(exercise, prepared, given.code, ctx)
@@ -178,10 +172,10 @@ class CodeKind:
         ]
 
     def jobs(
-        self, exercise: CodeExercise, prepared: dict[str, Any], given: ExerciseAnswers, ctx: Context
+        self, exercise: CodeExercise, prepared: Reference, given: ExerciseAnswers, ctx: Context
     ) -> list[Job]:
         source = given.code
-        if source is None or not _submitted(exercise, source) or prepared.get("error"):
+        if source is None or not _submitted(exercise, source) or prepared.error:
             return []
         checker = load_checker(ctx.root / exercise.checker)
         return [
@@ -196,7 +190,7 @@ class CodeKind:
         ]
 
     def _grade(
-        self, exercise: CodeExercise, prepared: dict[str, Any], source: str | None, ctx: Context
+        self, exercise: CodeExercise, prepared: Reference, source: str | None, ctx: Context
     ) -> list[QuestionResult]:
         if source is None or not _submitted(exercise, source):
             return all_checks(
@@ -204,23 +198,23 @@ class CodeKind:
                 Status.UNANSWERED,
                 say("No code was submitted: define `{signature}`.", signature=exercise.signature),
             )
-        if prepared.get("error"):
+        if prepared.error:
             return all_checks(exercise, Status.ERROR, say(NO_REFERENCE))
         return grade_source(
             exercise, load_checker(ctx.root / exercise.checker), prepared, source, ctx
         )
 
-    def key(self, exercise: CodeExercise, prepared: dict[str, Any]) -> dict[str, str]:
+    def key(self, exercise: CodeExercise, prepared: Reference) -> dict[str, str]:
         # Keyed by exercise id, as answers files key their `code:` sources.
-        return {exercise.id: prepared.get("solution", "")}
+        return {exercise.id: prepared.solution}
 
-    # The rest of the kind contract (kinds.base.Kind): notebooks, bundles and reports.
+    # The rest of the kind contract (kinds.contract): notebooks, bundles and reports.
     cell_tag = code_layout.CELL_TAG
     literal_answers = False  # answers are programs: a report does not group them
     answers_section = "code"  # exercise id -> source
 
-    def fingerprint(self, prepared: dict[str, Any]) -> Any:
-        return prepared
+    def fingerprint(self, prepared: Reference) -> Any:
+        return prepared.as_json()
 
     def given(self, exercise: CodeExercise, submission: Submission) -> ExerciseAnswers:
         return code_layout.given(exercise, submission)
@@ -259,3 +253,7 @@ def _submitted(exercise: CodeExercise, source: str) -> bool:
     if not source.strip() or source.strip() == exercise.template.strip():
         return False
     return code_layout.cell_problem(source, {"entry": exercise.entry}) is not None
+
+
+if TYPE_CHECKING:  # the type checker holds the class to the whole contract, typed
+    _fulfils: Kind[CodeExercise, Reference] = CodeKind()

@@ -26,6 +26,7 @@ from .truth import Truths, compute_truths, compute_truths_many
 
 if TYPE_CHECKING:
     from ...sandbox import Job
+    from ..contract import Kind
 
 
 @register
@@ -124,3 +125,7 @@ class PredictKind:
             )
             for q in exercise.questions
         }
+
+
+if TYPE_CHECKING:  # the type checker holds the class to the whole contract, typed
+    _fulfils: Kind[PredictExercise, Truths] = PredictKind()

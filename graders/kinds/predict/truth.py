@@ -1,6 +1,6 @@
 """The truths of a predict exercise: computed by torch in a sandbox child, then typed.
 
-The child (``graders.truth_child``) returns plain JSON, which is what the cache stores.
+The child (``graders.kinds.predict.child.task``) returns plain JSON, which is what the cache stores.
 ``Truths`` is that JSON decoded once per batch: every student's answers are compared with
 the same truths, so decoding and rendering them once, not once per student and question,
 is most of what grading a prediction would otherwise cost.
@@ -21,7 +21,7 @@ if TYPE_CHECKING:
     from ..base import Context
     from .model import PredictExercise
 
-TRUTH_TASK = "graders.truth_child:compute"
+TRUTH_TASK = "graders.kinds.predict.child.task:compute"
 
 
 @dataclass(frozen=True)

@@ -55,7 +55,7 @@ from .allowlist import (
 )
 
 if TYPE_CHECKING:
-    from ...said import Told
+    from ....said import Told
 
 LEARNER_FILE = "<your code>"
 ATTR, WRITE, BOUND = "__graders_attr__", "__graders_write__", "__graders_bound__"

@@ -1,8 +1,9 @@
 """Child-side task: run an exercise's setup and questions in torch, describe the outcomes.
 
-This module runs inside a sandbox child (``Job(task="graders.truth_child:compute")``),
-never in the grader's own process: a setup that crashes the interpreter only kills the
-child. Questions run in order in one namespace, so a ``run`` can prepare the next ``expr``.
+This module runs inside a sandbox child
+(``Job(task="graders.kinds.predict.child.task:compute")``), never in the grader's process:
+a setup that crashes the interpreter only kills the child. Questions run in order in one
+namespace, so a ``run`` can prepare the next ``expr``.
 """
 
 from __future__ import annotations
@@ -12,8 +13,8 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from typing import Any
 
-from .answers.from_torch import describe, describe_exception
-from .answers.values import NoError, to_json
+from ....answers.from_torch import describe, describe_exception
+from ....answers.values import NoError, to_json
 
 MAX_WARNINGS = 5
 

@@ -1,7 +1,7 @@
-"""The sandbox task of code exercises: run learner source, call its function through the course's
-checker, return observations; and the keeper's check of what comes back.
+"""The sandbox task of code exercises: run learner source, call its function through the
+course's checker, return observations (the keeper checks them: ``code/returned.py``).
 
-    Job(task="graders.kinds.code.child:run", check="graders.kinds.code.child:check",
+    Job(task="graders.kinds.code.child.task:run", check="graders.kinds.code.returned:check",
         payload={"checker": "<module name>", "source": "...", "entry": "freeze", "seed": 0,
                  "imports": [...], "params": {...}})
 
@@ -25,8 +25,8 @@ The result is plain JSON with one ``status``:
 ``error`` (+ ``raised``: the top level of the learner's code raised; or ``unmeasurable``:
 what the learner's function left behind broke the measurement; or ``refused``: what it used
 that graded code may not, ``[{kind, name, line}]``), ``integrity`` (+ ``reasons``).
-``check`` holds that shape, and the checker's ``Observations``, in the sandbox's keeper, a
-process that never runs learner code.
+``returned.check`` holds that shape, and the checker's ``Observations``, in the sandbox's
+keeper, a process that never runs learner code.
 """
 
 from __future__ import annotations
@@ -35,11 +35,10 @@ import sys
 from collections.abc import Callable
 from typing import Any
 
-from ...checker import measure
-from ...checker.schema import validated
+from ....checker import measure
 from . import guard, snapshot
 from .allowlist import DEFAULT_IMPORTS
-from .learner import REFUSED_KINDS, NotAllowed, compile_learner, refused, tampering
+from .learner import NotAllowed, compile_learner, refused, tampering
 from .namespace import namespace
 
 
@@ -165,45 +164,3 @@ def _observe(
         return {"status": "integrity", "reasons": tampering()[:10]}
     except BaseException as exc:  # noqa: BLE001 - e.g. a hook the learner left raised in the checker's backward
         return {"status": "error", "unmeasurable": f"{type(exc).__name__}: {str(exc)[:200]}"}
-
-
-def _check_refused(records: Any) -> None:
-    if type(records) is not list or not 0 < len(records) <= 10:
-        raise ValueError("refused must be a short list")
-    for record in records:
-        if (
-            type(record) is not dict
-            or set(record) != {"kind", "name", "line"}
-            or record["kind"] not in REFUSED_KINDS
-            or type(record["name"]) is not str
-            or len(record["name"]) > 200
-            or not (record["line"] is None or type(record["line"]) is int)
-        ):
-            raise ValueError("a refusal is {kind, name, line}")
-
-
-STATUSES: dict[str, dict[str, type]] = {
-    "ok": {"observations": dict},
-    "invalid": {},
-    "error": {},
-    "integrity": {"reasons": list},
-}
-
-
-def check(payload: dict[str, Any], result: dict[str, Any]) -> dict[str, Any]:
-    """Keeper side: ``result`` has the shape ``run`` writes and the checker's ``Observations``,
-    or ``ValueError``. Runs in the keeper, which never ran learner code."""
-    status = result.get("status")
-    if status not in STATUSES:
-        raise ValueError("the result has no status the checker writes")
-    for key, kind in STATUSES[status].items():
-        if type(result.get(key)) is not kind:
-            raise ValueError(f"a {status} result must hold {key}")
-    if status == "integrity" and not all(type(r) is str for r in result["reasons"]):
-        raise ValueError("reasons must be text")
-    if status == "error" and "refused" in result:
-        _check_refused(result["refused"])
-    model = getattr(sys.modules[str(payload["checker"])], "Observations", None)
-    if status == "ok" and model is not None:
-        return {**result, "observations": validated(model, result["observations"])}
-    return result
