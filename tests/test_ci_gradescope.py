@@ -171,7 +171,7 @@ def test_a_submission_without_a_notebook_gets_results_saying_so(
     assert run.returncode == 0, run.stdout + run.stderr
     results = json.loads((root / "results" / "results.json").read_text())
     assert results["score"] == 0 and results["tests"] == []
-    assert "no notebook (.ipynb file)" in results["output"]
+    assert "no notebook for ci2: expected ci2.ipynb" in results["output"]
 
 
 def test_run_autograder_imports_the_graders_in_the_zip(autograder: Path, tmp_path: Path) -> None:

@@ -315,7 +315,7 @@ def test_without_a_session_the_only_notebook_in_the_folder_is_checked(
     _saved(released[0], tmp_path / "only.ipynb")
     assert find_notebook(tmp_path) == tmp_path / "only.ipynb"
     _saved(released[0], tmp_path / "second.ipynb")
-    with pytest.raises(UsageError, match=r"cannot tell which notebook to check \(2 notebooks in"):
+    with pytest.raises(UsageError, match=r"2 notebooks, expected one: only.ipynb, second.ipynb"):
         find_notebook(tmp_path)
 
 

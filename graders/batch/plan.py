@@ -98,7 +98,7 @@ def plan_batch(
     """
     # An unknown assignment, a wrong folder or a bad times file fail before torch runs.
     get_assignment(session.loaded, assignment)
-    others = [a.id for a in session.loaded.course.assignments if a.id != assignment]
+    others = session.loaded.course.other_assignments(assignment)
     handed_in = read_times_file(times) if times is not None else {}
     found = find_submissions(
         submissions,

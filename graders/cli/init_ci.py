@@ -108,7 +108,8 @@ def init_ci(
         assignment = resolve_assignment(loaded, where, assignment)
         setup = GithubSetup(
             assignment,
-            notebook or default_notebook(repo, assignment),
+            notebook
+            or default_notebook(repo, assignment, loaded.course.other_assignments(assignment)),
             min_score,
             vendor_course,
             include_solutions,

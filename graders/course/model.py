@@ -194,6 +194,11 @@ class Course(Strict, Translatable):
     def assignment(self, assignment_id: str) -> Assignment | None:
         return next((a for a in self.assignments if a.id == assignment_id), None)
 
+    def other_assignments(self, assignment_id: str) -> tuple[str, ...]:
+        """The ids of the course's assignments but ``assignment_id``: a notebook named for
+        one of them is never taken for this one (``intake.notebook_choice``)."""
+        return tuple(a.id for a in self.assignments if a.id != assignment_id)
+
     def misconception_labels(self) -> dict[str, str]:
         """Misconception name -> what learners read for it, in this model's language."""
         return {m.name: m.label for m in self.misconceptions}

@@ -15,8 +15,9 @@ from pathlib import Path
 
 from .. import __version__
 from ..i18n import SOURCE_LANGUAGE
+from ..intake.text import cannot_read
 from ..kinds.cache import torch_version
-from ..notebook.read import MAX_NOTEBOOK_BYTES, cannot_read
+from ..notebook.read import MAX_NOTEBOOK_BYTES
 from ..said import render
 from ..submissions.folder import Found
 from .pipeline import PreparedAssignment

@@ -18,6 +18,7 @@ from __future__ import annotations
 import os
 import re
 from collections.abc import Iterator
+from pathlib import Path
 from typing import Any
 
 from ..said import Told, say
@@ -48,6 +49,11 @@ def shown(text: str) -> str:
     if raw is not None:
         return raw.decode("utf-8", errors="backslashreplace")
     return text.encode("utf-8", errors="backslashreplace").decode("utf-8")
+
+
+def cannot_read(path: Path | str, exc: OSError) -> Told:
+    """Why ``path`` cannot be read, said (the system's own reason is kept as it is)."""
+    return say("{path}: cannot read: {reason}", path=path, reason=exc.strerror or exc)
 
 
 def _only_escaped_bytes(text: str) -> bool:

@@ -176,7 +176,8 @@ class Grading:
         loaded = load(_course(config, given))
         assignment = resolve_assignment(loaded, given, config.getoption("graders_assignment"))
         language = config.getoption("graders_lang")
-        notebook = find_notebook(given, assignment).resolve() if given.is_dir() else given.resolve()
+        others = loaded.course.other_assignments(assignment)
+        notebook = (find_notebook(given, assignment, others) if given.is_dir() else given).resolve()
         return cls(
             notebook,
             loaded,

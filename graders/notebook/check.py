@@ -14,6 +14,7 @@ answer is right.
 from __future__ import annotations
 
 import os
+from collections.abc import Collection
 from dataclasses import dataclass
 from datetime import datetime
 from pathlib import Path
@@ -21,7 +22,8 @@ from typing import Any
 
 from ..errors import SubmissionError, UsageError
 from ..i18n import SOURCE_LANGUAGE, _, speaking
-from ..said import Told, render, told
+from ..intake import notebook_choice
+from ..said import Told, render, say, told
 from .check_report import CheckReport, Finding
 from .counted import counted_cell, ordinal
 from .read import (
@@ -44,7 +46,8 @@ def check(
     path: str | Path | None = None, assignment: str | None = None, lang: str | None = None
 ) -> None:
     """Print the pre-submit check of ``path``, or of the notebook this kernel runs."""
-    print(check_notebook(Path(path) if path else find_notebook(), assignment, lang).text())
+    notebook = Path(path) if path else find_notebook(assignment=assignment)
+    print(check_notebook(notebook, assignment, lang).text())
 
 
 def in_ci() -> bool:
@@ -151,21 +154,34 @@ def _code_sources(path: Path, data: dict[str, Any]) -> list[tuple[int, str]]:
     ]
 
 
-def find_notebook(cwd: Path | None = None, call: str = "check") -> Path:
-    """The notebook of the running kernel: as Jupyter or VS Code names it, else the only
-    one here; ``call``: the function the learner called, for the example in the error."""
+def find_notebook(
+    cwd: Path | None = None,
+    call: str = "check",
+    assignment: str | None = None,
+    others: Collection[str] = (),
+) -> Path:
+    """The notebook of the running kernel: as Jupyter or VS Code names it, else the one
+    autograde and ``graders ci`` would take from the folder (``intake.notebook_choice``:
+    ``<assignment>.ipynb`` when ``assignment`` is known, else the only notebook there);
+    ``call``: the function the learner called, for the example in the error."""
     cwd = cwd or Path.cwd()
     for name in _session_names():
         for candidate in (Path(name), cwd / name, cwd / Path(name).name):
             if candidate.suffix == ".ipynb" and candidate.is_file():
                 return candidate
-    notebooks = sorted(cwd.glob("*.ipynb"))
-    if len(notebooks) == 1:
-        return notebooks[0]
-    found = f"{len(notebooks)} notebooks" if notebooks else "no notebook"
+    choice = notebook_choice.in_folder(cwd, assignment, others, shown_from=cwd)
+    if choice.path is not None:
+        return choice.path
+    example = f"{call}('{assignment or 'ps1'}.ipynb')"
     raise UsageError(
-        f"cannot tell which notebook to {call} ({found} in {cwd}): pass its path, e.g. "
-        f"{call}('ps1.ipynb')"
+        say(
+            "cannot tell which notebook to {call} in {folder}: {why}; pass its path, e.g. "
+            "{example}",
+            call=call,
+            folder=str(cwd),
+            why=choice.error,
+            example=example,
+        )
     )
 
 

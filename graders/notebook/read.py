@@ -15,10 +15,10 @@ from pathlib import Path
 from typing import Any
 
 from ..errors import SubmissionError
-from ..intake.text import Refused, check_json
+from ..intake.text import Refused, cannot_read, check_json
 from ..kinds.base import CellReader
 from ..kinds.registry import kind_of_cell
-from ..said import Told, say, told
+from ..said import say, told
 from . import META_KEY
 
 MAX_NOTEBOOK_BYTES = 20 * 1024 * 1024
@@ -165,11 +165,6 @@ def released_for(
             language,
         )
     return declared
-
-
-def cannot_read(path: Path | str, exc: OSError) -> Told:
-    """Why ``path`` cannot be read, said (the system's own reason is kept as it is)."""
-    return say("{path}: cannot read: {reason}", path=path, reason=exc.strerror or exc)
 
 
 def size_text(size: int) -> str:

@@ -75,7 +75,7 @@ def submit(
     shell = running_shell()
     in_kernel = shell is not None and hasattr(shell, "kernel")
     try:
-        notebook = Path(path) if path else find_notebook(call="submit")
+        notebook = Path(path) if path else find_notebook(call="submit", assignment=assignment)
         feedback = submit_notebook(
             notebook,
             assignment=assignment,

@@ -9,7 +9,8 @@ structure, or ``--layout`` says), and the last two may be mixed:
 
 A student folder that holds neither ``<assignment>.ipynb`` nor ``<assignment>/`` but exactly
 one other notebook (``ps1 (1).ipynb``, ``Untitled.ipynb``) hands in that one; notebooks
-named after another assignment of the course are not candidates. Every name read here
+named after another assignment of the course are not candidates (``intake.notebook_choice``:
+the rule ``graders ci`` and the learner's ``check()`` follow too). Every name read here
 passes the door (``intake``): a name that is not UTF-8 or not an allowed id, two ids that
 differ only in case, are their students' errors; ids that look alike are noted. A
 submission's time comes from nbgrader's ``timestamp.txt`` in nbgrader's layout only,
@@ -21,22 +22,21 @@ folder name is unsafe, whose notebook is missing, or who handed in several becom
 
 from __future__ import annotations
 
-import stat
 from collections.abc import Collection
 from dataclasses import dataclass, replace
 from datetime import datetime
 from pathlib import Path, PurePosixPath
 
 from ..errors import UsageError
+from ..intake import notebook_choice
 from ..intake.identity import RULE, id_problem, safe_student, student_id
 from ..intake.lms_download import CANVAS_FILE, PATTERN_HELP, by_student, parse_lms_file
+from ..intake.notebook_choice import IGNORED
 from ..intake.roster import Roster
 from ..intake.text import Refused, os_name, shown
-from ..notebook.read import cannot_read
 from ..said import Told, say, told
-from . import notebook_choice
 from .class_ids import one_regardless_of_case, with_lookalikes
-from .folder_layout import IGNORED, Layout, recognise
+from .folder_layout import Layout, recognise
 from .times import learners_time_file, recorded_time
 
 __all__ = ["Found", "find_one", "find_submissions", "safe_student", "submissions_base"]
@@ -190,15 +190,7 @@ def _one_per_student(found: list[Found]) -> list[Found]:
 
 
 def _with_time(found: Found, student_dir: Path | None, nbgrader: bool) -> Found:
-    assert found.path is not None
-    try:
-        mode = found.path.lstat()
-    except OSError as exc:
-        return Found(found.student, None, found.source, error=cannot_read(found.source, exc))
-    if not stat.S_ISREG(mode.st_mode):
-        # A link or a FIFO could point the grader at files it must not read, or block it.
-        error = say("{path} is not a regular file", path=found.source)
-        return Found(found.student, None, found.source, error=error)
+    assert found.path is not None  # a regular file (``notebook_choice`` checked it)
     if student_dir is None:
         return found
     shown_dir = str(PurePosixPath(found.source).parent)

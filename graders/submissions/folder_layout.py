@@ -29,11 +29,11 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from ..intake.lms_download import CANVAS_FILE
+from ..intake.notebook_choice import IGNORED
 from .times import TIMESTAMP_FILE
 
 LAYOUTS = ("auto", "nbgrader", "flat", "lms")
 NBGRADER_ROOT = "submitted"  # the folder of an nbgrader course root that holds submissions
-IGNORED = {".ipynb_checkpoints", ".git", "__MACOSX", ".DS_Store"}
 
 
 @dataclass(frozen=True)

@@ -10,7 +10,7 @@ submission time (``graders ci`` does: Gradescope's record, else the time grading
 
 from __future__ import annotations
 
-import stat
+from collections.abc import Collection
 from dataclasses import replace
 from datetime import UTC, datetime
 from pathlib import Path
@@ -19,13 +19,12 @@ from typing import TYPE_CHECKING, NamedTuple
 from ...course.variants import varied_exercises
 from ...errors import SubmissionError, UsageError
 from ...grading.pipeline import ungradable
+from ...intake import notebook_choice
 from ...kinds.cache import torch_version
 from ...kinds.load import COURSE_FILE, LoadedCourse, get_assignment
-from ...notebook.read import cannot_read
 from ...results import ResultsDocument, StudentResult
-from ...said import say, told
+from ...said import told
 from ...submissions.folder import Found
-from ...submissions.folder_layout import IGNORED
 from .learner import SOURCES, learner_from
 
 if TYPE_CHECKING:
@@ -117,53 +116,28 @@ def _declared(notebook: Path, key: str) -> str | None:
     return declared if isinstance(declared, str) else None
 
 
-def find_notebook(path: Path, assignment: str | None) -> Path:
-    """``path`` itself, or the one notebook in the folder ``path`` (``<assignment>.ipynb``
-    first)."""
+def find_notebook(path: Path, assignment: str | None, others: Collection[str] = ()) -> Path:
+    """``path`` itself, or the notebook of the folder ``path`` by the rule every door
+    follows (``intake.notebook_choice``), searched into its subfolders: ``<assignment>.ipynb``
+    first, never one named for ``others`` (the course's other assignments)."""
     if not path.is_dir():
-        return _regular_file(path)
-    notebooks = sorted(p for p in path.rglob("*.ipynb") if not _ignored(p.relative_to(path)))
-    preferred = [p for p in notebooks if p.name == f"{assignment}.ipynb"]
-    if len(preferred) == 1:
-        return _regular_file(preferred[0])
-    if len(notebooks) == 1:
-        return _regular_file(notebooks[0])
-    if not notebooks:
-        raise SubmissionError(say("no notebook (.ipynb file) in {path}", path=path))
-    shown = ", ".join(str(p.relative_to(path)) for p in notebooks[:5])
-    wanted = f"{assignment}.ipynb" if assignment else say("one notebook")
-    raise SubmissionError(
-        say(
-            "{count} notebooks in {path} ({shown}); expected {wanted}",
-            count=len(notebooks),
-            path=path,
-            shown=shown,
-            wanted=wanted,
-        )
-    )
+        refused = notebook_choice.irregular(path, str(path))
+        if refused is not None:
+            raise SubmissionError(refused)
+        return path
+    choice = notebook_choice.in_tree(path, assignment, others)
+    if choice.path is None:
+        assert choice.error is not None
+        raise SubmissionError(choice.error)
+    return choice.path
 
 
-def default_notebook(repo: Path, assignment: str) -> str:
+def default_notebook(repo: Path, assignment: str, others: Collection[str] = ()) -> str:
     """The notebook of a student repository: the one it holds, else ``<assignment>.ipynb``."""
     try:
-        return find_notebook(repo, assignment).relative_to(repo).as_posix()
+        return find_notebook(repo, assignment, others).relative_to(repo).as_posix()
     except SubmissionError:
         return f"{assignment}.ipynb"
-
-
-def _ignored(relative: Path) -> bool:
-    return any(part in IGNORED or part.startswith(".") for part in relative.parts)
-
-
-def _regular_file(path: Path) -> Path:
-    try:
-        mode = path.lstat().st_mode
-    except OSError as exc:
-        raise SubmissionError(cannot_read(path, exc)) from exc
-    if not stat.S_ISREG(mode):
-        # A link or a FIFO could point the grader at files it must not read, or block it.
-        raise SubmissionError(say("{path} is not a regular file", path=path))
-    return path
 
 
 def grade_notebook(
@@ -190,7 +164,8 @@ def grade_notebook(
     loaded = course if isinstance(course, LoadedCourse) else load(course_path(course))
     assignment = resolve_assignment(loaded, notebook, assignment)
     student = learner_of(loaded, assignment, student, student_from)
-    found = replace(locate(notebook, assignment, student), submitted_at=submitted_at)
+    others = loaded.course.other_assignments(assignment)
+    found = replace(locate(notebook, assignment, student, others), submitted_at=submitted_at)
     if found.error is not None:
         # Nothing to grade: no need to start torch to say so.
         return _document(loaded, assignment, None, ungradable(student, found.error))
@@ -251,10 +226,12 @@ def in_learner_language(
     return InLanguage(shown, spoken, languages.labels_in(spoken), names)
 
 
-def locate(notebook: Path, assignment: str, student: str = DEFAULT_STUDENT) -> Found:
+def locate(
+    notebook: Path, assignment: str, student: str = DEFAULT_STUDENT, others: Collection[str] = ()
+) -> Found:
     """The notebook to grade as autograde's ``Found``: a path, or why there is none."""
     try:
-        path = find_notebook(notebook, assignment)
+        path = find_notebook(notebook, assignment, others)
     except SubmissionError as exc:
         return Found(student, None, str(notebook), error=told(exc))
     # Messages name the notebook as the learner knows it: inside the folder handed in.
