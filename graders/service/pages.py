@@ -40,6 +40,7 @@ from ..gradebook.service_tables import FAILED, GRADED, QUEUED, TOKEN
 from ..i18n import N_, speaking
 from ..notebook.parts import late_rule
 from ..reports import feedback
+from ..reports.page_templates import html_environment
 from .attempts import Attempt, attempts_left
 from .identity import SESSION_COOKIE, SESSION_HOURS, Identity, SessionCookie, csrf_token, identify
 from .refusals import Refusal, Refused
@@ -305,14 +306,14 @@ def environment() -> Environment:
     """The pages' templates, beside the feedback page's (one body for both)."""
     global _ENVIRONMENT
     if _ENVIRONMENT is None:
-        env = feedback.environment()
-        env.loader = ChoiceLoader(
-            [
-                PackageLoader("graders.service", "templates"),
-                PackageLoader("graders.reports", "templates"),
-            ]
+        _ENVIRONMENT = html_environment(
+            ChoiceLoader(
+                [
+                    PackageLoader("graders.service", "templates"),
+                    PackageLoader("graders.reports", "templates"),
+                ]
+            )
         )
-        _ENVIRONMENT = env
     return _ENVIRONMENT
 
 
