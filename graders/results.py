@@ -7,8 +7,8 @@
                                                             extension, language when set)
     QuestionResult   {id, status, points, max_points, answer, expected, feedback,
                       misconception, section}   (+ variant, override, explain)
-    Override         {points, reason, by, at}    points an instructor set by hand  (by_hand)
-    Extension        {due, reason, by, at}       a student's own due date           (by_hand)
+    Override         {points, reason, by, at}    points an instructor set by hand
+    Extension        {due, reason, by, at}       a student's own due date
     (+ dropped on the document: withdrawn students, kept out of every grade)
 
 Grading builds these frozen values; a document that comes from outside (a JSON file, the
@@ -22,6 +22,15 @@ What the document says to a learner (``feedback``, ``explain``, ``error``) is a
 in the reader's language when a page is written (``course.learner_language``). ``schema``
 is the document's shape: a document of an earlier one is upgraded when it is read
 (``results_upgrade``), a gradebook's by ``graders db upgrade``.
+
+An override and an extension are what an instructor sets by hand beside the graded result:
+both survive every regrade until cleared (``gradebook.overrides``, ``gradebook.extensions``),
+and both say who set them, when and why: a grade changed by hand is never anonymous.
+
+One piece: the results document is one schema. Its values are read and written together
+(``parse`` validates the whole tree, ``to_json`` writes it, ``results_upgrade`` moves it
+between schemas as a whole), so a value split from it would be a part of the same schema
+read from elsewhere.
 """
 
 from __future__ import annotations
@@ -34,7 +43,6 @@ from enum import StrEnum
 from functools import cache
 from typing import TYPE_CHECKING, Any, Protocol, TypeVar
 
-from .by_hand import Extension, Override
 from .i18n import N_
 from .results_upgrade import SCHEMA, upgraded
 from .said import Text, render, to_json
@@ -79,6 +87,38 @@ class SubmissionStatus(StrEnum):
     LATE_CUTOFF = "late-cutoff"  # graded, but submitted after the hard cutoff: score 0
     UNGRADABLE = "ungradable"  # could not be read at all
     MISSING = "missing"  # on the roster, but nothing was handed in: score 0
+
+
+@dataclass(frozen=True)
+class Override:
+    """Points an instructor gave one question by hand: they replace the graded points and
+    survive every regrade until cleared."""
+
+    points: float
+    reason: str
+    by: str
+    at: str  # ISO 8601
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "points": round(self.points, 4),
+            "reason": self.reason,
+            "by": self.by,
+            "at": self.at,
+        }
+
+
+@dataclass(frozen=True)
+class Extension:
+    """A student's own due date for an assignment, granted by an instructor."""
+
+    due: str  # ISO 8601, with its zone
+    reason: str | None
+    by: str
+    at: str  # ISO 8601: when it was granted
+
+    def to_json(self) -> dict[str, Any]:
+        return {"due": self.due, "reason": self.reason, "by": self.by, "at": self.at}
 
 
 # Written only when set: no kind has variants yet, few grades are changed by hand, and

@@ -15,6 +15,7 @@ rendered only when a reader's page is written::
     Text       parts one after the other: a feedback's paragraphs, a list joined by "; "
     Cased      a part with its first letter upper- or lower-cased (a clause that starts or
                continues a sentence)
+    Said       any one of these
 
     feedback = paragraphs(authored("ex", ("questions", 0, "explain"), q.explain),
                           say("Got {answer}, expected {truth}.", answer="3", truth="4"))
@@ -50,10 +51,10 @@ class _Joinable:
 
     __slots__ = ()
 
-    def __add__(self, other: str | Part) -> Text:
+    def __add__(self, other: str | Said) -> Text:
         return joined([_part(self), _part(other)], "")  # type: ignore[arg-type]
 
-    def __radd__(self, other: str | Part) -> Text:
+    def __radd__(self, other: str | Said) -> Text:
         return joined([_part(other), _part(self)], "")  # type: ignore[arg-type]
 
 
@@ -101,7 +102,7 @@ class Literal(_Joinable):
 class Cased(_Joinable):
     """``part`` with its first letter upper-cased (``first="upper"``) or lower-cased."""
 
-    part: Part
+    part: Said
     first: Only["upper", "lower"]
 
     def __str__(self) -> str:
@@ -113,7 +114,7 @@ class Text(_Joinable):
     """Parts one after the other, ``separator`` between them: a feedback is one, a line
     each. An empty text is false."""
 
-    parts: tuple[Part, ...] = ()
+    parts: tuple[Said, ...] = ()
     separator: str = "\n"
 
     def __bool__(self) -> bool:
@@ -135,10 +136,13 @@ class Text(_Joinable):
         return core_schema.no_info_plain_validator_function(_text_from_json)
 
 
-Part: TypeAlias = Message | Authored | Literal | Cased | Text
-Field: TypeAlias = str | int | float | Part
+# Any one part of what graders says (not a notebook's part: ``kinds.notebook_side.Part``).
+Said: TypeAlias = Message | Authored | Literal | Cased | Text
+# The former name, still imported by graders.kinds (predict.judge) until its rework.
+Part: TypeAlias = Said
+Field: TypeAlias = str | int | float | Said
 # What a function tells a reader: a part, or a string (a literal, or written already).
-Told: TypeAlias = str | Part
+Told: TypeAlias = str | Said
 # The author's text for a reference, in the reader's language (None: the course lacks it).
 Authors: TypeAlias = Callable[[Authored], str | None]
 _PARTS = (Message, Authored, Literal, Cased, Text)
@@ -160,7 +164,7 @@ def say_n(singular: str, plural: str, count: int, **fields: Any) -> Message:
     return Message(singular, _fields({"count": count, **fields}), plural, count)
 
 
-def as_catalogued(text: str | Part) -> Part:
+def as_catalogued(text: str | Said) -> Said:
     """``text``, a phrase of graders' own handed over as a plain string, as the catalogue
     says it in each language (as written where it does not know it; braces kept)."""
     if isinstance(text, _PARTS):
@@ -173,9 +177,9 @@ def authored(exercise: str, path: PathKey, text: str) -> Authored:
     return Authored(exercise, path, text.strip())
 
 
-def paragraphs(*parts: str | Part | None) -> Text:
+def paragraphs(*parts: str | Said | None) -> Text:
     """Feedback paragraphs, one a line: blank ones left out, a text's paragraphs taken in."""
-    kept: list[Part] = []
+    kept: list[Said] = []
     for part in parts:
         if isinstance(part, Text) and part.separator == "\n":
             kept.extend(part.parts)
@@ -187,17 +191,17 @@ def paragraphs(*parts: str | Part | None) -> Text:
     return Text(tuple(kept))
 
 
-def joined(parts: Iterable[str | Part], separator: str = "; ") -> Text:
+def joined(parts: Iterable[str | Said], separator: str = "; ") -> Text:
     """``parts`` on one line, ``separator`` between them."""
     return Text(tuple(_part(p) for p in parts), separator)
 
 
-def capitalized(text: str | Part) -> str | Part:
+def capitalized(text: str | Said) -> str | Said:
     """``text`` with its first letter upper-cased (a clause that starts a sentence)."""
     return text[:1].upper() + text[1:] if isinstance(text, str) else Cased(text, "upper")
 
 
-def decapitalized(text: str | Part) -> str | Part:
+def decapitalized(text: str | Said) -> str | Said:
     """``text`` with its first letter lower-cased (a sentence that goes on after a colon)."""
     return text[:1].lower() + text[1:] if isinstance(text, str) else Cased(text, "lower")
 
@@ -334,11 +338,11 @@ def _fields(fields: Mapping[str, Any]) -> tuple[tuple[str, Field], ...]:
     )
 
 
-def _part(value: Field) -> Part:
+def _part(value: Field) -> Said:
     return value if isinstance(value, _PARTS) else Literal(str(value))
 
 
-def _blank(part: Part) -> bool:
+def _blank(part: Said) -> bool:
     if isinstance(part, Literal):
         return not part.text.strip()
     if isinstance(part, Authored):

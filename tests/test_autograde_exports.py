@@ -10,7 +10,6 @@ from pathlib import Path
 
 import pytest
 
-from graders.by_hand import Override
 from graders.course.model import Shown
 from graders.course.visibility import seen_by_learner
 from graders.exports.junit import verdict
@@ -19,6 +18,7 @@ from graders.gradebook import store as gradebook
 from graders.gradebook.adjustments import with_override
 from graders.results import (
     ClassResults,
+    Override,
     QuestionResult,
     ResultsDocument,
     Status,

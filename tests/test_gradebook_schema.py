@@ -10,7 +10,9 @@ import sys
 from pathlib import Path
 
 import pytest
+from alembic import command
 from alembic.autogenerate import compare_metadata
+from alembic.config import Config
 from alembic.runtime.migration import MigrationContext
 from alembic.script import ScriptDirectory
 from sqlalchemy import create_engine, insert, inspect, text
@@ -132,6 +134,24 @@ def test_an_older_revision_is_refused_until_upgraded_and_keeps_its_grades(
     engine = gradebook.open_gradebook(gradebook_url)
     assert "note" in {c["name"] for c in inspect(engine).get_columns("runs")}
     assert gradebook.grading_keys(engine, "course", "ps1") == {"ada": "k"}
+
+
+def test_typed_messages_cannot_be_undone_and_say_what_to_do(gradebook_url: str) -> None:
+    save_ada(gradebook.open_gradebook(gradebook_url))  # at 0004
+    engine = create_engine(gradebook_url)
+    with pytest.raises(
+        UsageError, match="0004 cannot be undone .*restore the copy of the database"
+    ):
+        with engine.begin() as conn:  # as Alembic's own `downgrade` would run it
+            config = Config()
+            config.set_main_option("script_location", str(gradebook_schema.MIGRATIONS))
+            config.attributes["connection"] = conn
+            command.downgrade(config, "0003")
+    engine.dispose()
+    assert revision_of(gradebook_url) == NEWEST
+    assert gradebook.grading_keys(gradebook.open_gradebook(gradebook_url), "course", "ps1") == {
+        "ada": "k"
+    }
 
 
 def test_a_revision_of_a_newer_graders_is_refused(gradebook_url: str) -> None:

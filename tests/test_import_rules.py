@@ -20,7 +20,6 @@ LAYERS: tuple[tuple[str, ...], ...] = (
     # graders' own words) and one thread-safe parser.
     (
         "graders.errors",
-        "graders.by_hand",
         "graders.results",
         "graders.results_upgrade",
         "graders.i18n",

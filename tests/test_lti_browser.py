@@ -14,31 +14,18 @@ from typing import Any
 
 import pytest
 from lti_platform import DL, INSTRUCTOR, Platform, User
-from service_helpers import ServedCourse, ServerProcess, graders, repository_course
+from service_helpers import (
+    ServedCourse,
+    ServerProcess,
+    assert_accessible,
+    graders,
+    launched_chromium,
+    needs_browser,
+    repository_course,
+)
 
-CHROMIUM = Path("/usr/bin/chromium")
-CHROMIUM_ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--no-first-run"]
-
-pytestmark = pytest.mark.skipif(
-    not CHROMIUM.exists(),
-    reason="needs Debian's chromium at /usr/bin/chromium (apt-get install -y chromium)",
-)
-sync_api = pytest.importorskip(
-    "playwright.sync_api",
-    reason="needs playwright (pip install playwright; never `playwright install`)",
-)
-axe_playwright = pytest.importorskip(
-    "axe_playwright_python.sync_playwright", reason="needs axe-playwright-python"
-)
+pytestmark = needs_browser
 pytest.importorskip("joserfc", reason="needs graders' serve extra")
-SERIOUS = ("serious", "critical")
-
-
-def accessible(page: Any, name: str) -> None:
-    """axe-core finds nothing serious on ``page``."""
-    found = axe_playwright.Axe().run(page).response["violations"]
-    serious = [f"{v['id']}: {v['help']}" for v in found if v["impact"] in SERIOUS]
-    assert serious == [], f"{name}: {serious}"
 
 
 @pytest.fixture(scope="module")
@@ -48,12 +35,8 @@ def course(tmp_path_factory: pytest.TempPathFactory) -> ServedCourse:
 
 @pytest.fixture(scope="module")
 def chromium() -> Iterator[Any]:
-    with sync_api.sync_playwright() as p:
-        browser = p.chromium.launch(executable_path=str(CHROMIUM), args=CHROMIUM_ARGS)
-        try:
-            yield browser
-        finally:
-            browser.close()
+    with launched_chromium() as browser:
+        yield browser
 
 
 def served(course: ServedCourse, lms: Platform, name: str) -> ServerProcess:
@@ -108,7 +91,7 @@ def test_a_launch_in_the_lms_frame_and_in_a_new_window(
             page = chromium.new_page()
             page.goto(f"{lms.url}/start?as=ida&deep=1")
             page.get_by_role("button", name="Add it").wait_for()
-            accessible(page, "picker")
+            assert_accessible(page, "picker")
             page.get_by_label("ps1", exact=False).first.check()
             page.get_by_role("button", name="Add it").click()
             page.locator("#added").wait_for()
@@ -137,6 +120,6 @@ def test_an_lms_on_another_site_opens_a_new_window(course: ServedCourse, chromiu
             fallback = cookieless.new_page()
             fallback.goto(f"{server.url}/lti/continue?next=/assignments/ps1&pass=spent")
             fallback.get_by_role("heading", name="Open in a new window").wait_for()
-            accessible(fallback, "new-window")
+            assert_accessible(fallback, "new-window")
             cookieless.close()
         assert server.returncode == 0, server.log()

@@ -15,24 +15,19 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from service_helpers import ServedCourse, ServerProcess, mint, repository_course
+from service_helpers import (
+    ServedCourse,
+    ServerProcess,
+    artifact,
+    assert_accessible,
+    browser_server,
+    launched_chromium,
+    mint,
+    needs_browser,
+    repository_course,
+)
 
-CHROMIUM = Path("/usr/bin/chromium")
-CHROMIUM_ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--no-first-run"]
-ARTIFACTS = Path(__file__).resolve().parent.parent / "test-artifacts"
-SERIOUS = ("serious", "critical")
-
-pytestmark = pytest.mark.skipif(
-    not CHROMIUM.exists(),
-    reason="needs Debian's chromium at /usr/bin/chromium (apt-get install -y chromium)",
-)
-sync_api = pytest.importorskip(
-    "playwright.sync_api",
-    reason="needs playwright (pip install playwright; never `playwright install`)",
-)
-axe_playwright = pytest.importorskip(
-    "axe_playwright_python.sync_playwright", reason="needs axe-playwright-python"
-)
+pytestmark = needs_browser
 pytest.importorskip("uvicorn", reason="needs graders' serve extra")
 
 
@@ -43,9 +38,8 @@ def course(tmp_path_factory: pytest.TempPathFactory) -> ServedCourse:
 
 @pytest.fixture(scope="module")
 def server(course: ServedCourse) -> Iterator[ServerProcess]:
-    with ServerProcess(course.root, f"sqlite:///{course.root / 'browser.db'}", workers=1) as s:
+    with browser_server(course) as s:
         yield s
-    assert s.returncode == 0, s.log()
 
 
 @pytest.fixture(scope="module")
@@ -56,12 +50,8 @@ def people(course: ServedCourse, server: ServerProcess) -> dict[str, str]:
 
 @pytest.fixture(scope="module")
 def chromium() -> Iterator[Any]:
-    with sync_api.sync_playwright() as p:
-        browser = p.chromium.launch(executable_path=str(CHROMIUM), args=CHROMIUM_ARGS)
-        try:
-            yield browser
-        finally:
-            browser.close()
+    with launched_chromium() as browser:
+        yield browser
 
 
 @pytest.fixture
@@ -73,15 +63,8 @@ def notebook_file(course: ServedCourse, tmp_path: Path) -> Path:
 
 def accessible(page: Any, name: str) -> None:
     """axe-core finds nothing serious on ``page``; a screenshot of it is kept."""
-    ARTIFACTS.mkdir(exist_ok=True)
-    page.screenshot(path=str(ARTIFACTS / f"serve-{name}.png"))
-    found = axe_playwright.Axe().run(page).response["violations"]
-    serious = [
-        f"{v['id']} ({v['impact']}): {v['help']} at {[n['target'] for n in v['nodes']][:3]}"
-        for v in found
-        if v["impact"] in SERIOUS
-    ]
-    assert serious == [], f"{name}: {serious}"
+    page.screenshot(path=str(artifact(f"serve-{name}.png")))
+    assert_accessible(page, name)
 
 
 def sign_in(page: Any, server: ServerProcess, token: str) -> None:

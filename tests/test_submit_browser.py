@@ -22,30 +22,24 @@ from notebook_helpers import fill, load_nb, save_nb
 from service_helpers import (
     ServedCourse,
     ServerProcess,
+    artifact,
     bearer,
+    browser_server,
     environment,
     graders,
+    launched_chromium,
     mint,
+    needs_browser,
     repository_course,
 )
 
-CHROMIUM = Path("/usr/bin/chromium")
-CHROMIUM_ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--no-first-run"]
-ARTIFACTS = Path(__file__).resolve().parent.parent / "test-artifacts"
 STARTER = 'answer = "..."'
 TYPED = (
     "clone-requires-grad/same-object",
     "clone-requires-grad/same-memory",
 )  # typed in the browser, in notebook order
 
-pytestmark = pytest.mark.skipif(
-    not CHROMIUM.exists(),
-    reason="needs Debian's chromium at /usr/bin/chromium (apt-get install -y chromium)",
-)
-sync_api = pytest.importorskip(
-    "playwright.sync_api",
-    reason="needs playwright (pip install playwright; never `playwright install`)",
-)
+pytestmark = needs_browser
 pytest.importorskip("uvicorn", reason="needs graders' serve extra")
 pytest.importorskip("jupyterlab", reason="needs JupyterLab")
 pytest.importorskip("notebook", reason="needs Notebook 7")
@@ -58,9 +52,8 @@ def course(tmp_path_factory: pytest.TempPathFactory) -> ServedCourse:
 
 @pytest.fixture(scope="module")
 def server(course: ServedCourse) -> Iterator[ServerProcess]:
-    with ServerProcess(course.root, f"sqlite:///{course.root / 'browser.db'}", workers=1) as s:
+    with browser_server(course) as s:
         yield s
-    assert s.returncode == 0, s.log()
 
 
 @pytest.fixture(scope="module")
@@ -73,12 +66,8 @@ def released(course: ServedCourse, server: ServerProcess) -> dict[str, Any]:
 
 @pytest.fixture(scope="module")
 def chromium() -> Iterator[Any]:
-    with sync_api.sync_playwright() as p:
-        browser = p.chromium.launch(executable_path=str(CHROMIUM), args=CHROMIUM_ARGS)
-        try:
-            yield browser
-        finally:
-            browser.close()
+    with launched_chromium() as browser:
+        yield browser
 
 
 @pytest.mark.parametrize(("app", "learner"), [("lab", "ada"), ("notebook", "bea")])
@@ -107,7 +96,7 @@ def test_a_learner_types_saves_submits_and_reads_the_feedback(
             _wait_saved(path, course.key)
             output = _run_submit(page, token)
         finally:
-            page.screenshot(path=str(_artifact(f"submit-{app}.png")), full_page=True)
+            page.screenshot(path=str(artifact(f"submit-{app}.png")), full_page=True)
             page.close()
     ident, max_score = _held_by_the_service(server, token)
     assert f"Submission {ident} of ps1: {max_score} / {max_score} points." in output
@@ -159,8 +148,3 @@ def _held_by_the_service(server: ServerProcess, token: str) -> tuple[int, str]:
     assert [a["status"] for a in mine] == ["graded"]
     assert mine[0]["score"] == mine[0]["max_score"]
     return mine[0]["id"], f"{mine[0]['max_score']:g}"
-
-
-def _artifact(name: str) -> Path:
-    ARTIFACTS.mkdir(exist_ok=True)
-    return ARTIFACTS / name

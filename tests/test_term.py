@@ -303,8 +303,9 @@ def test_a_bug_while_grading_exits_3_and_asks_for_a_report(
 
 
 def test_the_results_document_carries_the_decisions_through_json() -> None:
-    from graders.by_hand import Extension, Override
     from graders.results import (
+        Extension,
+        Override,
         QuestionResult,
         ResultsDocument,
         Status,

@@ -21,8 +21,7 @@ from datetime import datetime
 from sqlalchemy import select
 from sqlalchemy.engine import Connection
 
-from ..by_hand import Extension, Override
-from ..results import QuestionResult, StudentResult
+from ..results import Extension, Override, QuestionResult, StudentResult
 from .term_tables import EVERY_ASSIGNMENT, DropRow, ExtensionRow, OverrideRow
 
 

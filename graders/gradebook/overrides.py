@@ -16,10 +16,9 @@ from dataclasses import dataclass
 from sqlalchemy import delete, insert
 from sqlalchemy.engine import Connection, Engine
 
-from ..by_hand import Override
 from ..course.renames import formerly_of
 from ..errors import UsageError, did_you_mean
-from ..results import QuestionResult, StudentResult, SubmissionStatus, format_points
+from ..results import Override, QuestionResult, StudentResult, SubmissionStatus, format_points
 from . import audit, saved_grades
 from .adjustments import student_overrides
 from .term_tables import OverrideRow

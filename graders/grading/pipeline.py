@@ -27,7 +27,7 @@ from ..kinds.notebook_side import points_scale
 from ..kinds.prefetch import run_ahead
 from ..kinds.prepare import prepare_variants
 from ..results import QuestionResult, Status, StudentResult, SubmissionStatus
-from ..said import Part, paragraphs, render, say
+from ..said import Said, paragraphs, render, say
 
 if TYPE_CHECKING:
     from ..sandbox import Job
@@ -177,7 +177,7 @@ def grade_all(
         yield from pool.map(lambda s: grade_submission(prep, s), subs)
 
 
-def ungradable(student: str, reason: str | Part, language: str | None = None) -> StudentResult:
+def ungradable(student: str, reason: str | Said, language: str | None = None) -> StudentResult:
     """The result for a submission that could not even be read (``reason``: why, rendered
     in each reader's language; ``language``: the notebook's, when it says one)."""
     return StudentResult(

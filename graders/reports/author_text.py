@@ -19,10 +19,10 @@ from markdown_it import MarkdownIt
 from markdown_it.token import Token
 from markupsafe import Markup, escape
 
-from ..said import Part
+from ..said import Said
 
 
-def prose(text: str | Part | None) -> Markup:
+def prose(text: str | Said | None) -> Markup:
     """``text`` (CommonMark, raw HTML off) as HTML; nothing for no text. A typed text is
     rendered in the language spoken now (a learner's result is in their language already:
     ``LearnerLanguages.result_in``)."""

@@ -15,25 +15,25 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-from jinja2 import Environment, PackageLoader, Template, select_autoescape
+from jinja2 import Template
 
 from ..course.learner_language import LearnerLanguages
-from ..course.model import Shown, in_article, read_as, section_label
-from ..course.times import time_text, zone_of
+from ..course.model import Shown
+from ..course.times import zone_of
 from ..course.visibility import seen_by_learner, shown_at
 from ..errors import UsageError
 from ..exports.results_files import file_owners, write_atomic
 from ..gradebook import store as gradebook
 from ..gradebook.adjustments import extended_due_dates
-from ..i18n import N_, _, current_language, ngettext, speaking
+from ..i18n import N_, _, current_language, speaking
 from ..kinds.load import LoadedCourse, get_assignment
 from ..notebook.parts import assignment_labels, exercise_headings
-from ..results import STATUS_WORDS, StudentResult, SubmissionStatus, format_points
+from ..results import STATUS_WORDS, StudentResult, SubmissionStatus
 from ..submissions.folder import safe_student
-from .author_text import prose
 from .course_info import course_info
 from .feedback_view import ADJUSTED, feedback_view, short_label, shown_status
 from .learner_setup import learner_context
+from .page_templates import html_environment
 
 TEMPLATE = "feedback.html.j2"
 STATUS_TEXT = {**STATUS_WORDS, ADJUSTED: N_("adjusted by the instructor")}
@@ -81,7 +81,7 @@ class _Pages:
     def __init__(self, languages: LearnerLanguages, visible: Shown, out: Path) -> None:
         self.languages, self.visible, self.out = languages, visible, out
         self._courses: dict[str, dict[str, Any]] = {}
-        self._template = environment().get_template(TEMPLATE)
+        self._template = html_environment().get_template(TEMPLATE)
 
     def write(self, student: StudentResult) -> Path:
         """``student``'s page, in their language."""
@@ -123,26 +123,6 @@ def _remove_dropped(dropped: tuple[str, ...], out: Path) -> None:
     for student in dropped:
         if safe_student(student):
             (out / f"{student}.html").unlink(missing_ok=True)
-
-
-def environment() -> Environment:
-    """The Jinja2 environment of feedback pages (HTML-escaped by default)."""
-    env = Environment(
-        loader=PackageLoader("graders.reports", "templates"),
-        autoescape=select_autoescape(["html", "j2"]),
-        trim_blocks=True,
-        lstrip_blocks=True,
-        extensions=["jinja2.ext.i18n"],
-    )
-    # The page's own words, in the language the command speaks (``i18n.speaking``).
-    env.install_gettext_callables(gettext=_, ngettext=ngettext, newstyle=True)  # type: ignore[attr-defined]
-    env.filters["prose"] = prose
-    env.filters["num"] = format_points
-    env.filters["read_as"] = read_as
-    env.filters["section_label"] = section_label
-    env.filters["when"] = time_text
-    env.tests["in_article"] = in_article
-    return env
 
 
 def render_page(template: Template, student: StudentResult, context: dict[str, Any]) -> str:

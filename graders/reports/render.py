@@ -13,18 +13,16 @@ from collections.abc import Iterable, Iterator, Mapping
 from pathlib import Path
 from typing import Any
 
-from jinja2 import Environment, PackageLoader, StrictUndefined
+from jinja2 import Environment
 
-from ..course.model import in_article, section_label
-from ..course.times import time_text
 from ..exports.results_files import write_atomic
 from ..exports.status_names import status_name
-from ..i18n import _, current_language, ngettext
+from ..i18n import current_language
 from ..kinds.notebook_side import points_text
 from .aggregate import QUESTION_STATUSES
-from .author_text import prose
-from .charts import number, share_bar, stacked_bar
+from .charts import share_bar, stacked_bar
 from .model import AssignmentReport
+from .page_templates import html_environment
 from .summary import CourseSummary
 
 STATUS_MARKS = {
@@ -40,28 +38,14 @@ STATUS_MARKS = {
 
 def environment() -> Environment:
     """The Jinja2 environment of the report templates, with the report's filters."""
-    env = Environment(
-        loader=PackageLoader("graders.reports", "templates"),
-        autoescape=True,
-        undefined=StrictUndefined,
-        trim_blocks=True,
-        lstrip_blocks=True,
-        extensions=["jinja2.ext.i18n"],
-    )
-    # The page's own words, in the language the command speaks (``i18n.speaking``).
-    env.install_gettext_callables(gettext=_, ngettext=ngettext, newstyle=True)  # type: ignore[attr-defined]
+    env = html_environment()
     env.filters.update(
-        num=number,
         pct=percent,
         anchor=section_anchor,
-        prose=prose,
         slug=slug,
         quoted=quoted,
-        when=time_text,
+        status_name=status_name,
     )
-    env.filters["section_label"] = section_label
-    env.filters["status_name"] = status_name
-    env.tests["in_article"] = in_article
     env.globals.update(
         statuses=QUESTION_STATUSES,
         marks=STATUS_MARKS,

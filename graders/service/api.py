@@ -28,7 +28,7 @@ from ..gradebook.service_tables import FAILED, GRADED
 from ..i18n import N_
 from .attempts import Attempt, attempts_left
 from .identity import Identity
-from .refusals import Message, Refused
+from .refusals import Refusal, Refused
 from .state import API_WAYS, UPLOAD_WAYS, Service, service_of
 from .uploads import Form, checked, read_form
 from .views import attempt_json, counted_id, graded_view, learner_result, records, shown_to
@@ -119,7 +119,7 @@ async def grades(request: Request) -> Response:
     assignment = service.assignment(request.path_params["assignment"])
     if not who.instructor:
         text = N_("Only the course's instructors may read the class's grades.")
-        raise Refused(403, Message(text))
+        raise Refused(403, Refusal(text))
 
     def listed() -> list[dict[str, object]]:
         return [
@@ -143,7 +143,7 @@ def readable(service: Service, who: Identity, attempt_id: int) -> Attempt:
     found = service.queue.attempt(attempt_id)
     if found is None or not (who.instructor or found.student == who.student):
         text = N_("You have no submission {id}.")
-        raise Refused(404, Message(text, {"id": attempt_id}))
+        raise Refused(404, Refusal(text, {"id": attempt_id}))
     return found
 
 

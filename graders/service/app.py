@@ -29,7 +29,7 @@ from starlette.types import ASGIApp, Receive, Scope, Send
 from starlette.types import Message as ASGIMessage
 
 from ..i18n import N_
-from .refusals import Message, Refused
+from .refusals import Refusal, Refused
 from .state import Service, service_of
 
 log = logging.getLogger("graders.service")
@@ -96,17 +96,17 @@ async def _refused(request: Request, exc: Exception) -> Response:
 async def _http_error(request: Request, exc: Exception) -> Response:
     assert isinstance(exc, HTTPException)
     if exc.status_code == 404:
-        return await _refused(request, Refused(404, Message(N_("There is no such page here."))))
+        return await _refused(request, Refused(404, Refusal(N_("There is no such page here."))))
     if exc.status_code == 405:
         text = N_("This address does not take a {method} request.")
-        return await _refused(request, Refused(405, Message(text, {"method": request.method})))
-    return await _refused(request, Refused(exc.status_code, Message(str(exc.detail))))
+        return await _refused(request, Refused(405, Refusal(text, {"method": request.method})))
+    return await _refused(request, Refused(exc.status_code, Refusal(str(exc.detail))))
 
 
 async def _internal_error(request: Request, exc: Exception) -> Response:
     log.error("internal error on %s %s", request.method, request.url.path, exc_info=exc)
     text = N_("Something went wrong in graders (a bug, now in the server's log): try again.")
-    return await _refused(request, Refused(500, Message(text)))
+    return await _refused(request, Refused(500, Refusal(text)))
 
 
 class SecurityHeaders:

@@ -26,7 +26,7 @@ from ..gradebook.service_tables import FAILED, GRADED
 from ..grading.pipeline import apply_late_policy
 from ..i18n import N_
 from ..results import StudentResult, SubmissionStatus
-from .refusals import Message, Refused
+from .refusals import Refusal, Refused
 
 # The API's ``reason`` of a 429 (``Refused.reason``).
 ATTEMPT_LIMIT, TOO_SOON = "attempt-limit", "too-soon"
@@ -74,12 +74,12 @@ def refusal(
     ident = assignment.id
     if dropped:
         return Refused(
-            403, Message(N_("You were withdrawn from {assignment}."), {"assignment": ident})
+            403, Refusal(N_("You were withdrawn from {assignment}."), {"assignment": ident})
         )
     if now >= closes:
         when = time_text(closes, zone_of(assignment))
         text = N_("{assignment} closed at {time}: it takes no more submissions.")
-        return Refused(403, Message(text, {"assignment": ident, "time": when}))
+        return Refused(403, Refusal(text, {"assignment": ident, "time": when}))
     policy = assignment.submissions
     used = [a for a in earlier if a.counts and a.status != FAILED]
     if policy.max is not None and len(used) >= policy.max:
@@ -87,7 +87,7 @@ def refusal(
         text = N_("You have used all {max} attempts at {assignment}.")
         return Refused(
             429,
-            Message(text, {"max": policy.max, "assignment": ident}),
+            Refusal(text, {"max": policy.max, "assignment": ident}),
             retry_after=_seconds((closes - now).total_seconds()),
             reason=ATTEMPT_LIMIT,
         )
@@ -103,7 +103,7 @@ def refusal(
                 "assignment": ident,
                 "every": f"{policy.every_s:g}",
             }
-            return Refused(429, Message(text, fields), retry_after=_seconds(wait), reason=TOO_SOON)
+            return Refused(429, Refusal(text, fields), retry_after=_seconds(wait), reason=TOO_SOON)
     return None
 
 

@@ -40,9 +40,10 @@ from ..gradebook.service_tables import FAILED, GRADED, QUEUED, TOKEN
 from ..i18n import N_, speaking
 from ..notebook.parts import late_rule
 from ..reports import feedback
+from ..reports.page_templates import html_environment
 from .attempts import Attempt, attempts_left
 from .identity import SESSION_COOKIE, SESSION_HOURS, Identity, SessionCookie, csrf_token, identify
-from .refusals import Message, Refused
+from .refusals import Refusal, Refused
 from .state import LANGUAGE_COOKIE, Service, service_of
 from .views import counted_id, graded_view, records
 
@@ -98,7 +99,7 @@ async def sign_in(request: Request) -> Response:
     token = str(form.get("token", "")).strip()
     who = await run_in_threadpool(service.credentials.identity, token, TOKEN) if token else None
     if who is None:
-        message = Message(N_("This token is not valid: check it, or ask your instructor."))
+        message = Refusal(N_("This token is not valid: check it, or ask your instructor."))
         return await sign_in_page(request, message.in_language(service.language(request)), 401)
     secret = await run_in_threadpool(service.credentials.start_session, who)
     response = RedirectResponse(_next(request), 303)
@@ -238,7 +239,7 @@ async def report_page(request: Request) -> Response:
         )
         if not results.count:
             text = N_("Nothing is graded for {assignment} yet.")
-            raise Refused(404, Message(text, {"assignment": assignment.id}))
+            raise Refused(404, Refusal(text, {"assignment": assignment.id}))
         handle, name = tempfile.mkstemp(prefix="graders-report-", suffix=".html")
         os.close(handle)
         try:
@@ -305,14 +306,14 @@ def environment() -> Environment:
     """The pages' templates, beside the feedback page's (one body for both)."""
     global _ENVIRONMENT
     if _ENVIRONMENT is None:
-        env = feedback.environment()
-        env.loader = ChoiceLoader(
-            [
-                PackageLoader("graders.service", "templates"),
-                PackageLoader("graders.reports", "templates"),
-            ]
+        _ENVIRONMENT = html_environment(
+            ChoiceLoader(
+                [
+                    PackageLoader("graders.service", "templates"),
+                    PackageLoader("graders.reports", "templates"),
+                ]
+            )
         )
-        _ENVIRONMENT = env
     return _ENVIRONMENT
 
 
@@ -396,7 +397,7 @@ def _course_in(service: Service, request: Request) -> Any:
 
 def _instructors_only(who: Identity) -> None:
     if not who.instructor:
-        raise Refused(403, Message(N_("Only the course's instructors may read this page.")))
+        raise Refused(403, Refusal(N_("Only the course's instructors may read this page.")))
 
 
 async def _form_of(request: Request) -> None:
@@ -408,7 +409,7 @@ def _check_csrf(request: Request, fields: Mapping[str, str]) -> None:
     session = request.cookies.get(SESSION_COOKIE, "")
     if not session or not hmac.compare_digest(fields.get("csrf", ""), csrf_token(session)):
         text = N_("This form has expired: open the page again and send it from there.")
-        raise Refused(403, Message(text))
+        raise Refused(403, Refusal(text))
 
 
 def _next(request: Request) -> str:

@@ -37,7 +37,7 @@ from ..i18n import N_
 from ..results import StudentResult
 from .attempts import Attempt, of_record, refusal, restated
 from .identity import Identity
-from .refusals import Message, Refused
+from .refusals import Refusal, Refused
 
 MAX_TRIES = 3  # claims of one attempt: one that took its grader down that often fails
 REQUEUED = {"status": QUEUED, "claimed_by": None, "claimed_at": None}  # in the queue again
@@ -119,7 +119,7 @@ class Queue:
             ).scalar_one()
             if waiting >= self.limit:
                 text = N_("The grader has {count} notebooks waiting: send yours again soon.")
-                raise Refused(503, Message(text, {"count": waiting}), retry_after=30)
+                raise Refused(503, Refusal(text, {"count": waiting}), retry_after=30)
             row = dict(
                 course=self.course,
                 assignment=assignment.id,

@@ -23,7 +23,7 @@ from .grader import Grader
 from .identity import Authenticator, BearerToken, Credentials, Identity, SessionCookie, identify
 from .lti.tool import LtiTool
 from .queue import Queue
-from .refusals import Message, Refused
+from .refusals import Refusal, Refused
 from .servers import Servers
 from .sites import Here, OnCluster, Site
 from .waiting import Waiters
@@ -76,7 +76,7 @@ class Service:
         found = self.course.assignment(ident)
         if found is None:
             text = N_("There is no assignment '{assignment}' in this course.")
-            raise Refused(404, Message(text, {"assignment": ident}))
+            raise Refused(404, Refusal(text, {"assignment": ident}))
         return found
 
     def languages(self, assignment: str) -> LearnerLanguages:
@@ -111,7 +111,7 @@ class Service:
             if asked.presented
             else N_("Sign in: send your token as 'Authorization: Bearer TOKEN'.")
         )
-        raise Refused(401, Message(text), headers={"WWW-Authenticate": 'Bearer realm="graders"'})
+        raise Refused(401, Refusal(text), headers={"WWW-Authenticate": 'Bearer realm="graders"'})
 
 
 def _site(

@@ -30,7 +30,7 @@ from ..notebook.collect import read_submission
 from ..notebook.read import size_text
 from ..said import replaced, told
 from .queue import Upload
-from .refusals import Message, Refused
+from .refusals import Refusal, Refused
 
 FIELD = "notebook"
 FORM_OVERHEAD = 64 * 1024  # the multipart framing and the page form's other fields
@@ -65,7 +65,7 @@ async def read_form(request: Request, max_bytes: int) -> Form:
         raise _too_large(max_bytes) from None
     except MultiPartException as exc:
         text = N_("The upload is not a well-formed form: {problem}")
-        raise Refused(422, Message(text, {"problem": exc.message})) from exc
+        raise Refused(422, Refusal(text, {"problem": exc.message})) from exc
     try:
         return await _read(form, max_bytes)
     finally:
@@ -115,15 +115,15 @@ def _too_large(max_bytes: int) -> Refused:
         "The notebook is larger than the {limit} a notebook may be: clear its outputs and "
         "save it again."
     )
-    return Refused(413, Message(text, {"limit": size_text(max_bytes)}))
+    return Refused(413, Refusal(text, {"limit": size_text(max_bytes)}))
 
 
-def _ask_for_the_field() -> Message:
+def _ask_for_the_field() -> Refusal:
     text = N_("Send the notebook as the file field '{field}' of a multipart form.")
-    return Message(text, {"field": FIELD})
+    return Refusal(text, {"field": FIELD})
 
 
-def _reason(exc: SubmissionError, path: str, filename: str) -> Message:
+def _reason(exc: SubmissionError, path: str, filename: str) -> Refusal:
     """Grading's reason, with the file named as the learner uploaded it (a message of its
     own, so a field: it is rendered in the reader's language with the refusal)."""
-    return Message("{reason}", {"reason": replaced(told(exc), path, filename)})
+    return Refusal("{reason}", {"reason": replaced(told(exc), path, filename)})

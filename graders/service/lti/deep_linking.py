@@ -24,7 +24,7 @@ from joserfc.errors import JoseError
 from joserfc.jwk import KeySet
 
 from ...i18n import N_
-from ..refusals import Message, Refused
+from ..refusals import Refusal, Refused
 from .keys import ToolKeys
 from .messages import DL, LTI
 from .tool import Accepted
@@ -99,7 +99,7 @@ def read_ticket(keys: ToolKeys, ticket: str) -> Asked:
         )
     except (JoseError, ValueError, KeyError, TypeError):
         text = N_("This form has expired: open the assignment picker again from your LMS.")
-        raise Refused(403, Message(text)) from None
+        raise Refused(403, Refusal(text)) from None
 
 
 def response(keys: ToolKeys, asked: Asked, item: Item) -> str:

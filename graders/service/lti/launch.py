@@ -29,7 +29,7 @@ from starlette.routing import Route
 from ...gradebook.service_tables import HANDOFF
 from ...i18n import N_
 from ..identity import SESSION_COOKIE, SESSION_HOURS, Identity, SessionCookie, identify
-from ..refusals import Message, Refused
+from ..refusals import Refusal, Refused
 from ..state import LANGUAGE_COOKIE, Service, service_of
 from . import deep_linking
 from .messages import DEEP_LINKING
@@ -62,19 +62,19 @@ async def login(request: Request) -> Response:
         asked |= {k: v for k, v in form.items() if isinstance(v, str)}
     if any(not asked.get(name) for name in LOGIN_FIELDS):
         text = N_("The LMS's sign-in request lacks iss, login_hint or target_link_uri.")
-        raise Refused(400, Message(text))
+        raise Refused(400, Refusal(text))
     tool = service.lti
     platform = await run_in_threadpool(tool.platforms.find, asked["iss"], asked.get("client_id"))
     if platform is None:
         text = N_("This LMS ({issuer}) is not registered with this course: ask your instructor.")
-        raise Refused(400, Message(text, {"issuer": asked["iss"]}))
+        raise Refused(400, Refusal(text, {"issuer": asked["iss"]}))
     deployment = asked.get("lti_deployment_id")
     if deployment and not await run_in_threadpool(tool.platforms.deployed, platform, deployment):
         text = N_(
             "The LMS's deployment '{deployment}' is not registered with this course: ask "
             "your instructor."
         )
-        raise Refused(400, Message(text, {"deployment": deployment}))
+        raise Refused(400, Refusal(text, {"deployment": deployment}))
     state, nonce = await run_in_threadpool(tool.begin_login, platform)
     query = {
         "scope": "openid",
@@ -100,10 +100,10 @@ async def launch(request: Request) -> Response:
     form = await request.form(max_files=0, max_fields=8)
     if form.get("error"):
         text = N_("The LMS refused the sign-in ({error}): open the assignment again.")
-        raise Refused(401, Message(text, {"error": str(form.get("error"))[:200]}))
+        raise Refused(401, Refusal(text, {"error": str(form.get("error"))[:200]}))
     id_token, state = str(form.get("id_token", "")), str(form.get("state", ""))
     if not id_token or not state:
-        raise Refused(400, Message(N_("The LMS's launch lacks its id_token or state.")))
+        raise Refused(400, Refusal(N_("The LMS's launch lacks its id_token or state.")))
     accepted = await run_in_threadpool(
         service.lti.accept_launch,
         id_token,
@@ -146,7 +146,7 @@ async def continue_(request: Request) -> Response:
         who = await run_in_threadpool(service.credentials.take, handoff)
         if who is None:
             text = LOGIN_GONE
-            raise Refused(401, Message(text))
+            raise Refused(401, Refusal(text))
         secret = await run_in_threadpool(service.credentials.start_session, who)
         response = RedirectResponse(target, 303)
         _sign_in(request, response, secret)

@@ -22,7 +22,7 @@ from joserfc.errors import JoseError
 from joserfc.jwk import KeySet
 
 from ...i18n import N_
-from ..refusals import Message, Refused
+from ..refusals import Refusal, Refused
 from .platforms import Platform, PlatformKeysUnavailable
 
 LTI = "https://purl.imsglobal.org/spec/lti/claim/"
@@ -57,7 +57,7 @@ class Launch:
 
 
 def refused(text: str, **fields: Any) -> Refused:
-    return Refused(401, Message(text, fields))
+    return Refused(401, Refusal(text, fields))
 
 
 def checked_launch(
@@ -102,7 +102,7 @@ def _verified(id_token: str, key_set_for: Callable[[str | None], KeySet]) -> dic
         keys = key_set_for(kid if isinstance(kid, str) else None)
     except PlatformKeysUnavailable:
         raise Refused(
-            502, Message(N_("The LMS's keys could not be fetched: try again in a minute."))
+            502, Refusal(N_("The LMS's keys could not be fetched: try again in a minute."))
         ) from None
     try:
         token = jwt.decode(id_token, keys, algorithms=ALGORITHMS)

@@ -25,7 +25,7 @@ from ...gradebook.service_tables import INSTRUCTOR, LEARNER
 from ...i18n import N_
 from ...intake.roster import Roster
 from ..identity import Identity, learner_id
-from ..refusals import Message, Refused
+from ..refusals import Refusal, Refused
 from .platforms import Platform
 
 # LIS roles that teach (context roles, short or full; a TA is an instructor's sub-role).
@@ -107,7 +107,7 @@ class People:
                 except UsageError:
                     continue
         text = N_("The LMS's user id '{sub}' cannot be a learner id here: ask your instructor.")
-        raise Refused(422, Message(text, {"sub": sub}))
+        raise Refused(422, Refusal(text, {"sub": sub}))
 
     def _is(self, sub: str) -> tuple[ColumnElement[bool], ...]:
         return (LtiUserRow.platform_id == self.platform.id, LtiUserRow.sub == sub)

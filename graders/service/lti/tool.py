@@ -39,7 +39,7 @@ from ...intake.roster import find_roster
 from ...kinds.load import LoadedCourse
 from ...notebook.parts import place_exercises
 from ..identity import Identity
-from ..refusals import Message, Refused
+from ..refusals import Refusal, Refused
 from .keys import ToolKeys
 from .messages import DEEP_LINKING, Launch, checked_launch
 from .passback import Passback
@@ -118,7 +118,7 @@ class LtiTool:
             ).one_or_none()
         if row is None or row.used_at is not None or row.expires_at <= datetime.now(UTC):
             text = LOGIN_GONE
-            raise Refused(401, Message(text))
+            raise Refused(401, Refusal(text))
         platform = self.platforms.get(row.platform_id)
         launch = checked_launch(
             id_token,
@@ -129,11 +129,11 @@ class LtiTool:
         )
         if launch.message_type == DEEP_LINKING and role_of(launch.roles) != INSTRUCTOR:
             text = N_("Only the course's instructors may add assignments.")
-            raise Refused(403, Message(text))
+            raise Refused(403, Refusal(text))
         assignment = launch.custom.get("assignment")
         if launch.message_type != DEEP_LINKING and assignment and not known_assignment(assignment):
             text = N_("There is no assignment '{assignment}' in this course.")
-            raise Refused(404, Message(text, {"assignment": assignment}))
+            raise Refused(404, Refusal(text, {"assignment": assignment}))
         self._use(row.state_digest)
         people = People(self.engine, platform, find_roster(self.loaded.root))
         user_id, who = people.identity(launch.sub, launch.roles, launch.person)
@@ -153,7 +153,7 @@ class LtiTool:
             ).rowcount
         if used != 1:  # the same launch posted twice at once: the other one won
             text = N_("This sign-in was already used: open the assignment again from your LMS.")
-            raise Refused(401, Message(text))
+            raise Refused(401, Refusal(text))
 
     def _context(self, conn: Connection, platform: Platform, launch: Launch) -> int | None:
         """The LMS course's row (made or brought up to date), with its services' endpoints."""

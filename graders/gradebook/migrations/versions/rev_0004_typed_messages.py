@@ -19,6 +19,7 @@ import json
 import sqlalchemy as sa
 from alembic import op
 
+from graders.errors import UsageError
 from graders.results_upgrade import upgraded_student
 
 revision = "0004"
@@ -44,8 +45,12 @@ def upgrade() -> None:
 
 def downgrade() -> None:
     # Schema 1 kept words, not messages: going back would render every message in one
-    # language for good. Restore the copy taken before the upgrade instead.
-    raise NotImplementedError("revision 0004 cannot be undone: restore the copy of the database")
+    # language for good. Restore the copy taken before the upgrade instead. A usage error, so
+    # whoever asked is told what to do, not shown a traceback.
+    raise UsageError(
+        "gradebook revision 0004 cannot be undone (grades before it kept words, not "
+        "messages): restore the copy of the database taken before the upgrade"
+    )
 
 
 def _upgraded(text: str) -> str:
