@@ -138,8 +138,6 @@ class Text(_Joinable):
 
 # Any one part of what graders says (not a notebook's part: ``kinds.notebook_side.Part``).
 Said: TypeAlias = Message | Authored | Literal | Cased | Text
-# The former name, still imported by graders.kinds (predict.judge) until its rework.
-Part: TypeAlias = Said
 Field: TypeAlias = str | int | float | Said
 # What a function tells a reader: a part, or a string (a literal, or written already).
 Told: TypeAlias = str | Said

@@ -26,7 +26,7 @@ from ...answers.parse import AnswerSyntaxError, ReadAnswer, read_answer
 from ...answers.values import Value
 from ...i18n import N_, current_language
 from ...results import QuestionResult, Status
-from ...said import Part, Told, authored, paragraphs, say, told
+from ...said import Said, Told, authored, paragraphs, say, told
 from ..base import ExerciseAnswers
 from .model import Misconception, Question
 from .truth import Truths
@@ -73,11 +73,11 @@ class Asked:
     q: Question
 
     @property
-    def explain(self) -> Part:
+    def explain(self) -> Said:
         """The author's explanation of the question."""
         return authored(self.exercise, ("questions", self.index, "explain"), self.q.explain)
 
-    def told(self, m: Misconception) -> Part:
+    def told(self, m: Misconception) -> Said:
         """The author's explanation of the misconception ``m`` of the question."""
         where = ("questions", self.index, "misconceptions", self.q.misconceptions.index(m))
         return authored(self.exercise, (*where, "explain"), m.explain)
@@ -151,7 +151,7 @@ def _judged(
     )
 
 
-def before_due(asked: Asked) -> Part:
+def before_due(asked: Asked) -> Said:
     """The author's explanation as a learner who missed a question reads it while the key
     is held back: itself when the author says it gives nothing away, else that it will come."""
     return asked.explain if asked.q.explain_before_due else say(HELD_BACK)

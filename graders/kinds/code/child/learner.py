@@ -163,10 +163,10 @@ def forget_refusals() -> None:
     REFUSALS.refused.clear()
 
 
-def learner_line(frame: Any = None) -> int | None:
+def learner_line() -> int | None:
     """The line of learner code running now: the innermost frame compiled from learner
     source (its ``f_lineno``, a C-level read of a real frame), else None."""
-    frame = _getframe(1) if frame is None else frame
+    frame: Any = _getframe(1)
     while frame is not None:
         if frame.f_code.co_filename == LEARNER_FILE:
             line: int | None = frame.f_lineno
