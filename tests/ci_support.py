@@ -1,12 +1,16 @@
-"""Helpers shared by the CI tests: a small two-assignment course and notebooks that answer it."""
+"""Helpers shared by the CI tests: a small two-assignment course, notebooks that answer it,
+Gradescope's /autograder and its run, and the options that load the pytest plugin."""
 
 from __future__ import annotations
 
 import json
 import os
 import shutil
+import subprocess
 import sys
+import zipfile
 from collections.abc import Mapping
+from importlib.metadata import entry_points
 from pathlib import Path
 
 import nbformat
@@ -111,3 +115,42 @@ def venv_env(**extra: str) -> dict[str, str]:
     env.pop("PYTEST_ADDOPTS", None)
     env.update(extra)
     return env
+
+
+def autograder_root(zip_path: Path, root: Path, user: dict[str, str] | None = None) -> Path:
+    """/autograder as Gradescope lays it out: source/ (the zip), run_autograder, submission/,
+    and the submission's metadata, naming ``user`` as its submitter."""
+    with zipfile.ZipFile(zip_path) as archive:
+        archive.extractall(root / "source")
+    for name in ("run_autograder", "setup.sh"):  # extractall drops the modes
+        (root / "source" / name).chmod(0o755)
+    shutil.copy(root / "source" / "run_autograder", root / "run_autograder")
+    (root / "submission").mkdir()
+    submitter = user or {"email": "ada@example.org", "name": "Ada Lovelace", "sid": "S-1001"}
+    metadata = {
+        "id": 123456,
+        "created_at": "2036-10-01T12:00:00.000000-07:00",
+        "users": [{"id": 1001, **submitter}],
+        "assignment": {"id": 42, "title": "ci2"},
+    }
+    (root / "submission_metadata.json").write_text(json.dumps(metadata))
+    return root
+
+
+def run_autograder(root: Path, cwd: Path | None = None) -> subprocess.CompletedProcess[str]:
+    env = venv_env(GRADERS_AUTOGRADER_ROOT=str(root))
+    return subprocess.run(
+        [str(root / "run_autograder")],
+        cwd=cwd or root,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=600,
+    )
+
+
+def plugin_args() -> list[str]:
+    """``-p graders.integrations.pytest_plugin`` until the package's pytest11 entry point is
+    installed."""
+    installed = any(ep.name == "graders" for ep in entry_points(group="pytest11"))
+    return [] if installed else ["-p", "graders.integrations.pytest_plugin"]

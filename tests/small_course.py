@@ -5,6 +5,7 @@
 
 A test that needs a variant replaces a file's text (``files={"exercises/x.yml": text}``)
 or adds one; the text of the shared files is at hand as ``text("exercises/x.yml")``.
+``write_course`` gives ps1 exercises whose questions cover every kind of predict truth.
 """
 
 from __future__ import annotations
@@ -66,6 +67,79 @@ def small_course(root: Path, files: Mapping[str, str] | None = None) -> Path:
         (root / name).parent.mkdir(parents=True, exist_ok=True)
         (root / name).write_text(content, encoding="utf-8")
     return root
+
+
+# The small course with its ps1's exercises replaced by exercises whose questions cover
+# every kind of truth: values, grad_fns, runs that raise or not, warnings.
+CLONE = """\
+id: clone-basics
+title: clone basics
+section: "§1a"
+kind: predict
+setup: |
+  import torch
+  a = torch.tensor(1.0, requires_grad=True)
+  b = a.clone()
+questions:
+  - id: shares
+    prompt: "a.data_ptr() == b.data_ptr()?"
+    expr: a.data_ptr() == b.data_ptr()
+    explain: clone copies.
+    misconceptions:
+      - {answer: "True", name: clone-shares-memory, explain: "That is detach()."}
+  - id: grad-fn
+    prompt: "b.grad_fn?"
+    expr: b.grad_fn
+    explain: clone is an operation.
+  - id: backward
+    prompt: "d = b * 3; d.backward()"
+    run: "d = b * 3; d.backward()"
+    explain: scalar output.
+  - id: grad
+    prompt: "a.grad?"
+    expr: a.grad
+    explain: "b = a.clone() passes its gradient (3) back to a."
+  - id: nonleaf-grad
+    prompt: "b.grad?"
+    expr: b.grad
+    explain: non-leaf.
+"""
+
+DETACH = """\
+id: detach-basics
+title: detach basics
+section: "§2"
+kind: predict
+setup: |
+  import torch
+  a = torch.ones(2, 3, requires_grad=True)
+  b = a.detach()
+questions:
+  - id: size
+    prompt: "b.shape?"
+    expr: b.shape
+    explain: same shape.
+  - id: write
+    prompt: "b[0][0] = 5; a[0][0]?"
+    run: "b[0][0] = 5"
+    explain: a plain write.
+  - id: seen
+    prompt: "a[0][0]?"
+    expr: a[0][0]
+    explain: shared memory.
+  - id: backward-nonscalar
+    prompt: "a.sum(0).backward()?"
+    run: "(a * 2).backward()"
+    explain: non-scalar outputs need a gradient.
+    accept: ["Exception"]
+"""
+
+
+def write_course(root: Path, extra: dict[str, str] | None = None) -> Path:
+    """The small course with CLONE and DETACH as ps1's exercises, and ``extra``; its course.yml."""
+    files = {"exercises/clone-basics.yml": CLONE, "exercises/detach-basics.yml": DETACH}
+    files.update({f"exercises/{name}": text for name, text in (extra or {}).items()})
+    return small_course(root, files) / "course.yml"
 
 
 ON_TIME = datetime(2026, 10, 1, 12, 0, tzinfo=UTC)

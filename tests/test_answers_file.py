@@ -64,7 +64,7 @@ def test_impersonation_and_a_learner_twice_cost_those_files_only(tmp_path: Path)
     import json
 
     from click.testing import CliRunner
-    from test_grade_predict import write_course
+    from small_course import write_course
 
     from graders.cli import main
 

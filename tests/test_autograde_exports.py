@@ -9,12 +9,12 @@ from dataclasses import replace
 from pathlib import Path
 
 import pytest
+from class_documents import make_doc
 
 from graders.course.model import Shown
 from graders.course.visibility import seen_by_learner
 from graders.exports.junit import verdict
 from graders.exports.results_files import grades_csv, gradescope_result, junit_xml, write_outputs
-from graders.gradebook import store as gradebook
 from graders.gradebook.adjustments import with_override
 from graders.results import (
     ClassResults,
@@ -27,70 +27,6 @@ from graders.results import (
 )
 
 Q = QuestionResult
-SECTIONS = {"ex/a": "§1a", "ex/b": "§2", "code/check": "§4"}
-
-
-def with_sections(result: StudentResult) -> StudentResult:
-    return replace(
-        result, questions=tuple(replace(q, section=SECTIONS[q.id]) for q in result.questions)
-    )
-
-
-def make_doc(tmp_path: Path) -> ResultsDocument:
-    engine = gradebook.open_gradebook(f"sqlite:///{tmp_path / 'g.db'}")
-    results = [
-        StudentResult(
-            "ada",
-            (
-                Q("ex/a", Status.CORRECT, 1, 1, "False", "False", "ok"),
-                Q(
-                    "ex/b",
-                    Status.WRONG,
-                    0,
-                    2,
-                    "True\x07<b>",
-                    "False",
-                    "shares memory",
-                    "clone-shares-memory",
-                ),
-                Q(
-                    "code/check",
-                    Status.TIMEOUT,
-                    0,
-                    3,
-                    "while True:\n    pass",
-                    None,
-                    "took longer than 10 s",
-                ),
-            ),
-        ),
-        StudentResult(
-            "bob",
-            (
-                Q("ex/a", Status.CORRECT, 1, 1, "False", "False", "ok"),
-                Q("ex/b", Status.CORRECT, 2, 2, "False", "False", "ok"),
-                Q("code/check", Status.CORRECT, 3, 3, "def f(): ...", None, ""),
-            ),
-            late_factor=0.8,
-        ),
-        StudentResult("=evil", (), SubmissionStatus.UNGRADABLE, "not a notebook"),
-    ]
-    for r in results:
-        gradebook.record(
-            engine,
-            "c",
-            "ps1",
-            gradebook.Graded(
-                with_sections(r),
-                key="k",
-                run_id=None,
-                source=None,
-                submitted_at=None,
-                torch_version="2.13.0",
-                isolation="plain",
-            ),
-        )
-    return gradebook.results_document(engine, "c", "ps1")
 
 
 @pytest.fixture

@@ -13,7 +13,15 @@ import zipfile
 from pathlib import Path
 
 import pytest
-from ci_support import KEY, solution_source, venv_env, write_course, write_notebook
+from ci_support import (
+    KEY,
+    autograder_root,
+    run_autograder,
+    solution_source,
+    venv_env,
+    write_course,
+    write_notebook,
+)
 from click.testing import CliRunner
 
 from graders.batch.autograde import autograde
@@ -41,38 +49,6 @@ def autograder(course: Path, tmp_path_factory: pytest.TempPathFactory) -> Path:
     )
     assert result.exit_code == 0, result.output
     return out
-
-
-def autograder_root(zip_path: Path, root: Path, user: dict[str, str] | None = None) -> Path:
-    """/autograder as Gradescope lays it out: source/ (the zip), run_autograder, submission/,
-    and the submission's metadata, naming ``user`` as its submitter."""
-    with zipfile.ZipFile(zip_path) as archive:
-        archive.extractall(root / "source")
-    for name in ("run_autograder", "setup.sh"):  # extractall drops the modes
-        (root / "source" / name).chmod(0o755)
-    shutil.copy(root / "source" / "run_autograder", root / "run_autograder")
-    (root / "submission").mkdir()
-    submitter = user or {"email": "ada@example.org", "name": "Ada Lovelace", "sid": "S-1001"}
-    metadata = {
-        "id": 123456,
-        "created_at": "2036-10-01T12:00:00.000000-07:00",
-        "users": [{"id": 1001, **submitter}],
-        "assignment": {"id": 42, "title": "ci2"},
-    }
-    (root / "submission_metadata.json").write_text(json.dumps(metadata))
-    return root
-
-
-def run_autograder(root: Path, cwd: Path | None = None) -> subprocess.CompletedProcess[str]:
-    env = venv_env(GRADERS_AUTOGRADER_ROOT=str(root))
-    return subprocess.run(
-        [str(root / "run_autograder")],
-        cwd=cwd or root,
-        env=env,
-        capture_output=True,
-        text=True,
-        timeout=600,
-    )
 
 
 def test_the_zip_holds_the_scripts_graders_and_this_assignment_only(autograder: Path) -> None:

@@ -6,12 +6,19 @@ from __future__ import annotations
 import subprocess
 import sys
 import xml.etree.ElementTree as ET
-from importlib.metadata import entry_points
 from pathlib import Path
 
 import pytest
 import xmlschema
-from ci_support import KEY, MAX_CI1, venv_env, write_course, write_notebook, wrong_answers
+from ci_support import (
+    KEY,
+    MAX_CI1,
+    plugin_args,
+    venv_env,
+    write_course,
+    write_notebook,
+    wrong_answers,
+)
 
 XSD = Path(__file__).resolve().parent / "data" / "schemas" / "junit-10.xsd"
 
@@ -24,13 +31,6 @@ def course(tmp_path_factory: pytest.TempPathFactory) -> Path:
     yml = course / "course.yml"
     yml.write_text(yml.read_text().replace("2036-10", "2020-10"))
     return course
-
-
-def plugin_args() -> list[str]:
-    """``-p graders.integrations.pytest_plugin`` until the package's pytest11 entry point is
-    installed."""
-    installed = any(ep.name == "graders" for ep in entry_points(group="pytest11"))
-    return [] if installed else ["-p", "graders.integrations.pytest_plugin"]
 
 
 def run_pytest(cwd: Path, *args: str) -> subprocess.CompletedProcess[str]:

@@ -11,11 +11,9 @@ import sys
 from pathlib import Path
 
 import pytest
-from ci_support import venv_env
+from ci_support import autograder_root, plugin_args, run_autograder, venv_env
 from click.testing import CliRunner
 from small_course import notebook
-from test_ci_gradescope import autograder_root, run_autograder
-from test_ci_pytest_plugin import plugin_args
 from variant_course import CODE_EXERCISES, code_variant_course, two_learners
 
 from graders.cli import main

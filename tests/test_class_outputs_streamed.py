@@ -18,7 +18,7 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 
 import pytest
-from test_report_aggregate import class_document
+from class_documents import class_document
 
 from graders.batch.run_summary import Tally, summarize
 from graders.exports.from_gradebook import ExportRequest, export_assignment

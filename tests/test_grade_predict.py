@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 import torch
 from click.testing import CliRunner
-from small_course import small_course
+from small_course import write_course
 
 from graders.cli import main
 from graders.errors import SpecError
@@ -18,77 +18,6 @@ from graders.results import ResultsDocument
 from graders.sandbox import InProcessRunner
 from graders.session import open_session
 from graders.validate import validate_course
-
-# The small course's ps1 (tests/small_course.py), with exercises whose questions cover
-# every kind of truth: values, grad_fns, runs that raise or not, warnings.
-CLONE = """\
-id: clone-basics
-title: clone basics
-section: "§1a"
-kind: predict
-setup: |
-  import torch
-  a = torch.tensor(1.0, requires_grad=True)
-  b = a.clone()
-questions:
-  - id: shares
-    prompt: "a.data_ptr() == b.data_ptr()?"
-    expr: a.data_ptr() == b.data_ptr()
-    explain: clone copies.
-    misconceptions:
-      - {answer: "True", name: clone-shares-memory, explain: "That is detach()."}
-  - id: grad-fn
-    prompt: "b.grad_fn?"
-    expr: b.grad_fn
-    explain: clone is an operation.
-  - id: backward
-    prompt: "d = b * 3; d.backward()"
-    run: "d = b * 3; d.backward()"
-    explain: scalar output.
-  - id: grad
-    prompt: "a.grad?"
-    expr: a.grad
-    explain: "b = a.clone() passes its gradient (3) back to a."
-  - id: nonleaf-grad
-    prompt: "b.grad?"
-    expr: b.grad
-    explain: non-leaf.
-"""
-
-DETACH = """\
-id: detach-basics
-title: detach basics
-section: "§2"
-kind: predict
-setup: |
-  import torch
-  a = torch.ones(2, 3, requires_grad=True)
-  b = a.detach()
-questions:
-  - id: size
-    prompt: "b.shape?"
-    expr: b.shape
-    explain: same shape.
-  - id: write
-    prompt: "b[0][0] = 5; a[0][0]?"
-    run: "b[0][0] = 5"
-    explain: a plain write.
-  - id: seen
-    prompt: "a[0][0]?"
-    expr: a[0][0]
-    explain: shared memory.
-  - id: backward-nonscalar
-    prompt: "a.sum(0).backward()?"
-    run: "(a * 2).backward()"
-    explain: non-scalar outputs need a gradient.
-    accept: ["Exception"]
-"""
-
-
-def write_course(root: Path, extra: dict[str, str] | None = None) -> Path:
-    files = {"exercises/clone-basics.yml": CLONE, "exercises/detach-basics.yml": DETACH}
-    files.update({f"exercises/{name}": text for name, text in (extra or {}).items()})
-    return small_course(root, files) / "course.yml"
 
 
 @pytest.fixture(scope="module")

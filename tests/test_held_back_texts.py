@@ -9,7 +9,7 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-from test_validate import BILINGUAL_COURSE, lone_course
+from lone_course import BILINGUAL_COURSE, lone_course
 
 from graders.errors import SpecError
 from graders.kinds.predict.held_back import states

@@ -174,7 +174,7 @@ def test_graders_ci_on_a_notebook_whose_path_is_not_utf8_exits_2(tmp_path: Path)
 
 
 def test_a_grade_the_gradebook_cannot_hold_costs_only_its_learner(gradebook_url: str) -> None:
-    from test_gradebook import graded, result
+    from gradebook_rows import graded, result
 
     engine = gradebook.open_gradebook(gradebook_url)
     good = [graded(result(name)) for name in ("amy", "bob", "cy")]

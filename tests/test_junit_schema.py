@@ -7,8 +7,8 @@ from pathlib import Path
 
 import pytest
 import xmlschema
+from class_documents import make_doc
 from junitparser import Failure, JUnitXml
-from test_autograde_exports import make_doc
 
 from graders.exports.junit import junit_xml
 from graders.results import ResultsDocument

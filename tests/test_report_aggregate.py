@@ -20,6 +20,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from class_documents import COPIES, CSM, CUTS, ITEMS, class_document
 
 from graders.kinds.load import load_course
 from graders.reports.aggregate import (
@@ -42,93 +43,9 @@ from graders.reports.misconceptions import (
     unnamed_wrong_answers,
     unseen_misconceptions,
 )
-from graders.results import QuestionResult, ResultsDocument, Status, StudentResult, SubmissionStatus
+from graders.results import QuestionResult, ResultsDocument, Status, StudentResult
 
-ITEMS = (
-    "clone-basics/shares",
-    "clone-basics/flag",
-    "clone-basics/grad-fn",
-    "detach-basics/shares",
-    "detach-basics/resize",
-)
-EXPECTED = {
-    "clone-basics/shares": "False",
-    "clone-basics/flag": "True",
-    "clone-basics/grad-fn": "<CloneBackward0>",
-    "detach-basics/shares": "True",
-    "detach-basics/resize": "no error",
-}
-CSM, CUTS, COPIES = "clone-shares-memory", "clone-cuts-graph", "detach-copies-memory"
 COURSE = Path(__file__).parent / "data" / "report-course" / "course.yml"
-OK = ("correct", None, None)
-
-
-def answers(*cells: tuple[str, str | None, str | None]) -> tuple[QuestionResult, ...]:
-    """One student's results, in ITEMS order, from (status, answer, misconception) cells."""
-    out = []
-    for item, (status, answer, misconception) in zip(ITEMS, cells, strict=True):
-        right = status == "correct"
-        out.append(
-            QuestionResult(
-                item,
-                Status(status),
-                1.0 if right else 0.0,
-                1.0,
-                EXPECTED[item] if right else answer,
-                EXPECTED[item],
-                "",
-                misconception,
-            )
-        )
-    return tuple(out)
-
-
-def class_document() -> ResultsDocument:
-    subs = [
-        StudentResult("ada", answers(OK, OK, OK, OK, OK)),
-        StudentResult(
-            "bob",
-            answers(
-                ("wrong", "True", CSM),
-                ("wrong", "False", CUTS),
-                ("wrong", "None", CUTS),
-                ("wrong", "False", COPIES),
-                OK,
-            ),
-        ),
-        StudentResult(
-            "cy",
-            answers(
-                ("wrong", "True", CSM),
-                OK,
-                ("wrong", "<AddBackward0>", None),
-                OK,
-                ("invalid", "tensor(2.", None),
-            ),
-        ),
-        StudentResult(
-            "dee",
-            answers(
-                OK,
-                OK,
-                ("wrong", " AddBackward0 ", None),
-                ("wrong", "False", COPIES),
-                ("unanswered", None, None),
-            ),
-        ),
-        StudentResult(
-            "eve",
-            answers(OK, OK, OK, OK, OK),
-            SubmissionStatus.LATE_CUTOFF,
-            "after the cutoff",
-            0.0,
-        ),
-        StudentResult("fay", (), SubmissionStatus.UNGRADABLE, "the notebook is not valid JSON"),
-        StudentResult(
-            "gus", answers(OK, OK, OK, OK, ("wrong", "ValueError", None)), late_factor=0.8
-        ),
-    ]
-    return ResultsDocument("tiny", "ps1", "2.13.0", "2026-10-07T09:00:00+00:00", "bubblewrap", subs)
 
 
 def course() -> CourseInfo:

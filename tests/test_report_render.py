@@ -1,6 +1,6 @@
 """`graders report`: the HTML page and CSV tables made from the gradebook, the course
-summary, and the errors a user can make. The class is the one of test_report_aggregate,
-the course is tests/data/report-course."""
+summary, and the errors a user can make. The class is the one of test_report_aggregate
+(tests/class_documents.py), the course is tests/data/report-course."""
 
 from __future__ import annotations
 
@@ -11,8 +11,8 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from class_documents import COPIES, CSM, CUTS, class_document
 from click.testing import CliRunner
-from test_report_aggregate import COPIES, CSM, CUTS, class_document
 
 from graders.cli import main
 from graders.gradebook import store as gradebook
