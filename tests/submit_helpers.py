@@ -7,7 +7,7 @@
 The stand-in answers what it is told, in order, and keeps every request it got, so a test
 can say what the client sent. It is the standard library's HTTP server on loopback: the
 client under test talks real HTTP to it. What the real service answers is checked by the
-live tests (``test_submit_live.py``), against ``graders serve`` itself.
+live tests (``tests/notebook/test_submit_live.py``), against ``graders serve`` itself.
 """
 
 from __future__ import annotations

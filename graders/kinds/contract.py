@@ -2,7 +2,7 @@
 
 A kind is a registry entry (``registry``), never a branch: nothing outside ``kinds/`` asks
 which kind an exercise is. Every kind fulfils four parts, each asked by its own callers
-(``tests/test_kind_contract.py`` holds each folder to the parts it may call):
+(``tests/kinds/test_kind_contract.py`` holds each folder to the parts it may call):
 
     CourseSide     every layer      its model, the problems the model cannot see, its
                                     items, answer keys and the course files it needs

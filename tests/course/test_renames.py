@@ -22,7 +22,7 @@ from graders.results import QuestionResult, Status, StudentResult
 from graders.sandbox import InProcessRunner
 from graders.session import open_session
 
-REPO = Path(__file__).resolve().parent.parent
+REPO = Path(__file__).resolve().parent.parent.parent
 # clone-basics, renamed clone-intro; its question `shares`, renamed `memory`.
 RENAMED = (
     text("exercises/clone-basics.yml")

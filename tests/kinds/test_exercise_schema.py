@@ -18,7 +18,7 @@ import yaml
 from graders.kinds.exercise_schema import exercise_schema
 from graders.kinds.load import load_exercise
 
-REPO = Path(__file__).resolve().parent.parent
+REPO = Path(__file__).resolve().parent.parent.parent
 CHECK_JSONSCHEMA = Path(sys.executable).parent / "check-jsonschema"
 
 PREDICT = {

@@ -29,7 +29,7 @@ from graders.session import load
 
 CHROMIUM = Path("/usr/bin/chromium")
 CHROMIUM_ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--no-first-run"]
-REPO = Path(__file__).resolve().parent.parent
+REPO = Path(__file__).resolve().parent.parent.parent
 ARTIFACTS = REPO / "test-artifacts"
 CODE = "import torch\n\n\ndef independent_copy(t):\n    return t.detach()  # no copy\n"
 

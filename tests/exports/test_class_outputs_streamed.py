@@ -32,7 +32,7 @@ from graders.reports.course_info import course_info
 from graders.reports.feedback import write_feedback
 from graders.results import ClassResults, ResultsDocument, StudentResult
 
-COURSE = Path(__file__).parent / "data" / "report-course"
+COURSE = Path(__file__).parent.parent / "data" / "report-course"
 CLASS = 300
 AT_ONCE = 10  # results alive at once: the one read, the copies made of it, a merge's next
 

@@ -54,7 +54,9 @@ checks:
     explain: New memory.
 """
 SOLUTION = "def independent_copy(t):\n    return t.clone().detach()\n"
-CHECKER = (Path(__file__).resolve().parent.parent / "checkers" / "independent-copy.py").read_text()
+CHECKER = (
+    Path(__file__).resolve().parent.parent.parent / "checkers" / "independent-copy.py"
+).read_text()
 
 
 def make_course(

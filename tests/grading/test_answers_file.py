@@ -102,7 +102,7 @@ def test_an_answers_files_own_time_is_never_the_one_the_late_policy_counts_from(
 
     from click.testing import CliRunner
 
-    repo = Path(__file__).resolve().parent.parent
+    repo = Path(__file__).resolve().parent.parent.parent
     examples = repo / "examples" / "ps1"
     # cy handed in late (the examples' times file says so) and writes an early time herself.
     claim = "submitted_at: '2036-09-01T00:00:00Z'\n"

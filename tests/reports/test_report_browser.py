@@ -46,7 +46,7 @@ CHROMIUM_ARGS = [
     "--no-first-run",
     "--disable-sync",
 ]
-REPO = Path(__file__).resolve().parent.parent
+REPO = Path(__file__).resolve().parent.parent.parent
 ARTIFACTS = REPO / "test-artifacts"
 NAMES = (
     "ada alan barbara carol dana edsger frances grace hedy ivan joan ken linus margaret niklaus "

@@ -28,7 +28,7 @@ from graders.kinds.predict.child.task import compute
 from graders.kinds.predict.truth import Truths
 from graders.validate import untranslated
 
-COURSE_FILE = Path(__file__).resolve().parent.parent / "course.yml"
+COURSE_FILE = Path(__file__).resolve().parent.parent.parent / "course.yml"
 MIN_QUESTIONS = 140
 MIN_FILES = 30
 QUESTIONS_PER_FILE = range(3, 7)
@@ -468,7 +468,7 @@ def test_no_id_states_what_its_question_asks(predict: dict[str, Any]) -> None:
     ]
     assert stated == []
     # The ids course v2 gave its predictions are kept as former ids, so nothing graded or
-    # handed in under them is lost (tests/test_renames.py reads them back).
+    # handed in under them is lost (tests/course/test_renames.py reads them back).
     formerly = {old for ex in predict.values() for q in ex.questions for old in q.formerly}
     assert {
         "grads-accumulate-on-original",

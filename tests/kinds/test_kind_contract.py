@@ -25,7 +25,7 @@ from graders.kinds.contract import (
 from graders.kinds.predict.kind import PredictKind
 from graders.kinds.registry import KindContractError, capabilities, get_kind, register
 
-PACKAGE = Path(__file__).resolve().parent.parent / "graders"
+PACKAGE = Path(__file__).resolve().parent.parent.parent / "graders"
 
 
 class Complete:

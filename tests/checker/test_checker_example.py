@@ -12,7 +12,7 @@ from click.testing import CliRunner
 
 from graders.cli import main
 
-GUIDE = Path(__file__).resolve().parent.parent / "docs" / "how-to" / "checker.md"
+GUIDE = Path(__file__).resolve().parent.parent.parent / "docs" / "how-to" / "checker.md"
 COURSE = """\
 id: doubling
 title: A course of one code exercise

@@ -18,7 +18,7 @@ from graders.grading.pipeline import answer_key, prepare_assignment
 from graders.sandbox import InProcessRunner
 from graders.session import open_session
 
-XSD = Path(__file__).resolve().parent / "data" / "schemas" / "junit-10.xsd"
+XSD = Path(__file__).resolve().parent.parent.parent / "data" / "schemas" / "junit-10.xsd"
 
 
 @pytest.fixture(scope="module")

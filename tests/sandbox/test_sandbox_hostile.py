@@ -22,7 +22,7 @@ from sandbox_tasks import TASK, TASK_PATH, Case, load_corpus, source_of
 from graders.sandbox import Job, Limits, Outcome, SandboxError, open_runner
 from graders.sandbox.ipc import objects
 
-REPO = Path(__file__).resolve().parent.parent
+REPO = Path(__file__).resolve().parent.parent.parent
 LEVELS = ("bubblewrap", "unshare", "plain")
 # A case that must finish gets a budget a busy machine cannot exhaust (1,500 mkdirs took over
 # 2 s with six other processes on two cores); only the cases meant to time out get SHORT.

@@ -12,7 +12,7 @@ from click.testing import CliRunner
 from graders.cli import main
 from graders.cli.tables import MARKS
 
-REPO = Path(__file__).resolve().parent.parent
+REPO = Path(__file__).resolve().parent.parent.parent
 STUDENTS = ("ada", "bob", "cy")
 
 

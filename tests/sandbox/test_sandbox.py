@@ -373,7 +373,7 @@ def test_open_runner_refuses_what_it_cannot_do(kwargs: dict[str, Any], error: ty
 
 
 def test_the_view_masks_hidden_paths_and_keeps_what_children_read(tmp_path: Any) -> None:
-    package = os.path.dirname(os.path.dirname(os.path.realpath(__file__)))
+    package = os.path.dirname(os.path.dirname(os.path.dirname(os.path.realpath(__file__))))
     view = make_view(hide=[package], task_paths=[TASK_PATH])
 
     # Hidden by a mask of its own, or by the private /tmp when the checkout lives under /tmp.

@@ -31,7 +31,7 @@ from graders.kinds.predict.truth import Truths, _payload
 from graders.sandbox import InProcessRunner
 from graders.session import Session
 
-REPO = Path(__file__).resolve().parent.parent
+REPO = Path(__file__).resolve().parent.parent.parent
 MIN_PARAMETERISED = 8
 ASSIGNMENT = "ps5"  # predictions only, two of them with parameters: no sandbox needed
 
@@ -42,7 +42,7 @@ def loaded() -> LoadedCourse:
 
 
 def _variants(loaded: LoadedCourse) -> list[tuple[str, ExerciseVariant]]:
-    """Every variant of every predict exercise (code exercises': ``test_code_variants.py``)."""
+    """Every variant of every predict exercise (code exercises': ``tests/kinds/test_code_variants.py``)."""
     return [
         (i, v) for i, e in loaded.exercises.items() if e.kind.name == "predict" for v in e.variants
     ]

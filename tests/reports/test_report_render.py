@@ -19,7 +19,7 @@ from graders.gradebook import store as gradebook
 from graders.results import QuestionResult, ResultsDocument, Status, StudentResult
 
 COURSE = (
-    Path(__file__).parent / "data" / "report-course"
+    Path(__file__).parent.parent / "data" / "report-course"
 )  # ps1: clone-basics + detach-basics; ps2: detach-basics
 
 

@@ -1,6 +1,6 @@
 """`graders init-ci github` and `github-grader`: the workflows they write pass GitHub's
 workflow schema, graders' rules and actionlint with shellcheck (where actionlint is
-installed; tests/test_ci_workflow_lint.py lints every configuration), install graders from
+installed; tests/integrations/ci/test_ci_workflow_lint.py lints every configuration), install graders from
 the wheel they write, and their steps run as written (`bash -eo pipefail`), offline: the
 student repository's check, and the course repository's fetch, grade and publish against
 local git repositories standing in for GitHub."""
@@ -288,7 +288,9 @@ def test_the_distribution_has_a_name_of_its_own() -> None:
 
     import graders
 
-    project = tomllib.loads((Path(__file__).parent.parent / "pyproject.toml").read_text())
+    project = tomllib.loads(
+        (Path(__file__).parent.parent.parent.parent / "pyproject.toml").read_text()
+    )
     # `graders` on the public index is someone else's: installing it by that name is unsafe.
     assert project["project"]["name"] == graders.__distribution__ != "graders"
     assert project["project"]["scripts"] == {"graders": "graders.cli:main"}

@@ -42,8 +42,8 @@ from graders.kinds.registry import sandbox_modules
 from graders.results import QuestionResult
 from graders.sandbox import SandboxError, open_runner
 
-CORPUS = Path(__file__).parent / "corpus" / "code"
-REPO = Path(__file__).resolve().parent.parent
+CORPUS = Path(__file__).parent.parent / "corpus" / "code"
+REPO = Path(__file__).resolve().parent.parent.parent
 # Every code exercise of the bundled course, found from course.yml, not from a list here.
 CODE_EXERCISES = tuple(
     sorted(

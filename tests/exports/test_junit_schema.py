@@ -13,7 +13,7 @@ from junitparser import Failure, JUnitXml
 from graders.exports.junit import junit_xml
 from graders.results import ResultsDocument
 
-XSD = Path(__file__).resolve().parent / "data" / "schemas" / "junit-10.xsd"
+XSD = Path(__file__).resolve().parent.parent / "data" / "schemas" / "junit-10.xsd"
 
 
 @pytest.fixture(scope="module")

@@ -45,7 +45,7 @@ from graders.reports.misconceptions import (
 )
 from graders.results import QuestionResult, ResultsDocument, Status, StudentResult
 
-COURSE = Path(__file__).parent / "data" / "report-course" / "course.yml"
+COURSE = Path(__file__).parent.parent / "data" / "report-course" / "course.yml"
 
 
 def course() -> CourseInfo:

@@ -20,7 +20,7 @@ from ci_support import (
     wrong_answers,
 )
 
-XSD = Path(__file__).resolve().parent / "data" / "schemas" / "junit-10.xsd"
+XSD = Path(__file__).resolve().parent.parent / "data" / "schemas" / "junit-10.xsd"
 
 
 @pytest.fixture(scope="module")

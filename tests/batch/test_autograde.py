@@ -1,7 +1,7 @@
 """The batch: a class of notebooks -> gradebook -> outputs; skipping, re-grading, bad submissions.
 
 These tests run the library with the in-process runner (trusted truths only, fast);
-``test_autograde_cli.py`` runs the command with the real sandbox.
+``tests/cli/test_autograde_cli.py`` runs the command with the real sandbox.
 """
 
 from __future__ import annotations

@@ -25,7 +25,7 @@ from graders.gradebook.tables import Base, RunRow, SubmissionRow
 from graders.results import QuestionResult, ResultsDocument, Status, StudentResult
 from graders.said import render
 
-SCHEMA_1 = Path(__file__).parent / "data" / "results-schema-1.json"
+SCHEMA_1 = Path(__file__).parent.parent / "data" / "results-schema-1.json"
 NEWEST = "0004"  # this graders' revision: results kept as typed messages
 ADD_A_COLUMN = '''"""A column added after 0004 (a test's own revision)."""
 
