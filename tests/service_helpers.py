@@ -5,13 +5,12 @@ a real ``graders serve`` process on a free loopback port.
     with in_process(root) as (client, service): ...              # Starlette's test client
     with ServerProcess(root, db_url) as server: server.url ...   # uvicorn, a real process
 
-and the browser tests' own: ``needs_browser`` (Debian's Chromium, Playwright, axe-core),
-Chromium launched, one server for a module's pages, and axe-core's verdict on a page.
+and one server for a module's browser tests (``browser_server``; the browser itself is
+``in_browser``'s).
 """
 
 from __future__ import annotations
 
-import importlib.util
 import json
 import os
 import re
@@ -31,7 +30,6 @@ from pathlib import Path
 from typing import Any
 
 import httpx
-import pytest
 from notebook_helpers import fill
 from small_course import small_course
 from sqlalchemy import create_engine, text
@@ -339,42 +337,6 @@ def graded_once(url: str, sent: dict[str, int], *servers: ServerProcess) -> dict
     return {s.student: s for s in doc.students}
 
 
-# In a browser: Debian's Chromium driven by Playwright (never `playwright install`'s own
-# browsers), each page checked with axe-core (the copy bundled with axe-playwright-python).
-CHROMIUM = Path("/usr/bin/chromium")
-CHROMIUM_ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--no-first-run"]
-ARTIFACTS = REPO / "test-artifacts"  # screenshots
-SERIOUS = ("serious", "critical")  # what axe-core finds that fails a page
-
-
-def _browser_missing() -> str | None:
-    """Why no test can drive a browser here, or None when one can."""
-    if not CHROMIUM.exists():
-        return "needs Debian's chromium at /usr/bin/chromium (apt-get install -y chromium)"
-    if importlib.util.find_spec("playwright.sync_api") is None:
-        return "needs playwright (pip install playwright; never `playwright install`)"
-    if importlib.util.find_spec("axe_playwright_python.sync_playwright") is None:
-        return "needs axe-playwright-python"
-    return None
-
-
-_BROWSER_MISSING = _browser_missing()
-needs_browser = pytest.mark.skipif(_BROWSER_MISSING is not None, reason=_BROWSER_MISSING or "")
-
-
-@contextmanager
-def launched_chromium() -> Iterator[Any]:
-    """Debian's Chromium, headless, driven by Playwright."""
-    from playwright.sync_api import sync_playwright
-
-    with sync_playwright() as p:
-        browser = p.chromium.launch(executable_path=str(CHROMIUM), args=CHROMIUM_ARGS)
-        try:
-            yield browser
-        finally:
-            browser.close()
-
-
 @contextmanager
 def browser_server(course: ServedCourse) -> Iterator[ServerProcess]:
     """One ``graders serve`` for a module's browser tests (one worker, a SQLite file), which
@@ -382,22 +344,3 @@ def browser_server(course: ServedCourse) -> Iterator[ServerProcess]:
     with ServerProcess(course.root, f"sqlite:///{course.root / 'browser.db'}", workers=1) as s:
         yield s
     assert s.returncode == 0, s.log()
-
-
-def artifact(name: str) -> Path:
-    """Where a screenshot called ``name`` is kept."""
-    ARTIFACTS.mkdir(exist_ok=True)
-    return ARTIFACTS / name
-
-
-def assert_accessible(page: Any, name: str) -> None:
-    """axe-core finds nothing serious or critical on ``page`` (``name`` says which)."""
-    from axe_playwright_python.sync_playwright import Axe
-
-    found = Axe().run(page).response["violations"]
-    serious = [
-        f"{v['id']} ({v['impact']}): {v['help']} at {[n['target'] for n in v['nodes']][:3]}"
-        for v in found
-        if v["impact"] in SERIOUS
-    ]
-    assert serious == [], f"{name}: {serious}"

@@ -19,16 +19,13 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from chinese_class import REPO, UNREADABLE, WRONG, bundled_course, two_misses
+from chinese_class import UNREADABLE, WRONG, bundled_course, two_misses
 from click.testing import CliRunner
+from in_browser import artifact, launched_chromium, needs_browser
 from notebook_helpers import fill, load_nb, save_nb
 
 from graders.cli import main
 from graders.session import load
-
-ARTIFACTS = REPO / "test-artifacts"
-CHROMIUM = Path("/usr/bin/chromium")
-CHROMIUM_ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--no-first-run"]
 
 
 def run(*args: str) -> str:
@@ -177,19 +174,10 @@ def first_line(text: str) -> str:
     return text.strip().splitlines()[0].replace("`", "")[:40]
 
 
-browser = pytest.mark.skipif(
-    not CHROMIUM.exists(),
-    reason="needs Debian's chromium at /usr/bin/chromium (apt-get install -y chromium)",
-)
-
-
 @pytest.fixture(scope="module")
 def chromium() -> Iterator[Any]:
-    sync_api = pytest.importorskip("playwright.sync_api", reason="needs playwright")
-    with sync_api.sync_playwright() as p:
-        launched = p.chromium.launch(executable_path=str(CHROMIUM), args=CHROMIUM_ARGS)
+    with launched_chromium() as launched:
         yield launched
-        launched.close()
 
 
 def opened(chromium: Any, path: Path) -> Any:
@@ -199,7 +187,7 @@ def opened(chromium: Any, path: Path) -> Any:
     return tab
 
 
-@browser
+@needs_browser
 def test_a_chinese_feedback_page_in_a_browser(term: dict[str, Any], chromium: Any) -> None:
     tab = opened(chromium, term["feedback"])
     assert tab.locator("header .muted").nth(1).inner_text().startswith("给 ada 的反馈")
@@ -211,12 +199,11 @@ def test_a_chinese_feedback_page_in_a_browser(term: dict[str, Any], chromium: An
     wrong = question(term["zh"], WRONG)
     body = tab.inner_text("body")
     assert first_line(wrong.misconceptions[0].explain) in body
-    ARTIFACTS.mkdir(exist_ok=True)
-    tab.screenshot(path=str(ARTIFACTS / "feedback-zh.png"), full_page=True)
-    assert (ARTIFACTS / "feedback-zh.png").stat().st_size > 10_000
+    tab.screenshot(path=str(artifact("feedback-zh.png")), full_page=True)
+    assert artifact("feedback-zh.png").stat().st_size > 10_000
 
 
-@browser
+@needs_browser
 def test_a_chinese_class_report_in_a_browser(term: dict[str, Any], chromium: Any) -> None:
     tab = opened(chromium, term["report"])
     headings = tab.locator("h2").all_inner_texts()
@@ -225,6 +212,5 @@ def test_a_chinese_class_report_in_a_browser(term: dict[str, Any], chromium: Any
     assert tab.locator("#kpi-count").inner_text() == "3"  # ada, bob and cy
     kpis = tab.locator("dl.kpis dt").all_inner_texts()
     assert kpis[:3] == ["已评分", "平均分", "中位数"]
-    ARTIFACTS.mkdir(exist_ok=True)
-    tab.screenshot(path=str(ARTIFACTS / "report-zh.png"), full_page=True)
-    assert (ARTIFACTS / "report-zh.png").stat().st_size > 10_000
+    tab.screenshot(path=str(artifact("report-zh.png")), full_page=True)
+    assert artifact("report-zh.png").stat().st_size > 10_000

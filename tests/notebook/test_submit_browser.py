@@ -17,19 +17,17 @@ from typing import Any
 
 import httpx
 import pytest
+from in_browser import artifact, launched_chromium, needs_browser
 from jupyter_app import JupyterServer
 from notebook_helpers import fill, load_nb, save_nb
 from service_helpers import (
     ServedCourse,
     ServerProcess,
-    artifact,
     bearer,
     browser_server,
     environment,
     graders,
-    launched_chromium,
     mint,
-    needs_browser,
     repository_course,
 )
 

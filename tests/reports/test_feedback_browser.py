@@ -18,6 +18,7 @@ from typing import Any
 
 import pytest
 from click.testing import CliRunner
+from in_browser import artifact, launched_chromium, needs_browser
 
 from graders.cli import main
 from graders.course.times import time_text
@@ -27,20 +28,10 @@ from graders.kinds.base import Context
 from graders.sandbox import InProcessRunner
 from graders.session import load
 
-CHROMIUM = Path("/usr/bin/chromium")
-CHROMIUM_ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--no-first-run"]
 REPO = Path(__file__).resolve().parent.parent.parent
-ARTIFACTS = REPO / "test-artifacts"
 CODE = "import torch\n\n\ndef independent_copy(t):\n    return t.detach()  # no copy\n"
 
-pytestmark = pytest.mark.skipif(
-    not CHROMIUM.exists(),
-    reason="needs Debian's chromium at /usr/bin/chromium (apt-get install -y chromium)",
-)
-sync_api = pytest.importorskip(
-    "playwright.sync_api",
-    reason="needs playwright (pip install playwright; never `playwright install`)",
-)
+pytestmark = needs_browser
 
 
 @pytest.fixture(scope="module")
@@ -85,13 +76,11 @@ def page_file(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, dict[str,
 @pytest.fixture(scope="module")
 def page(page_file: tuple[Path, dict[str, Any]]) -> Iterator[Any]:
     path, _ = page_file
-    with sync_api.sync_playwright() as p:
-        chromium = p.chromium.launch(executable_path=str(CHROMIUM), args=CHROMIUM_ARGS)
+    with launched_chromium() as chromium:
         tab = chromium.new_page(viewport={"width": 1100, "height": 1400})
         tab.route("**/*", lambda r: r.continue_() if r.request.url == path.as_uri() else r.abort())
         tab.goto(path.as_uri())
         yield tab
-        chromium.close()
 
 
 def test_the_summary_comes_first_with_score_delay_sections_and_links(
@@ -134,7 +123,6 @@ def test_the_code_is_shown_once_and_each_check_explained_once(
 
 
 def test_screenshot_of_the_feedback_page(page: Any) -> None:
-    ARTIFACTS.mkdir(exist_ok=True)
-    page.screenshot(path=str(ARTIFACTS / "feedback.png"))
-    page.screenshot(path=str(ARTIFACTS / "feedback-full.png"), full_page=True)
-    assert (ARTIFACTS / "feedback.png").stat().st_size > 10_000
+    page.screenshot(path=str(artifact("feedback.png")))
+    page.screenshot(path=str(artifact("feedback-full.png")), full_page=True)
+    assert artifact("feedback.png").stat().st_size > 10_000

@@ -20,6 +20,7 @@ from typing import Any
 
 import pytest
 from click.testing import CliRunner
+from in_browser import artifact, launched_chromium, needs_browser
 
 from graders.cli import main
 from graders.gradebook import store as gradebook
@@ -36,18 +37,9 @@ from graders.reports.course_info import CourseInfo, course_info
 from graders.sandbox import InProcessRunner
 from graders.session import load
 
-CHROMIUM = Path("/usr/bin/chromium")
-CHROMIUM_ARGS = [
-    "--headless",
-    "--no-sandbox",
-    "--disable-gpu",
-    "--disable-background-networking",
-    "--disable-component-update",
-    "--no-first-run",
-    "--disable-sync",
-]
+# Nothing in the background while the report's screenshots are taken.
+QUIET = ["--disable-background-networking", "--disable-component-update", "--disable-sync"]
 REPO = Path(__file__).resolve().parent.parent.parent
-ARTIFACTS = REPO / "test-artifacts"
 NAMES = (
     "ada alan barbara carol dana edsger frances grace hedy ivan joan ken linus margaret niklaus "
     "olga peter "
@@ -62,14 +54,7 @@ SLIPS = (
     (".detach()", ""),
 )
 
-pytestmark = pytest.mark.skipif(
-    not CHROMIUM.exists(),
-    reason="needs Debian's chromium at /usr/bin/chromium (apt-get install -y chromium)",
-)
-sync_api = pytest.importorskip(
-    "playwright.sync_api",
-    reason="needs playwright (pip install playwright; never `playwright install`)",
-)
+pytestmark = needs_browser
 
 
 def wrong_answer(key: str, rng: random.Random) -> str:
@@ -196,10 +181,8 @@ def report(course: Path, results: dict[str, Any]) -> Path:
 
 @pytest.fixture(scope="module")
 def browser() -> Iterator[Any]:
-    with sync_api.sync_playwright() as p:
-        chromium = p.chromium.launch(executable_path=str(CHROMIUM), args=CHROMIUM_ARGS)
+    with launched_chromium(QUIET) as chromium:
         yield chromium
-        chromium.close()
 
 
 def open_page(
@@ -355,11 +338,10 @@ def test_screenshots(
     page, _, _ = open_page(browser, report, width, height)
     # Nothing may stick out sideways: wide tables scroll inside their card, charts shrink.
     assert page.evaluate("document.documentElement.scrollWidth") <= width
-    ARTIFACTS.mkdir(exist_ok=True)
-    shot = ARTIFACTS / f"{name}.png"
+    shot = artifact(f"{name}.png")
     page.screenshot(path=str(shot))
     if name == "report":  # the whole page once, to look at when a test above fails
-        page.screenshot(path=str(ARTIFACTS / "report-full.png"), full_page=True)
+        page.screenshot(path=str(artifact("report-full.png")), full_page=True)
     assert shot.stat().st_size > 10_000
     if update_goldens and name == "report":
         shutil.copy(shot, REPO / "docs" / "report.png")

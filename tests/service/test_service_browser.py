@@ -15,19 +15,10 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from service_helpers import (
-    ServedCourse,
-    ServerProcess,
-    artifact,
-    assert_accessible,
-    browser_server,
-    launched_chromium,
-    mint,
-    needs_browser,
-    repository_course,
-)
+from in_browser import artifact, assert_accessible, launched_chromium, needs_axe
+from service_helpers import ServedCourse, ServerProcess, browser_server, mint, repository_course
 
-pytestmark = needs_browser
+pytestmark = needs_axe
 pytest.importorskip("uvicorn", reason="needs graders' serve extra")
 
 

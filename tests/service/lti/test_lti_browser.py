@@ -13,18 +13,11 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from in_browser import assert_accessible, launched_chromium, needs_axe
 from lti_platform import DL, INSTRUCTOR, Platform, User
-from service_helpers import (
-    ServedCourse,
-    ServerProcess,
-    assert_accessible,
-    graders,
-    launched_chromium,
-    needs_browser,
-    repository_course,
-)
+from service_helpers import ServedCourse, ServerProcess, graders, repository_course
 
-pytestmark = needs_browser
+pytestmark = needs_axe
 pytest.importorskip("joserfc", reason="needs graders' serve extra")
 
 
