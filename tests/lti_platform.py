@@ -13,6 +13,10 @@ may spoil the next one: ``spoil``), checks the tool's client assertion against t
 tool's JWKS at its token endpoint, keeps line items (their URLs carry a query string),
 takes scores only with AGS's media types and a token of the right scope, pages the
 memberships two at a time, and answers the statuses queued in ``failures`` first.
+
+Asked to (``item_page_size``), it pages the line items as an LMS that ignores the
+``resource_id`` filter does: every line item of the course, so many a page, with a
+relative ``Link: <...>; rel="next"`` (or one to ``item_next_origin``, another site).
 """
 
 from __future__ import annotations
@@ -72,6 +76,9 @@ class Platform:
     item_context: dict[int, str] = field(default_factory=dict)  # line item -> its LMS course
     context: str = CONTEXT  # the LMS course the next launches come from
     line_item_posts: int = 0
+    item_page_size: int = 0  # 0: the line items in one answer, filtered by resource_id
+    item_next_origin: str | None = None  # the line items' next links point there instead
+    item_pages: list[str] = field(default_factory=list)  # each line items page asked for
     token_requests: list[dict[str, Any]] = field(default_factory=list)
     deep_links: list[dict[str, Any]] = field(default_factory=list)
     member_pages: list[str] = field(default_factory=list)
@@ -283,14 +290,25 @@ class Platform:
             return JSONResponse({"error": "forbidden"}, 403)
         if request.headers.get("accept") != "application/vnd.ims.lis.v2.lineitemcontainer+json":
             return JSONResponse({"error": "not acceptable"}, 406)
-        wanted = request.query_params.get("resource_id")
+        self.item_pages.append(str(request.url))
+        ctx = request.path_params["ctx"]
         found = [
             item
-            for n, item in self.line_items.items()
-            if wanted in (None, item["resourceId"])
-            and self.item_context.get(n, CONTEXT) == request.path_params["ctx"]
+            for n, item in sorted(self.line_items.items())
+            if self.item_context.get(n, CONTEXT) == ctx
         ]
-        return JSONResponse(found, media_type="application/vnd.ims.lis.v2.lineitemcontainer+json")
+        media_type = "application/vnd.ims.lis.v2.lineitemcontainer+json"
+        if not self.item_page_size:
+            wanted = request.query_params.get("resource_id")
+            found = [item for item in found if wanted in (None, item["resourceId"])]
+            return JSONResponse(found, media_type=media_type)
+        page, size = int(request.query_params.get("page", "0")), self.item_page_size
+        headers = {}
+        if (page + 1) * size < len(found):
+            elsewhere = self.item_next_origin or ""  # "": relative, on this origin (RFC 8288)
+            headers["Link"] = f'<{elsewhere}/api/{ctx}/lineitems?page={page + 1}>; rel="next"'
+        listed = found[page * size : (page + 1) * size]
+        return JSONResponse(listed, headers=headers, media_type=media_type)
 
     async def make_item(self, request: Request) -> Response:
         if not self._granted(request, AGS + "lineitem"):

@@ -6,7 +6,8 @@ keys, launches under way, who each LMS user is here, and the grades sent back.
                      deployment is refused)
     lti_keys         the tool's own key pairs: the newest unretired one signs, every one not
                      retired long ago is published (a platform may hold an old one a while)
-    lti_states       each login under way: state and nonce, kept here (an LMS iframe may lose
+    lti_states       each login under way: state and nonce, and the tool's URL the login
+                     asked to launch (``target_link_uri``), kept here (an LMS iframe may lose
                      a cookie), used once, expiring
     lti_users        an LMS user (platform, ``sub``) and the learner id they are here
     lti_contexts     an LMS course linked to this course, with its services' endpoints
@@ -72,13 +73,16 @@ class LtiKeyRow(Base):
 
 
 class LtiStateRow(Base):
-    """A login under way: the state sent to the platform (its SHA-256) and the nonce."""
+    """A login under way: the state sent to the platform (its SHA-256), the nonce, and the
+    ``target_link_uri`` of the login initiation (the launch's claim must say the same)."""
 
     __tablename__ = "lti_states"
 
     state_digest: Mapped[str] = mapped_column(String(64), primary_key=True)
     nonce: Mapped[str] = mapped_column(String(64), unique=True)
     platform_id: Mapped[int] = mapped_column(ForeignKey("lti_platforms.id"))
+    # None: a login begun before revision 0005 (its launch is held to the tool's URLs only).
+    target_link_uri: Mapped[str | None] = mapped_column(Text)
     expires_at: Mapped[datetime] = mapped_column(UtcDateTime)
     used_at: Mapped[datetime | None] = mapped_column(UtcDateTime)
 

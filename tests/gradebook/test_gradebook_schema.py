@@ -26,14 +26,14 @@ from graders.results import QuestionResult, ResultsDocument, Status, StudentResu
 from graders.said import render
 
 SCHEMA_1 = Path(__file__).parent.parent / "data" / "results-schema-1.json"
-NEWEST = "0004"  # this graders' revision: results kept as typed messages
-ADD_A_COLUMN = '''"""A column added after 0004 (a test's own revision)."""
+NEWEST = "0005"  # this graders' revision: the LTI login's target_link_uri kept
+ADD_A_COLUMN = '''"""A column added after 0005 (a test's own revision)."""
 
 import sqlalchemy as sa
 from alembic import op
 
-revision = "0005"
-down_revision = "0004"
+revision = "0006"
+down_revision = "0005"
 branch_labels = None
 depends_on = None
 
@@ -122,22 +122,22 @@ def test_an_older_revision_is_refused_until_upgraded_and_keeps_its_grades(
     save_ada(gradebook.open_gradebook(gradebook_url))  # at the newest
     newer = tmp_path / "migrations"
     shutil.copytree(gradebook_schema.MIGRATIONS, newer)
-    (newer / "versions" / "rev_0005_add_a_column.py").write_text(ADD_A_COLUMN)
+    (newer / "versions" / "rev_0006_add_a_column.py").write_text(ADD_A_COLUMN)
     monkeypatch.setattr(gradebook_schema, "MIGRATIONS", newer)
     monkeypatch.setattr(gradebook_schema, "scripts", lambda: ScriptDirectory(str(newer)))
 
     with pytest.raises(
-        UsageError, match=f"has revision {NEWEST}; this graders needs 0005: run `graders db upgrade"
+        UsageError, match=f"has revision {NEWEST}; this graders needs 0006: run `graders db upgrade"
     ):
         gradebook.open_gradebook(gradebook_url)
-    assert gradebook_databases.upgrade(gradebook_url) == (NEWEST, "0005")
+    assert gradebook_databases.upgrade(gradebook_url) == (NEWEST, "0006")
     engine = gradebook.open_gradebook(gradebook_url)
     assert "note" in {c["name"] for c in inspect(engine).get_columns("runs")}
     assert gradebook.grading_keys(engine, "course", "ps1") == {"ada": "k"}
 
 
 def test_typed_messages_cannot_be_undone_and_say_what_to_do(gradebook_url: str) -> None:
-    save_ada(gradebook.open_gradebook(gradebook_url))  # at 0004
+    save_ada(gradebook.open_gradebook(gradebook_url))  # past 0004
     engine = create_engine(gradebook_url)
     with pytest.raises(
         UsageError, match="0004 cannot be undone .*restore the copy of the database"

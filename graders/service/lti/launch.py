@@ -2,7 +2,8 @@
 and the deep-linking picker.
 
     GET|POST /lti/login       third-party initiated login: a redirect to the platform's
-                              authorization endpoint (state and nonce kept server-side)
+                              authorization endpoint (state, nonce and the target_link_uri,
+                              which must be the tool's own, kept server-side)
     POST     /lti/launch      the platform's id_token: a resource link opens its assignment
                               signed in; a deep-linking request opens the picker
     GET      /lti/jwks        the tool's public keys
@@ -32,7 +33,7 @@ from ..identity import SESSION_COOKIE, SESSION_HOURS, Identity, SessionCookie, i
 from ..refusals import Refusal, Refused
 from ..state import LANGUAGE_COOKIE, Service, service_of
 from . import deep_linking
-from .messages import DEEP_LINKING
+from .messages import DEEP_LINKING, NOT_THE_TOOL, of_tool
 from .platforms import origin
 from .tool import LOGIN_GONE, Accepted
 
@@ -75,7 +76,10 @@ async def login(request: Request) -> Response:
             "your instructor."
         )
         raise Refused(400, Refusal(text, {"deployment": deployment}))
-    state, nonce = await run_in_threadpool(tool.begin_login, platform)
+    target = asked["target_link_uri"]
+    if not of_tool(target, base_url(service, request)):  # never sent on elsewhere
+        raise Refused(400, Refusal(NOT_THE_TOOL, {"target": target[:200]}))
+    state, nonce = await run_in_threadpool(tool.begin_login, platform, target)
     query = {
         "scope": "openid",
         "response_type": "id_token",
@@ -109,6 +113,7 @@ async def launch(request: Request) -> Response:
         id_token,
         state,
         lambda a: service.course.assignment(a) is not None,
+        base_url(service, request),
     )
     who = accepted.who
     if accepted.launch.message_type == DEEP_LINKING:  # an instructor's (``accept_launch``)

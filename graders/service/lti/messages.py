@@ -1,13 +1,15 @@
 """A platform's signed message (the launch's ``id_token``), checked to the letter of LTI
 1.3 and OpenID Connect before anything in it is believed.
 
-    launch = checked_launch(id_token, platform, key_set_for, nonce=expected, deployed=...)
+    launch = checked_launch(id_token, platform, key_set_for, nonce=expected, deployed=...,
+                            target=asked, tool_url=base_url)
 
 Checked, in order: the signature (RS256, a key of the platform's JWKS: an unknown key id
 fetches the set again), ``iss``, ``aud`` (and ``azp`` when there are several audiences),
 ``exp`` and ``iat`` (a minute of clock skew), the nonce of this login, a registered
-``deployment_id``, the message type and version 1.3.0. Each refusal says which in
-words a learner can pass on to their instructor (``Refused``, 401 or 400).
+``deployment_id``, the ``target_link_uri`` (a URL of this tool: ``of_tool``, and the one
+the login initiation asked for), the message type and version 1.3.0. Each refusal says
+which in words a learner can pass on to their instructor (``Refused``, 401 or 400).
 """
 
 from __future__ import annotations
@@ -16,6 +18,7 @@ import time
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
+from urllib.parse import unquote, urlsplit
 
 from joserfc import jws, jwt
 from joserfc.errors import JoseError
@@ -32,6 +35,8 @@ NRPS_CLAIM = "https://purl.imsglobal.org/spec/lti-nrps/claim/namesroleservice"
 RESOURCE_LINK, DEEP_LINKING = "LtiResourceLinkRequest", "LtiDeepLinkingRequest"
 ALGORITHMS = ["RS256"]  # what LTI 1.3 requires every platform to sign with
 LEEWAY_S = 60  # clock skew between the platform and this server
+DEFAULT_PORTS = {"http": 80, "https": 443}
+NOT_THE_TOOL = N_("The LMS's link ({target}) does not lead to this course: ask your instructor.")
 
 
 @dataclass(frozen=True)
@@ -67,8 +72,12 @@ def checked_launch(
     *,
     nonce: str,
     deployed: Callable[[str], bool],
+    target: str | None,
+    tool_url: str,
 ) -> Launch:
-    """``id_token`` checked whole; ``Refused`` saying what is wrong otherwise."""
+    """``id_token`` checked whole; ``Refused`` saying what is wrong otherwise. ``target``
+    is the login initiation's ``target_link_uri`` (None: a login that kept none), and
+    ``tool_url`` the tool's base URL."""
     claims = _verified(id_token, key_set_for)
     _check_registered(claims, platform)
     if claims.get("nonce") != nonce:
@@ -82,12 +91,54 @@ def checked_launch(
             ),
             deployment=str(deployment),
         )
+    _check_target(claims.get(LTI + "target_link_uri"), target, tool_url)
     if claims.get(LTI + "version") != "1.3.0":
         raise refused(N_("The LMS did not send an LTI 1.3 launch."))
     kind = claims.get(LTI + "message_type")
     if kind not in (RESOURCE_LINK, DEEP_LINKING):
         raise refused(N_("The LMS did not send an LTI 1.3 launch."))
     return _launch(claims, kind, deployment)
+
+
+def of_tool(url: str, tool_url: str) -> bool:
+    """Whether ``url`` is one of the tool's own: the origin of its base URL ``tool_url``
+    (scheme, host, port), within its path, with no user part, no blank or backslash, and
+    no ``.`` or ``..`` segment (which could climb out of the path)."""
+    if any(c in url for c in "\\ \t\r\n"):
+        return False
+    try:
+        asked, base = urlsplit(url), urlsplit(tool_url)
+        where = [(p.scheme.lower(), p.hostname, p.port) for p in (asked, base)]
+    except ValueError:  # a port that is no number
+        return False
+    (scheme, host, port), (tool_scheme, tool_host, tool_port) = where
+    if (
+        scheme not in DEFAULT_PORTS
+        or (scheme, host) != (tool_scheme, tool_host)  # ``hostname`` is lowercase
+        or (port or DEFAULT_PORTS[scheme]) != (tool_port or DEFAULT_PORTS.get(tool_scheme))
+        or not host
+        or asked.username is not None
+    ):
+        return False
+    if any(segment in (".", "..") for segment in unquote(asked.path).split("/")):
+        return False
+    prefix = base.path.rstrip("/")
+    return not prefix or asked.path == prefix or asked.path.startswith(prefix + "/")
+
+
+def _check_target(claimed: Any, asked: str | None, tool_url: str) -> None:
+    """The launch's ``target_link_uri``: the tool's, and what its login asked for."""
+    if not isinstance(claimed, str):  # a claim every LTI 1.3 launch carries
+        raise refused(N_("The LMS did not send an LTI 1.3 launch."))
+    if not of_tool(claimed, tool_url):
+        raise refused(NOT_THE_TOOL, target=claimed[:200])
+    if asked is not None and claimed != asked:
+        raise refused(
+            N_(
+                "The LMS's launch does not lead where its sign-in asked: open the assignment "
+                "again from your LMS."
+            )
+        )
 
 
 def _verified(id_token: str, key_set_for: Callable[[str | None], KeySet]) -> dict[str, Any]:

@@ -9,10 +9,13 @@ The grade of record is read as every output reads it (``gradebook.results_docume
 counted attempt, the instructor's overrides, extensions, drops and regrades) and compared
 with what was last sent, so whatever changed it — the service's grader, or `graders
 override` in another process — the LMS gets the new score at the next round. A line item
-is looked up by its ``resourceId`` (the assignment) before one is created, and its URL is
-kept: it is never created twice. ``scoreGiven`` is never above ``scoreMaximum``. A score
-the platform refuses, or cannot take now, stays to send (retried at later rounds, each
-longer apart); every score sent or refused is a line of the audit trail.
+is looked up by its ``resourceId`` (the assignment) before one is created, through every
+page of the platform's list (``Link: rel="next"``, at most ``LINE_ITEM_PAGES``, on the
+line items endpoint's origin only), and its URL is kept: it is never created twice; a list
+that goes on where it is not followed makes none (the score waits, and the log says why).
+``scoreGiven`` is never above ``scoreMaximum``. A score the platform refuses, or cannot
+take now, stays to send (retried at later rounds, each longer apart); every score sent or
+refused is a line of the audit trail.
 """
 
 from __future__ import annotations
@@ -45,7 +48,7 @@ from ...kinds.load import LoadedCourse
 from ...results import ResultsDocument
 from .keys import ToolKeys
 from .platforms import Platforms
-from .services import ServiceCalls, ServiceError
+from .services import ServiceCalls, ServiceError, Unfollowed, pages
 
 log = logging.getLogger("graders.service.lti")
 
@@ -58,6 +61,7 @@ SCORE_SCOPES = (AGS + "score",)
 BY = "graders serve (LTI)"  # who sent a score, in the audit trail
 SENDER_LOCK = 0x6C7469  # "lti": with the course's hash, the advisory lock of its sender
 RETRY_AFTER_S = (10.0, 600.0)  # a failed score waits this long before another round, doubling
+LINE_ITEM_PAGES = 50  # the line items of one LMS course, filtered by resourceId: a few pages
 
 
 @dataclass(frozen=True)
@@ -233,19 +237,9 @@ class Passback:
         else created (once: its URL is kept)."""
         if target.lineitems_url is None:
             raise ServiceError("the LMS course offers no line items service")
-        listed = calls.get(
-            target.lineitems_url,
-            LINE_ITEM_SCOPES,
-            accept=LINE_ITEMS,
-            resource_id=target.assignment,
-        )
-        found = [
-            item["id"]
-            for item in _json_list(listed.json())
-            if item.get("resourceId") == target.assignment and isinstance(item.get("id"), str)
-        ]
-        if found:
-            url = str(found[0])
+        found = self._find_line_item(calls, target.lineitems_url, target.assignment)
+        if found is not None:
+            url = found
         else:
             body = {
                 "scoreMaximum": target.score_maximum,
@@ -270,6 +264,34 @@ class Passback:
                 .values(url=url)
             )
         return url
+
+    def _find_line_item(
+        self, calls: ServiceCalls, lineitems_url: str, assignment: str
+    ) -> str | None:
+        """The URL of the line item whose ``resourceId`` is ``assignment``, looked for page
+        by page (None: the whole list read, and it is not there)."""
+        listed = pages(
+            calls,
+            lineitems_url,
+            LINE_ITEM_SCOPES,
+            accept=LINE_ITEMS,
+            limit=LINE_ITEM_PAGES,
+            resource_id=assignment,
+        )
+        try:
+            for page in listed:
+                for item in _json_list(page.json()):
+                    if item.get("resourceId") == assignment and isinstance(item.get("id"), str):
+                        return str(item["id"])
+        except Unfollowed as exc:
+            log.warning(
+                "LTI line item of %s not looked up further, and none made (it may be on a page "
+                "not read; the score waits for a later round): %s",
+                assignment,
+                exc,
+            )
+            raise
+        return None
 
     def _title(self, assignment: str) -> str:
         found = self.loaded.course.assignment(assignment)

@@ -3,11 +3,12 @@
     pulled = pull_roster(engine, loaded)    # every linked LMS course's active learners
     write_roster(path, pulled, find_roster(root))
 
-The memberships are read page by page (the ``Link: <...>; rel="next"`` headers) from
-every LMS course that launched this course; each member is a learner id by the rule a
-launch uses (``people``: the same person launching later is the same learner), and the
-active learners become ``roster.csv``, keeping what the old roster said of each (its
-section, its ids) where the LMS says nothing.
+The memberships are read page by page (the ``Link: <...>; rel="next"`` headers, on the
+memberships endpoint's origin only: ``services.pages``) from every LMS course that
+launched this course; each member is a learner id by the rule a launch uses (``people``:
+the same person launching later is the same learner), and the active learners become
+``roster.csv``, keeping what the old roster said of each (its section, its ids) where the
+LMS says nothing.
 """
 
 from __future__ import annotations
@@ -28,7 +29,7 @@ from ...kinds.load import LoadedCourse
 from .keys import ToolKeys
 from .people import People
 from .platforms import Platforms
-from .services import ServiceCalls
+from .services import ServiceCalls, pages
 
 MEMBERSHIPS = "application/vnd.ims.lti-nrps.v2.membershipcontainer+json"
 NRPS_SCOPES = ("https://purl.imsglobal.org/spec/lti-nrps/scope/contextmembership.readonly",)
@@ -73,14 +74,9 @@ def pull_roster(engine: Engine, loaded: LoadedCourse) -> Pulled:
 
 
 def _pages(calls: ServiceCalls, url: str) -> Iterator[list[dict[str, Any]]]:
-    next_url: str | None = url
-    for _ in range(MAX_PAGES):
-        if next_url is None:
-            return
-        answer = calls.get(next_url, NRPS_SCOPES, accept=MEMBERSHIPS)
+    for answer in pages(calls, url, NRPS_SCOPES, accept=MEMBERSHIPS, limit=MAX_PAGES):
         members = answer.json().get("members", [])
         yield [m for m in members if isinstance(m, dict)]
-        next_url = answer.links.get("next", {}).get("url")
 
 
 def _entry(people: People, member: dict[str, Any]) -> RosterEntry | None:

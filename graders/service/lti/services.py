@@ -4,12 +4,17 @@ its own media type, retried with backoff when the platform is busy or failing.
     calls = ServiceCalls(platform, keys)
     answer = calls.get(url, AGS_SCOPES, accept=LINE_ITEMS)          # an httpx.Response
     calls.post(url, SCORE_SCOPES, body, content_type=SCORE)
+    for answer in pages(calls, url, AGS_SCOPES, accept=LINE_ITEMS, limit=50):  # Link: next
 
 The token comes from the platform's token endpoint by OAuth 2 client credentials with a
 JWT assertion signed by the tool's key (LTI Security Framework, section 4.1); it is kept
 until a minute before it expires. A 429 or a 5xx answer, or a connection that fails, is
 tried again (``tenacity``: exponential backoff with jitter, or the ``Retry-After`` the
 platform asked for); after ``ATTEMPTS`` tries, or on any other error, ``ServiceError``.
+
+A paged answer (RFC 8288's ``Link: <...>; rel="next"``, as AGS and NRPS page) is read page
+by page, at most ``limit`` pages, and only on the origin of its first page: the access
+token goes with every call, so a next link elsewhere is not followed (``Unfollowed``).
 """
 
 from __future__ import annotations
@@ -17,7 +22,9 @@ from __future__ import annotations
 import secrets
 import threading
 import time
+from collections.abc import Iterator
 from typing import Any
+from urllib.parse import urljoin
 
 import httpx
 from joserfc import jwt
@@ -30,7 +37,7 @@ from tenacity import (
 )
 
 from .keys import ToolKeys
-from .platforms import HTTP_TIMEOUT_S, Platform
+from .platforms import HTTP_TIMEOUT_S, Platform, origin
 
 ASSERTION = "urn:ietf:params:oauth:client-assertion-type:jwt-bearer"
 ATTEMPTS = 5
@@ -52,6 +59,11 @@ class Busy(ServiceError):
     def __init__(self, message: str, status: int | None, retry_after: float | None) -> None:
         super().__init__(message, status)
         self.retry_after = retry_after
+
+
+class Unfollowed(ServiceError):
+    """A paged answer that goes on where it is not followed: another origin, or past the
+    page bound. What was read is not the whole list."""
 
 
 class ServiceCalls:
@@ -161,6 +173,35 @@ class ServiceCalls:
             "jti": secrets.token_urlsafe(16),
         }
         return jwt.encode({"alg": "RS256", "kid": key.kid, "typ": "JWT"}, claims, key)
+
+
+def pages(
+    calls: ServiceCalls,
+    url: str,
+    scopes: tuple[str, ...],
+    *,
+    accept: str,
+    limit: int,
+    **params: str,
+) -> Iterator[httpx.Response]:
+    """Each page of the list at ``url`` (``params``: the first page's query; the next links
+    carry their own), following ``rel="next"`` on ``url``'s origin for at most ``limit``
+    pages; ``Unfollowed`` when the list goes on elsewhere or past ``limit``."""
+    home = origin(url).lower()
+    next_url = url
+    for page in range(limit):
+        answer = calls.get(next_url, scopes, accept=accept, **(params if page == 0 else {}))
+        yield answer
+        link = answer.links.get("next", {}).get("url")
+        if not link:
+            return
+        next_url = urljoin(str(answer.url), link)  # a relative link: from the page it is on
+        if origin(next_url).lower() != home:
+            raise Unfollowed(
+                f"the list at {url} goes on at another origin ({origin(next_url)}): not "
+                "followed (the access token would go with it)"
+            )
+    raise Unfollowed(f"the list at {url} goes on past {limit} pages: not followed further")
 
 
 def _check(answer: httpx.Response, what: str) -> None:

@@ -2,8 +2,8 @@
 launch stores, and the passback that runs beside the grader.
 
     tool = LtiTool(engine, loaded)
-    state, nonce = tool.begin_login(platform)              # kept server-side, single use
-    accepted = tool.accept_launch(id_token, state, known)  # checked whole, then stored
+    state, nonce = tool.begin_login(platform, target)      # kept server-side, single use
+    accepted = tool.accept_launch(id_token, state, known, tool_url)  # checked, then stored
 
 A launch is checked completely before anything is written: a refused one stores nothing
 (its login's state stays unused until it expires). Then, in this order: the login's state
@@ -90,8 +90,9 @@ class LtiTool:
         assert found is not None
         return round(sum(p.points for p in place_exercises(self.loaded, found)), 4)
 
-    def begin_login(self, platform: Platform) -> tuple[str, str]:
-        """A new login's (state, nonce), kept for ``LOGIN_MINUTES``."""
+    def begin_login(self, platform: Platform, target_link_uri: str) -> tuple[str, str]:
+        """A new login's (state, nonce), kept for ``LOGIN_MINUTES`` with the
+        ``target_link_uri`` it asked for (its launch must claim the same)."""
         state, nonce = secrets.token_urlsafe(32), secrets.token_urlsafe(32)
         now = datetime.now(UTC)
         with self.engine.begin() as conn:
@@ -102,6 +103,7 @@ class LtiTool:
                     state_digest=digest(state),
                     nonce=nonce,
                     platform_id=platform.id,
+                    target_link_uri=target_link_uri,
                     expires_at=now + timedelta(minutes=LOGIN_MINUTES),
                     used_at=None,
                 )
@@ -109,9 +111,14 @@ class LtiTool:
         return state, nonce
 
     def accept_launch(
-        self, id_token: str, state: str, known_assignment: Callable[[str], bool]
+        self,
+        id_token: str,
+        state: str,
+        known_assignment: Callable[[str], bool],
+        tool_url: str,
     ) -> Accepted:
-        """The launch ``id_token`` answering the login ``state``, checked, then stored."""
+        """The launch ``id_token`` answering the login ``state``, checked, then stored;
+        ``tool_url`` is the tool's base URL (its launch must lead there)."""
         with self.engine.connect() as conn:
             row = conn.execute(
                 select(LtiStateRow).where(LtiStateRow.state_digest == digest(state))
@@ -126,6 +133,8 @@ class LtiTool:
             lambda kid: self.platforms.key_set(platform, kid),
             nonce=row.nonce,
             deployed=lambda deployment: self.platforms.deployed(platform, deployment),
+            target=row.target_link_uri,
+            tool_url=tool_url,
         )
         if launch.message_type == DEEP_LINKING and role_of(launch.roles) != INSTRUCTOR:
             text = N_("Only the course's instructors may add assignments.")

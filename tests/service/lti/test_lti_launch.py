@@ -1,6 +1,7 @@
-"""LTI 1.3 launches from the test LMS: the OIDC login, the id_token checked to the letter
-(each flaw refused with a clear message, and nothing stored), the learner signed in with
-a token's rights and no more, in the launch's language, and a frame that lost its cookie."""
+"""LTI 1.3 launches from the test LMS: the OIDC login (only to the tool's own URLs), the
+id_token checked to the letter (each flaw refused with a clear message, and nothing stored),
+the learner signed in with a token's rights and no more, in the launch's language, and a
+frame that lost its cookie."""
 
 from __future__ import annotations
 
@@ -30,6 +31,20 @@ def _spoiled(**claims: Any) -> Callable[[Platform], None]:
 def _expired(lms: Platform) -> None:
     now = int(time.time())
     lms.spoil = lambda c: c.update(iat=now - 4000, exp=now - 3600)
+
+
+def _retargeted(where: str) -> Callable[[Platform], None]:
+    """The launch's ``target_link_uri`` claim made ``where`` (``{tool}``: the tool's URL)."""
+
+    def spoil(lms: Platform) -> None:
+        target = where.format(tool=lms.tool_url)
+        lms.spoil = lambda c: c.update({LTI + "target_link_uri": target})
+
+    return spoil
+
+
+def _untargeted(lms: Platform) -> None:
+    lms.spoil = lambda c: c.pop(LTI + "target_link_uri")
 
 
 def _foreign_key(lms: Platform) -> None:
@@ -69,6 +84,18 @@ def _foreign_key(lms: Platform) -> None:
             "The LMS did not send an LTI 1.3 launch",
             id="version",
         ),
+        pytest.param(
+            _retargeted("https://elsewhere.example.org/lti/launch"),
+            "The LMS's link (https://elsewhere.example.org/lti/launch) does not lead to this "
+            "course",
+            id="target-elsewhere",
+        ),
+        pytest.param(
+            _retargeted("{tool}/assignments/ps2"),
+            "The LMS's launch does not lead where its sign-in asked",
+            id="target-not-the-logins",
+        ),
+        pytest.param(_untargeted, "The LMS did not send an LTI 1.3 launch", id="no-target"),
     ],
 )
 def test_a_flawed_launch_is_refused_and_stores_nothing(
@@ -116,6 +143,43 @@ def test_an_unknown_lms_and_an_unknown_deployment_cannot_start_a_login(tmp_path:
         fields = lms.login_fields("ada") | {"lti_deployment_id": "deployment-9"}
         assert browser.get("/lti/login", params=fields).status_code == 400
         assert tool.count("lti_states") == 0
+
+
+def test_a_login_for_a_target_elsewhere_is_refused_and_not_redirected_to(
+    tmp_path: Path,
+) -> None:
+    with tool_and_lms(tmp_path) as (tool, lms):
+        browser = tool.browser()
+        for target in (
+            "https://evil.example.org/lti/launch",
+            f"http://127.0.0.1.nip.io:{tool.port}/lti/launch",  # the tool's host, as a prefix
+            f"http://ada@127.0.0.1:{tool.port}/lti/launch",  # a user part before the host
+        ):
+            fields = lms.login_fields("ada") | {"target_link_uri": target}
+            refused = browser.post("/lti/login", data=fields)
+            assert refused.status_code == 400 and "location" not in refused.headers
+            assert (
+                f"The LMS's link ({target}) does not lead to this course: ask your instructor."
+                in html.unescape(refused.text)
+            )
+        assert tool.count("lti_states") == 0
+        # The tool's own URLs are the tool's, whichever page the link opens.
+        fields = lms.login_fields("ada") | {"target_link_uri": f"{tool.url}/assignments/ps1"}
+        assert browser.get("/lti/login", params=fields).status_code == 302
+
+
+def test_a_deep_linking_launch_must_lead_where_its_login_asked(tmp_path: Path) -> None:
+    with tool_and_lms(tmp_path) as (tool, lms):
+        ida = tool.browser()
+        lms.spoil = lambda c: c.update({LTI + "target_link_uri": f"{tool.url}/lti/launch?x=1"})
+        action, fields = start(ida, lms, "ida", None, deep=True)
+        refused = ida.post(action, data=fields)
+        assert refused.status_code == 401 and "does not lead where its sign-in asked" in (
+            html.unescape(refused.text)
+        )
+        assert {table: tool.count(table) for table in STORED} == dict.fromkeys(STORED, 0)
+        action, fields = start(ida, lms, "ida", None, deep=True)  # as the LMS sends it
+        assert ida.post(action, data=fields).status_code == 200
 
 
 def test_a_rotated_platform_key_is_fetched_again(

@@ -1,17 +1,20 @@
 """LTI 1.3 Assignment and Grade Services against the test LMS: a learner launched from the
 LMS hands in, and their grade of record reaches the LMS's gradebook once, with the right
-score; an override sends it again; a failing LMS costs nothing; `graders lti sync`."""
+score; an override sends it again; a failing LMS costs nothing; `graders lti sync`; the
+line items looked through page by page, on the LMS's own origin, up to a bound."""
 
 from __future__ import annotations
 
+import logging
 import zlib
 from pathlib import Path
 from typing import Any
+from urllib.parse import urlsplit
 
 import pytest
 from click.testing import CliRunner
 from lti_helpers import launch, tool_and_lms, upload_page, wait_for
-from lti_platform import ITEM_QUERY
+from lti_platform import CONTEXT, ITEM_QUERY, Platform
 from small_course import RIGHT, notebook
 
 from graders.cli import main
@@ -123,6 +126,76 @@ def test_a_line_item_the_lms_has_already_is_found_by_its_resource_id(tmp_path: P
         upload_page(browser, page.text, notebook(RIGHT))
         wait_for(lambda: lms.scores)
         assert lms.line_item_posts == 0 and lms.scores[0]["item"] == 1
+
+
+def _columns(lms: Platform, count: int, ps1_at: int | None = None) -> None:
+    """``count`` columns in the LMS course, ps1's the ``ps1_at``-th (None: not among them)."""
+    for n in range(1, count + 1):
+        assignment = "ps1" if n == ps1_at else f"quiz{n}"
+        lms.line_items[n] = {
+            "id": f"{lms.url}/api/{CONTEXT}/lineitems/{n}?{ITEM_QUERY}",
+            "resourceId": assignment,
+            "scoreMaximum": 6.0,
+            "label": assignment,
+        }
+
+
+def _hand_in(tool: Any, lms: Platform) -> None:
+    """ada launches ps1 from the LMS and hands in a notebook all right."""
+    browser = tool.browser()
+    page = launch(browser, lms, "ada", "ps1")
+    upload_page(browser, page.text, notebook(RIGHT))
+
+
+def _hand_in_and_wait(tool: Any, lms: Platform) -> None:
+    """ada hands in; her score is not sent, and no column is made (it may be on a page
+    not read): the score waits for a later round."""
+    _hand_in(tool, lms)
+    engine, course = tool.service.engine, tool.service.course.id
+    wait_for(
+        lambda: "lti-passback-failed" in [e.action for e in audit.history(engine, course, "ada")]
+    )
+    assert lms.line_item_posts == 0 and lms.scores == []
+
+
+def test_a_line_item_on_the_third_page_of_the_lms_list_is_found(tmp_path: Path) -> None:
+    with tool_and_lms(tmp_path) as (tool, lms):
+        lms.item_page_size = 2  # every column, two a page, next links relative (RFC 8288)
+        _columns(lms, 7, ps1_at=6)
+        _hand_in(tool, lms)
+        wait_for(lambda: lms.scores)
+        assert len(lms.item_pages) == 3  # and no further: found
+        assert lms.line_item_posts == 0 and lms.scores[0]["item"] == 6  # no second column
+
+
+def test_a_next_page_on_another_origin_is_not_followed(
+    tmp_path: Path, caplog: pytest.LogCaptureFixture
+) -> None:
+    caplog.set_level(logging.WARNING, logger="graders.service.lti")
+    with tool_and_lms(tmp_path) as (tool, lms):
+        lms.item_page_size = 2
+        elsewhere = f"http://localhost:{lms.port}"  # another origin (the same LMS, here)
+        lms.item_next_origin = elsewhere
+        _columns(lms, 7, ps1_at=6)
+        _hand_in_and_wait(tool, lms)
+        # Not followed (the access token would go with it), and the log says what then.
+        assert [urlsplit(url).hostname for url in lms.item_pages] == ["127.0.0.1"]
+        assert f"goes on at another origin ({elsewhere}): not followed" in caplog.text
+        assert "LTI line item of ps1 not looked up further, and none made" in caplog.text
+
+
+def test_the_line_items_are_read_up_to_a_bound(
+    tmp_path: Path, caplog: pytest.LogCaptureFixture
+) -> None:
+    from graders.service.lti import passback
+
+    caplog.set_level(logging.WARNING, logger="graders.service.lti")
+    with tool_and_lms(tmp_path) as (tool, lms):
+        lms.item_page_size = 1
+        _columns(lms, passback.LINE_ITEM_PAGES + 5, ps1_at=passback.LINE_ITEM_PAGES + 3)
+        _hand_in_and_wait(tool, lms)
+        assert len(lms.item_pages) == passback.LINE_ITEM_PAGES == 50
+        assert "goes on past 50 pages: not followed further" in caplog.text
 
 
 def test_two_lms_courses_linked_to_the_course_each_get_their_score(tmp_path: Path) -> None:

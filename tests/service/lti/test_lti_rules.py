@@ -1,5 +1,6 @@
 """The rules of LTI 1.3 that need no LMS: roles, the scores URL of a line item, the score
-sent (never above the maximum), the learner id of an LMS user, the launch's language."""
+sent (never above the maximum), the learner id of an LMS user, the launch's language, and
+which URLs are the tool's own (a launch's ``target_link_uri`` must be one)."""
 
 from __future__ import annotations
 
@@ -8,6 +9,7 @@ import pytest
 pytest.importorskip("joserfc", reason="needs graders' serve extra")
 
 from graders.results import QuestionResult, ResultsDocument, Status, StudentResult  # noqa: E402
+from graders.service.lti.messages import of_tool  # noqa: E402
 from graders.service.lti.passback import score_given, scores_url  # noqa: E402
 from graders.service.lti.people import role_of  # noqa: E402
 
@@ -59,6 +61,39 @@ def test_a_role_in_the_course_decides(roles: list[str], role: str) -> None:
 )
 def test_the_scores_url_is_the_line_items_path_and_scores(line_item: str, scores: str) -> None:
     assert scores_url(line_item) == scores
+
+
+TOOL = "https://grading.example.edu/graders"  # --base-url, with a path prefix
+
+
+@pytest.mark.parametrize(
+    ("url", "ours"),
+    [
+        pytest.param(f"{TOOL}/lti/launch", True, id="the-launch"),
+        pytest.param(f"{TOOL}/assignments/ps1?x=1#top", True, id="a-page-of-the-tool"),
+        pytest.param(TOOL, True, id="the-base-itself"),
+        pytest.param("HTTPS://Grading.Example.EDU:443/graders/lti/launch", True, id="same-origin"),
+        pytest.param("https://grading.example.edu/other/lti/launch", False, id="outside-the-path"),
+        pytest.param("https://grading.example.edu/graders-old/lti", False, id="a-lookalike-path"),
+        pytest.param(f"{TOOL}/../admin", False, id="dot-dot"),
+        pytest.param(f"{TOOL}/%2e%2e/admin", False, id="encoded-dot-dot"),
+        pytest.param("http://grading.example.edu/graders/lti/launch", False, id="another-scheme"),
+        pytest.param("https://grading.example.edu:8443/graders/lti", False, id="another-port"),
+        pytest.param("https://evil.example.org/graders/lti/launch", False, id="another-host"),
+        pytest.param(
+            "https://grading.example.edu.evil.example.org/graders/lti", False, id="host-as-prefix"
+        ),
+        pytest.param("https://ada@grading.example.edu/graders/lti", False, id="a-user-part"),
+        pytest.param(
+            "https://grading.example.edu@evil.example.org/graders/lti", False, id="a-user-lookalike"
+        ),
+        pytest.param("https://grading.example.edu:x/graders/lti", False, id="no-port-number"),
+        pytest.param("/graders/lti/launch", False, id="relative"),
+        pytest.param("javascript:alert(1)", False, id="not-a-web-url"),
+    ],
+)
+def test_a_url_of_the_tool_is_on_its_origin_and_within_its_path(url: str, ours: bool) -> None:
+    assert of_tool(url, TOOL) is ours
 
 
 def _doc(points: float, max_points: float, late_factor: float = 1.0) -> ResultsDocument:
