@@ -7,8 +7,9 @@ code, never a traceback through grader code.
 
 from __future__ import annotations
 
-import traceback
 from typing import Any, NamedTuple
+
+from ..sandbox.raised import read_raised
 
 LEARNER_FILE = "<your code>"  # the file name of code compiled from learner source
 MAX_MESSAGE = 300
@@ -23,6 +24,10 @@ class Raised(NamedTuple):
 
     def to_json(self) -> dict[str, Any]:
         return {"cls": self.cls, "message": self.message, "line": self.line}
+
+    def described(self, cap: int) -> str:
+        """``"ValueError: message"`` (or the class alone), at most ``cap`` characters."""
+        return (f"{self.cls}: {self.message}" if self.message else self.cls)[:cap]
 
 
 class Called(NamedTuple):
@@ -41,18 +46,7 @@ def call(fn: Any, *args: Any, **kwargs: Any) -> Called:
 
 
 def raised_by(exc: BaseException) -> Raised:
-    """Class, capped message and the learner's line of an exception."""
-    try:
-        message = str(exc)[:MAX_MESSAGE]
-    except BaseException:  # noqa: BLE001 - a learner-defined __str__ may raise anything
-        message = ""
-    return Raised(type(exc).__name__[:80], message, _learner_line(exc))
-
-
-def _learner_line(exc: BaseException) -> int | None:
-    try:
-        frames = traceback.extract_tb(exc.__traceback__)
-    except BaseException:  # noqa: BLE001 - never let a broken traceback hide the exception
-        return None
-    lines = [f.lineno for f in frames if f.filename == LEARNER_FILE]
-    return lines[-1] if lines else None
+    """Class, capped message and the learner's line of an exception, read without calling
+    any of its code (``sandbox/raised.py``: the one place grader code reads one)."""
+    read = read_raised(exc, LEARNER_FILE)
+    return Raised(read.name, read.message[:MAX_MESSAGE], read.line)

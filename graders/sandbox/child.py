@@ -22,6 +22,7 @@ from typing import Any, NoReturn
 from .contract import Limits
 from .limits import apply_rlimits
 from .protocol import encode_line
+from .raised import read_raised, type_name
 from .reaper import PR_SET_NO_NEW_PRIVS, PR_SET_PDEATHSIG, prctl
 from .verdict import EXIT_CHANNEL_LOST, EXIT_SETUP_FAILED
 
@@ -188,17 +189,10 @@ def task_line(
     """Call the task and turn whatever happens into one end-of-step line (never raises)."""
     try:
         value = function(payload)
-    except SystemExit as exc:
-        return encode("error", f"the code called sys.exit({_safe_repr(exc.code)})")
-    except MemoryError:
-        return encode("error", "the code exceeded the memory limit (MemoryError)")
     except BaseException as exc:  # noqa: BLE001 - whatever the task raised is the outcome
-        text = describe_exception(exc)
-        if "can't allocate memory" in text:  # torch's allocator hitting RLIMIT_AS
-            text = f"the code exceeded the memory limit ({text})"[:MAX_MESSAGE_CHARS]
-        return encode("error", text)
-    if not isinstance(value, dict):
-        return encode("integrity", f"the task returned a {type(value).__name__}, not a dict")
+        return encode("error", _failure(exc))
+    if type(value) is not dict:
+        return encode("integrity", f"the task returned a {type_name(value)}, not a dict")
     try:
         line = encode("ok", value)
     except RecursionError:
@@ -211,13 +205,9 @@ def task_line(
 
 
 def describe_exception(exc: BaseException) -> str:
-    """``"ValueError: message"``, capped; safe against exceptions whose ``str`` misbehaves."""
-    try:
-        text = str(exc)
-    except Exception:  # noqa: BLE001 - a learner-defined __str__ may raise anything
-        text = "<message could not be printed>"
-    name = type(exc).__name__
-    return (f"{name}: {text}" if text else name)[:MAX_MESSAGE_CHARS]
+    """``"ValueError: message"``, capped; read without running any code of ``exc``'s
+    (``raised.py``), so a task's own exception class cannot act here."""
+    return read_raised(exc).described(MAX_MESSAGE_CHARS)
 
 
 def _encoding_problem(exc: Exception) -> str:
@@ -226,11 +216,23 @@ def _encoding_problem(exc: Exception) -> str:
     return f"the result is not plain JSON: {exc}"[:MAX_MESSAGE_CHARS]
 
 
-def _safe_repr(value: Any) -> str:
-    try:
-        return repr(value)[:200]
-    except Exception:  # noqa: BLE001
-        return "..."
+_EXIT_CODE: Any = SystemExit.__dict__["code"].__get__
+
+
+def _failure(exc: BaseException) -> str:
+    """What a task's exception says, read without running any of its code."""
+    cls = type(exc)
+    if issubclass(cls, SystemExit):
+        code = _EXIT_CODE(exc)
+        kind = type(code)
+        shown = repr(code)[:200] if kind is int or kind is str or code is None else "..."
+        return f"the code called sys.exit({shown})"
+    if issubclass(cls, MemoryError):
+        return "the code exceeded the memory limit (MemoryError)"
+    text = describe_exception(exc)
+    if "can't allocate memory" in text:  # torch's allocator hitting RLIMIT_AS
+        text = f"the code exceeded the memory limit ({text})"[:MAX_MESSAGE_CHARS]
+    return text
 
 
 def _flush_stdio() -> None:

@@ -21,6 +21,7 @@ Three channels, three formats:
 
 from __future__ import annotations
 
+import _json
 import hmac
 import json
 import socket
@@ -61,13 +62,56 @@ def recv_message(sock: socket.socket) -> tuple[dict[str, Any] | None, list[int]]
     return json.loads(data), fds
 
 
-# An encoder object made once, at import, before any task runs.
-_ENCODER = json.JSONEncoder(allow_nan=False, separators=(",", ":"))
+def _not_plain(value: Any) -> Any:
+    raise TypeError(f"Object of type {_name_of_type(value)} is not JSON serializable")
+
+
+def _name_of_type(value: Any) -> str:
+    # type's own slot, copied to an exact str: a class's name may be a str subclass.
+    return str(_exact_str(_type_name(type(value))))
+
+
+# The encoder is C code put together at import, in the warm server before any task runs,
+# from the C functions themselves: nothing a task can replace afterwards (the ``json``
+# module's globals, ``JSONEncoder``'s methods) takes part in writing a line.
+_type_name: Any = type.__dict__["__name__"].__get__
+_exact_str: Any = str.__str__
+_ENCODE: Any = _json.make_encoder(
+    None, _not_plain, _json.encode_basestring_ascii, None, ":", ",", False, False, False
+)
+_JOIN: Any = "".join
+_PLAIN_LEAVES = (str, int, float, bool, type(None))
 
 
 def encode_line(message: dict[str, Any]) -> bytes:
-    """One JSON line. Raises ``ValueError``/``TypeError``/``RecursionError`` on non-JSON data."""
-    return _ENCODER.encode(message).encode() + b"\n"
+    """One JSON line of plain data (exact ``dict`` with ``str`` keys, ``list``, ``tuple``,
+    ``str``, ``int``, ``float``, ``bool``, ``None``; checked with ``type()``, so no method
+    of a subclass runs). Raises ``RecursionError`` past ``MAX_DEPTH``, ``ValueError`` on NaN
+    or Infinity and ``TypeError`` on anything else."""
+    _check_plain(message)
+    text: str = _JOIN(_ENCODE(message, 0))
+    return text.encode() + b"\n"
+
+
+def _check_plain(value: Any) -> None:
+    """Raise unless ``value`` is plain JSON data, at most ``MAX_DEPTH`` containers deep
+    (without recursion: the walk itself cannot be made to overflow the stack)."""
+    todo = [(value, 0)]
+    while todo:
+        item, level = todo.pop()
+        kind = type(item)
+        if kind is dict or kind is list or kind is tuple:
+            if level >= MAX_DEPTH:
+                raise RecursionError("the result is nested too deeply")
+            if kind is dict:
+                for key in item:
+                    if type(key) is not str:
+                        raise TypeError(f"keys must be str, not {_name_of_type(key)}")
+                todo.extend((v, level + 1) for v in item.values())
+            else:
+                todo.extend((v, level + 1) for v in item)
+        elif not any(kind is leaf for leaf in _PLAIN_LEAVES):
+            _not_plain(item)
 
 
 def _refuse_constant(token: str) -> Any:

@@ -35,7 +35,7 @@ from graders.grading.pipeline import (
 )
 from graders.kinds.base import Context, ExerciseAnswers
 from graders.kinds.code.child.allowlist import DEFAULT_IMPORTS
-from graders.kinds.code.child.learner import allows
+from graders.kinds.code.child.learner import reachable
 from graders.kinds.code.reference import Reference
 from graders.kinds.load import LoadedCourse, load_course
 from graders.kinds.registry import sandbox_modules
@@ -122,8 +122,8 @@ def outside_imports(path: Path) -> tuple[str, ...]:
             found += [alias.name for alias in node.names]
         elif isinstance(node, ast.ImportFrom) and node.module:
             found.append(node.module)
-    with_parents = {".".join(m.split(".")[:i]) for m in found for i in range(1, m.count(".") + 2)}
-    return tuple(sorted(m for m in with_parents if not allows(frozenset(DEFAULT_IMPORTS), m)))
+    # A listed module imports whether or not its parent packages are listed.
+    return tuple(sorted(m for m in set(found) if not reachable(frozenset(DEFAULT_IMPORTS), m)))
 
 
 @pytest.fixture(scope="module")
@@ -212,6 +212,46 @@ def test_an_import_the_course_does_not_allow_is_an_error_that_names_it(
             r.feedback
         )
         assert "code_imports" in str(r.feedback)
+
+
+def test_every_module_the_default_list_allows_imports_in_learner_code(
+    env: Any, prepared: dict[str, Reference]
+) -> None:
+    # Each entry as a learner writes it (a `package.*` entry: the package and one module in
+    # it), with no parent package listed for it: `concurrent.futures`, `torch.utils.data`.
+    entries = [e.removesuffix(".*") for e in DEFAULT_IMPORTS]
+    inside = {
+        "torch.nn.modules": "torch.nn.modules.linear",
+        "concurrent.futures": "concurrent.futures.thread",
+    }
+    lines = [f"import {e}" for e in entries] + [
+        f"import {inside[e.removesuffix('.*')]}" for e in DEFAULT_IMPORTS if e.endswith(".*")
+    ]
+    lines += [
+        "from concurrent.futures import ThreadPoolExecutor",
+        "from torch.utils.data import default_collate",
+        "",
+        "def independent_copy(t):",
+        "    with ThreadPoolExecutor(max_workers=1) as pool:",
+        "        copy = pool.submit(lambda: t.detach().clone()).result()",
+        "    return default_collate([copy])[0].clone()",
+    ]
+    results = grade_code(env, prepared, "independent-copy", "\n".join(lines) + "\n")
+    assert [r.status.value for r in results] == ["correct"] * len(results), [
+        str(r.feedback) for r in results
+    ]
+
+
+def test_a_package_on_the_way_to_a_listed_module_gives_nothing_else(
+    env: Any, prepared: dict[str, Reference]
+) -> None:
+    # `torch.utils` is reached only as the way to `torch.utils.data`: its other names are not.
+    source = (
+        "import torch.utils.data\n\ndef independent_copy(t):\n    return torch.utils.swap_tensors\n"
+    )
+    results = grade_code(env, prepared, "independent-copy", source)
+    assert {r.status.value for r in results} == {"error"}, [str(r.feedback) for r in results]
+    assert all("torch.utils.swap_tensors" in str(r.feedback) for r in results)
 
 
 def expected_message(path: Path) -> str:

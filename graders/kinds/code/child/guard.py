@@ -107,7 +107,9 @@ class Armed(NamedTuple):
     """What ``arm`` hands back: the final check, and checkpoints around learner code."""
 
     violations: Callable[[], list[str]]  # the evidence of tampering so far, plus final checks
-    checkpoint: Callable[[], None]  # put back now (after each piece of learner code)
+    # Put back now, after each piece of learner code (given the global state before it).
+    checkpoint: Callable[..., None]
+    global_state: Callable[[], list[str]]  # the global state now (before learner code runs)
 
 
 _EVENTS: list[str] = []  # what the hook refused since the last ``arm``
@@ -132,14 +134,24 @@ def arm(before: Snapshot) -> Armed:
     dtype = torch.get_default_dtype()
 
     # Bound now: nothing learner code does later can change what these names mean here.
-    def checkpoint(restore: Any = restore, set_dtype: Any = torch.set_default_dtype) -> None:
+    def checkpoint(
+        had: tuple[str, ...] = (),
+        restore: Any = restore,
+        set_dtype: Any = torch.set_default_dtype,
+        global_state: Any = _global_state,
+    ) -> None:
+        """After every return from learner code, before the checker measures anything: what
+        was replaced is put back, and global state learner code left (a hook, a mode, a
+        trace function) is evidence now, even if it is gone by the end. ``had``: the global
+        state when the learner code was called (``global_state()``), a checker's own."""
         set_dtype(dtype)  # torch.set_default_dtype is allowed; it also swaps torch.Storage
         events.extend(restore(before))
+        events.extend(found for found in global_state() if found not in had)
 
     def violations(
         restore: Any = restore,
         functions: Any = changed_functions,
-        global_state: Any = _global_state,
+        left_running: Any = left_running,
         tampering: Any = tampering,
         list: Any = list,
         dict: Any = dict,
@@ -147,14 +159,20 @@ def arm(before: Snapshot) -> Armed:
         checkpoint()
         # Functions once, at the end: a swapped code measured wrong, and it is evidence.
         found = tampering() + events + restore(before) + functions(before)
-        return [*dict.fromkeys(found), *global_state(threads)]
+        left_running(threads)
+        return [*dict.fromkeys(found)]
 
-    return Armed(violations, checkpoint)
+    return Armed(violations, checkpoint, _global_state)
+
+
+def left_running(threads: int, count: Any = _thread._count) -> None:
+    """A thread of the learner's still running at the end: not evidence (a pool left open is a
+    mistake), but no full marks either, as it could change what was measured."""
+    if count() > threads:
+        REFUSALS.refuse("thread", "threading")
 
 
 def _global_state(
-    threads: int,
-    count: Any = _thread._count,
     gettrace: Any = sys.gettrace,
     getprofile: Any = sys.getprofile,
     modes: Any = _C._len_torch_function_stack,
@@ -164,9 +182,8 @@ def _global_state(
     getattr: Any = getattr,
     len: Any = len,
 ) -> list[str]:
+    """Global state learner code may have left: each one is evidence."""
     found = []
-    if count() > threads:  # not evidence: a pool left open is a mistake, and no full marks
-        REFUSALS.refuse("thread", "threading")
     if gettrace() is not None or getprofile() is not None:
         found.append("installed a trace function")
     if modes() or dispatch():

@@ -183,6 +183,20 @@ def allows(allowed: frozenset[str], name: str) -> bool:
     return any(".".join(parts[:i]) + ".*" in allowed for i in range(1, len(parts) + 1))
 
 
+def leads_to(allowed: frozenset[str], name: str) -> bool:
+    """Is ``name`` a package on the way to a listed module (``concurrent`` for
+    ``concurrent.futures``, ``torch.utils`` for ``torch.utils.data``)? A listed module
+    imports whether or not its parents are listed; such a parent may be named and walked
+    through to the modules listed in it, and nothing else of it is read."""
+    prefix = name + "."
+    return any(entry.startswith(prefix) for entry in allowed)
+
+
+def reachable(allowed: frozenset[str], name: str) -> bool:
+    """May learner code hold the module ``name``: listed, or on the way to one that is?"""
+    return allows(allowed, name) or leads_to(allowed, name)
+
+
 def is_a(obj: Any, kinds: Any, issubclass: Any = issubclass) -> bool:
     """``isinstance`` without asking ``obj``: a learner's ``__class__`` property is never called
     (``type`` is read from the object itself, and ``kinds`` are the grader's own types)."""
@@ -392,7 +406,7 @@ def _star_names(module: str, allowed: frozenset[str], line: int) -> list[str]:
 def _reachable(module: Any, name: str, allowed: frozenset[str]) -> bool:
     value = _real_getattr(module, name, None)
     if _real_isinstance(value, types.ModuleType):
-        return allows(allowed, module_name(value))
+        return reachable(allowed, module_name(value))
     return not name.startswith("_") and (module_name(module), name) not in EVALUATES
 
 

@@ -54,6 +54,7 @@ from .learner import (  # the originals, taken before any learner code ran
     compile_learner,
     is_a,
     module_name,
+    reachable,
 )
 
 _super_self = vars(super)["__self__"].__get__
@@ -77,8 +78,12 @@ class Guards:
         if name in FORMATTERS and (obj is str or _real_type(obj) is str):
             return self._formatter(obj, name)
         value = _real_getattr(obj, name, *default)
-        if is_a(value, types.ModuleType) and not allows(self.allowed, module_name(value)):
-            raise REFUSALS.refuse("import", module_name(value))
+        if is_a(value, types.ModuleType):
+            if not reachable(self.allowed, module_name(value)):
+                raise REFUSALS.refuse("import", module_name(value))
+        elif is_a(obj, types.ModuleType) and not allows(self.allowed, module_name(obj)):
+            # A package only on the way to a listed module: its modules, nothing else.
+            raise REFUSALS.refuse("name", f"{module_name(obj)}.{name}")
         return value
 
     def check_read(self, obj: Any, name: Any) -> None:
@@ -219,7 +224,7 @@ class Guards:
                 raise REFUSALS.tamper(
                     f"reached a {_real_type(value).__name__} through a match pattern"
                 )
-            if is_a(value, types.ModuleType) and not allows(self.allowed, module_name(value)):
+            if is_a(value, types.ModuleType) and not reachable(self.allowed, module_name(value)):
                 raise REFUSALS.refuse("import", module_name(value))
         return True
 

@@ -32,7 +32,6 @@ keeper, a process that never runs learner code.
 from __future__ import annotations
 
 import sys
-from collections.abc import Callable
 from typing import Any
 
 from ....checker import measure
@@ -42,14 +41,17 @@ from .learner import NotAllowed, compile_learner, refused, tampering
 from .namespace import namespace
 
 
-def _checked(fn: Any, checkpoint: Callable[[], None]) -> Any:
-    """The learner's function, followed each time by a guard checkpoint."""
+def _checked(fn: Any, armed: guard.Armed) -> Any:
+    """The learner's function, each return from it a boundary: a guard checkpoint before the
+    checker measures anything (global state the learner's call left is evidence; the
+    checker's own, there before the call, is not)."""
 
     def learner_function(*args: Any, **kwargs: Any) -> Any:
+        had = tuple(armed.global_state())
         try:
             return fn(*args, **kwargs)
         finally:
-            checkpoint()
+            armed.checkpoint(had)
 
     return learner_function
 
@@ -98,7 +100,7 @@ def _judged(payload: dict[str, Any], armed: guard.Armed) -> dict[str, Any]:
         str(payload["source"]),
         str(payload["entry"]),
         int(payload["seed"]),
-        armed.checkpoint,
+        armed,
         allowed,
         payload.get("params"),
     )
@@ -125,7 +127,7 @@ def _observe(
     source: str,
     entry: str,
     seed: int,
-    checkpoint: Callable[[], None],
+    armed: guard.Armed,
     allowed: tuple[str, ...],
     params: dict[str, Any] | None = None,
 ) -> dict[str, Any]:
@@ -142,7 +144,7 @@ def _observe(
         }
     globals_, _guards = namespace(allowed)
     raised = measure.call(exec, code, globals_).raised
-    checkpoint()
+    armed.checkpoint()
     if raised is not None:
         return {"status": "error", "raised": raised.to_json()}
     fn = globals_.get(entry)
@@ -153,14 +155,14 @@ def _observe(
     try:
         # Grad mode on, whatever the learner's top level left behind: the checker's own
         # forward passes must build graphs (the learner's function may still switch it).
-        learner = _checked(fn, checkpoint)
+        learner = _checked(fn, armed)
         with measure.grad_enabled(True):
             if params is None:
                 return {"status": "ok", "observations": checker.observe(learner, seed)}
             return {"status": "ok", "observations": checker.observe(learner, seed, params)}
     except measure.Tampered as exc:
-        return {"status": "integrity", "reasons": [str(exc)]}
+        return {"status": "integrity", "reasons": [measure.raised_by(exc).message]}
     except NotAllowed:
         return {"status": "integrity", "reasons": tampering()[:10]}
     except BaseException as exc:  # noqa: BLE001 - e.g. a hook the learner left raised in the checker's backward
-        return {"status": "error", "unmeasurable": f"{type(exc).__name__}: {str(exc)[:200]}"}
+        return {"status": "error", "unmeasurable": measure.raised_by(exc).described(200)}
