@@ -5,7 +5,7 @@ PY     := $(VENV)/bin/python
 # pip fetch a multi-GB CUDA build. numpy stops `import torch` warning into every capture.
 TORCH  := torch==2.13.0
 
-.PHONY: install demo test lint docs validate bench bench-scale bench-serve messages clean
+.PHONY: install demo check test lint docs validate bench bench-scale bench-serve messages clean
 
 install: $(VENV)/.installed
 
@@ -20,9 +20,18 @@ $(VENV)/.installed: pyproject.toml Makefile
 demo: install
 	$(VENV)/bin/graders demo
 
-# Lint, format check and type check first (seconds), then the suite (minutes).
+# The suite on every core (pytest-xdist), each module's tests on one worker: a module's
+# fixtures are built once, and the heaviest modules are handed out first (what_starts.py).
+XDIST  := --numprocesses=auto --dist=loadscope
+
+# Before every commit: lint, format check, type check, then every test that starts no server,
+# cluster, browser, nbgrader or database (the marks of tests/what_starts.py).
+check: lint
+	$(VENV)/bin/pytest -q $(XDIST) -m "not (server or cluster or browser or nbgrader or postgres)"
+
+# What CI runs: lint first (seconds), then the whole suite, its 20 slowest tests named.
 test: lint
-	$(VENV)/bin/pytest -q
+	$(VENV)/bin/pytest -q $(XDIST) --durations=20
 
 lint: install
 	$(VENV)/bin/ruff check graders tests benchmarks

@@ -2,6 +2,7 @@
 
     .venv/bin/python benchmarks/scale_pipeline.py --json bench-scale.json   # make bench-scale
     .venv/bin/python benchmarks/scale_pipeline.py --quick                   # 8 and 24 learners
+    .venv/bin/python benchmarks/scale_pipeline.py --sizes 2,4 --configs local   # the suite's
 
 One synthetic class (the class benchmark's generator, ``synth``: 30% write code, no
 hostile cells unless ``--hostile-every N``) of the larger size is written once; the
@@ -10,7 +11,7 @@ smaller class is its first learners. Each size goes through the pipeline twice:
 - ``local``: ``graders autograde --workers W`` into SQLite, on this machine;
 - ``cluster``: ``graders autograde --cluster local:W`` into PostgreSQL (a throwaway server
   of the benchmark's own, fsync on, as ``cluster_batch.py`` runs it; left out, and said so,
-  where PostgreSQL is not installed);
+  where PostgreSQL is not installed, or ``--configs local`` leaves it out);
 
 each then followed by ``graders feedback``, ``graders report --csv`` and ``graders export``
 (Canvas) from that gradebook. Every phase is a process of its own, measured as a whole
@@ -94,12 +95,16 @@ def run(opts: argparse.Namespace, work: Path, server: PostgresServer | None) -> 
     course = class_batch._copy_course(class_batch.REPO, work / "course")
     _say(f"writing a class of {max(opts.sizes)} learners of {opts.assignment}")
     classes = write_classes(opts, course, work)
-    configs = {"local": ("--workers", str(opts.workers))}
+    configs = {}
+    if "local" in opts.configs:
+        configs["local"] = ("--workers", str(opts.workers))
     if server is not None:
         configs["cluster"] = ("--cluster", f"local:{opts.workers}")
     else:
         figures["cluster_left_out"] = (
-            "--no-cluster" if opts.no_cluster else "PostgreSQL is not installed (initdb, pg_ctl)"
+            "--configs local"
+            if "cluster" not in opts.configs
+            else "PostgreSQL is not installed (initdb, pg_ctl)"
         )
     for name, where in configs.items():
         figures["configs"][name] = {}
@@ -206,7 +211,7 @@ def cold_check(notebook: Path, pycache: Path, runs: int) -> dict[str, Any]:
 
 
 def _postgres(opts: argparse.Namespace) -> PostgresServer | None:
-    if opts.no_cluster:
+    if "cluster" not in opts.configs:
         return None
     found = find_bin()
     return PostgresServer(found, durable=True).start() if found else None
@@ -226,13 +231,19 @@ def _options(argv: list[str] | None) -> argparse.Namespace:
     parser.add_argument("--hostile-every", type=int, default=0, help="0: no hostile code cells")
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--check-runs", type=int, default=15)
-    parser.add_argument("--no-cluster", action="store_true", help="the local runs only")
+    parser.add_argument(
+        "--configs", default="local,cluster", help="which runs, comma-separated: local, cluster"
+    )
     parser.add_argument("--keep", action="store_true", help="keep the work folder")
     parser.add_argument("--json", help="also write every figure to this file")
     opts = parser.parse_args(argv)
     if opts.quick:
         opts.sizes, opts.check_runs = "8,24", 3
     opts.sizes = sorted(int(n) for n in opts.sizes.split(","))
+    opts.configs = [c for c in opts.configs.split(",") if c]
+    unknown = set(opts.configs) - {"local", "cluster"}
+    if unknown or not opts.configs:
+        parser.error(f"--configs takes local and cluster, not {sorted(unknown) or 'nothing'}")
     return opts
 
 

@@ -6,6 +6,8 @@ from __future__ import annotations
 import shutil
 from pathlib import Path
 
+from shared_truths import share_truths
+
 from graders.session import load
 
 REPO = Path(__file__).resolve().parent.parent
@@ -14,11 +16,12 @@ UNREADABLE = "data-vs-detach/flags"  # answered with an unclosed bracket
 
 
 def bundled_course(root: Path) -> Path:
-    """A private copy of the bundled course (its truth cache stays out of the repository)."""
+    """A private copy of the bundled course (its truth cache stays out of the repository,
+    shared with the other copies this process makes: ``shared_truths``)."""
     shutil.copy(REPO / "course.yml", root / "course.yml")
     for folder in ("exercises", "solutions", "checkers"):
         shutil.copytree(REPO / folder, root / folder)
-    return root
+    return share_truths(root)
 
 
 def two_misses(root: Path, key: dict[str, str]) -> dict[str, str]:

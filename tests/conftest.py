@@ -1,5 +1,6 @@
 """Shared fixtures: the repository's course, the `--update-goldens` switch, and gradebooks
-on SQLite and on a throwaway PostgreSQL server."""
+on SQLite and on a throwaway PostgreSQL server; the marks of what a test starts
+(``what_starts``)."""
 
 from __future__ import annotations
 
@@ -8,6 +9,9 @@ from pathlib import Path
 
 import pytest
 from pg_server import PostgresServer, find_bin
+from what_starts import starts
+
+pytest_plugins = ("pytester", "warm_sandbox")
 
 REPO = Path(__file__).resolve().parent.parent
 COURSE_FILE = REPO / "course.yml"
@@ -31,6 +35,7 @@ def course_file() -> Path:
 
 
 @pytest.fixture(scope="session")
+@starts("postgres")
 def postgres() -> Iterator[PostgresServer]:
     """A PostgreSQL server of this test session, in a temporary folder (skipped only where
     PostgreSQL is not installed: `.ci/run` installs it)."""
@@ -44,7 +49,7 @@ def postgres() -> Iterator[PostgresServer]:
         server.stop()
 
 
-@pytest.fixture(params=["sqlite", "postgresql"])
+@pytest.fixture(params=["sqlite", pytest.param("postgresql", marks=pytest.mark.postgres)])
 def gradebook_url(request: pytest.FixtureRequest, tmp_path: Path) -> str:
     """A new, empty gradebook: a SQLite file, then a database on the PostgreSQL server."""
     if request.param == "sqlite":

@@ -9,18 +9,21 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
+from shared_truths import share_truths
+
 NOTEBOOK_COURSE = Path(__file__).resolve().parent / "data" / "notebook-course"
 GOLDEN = Path(__file__).resolve().parent / "golden" / "notebook"
 CHECKER = Path(__file__).resolve().parent.parent / "checkers" / "independent-copy.py"
 
 
 def copy_course(dest: Path) -> Path:
-    """A private copy of the notebook test course (its truth cache stays out of the repo),
-    with the bundled course's checker for its code exercise (one checker, not a copy)."""
+    """A private copy of the notebook test course (its truth cache stays out of the repo,
+    shared with the other copies this process makes: ``shared_truths``), with the bundled
+    course's checker for its code exercise (one checker, not a copy)."""
     shutil.copytree(NOTEBOOK_COURSE, dest, ignore=shutil.ignore_patterns(".graders-cache"))
     (dest / "checkers").mkdir(exist_ok=True)
     shutil.copy(CHECKER, dest / "checkers")
-    return dest
+    return share_truths(dest)
 
 
 def load_nb(path: Path) -> dict[str, Any]:

@@ -23,9 +23,13 @@ from chinese_class import UNREADABLE, WRONG, bundled_course, two_misses
 from click.testing import CliRunner
 from in_browser import artifact, launched_chromium, needs_browser
 from notebook_helpers import fill, load_nb, save_nb
+from what_starts import starts
 
 from graders.cli import main
 from graders.session import load
+
+# Its many in-process commands share one warm sandbox (tests/warm_sandbox.py).
+pytestmark = pytest.mark.usefixtures("warm_sandbox")
 
 
 def run(*args: str) -> str:
@@ -175,6 +179,7 @@ def first_line(text: str) -> str:
 
 
 @pytest.fixture(scope="module")
+@starts("browser")
 def chromium() -> Iterator[Any]:
     with launched_chromium() as launched:
         yield launched

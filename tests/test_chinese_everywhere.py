@@ -30,6 +30,9 @@ from graders.cli import main
 from graders.results import ResultsDocument
 from graders.said import render
 
+# Its many in-process commands share one warm sandbox (tests/warm_sandbox.py).
+pytestmark = pytest.mark.usefixtures("warm_sandbox")
+
 CANNOT_READ_ZH = "无法读取这个答案：其中有未闭合的括号"
 MISCONCEPTION_ZH = "这个答案符合一个常见误解：以为修改 .data 不会有害。"  # its label, course.yml's
 WRONG_ASSIGNMENT_ZH = "这个笔记本属于作业 'ps1'，而不是 'ps2'"

@@ -22,6 +22,9 @@ from notebook_helpers import answer_index, fill, load_nb, save_nb
 from graders.cli import main
 from graders.said import from_json, render
 
+# Its many in-process commands share one warm sandbox (tests/warm_sandbox.py).
+pytestmark = pytest.mark.usefixtures("warm_sandbox")
+
 # What a Chinese input method types for each ASCII character of an answer.
 CHINESE_KEYS = str.maketrans(
     {

@@ -30,6 +30,9 @@ from notebook_helpers import answer_index, fill, load_nb, save_nb
 
 from graders.cli import main
 
+# Its many in-process commands share one warm sandbox (tests/warm_sandbox.py).
+pytestmark = pytest.mark.usefixtures("warm_sandbox")
+
 ASSIGNMENTS = ("ps1", "ps2", "ps3", "ps4", "ps5")
 LEARNERS = {"wu": "en", "li": "zh"}
 CRASH = "def {entry}(*args, **kwargs):\n    raise ValueError('not yet')\n"

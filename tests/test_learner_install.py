@@ -120,6 +120,7 @@ def test_graders_check_runs_with_only_the_learner_install(
     assert sqlalchemy.returncode != 0  # the folder really holds only the learner install
 
 
+@pytest.mark.server
 def test_graders_submit_runs_with_only_the_learner_install(
     learner_site: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:

@@ -20,6 +20,9 @@ from notebook_helpers import fill, load_nb, save_nb
 
 from graders.cli import main
 
+# Its many in-process commands share one warm sandbox (tests/warm_sandbox.py).
+pytestmark = pytest.mark.usefixtures("warm_sandbox")
+
 MISSED = "clone-requires-grad/same-object"
 # ps1 is due 2036-10-05T23:59+02:00: li hands in half a day late (x0.9).
 TIMES = "student,submitted_at\nli,2036-10-06T12:00:00+02:00\n"

@@ -14,6 +14,9 @@ from graders.cli import main
 from graders.errors import SpecError
 from graders.kinds.load import load_course
 
+# Its many in-process commands share one warm sandbox (tests/warm_sandbox.py).
+pytestmark = pytest.mark.usefixtures("warm_sandbox")
+
 COURSE = text("course.yml")
 EXERCISE = text("exercises/clone-basics.yml")
 

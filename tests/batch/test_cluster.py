@@ -21,6 +21,7 @@ from cluster_faults import KillsItsWorker, OtherTorch
 from pg_server import PostgresServer
 from small_course import REPO, hand_in, notebook, small_course
 from stored_text import english
+from what_starts import starts
 
 from graders.batch.autograde import Summary, autograde
 from graders.batch.cluster import ClusterError, ClusterExecutor
@@ -121,6 +122,7 @@ class Recorder:
 
 
 @pytest.fixture
+@starts("cluster")
 def local_cluster() -> Iterator[Any]:
     """Two worker processes of one thread each, with nannies that restart a killed one."""
     with (
@@ -137,6 +139,7 @@ def local_cluster() -> Iterator[Any]:
         yield client
 
 
+@pytest.mark.cluster
 def test_a_class_graded_on_a_cluster_into_postgresql_gets_the_same_document(
     course: Path, subs: Path, on_one_machine: dict[str, Any], postgres: PostgresServer
 ) -> None:

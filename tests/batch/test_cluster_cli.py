@@ -19,6 +19,7 @@ from dask_servers import DaskServers
 from pg_server import PostgresServer
 from small_course import REPO, hand_in, notebook, small_course
 from sqlalchemy import create_engine, text
+from what_starts import starts
 
 pytest.importorskip("distributed")
 
@@ -27,6 +28,7 @@ PREDICTIONS = {"clone-basics/shares": "False", "clone-basics/flag": "True"}
 
 
 @pytest.fixture
+@starts("cluster")
 def servers(tmp_path: Path) -> Iterator[list[DaskServers]]:
     started: list[DaskServers] = []
     try:
@@ -108,6 +110,7 @@ def test_the_scheduler_going_away_ends_the_run_with_exit_1_and_a_rerun_completes
     assert {s["score"] for s in results["students"]} == {6.0}
 
 
+@pytest.mark.cluster  # `graders autograde --cluster local:2` starts it, as a child
 def test_ctrl_c_stops_a_local_cluster_run_cleanly_and_a_rerun_goes_on(tmp_path: Path) -> None:
     course = small_course(tmp_path / "course")
     subs = tmp_path / "subs"

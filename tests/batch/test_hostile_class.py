@@ -26,6 +26,9 @@ from graders.intake.roster import load_roster
 from graders.session import Session
 from graders.submissions.times import read_times_file
 
+# Its many in-process commands share one warm sandbox (tests/warm_sandbox.py).
+pytestmark = pytest.mark.usefixtures("warm_sandbox")
+
 SURROGATE = "\\ud800"  # as JSON escapes it: valid JSON, half of a character
 MARK = "MARKED-FOR-A-SURROGATE"
 

@@ -25,6 +25,7 @@ import torch
 from nbgrader.api import Gradebook
 from notebook_helpers import copy_course, load_nb, save_nb
 from walkthrough import STUDENTS
+from what_starts import starts
 
 from graders.errors import UsageError
 from graders.grading.pipeline import answer_key, grade_submission, prepare_assignment
@@ -75,6 +76,7 @@ def per_cell(points: dict[str, float], cells: list[str]) -> dict[str, float]:
 
 
 @pytest.fixture(scope="module")
+@starts("nbgrader")
 def autograded(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Any]:
     """The walkthrough's notebooks, graded by nbgrader and by graders."""
     tmp = tmp_path_factory.mktemp("nbgrader")

@@ -25,6 +25,7 @@ from chinese_class import bundled_course
 from click.testing import CliRunner
 from nbgrader.api import Gradebook
 from notebook_helpers import fill, load_nb, save_nb
+from what_starts import starts
 
 from graders.cli import main
 
@@ -93,6 +94,7 @@ def code_entries(course: Path) -> dict[str, str]:
 
 
 @pytest.fixture(scope="module")
+@starts("nbgrader")
 def term(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Any]:
     tmp = tmp_path_factory.mktemp("steps")
     (tmp / "course").mkdir()

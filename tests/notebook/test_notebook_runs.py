@@ -27,6 +27,8 @@ from graders.notebook.check import check_notebook
 from graders.notebook.release import student_notebook
 from graders.session import open_session
 
+pytestmark = pytest.mark.server  # a Jupyter kernel runs each notebook
+
 # Every form the answer parser accepts, as a learner writes it between the quotes.
 ANSWER_FORMS = [
     "2",

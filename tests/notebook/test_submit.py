@@ -17,6 +17,7 @@ import pytest
 from click.testing import CliRunner
 from small_course import RIGHT, small_course
 from submit_helpers import FakeService, graded_json, released_notebook
+from what_starts import starts
 
 from graders.cli import main
 from graders.errors import SubmissionError, SubmitError
@@ -29,6 +30,7 @@ ADA = "ada-token"
 
 
 @pytest.fixture
+@starts("server")
 def fake() -> Iterator[FakeService]:
     with FakeService() as service:
         yield service
@@ -264,6 +266,7 @@ def test_without_a_service_nothing_is_asked_or_sent(
     assert str(refused.value) == sentence and asked.prompts == []
 
 
+@pytest.mark.server
 def test_an_unreachable_service_is_one_sentence(tmp_path: Path) -> None:
     with FakeService() as gone:
         url = gone.url  # a port nothing listens on once it is closed

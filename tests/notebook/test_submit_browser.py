@@ -30,6 +30,7 @@ from service_helpers import (
     mint,
     repository_course,
 )
+from what_starts import starts
 
 STARTER = 'answer = "..."'
 TYPED = (
@@ -49,6 +50,7 @@ def course(tmp_path_factory: pytest.TempPathFactory) -> ServedCourse:
 
 
 @pytest.fixture(scope="module")
+@starts("server")
 def server(course: ServedCourse) -> Iterator[ServerProcess]:
     with browser_server(course) as s:
         yield s
@@ -63,6 +65,7 @@ def released(course: ServedCourse, server: ServerProcess) -> dict[str, Any]:
 
 
 @pytest.fixture(scope="module")
+@starts("browser")
 def chromium() -> Iterator[Any]:
     with launched_chromium() as browser:
         yield browser

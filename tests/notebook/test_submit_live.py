@@ -27,6 +27,7 @@ from service_helpers import (
     mint,
     repository_course,
 )
+from what_starts import starts
 
 from graders.errors import SubmitError
 from graders.notebook.release import SUBMIT_CALL
@@ -46,6 +47,7 @@ def course(tmp_path_factory: pytest.TempPathFactory) -> ServedCourse:
 
 
 @pytest.fixture(scope="module")
+@starts("server")
 def server(course: ServedCourse) -> Iterator[ServerProcess]:
     with ServerProcess(course.root, f"sqlite:///{course.root / 'live.db'}", workers=1) as s:
         yield s

@@ -19,6 +19,7 @@ from typing import Any
 import pytest
 from click.testing import CliRunner
 from in_browser import artifact, launched_chromium, needs_browser
+from what_starts import starts
 
 from graders.cli import main
 from graders.course.times import time_text
@@ -74,6 +75,7 @@ def page_file(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, dict[str,
 
 
 @pytest.fixture(scope="module")
+@starts("browser")
 def page(page_file: tuple[Path, dict[str, Any]]) -> Iterator[Any]:
     path, _ = page_file
     with launched_chromium() as chromium:

@@ -21,6 +21,7 @@ from typing import Any
 import pytest
 from click.testing import CliRunner
 from in_browser import artifact, launched_chromium, needs_browser
+from what_starts import starts
 
 from graders.cli import main
 from graders.gradebook import store as gradebook
@@ -180,6 +181,7 @@ def report(course: Path, results: dict[str, Any]) -> Path:
 
 
 @pytest.fixture(scope="module")
+@starts("browser")
 def browser() -> Iterator[Any]:
     with launched_chromium(QUIET) as chromium:
         yield chromium

@@ -18,6 +18,7 @@ from typing import Any
 
 import pytest
 from sandbox_tasks import TASK, TASK_PATH, Case, load_corpus, source_of
+from what_starts import listens_only
 
 from graders.sandbox import Job, Limits, Outcome, SandboxError, open_runner
 from graders.sandbox.ipc import objects
@@ -66,6 +67,7 @@ class World:
 
 
 @pytest.fixture(scope="module")
+@listens_only("the target of the network case: a listener nothing may reach")
 def world() -> Iterator[World]:
     artifacts = REPO / "test-artifacts"
     artifacts.mkdir(exist_ok=True)

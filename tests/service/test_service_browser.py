@@ -17,6 +17,7 @@ from typing import Any
 import pytest
 from in_browser import artifact, assert_accessible, launched_chromium, needs_axe
 from service_helpers import ServedCourse, ServerProcess, browser_server, mint, repository_course
+from what_starts import starts
 
 pytestmark = needs_axe
 pytest.importorskip("uvicorn", reason="needs graders' serve extra")
@@ -28,6 +29,7 @@ def course(tmp_path_factory: pytest.TempPathFactory) -> ServedCourse:
 
 
 @pytest.fixture(scope="module")
+@starts("server")
 def server(course: ServedCourse) -> Iterator[ServerProcess]:
     with browser_server(course) as s:
         yield s
@@ -40,6 +42,7 @@ def people(course: ServedCourse, server: ServerProcess) -> dict[str, str]:
 
 
 @pytest.fixture(scope="module")
+@starts("browser")
 def chromium() -> Iterator[Any]:
     with launched_chromium() as browser:
         yield browser

@@ -37,6 +37,9 @@ from service_helpers import (
     statuses,
 )
 from sqlalchemy import create_engine, text
+from what_starts import starts
+
+pytestmark = [pytest.mark.server, pytest.mark.cluster]  # graders serve, on a cluster
 
 pytest.importorskip("uvicorn", reason="needs graders' serve extra")
 distributed = pytest.importorskip("distributed")
@@ -172,6 +175,7 @@ def test_sigterm_with_jobs_out_on_the_cluster_queues_them_again_for_the_restart(
 
 
 @pytest.fixture
+@starts("cluster")
 def dask(tmp_path: Path) -> Iterator[DaskServers]:
     servers = DaskServers(tmp_path / "dask")
     try:

@@ -30,6 +30,8 @@ from service_helpers import (
     statuses,
 )
 
+pytestmark = [pytest.mark.server]  # graders serve, killed and started again
+
 pytest.importorskip("uvicorn", reason="needs graders' serve extra")
 
 

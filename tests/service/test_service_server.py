@@ -24,6 +24,7 @@ from service_helpers import (
     repository_course,
     upload,
 )
+from what_starts import starts
 
 pytest.importorskip("uvicorn", reason="needs graders' serve extra")
 
@@ -39,6 +40,7 @@ def course(tmp_path_factory: pytest.TempPathFactory) -> ServedCourse:
 
 
 @pytest.fixture(scope="module")
+@starts("server")
 def server(course: ServedCourse) -> Iterator[ServerProcess]:
     with ServerProcess(course.root, f"sqlite:///{course.root / 'served.db'}", workers=2) as s:
         yield s

@@ -22,6 +22,9 @@ from workflow_checks import check_workflows
 
 from graders.cli import main
 
+# Its many in-process commands share one warm sandbox (tests/warm_sandbox.py).
+pytestmark = pytest.mark.usefixtures("warm_sandbox")
+
 TORCH_CPU = "pip install torch==2.13.0 --index-url https://download.pytorch.org/whl/cpu"
 FAR = "2099"  # a due date no test run reaches: the key must stay hidden
 

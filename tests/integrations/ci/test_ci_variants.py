@@ -22,6 +22,9 @@ from graders.grading.pipeline import answer_key, for_learner, prepare_assignment
 from graders.integrations.ci.learner import SOURCES
 from graders.session import open_session
 
+# Its many in-process commands share one warm sandbox (tests/warm_sandbox.py).
+pytestmark = pytest.mark.usefixtures("warm_sandbox")
+
 MAX_PS3 = 9
 
 

@@ -16,8 +16,9 @@ import pytest
 from in_browser import assert_accessible, launched_chromium, needs_axe
 from lti_platform import DL, INSTRUCTOR, Platform, User
 from service_helpers import ServedCourse, ServerProcess, graders, repository_course
+from what_starts import starts
 
-pytestmark = needs_axe
+pytestmark = [needs_axe, pytest.mark.server]  # the test LMS and graders serve
 pytest.importorskip("joserfc", reason="needs graders' serve extra")
 
 
@@ -27,6 +28,7 @@ def course(tmp_path_factory: pytest.TempPathFactory) -> ServedCourse:
 
 
 @pytest.fixture(scope="module")
+@starts("browser")
 def chromium() -> Iterator[Any]:
     with launched_chromium() as browser:
         yield browser

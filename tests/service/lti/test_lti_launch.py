@@ -16,6 +16,8 @@ from joserfc.jwk import RSAKey
 from lti_helpers import launch, start, tool_and_lms
 from lti_platform import LTI, Platform
 
+pytestmark = pytest.mark.server  # the test LMS and the tool: uvicorn on loopback
+
 pytest.importorskip("joserfc", reason="needs graders' serve extra")
 
 STORED = ("lti_users", "lti_contexts", "lti_line_items", "lti_outcomes", "credentials")

@@ -20,6 +20,8 @@ from small_course import RIGHT, notebook
 from graders.cli import main
 from graders.gradebook import audit, overrides
 
+pytestmark = pytest.mark.server  # the test LMS and the tool: uvicorn on loopback
+
 pytest.importorskip("joserfc", reason="needs graders' serve extra")
 
 ONE_WRONG = RIGHT | {"clone-basics/shares": "True"}  # 5 of 6

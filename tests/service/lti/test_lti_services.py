@@ -18,6 +18,8 @@ from service_helpers import course_to_serve
 
 from graders.cli import main
 
+pytestmark = pytest.mark.server  # the test LMS and the tool: uvicorn on loopback
+
 pytest.importorskip("joserfc", reason="needs graders' serve extra")
 
 
