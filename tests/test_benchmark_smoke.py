@@ -178,8 +178,9 @@ def test_the_scale_benchmark_runs_the_whole_pipeline_at_two_sizes(tmp_path: Path
 @pytest.mark.cluster
 @pytest.mark.postgres
 def test_the_scale_benchmark_runs_on_a_local_cluster_into_postgresql(tmp_path: Path) -> None:
-    # The benchmark's other configuration (its own PostgreSQL server, a local Dask
-    # cluster: started by the script, so marked here by hand), with code to grade.
+    """The benchmark's other configuration (its own PostgreSQL server, a local Dask cluster:
+    started by the script, so marked here by hand), with code to grade: about a minute, the
+    cluster's workers each importing torch and warming a sandbox, and four commands."""
     from pg_server import find_bin
 
     if find_bin() is None:

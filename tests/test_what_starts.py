@@ -167,3 +167,29 @@ def test_make_check_is_the_marker_expression_and_every_kind_is_registered() -> N
     pyproject = (REPO / "pyproject.toml").read_text(encoding="utf-8")
     for kind, why in KINDS.items():  # registered where pytest's users look, as said here
         assert f'"{kind}: {why}",' in pyproject, kind
+
+
+def test_a_test_over_the_duration_budget_that_says_nothing_is_named(
+    pytester: pytest.Pytester,
+) -> None:
+    pytester.makepyfile(
+        test_slow="""
+import pytest
+
+@pytest.fixture(scope="module")
+def built():
+    \"\"\"Built once for the module (it is slow on purpose).\"\"\"
+
+def test_silent(): pass
+
+def test_explains():
+    \"\"\"Slow because it must be.\"\"\"
+
+def test_explained_by_its_fixture(built): pass
+"""
+    )
+    done = pytester.runpytest_subprocess("-p", "no:cacheprovider", "-o", "duration_budget_s=0",
+                                         "-o", f"pythonpath={HERE}", "-p", "duration_budget")  # fmt: skip
+    summary = done.stdout.str().split("over 0 s without saying why", 1)[1]
+    assert "test_slow.py::test_silent" in summary
+    assert "test_explains" not in summary and "test_explained_by_its_fixture" not in summary

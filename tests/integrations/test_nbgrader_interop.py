@@ -78,7 +78,10 @@ def per_cell(points: dict[str, float], cells: list[str]) -> dict[str, float]:
 @pytest.fixture(scope="module")
 @starts("nbgrader")
 def autograded(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Any]:
-    """The walkthrough's notebooks, graded by nbgrader and by graders."""
+    """The walkthrough's notebooks, graded by nbgrader and by graders: minutes, because
+    nbgrader runs each of the fourteen notebooks in a kernel of its own (torch imported and
+    graders' sandbox started in each); each notebook is one way a learner hands in that
+    the two must score alike."""
     tmp = tmp_path_factory.mktemp("nbgrader")
     course = copy_course(tmp / "course")
     root = course / "nbgrader-course"

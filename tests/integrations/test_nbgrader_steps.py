@@ -96,6 +96,10 @@ def code_entries(course: Path) -> dict[str, str]:
 @pytest.fixture(scope="module")
 @starts("nbgrader")
 def term(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Any]:
+    """The README's steps for every problem set, with real nbgrader: minutes, because
+    nbgrader runs each of the ten handed-in notebooks in a kernel of its own (torch imported
+    and graders' sandbox started in each), and the claim is that nbgrader and graders agree
+    on every problem set, so none can be left out."""
     tmp = tmp_path_factory.mktemp("steps")
     (tmp / "course").mkdir()
     course = bundled_course(tmp / "course")
