@@ -48,11 +48,7 @@ class Read(NamedTuple):
 def read_raised(exc: BaseException, learner_file: str | None = None) -> Read:
     """``exc`` read without calling any of its code; ``learner_file``: the file name learner
     code is compiled under, whose innermost line is kept."""
-    return Read(exception_name(exc), exception_message(exc), learner_line(exc, learner_file))
-
-
-def exception_name(exc: BaseException) -> str:
-    return type_name(exc)
+    return Read(type_name(exc), exception_message(exc), learner_line(exc, learner_file))
 
 
 def type_name(value: object) -> str:
