@@ -23,7 +23,7 @@ from starlette.applications import Starlette
 from starlette.concurrency import run_in_threadpool
 from starlette.exceptions import HTTPException
 from starlette.middleware import Middleware
-from starlette.requests import Request
+from starlette.requests import ClientDisconnect, Request
 from starlette.responses import JSONResponse, Response
 from starlette.types import ASGIApp, Receive, Scope, Send
 from starlette.types import Message as ASGIMessage
@@ -71,6 +71,7 @@ def create_app(service: Service) -> Starlette:
             pages.SignIn: pages.to_sign_in,
             Refused: _refused,
             HTTPException: _http_error,
+            ClientDisconnect: _client_gone,
             Exception: _internal_error,
         },
         middleware=[Middleware(SecurityHeaders, frames=service.lti.frame_ancestors)],
@@ -101,6 +102,14 @@ async def _http_error(request: Request, exc: Exception) -> Response:
         text = N_("This address does not take a {method} request.")
         return await _refused(request, Refused(405, Refusal(text, {"method": request.method})))
     return await _refused(request, Refused(exc.status_code, Refusal(str(exc.detail))))
+
+
+async def _client_gone(request: Request, exc: Exception) -> Response:
+    """The client went away before its request was read whole (a slow upload cut off):
+    nothing of it was stored and nobody waits for the answer. Every route reads its request
+    through Starlette's, so this is said here once, as what happened, not as a bug."""
+    log.info("the client went away during %s %s", request.method, request.url.path)
+    return Response(status_code=400)
 
 
 async def _internal_error(request: Request, exc: Exception) -> Response:

@@ -7,10 +7,13 @@ The same service over real HTTP, in a real uvicorn process, is `test_service_ser
 
 from __future__ import annotations
 
+import asyncio
 import csv
 import json
+import logging
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
+from typing import Any
 
 import pytest
 from click.testing import CliRunner
@@ -385,3 +388,58 @@ def test_ready_once_the_grader_is_warm(tmp_path: Path) -> None:
         starting = client.get("/api/ready")
         assert (starting.status_code, starting.json()["status"]) == (503, "starting")
         assert client.get("/api/health").status_code == 200
+
+
+async def _disconnecting_request(app: Any, path: str, headers: list[tuple[bytes, bytes]]) -> int:
+    """POST to ``path`` with a client that goes away after the first chunk of its body; the
+    status the application answered with."""
+    scope = {
+        "type": "http", "asgi": {"version": "3.0"}, "http_version": "1.1", "method": "POST",
+        "scheme": "http", "path": path, "raw_path": path.encode(), "query_string": b"",
+        "root_path": "", "headers": headers, "client": ("127.0.0.1", 1), "server": ("127.0.0.1", 2),
+    }  # fmt: skip
+    messages = iter(
+        [
+            {"type": "http.request", "body": b"--b\r\n", "more_body": True},
+            {"type": "http.disconnect"},
+        ]
+    )
+    sent: list[dict[str, Any]] = []
+
+    async def receive() -> dict[str, Any]:
+        return next(messages, {"type": "http.disconnect"})
+
+    async def send(message: dict[str, Any]) -> None:
+        sent.append(message)
+
+    await app(scope, receive, send)
+    return int(next(m["status"] for m in sent if m["type"] == "http.response.start"))
+
+
+def test_a_client_that_goes_away_mid_upload_is_an_info_line_on_every_route(
+    tmp_path: Path, caplog: pytest.LogCaptureFixture
+) -> None:
+    # The upload route, and a route added now: each reads its request through Starlette's,
+    # so the one handler covers both (a new route needs nothing of its own).
+    from starlette.requests import Request
+    from starlette.responses import PlainTextResponse
+    from starlette.routing import Route
+
+    async def echo(request: Request) -> PlainTextResponse:
+        return PlainTextResponse(str(len(await request.body())))
+
+    with in_process(course_to_serve(tmp_path)) as (client, service):
+        ada = tokens(service, "ada")["ada"]
+        app = client.app
+        app.router.routes.append(Route("/new-route", echo, methods=["POST"]))
+        multipart = [
+            (b"authorization", f"Bearer {ada}".encode()),
+            (b"content-type", b"multipart/form-data; boundary=b"),
+        ]
+        with caplog.at_level(logging.INFO, logger="graders.service"):
+            for path in ("/api/assignments/ps1/submissions", "/new-route"):
+                assert asyncio.run(_disconnecting_request(app, path, multipart)) == 400
+        gone = [r for r in caplog.records if "the client went away" in r.getMessage()]
+        assert [r.levelno for r in gone] == [logging.INFO, logging.INFO]
+        assert not [r for r in caplog.records if r.levelno >= logging.ERROR]
+        assert client.get("/api/assignments/ps1/submissions", headers=bearer(ada)).json() == []
