@@ -133,5 +133,8 @@ def token(
     loaded = load(course)
     engine = gradebook.open_gradebook(db_url or gradebook.default_url(loaded.root))
     role = INSTRUCTOR if instructor else LEARNER
-    for student, secret in Credentials(engine, loaded.course.id).mint(students, role):
+    credentials = Credentials(engine, loaded.course.id)
+    for note in credentials.lookalikes(students):
+        click.echo(f"warning: {note}", err=True)
+    for student, secret in credentials.mint(students, role):
         click.echo(f"{student} {secret}")

@@ -40,7 +40,14 @@ from ..gradebook.service_tables import (
     TOKEN,
     CredentialRow,
 )
-from ..intake.identity import RULE, case_key, id_problem, student_id
+from ..intake.identity import (
+    RULE,
+    case_key,
+    id_problem,
+    lookalike_note,
+    lookalikes,
+    student_id,
+)
 
 SESSION_COOKIE = "graders_session"
 SESSION_HOURS = 12
@@ -118,6 +125,24 @@ class Credentials:
                     [self._row(s, role, TOKEN, t, now, None) for s, t in minted],
                 )
         return minted
+
+    def lookalikes(self, students: Iterable[str]) -> list[str]:
+        """Warnings for ``students`` that look like another learner of the course, new or
+        known (``'аlice' looks like 'alice' (U+0430 ...)``): the rule rosters and folders
+        follow (``intake.identity.lookalikes``). Minting goes on: look-alikes may be two
+        people; the instructor is told so before handing the tokens out."""
+        new = [learner_id(s) for s in students]
+        with self.engine.connect() as conn:
+            known = conn.execute(
+                select(CredentialRow.student).where(CredentialRow.course == self.course).distinct()
+            ).scalars()
+            everyone = {*known, *new}
+        fresh = set(new)
+        return [
+            lookalike_note(*((b, a) if b in fresh else (a, b)))
+            for a, b in lookalikes(everyone)
+            if a in fresh or b in fresh
+        ]
 
     def _one_per_person(self, conn: Connection, students: list[str]) -> None:
         """Ids that differ in case only are one person (one file on a case-insensitive

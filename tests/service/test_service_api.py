@@ -373,6 +373,25 @@ def test_graders_token_prints_a_line_per_student(tmp_path: Path) -> None:
     assert twin.exit_code == 2 and "'Ada' and 'ada' differ in case only" in twin.output
 
 
+def test_graders_token_warns_of_an_id_that_looks_like_another_as_a_roster_does(
+    tmp_path: Path,
+) -> None:
+    root = course_to_serve(tmp_path)
+    first = CliRunner().invoke(main, ["token", "alice", "--course", str(root)])
+    assert first.exit_code == 0 and first.stderr == ""
+    # A Cyrillic а beside the Latin a: told, with the character named; both are minted.
+    alike = CliRunner().invoke(main, ["token", "\u0430lice", "bob", "--course", str(root)])
+    assert alike.exit_code == 0, alike.output
+    assert [line.split(" ")[0] for line in alike.stdout.splitlines()] == ["\u0430lice", "bob"]
+    assert alike.stderr.splitlines() == [
+        "warning: '\u0430lice' looks like 'alice' (U+0430 CYRILLIC SMALL LETTER A)"
+    ]
+    # In one command too, and a plain id beside them is not named.
+    both = CliRunner().invoke(main, ["token", "carol", "c\u0430rol", "--course", str(root)])
+    assert both.exit_code == 0 and len(both.stderr.splitlines()) == 1
+    assert "'c\u0430rol' looks like 'carol'" in both.stderr or "'carol' looks like" in both.stderr
+
+
 def test_health(tmp_path: Path) -> None:
     with in_process(course_to_serve(tmp_path), workers=0) as (client, _service):
         answer = client.get("/api/health")
