@@ -27,6 +27,7 @@ import json
 import socket
 from typing import Any
 
+from .raised import type_name
 from .words import Words
 
 MAX_CONTROL_BYTES = 1 << 16
@@ -63,19 +64,12 @@ def recv_message(sock: socket.socket) -> tuple[dict[str, Any] | None, list[int]]
 
 
 def _not_plain(value: Any) -> Any:
-    raise TypeError(f"Object of type {_name_of_type(value)} is not JSON serializable")
-
-
-def _name_of_type(value: Any) -> str:
-    # type's own slot, copied to an exact str: a class's name may be a str subclass.
-    return str(_exact_str(_type_name(type(value))))
+    raise TypeError(f"Object of type {type_name(value)} is not JSON serializable")
 
 
 # The encoder is C code put together at import, in the warm server before any task runs,
 # from the C functions themselves: nothing a task can replace afterwards (the ``json``
 # module's globals, ``JSONEncoder``'s methods) takes part in writing a line.
-_type_name: Any = type.__dict__["__name__"].__get__
-_exact_str: Any = str.__str__
 _ENCODE: Any = _json.make_encoder(
     None, _not_plain, _json.encode_basestring_ascii, None, ":", ",", False, False, False
 )
@@ -106,7 +100,7 @@ def _check_plain(value: Any) -> None:
             if kind is dict:
                 for key in item:
                     if type(key) is not str:
-                        raise TypeError(f"keys must be str, not {_name_of_type(key)}")
+                        raise TypeError(f"keys must be str, not {type_name(key)}")
                 todo.extend((v, level + 1) for v in item.values())
             else:
                 todo.extend((v, level + 1) for v in item)
