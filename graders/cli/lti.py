@@ -32,6 +32,15 @@ def lti() -> None:
     help="A site whose pages show the tool in a frame (Canvas: your school's Canvas "
     "address); default: the issuer's and the authorization endpoint's.",
 )
+@click.option(
+    "--context",
+    "contexts",
+    multiple=True,
+    metavar="ID",
+    help="An LMS course (its context id) whose teachers are this course's instructors; "
+    "an LMS role counts in no other. Default: the LMS course of the first instructor "
+    "launch.",
+)
 @course_option
 @db_option
 def add_platform(
@@ -42,6 +51,7 @@ def add_platform(
     token_url: str,
     jwks_url: str,
     frame_origins: tuple[str, ...],
+    contexts: tuple[str, ...],
     course: Path | None,
     db_url: str | None,
 ) -> None:
@@ -50,11 +60,12 @@ def add_platform(
 
     loaded, engine = _opened(course, db_url)
     reg = Registration(
-        issuer, client_id, deployment_id, auth_url, token_url, jwks_url, frame_origins
+        issuer, client_id, deployment_id, auth_url, token_url, jwks_url, frame_origins, contexts
     )
     platform = Platforms(engine, loaded.course.id).add(reg)
     click.echo(
         f"platform {platform.issuer} (client {platform.client_id}): deployment {deployment_id}"
+        + "".join(f"\nbound to LMS course {c}" for c in contexts)
     )
 
 

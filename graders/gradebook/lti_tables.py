@@ -22,7 +22,16 @@ from __future__ import annotations
 
 from datetime import datetime
 
-from sqlalchemy import Float, ForeignKey, Integer, String, Text, UniqueConstraint
+from sqlalchemy import (
+    Boolean,
+    Float,
+    ForeignKey,
+    Integer,
+    String,
+    Text,
+    UniqueConstraint,
+    false,
+)
 from sqlalchemy.orm import Mapped, mapped_column
 
 from .tables import Base, UtcDateTime
@@ -115,6 +124,9 @@ class LtiContextRow(Base):
     lineitems_url: Mapped[str | None] = mapped_column(Text)
     memberships_url: Mapped[str | None] = mapped_column(Text)
     scopes: Mapped[str] = mapped_column(Text)  # the AGS scopes the platform granted
+    # An LMS role counts here (an instructor's launch is an instructor's) only when the
+    # course is bound to this LMS course: ``lti.tool.role_here``.
+    bound: Mapped[bool] = mapped_column(Boolean, default=False, server_default=false())
 
 
 class LtiLineItemRow(Base):

@@ -17,7 +17,7 @@ from __future__ import annotations
 
 import os
 import re
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
@@ -77,13 +77,21 @@ def os_name(name: str, shown_as: str | None = None) -> str:
     )
 
 
-def check_json(data: Any, shown_as: str, text: str | None = None) -> None:
+def check_json(
+    data: Any,
+    shown_as: str,
+    text: str | None = None,
+    skip: Callable[[str], bool] | None = None,
+) -> None:
     """Refuse a JSON (or YAML) document that holds a string UTF-8 cannot encode, naming the file
     ``shown_as`` and where the string is (``cells[3].source``). ``text``: the document's
-    own text, when at hand: without a surrogate's escape in it, there is none to find."""
+    own text, when at hand: without a surrogate's escape in it, there is none to find.
+    ``skip``: the places (``cells[3].source[0]``) whose strings are checked elsewhere."""
     if text is not None and not _SURROGATE_ESCAPE.search(text):
         return
     for where, value in _strings(data, ""):
+        if skip is not None and skip(where):
+            continue
         check_text(value, shown_as, where or "the document")
 
 

@@ -55,14 +55,21 @@ class Submission:
     # The course language the notebook was released in (presentation only: the learner's
     # feedback is written in it; grading never reads it).
     language: str | None = None
+    # Answer key -> why the answer cannot be read (half a character: a lone surrogate): that
+    # answer is invalid, saying so; its text is in ``answers`` as it can be stored.
+    unreadable: Mapping[str, Told] = field(default_factory=dict)
 
     def renamed(self, current: Mapping[str, str]) -> Submission:
         """The same answers under today's ids (``current``: former id -> id now); an answer
         given under both ids counts under today's."""
-        if not current or not any(key in current for key in (*self.answers, *self.notes)):
+        keys = (*self.answers, *self.notes, *self.unreadable)
+        if not current or not any(key in current for key in keys):
             return self
         return replace(
-            self, answers=_renamed(self.answers, current), notes=_renamed(self.notes, current)
+            self,
+            answers=_renamed(self.answers, current),
+            notes=_renamed(self.notes, current),
+            unreadable=_renamed(self.unreadable, current),
         )
 
 
@@ -82,9 +89,14 @@ class ExerciseAnswers:
     answers: Mapping[str, str]  # item id -> answer literal (predict)
     code: str | None = None  # source (code)
     notes: Mapping[str, Told] | None = None  # answer key -> extra feedback
+    unreadable: Mapping[str, Told] | None = None  # answer key -> why it cannot be read
 
     def note(self, item_id: str) -> Told:
         return (self.notes or {}).get(item_id, "")
+
+    def problem(self, key: str) -> Told:
+        """Why the answer ``key`` cannot be read ("": it can): it is then ``invalid``."""
+        return (self.unreadable or {}).get(key, "")
 
 
 class JobRunner(Protocol):

@@ -10,12 +10,11 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from ..errors import SubmissionError
-from ..intake.text import Refused, check_text
+from ..intake.text import shown, unstorable_at
 from ..kinds.base import Submission
 from ..kinds.contract import AnyKind
 from ..kinds.load import LoadedCourse, get_assignment
-from ..said import Told, paragraphs, say, told
+from ..said import Told, paragraphs, say
 from .counted import counted_cell
 from .read import (
     MAX_NOTEBOOK_BYTES,
@@ -43,6 +42,7 @@ def read_submission(
     expected = expected_keys(loaded, assignment_id)
     answers: dict[str, str] = {}
     notes: dict[str, Told] = {}
+    unreadable: dict[str, Told] = {}
     for found_key, found_cells in found.cells.items():
         # A notebook released before an exercise or question was renamed names it as it was.
         key = loaded.renamed.get(found_key, found_key)
@@ -54,12 +54,17 @@ def read_submission(
         counted = counted_cell(cells)
         reading = kind.read_cell(counted.cell.source, counted.cell.meta)
         if reading.text is not None:
-            # A string literal's escapes (``"\ud800"``) can make text that cannot be stored.
-            _storable(path, key, reading.text)
-            answers[key] = reading.text
+            # Half a character (a lone surrogate: JSON's ``"\ud800"``, or a string literal's
+            # escape) cannot be stored: that answer is invalid, the rest are graded.
+            answers[key] = shown(reading.text)
+            problem = _unreadable(key, reading.text)
+            if problem:
+                unreadable[key] = problem
         for note in (*reading.notes, counted.note):
             _add_note(notes, key, note)
-    return Submission(student, assignment_id, answers, notes=notes, language=language)
+    return Submission(
+        student, assignment_id, answers, notes=notes, language=language, unreadable=unreadable
+    )
 
 
 def expected_keys(loaded: LoadedCourse, assignment_id: str) -> dict[str, AnyKind]:
@@ -71,11 +76,18 @@ def expected_keys(loaded: LoadedCourse, assignment_id: str) -> dict[str, AnyKind
     return expected
 
 
-def _storable(path: Path, key: str, text: str) -> None:
-    try:
-        check_text(text, str(path), say("the answer to {key}", key=key))
-    except Refused as exc:
-        raise SubmissionError(told(exc)) from exc
+def _unreadable(key: str, text: str) -> Told:
+    """Why the answer ``text`` to ``key`` cannot be read ("": it can)."""
+    at = unstorable_at(text)
+    if at is None:
+        return ""
+    return say(
+        "The answer to {key} holds {char} at character {index}, half of a character (a lone "
+        "surrogate), which is not text: remove it and save again.",
+        key=key,
+        char=shown(text[at]),
+        index=at + 1,
+    )
 
 
 def _add_note(notes: dict[str, Told], key: str, note: Told) -> None:

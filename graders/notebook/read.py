@@ -10,6 +10,7 @@ added or split cells do not matter.
 from __future__ import annotations
 
 import json
+import re
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -83,7 +84,9 @@ def read_notebook(path: Path, max_bytes: int = MAX_NOTEBOOK_BYTES) -> dict[str, 
         ) from exc
     _check_format(path, data)
     try:
-        check_json(data, str(path), text)
+        # A cell's source is the learner's: half a character in an answer costs that
+        # answer only (``collect``); outputs are never read; the rest must be text.
+        check_json(data, str(path), text, skip=_cell_source)
     except Refused as exc:
         raise SubmissionError(told(exc)) from exc
     notebook: dict[str, Any] = data  # _check_format made sure it is one
@@ -223,3 +226,11 @@ def cell_source(path: Path, index: int, cell: dict[str, Any]) -> str:
     raise SubmissionError(
         say("{path}: cell {number}: 'source' is not text", path=path, number=index + 1)
     )
+
+
+_SOURCE_PLACE = re.compile(r"cells\[\d+\]\.(source|outputs)(\W.*)?")
+
+
+def _cell_source(where: str) -> bool:
+    """Whether ``where`` (``check_json``'s place) is in a cell's source or its outputs."""
+    return _SOURCE_PLACE.fullmatch(where) is not None

@@ -16,7 +16,6 @@ before the 202 is sent: a crash after it loses nothing.
 
 from __future__ import annotations
 
-from collections.abc import Callable
 from datetime import UTC, datetime
 
 from starlette.concurrency import run_in_threadpool
@@ -30,7 +29,7 @@ from .attempts import Attempt, attempts_left
 from .identity import Identity
 from .refusals import Refusal, Refused
 from .state import API_WAYS, UPLOAD_WAYS, Service, service_of
-from .uploads import Form, checked, read_form
+from .uploads import checked, read_form
 from .views import attempt_json, counted_id, graded_view, learner_result, records, shown_to
 
 MAX_WAIT_S = 30.0
@@ -73,14 +72,12 @@ async def accept(
     request: Request,
     who: Identity,
     assignment_id: str,
-    check: Callable[[Form], None] = lambda _form: None,
 ) -> Attempt:
-    """Read, check and store an upload of ``who`` (the API's and the pages' alike);
-    ``check``: what else the form must hold (a page's form token)."""
+    """Read, check and store an upload of ``who`` (the API's and the pages' alike; a page's
+    form token was checked at the gate, ``gate.FormGate``)."""
     assignment = service.assignment(assignment_id)
     form = await read_form(request, service.max_bytes)
     received_at = datetime.now(UTC)  # the whole notebook is here: it is handed in now
-    check(form)
     upload = await run_in_threadpool(
         checked, form, assignment.id, service.loaded, who.student, received_at
     )

@@ -29,6 +29,7 @@ from starlette.types import ASGIApp, Receive, Scope, Send
 from starlette.types import Message as ASGIMessage
 
 from ..i18n import N_
+from .gate import FormGate
 from .refusals import Refusal, Refused
 from .state import Service, service_of
 
@@ -64,6 +65,9 @@ def create_app(service: Service) -> Starlette:
             if service.grader is not None:
                 await run_in_threadpool(service.grader.stop, service.grace_s)
 
+    def own() -> tuple[str, ...]:
+        return (service.base_url,) if service.base_url else ()
+
     app = Starlette(
         routes=[*api.routes(), *pages.routes(), *launch.routes()],
         lifespan=lifespan,
@@ -74,7 +78,11 @@ def create_app(service: Service) -> Starlette:
             ClientDisconnect: _client_gone,
             Exception: _internal_error,
         },
-        middleware=[Middleware(SecurityHeaders, frames=service.lti.frame_ancestors)],
+        middleware=[
+            Middleware(SecurityHeaders, frames=service.lti.frame_ancestors),
+            # Every state-changing request, on every route, now and later: from our pages.
+            Middleware(FormGate, refuse=_refused, exemptions=launch.EXEMPTIONS, origins=own),
+        ],
     )
     app.state.service = service
     return app

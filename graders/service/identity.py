@@ -20,7 +20,6 @@ minting a new one.
 from __future__ import annotations
 
 import hashlib
-import hmac
 import secrets
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
@@ -60,7 +59,6 @@ __all__ = [
     "Credentials",
     "Identity",
     "SessionCookie",
-    "csrf_token",
     "identify",
     "learner_id",
 ]
@@ -92,12 +90,6 @@ def learner_id(name: str) -> str:
 def digest(secret: str) -> str:
     """What the gradebook keeps of a secret: its SHA-256, in hex."""
     return hashlib.sha256(secret.encode()).hexdigest()
-
-
-def csrf_token(session: str) -> str:
-    """The value a page's form sends back with the session ``session``: only a page the
-    service wrote for that session knows it, so another site cannot post a form in its name."""
-    return hmac.new(session.encode(), b"graders form", hashlib.sha256).hexdigest()
 
 
 class Credentials:

@@ -8,15 +8,16 @@ without JavaScript (a script only reloads a page whose grade is being made).
     /instructor              the grades of record, the queue, links to the class reports
     /assignments/{a}/report  the class report of an assignment (instructors)
 
-A form that changes something carries the session's form token (``identity.csrf_token``),
-so that no other site can post it in a learner's name; the session cookie is HttpOnly,
+A form that changes something carries the browser's form token (``gate.form_token`` of its
+session, or before sign-in of its pre-session cookie, which the first page sets): the gate
+every state-changing request passes (``gate.FormGate``) refuses one without it, so that no
+other site can post it in a learner's name; the session cookie is HttpOnly,
 SameSite=Lax, and Secure when the server is reached over HTTPS (a reverse proxy's
 ``X-Forwarded-Proto``, which uvicorn trusts from the proxy's address).
 """
 
 from __future__ import annotations
 
-import hmac
 import os
 import tempfile
 from collections.abc import Mapping
@@ -42,7 +43,8 @@ from ..notebook.parts import late_rule
 from ..reports import feedback
 from ..reports.page_templates import html_environment
 from .attempts import Attempt, attempts_left
-from .identity import SESSION_COOKIE, SESSION_HOURS, Identity, SessionCookie, csrf_token, identify
+from .gate import FORM_COOKIE, form_key, form_token, new_form_key
+from .identity import SESSION_COOKIE, SESSION_HOURS, Identity, SessionCookie, identify
 from .refusals import Refusal, Refused
 from .state import LANGUAGE_COOKIE, Service, service_of
 from .views import counted_id, graded_view, records
@@ -116,7 +118,6 @@ async def sign_in(request: Request) -> Response:
 
 async def sign_out(request: Request) -> Response:
     service = service_of(request)
-    await _form_of(request)
     secret = request.cookies.get(SESSION_COOKIE)
     if secret:
         await run_in_threadpool(service.credentials.end_session, secret)
@@ -174,9 +175,7 @@ async def upload(request: Request) -> Response:
     who = await signed_in(request)
     assignment = service.assignment(request.path_params["assignment"])
     try:
-        attempt = await accept(
-            service, request, who, assignment.id, lambda form: _check_csrf(request, form.fields)
-        )
+        attempt = await accept(service, request, who, assignment.id)
     except Refused as refused:
         message = refused.message.in_language(service.language(request))
         page = await assignment_page(request, message, refused.status)
@@ -285,18 +284,29 @@ def render(
     """``template`` in the reader's language, with what every page shows."""
     service = service_of(request)
     language = service.language(request)
-    session = request.cookies.get(SESSION_COOKIE, "")
+    key, new_key = form_key(request.cookies), ""
+    if not key:  # a browser's first page: its forms are signed before it signs in
+        key = new_key = new_form_key()
     common = {
         "lang": language,
         "course_title": _course_in(service, request).course.title,
         "who": who,
-        "csrf": csrf_token(session) if session else "",
+        "csrf": form_token(key),
         "languages": [(code, AUTONYMS.get(code, code)) for code in service.course.languages],
         "here": request.url.path,
     }
     with speaking(language):
         html = environment().get_template(template).render({**context, **common})
-    return HTMLResponse(html, status)
+    response = HTMLResponse(html, status)
+    if new_key:
+        response.set_cookie(
+            FORM_COOKIE,
+            new_key,
+            httponly=True,
+            samesite="lax",
+            secure=request.url.scheme == "https",
+        )
+    return response
 
 
 _ENVIRONMENT: Environment | None = None
@@ -398,18 +408,6 @@ def _course_in(service: Service, request: Request) -> Any:
 def _instructors_only(who: Identity) -> None:
     if not who.instructor:
         raise Refused(403, Refusal(N_("Only the course's instructors may read this page.")))
-
-
-async def _form_of(request: Request) -> None:
-    form = await request.form(max_files=0, max_fields=4)
-    _check_csrf(request, {k: v for k, v in form.items() if isinstance(v, str)})
-
-
-def _check_csrf(request: Request, fields: Mapping[str, str]) -> None:
-    session = request.cookies.get(SESSION_COOKIE, "")
-    if not session or not hmac.compare_digest(fields.get("csrf", ""), csrf_token(session)):
-        text = N_("This form has expired: open the page again and send it from there.")
-        raise Refused(403, Refusal(text))
 
 
 def _next(request: Request) -> str:

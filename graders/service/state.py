@@ -109,9 +109,9 @@ class Service:
                 "your instructor."
             )
             if asked.presented
-            else N_("Sign in: send your token as 'Authorization: Bearer TOKEN'.")
+            else BEARER_NEEDED
         )
-        raise Refused(401, Refusal(text), headers={"WWW-Authenticate": 'Bearer realm="graders"'})
+        raise Refused(401, Refusal(text), headers=BEARER_CHALLENGE)
 
 
 def _site(
@@ -142,6 +142,8 @@ def accepted_languages(header: str) -> list[str]:
     return [tag for _, _, tag in sorted(found)]
 
 
+BEARER_NEEDED = N_("Sign in: send your token as 'Authorization: Bearer TOKEN'.")
+BEARER_CHALLENGE = {"WWW-Authenticate": 'Bearer realm="graders"'}
 API_WAYS: tuple[Authenticator, ...] = (BearerToken(), SessionCookie())
 UPLOAD_WAYS: tuple[Authenticator, ...] = (BearerToken(),)  # a cookie may not post: forms do
 

@@ -14,6 +14,7 @@ uploaded it.
 from __future__ import annotations
 
 import tempfile
+import unicodedata
 from collections.abc import AsyncGenerator
 from dataclasses import dataclass
 from datetime import datetime
@@ -79,7 +80,7 @@ def checked(
     cannot be graded for ``assignment``. Blocking: run it off the event loop."""
     if form.data is None:
         raise Refused(422, _ask_for_the_field())
-    filename = Path(form.filename or f"{assignment}.ipynb").name or f"{assignment}.ipynb"
+    filename = upload_name(form.filename, f"{assignment}.ipynb")
     with tempfile.TemporaryDirectory(prefix="graders-upload-") as folder:
         path = Path(folder) / "upload.ipynb"
         path.write_bytes(form.data)
@@ -88,6 +89,22 @@ def checked(
         except SubmissionError as exc:
             raise Refused(422, _reason(exc, str(path), filename)) from exc
     return Upload(assignment, filename, form.data, received_at)
+
+
+NAME_CHARS = 120  # an upload's name as kept and shown: enough for any real file name
+
+
+def upload_name(sent: str | None, default: str) -> str:
+    """The name an upload is kept and shown under: what the browser or script sent, as
+    text only. A folder part goes (``/``, ``\\``, ``..``: a name, never a place), and so do
+    control and format characters (NUL, which PostgreSQL's text cannot hold; the bidi
+    overrides such as U+202E, which make ``gpj.ipynb`` read as another name; zero-width
+    ones) and lone surrogates; what is left is NFC, at most ``NAME_CHARS`` characters, and
+    ``default`` when nothing is."""
+    text = unicodedata.normalize("NFC", (sent or "").replace("\\", "/").rsplit("/", 1)[-1])
+    kept = "".join(c for c in text if unicodedata.category(c) not in ("Cc", "Cf", "Cs", "Co"))
+    kept = " ".join(kept.split()).strip(" .")
+    return kept[-NAME_CHARS:] if kept else default
 
 
 async def _read(form: FormData, max_bytes: int) -> Form:

@@ -23,6 +23,7 @@ from graders.cli.batch_output import print_summary
 from graders.errors import SpecError, UsageError
 from graders.gradebook import store as gradebook
 from graders.intake.roster import load_roster
+from graders.said import render
 from graders.session import Session
 from graders.submissions.times import read_times_file
 
@@ -55,7 +56,9 @@ def nb_with(where: str) -> str:
     return with_surrogate(json.dumps(data))
 
 
-UNSTORABLE = ("answer-literal", "answer-json", "label", "markdown", "output")
+UNSTORABLE = ("label",)  # graders' own metadata: the notebook cannot be read
+IN_AN_ANSWER = ("answer-literal", "answer-json")  # that answer is invalid, the rest graded
+NEVER_READ = ("markdown", "output")  # not an answer: graded as if it were not there
 LATIN1_FOLDERS = (b"Jos\xe9", b"caf\xc3", b"\xff\xfe")
 
 
@@ -77,7 +80,7 @@ def hostile(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[Session,
     folder = root / "subs"
     for name in ("amy", "bob", "cy"):
         hand_in(folder, name, notebook(RIGHT))
-    for where in UNSTORABLE:
+    for where in (*UNSTORABLE, *IN_AN_ANSWER, *NEVER_READ):
         hand_in(folder, where, nb_with(where))
     for name in LATIN1_FOLDERS:
         hand_in_bytes(folder, name, notebook(RIGHT))
@@ -95,12 +98,23 @@ def test_each_unstorable_notebook_is_its_learners_ungradable_naming_the_file(hos
         error = str(by[where].error or "")
         assert by[where].status.value == "ungradable", where
         assert error.startswith(f"{where}/ps1.ipynb: ") and "lone surrogate" in error, error
-    assert "the answer to clone-basics/shares holds \\ud800" in str(
-        by["answer-literal"].error or ""
-    )
-    assert "cells[1].source holds \\ud800" in str(by["answer-json"].error or "")
     assert len(summary.ungradable) == len(UNSTORABLE) + len(LATIN1_FOLDERS)
     assert not summary.internal  # the learner's bytes, not a bug in graders
+
+
+def test_half_a_character_in_an_answer_costs_that_answer_and_nothing_else(hostile) -> None:
+    ws, _, _ = hostile
+    doc = gradebook.results_document(gradebook.default_url(ws.loaded.root), "tiny", "ps1")
+    by = {s.student: s for s in doc.students}
+    for where in IN_AN_ANSWER:
+        questions = {q.id: q for q in by[where].questions}
+        shares = questions["clone-basics/shares"]
+        assert shares.status.value == "invalid" and shares.points == 0, where
+        said = render(shares.feedback, "en")
+        assert "clone-basics/shares holds \\ud800 at character" in said, said
+        assert by[where].raw_score == by[where].max_score - shares.max_points, where
+    for where in NEVER_READ:
+        assert by[where].raw_score == by[where].max_score, where
 
 
 def test_folders_whose_names_are_not_utf8_are_ungradable_with_their_bytes_shown(hostile) -> None:
@@ -117,7 +131,7 @@ def test_everyone_else_is_graded_saved_and_exported(hostile) -> None:
     by = {s.student: s for s in doc.students}
     for name in ("amy", "bob", "cy", "dan"):
         assert (by[name].status.value, by[name].score) == ("graded", 6.0), name
-    assert summary.graded == 4 + len(UNSTORABLE) + len(LATIN1_FOLDERS)
+    assert summary.graded == summary.found  # each read, the unreadable ones ungradable
     exported = CliRunner().invoke(
         main,
         ["export", "ps1", "--format", "csv", "-o", "-", "--course", str(ws.loaded.root)],
@@ -150,7 +164,9 @@ def test_every_run_again_goes_through_and_grades_nobody_twice(hostile) -> None:
 
 
 @pytest.mark.parametrize("answer", ["\ud800", "\udfff x", "ok\udbff"])
-def test_graders_ci_on_an_unstorable_answer_exits_2_never_3(tmp_path: Path, answer: str) -> None:
+def test_graders_ci_on_an_unstorable_answer_grades_the_rest_never_3(
+    tmp_path: Path, answer: str
+) -> None:
     course = write_course(tmp_path / "course")
     literal = write_notebook(tmp_path / "literal.ipynb", {**KEY, "clone-basics/grad": answer})
     escaped = write_notebook(tmp_path / "escaped.ipynb", {**KEY, "clone-basics/grad": MARK})
@@ -158,19 +174,24 @@ def test_graders_ci_on_an_unstorable_answer_exits_2_never_3(tmp_path: Path, answ
     for nb in (literal, escaped):
         args = ["ci", str(nb), "--assignment", "ci1", "--course", str(course)]
         done = CliRunner().invoke(main, args)
-        assert done.exit_code == 2, done.output
-        assert f"{nb}: " in done.output and "lone surrogate" in done.output
+        assert done.exit_code == 0, done.output  # graded, as a notebook with a wrong answer
+        assert "invalid" in done.output and "lone surrogate" in done.output
+        assert "✓ Question 2.1" in done.output
 
 
-def test_graders_ci_on_a_notebook_whose_path_is_not_utf8_exits_2(tmp_path: Path) -> None:
+def test_graders_ci_on_a_notebook_whose_path_is_not_utf8_shows_it_escaped(tmp_path: Path) -> None:
     course = write_course(tmp_path / "course")
     nb = write_notebook(tmp_path / "x.ipynb", {**KEY, "clone-basics/grad": "\ud800"})
     latin1 = os.path.join(os.fsencode(tmp_path), b"Jos\xe9.ipynb")
     os.rename(nb, latin1)
     args = ["ci", os.fsdecode(latin1), "--assignment", "ci1", "--course", str(course)]
     done = CliRunner().invoke(main, args)
-    assert done.exit_code == 2, done.output
-    assert "Jos\\xe9.ipynb" in done.output
+    assert done.exit_code == 0, done.output  # graded: one answer invalid, as a wrong one is
+    assert "clone-basics/grad holds \\ud800" in done.output
+    with open(latin1, "w", encoding="utf-8") as spoiled:
+        spoiled.write("{")  # not a notebook: the reason names the file, escaped
+    done = CliRunner().invoke(main, args)
+    assert done.exit_code == 2 and "Jos\\xe9.ipynb: not a notebook" in done.output, done.output
 
 
 # --- saving: one row the database cannot hold ----------------------------------------------

@@ -462,3 +462,36 @@ def test_a_client_that_goes_away_mid_upload_is_an_info_line_on_every_route(
         assert [r.levelno for r in gone] == [logging.INFO, logging.INFO]
         assert not [r for r in caplog.records if r.levelno >= logging.ERROR]
         assert client.get("/api/assignments/ps1/submissions", headers=bearer(ada)).json() == []
+
+
+@pytest.mark.parametrize(
+    ("sent", "kept"),
+    [
+        pytest.param("..\\..\\evil.ipynb", "evil.ipynb", id="separators"),
+        pytest.param("../../etc/ps1.ipynb", "ps1.ipynb", id="dot-dot"),
+        pytest.param("ps\x001.ipynb", "ps1.ipynb", id="nul"),
+        pytest.param("evil\u202ebnypi.exe", "evilbnypi.exe", id="bidi-override"),
+        pytest.param("\u200b..", "ps1.ipynb", id="nothing-left"),
+        pytest.param("作业 一.ipynb", "作业 一.ipynb", id="kept-as-written"),
+    ],
+)
+def test_an_uploads_name_is_kept_as_text_only(tmp_path: Path, sent: str, kept: str) -> None:
+    """The name is sanitised once, at the door every upload passes (``uploads.checked``):
+    no folder, no control or format character (NUL does not fit PostgreSQL's text; U+202E
+    makes a name read as another), on the API's and the pages' path alike."""
+    with in_process(course_to_serve(tmp_path), workers=0) as (client, service):
+        ada = tokens(service, "ada")["ada"]
+        body = (  # written by hand: a client library would escape what an attacker sends raw
+            b'--b\r\nContent-Disposition: form-data; name="notebook"; filename="'
+            + sent.encode()
+            + b'"\r\nContent-Type: application/x-ipynb+json\r\n\r\n'
+            + notebook(RIGHT).encode()
+            + b"\r\n--b--\r\n"
+        )
+        answer = client.post(
+            "/api/assignments/ps1/submissions",
+            content=body,
+            headers=bearer(ada) | {"Content-Type": "multipart/form-data; boundary=b"},
+        )
+        assert answer.status_code == 202, answer.text
+        assert service.queue.attempt(answer.json()["id"]).filename == kept

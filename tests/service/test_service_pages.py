@@ -24,7 +24,11 @@ pytest.importorskip("starlette", reason="needs graders' serve extra")
 
 
 def signed_in(client: Any, token: str) -> None:
-    answer = client.post("/sign-in", data={"token": token}, follow_redirects=False)
+    """Signed in as a browser is: the sign-in page first (its form token), then its form."""
+    page = client.get("/sign-in").text
+    answer = client.post(
+        "/sign-in", data={"csrf": form_token(page), "token": token}, follow_redirects=False
+    )
     assert answer.status_code == 303 and answer.headers["location"] == "/assignments"
     assert (
         "HttpOnly" in answer.headers["set-cookie"]
@@ -91,7 +95,8 @@ def test_pages_need_someone_signed_in(tmp_path: Path) -> None:
 
 def test_a_wrong_token_is_told_on_the_sign_in_page(tmp_path: Path) -> None:
     with in_process(course_to_serve(tmp_path), workers=0) as (client, _service):
-        answer = client.post("/sign-in", data={"token": "guess"})
+        page = client.get("/sign-in").text
+        answer = client.post("/sign-in", data={"csrf": form_token(page), "token": "guess"})
         assert answer.status_code == 401
         assert 'role="alert"' in answer.text
         assert "This token is not valid: check it, or ask your instructor." in answer.text
@@ -151,15 +156,18 @@ def test_pages_speak_the_language_the_reader_chose(tmp_path: Path) -> None:
         signed_in(client, tokens(service, "ada")["ada"])
         browser = client.get("/assignments", headers={"Accept-Language": "zh-CN,zh;q=0.9,en;q=0.5"})
         assert '<html lang="zh">' in browser.text and "你的作业" in browser.text
+        token = form_token(browser.text)
         chosen = client.post(
-            "/language", data={"lang": "en", "back": "/assignments"}, follow_redirects=False
+            "/language",
+            data={"csrf": token, "lang": "en", "back": "/assignments"},
+            follow_redirects=False,
         )
         assert chosen.headers["location"] == "/assignments"
         again = client.get("/assignments", headers={"Accept-Language": "zh"})
         assert '<html lang="en">' in again.text and "Your assignments" in again.text
         away = client.post(
             "/language",
-            data={"lang": "zh", "back": "https://elsewhere.example/"},
+            data={"csrf": token, "lang": "zh", "back": "https://elsewhere.example/"},
             follow_redirects=False,
         )
         assert away.headers["location"] == "/"  # never to another site

@@ -66,8 +66,12 @@ def labels(p: Placed) -> dict[str, str]:
 def given(exercise: CodeExercise, submission: Submission) -> ExerciseAnswers:
     """The exercise's source in ``submission``, and the notes on its cell."""
     note = submission.notes.get(exercise.id)
+    problem = submission.unreadable.get(exercise.id)
     return ExerciseAnswers(
-        {}, code=submission.answers.get(exercise.id), notes={exercise.id: note} if note else {}
+        {},
+        code=submission.answers.get(exercise.id),
+        notes={exercise.id: note} if note else {},
+        unreadable={exercise.id: problem} if problem else {},
     )
 
 

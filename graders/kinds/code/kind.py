@@ -154,7 +154,11 @@ class CodeKind:
         self, exercise: CodeExercise, prepared: Reference, given: ExerciseAnswers, ctx: Context
     ) -> list[QuestionResult]:
         note = given.note(exercise.id)
-        results = self._grade(exercise, prepared, given.code, ctx)
+        problem = given.problem(exercise.id)
+        if problem:  # never run: the source the learner sees is not the text it holds
+            results = all_checks(exercise, Status.INVALID, problem)
+        else:
+            results = self._grade(exercise, prepared, given.code, ctx)
         # Each check's answer is the code it judged, for feedback pages to show beside them.
         code = given.code if given.code is not None and _submitted(exercise, given.code) else None
         if not note:
@@ -176,6 +180,8 @@ class CodeKind:
     ) -> list[Job]:
         source = given.code
         if source is None or not _submitted(exercise, source) or prepared.error:
+            return []
+        if given.problem(exercise.id):
             return []
         checker = load_checker(ctx.root / exercise.checker)
         return [

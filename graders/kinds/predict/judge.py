@@ -98,6 +98,8 @@ def grade_question(
             item_id, Status.ERROR, 0.0, q.points, text, feedback=said, explain=said
         )
     missed = QuestionResult(item_id, Status.UNANSWERED, 0.0, q.points, text, truth.literal)
+    if given.problem(item_id):
+        return _missed(missed, Status.INVALID, asked, given.problem(item_id), note)
     if text is None or text.strip() in UNANSWERED:
         return _missed(missed, Status.UNANSWERED, asked, "", note)
     try:

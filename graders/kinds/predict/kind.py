@@ -73,7 +73,9 @@ class PredictKind:
         keys = self.answer_keys(exercise)
         answers = {k: submission.answers[k] for k in keys if k in submission.answers}
         return ExerciseAnswers(
-            answers, notes={k: submission.notes[k] for k in keys if k in submission.notes}
+            answers,
+            notes={k: submission.notes[k] for k in keys if k in submission.notes},
+            unreadable={k: submission.unreadable[k] for k in keys if k in submission.unreadable},
         )
 
     def jobs(

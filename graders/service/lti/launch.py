@@ -29,6 +29,7 @@ from starlette.routing import Route
 
 from ...gradebook.service_tables import HANDOFF
 from ...i18n import N_
+from ..gate import Exemptions
 from ..identity import SESSION_COOKIE, SESSION_HOURS, Identity, SessionCookie, identify
 from ..refusals import Refusal, Refused
 from ..state import LANGUAGE_COOKIE, Service, service_of
@@ -38,6 +39,16 @@ from .platforms import origin
 from .tool import LOGIN_GONE, Accepted
 
 LOGIN_FIELDS = ("iss", "login_hint", "target_link_uri")
+
+
+# What the pages' form gate (``gate.FormGate``) lets by without a form token, and why.
+EXEMPTIONS = Exemptions(
+    cross_site={
+        "/lti/login": "the LMS posts it from its site; it only starts a sign-in",
+        "/lti/launch": "the LMS posts it; the signed id_token, state and nonce prove it",
+    },
+    own_token={"/lti/deep-link": "the signed ticket; the LMS's frame may block cookies"},
+)
 
 
 def routes() -> list[Route]:

@@ -1,7 +1,7 @@
 """Who an LMS user is here: a learner id by the service's one rule, and a role.
 
     people = People(engine, platform, roster)
-    who = people.identity(sub, roles, person)     # Identity(student, role), remembered
+    who = people.identity(sub, role, person)      # Identity(student, role), remembered
 
 The first launch (or roster sync) of a user decides their learner id, and the gradebook
 keeps it (``lti_users``): later launches are the same learner whatever the LMS changes in
@@ -34,7 +34,8 @@ MEMBERSHIP = "http://purl.imsglobal.org/vocab/lis/v2/membership"
 
 
 def role_of(roles: Iterable[str]) -> str:
-    """INSTRUCTOR when the LMS says the person teaches this course, else LEARNER."""
+    """INSTRUCTOR when the LMS says the person teaches the LMS course it launched from,
+    else LEARNER. Whether that LMS course is this course's is ``tool.role_here``'s to say."""
     for role in roles:
         if role.startswith(MEMBERSHIP):
             name = role.removeprefix(MEMBERSHIP).lstrip("/#").split("#")[0]
@@ -61,11 +62,9 @@ class People:
             ).one_or_none()
         return None if row is None else (row.id, row.student)
 
-    def identity(
-        self, sub: str, roles: Iterable[str], person: Mapping[str, str]
-    ) -> tuple[int, Identity]:
-        """(lti_users id, who ``sub`` is here), remembering a new user."""
-        role = role_of(roles)
+    def identity(self, sub: str, role: str, person: Mapping[str, str]) -> tuple[int, Identity]:
+        """(lti_users id, who ``sub`` is here as ``role``: what ``tool.role_here`` decided
+        of the launch), remembering a new user."""
         now = datetime.now(UTC)
         found = self.known(sub)
         with self.engine.begin() as conn:

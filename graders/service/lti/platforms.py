@@ -23,10 +23,10 @@ from urllib.parse import urlsplit
 import httpx
 from joserfc.jwk import KeySet
 from sqlalchemy import insert, select, update
-from sqlalchemy.engine import Engine
+from sqlalchemy.engine import Connection, Engine
 
 from ...errors import UsageError
-from ...gradebook.lti_tables import LtiDeploymentRow, LtiPlatformRow
+from ...gradebook.lti_tables import LtiContextRow, LtiDeploymentRow, LtiPlatformRow
 
 REFETCH_S = 5.0
 HTTP_TIMEOUT_S = 10.0
@@ -43,6 +43,7 @@ class Registration:
     token_url: str
     jwks_url: str
     frame_origins: tuple[str, ...] = ()  # the LMS's pages that frame the tool's
+    contexts: tuple[str, ...] = ()  # LMS course ids the course is bound to (``tool.role_here``)
 
 
 @dataclass(frozen=True)
@@ -114,6 +115,8 @@ class Platforms:
                         platform_id=found, deployment_id=reg.deployment_id
                     )
                 )
+            for context in reg.contexts:
+                _bind(conn, found, reg.deployment_id, context)
         platform = self.find(reg.issuer, reg.client_id)
         assert platform is not None
         return platform
@@ -223,6 +226,26 @@ def _check_url(name: str, url: str) -> None:
     parts = urlsplit(url)
     if parts.scheme not in ("https", "http") or not parts.netloc:
         raise UsageError(f"--{name} must be an http(s) URL, got '{url}'")
+
+
+def _bind(conn: Connection, platform_id: int, deployment_id: str, context: str) -> None:
+    """Bind the course to LMS course ``context``: its teachers are the course's instructors."""
+    updated = conn.execute(
+        update(LtiContextRow)
+        .where(LtiContextRow.platform_id == platform_id, LtiContextRow.context_id == context)
+        .values(bound=True)
+    ).rowcount
+    if not updated:
+        conn.execute(
+            insert(LtiContextRow).values(
+                platform_id=platform_id,
+                deployment_id=deployment_id,
+                context_id=context,
+                title="",
+                scopes="",
+                bound=True,
+            )
+        )
 
 
 def origin(url: str) -> str:

@@ -4,11 +4,11 @@
     write_roster(path, pulled, find_roster(root))
 
 The memberships are read page by page (the ``Link: <...>; rel="next"`` headers, on the
-memberships endpoint's origin only: ``services.pages``) from every LMS course that
-launched this course; each member is a learner id by the rule a launch uses (``people``:
-the same person launching later is the same learner), and the active learners become
-``roster.csv``, keeping what the old roster said of each (its section, its ids) where the
-LMS says nothing.
+memberships endpoint's origin only: ``services.pages``) from every LMS course the course
+is bound to (``tool.role_here``: not another LMS course that merely launched it); each
+member is a learner id by the rule a launch uses (``people``: the same person launching
+later is the same learner), and the active learners become ``roster.csv``, keeping what
+the old roster said of each (its section, its ids) where the LMS says nothing.
 """
 
 from __future__ import annotations
@@ -27,7 +27,7 @@ from ...gradebook.service_tables import LEARNER
 from ...intake.roster import ROSTER_FILE, Roster, RosterEntry, find_roster
 from ...kinds.load import LoadedCourse
 from .keys import ToolKeys
-from .people import People
+from .people import People, role_of
 from .platforms import Platforms
 from .services import ServiceCalls, pages
 
@@ -47,7 +47,7 @@ class Pulled:
 
 
 def pull_roster(engine: Engine, loaded: LoadedCourse) -> Pulled:
-    """The active learners of every LMS course linked to this course."""
+    """The active learners of every LMS course bound to this course."""
     course = loaded.course.id
     platforms, keys = Platforms(engine, course), ToolKeys(engine, course)
     roster = find_roster(loaded.root)
@@ -55,7 +55,11 @@ def pull_roster(engine: Engine, loaded: LoadedCourse) -> Pulled:
         contexts = conn.execute(
             select(LtiContextRow.platform_id, LtiContextRow.memberships_url)
             .join(LtiPlatformRow, LtiPlatformRow.id == LtiContextRow.platform_id)
-            .where(LtiPlatformRow.course == course, LtiContextRow.memberships_url.is_not(None))
+            .where(
+                LtiPlatformRow.course == course,
+                LtiContextRow.bound.is_(True),
+                LtiContextRow.memberships_url.is_not(None),
+            )
             .order_by(LtiContextRow.id)
         ).all()
     found: dict[str, RosterEntry] = {}
@@ -93,9 +97,9 @@ def _entry(people: People, member: dict[str, Any]) -> RosterEntry | None:
         )
         if member.get(key)
     }
-    _user, who = people.identity(sub, [str(r) for r in member.get("roles", [])], person)
-    if who.role != LEARNER:
-        return None
+    if role_of(str(r) for r in member.get("roles", [])) != LEARNER:
+        return None  # a teacher of the bound LMS course: not on the roster
+    _user, who = people.identity(sub, LEARNER, person)
     return RosterEntry(
         student=who.student,
         name=person.get("name", ""),

@@ -33,7 +33,7 @@ from ...gradebook.lti_tables import (
     LtiOutcomeRow,
     LtiStateRow,
 )
-from ...gradebook.service_tables import INSTRUCTOR
+from ...gradebook.service_tables import INSTRUCTOR, LEARNER
 from ...i18n import N_
 from ...intake.roster import find_roster
 from ...kinds.load import LoadedCourse
@@ -136,7 +136,8 @@ class LtiTool:
             target=row.target_link_uri,
             tool_url=tool_url,
         )
-        if launch.message_type == DEEP_LINKING and role_of(launch.roles) != INSTRUCTOR:
+        role = self.role_here(platform, launch)
+        if launch.message_type == DEEP_LINKING and role != INSTRUCTOR:
             text = N_("Only the course's instructors may add assignments.")
             raise Refused(403, Refusal(text))
         assignment = launch.custom.get("assignment")
@@ -145,13 +146,56 @@ class LtiTool:
             raise Refused(404, Refusal(text, {"assignment": assignment}))
         self._use(row.state_digest)
         people = People(self.engine, platform, find_roster(self.loaded.root))
-        user_id, who = people.identity(launch.sub, launch.roles, launch.person)
+        user_id, who = people.identity(launch.sub, role, launch.person)
         with self.engine.begin() as conn:
             context = self._context(conn, platform, launch)
             if context is not None and assignment and not who.instructor:
                 self._outcome(conn, context, launch, assignment, user_id, who.student)
         self.wake()
         return Accepted(launch, platform, who)
+
+    def role_here(self, platform: Platform, launch: Launch) -> str:
+        """What the launch's person is in this course: the one place an LMS role becomes a
+        role here. An LMS's teaching role counts only in an LMS course the course is bound
+        to (``graders lti add-platform --context``, or the first instructor launch of a
+        platform none is bound to yet); from another LMS course (a sandbox course a learner
+        made on the same LMS), or with no LMS course at all, the person is a learner.
+        Institution and system roles never count (``people.role_of``)."""
+        if role_of(launch.roles) != INSTRUCTOR:
+            return LEARNER
+        if launch.context_id is None:
+            log.warning(
+                "an instructor's launch from %s without an LMS course: a learner here",
+                platform.issuer,
+            )
+            return LEARNER
+        with self.engine.begin() as conn:
+            bound = set(
+                conn.execute(
+                    select(LtiContextRow.context_id).where(
+                        LtiContextRow.platform_id == platform.id, LtiContextRow.bound.is_(True)
+                    )
+                ).scalars()
+            )
+            if launch.context_id in bound:
+                return INSTRUCTOR
+            if bound:
+                log.warning(
+                    "an instructor of LMS course %r of %s, which this course is not bound to, "
+                    "launched it: a learner here (graders lti add-platform --context binds one)",
+                    launch.context_id,
+                    platform.issuer,
+                )
+                return LEARNER
+            row = self._context(conn, platform, launch)
+            conn.execute(update(LtiContextRow).where(LtiContextRow.id == row).values(bound=True))
+        log.warning(
+            "the course is now bound to LMS course %r (%s) of %s: its first instructor launch",
+            launch.context_id,
+            launch.context_title,
+            platform.issuer,
+        )
+        return INSTRUCTOR
 
     def _use(self, state_digest: str) -> None:
         with self.engine.begin() as conn:

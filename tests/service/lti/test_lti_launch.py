@@ -13,8 +13,8 @@ from typing import Any
 
 import pytest
 from joserfc.jwk import RSAKey
-from lti_helpers import launch, start, tool_and_lms
-from lti_platform import LTI, Platform
+from lti_helpers import INSTRUCTOR_ROLE, launch, start, tool_and_lms
+from lti_platform import LTI, Platform, User
 
 pytestmark = pytest.mark.server  # the test LMS and the tool: uvicorn on loopback
 
@@ -275,3 +275,71 @@ def test_an_lms_user_is_the_rosters_student_and_stays_so(tmp_path: Path) -> None
         assert "Signed in as alovelace" in page.text
         lms.users["ada"].email = "ada@new.example.org"  # the LMS changes what it says
         assert "Signed in as alovelace" in launch(tool.browser(), lms, "ada").text
+
+
+def _teacher(lms: Platform, name: str) -> None:
+    lms.users[name] = User(
+        f"u-{name}", name.title(), f"{name}@example.org", name, [INSTRUCTOR_ROLE]
+    )
+
+
+def _instructor(browser: Any) -> bool:
+    """Whether the browser's session has an instructor's rights (the page and the API)."""
+    page, grades = browser.get("/instructor"), browser.get("/api/assignments/ps1/grades")
+    assert page.status_code == grades.status_code, (page.status_code, grades.status_code)
+    return bool(page.status_code == 200)
+
+
+def test_an_lms_role_counts_only_in_the_lms_course_the_course_is_bound_to(
+    tmp_path: Path, caplog: pytest.LogCaptureFixture
+) -> None:
+    """A learner who makes a sandbox course on the same LMS is its Instructor: from there, or
+    from no LMS course at all, they are a learner here; the first instructor launch binds."""
+    with tool_and_lms(tmp_path) as (tool, lms):
+        ida = tool.browser()
+        launch(ida, lms, "ida", None)  # the first instructor launch: course-101 is bound
+        assert _instructor(ida) and "now bound to LMS course 'course-101'" in caplog.text
+
+        _teacher(lms, "mallory")
+        lms.context = "sandbox-of-mallory"
+        mallory = tool.browser()
+        assert str(launch(mallory, lms, "mallory", None).url).endswith("/assignments")
+        assert not _instructor(mallory)
+        assert "which this course is not bound to" in caplog.text
+        action, fields = start(mallory, lms, "mallory", deep=True)
+        assert mallory.post(action, data=fields).status_code == 403  # adds no assignment
+
+        lms.context = "course-101"
+        lms.spoil = lambda c: c.pop(LTI + "context")
+        nobody = tool.browser()
+        launch(nobody, lms, "mallory", None)
+        assert not _instructor(nobody)
+
+        lms.context = "course-101"
+        again = tool.browser()
+        launch(again, lms, "ida", None)
+        assert _instructor(again)
+
+
+def test_an_lms_course_bound_by_hand_is_the_only_one_whose_teachers_teach(tmp_path: Path) -> None:
+    from graders.service.lti.platforms import Platforms, Registration
+
+    with tool_and_lms(tmp_path) as (tool, lms):
+        Platforms(tool.service.engine, tool.service.course.id).add(
+            Registration(
+                lms.issuer,
+                lms.client_id,
+                "deployment-1",
+                f"{lms.url}/auth?realm=test",
+                f"{lms.url}/token",
+                f"{lms.url}/jwks",
+                contexts=("course-202",),
+            )
+        )
+        first = tool.browser()
+        launch(first, lms, "ida", None)  # from course-101: not the bound one, first or not
+        assert not _instructor(first)
+        lms.context = "course-202"
+        bound = tool.browser()
+        launch(bound, lms, "ida", None)
+        assert _instructor(bound)

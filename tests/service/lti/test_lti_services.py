@@ -68,7 +68,9 @@ def test_a_forged_picker_ticket_is_refused(tmp_path: Path) -> None:
 def test_the_roster_pages_through_the_lms_memberships(tmp_path: Path) -> None:
     with tool_and_lms(tmp_path) as (tool, lms):
         lms.add_learners(5)  # with ada and ida: 7 members, 4 pages of 2
-        launch(tool.browser(), lms, "ada")  # the LMS course is known by a launch
+        launch(tool.browser(), lms, "ida", None)  # the LMS course is bound by its teacher's
+        lms.context = "sandbox-of-ada"  # a course a learner made: its members are not read
+        launch(tool.browser(), lms, "ada")
         root = tool.root
         (root / "roster.csv").write_text("student,section\nada,A1\ngone,B2\n", encoding="utf-8")
         done = CliRunner().invoke(

@@ -1,0 +1,119 @@
+"""The form gate as a rule: every state-changing request, on every route the service has
+and on one added after it was written, comes from the service's own page (its origin and
+its form token) or is an API call with a Bearer token; the exemptions are named with why."""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+from typing import Any
+
+import pytest
+from service_helpers import bearer, course_to_serve, in_process, tokens
+
+from graders.service.lti.launch import EXEMPTIONS
+
+pytest.importorskip("starlette", reason="needs graders' serve extra")
+
+from starlette.requests import Request  # noqa: E402
+from starlette.responses import PlainTextResponse, Response  # noqa: E402
+from starlette.routing import Route  # noqa: E402
+
+UNSAFE = ("POST", "PUT", "PATCH", "DELETE")
+ELSEWHERE = {"Origin": "https://elsewhere.example", "Sec-Fetch-Site": "cross-site"}
+
+
+def form_token(html: str) -> str:
+    found = re.search(r'name="csrf" value="([0-9a-f]+)"', html)
+    assert found, html
+    return found[1]
+
+
+async def changed(request: Request) -> Response:
+    """A route added after the gate was written: it changes something, and says what it got."""
+    form = await request.form()
+    return PlainTextResponse(f"changed with {dict(form)}")
+
+
+@pytest.fixture
+def served(tmp_path: Path) -> Any:
+    with in_process(course_to_serve(tmp_path), workers=0) as (client, service):
+        client.app.router.routes.append(Route("/added", changed, methods=list(UNSAFE)))
+        yield client, service
+
+
+def test_a_route_added_later_is_behind_the_gate(served: Any) -> None:
+    client, service = served
+    for method in UNSAFE:
+        refused = client.request(method, "/added", data={"what": "x"})
+        assert refused.status_code == 403, method
+        assert "This form has expired" in refused.text
+    token = form_token(client.get("/sign-in").text)  # a first page: the pre-session key
+    sent = client.post("/added", data={"csrf": token, "what": "x"})
+    assert sent.status_code == 200 and "'what': 'x'" in sent.text  # the body reached it whole
+    multipart = client.post("/added", data={"csrf": token}, files={"f": ("a.txt", b"z" * 9000)})
+    assert multipart.status_code == 200 and "'csrf'" in multipart.text
+    ada = tokens(service, "ada")["ada"]
+    assert client.post("/added", data={"what": "x"}, headers=bearer(ada)).status_code == 200
+
+
+def test_another_sites_page_is_refused_even_with_the_token(served: Any) -> None:
+    client, _service = served
+    token = form_token(client.get("/sign-in").text)
+    for headers in (
+        ELSEWHERE,
+        {"Origin": "https://elsewhere.example"},
+        {"Sec-Fetch-Site": "same-site"},
+        {"Origin": "null"},
+    ):
+        refused = client.post("/added", data={"csrf": token}, headers=headers)
+        assert refused.status_code == 403, headers
+        assert "sent from another site" in refused.text
+    own = {"Origin": "http://testserver", "Sec-Fetch-Site": "same-origin"}
+    assert client.post("/added", data={"csrf": token}, headers=own).status_code == 200
+
+
+def test_every_state_changing_route_is_gated_or_named_as_exempt(served: Any) -> None:
+    client, _service = served
+    exempt = {**EXEMPTIONS.cross_site, **EXEMPTIONS.own_token}
+    assert all(why for why in exempt.values())
+    seen = []
+    for route in client.app.routes:
+        for method in sorted(set(getattr(route, "methods", None) or ()) & set(UNSAFE)):
+            path = route.path.replace("{assignment}", "ps1").replace("{id:int}", "1")
+            seen.append(path)
+            answer = client.request(method, path, data={}, headers=ELSEWHERE)
+            if route.path in EXEMPTIONS.cross_site:
+                assert answer.status_code != 403 or "form" not in answer.text, path
+            elif path.startswith("/api/"):  # a script's: a Bearer token or nothing
+                assert answer.status_code == 401, (method, path, answer.text[:200])
+            else:
+                assert answer.status_code == 403, (method, path, answer.text[:200])
+    assert {"/sign-in", "/sign-out", "/language", "/assignments/ps1", "/added"} <= set(seen)
+
+
+def test_a_login_from_another_site_starts_no_session(served: Any) -> None:
+    """Login CSRF: another site's form posting the attacker's token would sign the victim's
+    browser in as the attacker, and the victim's next upload would land in that account."""
+    client, service = served
+    attacker = tokens(service, "mallory")["mallory"]
+    forged = client.post("/sign-in", data={"token": attacker}, follow_redirects=False)
+    assert forged.status_code == 403 and "graders_session" not in forged.headers.get(
+        "set-cookie", ""
+    )
+    elsewhere = client.post(
+        "/sign-in", data={"token": attacker}, headers=ELSEWHERE, follow_redirects=False
+    )
+    assert elsewhere.status_code == 403 and "graders_session" not in client.cookies
+    token = form_token(client.get("/sign-in").text)
+    own = client.post("/sign-in", data={"csrf": token, "token": attacker}, follow_redirects=False)
+    assert own.status_code == 303 and "graders_session" in client.cookies
+
+
+def test_an_uploads_token_is_read_without_reading_the_notebook(served: Any) -> None:
+    client, _service = served
+    token = form_token(client.get("/sign-in").text)
+    late = client.post(  # the token after the file: the page never writes it so
+        "/added", files={"f": ("a.txt", b"z" * 20000), "csrf": (None, token)}
+    )
+    assert late.status_code == 403
