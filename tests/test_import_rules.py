@@ -25,6 +25,7 @@ LAYERS: tuple[tuple[str, ...], ...] = (
         "graders.i18n",
         "graders.said",
         "graders.syntax",
+        "graders.outbound",  # every request to another server, under one set of rules
     ),
     ("graders.intake",),  # the door: outside text, names, ids and rosters checked once
     ("graders.course",),  # the course as data: no kind, no session

@@ -4,29 +4,30 @@
     sent = client.upload("ps1", "ps1.ipynb", data)         # the 202's submission id
     found = client.submission(sent, wait_s=20)             # the API's JSON of it
 
-Only the standard library's HTTP client (``urllib``): a learner's install is graders' own
-dependencies, what ``graders check`` needs, and nothing more. Every answer that is not a
-success is raised as ``Answered`` (the status, the service's own sentence in the reader's
-language, its ``reason`` and ``Retry-After``) or, when no answer came at all,
-``Unreachable``; ``submit`` turns them into one sentence for the learner.
+Every request goes through ``graders.outbound`` (the standard library's ``http.client``, as
+the service's calls to an LMS do): https except to this machine, a total deadline per call,
+an answer's size capped, and the token never sent on to another origin by a redirect. A
+learner's install is graders' own dependencies, what ``graders check`` needs, and no more.
+Every answer that is not a success is raised as ``Answered`` (the status, the service's own
+sentence in the reader's language, its ``reason`` and ``Retry-After``) or, when no answer
+came at all, ``Unreachable``; ``submit`` turns them into one sentence for the learner.
 """
 
 from __future__ import annotations
 
-import http.client
 import json
 import secrets
-import urllib.error
 import urllib.parse
-import urllib.request
 from collections.abc import Mapping
-from email.message import Message
 from typing import Any
 
 from .. import __version__
+from ..outbound import Answer, Limits, OutboundError, checked_url, fetch
 
 MULTIPART_FIELD = "notebook"  # the form field the service reads (service.uploads.FIELD)
-CONNECT_TIMEOUT_S = 30.0
+CONNECT_TIMEOUT_S = 30.0  # what a call may take beyond the wait it asks for
+UPLOAD_S = 300.0  # a notebook of the size limit, on a slow line
+ANSWER_BYTES = 8 * 1024 * 1024  # the service's JSON of one submission is kilobytes
 
 
 class Unreachable(Exception):
@@ -56,6 +57,10 @@ def service_url(text: str) -> str:
     parsed = urllib.parse.urlsplit(text.strip())
     if parsed.scheme not in ("http", "https") or not parsed.netloc:
         raise ValueError(f"{text!r} is not an http:// or https:// address")
+    try:
+        checked_url(text.strip())
+    except OutboundError as exc:
+        raise ValueError(str(exc)) from None
     if parsed.query or parsed.fragment:
         raise ValueError(f"{text!r}: an address of a service has no query or fragment")
     return urllib.parse.urlunsplit((parsed.scheme, parsed.netloc, parsed.path.rstrip("/"), "", ""))
@@ -73,17 +78,21 @@ class ServiceClient:
         body = _multipart(boundary, filename, data)
         path = f"/api/assignments/{urllib.parse.quote(assignment, safe='')}/submissions"
         kind = f"multipart/form-data; boundary={boundary}"
-        answer = self._call("POST", path, body, {"Content-Type": kind}, CONNECT_TIMEOUT_S)
+        answer = self._call("POST", path, body, {"Content-Type": kind}, UPLOAD_S)
         ident = answer.get("id")
         if not isinstance(ident, int):
             raise Unreachable(f"the service's answer has no submission id: {answer!r}")
         return ident
 
-    def submission(self, ident: int, wait_s: float) -> dict[str, Any]:
+    def submission(
+        self, ident: int, wait_s: float, within_s: float | None = None
+    ) -> dict[str, Any]:
         """The submission ``ident`` as the service shows it to this learner; the service
-        answers once it is graded or after ``wait_s`` seconds (its long poll)."""
+        answers once it is graded or after ``wait_s`` seconds (its long poll). The call
+        takes at most ``within_s`` seconds in all (default: the wait and a connection's)."""
         path = f"/api/submissions/{ident}?wait={wait_s:g}"
-        return self._call("GET", path, None, {}, wait_s + CONNECT_TIMEOUT_S)
+        limit = wait_s + CONNECT_TIMEOUT_S if within_s is None else within_s
+        return self._call("GET", path, None, {}, limit)
 
     def _call(
         self,
@@ -93,53 +102,50 @@ class ServiceClient:
         headers: Mapping[str, str],
         timeout_s: float,
     ) -> dict[str, Any]:
-        request = urllib.request.Request(
-            self.url + path,
-            data=body,
-            method=method,
-            headers={
-                "Authorization": f"Bearer {self.token}",
-                "Accept": "application/json",
-                "Accept-Language": self.language,
-                "User-Agent": f"graders/{__version__}",
-                **headers,
-            },
-        )
+        sent = {
+            "Authorization": f"Bearer {self.token}",
+            "Accept": "application/json",
+            "Accept-Language": self.language,
+            "User-Agent": f"graders/{__version__}",
+            **headers,
+        }
         try:
-            with urllib.request.urlopen(request, timeout=timeout_s) as response:
-                raw = response.read()
-        except urllib.error.HTTPError as exc:
-            raise _answered(exc) from None
-        except urllib.error.URLError as exc:
-            raise Unreachable(str(exc.reason)) from None
-        except (TimeoutError, ConnectionError, http.client.HTTPException) as exc:
-            raise Unreachable(str(exc) or type(exc).__name__) from None
+            answer = fetch(
+                method,
+                self.url + path,
+                headers=sent,
+                body=body,
+                limits=Limits(deadline_s=timeout_s, max_bytes=ANSWER_BYTES),
+            )
+        except OutboundError as exc:
+            raise Unreachable(str(exc)) from None
+        if answer.status >= 400:
+            raise _answered(answer)
         try:
-            return _json(raw)
+            return _json(answer.body)
         except ValueError:
             # Another site at that address, or a proxy's page (a redirect that turned the
             # upload into a GET): nothing a graders service says.
             raise Unreachable(f"{self.url}{path} did not answer as graders serve does") from None
 
 
-def _answered(exc: urllib.error.HTTPError) -> Answered:
+def _answered(answer: Answer) -> Answered:
     try:
-        data = _json(exc.read())
-    except (OSError, ValueError):
+        data = _json(answer.body)
+    except ValueError:
         data = {}
     message = data.get("error")
     reason = data.get("reason")
     return Answered(
-        exc.code,
+        answer.status,
         message if isinstance(message, str) else "",
         reason if isinstance(reason, str) else None,
-        _retry_after(exc.headers),
+        _retry_after(answer.header("retry-after")),
     )
 
 
-def _retry_after(headers: Message | None) -> int | None:
-    value = headers.get("Retry-After", "") if headers is not None else ""
-    return int(value) if value.strip().isdigit() else None
+def _retry_after(value: str | None) -> int | None:
+    return int(value) if value and value.strip().isdigit() else None
 
 
 def _json(raw: bytes) -> dict[str, Any]:

@@ -45,6 +45,7 @@ __all__ = ["DEFAULT_TIMEOUT_S", "SERVICE_ENV", "Feedback", "submit", "submit_not
 SERVICE_ENV = "GRADERS_SERVICE"
 DEFAULT_TIMEOUT_S = 120.0
 POLL_S = 20  # how long one request waits for the grade (the service holds it, up to 30 s)
+ANSWER_GRACE_S = 2.0  # past the long poll: the answer on its way back
 
 
 @dataclass(frozen=True)
@@ -237,7 +238,11 @@ def _asked_until_graded(
     while (left := deadline - time.monotonic()) > 0:
         asked = time.monotonic()
         try:
-            found = client.submission(ident, wait_s=min(POLL_S, math.ceil(left)))
+            # The whole call within what is left of timeout_s (and the long poll's answer
+            # a moment to come back): a service that trickles its answer is cut off then.
+            found = client.submission(
+                ident, wait_s=min(POLL_S, math.ceil(left)), within_s=left + ANSWER_GRACE_S
+            )
         except (Answered, Unreachable) as exc:
             reason = exc.message if isinstance(exc, Answered) else exc.reason
             text = _(

@@ -336,7 +336,9 @@ def test_interrupting_the_wait_says_the_submission_was_handed_in(
 ) -> None:
     from graders.notebook.service_client import ServiceClient
 
-    def interrupted(self: ServiceClient, ident: int, wait_s: float) -> None:
+    def interrupted(
+        self: ServiceClient, ident: int, wait_s: float, within_s: float | None = None
+    ) -> None:
         raise KeyboardInterrupt  # the learner pressed the kernel's stop button
 
     fake.answer("POST", 202, {"id": 12, "status": "queued", "received_at": "x"})

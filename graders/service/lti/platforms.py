@@ -20,16 +20,17 @@ from datetime import UTC, datetime, timedelta
 from typing import Any
 from urllib.parse import urlsplit
 
-import httpx
 from joserfc.jwk import KeySet
 from sqlalchemy import insert, select, update
 from sqlalchemy.engine import Connection, Engine
 
 from ...errors import UsageError
 from ...gradebook.lti_tables import LtiContextRow, LtiDeploymentRow, LtiPlatformRow
+from ...outbound import Limits, OutboundError, fetch
 
 REFETCH_S = 5.0
-HTTP_TIMEOUT_S = 10.0
+HTTP_TIMEOUT_S = 10.0  # one call to a platform, in all (``graders.outbound``)
+ANSWER_BYTES = 4 * 1024 * 1024  # a key set, a token, a page of line items or members
 
 
 @dataclass(frozen=True)
@@ -195,11 +196,12 @@ class Platforms:
 def fetch_jwks(url: str) -> dict[str, Any]:
     """The key set published at ``url``; ``PlatformKeysUnavailable`` saying why not."""
     try:
-        answer = httpx.get(url, timeout=HTTP_TIMEOUT_S, follow_redirects=True)
-        answer.raise_for_status()
+        answer = fetch("GET", url, limits=Limits(deadline_s=HTTP_TIMEOUT_S, max_bytes=ANSWER_BYTES))
+        if answer.status != 200:
+            raise ValueError(f"HTTP {answer.status}")
         found = answer.json()
         KeySet.import_key_set(found)  # a set that cannot be read is no set
-    except (httpx.HTTPError, ValueError, TypeError, KeyError) as exc:
+    except (OutboundError, ValueError, TypeError, KeyError, AttributeError) as exc:
         raise PlatformKeysUnavailable(f"the platform's keys at {url}: {exc}") from exc
     if not isinstance(found, dict):
         raise PlatformKeysUnavailable(f"the platform's keys at {url}: not a key set")

@@ -12,6 +12,11 @@ until a minute before it expires. A 429 or a 5xx answer, or a connection that fa
 tried again (``tenacity``: exponential backoff with jitter, or the ``Retry-After`` the
 platform asked for); after ``ATTEMPTS`` tries, or on any other error, ``ServiceError``.
 
+Every call goes through ``graders.outbound`` (as ``graders submit``'s do): https except to
+this machine, a total deadline per call (``HTTP_TIMEOUT_S``), an answer's size capped
+(``ANSWER_BYTES``), the access token never sent on to another origin by a redirect. Its
+answer is handed on as an ``httpx.Response`` (``json()``, ``links``, ``text``).
+
 A paged answer (RFC 8288's ``Link: <...>; rel="next"``, as AGS and NRPS page) is read page
 by page, at most ``limit`` pages, and only on the origin of its first page: the access
 token goes with every call, so a next link elsewhere is not followed (``Unfollowed``).
@@ -24,7 +29,7 @@ import threading
 import time
 from collections.abc import Iterator
 from typing import Any
-from urllib.parse import urljoin
+from urllib.parse import urlencode, urljoin
 
 import httpx
 from joserfc import jwt
@@ -36,8 +41,9 @@ from tenacity import (
     wait_exponential_jitter,
 )
 
+from ...outbound import Limits, OutboundError, fetch
 from .keys import ToolKeys
-from .platforms import HTTP_TIMEOUT_S, Platform, origin
+from .platforms import ANSWER_BYTES, HTTP_TIMEOUT_S, Platform, origin
 
 ASSERTION = "urn:ietf:params:oauth:client-assertion-type:jwt-bearer"
 ATTEMPTS = 5
@@ -69,11 +75,8 @@ class Unfollowed(ServiceError):
 class ServiceCalls:
     """The service calls of one platform, with their access tokens."""
 
-    def __init__(
-        self, platform: Platform, keys: ToolKeys, client: httpx.Client | None = None
-    ) -> None:
+    def __init__(self, platform: Platform, keys: ToolKeys) -> None:
         self.platform, self.keys = platform, keys
-        self.client = client or httpx.Client(timeout=HTTP_TIMEOUT_S)
         self._tokens: dict[str, tuple[float, str]] = {}
         self._lock = threading.Lock()
 
@@ -113,9 +116,12 @@ class ServiceCalls:
             import json
 
             options["content"] = json.dumps(json_body).encode()
+        params = options.pop("params", None)
+        if params:
+            url = str(httpx.URL(url, params=params))
         try:
-            answer = self.client.request(method, url, headers=headers, **options)
-        except httpx.TransportError as exc:
+            answer = request(method, url, headers, options.pop("content", None))
+        except OutboundError as exc:
             raise Busy(f"{method} {url}: {exc}", None, None) from exc
         if answer.status_code == 401:
             self.forget(scopes)  # a token the platform revoked: a new one next try
@@ -151,11 +157,13 @@ class ServiceCalls:
             "client_assertion": self.assertion(),
             "scope": scope,
         }
+        headers = {
+            "Accept": "application/json",
+            "Content-Type": "application/x-www-form-urlencoded",
+        }
         try:
-            answer = self.client.post(
-                self.platform.token_url, data=form, headers={"Accept": "application/json"}
-            )
-        except httpx.TransportError as exc:
+            answer = request("POST", self.platform.token_url, headers, urlencode(form).encode())
+        except OutboundError as exc:
             raise Busy(f"token endpoint: {exc}", None, None) from exc
         _check(answer, "token endpoint")
         return answer
@@ -202,6 +210,23 @@ def pages(
                 "followed (the access token would go with it)"
             )
     raise Unfollowed(f"the list at {url} goes on past {limit} pages: not followed further")
+
+
+def request(method: str, url: str, headers: dict[str, str], body: bytes | None) -> httpx.Response:
+    """``method url`` by graders' one set of outbound rules, as an ``httpx.Response``."""
+    answer = fetch(
+        method,
+        url,
+        headers=headers,
+        body=body,
+        limits=Limits(deadline_s=HTTP_TIMEOUT_S, max_bytes=ANSWER_BYTES),
+    )
+    return httpx.Response(
+        answer.status,
+        headers=list(answer.headers),
+        content=answer.body,
+        request=httpx.Request(method, answer.url),
+    )
 
 
 def _check(answer: httpx.Response, what: str) -> None:
