@@ -23,6 +23,15 @@ from ..said import say, told
 from . import META_KEY
 
 MAX_NOTEBOOK_BYTES = 20 * 1024 * 1024
+# What a notebook's JSON may hold, so that reading it takes memory in proportion to its
+# bytes: Python's objects are larger than the JSON that writes them (3 bytes of ``{},`` are
+# a 64-byte dict; 4 of ``"a",`` a 50-byte string), so a file of tiny values would take 20-30
+# times its size. A real notebook, even with a long log or an image in its outputs, holds a
+# few thousand values; ``VALUES_CHECKED_FROM`` bytes cannot hold enough to matter.
+MAX_CONTAINERS = 100_000  # objects and arrays
+MAX_VALUES = 1_000_000  # strings, numbers, literals and containers together
+VALUES_CHECKED_FROM = 1024 * 1024
+_JSON_STRING = re.compile(r'"[^"\\]*(?:\\.[^"\\]*)*"')
 
 
 @dataclass(frozen=True)
@@ -65,6 +74,8 @@ def read_notebook(path: Path, max_bytes: int = MAX_NOTEBOOK_BYTES) -> dict[str, 
                 offset=exc.start,
             )
         ) from exc
+    del raw  # the text is all that is read from here: the bytes need not stay in memory
+    _check_shape(path, text)
     data: Any
     try:
         data = json.loads(text)
@@ -108,6 +119,30 @@ def answer_cells(path: Path, data: dict[str, Any]) -> NotebookAnswers:
         data.get("metadata", {}).get(META_KEY) if isinstance(data.get("metadata"), dict) else None
     )
     return NotebookAnswers(cells, meta if isinstance(meta, dict) else {})
+
+
+def _check_shape(path: Path, text: str) -> None:
+    """Refuse a document of more values than a notebook holds (``MAX_VALUES``,
+    ``MAX_CONTAINERS``), counted before it is parsed, outside its strings."""
+    if len(text) < VALUES_CHECKED_FROM:
+        return
+    bare = _JSON_STRING.sub('""', text)
+    containers = bare.count("{") + bare.count("[")
+    # A comma separates two values, a colon adds a key to its value, a bracket is one more.
+    values = bare.count(",") + bare.count(":") + containers + 1
+    if containers > MAX_CONTAINERS or values > MAX_VALUES:
+        raise SubmissionError(
+            say(
+                "{path}: holds {values} JSON values ({containers} objects and arrays), more than "
+                "a notebook does (at most {max_values}, {max_containers} objects and arrays): "
+                "clear the outputs and save again",
+                path=path,
+                values=values,
+                containers=containers,
+                max_values=MAX_VALUES,
+                max_containers=MAX_CONTAINERS,
+            )
+        )
 
 
 def _read_bytes(path: Path, max_bytes: int) -> bytes:

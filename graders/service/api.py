@@ -32,6 +32,7 @@ from .state import API_WAYS, UPLOAD_WAYS, Service, service_of
 from .uploads import checked, read_form
 from .views import attempt_json, counted_id, graded_view, learner_result, records, shown_to
 
+UPLOADS_AT_ONCE = 2  # one learner's uploads read at once (each up to the size limit)
 MAX_WAIT_S = 30.0
 
 
@@ -76,11 +77,25 @@ async def accept(
     """Read, check and store an upload of ``who`` (the API's and the pages' alike; a page's
     form token was checked at the gate, ``gate.FormGate``)."""
     assignment = service.assignment(assignment_id)
-    form = await read_form(request, service.max_bytes)
-    received_at = datetime.now(UTC)  # the whole notebook is here: it is handed in now
-    upload = await run_in_threadpool(
-        checked, form, assignment.id, service.loaded, who.student, received_at
-    )
+    if service.reading[who.student] >= UPLOADS_AT_ONCE:
+        text = N_(
+            "You are already sending {count} notebooks: wait for them to arrive, then send "
+            "this one again."
+        )
+        raise Refused(
+            429, Refusal(text, {"count": UPLOADS_AT_ONCE}), retry_after=5, reason="uploading"
+        )
+    service.reading[who.student] += 1  # the event loop's thread only: no lock needed
+    try:
+        form = await read_form(request, service.max_bytes)
+        received_at = datetime.now(UTC)  # the whole notebook is here: it is handed in now
+        upload = await run_in_threadpool(
+            checked, form, assignment.id, service.loaded, who.student, received_at
+        )
+    finally:
+        service.reading[who.student] -= 1
+        if not service.reading[who.student]:
+            del service.reading[who.student]
     attempt = await run_in_threadpool(service.queue.accept, upload, who, assignment)
     if service.grader is not None:
         service.grader.wake()

@@ -8,6 +8,7 @@ all use it, so it sits under them: nothing here imports a route.
 from __future__ import annotations
 
 import threading
+from collections import Counter
 from collections.abc import Sequence
 
 from starlette.concurrency import run_in_threadpool
@@ -59,6 +60,9 @@ class Service:
         self.lti = LtiTool(self.engine, self.loaded, every_s=lti_every_s)
         self.stopping = threading.Event()  # the server was asked to stop
         self.waiters = Waiters(self.stopping, self.queue.finished)
+        # Uploads being read now, by learner (``api.accept``): each holds up to the size
+        # limit in memory while it is read and checked, so one learner has a few at most.
+        self.reading: Counter[str] = Counter()
         site = _site(session, workers, cluster, isolation)
         self.grader = (
             Grader(session, self.queue, Servers(self.engine), site, done=self._graded)

@@ -495,3 +495,67 @@ def test_an_uploads_name_is_kept_as_text_only(tmp_path: Path, sent: str, kept: s
         )
         assert answer.status_code == 202, answer.text
         assert service.queue.attempt(answer.json()["id"]).filename == kept
+
+
+def test_one_learner_has_a_few_uploads_read_at_once_and_no_more(tmp_path: Path) -> None:
+    with in_process(course_to_serve(tmp_path), workers=0) as (client, service):
+        ada, bob = tokens(service, "ada", "bob").values()
+        assert upload(client, ada, b"{not json").status_code == 422  # refused: the count goes back
+        assert upload(client, ada, notebook(RIGHT)).status_code == 202
+        assert not service.reading  # nothing being read, nothing counted
+        service.reading["ada"] = 2  # two of ada's uploads still on their way
+        busy = upload(client, ada, notebook(RIGHT))
+        assert busy.status_code == 429 and busy.json()["reason"] == "uploading"
+        assert "You are already sending 2 notebooks" in busy.json()["error"]
+        assert upload(client, bob, notebook(RIGHT)).status_code == 202  # another learner's
+
+
+def worst_shape(size: int) -> bytes:
+    """A notebook's JSON of ``size`` bytes that is almost all empty objects: the shape that
+    takes the most memory per byte once parsed (a 64-byte dict for each 3 bytes)."""
+    head = b'{"nbformat": 4, "nbformat_minor": 5, "metadata": {"x": ['
+    tail = b'{}]}, "cells": []}'
+    return head + b"{}," * ((size - len(head) - len(tail)) // 3) + tail
+
+
+def test_a_notebook_of_tiny_values_is_refused_before_it_is_parsed(tmp_path: Path) -> None:
+    with in_process(course_to_serve(tmp_path), workers=0) as (client, service):
+        ada = tokens(service, "ada")["ada"]
+        refused = upload(client, ada, worst_shape(17 * 1024 * 1024))
+        assert refused.status_code == 422
+        assert "more than a notebook does" in refused.json()["error"]
+
+
+READ_WORST = """
+import resource, sys
+from pathlib import Path
+from graders.errors import SubmissionError
+from graders.notebook.read import read_notebook
+path = Path(sys.argv[1])
+before = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
+try:
+    read_notebook(path)
+except SubmissionError:
+    pass
+after = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
+print((after - before) * 1024)
+"""
+
+
+def test_reading_the_worst_shape_under_the_size_limit_takes_a_small_multiple_of_its_bytes(
+    tmp_path: Path,
+) -> None:
+    """The bound docs/how-to/serve.md states, measured: the peak memory a notebook of the
+    size limit takes to read is at most 4 times its bytes (unbounded: over 20 times)."""
+    import subprocess
+    import sys
+
+    from graders.notebook.read import MAX_NOTEBOOK_BYTES
+
+    path = tmp_path / "worst.ipynb"
+    path.write_bytes(worst_shape(MAX_NOTEBOOK_BYTES - 1024))
+    done = subprocess.run(
+        [sys.executable, "-c", READ_WORST, str(path)], capture_output=True, text=True, check=True
+    )
+    grown = int(done.stdout)
+    assert grown <= 4 * MAX_NOTEBOOK_BYTES, f"{grown / 2**20:.0f} MiB to read a 20 MiB notebook"
