@@ -10,8 +10,10 @@ db_option = click.option(
     "--db",
     "db_url",
     default=None,
+    envvar="GRADERS_DB",  # one setting for every command of a term run on one database
     metavar="URL",
-    help="SQLAlchemy URL of the gradebook; default: sqlite:///<course folder>/gradebook.db.",
+    help="SQLAlchemy URL of the gradebook (or $GRADERS_DB); default: "
+    "sqlite:///<course folder>/gradebook.db.",
 )
 times_option = click.option(
     "--times",

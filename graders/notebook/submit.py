@@ -32,6 +32,7 @@ from datetime import datetime, timedelta
 from pathlib import Path
 from typing import Any
 
+from ..course.times import offset_text
 from ..errors import GraderError, SubmitError
 from ..i18n import _, speaking
 from . import META_KEY
@@ -313,10 +314,12 @@ def _too_many(exc: Answered, assignment: str) -> str:
 
 
 def _next_time(seconds: int) -> str:
-    """This machine's local time in ``seconds``: the time only when it is today."""
+    """This machine's local time in ``seconds``, with its zone (the learner's machine and
+    the service may be in different ones): the time only when it is today."""
     now = datetime.now().astimezone()
     then = now + timedelta(seconds=seconds)
-    return f"{then:%H:%M:%S}" if then.date() == now.date() else f"{then:%Y-%m-%d %H:%M}"
+    when = f"{then:%H:%M:%S}" if then.date() == now.date() else f"{then:%Y-%m-%d %H:%M}"
+    return f"{when} {offset_text(then.utcoffset())}"
 
 
 def _unreachable(url: str, exc: Unreachable) -> SubmitError:

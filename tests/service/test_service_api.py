@@ -392,6 +392,17 @@ def test_graders_token_warns_of_an_id_that_looks_like_another_as_a_roster_does(
     assert "'c\u0430rol' looks like 'carol'" in both.stderr or "'carol' looks like" in both.stderr
 
 
+def test_graders_db_names_the_gradebook_of_every_command(tmp_path: Path) -> None:
+    """A term on a service's database: tokens minted there with $GRADERS_DB, not in the
+    course folder's SQLite file."""
+    root = course_to_serve(tmp_path)
+    elsewhere = tmp_path / "service.db"
+    env = {"GRADERS_DB": f"sqlite:///{elsewhere}"}
+    minted = CliRunner().invoke(main, ["token", "ada", "--course", str(root)], env=env)
+    assert minted.exit_code == 0, minted.output
+    assert elsewhere.exists() and not (root / "gradebook.db").exists()
+
+
 def test_health(tmp_path: Path) -> None:
     with in_process(course_to_serve(tmp_path), workers=0) as (client, _service):
         answer = client.get("/api/health")

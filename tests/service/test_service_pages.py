@@ -186,3 +186,16 @@ def test_every_page_says_where_its_parts_are(tmp_path: Path) -> None:
             assert fields <= labels, path
         headers = client.get("/assignments").headers
         assert "frame-ancestors 'none'" in headers["content-security-policy"]
+
+
+def test_the_rules_read_as_sentences_in_each_language(tmp_path: Path) -> None:
+    """English sentences have a space between them, Chinese ones none after "。"."""
+    root = course_to_serve(tmp_path, submissions="{max: 3, every_s: 10}")
+    with in_process(root, workers=0) as (client, service):
+        signed_in(client, tokens(service, "ada")["ada"])
+        english = text_of(client.get("/assignments/ps1", headers={"Accept-Language": "en"}).text)
+        assert "You have 3 attempts left. Attempts are at least 10 s apart. Your best" in english
+        chinese = client.get("/assignments/ps1", headers={"Accept-Language": "zh"}).text
+        rules = re.search(r"<p>([^<]*次[^<]*)</p>", chinese)
+        assert rules, chinese
+        assert "。 " not in rules[1] and rules[1].count("。") >= 3, rules[1]
