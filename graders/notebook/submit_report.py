@@ -52,6 +52,7 @@ class Feedback:
     review: tuple[Review, ...]
     answered: int  # how many questions the service returned
     language: str
+    attempt: int | None = None  # the learner's own count (a service before it: None)
 
     @classmethod
     def from_json(
@@ -70,6 +71,7 @@ class Feedback:
             max_score=_number(data.get("max_score")),
             late_factor=_number(data.get("late_factor")),
             counted=data.get("counted") is True,
+            attempt=data["attempt"] if isinstance(data.get("attempt"), int) else None,
             attempts_left=_whole(data.get("attempts_left")),
             error=str(data["error"]) if data.get("error") else None,
             review=tuple(_review(q, labels) for q in questions if _missed(q)),
@@ -119,8 +121,12 @@ class Feedback:
     def _score(self) -> str:
         score = format_points(self.score or 0.0)
         most = format_points(self.max_score or 0.0)
-        return _("Submission {id} of {assignment}: {score} / {max} points.").format(
-            id=self.submission, assignment=self.assignment, score=score, max=most
+        if self.attempt is None:
+            return _("Submission {id} of {assignment}: {score} / {max} points.").format(
+                id=self.submission, assignment=self.assignment, score=score, max=most
+            )
+        return _("Your attempt {number} at {assignment}: {score} / {max} points.").format(
+            number=self.attempt, assignment=self.assignment, score=score, max=most
         )
 
     def _standing(self) -> list[str]:

@@ -64,7 +64,12 @@ async def submit(request: Request) -> Response:
     service = service_of(request)
     who = await service.who(request, UPLOAD_WAYS)
     attempt = await accept(service, request, who, request.path_params["assignment"])
-    body = {"id": attempt.id, "status": attempt.status, "received_at": _iso(attempt.received_at)}
+    body = {
+        "id": attempt.id,
+        "attempt": attempt.number,
+        "status": attempt.status,
+        "received_at": _iso(attempt.received_at),
+    }
     return JSONResponse(body, 202, headers={"Location": f"/api/submissions/{attempt.id}"})
 
 

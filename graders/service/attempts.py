@@ -48,6 +48,7 @@ class Attempt:
     seconds: float | None = None  # how long grading took
     result: StudentResult | None = None
     error: str | None = None  # why graders could not grade it (failed)
+    number: int = 1  # among its learner's attempts at its assignment: "Attempt 2"
 
     @property
     def score(self) -> float | None:

@@ -27,6 +27,7 @@ from typing import Any
 
 from sqlalchemy import func, insert, select, text, update
 from sqlalchemy.engine import Connection, Engine
+from sqlalchemy.orm import aliased
 
 from ..course.model import Assignment
 from ..course.visibility import closes
@@ -41,8 +42,24 @@ from .refusals import Refusal, Refused
 
 MAX_TRIES = 3  # claims of one attempt: one that took its grader down that often fails
 REQUEUED = {"status": QUEUED, "claimed_by": None, "claimed_at": None}  # in the queue again
+_EARLIER = aliased(AttemptRow)
+# An attempt's number among its learner's attempts at its assignment (1, 2, ...): the number
+# a learner reads; ``id`` counts the whole class's.
+NUMBER = (
+    select(func.count())
+    .where(
+        _EARLIER.course == AttemptRow.course,
+        _EARLIER.assignment == AttemptRow.assignment,
+        _EARLIER.student == AttemptRow.student,
+        _EARLIER.id <= AttemptRow.id,
+    )
+    .correlate(AttemptRow)
+    .scalar_subquery()
+    .label("number")
+)
 SUMMARY = (
     AttemptRow.id,
+    NUMBER,
     AttemptRow.assignment,
     AttemptRow.student,
     AttemptRow.counts,
@@ -143,6 +160,7 @@ class Queue:
             QUEUED,
             upload.digest,
             upload.filename[:255],
+            number=len(earlier) + 1,  # the learner's lock is held: none came in between
         )
 
     def claim(self, server: str) -> Claimed | None:
@@ -424,4 +442,5 @@ def _attempt(row: Any, renamed: Mapping[str, str]) -> Attempt:
         row.seconds,
         result,
         row.error,
+        row.number,
     )

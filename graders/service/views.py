@@ -77,7 +77,8 @@ def attempt_json(attempt: Attempt, shown_result: StudentResult | None) -> dict[s
     """The API's form of an attempt (``shown_result``: its grade as its reader may see it)."""
     result = shown_result
     return {
-        "id": attempt.id,
+        "id": attempt.id,  # the service's, across the class: the address of the attempt
+        "attempt": attempt.number,  # the learner's own count at the assignment: 1, 2, ...
         "assignment": attempt.assignment,
         "student": attempt.student,
         "status": attempt.status,

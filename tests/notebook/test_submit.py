@@ -95,6 +95,15 @@ def test_a_learner_submits_and_reads_the_feedback(fake: FakeService, tmp_path: P
     assert len(asked.prompts) == 1 and fake.url in asked.prompts[0]
 
 
+def test_the_number_a_learner_reads_is_their_own_attempts(
+    fake: FakeService, tmp_path: Path
+) -> None:
+    """The service's id counts the class's submissions; the learner reads their own count."""
+    graded_service(fake, id=22, attempt=2)
+    feedback = submit_notebook(released_notebook(tmp_path, service=fake.url), ask=Asked())
+    assert feedback.text().splitlines()[0] == "Your attempt 2 at ps1: 5 / 6 points."
+
+
 def test_the_token_is_asked_once_and_kept_for_the_owner_only(
     fake: FakeService, tmp_path: Path, own_config: Path
 ) -> None:

@@ -100,9 +100,9 @@ def test_a_kernel_runs_the_release_top_to_bottom_and_submits(
     assert len(shown) == 1, outputs
     html, text = shown[0].data["text/html"], shown[0].data["text/plain"]
     max_score = _max_score(server, people["ada"])
-    assert f"Submission 1 of ps1: {max_score} / {max_score} points." in html
+    assert f"Your attempt 1 at ps1: {max_score} / {max_score} points." in html
     assert text.splitlines()[:4] == [
-        f"Submission 1 of ps1: {max_score} / {max_score} points.",
+        f"Your attempt 1 at ps1: {max_score} / {max_score} points.",
         "This submission is your grade of record.",
         f"You have {MAX_ATTEMPTS - 1} attempt left.",
         "Every answer is correct.",

@@ -37,7 +37,8 @@ def test_a_learner_hands_in_and_reads_their_grade(tmp_path: Path) -> None:
         sent = upload(client, ada, notebook(RIGHT))
         assert sent.status_code == 202, sent.text
         accepted = sent.json()
-        assert accepted["status"] == "queued" and set(accepted) == {"id", "status", "received_at"}
+        assert accepted["status"] == "queued"
+        assert set(accepted) == {"id", "attempt", "status", "received_at"}
         assert sent.headers["location"] == f"/api/submissions/{accepted['id']}"
         done = graded(client, ada, accepted["id"])
         assert (done["status"], done["score"], done["max_score"]) == ("graded", 6.0, 6.0)
@@ -570,3 +571,14 @@ def test_reading_the_worst_shape_under_the_size_limit_takes_a_small_multiple_of_
     )
     grown = int(done.stdout)
     assert grown <= 4 * MAX_NOTEBOOK_BYTES, f"{grown / 2**20:.0f} MiB to read a 20 MiB notebook"
+
+
+def test_attempts_are_numbered_per_learner_beside_the_class_wide_id(tmp_path: Path) -> None:
+    with in_process(course_to_serve(tmp_path), workers=0) as (client, service):
+        ada, bob = tokens(service, "ada", "bob").values()
+        sent = [upload(client, who, notebook(RIGHT)).json() for who in (ada, bob, bob, ada)]
+        assert [(s["id"], s["attempt"]) for s in sent] == [(1, 1), (2, 1), (3, 2), (4, 2)]
+        shown = client.get("/api/submissions/3", headers=bearer(bob)).json()
+        assert (shown["id"], shown["attempt"]) == (3, 2)
+        mine = client.get("/api/assignments/ps1/submissions", headers=bearer(ada)).json()
+        assert [(m["id"], m["attempt"]) for m in mine] == [(4, 2), (1, 1)]

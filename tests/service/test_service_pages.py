@@ -79,7 +79,7 @@ def test_a_learner_signs_in_hands_in_and_reads_their_feedback(tmp_path: Path) ->
         assert "Your answer matches a common misconception" in shown
         after = text_of(client.get("/assignments/ps1").text)
         assert "You have 2 attempts left." in after
-        assert "Latest feedback (submission 1)" in after and "Submission 1 · counts" in after
+        assert "Latest feedback (attempt 1)" in after and "Attempt 1 · counts" in after
 
 
 def test_pages_need_someone_signed_in(tmp_path: Path) -> None:
