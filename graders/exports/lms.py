@@ -126,6 +126,8 @@ def export(results: ClassResults, fmt: str, options: ExportOptions) -> Export:
         left_out += [(s.student, line.left_out)] if line.left_out else []
         blank += [s.student] if line.blank else []
         by_name += [s.student] if line.by_name else []
+    # A dropped learner has no grade to write, and the instructor is told so, as for the rest.
+    left_out += [(student, "dropped (graders drop)") for student in sorted(results.dropped)]
     return Export(results, form, options, rows, tuple(left_out), tuple(blank), tuple(by_name))
 
 

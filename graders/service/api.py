@@ -186,6 +186,8 @@ def shown_attempt(
     left = None
     if not who.instructor:
         left = attempts_left(assignment, service.queue.attempts(assignment.id, attempt.student))
+        if service.queue.dropped(assignment.id, attempt.student):
+            left = 0  # withdrawn: nothing more is taken from them
     return attempt_json(view, result) | {"counted": attempt.id == counted, "attempts_left": left}
 
 

@@ -338,7 +338,9 @@ def _assignment_context(
     shown = _course_in(service, request).course.assignment(assignment.id) or assignment
     with speaking(language):
         rule = late_rule(assignment.late)
+    dropped = not who.instructor and service.queue.dropped(assignment.id, who.student)
     return {
+        "dropped": dropped,  # told at once: no upload form, no attempts left to count
         "assignment": shown,
         "zone": zone_of(assignment),
         "policy": assignment.submissions,
@@ -346,7 +348,7 @@ def _assignment_context(
         "closes": closes(mine),
         "late_rule": rule,
         "attempts": list(reversed(attempts)),
-        "left": None if who.instructor else attempts_left(assignment, attempts),
+        "left": None if who.instructor or dropped else attempts_left(assignment, attempts),
         "counted": counted,
         "latest": latest,
         "feedback": _feedback(service, who, latest, assignment, counted, language),

@@ -304,6 +304,11 @@ class Queue:
             found = {status: int(n) for status, n in conn.execute(query)}
         return {status: found.get(status, 0) for status in (QUEUED, GRADING, GRADED, FAILED)}
 
+    def dropped(self, assignment: str, student: str) -> bool:
+        """Whether ``student`` was withdrawn from ``assignment`` (or the whole course)."""
+        with self.engine.connect() as conn:
+            return student in dropped_students(conn, self.course, assignment)
+
     def due_for(self, assignment: Assignment, student: str) -> Assignment:
         """``assignment`` with ``student``'s own due date, if they were given one."""
         with self.engine.connect() as conn:

@@ -227,6 +227,9 @@ def test_a_drop_survives_a_forced_regrade_and_leaves_every_output(term: Term) ->
     history = term.history("bob")
     assert "drop" in history and "grade 1/6 kept in the audit trail" in history
     assert "withdrew" in history and "by registrar" in history
+    for fmt in ("canvas", "moodle", "csv"):  # every export says whom it left out, and why
+        exported = ok(term.cli("export", "ps1", "--format", fmt, "-o", str(term.out / "x.csv")))
+        assert "left out bob: dropped (graders drop)" in exported, exported
 
 
 def test_undoing_a_drop_restores_the_grade(term: Term) -> None:

@@ -199,3 +199,22 @@ def test_the_rules_read_as_sentences_in_each_language(tmp_path: Path) -> None:
         rules = re.search(r"<p>([^<]*次[^<]*)</p>", chinese)
         assert rules, chinese
         assert "。 " not in rules[1] and rules[1].count("。") >= 3, rules[1]
+
+
+def test_a_withdrawn_learner_is_told_at_once_and_offered_no_upload(tmp_path: Path) -> None:
+    from click.testing import CliRunner
+
+    from graders.cli import main
+
+    root = course_to_serve(tmp_path, submissions="{max: 3}")
+    with in_process(root, workers=0) as (client, service):
+        ada = tokens(service, "ada")["ada"]
+        signed_in(client, ada)
+        assert 'enctype="multipart/form-data"' in client.get("/assignments/ps1").text
+        dropped = CliRunner().invoke(main, ["drop", "ada", "ps1", "--course", str(root)])
+        assert dropped.exit_code == 0, dropped.output
+        page = client.get("/assignments/ps1").text
+        assert 'id="withdrawn"' in page and "You were withdrawn from ps1" in text_of(page)
+        assert 'enctype="multipart/form-data"' not in page and "attempts left" not in page
+        zh = client.get("/assignments/ps1", headers={"Accept-Language": "zh"}).text
+        assert "你已退出 ps1" in zh
