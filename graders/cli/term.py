@@ -18,6 +18,7 @@ if TYPE_CHECKING:
     from sqlalchemy.engine import Engine
 
     from ..kinds.load import LoadedCourse
+    from ..session import Session
 
 by_option = click.option(
     "--by",
@@ -135,6 +136,13 @@ def override(
     default=None,
     help="The submissions folder; default: the one the latest autograde of ASSIGNMENT read.",
 )
+@click.option(
+    "--all",
+    "every",
+    is_flag=True,
+    help="Handed in through graders serve: grade each of their attempts again, not only the "
+    "one that counts.",
+)
 @times_option
 @layout_option
 @by_option
@@ -145,6 +153,7 @@ def regrade(
     student: str,
     assignment: str,
     submissions: Path | None,
+    every: bool,
     times: Path | None,
     layout: str,
     by: str | None,
@@ -152,15 +161,26 @@ def regrade(
     db_url: str | None,
     isolation: str,
 ) -> None:
-    """Grade STUDENT's notebook for ASSIGNMENT again, even if it is unchanged."""
+    """Grade STUDENT's notebook for ASSIGNMENT again, even if it is unchanged.
+
+    A learner who handed in through graders serve is graded again from the notebook the
+    service stored, with its receive time (late policy kept); otherwise from the folder the
+    latest autograde read (or --submissions)."""
     from ..batch.regrade import RegradeRequest
     from ..batch.regrade import regrade as run_regrade
     from ..gradebook import audit
+    from ..gradebook import store as gradebook
+    from ..kinds.load import get_assignment
     from ..session import open_session
     from . import exit_with
 
-    request = RegradeRequest(student, submissions, times, by=audit.actor(by), layout=layout)
     with open_session(course, isolation=isolation, workers=1) as session:
+        get_assignment(session.loaded, assignment)
+        url = db_url or gradebook.default_url(session.loaded.root)
+        if submissions is None and _served(url, session.loaded.course.id, assignment, student):
+            _regrade_served(session, url, assignment, student, every, audit.actor(by))
+            return
+        request = RegradeRequest(student, submissions, times, by=audit.actor(by), layout=layout)
         done = run_regrade(session, assignment, request, db_url)
     print_summary(done.summary)
     exit_with(batch_exit_code(done.summary))
@@ -285,3 +305,42 @@ def _time(text: str, due: datetime) -> datetime:
         raise UsageError(f"--until: not an ISO 8601 time: {text!r} (2036-10-08T12:00)") from None
     # A time without a zone is read in the zone the course gives its due dates in.
     return when if when.tzinfo else when.replace(tzinfo=due.tzinfo)
+
+
+def _served(url: str, course: str, assignment: str, student: str) -> bool:
+    """Whether ``student`` handed ``assignment`` in through graders serve."""
+    try:
+        from ..service.regrade import served_attempts
+    except ImportError:  # without the serve extra, there is no service to have handed in to
+        return False
+    from ..gradebook import store as gradebook
+
+    return bool(served_attempts(gradebook.open_gradebook(url), course, assignment, student))
+
+
+def _regrade_served(
+    session: Session, url: str, assignment: str, student: str, every: bool, by: str
+) -> None:
+    from ..gradebook import store as gradebook
+    from ..results import format_points
+    from ..service.regrade import regrade_served
+
+    done = regrade_served(
+        session, gradebook.open_gradebook(url), assignment, student, every=every, by=by
+    )
+    numbers = ", ".join(str(i) for i in done.attempts)
+    click.echo(f"{student} {assignment}: graded again from submission {numbers}")
+    for label, result in (("before", done.before), ("after", done.after)):
+        shown = (
+            "no grade"
+            if result is None
+            else (
+                f"{format_points(result.score)}/{format_points(result.max_score)}"
+                + (
+                    f" (late x{format_points(result.late_factor)})"
+                    if result.late_factor < 1
+                    else ""
+                )
+            )
+        )
+        click.echo(f"  {label}: {shown}")

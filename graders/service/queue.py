@@ -251,6 +251,22 @@ class Queue:
             )
             return bool(done.rowcount == 1)
 
+    def requeue(self, ids: list[int]) -> int:
+        """Queue graded (or failed) attempts ``ids`` of this course again, to be graded
+        afresh from their stored notebooks (``graders regrade``): how many. Their receive
+        times, and so their late policy, stay as they were."""
+        with writing(self.engine) as conn:
+            done = conn.execute(
+                update(AttemptRow)
+                .where(
+                    AttemptRow.course == self.course,
+                    AttemptRow.id.in_(ids),
+                    AttemptRow.status.in_((GRADED, FAILED)),
+                )
+                .values(REQUEUED | {"tries": 0})
+            )
+            return int(done.rowcount)
+
     def give_back(self, server: str) -> int:
         """Queue again what ``server`` was grading (it is stopping): how many."""
         with writing(self.engine) as conn:

@@ -582,3 +582,36 @@ def test_attempts_are_numbered_per_learner_beside_the_class_wide_id(tmp_path: Pa
         assert (shown["id"], shown["attempt"]) == (3, 2)
         mine = client.get("/api/assignments/ps1/submissions", headers=bearer(ada)).json()
         assert [(m["id"], m["attempt"]) for m in mine] == [(4, 2), (1, 1)]
+
+
+def test_a_learner_who_handed_in_through_the_service_is_regraded_from_it(tmp_path: Path) -> None:
+    """No folder of notebooks: the stored notebook, its receive time (the late factor kept),
+    the grade of record still the service's attempt, the history saying so."""
+    from graders.service.views import counted_id
+
+    due = datetime.now(UTC) - timedelta(hours=25)  # 2 started days late: x0.5
+    root = course_to_serve(tmp_path, due=due.isoformat())
+    with in_process(root) as (client, service):
+        ada = tokens(service, "ada")["ada"]
+        first = upload(client, ada, notebook(ONE_WRONG)).json()
+        second = upload(client, ada, notebook(RIGHT)).json()
+        for sent in (first, second):
+            graded(client, ada, sent["id"])
+        before = gradebook.results_document(service.engine, "tiny", "ps1").students[0]
+    runner = CliRunner()
+    done = runner.invoke(main, ["regrade", "ada", "ps1", "--course", str(root), "--by", "prof"])
+    assert done.exit_code == 0, done.output
+    assert f"graded again from submission {second['id']}\n" in done.output
+    assert "before: 3/6 (late x0.5)" in done.output and "after: 3/6 (late x0.5)" in done.output
+    with in_process(root, workers=0) as (client, service):
+        after = gradebook.results_document(service.engine, "tiny", "ps1").students[0]
+        assert (after.score, after.late_factor) == (before.score, before.late_factor) == (3, 0.5)
+        assert after.submitted_at == before.submitted_at
+        assert counted_id(service.queue, "ps1", "ada") == second["id"]
+        shown = client.get(f"/api/submissions/{second['id']}", headers=bearer(ada)).json()
+        assert shown["counted"] is True and shown["late_factor"] == 0.5
+    every = runner.invoke(main, ["regrade", "ada", "ps1", "--all", "--course", str(root)])
+    assert every.exit_code == 0, every.output
+    assert f"from submission {first['id']}, {second['id']}" in every.output
+    history = runner.invoke(main, ["history", "ada", "--course", str(root)]).output
+    assert f"graded again from submission {second['id']}: 3/6" in history and "prof" in history
