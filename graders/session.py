@@ -61,6 +61,20 @@ class LazyRunner:
     def started(self) -> bool:
         return self._runner is not None
 
+    def start_soon(self) -> None:
+        """Start the sandbox now, in a thread, while the caller does what needs no sandbox
+        (one notebook: its truths read, its predictions graded); the first job waits for it
+        only as long as it still takes."""
+        threading.Thread(
+            target=self._start_quietly, name="graders-sandbox-start", daemon=True
+        ).start()
+
+    def _start_quietly(self) -> None:
+        try:
+            self._get()
+        except Exception:  # noqa: BLE001 - the first job starts it again, and says why not
+            return
+
     @property
     def isolation(self) -> str:
         return self._get().isolation

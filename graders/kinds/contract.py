@@ -51,6 +51,7 @@ class CourseSide(Protocol[E]):
     name: str  # the YAML `kind`
     model: type[E]
     answers_section: str  # the mapping of an answers file (YAML) that holds its answers
+    runs_jobs: bool  # whether grading runs sandbox jobs: one notebook's grader warms it early
 
     def check(self, exercise: E, marks: Marks, root: Path) -> list[Problem]:
         """Problems the model cannot see (code that does not parse, missing files)."""

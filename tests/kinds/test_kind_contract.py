@@ -34,6 +34,7 @@ class Complete:
     name = "complete"
     model = dict
     answers_section = "complete"
+    runs_jobs = False
     cell_tag = "complete"
     literal_answers = False
 

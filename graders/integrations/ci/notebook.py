@@ -170,6 +170,7 @@ def grade_notebook(
         # Nothing to grade: no need to start torch to say so.
         return _document(loaded, assignment, None, ungradable(student, found.error))
     with open_session(loaded, isolation=isolation) as session:
+        _warm_if_needed(session, assignment)
         return grade_in(session, found, assignment)
 
 
@@ -237,6 +238,16 @@ def locate(
     # Messages name the notebook as the learner knows it: inside the folder handed in.
     shown = path.relative_to(notebook).as_posix() if notebook.is_dir() else str(notebook)
     return Found(student, path, shown)
+
+
+def _warm_if_needed(session: Session, assignment: str) -> None:
+    """Start the sandbox at once when the assignment has an exercise that runs code: it
+    warms while the notebook's truths are read and the rest is graded."""
+    loaded = session.loaded
+    exercises = get_assignment(loaded, assignment).exercises
+    start_soon = getattr(session.ctx.runner, "start_soon", None)
+    if start_soon is not None and any(loaded.exercises[e.id].kind.runs_jobs for e in exercises):
+        start_soon()
 
 
 def grade_in(session: Session, found: Found, assignment: str) -> ResultsDocument:

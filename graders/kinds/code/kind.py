@@ -217,6 +217,7 @@ class CodeKind:
     # The rest of the kind contract (kinds.contract): notebooks, bundles and reports.
     cell_tag = code_layout.CELL_TAG
     literal_answers = False  # answers are programs: a report does not group them
+    runs_jobs = True  # the learner's program, in the sandbox
     answers_section = "code"  # exercise id -> source
 
     def fingerprint(self, prepared: Reference) -> Any:

@@ -37,6 +37,7 @@ class PredictKind:
     model = PredictExercise
     cell_tag = cells.CELL_TAG
     literal_answers = True
+    runs_jobs = False  # predictions are parsed and compared here
     answers_section = "answers"  # item id -> literal
 
     def check(self, exercise: PredictExercise, marks: Marks, root: Path) -> list[Problem]:
