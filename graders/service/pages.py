@@ -37,17 +37,20 @@ from starlette.staticfiles import StaticFiles
 from ..course.model import Assignment
 from ..course.times import zone_of
 from ..course.visibility import closes
+from ..errors import UsageError
 from ..gradebook.service_tables import FAILED, GRADED, QUEUED, TOKEN
 from ..i18n import N_, speaking
+from ..intake.roster import Roster, find_roster
 from ..notebook.parts import late_rule
 from ..reports import feedback
 from ..reports.page_templates import html_environment
 from .attempts import Attempt, attempts_left
+from .class_list import STATUS_WORDS, STATUSES, class_list
 from .gate import FORM_COOKIE, form_key, form_token, new_form_key
 from .identity import SESSION_COOKIE, SESSION_HOURS, Identity, SessionCookie, identify
 from .refusals import Refusal, Refused
 from .state import LANGUAGE_COOKIE, Service, service_of
-from .views import counted_id, graded_view, records
+from .views import counted_id, graded_view
 
 STATIC = Path(__file__).with_name("static")
 PAGE_WAIT_S = 10.0  # how long an upload's answer waits for its grade before showing the queue
@@ -66,6 +69,7 @@ def routes() -> list[BaseRoute]:
         Route("/assignments/{assignment}", assignment_page),
         Route("/assignments/{assignment}", upload, methods=["POST"]),
         Route("/assignments/{assignment}/report", report_page),
+        Route("/assignments/{assignment}/class.csv", class_csv),
         Route("/submissions/{id:int}", submission_page),
         Route("/instructor", instructor_page),
         Mount("/static", StaticFiles(directory=STATIC), name="static"),
@@ -203,19 +207,82 @@ async def instructor_page(request: Request) -> Response:
     who = await signed_in(request)
     _instructors_only(who)
 
+    wanted = request.query_params.get("status")
+    shown = wanted if wanted in STATUSES else None
+
     def context() -> dict[str, Any]:
         course = _course_in(service, request).course
-        classes = [
-            {
-                "assignment": a,
-                "records": records(service.queue, a.id),
-                "failed": [x for x in service.queue.all_attempts(a.id) if x.status == FAILED],
-            }
-            for a in course.assignments
-        ]
-        return {"classes": classes, "queue": service.queue.waiting()}
+        roster = _roster(service)
+        classes = []
+        for a in course.assignments:
+            rows = class_list(service.queue, service.assignment(a.id), roster)
+            classes.append(
+                {
+                    "assignment": a,
+                    "rows": [r for r in rows if shown is None or r.status == shown],
+                    "counts": {s: sum(r.status == s for r in rows) for s in STATUSES},
+                    "total": len(rows),
+                    "failed": [x for x in service.queue.all_attempts(a.id) if x.status == FAILED],
+                    "zone": zone_of(a),
+                }
+            )
+        return {
+            "classes": classes,
+            "queue": service.queue.waiting(),
+            "statuses": [(s, STATUS_WORDS[s]) for s in STATUSES],
+            "status_words": STATUS_WORDS,
+            "shown": shown,
+        }
 
     return render(request, "instructor.html.j2", who, await run_in_threadpool(context))
+
+
+async def class_csv(request: Request) -> Response:
+    """The instructor page's class list of one assignment, as CSV (for a spreadsheet)."""
+    from ..exports.csv_writer import csv_text
+
+    service = service_of(request)
+    who = await signed_in(request)
+    _instructors_only(who)
+    assignment = service.assignment(request.path_params["assignment"])
+
+    def table() -> str:
+        rows = class_list(service.queue, assignment, _roster(service))
+        head = ["student", "status", "attempts", "score", "max_score", "late_factor"]
+        head += ["extended_to", "overridden", "on_roster", "counted_submission"]
+        return csv_text(
+            [head]
+            + [
+                [
+                    r.student,
+                    r.status,
+                    r.attempts,
+                    r.record.score if r.record else "",
+                    r.record.max_score if r.record else "",
+                    r.late_factor if r.late_factor is not None else "",
+                    r.extended_to.isoformat() if r.extended_to else "",
+                    "yes" if r.overridden else "",
+                    {True: "yes", False: "no", None: ""}[r.on_roster],
+                    r.record.counted_id or "" if r.record else "",
+                ]
+                for r in rows
+            ]
+        )
+
+    name = f"{assignment.id}-class.csv"
+    return Response(
+        await run_in_threadpool(table),
+        media_type="text/csv; charset=utf-8",
+        headers={"Content-Disposition": f'attachment; filename="{name}"'},
+    )
+
+
+def _roster(service: Service) -> Roster | None:
+    """The course's roster.csv, if it has one that reads (a broken one: the list without it)."""
+    try:
+        return find_roster(service.loaded.root)
+    except UsageError:
+        return None
 
 
 async def report_page(request: Request) -> Response:

@@ -40,6 +40,7 @@ class Record:
     status: SubmissionStatus
     attempts: int  # attempts handed in to the service (failed ones left out)
     counted_id: int | None  # the attempt it is; None for a grade from `graders autograde`
+    late_factor: float = 1.0  # the late policy's factor on its points
 
 
 def shown_to(queue: Queue, who: Identity, assignment: Assignment) -> Shown:
@@ -111,6 +112,7 @@ def records(queue: Queue, assignment: str) -> list[Record]:
             s.status,
             counts.get(s.student, 0),
             _counted(keys.get(s.student)),
+            s.late_factor,
         )
         for s in results.students()
         if s.student not in dropped

@@ -431,7 +431,7 @@ def test_everything_is_said_in_the_notebooks_language(fake: FakeService, tmp_pat
     feedback = submit_notebook(path, ask=Asked(), last_run=5, warn=warnings.append)
     assert fake.requests[0].headers["Accept-Language"] == "zh"  # the service's words too
     assert feedback.text().splitlines()[:3] == [
-        "ps1 的第 7 次提交：5 / 6 分。",
+        "ps1 的提交 7：5 / 6 分。",  # the service's id: not a count of hers
         "这次提交是你的计入成绩。",
         "你还有 2 次提交机会。",
     ]

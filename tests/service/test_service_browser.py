@@ -91,7 +91,7 @@ def test_a_learner_signs_in_uploads_and_reads_the_feedback(
     accessible(page, "feedback")
     page.get_by_role("link", name="Back to clone(), detach(), clone().detach()").click()
     assert page.get_by_text("You have 4 attempts left.").is_visible()
-    assert page.get_by_role("heading", name="Latest feedback (submission 1)").is_visible()
+    assert page.get_by_role("heading", name="Latest feedback (attempt 1)").is_visible()
     accessible(page, "assignment-graded")
     page.get_by_role("button", name="Sign out").click()
     page.wait_for_url(f"{server.url}/sign-in")
