@@ -5,7 +5,7 @@ PY     := $(VENV)/bin/python
 # pip fetch a multi-GB CUDA build. numpy stops `import torch` warning into every capture.
 TORCH  := torch==2.13.0
 
-.PHONY: install demo check test lint docs validate bench bench-scale bench-serve messages clean
+.PHONY: install demo check test lint docs cli-reference validate bench bench-scale bench-serve messages clean
 
 install: $(VENV)/.installed
 
@@ -37,6 +37,10 @@ lint: install
 	$(VENV)/bin/ruff check graders tests benchmarks
 	$(VENV)/bin/ruff format --check graders tests benchmarks
 	$(VENV)/bin/mypy
+
+# docs/reference/cli.md from the commands' own --help (committed; the suite checks it is fresh).
+cli-reference: install
+	$(PY) docs/cli_reference.py
 
 # The documentation site (mkdocs.yml, docs/) into site/, warnings as errors; the suite builds
 # it too (tests/test_docs.py), so `make test` fails on a broken link or a missing page.

@@ -75,3 +75,13 @@ def test_every_link_of_the_readme_leads_somewhere() -> None:
         t for t in local if "#" in t and t.split("#")[1] not in anchors(REPO / t.split("#")[0])
     ]
     assert broken == []
+
+
+def test_the_cli_reference_is_what_the_commands_say_today() -> None:
+    """docs/reference/cli.md is committed Markdown (readable in the repository): generated
+    from the commands' --help by `make cli-reference`, and kept fresh by this test."""
+    import runpy
+
+    generator = runpy.run_path(str(REPO / "docs" / "cli_reference.py"))
+    committed = (REPO / "docs" / "reference" / "cli.md").read_text(encoding="utf-8")
+    assert committed == generator["page"](), "docs/reference/cli.md is stale: make cli-reference"
