@@ -98,19 +98,22 @@ class Feedback:
     def text(self) -> str:
         with speaking(self.language):
             lines = self.lines()
+            shared = self._shared()
             for item in self.review:
                 lines.append(f"  - {item.label}: {item.verdict()}")
-                lines += [f"    {line}" for line in _details(item)]
-            return "\n".join(lines)
+                lines += [f"    {line}" for line in _details(item, shared)]
+            return "\n".join([*lines, *shared])
 
     def html(self) -> str:
         """A small block of HTML (everything escaped; no script, no outside style)."""
         with speaking(self.language):
             head = "".join(f"<p>{html.escape(line)}</p>" for line in self.lines())
-            items = "".join(_item_html(item) for item in self.review)
+            shared = self._shared()
+            items = "".join(_item_html(item, shared) for item in self.review)
             listed = f"<ul>{items}</ul>" if items else ""
+            tail = "".join(f"<p>{html.escape(line)}</p>" for line in shared)
             lang = html.escape(self.language)
-            return f'<div class="graders-feedback" lang="{lang}">{head}{listed}</div>'
+            return f'<div class="graders-feedback" lang="{lang}">{head}{listed}{tail}</div>'
 
     def _repr_html_(self) -> str:  # IPython's rich display of a value
         return self.html()
@@ -144,6 +147,21 @@ class Feedback:
             )
             lines.append(left.format(n=self.attempts_left))
         return lines
+
+    def _shared(self) -> list[str]:
+        """The lines every reviewed question's feedback ends with ("The explanation of this
+        question comes with the expected answer."), in any language: said once, after the
+        list, not once per question."""
+        if len(self.review) < 2:
+            return []
+        feedbacks = [item.feedback.splitlines() for item in self.review]
+        shared: list[str] = []
+        while all(len(f) > len(shared) for f in feedbacks):
+            line = feedbacks[0][-1 - len(shared)]
+            if not line.strip() or any(f[-1 - len(shared)] != line for f in feedbacks):
+                break
+            shared.insert(0, line)
+        return shared
 
     def _review_head(self) -> list[str]:
         if self.review:
@@ -181,15 +199,19 @@ def _label(ident: str, labels: Mapping[str, str]) -> str:
     return f"{labels[exercise]} ({check})" if exercise in labels and check else ident
 
 
-def _details(item: Review) -> list[str]:
+def _details(item: Review, shared: list[str] = []) -> list[str]:  # noqa: B006 - read only
     lines = item.feedback.splitlines()
+    if shared:
+        lines = lines[: len(lines) - len(shared)]
+        while lines and not lines[-1].strip():
+            lines.pop()
     if item.expected is not None:
         lines.append(_("Expected: {expected}").format(expected=item.expected))
     return lines
 
 
-def _item_html(item: Review) -> str:
-    details = "".join(f"<br>{html.escape(line)}" for line in _details(item))
+def _item_html(item: Review, shared: list[str]) -> str:
+    details = "".join(f"<br>{html.escape(line)}" for line in _details(item, shared))
     return (
         f"<li><strong>{html.escape(item.label)}</strong>: {html.escape(item.verdict())}"
         f"{details}</li>"

@@ -95,6 +95,22 @@ def test_a_learner_submits_and_reads_the_feedback(fake: FakeService, tmp_path: P
     assert len(asked.prompts) == 1 and fake.url in asked.prompts[0]
 
 
+def test_what_every_missed_question_says_is_said_once(fake: FakeService, tmp_path: Path) -> None:
+    later = "The explanation of this question comes with the expected answer."
+    wrong = {"status": "wrong", "points": 0, "max_points": 1, "answer": "True"}
+    questions = [
+        {"id": "clone-basics/shares", **wrong, "feedback": f"clone() copies the data.\n\n{later}"},
+        {"id": "clone-basics/flag", **wrong, "feedback": later},
+        {"id": "detach-basics/flag", "status": "correct", "points": 4, "max_points": 4},
+    ]
+    graded_service(fake, questions=questions, score=4.0)
+    feedback = submit_notebook(released_notebook(tmp_path, service=fake.url), ask=Asked())
+    text = feedback.text()
+    assert text.count(later) == 1 and text.endswith(later), text
+    assert "    clone() copies the data.\n  - Question 1.2" in text
+    assert feedback.html().count(later) == 1
+
+
 def test_the_number_a_learner_reads_is_their_own_attempts(
     fake: FakeService, tmp_path: Path
 ) -> None:
