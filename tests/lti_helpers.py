@@ -77,8 +77,9 @@ class Tool:
             )
 
 
-def register(tool: Tool, lms: Platform) -> None:
-    """`graders lti add-platform` for ``lms`` (the library call the command makes)."""
+def register(tool: Tool, lms: Platform, contexts: tuple[str, ...] = ()) -> None:
+    """`graders lti add-platform` for ``lms`` (the library call the command makes), bound to
+    ``contexts`` (its ``--context``) if given."""
     Platforms(tool.service.engine, tool.service.course.id).add(
         Registration(
             lms.issuer,
@@ -87,6 +88,7 @@ def register(tool: Tool, lms: Platform) -> None:
             f"{lms.url}/auth?realm=test",
             f"{lms.url}/token",
             f"{lms.url}/jwks",
+            contexts=contexts,
         )
     )
 

@@ -34,7 +34,7 @@ import hmac
 import secrets
 from collections.abc import Awaitable, Callable, Mapping
 from dataclasses import dataclass, field
-from urllib.parse import parse_qsl, urlsplit
+from urllib.parse import parse_qsl
 
 from python_multipart.multipart import MultipartParser, parse_options_header
 from starlette.requests import Request
@@ -42,6 +42,7 @@ from starlette.responses import Response
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from ..i18n import N_
+from ..outbound import origin
 from .identity import SESSION_COOKIE
 from .refusals import Refusal, Refused
 from .state import BEARER_CHALLENGE, BEARER_NEEDED
@@ -133,7 +134,7 @@ class FormGate:
         sent = request.headers.get("origin")
         if sent is None:  # not a browser that says (a script): the token decides
             return None
-        own = {_origin(str(request.base_url)), *map(_origin, self.origins())}
+        own = {origin(str(request.base_url)), *map(origin, self.origins())}
         return None if sent.lower() in own else Refusal(ELSEWHERE)
 
 
@@ -146,11 +147,6 @@ ELSEWHERE = N_(
 
 def _bearer(request: Request) -> bool:
     return request.headers.get("authorization", "").lower().startswith("bearer ")
-
-
-def _origin(url: str) -> str:
-    parts = urlsplit(url)
-    return f"{parts.scheme}://{parts.netloc}".lower()
 
 
 async def _token_sent(request: Request, receive: Receive) -> tuple[str | None, Receive]:

@@ -29,13 +29,13 @@ from starlette.routing import Route
 
 from ...gradebook.service_tables import HANDOFF
 from ...i18n import N_
+from ...outbound import origin
 from ..gate import Exemptions
 from ..identity import SESSION_COOKIE, SESSION_HOURS, Identity, SessionCookie, identify
 from ..refusals import Refusal, Refused
 from ..state import LANGUAGE_COOKIE, Service, service_of
 from . import deep_linking
 from .messages import DEEP_LINKING, NOT_THE_TOOL, of_tool
-from .platforms import origin
 from .tool import LOGIN_GONE, Accepted
 
 LOGIN_FIELDS = ("iss", "login_hint", "target_link_uri")

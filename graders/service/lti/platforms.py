@@ -26,7 +26,7 @@ from sqlalchemy.engine import Connection, Engine
 
 from ...errors import UsageError
 from ...gradebook.lti_tables import LtiContextRow, LtiDeploymentRow, LtiPlatformRow
-from ...outbound import Limits, OutboundError, fetch
+from ...outbound import Limits, OutboundError, fetch, origin
 
 REFETCH_S = 5.0
 HTTP_TIMEOUT_S = 10.0  # one call to a platform, in all (``graders.outbound``)
@@ -248,11 +248,6 @@ def _bind(conn: Connection, platform_id: int, deployment_id: str, context: str) 
                 bound=True,
             )
         )
-
-
-def origin(url: str) -> str:
-    parts = urlsplit(url)
-    return f"{parts.scheme}://{parts.netloc}"
 
 
 def _origins(reg: Registration) -> tuple[str, ...]:

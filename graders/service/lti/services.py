@@ -41,9 +41,9 @@ from tenacity import (
     wait_exponential_jitter,
 )
 
-from ...outbound import Limits, OutboundError, fetch
+from ...outbound import Limits, OutboundError, fetch, origin
 from .keys import ToolKeys
-from .platforms import ANSWER_BYTES, HTTP_TIMEOUT_S, Platform, origin
+from .platforms import ANSWER_BYTES, HTTP_TIMEOUT_S, Platform
 
 ASSERTION = "urn:ietf:params:oauth:client-assertion-type:jwt-bearer"
 ATTEMPTS = 5

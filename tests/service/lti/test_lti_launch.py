@@ -13,7 +13,7 @@ from typing import Any
 
 import pytest
 from joserfc.jwk import RSAKey
-from lti_helpers import INSTRUCTOR_ROLE, launch, start, tool_and_lms
+from lti_helpers import INSTRUCTOR_ROLE, launch, register, start, tool_and_lms
 from lti_platform import LTI, Platform, User
 
 pytestmark = pytest.mark.server  # the test LMS and the tool: uvicorn on loopback
@@ -322,20 +322,8 @@ def test_an_lms_role_counts_only_in_the_lms_course_the_course_is_bound_to(
 
 
 def test_an_lms_course_bound_by_hand_is_the_only_one_whose_teachers_teach(tmp_path: Path) -> None:
-    from graders.service.lti.platforms import Platforms, Registration
-
     with tool_and_lms(tmp_path) as (tool, lms):
-        Platforms(tool.service.engine, tool.service.course.id).add(
-            Registration(
-                lms.issuer,
-                lms.client_id,
-                "deployment-1",
-                f"{lms.url}/auth?realm=test",
-                f"{lms.url}/token",
-                f"{lms.url}/jwks",
-                contexts=("course-202",),
-            )
-        )
+        register(tool, lms, contexts=("course-202",))
         first = tool.browser()
         launch(first, lms, "ida", None)  # from course-101: not the bound one, first or not
         assert not _instructor(first)
