@@ -11,7 +11,6 @@ record. The page (``/instructor``) and its CSV (``/assignments/{a}/class.csv``) 
 
 from __future__ import annotations
 
-from collections.abc import Iterable
 from dataclasses import dataclass
 from datetime import datetime
 
@@ -19,7 +18,7 @@ from sqlalchemy import select
 
 from ..course.model import Assignment
 from ..gradebook.adjustments import dropped_students, due_dates, students_overrides
-from ..gradebook.service_tables import LEARNER, CredentialRow
+from ..gradebook.service_tables import LEARNER, AttemptRow, CredentialRow
 from ..i18n import N_
 from ..intake.roster import Roster
 from .queue import Queue
@@ -63,8 +62,17 @@ def class_list(queue: Queue, assignment: Assignment, roster: Roster | None) -> l
             .where(CredentialRow.course == queue.course, CredentialRow.role == LEARNER)
             .distinct()
         ).scalars()
+        handed_in = conn.execute(
+            select(AttemptRow.student)
+            .where(
+                AttemptRow.course == queue.course,
+                AttemptRow.assignment == assignment.id,
+                AttemptRow.counts.is_(True),
+            )
+            .distinct()
+        ).scalars()
         listed = set(roster.students) if roster is not None else set()
-        everyone = sorted({*listed, *tokens, *graded, *dropped, *_handed_in(queue, assignment)})
+        everyone = sorted({*listed, *tokens, *graded, *dropped, *handed_in})
         overrides = students_overrides(conn, queue.course, assignment.id, everyone, queue.renamed)
     rows = []
     for student in everyone:
@@ -90,7 +98,3 @@ def _status(dropped: bool, record: Record | None, factor: float | None) -> str:
     if record is None or record.status.value == "missing":
         return NOT_HANDED_IN
     return LATE if factor is not None and factor < 1 else ON_TIME
-
-
-def _handed_in(queue: Queue, assignment: Assignment) -> Iterable[str]:
-    return {a.student for a in queue.all_attempts(assignment.id) if a.counts}
