@@ -26,7 +26,7 @@ import math
 import os
 import sys
 import time
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from datetime import datetime, timedelta
 from pathlib import Path
@@ -68,11 +68,14 @@ def submit(
     service: str | None = None,
     lang: str | None = None,
     timeout_s: float = DEFAULT_TIMEOUT_S,
+    anyway: bool = False,
 ) -> None:
     """Hand in ``path``, or the notebook this kernel runs, and show the service's feedback.
 
     In a notebook the feedback is HTML in the cell's output; a problem is one sentence
-    (on stderr), so the learner reads what to do rather than a traceback.
+    (on stderr), so the learner reads what to do rather than a traceback. A notebook whose
+    saved file is not what the kernel ran is not handed in (no attempt spent) unless
+    ``anyway`` says to hand in the saved file as it is.
     """
     shell = running_shell()
     in_kernel = shell is not None and hasattr(shell, "kernel")
@@ -84,7 +87,8 @@ def submit(
             service=service,
             lang=lang,
             timeout_s=timeout_s,
-            last_run=_last_run(shell) if in_kernel else None,
+            ran=_inputs(shell) if in_kernel else None,
+            anyway=anyway,
             warn=_say,
         )
     except GraderError as exc:
@@ -104,18 +108,21 @@ def submit_notebook(
     service: str | None = None,
     lang: str | None = None,
     timeout_s: float = DEFAULT_TIMEOUT_S,
-    last_run: int | None = None,
+    ran: Sequence[str] | None = None,
+    anyway: bool = False,
     warn: Callable[[str], None] = lambda _text: None,
     ask: Callable[[str], str] = ask_hidden,
     store: TokenStore | None = None,
 ) -> Feedback:
     """Hand in the notebook saved at ``path`` and wait for its feedback (the module's steps).
 
-    ``last_run``: the execution count of the cell the kernel ran last, when run in one;
-    ``warn`` says what does not stop the submission; ``ask`` asks for a token (hidden).
-    Raises ``SubmitError`` or ``SubmissionError``, one sentence in the notebook's language.
+    ``ran``: what the kernel ran, by execution count (``ran[n]`` is cell ``n``; the last is
+    the cell submitting), when run in one: a saved file that is not what it ran is not handed
+    in, unless ``anyway``. ``warn`` says what does not stop the submission; ``ask`` asks for
+    a token (hidden). Raises ``SubmitError`` or ``SubmissionError``, one sentence in the
+    notebook's language.
     """
-    ready = _prepared(path, assignment, service, lang, last_run, warn)
+    ready = _prepared(path, assignment, service, lang, (ran, anyway), warn)
     with speaking(ready.language):
         return _hand_in(ready, timeout_s, ask, store or TokenStore())
 
@@ -125,20 +132,26 @@ def _prepared(
     assignment: str | None,
     service: str | None,
     lang: str | None,
-    last_run: int | None,
+    kernel: tuple[Sequence[str] | None, bool],
     warn: Callable[[str], None],
 ) -> _Ready:
     report = check_notebook(path, assignment, lang)
     data = path.read_bytes()
     meta = _notebook_meta(data)
+    ran, anyway = kernel
     with speaking(report.language):
-        if last_run is not None and not _saved_after(data, last_run):
-            warn(
-                _(
-                    "Save the notebook first (File > Save, or Ctrl+S): {name} on disk is older "
-                    "than the cell you ran last, and only the saved file is handed in."
-                ).format(name=path.name)
+        unsaved = _ran_not_saved(data, ran) if ran is not None else []
+        if unsaved and not anyway:
+            text = _(
+                "Nothing was submitted: {name} on disk is not what you ran ({count} of the cells "
+                "you ran since it was saved are not in it), and only the saved file is handed "
+                "in. Save the notebook (File > Save, or Ctrl+S) and submit again; to hand in "
+                "the saved file as it is, submit(anyway=True)."
             )
+            raise SubmitError(text.format(name=path.name, count=len(unsaved)))
+        if unsaved:
+            text = _("Handing in {name} as it was saved, not as you ran it.")
+            warn(text.format(name=path.name))
         if not report.ok:
             nothing = _(
                 "Nothing was submitted: fix the answers the grader cannot read, save the "
@@ -337,23 +350,40 @@ def _notebook_meta(data: bytes) -> dict[str, Any]:
     return found if isinstance(found, dict) else {}
 
 
-def _saved_after(data: bytes, last_run: int) -> bool:
-    """Was the file saved after the kernel ran cell ``last_run``? Jupyter writes each code
-    cell's execution count into the file when it saves, so a file saved since holds that
-    count; before any cell ran (``last_run`` 0) there is nothing to save."""
-    if last_run < 1:
-        return True
+def _ran_not_saved(data: bytes, ran: Sequence[str]) -> list[str]:
+    """What the kernel ran since the file was last saved that the file does not hold.
+
+    Jupyter writes each code cell's execution count into the file when it saves, so the
+    largest count in the file is the last cell run before that save; every cell the kernel
+    ran after it (but the one submitting, ``ran[-1]``) is compared with the file's code
+    cells. Running cells again unchanged (Run All) finds nothing; running an edit without
+    saving finds the edit. A kernel restarted since the save starts its counts again: only
+    the cells past the file's largest count are compared then."""
     cells = json.loads(data.decode("utf-8-sig")).get("cells", [])
-    return any(isinstance(c, dict) and c.get("execution_count") == last_run for c in cells)
+    code = [c for c in cells if isinstance(c, dict) and c.get("cell_type") == "code"]
+    saved = {_as_run(c.get("source", "")) for c in code}
+    counts = [c.get("execution_count") for c in code]
+    last_saved = max((n for n in counts if isinstance(n, int)), default=0)
+    since = ran[last_saved + 1 : len(ran) - 1]
+    return [s for s in since if s.strip() and _as_run(s) not in saved]
 
 
-def _last_run(shell: Any) -> int:
-    """The execution count of the cell the kernel ran before this one. IPython stores a
-    cell's input before running it (``In[n]`` is cell ``n``, ``In[0]`` blank), so while
-    ``submit`` runs, its own cell is the last input; ``execution_count`` is no guide, as
-    IPython 9 moves it on before a cell runs and IPython 8 after."""
-    inputs = getattr(getattr(shell, "history_manager", None), "input_hist_parsed", None)
-    return max(0, len(inputs) - 2) if isinstance(inputs, list) else 0
+def _as_run(source: Any) -> str:
+    """A cell's source as a kernel's input compares with it (nbformat may keep it as lines)."""
+    text = "".join(source) if isinstance(source, list) else str(source)
+    return "\n".join(line.rstrip() for line in text.strip().splitlines())
+
+
+def _inputs(shell: Any) -> list[str]:
+    """What the kernel ran, by execution count: IPython stores a cell's input before it
+    runs (``In[n]`` is cell ``n``, ``In[0]`` blank), so while ``submit`` runs, its own cell
+    is the last; the raw text (as typed, magics and all) is what the file holds."""
+    history = getattr(shell, "history_manager", None)
+    for name in ("input_hist_raw", "input_hist_parsed"):
+        inputs = getattr(history, name, None)
+        if isinstance(inputs, list):
+            return [str(i) for i in inputs]
+    return []
 
 
 def _say(text: str) -> None:

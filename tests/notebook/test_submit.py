@@ -418,40 +418,61 @@ def test_a_notebook_of_another_assignment_is_caught_before_upload(
     assert fake.requests == []
 
 
+SUBMIT_CELL = "import graders\ngraders.submit()"
+
+
 @pytest.mark.parametrize(
-    ("cells_run", "last_run", "warned"),
+    ("counts", "ran", "stopped"),
     [
-        pytest.param([1, 2, 3], 3, False, id="saved-after-the-last-cell-ran"),
-        pytest.param([1, 2], 3, True, id="a-cell-ran-since-the-save"),
-        pytest.param([], 0, False, id="nothing-ran-before-submit"),
+        # What the file holds for its code cells (answer = True/False/False) once saved.
+        pytest.param([1, 2, 3], ["answer = False", "answer = True", "answer = False"], False,
+                     id="saved-after-the-last-cell-ran"),
+        pytest.param([1, 2, 3], ["answer = False", "answer = True", "answer = False",
+                                 "answer = False", "answer = True"], False,
+                     id="run-again-unchanged-since-the-save"),
+        pytest.param([1, 2], ["answer = False", "answer = True", "answer = 'no'"], True,
+                     id="an-edit-ran-since-the-save"),
+        pytest.param([], [], False, id="nothing-ran-before-submit"),
     ],
-)
-def test_save_first_when_the_file_is_older_than_the_last_cell_run(
-    fake: FakeService, tmp_path: Path, cells_run: list[int], last_run: int, warned: bool
+)  # fmt: skip
+def test_an_unsaved_notebook_spends_no_attempt(
+    fake: FakeService, tmp_path: Path, counts: list[int], ran: list[str], stopped: bool
 ) -> None:
+    """Only the saved file is handed in: when the kernel ran cells the file does not hold,
+    nothing is sent (no attempt spent) and the learner is told to save, or to say anyway."""
     graded_service(fake)
-    path = run_and_saved(released_notebook(tmp_path, service=fake.url), cells_run)
+    path = run_and_saved(released_notebook(tmp_path, service=fake.url), counts)
+    inputs = ["", *ran, SUBMIT_CELL]
     warnings: list[str] = []
-    submit_notebook(path, ask=Asked(), last_run=last_run, warn=warnings.append)
-    save_first = (
-        "Save the notebook first (File > Save, or Ctrl+S): ps1.ipynb on disk is older than the "
-        "cell you ran last, and only the saved file is handed in."
-    )
-    assert warnings == ([save_first] if warned else [])
+    if stopped:
+        with pytest.raises(SubmitError) as refused:
+            submit_notebook(path, ask=Asked(), ran=inputs, warn=warnings.append)
+        assert str(refused.value).startswith(
+            "Nothing was submitted: ps1.ipynb on disk is not what you ran (1 of the cells you "
+            "ran since it was saved are not in it)"
+        )
+        assert str(refused.value).endswith("submit(anyway=True).") and fake.requests == []
+        submit_notebook(path, ask=Asked(), ran=inputs, anyway=True, warn=warnings.append)
+        assert warnings == ["Handing in ps1.ipynb as it was saved, not as you ran it."]
+    else:
+        submit_notebook(path, ask=Asked(), ran=inputs, warn=warnings.append)
+        assert warnings == []
+    assert len(fake.requests) == 2  # handed in once: the upload and its poll
 
 
 def test_everything_is_said_in_the_notebooks_language(fake: FakeService, tmp_path: Path) -> None:
     path = released_notebook(tmp_path, service=fake.url, language="zh")
     graded_service(fake)
-    warnings: list[str] = []
-    feedback = submit_notebook(path, ask=Asked(), last_run=5, warn=warnings.append)
+    with pytest.raises(SubmitError) as unsaved:
+        submit_notebook(path, ask=Asked(), ran=["", "answer = 1", SUBMIT_CELL])
+    assert str(unsaved.value).startswith("没有提交任何内容")
+    feedback = submit_notebook(path, ask=Asked())
     assert fake.requests[0].headers["Accept-Language"] == "zh"  # the service's words too
     assert feedback.text().splitlines()[:3] == [
         "ps1 的提交 7：5 / 6 分。",  # the service's id: not a count of hers
         "这次提交是你的计入成绩。",
         "你还有 2 次提交机会。",
     ]
-    assert warnings[0].startswith("请先保存笔记本")
     fake.answer("POST", 404, {"error": "…", "status": 404})
     with pytest.raises(SubmitError) as refused:
         submit_notebook(path, ask=Asked())
@@ -508,30 +529,42 @@ class Kernel:
 
 
 @pytest.mark.parametrize(
-    ("counts", "warned"),
-    [pytest.param([1], False, id="saved-after-cell-1"), pytest.param([], True, id="unsaved")],
+    ("counts", "ran", "stopped"),
+    [
+        pytest.param([1], "answer = False", False, id="saved-after-cell-1"),
+        pytest.param([], "answer = None", True, id="an-edit-unsaved"),
+    ],
 )
-def test_in_a_kernel_the_feedback_is_rich_output_and_unsaved_work_is_said(
+def test_in_a_kernel_the_feedback_is_rich_output_and_unsaved_work_is_stopped(
     fake: FakeService,
     tmp_path: Path,
     monkeypatch: pytest.MonkeyPatch,
     capsys,
     counts: list[int],
-    warned: bool,
+    ran: str,
+    stopped: bool,
 ) -> None:
     from graders.notebook import submit as submit_module
 
     graded_service(fake)
     monkeypatch.setenv("GRADERS_TOKEN", ADA)
     path = run_and_saved(released_notebook(tmp_path, service=fake.url), counts)
-    kernel = Kernel(['answer = "False"', "import graders\ngraders.submit()"])
+    kernel = Kernel([ran, SUBMIT_CELL])
     monkeypatch.setattr(submit_module, "running_shell", lambda: kernel)
     submit(path)
+    said = capsys.readouterr()
+    if stopped:
+        assert kernel.published == [] and fake.requests == []
+        assert said.err.startswith("Nothing was submitted: ps1.ipynb on disk is not what you ran")
+        submit(path, anyway=True)
+        said = capsys.readouterr()
+        assert said.err.startswith("Handing in ps1.ipynb as it was saved")
+    else:
+        assert said.err == ""
     (shown,) = kernel.published
     assert shown["text/plain"].startswith("Submission 7 of ps1: 5 / 6 points.\n")
     assert shown["text/html"].startswith('<div class="graders-feedback" lang="en"><p>Submission 7')
-    said = capsys.readouterr()
-    assert said.out == "" and said.err.startswith("Save the notebook first") is warned
+    assert said.out == ""
 
 
 def test_the_command_prints_the_feedback_and_exits_1_when_nothing_was_graded(
