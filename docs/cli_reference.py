@@ -34,9 +34,9 @@ def page() -> str:
 def _sections(
     command: click.Command, path: list[str], parent: click.Context | None
 ) -> Iterator[str]:
-    ctx = click.Context(
-        command, info_name=path[-1], parent=parent, terminal_width=WIDTH, max_content_width=WIDTH
-    )
+    # As click makes a command's context: with the command's own settings (the -h of --help).
+    settings = {**command.context_settings, "terminal_width": WIDTH, "max_content_width": WIDTH}
+    ctx = click.Context(command, info_name=path[-1], parent=parent, **settings)
     if parent is not None:
         yield f"\n## {' '.join(path)}\n\n```text\n{command.get_help(ctx)}\n```\n"
     if isinstance(command, click.Group):
