@@ -290,6 +290,8 @@ def test_student_table_sorts_and_filters_without_a_server(
     page.fill("form.filters input[type=search]", "late-cutoff")
     late = sum(s["status"] == "late-cutoff" for s in results["students"])
     assert page.locator(f"{table}:not([hidden])").count() == late
+    total = len(results["students"])  # said from the page's translated sentence, not the script's
+    assert page.locator("form.filters output").text_content() == f"{late} of {total} shown"
     page.fill("form.filters input[type=search]", "")
     page.check("form.filters input[type=checkbox]")
     assert (

@@ -55,7 +55,9 @@
         row.hidden = !ok;
         if (ok) { count += 1; }
       });
-      shown.textContent = count + " of " + rows.length + " shown";
+      /* The sentence comes translated from the page (data-template), as every word does. */
+      var template = shown.getAttribute("data-template") || "{count} of {total} shown";
+      shown.textContent = template.replace("{count}", count).replace("{total}", rows.length);
     }
     text.addEventListener("input", apply);
     onlyHelp.addEventListener("change", apply);
