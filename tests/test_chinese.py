@@ -219,3 +219,26 @@ def test_a_chinese_class_report_in_a_browser(term: dict[str, Any], chromium: Any
     assert kpis[:3] == ["已评分", "平均分", "中位数"]
     tab.screenshot(path=str(artifact("report-zh.png")), full_page=True)
     assert artifact("report-zh.png").stat().st_size > 10_000
+
+
+def test_one_release_serves_a_class_of_both_languages_by_the_roster(term: dict[str, Any]) -> None:
+    """The roster's ``language`` column: each learner's notebook in theirs, the release's
+    language for those without one; a language the course lacks is named with its line."""
+    root = term["root"]
+    course = ("--course", str(root))
+    roster = root / "roster-languages.csv"
+    roster.write_text("student,language\nada,zh\nbob,\ncy,en\n", encoding="utf-8")
+    out = root / "release-both"
+    run("release", "ps2", "--roster", str(roster), "--out", str(out), *course)
+    spoken = {
+        who: load_nb(out / "ps2" / who / "ps2.ipynb")["metadata"]["graders"].get("language")
+        for who in ("ada", "bob", "cy")
+    }
+    assert spoken["ada"] == "zh" and spoken["bob"] == spoken["cy"] != "zh"  # the default
+    assert "作业" in json.dumps(load_nb(out / "ps2" / "ada" / "ps2.ipynb"), ensure_ascii=False)
+    roster.write_text("student,language\nada,zh\ndan,fr\n", encoding="utf-8")
+    refused = CliRunner().invoke(
+        main, ["release", "ps2", "--roster", str(roster), "--out", str(out), *course]
+    )
+    assert refused.exit_code == 2
+    assert f"{roster}:3: language 'fr' is not one of the course's: en, zh" in refused.output

@@ -81,8 +81,12 @@ def release(
         # Computing the key also fills the truth cache that nbgrader's test cells read.
         prep = prepare_assignment(session.loaded, assignment, session.ctx)
         shown = session.loaded.in_language(language)  # texts only: answers are literals
+        learners = (
+            _release_per_learner(session.loaded, language, prep, roster, out, service)
+            if roster
+            else []
+        )
         with speaking(language):
-            learners = _release_per_learner(shown, prep, roster, out, service) if roster else []
             if roster is None or nbgrader_root is not None:
                 chosen = get_assignment(shown, assignment)
                 written = write_release(shown, chosen, answer_key(prep), out, service)
@@ -156,12 +160,38 @@ def _warn_if_varied(loaded: LoadedCourse, assignment: str, nbgrader_root: Path |
 
 
 def _release_per_learner(
-    loaded: LoadedCourse, prep: PreparedAssignment, roster: Path, out: Path, service: str | None
+    loaded: LoadedCourse,
+    language: str,
+    prep: PreparedAssignment,
+    roster: Path,
+    out: Path,
+    service: str | None,
 ) -> list[LearnerRelease]:
+    """Each learner's notebooks, in their roster ``language`` where it names one of the
+    course's (else ``language``, the release's)."""
+    from ..errors import UsageError
     from ..grading.learner_release import write_learner_releases
+    from ..i18n import speaking
     from ..intake.roster import load_roster
 
-    written = write_learner_releases(loaded, prep, load_roster(roster).students, out, service)
+    entries = load_roster(roster).entries
+    wrong = [e for e in entries if e.language and e.language not in loaded.course.languages]
+    if wrong:
+        known = ", ".join(loaded.course.languages)
+        raise UsageError(
+            "\n".join(
+                f"{roster}:{e.line}: language {e.language!r} is not one of the course's: {known}"
+                for e in wrong
+            )
+        )
+    by_language: dict[str, list[str]] = {}
+    for e in entries:
+        by_language.setdefault(e.language or language, []).append(e.student)
+    written = []
+    for spoken, students in by_language.items():
+        with speaking(spoken):
+            shown = loaded.in_language(spoken)
+            written += write_learner_releases(shown, prep, students, out, service)
     assignment = prep.assignment.id
     click.echo(f"{len(written)} student notebooks:    {out / assignment}/<student>/")
     click.echo(

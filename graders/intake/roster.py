@@ -1,14 +1,16 @@
 """The class roster: who should hand in an assignment, and how each LMS knows them.
 
     roster.csv   (beside course.yml, or ``--roster FILE``)
-    student,name,email,section,sis_user_id,sis_login_id,lms_id
-    ada,Ada Lovelace,ada@example.org,A1,2001,alovelace,1234
+    student,name,email,section,sis_user_id,sis_login_id,lms_id,language
+    ada,Ada Lovelace,ada@example.org,A1,2001,alovelace,1234,en
 
 ``student`` is graders' id for the student, the name of their submission folder, and
 the only column required; the others may be left out or empty. ``lms_id`` is the LMS's
 own user id (Canvas's "ID"), ``sis_user_id`` and ``sis_login_id`` the institution's ids
 that Canvas shows as "SIS User ID" and "SIS Login ID" (Moodle's "ID number" and
-"username"). The file is read whole and every problem is reported at once as
+"username"). ``language``, when given, is the course language a learner's own notebook
+is released in (``graders release --roster``: one release serves a class of both
+languages). The file is read whole and every problem is reported at once as
 ``roster.csv:LINE:COLUMN: message``.
 """
 
@@ -36,6 +38,7 @@ class RosterEntry:
     sis_user_id: str = ""
     sis_login_id: str = ""
     lms_id: str = ""
+    language: str = ""  # the course language their notebooks speak (empty: the release's)
     line: int = 0  # where the student is in the roster file, for messages
 
 
