@@ -26,7 +26,7 @@ from sqlalchemy.engine import Connection, Engine
 
 from ...errors import UsageError
 from ...gradebook.lti_tables import LtiContextRow, LtiDeploymentRow, LtiPlatformRow
-from ...outbound import Limits, OutboundError, fetch, origin
+from ...outbound import Limits, OutboundError, checked_url, fetch, origin
 
 REFETCH_S = 5.0
 HTTP_TIMEOUT_S = 10.0  # one call to a platform, in all (``graders.outbound``)
@@ -225,9 +225,15 @@ def _platform(row: Any) -> Platform:
 
 
 def _check_url(name: str, url: str) -> None:
+    """An endpoint graders will call: held to the outbound rules when it is registered, not
+    first at a learner's launch (https, except to this machine)."""
     parts = urlsplit(url)
     if parts.scheme not in ("https", "http") or not parts.netloc:
         raise UsageError(f"--{name} must be an http(s) URL, got '{url}'")
+    try:
+        checked_url(url)
+    except OutboundError as exc:
+        raise UsageError(f"--{name}: {exc}") from None
 
 
 def _bind(conn: Connection, platform_id: int, deployment_id: str, context: str) -> None:

@@ -112,6 +112,11 @@ def test_add_platform_tool_config_and_rotate_key(tmp_path: Path) -> None:
         ],
     )
     assert bad.exit_code == 2 and "--jwks-url must be an http(s) URL" in bad.output
+    plain = [*lms.registration()[:-1], "http://lms.example.edu/jwks"]  # not this machine
+    clear = cli.invoke(main, ["lti", "add-platform", *plain, "--course", str(root), "--db", db])
+    assert (
+        clear.exit_code == 2 and "--jwks-url: http://lms.example.edu/jwks: refused" in clear.output
+    )
     config = cli.invoke(
         main,
         ["lti", "tool-config", "--base-url", "https://tool.example.edu", "--course", str(root)],
