@@ -123,7 +123,9 @@ class FormGate:
             return problem, receive
         key = form_key(request.cookies)
         sent, replay = await _token_sent(request, receive)
-        if not key or sent is None or not hmac.compare_digest(sent, form_token(key)):
+        # As bytes: a token sent with a character outside ASCII is wrong, not an error.
+        expected = form_token(key).encode()
+        if not key or sent is None or not hmac.compare_digest(sent.encode(), expected):
             return Refusal(EXPIRED), replay
         return None, replay
 

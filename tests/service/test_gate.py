@@ -55,6 +55,7 @@ def test_a_route_added_later_is_behind_the_gate(served: Any) -> None:
     assert multipart.status_code == 200 and "'csrf'" in multipart.text
     ada = tokens(service, "ada")["ada"]
     assert client.post("/added", data={"what": "x"}, headers=bearer(ada)).status_code == 200
+    assert client.post("/added", data={"csrf": "é" * 64}).status_code == 403  # not a 500
 
 
 def test_another_sites_page_is_refused_even_with_the_token(served: Any) -> None:
