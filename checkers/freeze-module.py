@@ -8,7 +8,11 @@ on a model whose parameters already hold gradients from an earlier backward pass
 parameters are in the loss's graph (their gradients computed at all), whether they are
 still A's and bit-identical, whether their ``.grad`` is None, and B's parameters after the
 first step. A fifth set-up has a BatchNorm inside A: its running statistics must stay
-fixed while the model trains (``A.eval()``; the loop does not call ``model.train()``).
+fixed while the model trains (``A.eval()``; the loop does not call ``model.train()``), and
+A, as the training loop runs it, must compute on a probe batch what it computed in
+evaluation mode before the freeze: a BatchNorm told to stop tracking its statistics
+(``track_running_stats = False``) keeps its buffers unchanged but, in training mode,
+normalises with each batch's own statistics, so the "frozen" module computes something else.
 
 A hook that zeroes or drops A's gradients is not a freeze: the gradients are still
 computed, and a zero gradient is not None, so weight decay and momentum move A.
@@ -37,6 +41,7 @@ class Setup(Schema):
     a_unchanged: Flags | None = None
     a_grads_none: Flags | None = None
     stats_unchanged: Flags | None = None
+    computes_as_before: bool | None = None
     b_after_first_step: list[Described] | None = None
 
 
@@ -57,6 +62,8 @@ def _train(fn: Any, seed: int, setup: str, M: Any) -> dict[str, Any]:
         M.backward(_loss(model, X, Y))
     a_params, b_params, a_buffers = M.parameters(A), M.parameters(model[1]), M.buffers(A)
     a_bits, stats = [M.bits(p) for p in a_params], [M.bits(b) for b in a_buffers]
+    probe = M.randn(5, 4, generator=M.generator(seed + 1))
+    before = _output(A, probe, M, evaluate=True)
     called = M.call(fn, A)
     if called.raised:
         return {"raised": called.raised.to_json()}
@@ -73,7 +80,25 @@ def _train(fn: Any, seed: int, setup: str, M: Any) -> dict[str, Any]:
     record["a_unchanged"] = [M.bits(p) == bits for p, bits in zip(a_params, a_bits)]
     record["a_grads_none"] = [M.grad(p) is None for p in a_params]
     record["stats_unchanged"] = [M.bits(b) == bits for b, bits in zip(a_buffers, stats)]
+    now = M.call(_output, A, probe, M, evaluate=False)
+    if now.raised:
+        return {"raised": now.raised.to_json()}
+    record["computes_as_before"] = now.value == before
     return record
+
+
+def _output(A: Any, probe: Any, M: Any, evaluate: bool) -> bytes:
+    """A's output on ``probe``, without a gradient: in evaluation mode (A's modes restored
+    after) or in the modes A is in."""
+    modes = [(m, M.training(m)) for m in A.modules()]
+    if evaluate:
+        A.eval()
+    try:
+        with M.no_grad():
+            return M.bits(A(probe))
+    finally:
+        for m, mode in modes:
+            m.training = mode
 
 
 def _model(seed: int, batchnorm: bool, M: Any) -> tuple[Any, Any, Any, Any]:
@@ -164,6 +189,12 @@ def _no_grads(record: dict[str, Any], setup: str) -> Verdict:
 
 
 def _stats(record: dict[str, Any]) -> Verdict:
+    # Parameters that moved change the outputs too: that is frozen-sgd's failure, not this one.
+    if record.get("computes_as_before") is False and all(bools(record, "a_unchanged")):
+        return fail(f"As the model trains, the frozen module does not compute what it computed before {CALL}: a "
+                    "BatchNorm that stops tracking its running statistics (`track_running_stats = False`) normalises "
+                    "with each batch's own statistics instead. Keep the statistics, fixed, and use them: "
+                    "`module.eval()`.")
     unchanged = bools(record, "stats_unchanged")
     if not all(unchanged):
         return fail(f"A BatchNorm inside the frozen module updated {unchanged.count(False)} of its {len(unchanged)} running "

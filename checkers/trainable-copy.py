@@ -2,11 +2,16 @@
 
 Inputs cover what breaks half-right answers: a non-leaf (computed from a tensor that
 requires grad, so a recorded ``clone()`` stays in its graph), a leaf that requires grad, a
-view into a larger tensor, and a tensor that requires no grad. Per input, the child measures
+view into a larger tensor, a tensor that requires no grad, and a float64 tensor (a copy
+keeps the dtype). Per input, the child measures
 the returned value and its flags, whether it shares the input's storage, whether an update
 of it under ``no_grad`` (what an optimizer does) shows in ``t``, and, after a backward from
 it with a known upstream gradient, its own ``.grad`` and whether any gradient reached ``t``
-or the leaf ``t`` was computed from.
+or the leaf ``t`` was computed from. An update that raises (an inference tensor, made
+under ``inference_mode``, cannot be updated outside it) is a copy no optimizer can train,
+not a copy that leaks. Last, two calls on inputs of one shape: a function that copies into
+one buffer each time returns tensors that share memory, and the second call overwrites
+the first copy.
 """
 
 from __future__ import annotations
@@ -25,6 +30,7 @@ CASES = (
     ("leaf", "a leaf that requires grad"),
     ("view", "a view into a larger tensor"),
     ("plain", "a tensor that requires no grad"),
+    ("float64", "a float64 tensor"),
 )
 
 
@@ -34,6 +40,7 @@ class Case(Schema):
     input_changed: bool | None = None
     shares_storage: bool | None = None
     update_leaks: bool | None = None
+    update_raised: RaisedRecord | None = None
     backward_raised: RaisedRecord | None = None
     own_grad_right: bool | None = None
     reached_t: bool | None = None
@@ -41,6 +48,7 @@ class Case(Schema):
 
 class Observations(Schema):
     cases: list[Case]
+    calls_share: bool | None = None  # two calls returned tensors over one memory
 
 
 def observe(fn: Any, seed: int) -> dict[str, Any]:
@@ -48,15 +56,33 @@ def observe(fn: Any, seed: int) -> dict[str, Any]:
     from graders.checker import measure as M
 
     g = M.generator(seed)
-    return {"cases": [_measure(fn, t, sources, M, g) for t, sources in _inputs(g, M)]}
+    cases = [_measure(fn, t, sources, M, g) for t, sources in _inputs(g, M)]
+    return {"cases": cases, "calls_share": _calls_share(fn, g, M)}
 
 
 def _inputs(g: Any, M: Any) -> list[tuple[Any, tuple[Any, ...]]]:
     """Each input ``t``, and the leaves a gradient through ``t`` would reach."""
+    import torch
+
     weights = M.randn(3, generator=g, requires_grad=True)
     leaf = M.randn(2, 3, generator=g, requires_grad=True)
     base = M.randn(4, 5, generator=g)
-    return [(weights * 2, (weights,)), (leaf, (leaf,)), (base[1:3, 2:], ()), (M.randn(4, generator=g), ())]
+    wide = M.randn(3, generator=g, dtype=torch.float64, requires_grad=True)
+    return [(weights * 2, (weights,)), (leaf, (leaf,)), (base[1:3, 2:], ()), (M.randn(4, generator=g), ()),
+            (wide * 3, (wide,))]
+
+
+def _calls_share(fn: Any, g: Any, M: Any) -> bool | None:
+    """Two calls on inputs of one shape: do the results share memory, or did the second
+    call change the first result? None when a call did not give a tensor."""
+    first = M.call(fn, M.randn(2, 2, generator=g))
+    if first.raised or M.kind_of(first.value) != "tensor":
+        return None
+    seen = M.bits(first.value)
+    second = M.call(fn, M.randn(2, 2, generator=g))
+    if second.raised or M.kind_of(second.value) != "tensor":
+        return None
+    return bool(M.storage_ptr(first.value) == M.storage_ptr(second.value) or M.bits(first.value) != seen)
 
 
 def _measure(fn: Any, t: Any, sources: tuple[Any, ...], M: Any, g: Any) -> dict[str, Any]:
@@ -90,7 +116,9 @@ def _update(out: Any, t: Any, M: Any) -> dict[str, Any]:
     """An optimizer's update of ``out`` (in place, under no_grad): does ``t`` change?"""
     seen = M.bits(t)
     wrote = M.call(M.bump, out)
-    return {"update_leaks": bool(not wrote.raised and M.bits(t) != seen)}
+    if wrote.raised:
+        return {"update_raised": wrote.raised.to_json()}
+    return {"update_leaks": bool(M.bits(t) != seen)}
 
 
 def judge(got: Mapping[str, Any], ref: Mapping[str, Any]) -> dict[str, Verdict]:
@@ -103,7 +131,7 @@ def judge(got: Mapping[str, Any], ref: Mapping[str, Any]) -> dict[str, Verdict]:
     return {
         "values": first_failure(tensor_verdict(m["out"], r["out"], ("shape", "dtype", "values"), _for(c)) for c, m, r in pairs),
         "new-leaf": first_failure(_new_leaf(c, m, r) for c, m, r in pairs),
-        "own-memory": first_failure(_own_memory(c, m) for c, m, _ in pairs),
+        "own-memory": first_failure([*(_own_memory(c, m) for c, m, _ in pairs), _separate_calls(got)]),
         "own-gradient": first_failure(_own_gradient(c, m) for c, m, _ in pairs),
     }
 
@@ -130,8 +158,20 @@ def _new_leaf(case: tuple[str, str], mine: dict[str, Any], ref: dict[str, Any]) 
 
 
 def _own_memory(case: tuple[str, str], mine: dict[str, Any]) -> Verdict:
+    if mine.get("update_raised"):
+        return fail(sentence(explain_raised(mine["update_raised"], f"{_for(case)}an in-place update of your tensor (what an "
+                                            "optimizer does, under `no_grad`)"))
+                    + " Expected a tensor an optimizer can train: an inference tensor, made under `inference_mode`, "
+                      "cannot be updated outside it.")
     if flag(mine, "shares_storage") or mine.get("update_leaks"):
         return fail(f"{_for(case)}your tensor shares its memory with `t`: updating it (as an optimizer does, in place) changes `t`. Expected memory of its own.")
+    return PASS
+
+
+def _separate_calls(got: Mapping[str, Any]) -> Verdict:
+    if got.get("calls_share") is True:
+        return fail("Two calls of `trainable_copy` returned tensors that share memory: the second call overwrote the "
+                    "first copy. Expected each call to return memory of its own.")
     return PASS
 
 

@@ -9,6 +9,7 @@ from pathlib import Path
 from .course.glossary import glossary_problems
 from .course.marks import duplicate_ids
 from .course.model import SECTIONS
+from .course.prompts import two_question_problems
 from .course.renames import rename_problems
 from .course.text import language_problems
 from .course.variants import expand
@@ -48,6 +49,7 @@ def validate_course(
     loaded = load(course)
     problems = untranslated(loaded) + unlabelled(loaded) + every_combination(loaded)
     problems += glossary_problems(loaded) + rename_problems(loaded)
+    problems += two_question_problems(loaded)
     if truth:
         with open_session(course, isolation=isolation) as session:
             # Every variant of every exercise runs through torch.

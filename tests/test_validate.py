@@ -586,3 +586,47 @@ def test_validate_reports_a_glossary_term_left_in_english(
         expected,
         2 if left else 0,
     )
+
+
+def test_validate_reports_a_glossary_term_s_forbidden_rendering(tmp_path: Path) -> None:
+    course = (
+        GLOSSARY_COURSE + "  - term: {en: in-place, zh: in-place}\n    forbidden: {zh: [就地]}\n"
+    )
+    exercise = BILINGUAL_EXERCISE.replace(
+        "zh: clone() 会复制数据。}", "zh: '`x.add_(1)` 就地修改 x，`就地` 在代码里不算。'}"
+    )
+    course_file = lone_course(tmp_path, course=course, exercise=exercise)
+    result = CliRunner().invoke(main, ["validate", "--no-truth", "--course", str(course_file)])
+    lines = [line.removeprefix("error: ") for line in result.output.splitlines()]
+    assert result.exit_code == 2
+    assert [line for line in lines if "glossary" in line] == [
+        "exercises/clone-basics.yml:15:34: questions[0].explain.zh: '就地' for 'in-place' "
+        "(the glossary says 'in-place')"
+    ]
+
+
+@pytest.mark.parametrize(
+    ("prompt", "asked"),
+    [
+        pytest.param("Is b a leaf? What is `b.is_leaf`?", 2, id="two-questions"),
+        pytest.param("b 是叶子节点吗？`b.is_leaf` 是什么？", 2, id="full-width-marks"),
+        pytest.param("What is `b.is_leaf` (`x?` in code is code)?", 1, id="one-question"),
+    ],
+)
+def test_validate_reports_a_prompt_that_asks_two_questions(
+    tmp_path: Path, prompt: str, asked: int
+) -> None:
+    exercise = BILINGUAL_EXERCISE.replace('en: "b.requires_grad?"', f'en: "{prompt}"')
+    course_file = lone_course(tmp_path, course=LABELLED_COURSE, exercise=exercise)
+    result = CliRunner().invoke(main, ["validate", "--no-truth", "--course", str(course_file)])
+    lines = [line.removeprefix("error: ") for line in result.output.splitlines()]
+    expected = (
+        [
+            "exercises/clone-basics.yml:19:14: questions[1].prompt.en: asks 2 questions "
+            "(question marks outside code): a prompt asks one, so that its key and "
+            "misconceptions answer the question the learner read"
+        ]
+        if asked > 1
+        else []
+    )
+    assert [line for line in lines if "asks" in line] == expected

@@ -20,6 +20,9 @@ rules, by the kind of the truth:
   the same sign.
 - Tuples and lists: item by item; a tuple answer for a list truth (or back) is accepted.
   ``torch.Size([3, 4])``, ``(3, 4)`` and ``[3, 4]`` are interchangeable.
+- Strings: as written; a bare name stands for a string of its text, as torch prints a
+  grad_fn's name (``SigmoidBackward0`` or ``<SigmoidBackward0 object at …>`` for
+  ``'SigmoidBackward0'``), right by value.
 - Exceptions: by class name, in any case (``RuntimeError``, ``runtimeerror``); ``no error``
   (or ``None``: nothing was raised) only matches no error.
 - grad_fn: by name; a missing trailing version number is accepted (``MulBackward`` for
@@ -88,6 +91,10 @@ def _scalar(answer: Value, truth: Scalar, rules: Rules) -> Comparison:
         plain = as_plain(answer)  # a 0-dim tensor for a number
         if isinstance(plain, Scalar) and _scalar(plain, truth, rules).correct:
             return accepted(answer, truth)
+    if isinstance(answer, Name) and isinstance(truth.value, str):
+        if _names(answer.ident, truth.value):  # SigmoidBackward0 for 'SigmoidBackward0'
+            return accepted(Scalar(answer.ident), truth)
+        return wrong(answer, truth)  # another name: the name is wrong, not the type
     if not isinstance(answer, Scalar):
         return wrong(answer, truth, noun)
     got, expected = scalar_noun(answer.value), scalar_noun(truth.value)
@@ -111,6 +118,12 @@ def _scalar(answer: Value, truth: Scalar, rules: Rules) -> Comparison:
     else:
         same = same_number(answer.value, truth.value)  # type: ignore[arg-type]
     return right(answer, truth) if same else wrong(answer, truth)
+
+
+def _names(written: str, text: str) -> bool:
+    """Whether a bare name written without quotes names the string ``text``: the same
+    text, or the same grad_fn (``SigmoidBackward`` for ``'SigmoidBackward0'``)."""
+    return written == text or ("Backward" in text and same_name(written, text))
 
 
 def _sequence(answer: Value, truth: Sequence, rules: Rules) -> Comparison:

@@ -28,6 +28,7 @@ from .values import (
     listed_shape,
     nested_shape,
 )
+from .words import ENGLISH
 
 MAX_DEPTH = 32
 MAX_ELEMENTS = 4096  # nodes; well below what parse.MAX_CHARS allows (~5000)
@@ -55,6 +56,8 @@ class LiteralReader:
         if isinstance(node, ast.Name):
             if node.id.casefold() in CONSTANTS:
                 return Scalar(self._spelled(node.id))
+            if node.id.casefold() in ENGLISH:
+                return Scalar(self._worded(node.id))
             return Scalar(_FLOAT_NAMES[node.id]) if node.id in _FLOAT_NAMES else Name(node.id)
         if isinstance(node, ast.Attribute):
             return DtypeValue(self._dtype(node))
@@ -242,6 +245,14 @@ class LiteralReader:
         if note not in self.notes:
             self.notes.append(note)
         return CONSTANTS[ident.casefold()]
+
+    def _worded(self, word: str) -> bool | int:
+        """``yes``, ``two`` inside a tuple or a list: the value meant, with a note."""
+        value = ENGLISH[word.casefold()]
+        note = say("Read `{written}` as `{python}`.", written=word, python=value)
+        if note not in self.notes:
+            self.notes.append(note)
+        return value
 
     def _refuse(self, node: ast.expr) -> AnswerSyntaxError:
         what = REFUSED.get(type(node), N_("this kind of expression is not an answer form"))

@@ -49,7 +49,8 @@ from .literal_reader import MAX_DEPTH, LiteralReader
 from .refusals import ACCEPTED_FORMS, AnswerSyntaxError
 from .render import render_answer
 from .spelling import NO_ERROR_PHRASES, exception_answer, is_no_error
-from .values import Name, NoError, Opaque, Value
+from .values import Name, NoError, Opaque, Scalar, Value
+from .words import in_words
 
 __all__ = [
     "AnswerSyntaxError",
@@ -98,7 +99,7 @@ def _read_answer(text: str, language: str) -> ReadAnswer:
     if len(text) > MAX_CHARS:
         raise AnswerSyntaxError(say("it is longer than {limit} characters", limit=MAX_CHARS))
     written = text.strip().replace("\u2212", "-")  # a typographic minus, pasted from a page
-    source = normalised(written)
+    source = _without_full_stop(normalised(written))
     if not source:
         raise AnswerSyntaxError(say("it is empty"))
     if is_no_error(source):
@@ -106,12 +107,15 @@ def _read_answer(text: str, language: str) -> ReadAnswer:
     respelled = exception_answer(source)
     if respelled is not None:
         return ReadAnswer(Name(respelled.text), (respelled.note,))
+    worded = in_words(source)
+    if worded is not None:
+        return ReadAnswer(Scalar(worded.value), (worded.note,))
     unread = unread_character(written)
     if unread is not None:
         raise AnswerSyntaxError(unread_reason(unread))
     reader = LiteralReader(_ANGLE_OR_STRING.sub(lambda m: m["str"] or m["name"], source))
     value = reader.value(_parse(reader.source), 0)
-    typed = () if source == written else (say(READ_AS, answer=cap(source)),)
+    typed = () if source == _without_full_stop(written) else (say(READ_AS, answer=cap(source)),)
     return ReadAnswer(value, (*typed, *reader.notes))
 
 
@@ -135,6 +139,12 @@ def unread_reason(unread: Unread) -> Told:
         position=unread.position,
         instead=unread.instead,
     )
+
+
+def _without_full_stop(source: str) -> str:
+    """The answer without the full stop that ends it as a sentence (``None.``,
+    ``tensor([1., 2.]).``); a number's decimal point (``2.``) is kept."""
+    return re.sub(r"(?<=[^\d.\s])\.$", "", source)
 
 
 def is_writable(value: Value) -> bool:

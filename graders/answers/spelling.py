@@ -35,6 +35,19 @@ _SUFFIXES = ("error", "exception", "warning")
 _TRACEBACK_LINE = re.compile(r"(?P<cls>[A-Za-z_][\w]*(?:\.[A-Za-z_]\w*)*)[ \t]*:(?P<message>.*)")
 _PHRASE = re.compile(r"[A-Za-z][A-Za-z0-9_]*(?:[ \t]+[A-Za-z0-9_]+){0,5}")
 _TRACEBACK_START = re.compile(r"(?:Traceback \(most recent call last\)|-{10,})")
+_CLASS = r"(?P<cls>[A-Za-z_][A-Za-z0-9_]*(?:\.[A-Za-z_][A-Za-z0-9_]*)*)"
+# A class in a sentence, or with a note: "raises RuntimeError", "a RuntimeError is raised",
+# "抛出 RuntimeError", "RuntimeError (multiple views)". The class is graded, not the words.
+_RAISED = tuple(
+    re.compile(pattern, re.IGNORECASE)
+    for pattern in (
+        rf"(?:it\s+|this\s+|that\s+)?(?:raises|raise|raised|throws|throw|gives)\s+"
+        rf"(?:an?\s+|the\s+)?{_CLASS}",
+        rf"(?:an?\s+|the\s+)?{_CLASS}\s+(?:is\s+|gets\s+|will\s+be\s+)?(?:raised|thrown)",
+        rf"(?:会\s*)?(?:抛出|报|引发|触发|产生)(?:了)?\s*{_CLASS}(?:\s*(?:异常|错误))?",
+        rf"{_CLASS}\s*\([^()]*\)",
+    )
+)
 CONSTANTS: dict[str, bool | None] = {"true": True, "false": False, "none": None}
 # How learners say "no error" in each course language; compared without case and spaces.
 NO_ERROR_PHRASES: dict[str, tuple[str, ...]] = {
@@ -70,6 +83,9 @@ class Respelled:
 
 def exception_answer(source: str) -> Respelled | None:
     """An exception class written the way a person would, or None when it is not one."""
+    in_sentence = _raised_class(source)
+    if in_sentence is not None:
+        return in_sentence
     line = _last_traceback_line(source)
     match = _TRACEBACK_LINE.fullmatch(line)
     if match and _is_exception_name(match["cls"].rsplit(".", 1)[-1]):
@@ -83,13 +99,32 @@ def exception_answer(source: str) -> Respelled | None:
         )
     if line != source or not _PHRASE.fullmatch(source):
         return None
-    joined = "".join(source.split())
+    words = source.split()
+    if len(words) > 1 and words[-1].casefold() not in _SUFFIXES:
+        return None  # "yes RuntimeError": words before a class, not a class spelled apart
+    joined = "".join(words)
     if not _is_exception_name(joined):
         return None
     cls = _canonical(source)
     if cls == source:
         return None  # already Python's spelling: nothing to say
     return Respelled(cls, say("Read as `{name}`, the way Python writes the class name.", name=cls))
+
+
+def _raised_class(source: str) -> Respelled | None:
+    """The class of "raises RuntimeError", "抛出 RuntimeError", "RuntimeError (a note)"."""
+    for pattern in _RAISED:
+        match = pattern.fullmatch(source.strip())
+        if match and _is_exception_name(match["cls"].rsplit(".", 1)[-1]):
+            cls = _canonical(match["cls"].rsplit(".", 1)[-1])
+            return Respelled(
+                cls,
+                say(
+                    "Read as `{name}`: the exception class is graded, not the words around it.",
+                    name=cls,
+                ),
+            )
+    return None
 
 
 def is_no_error(source: str) -> bool:

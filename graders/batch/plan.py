@@ -14,6 +14,7 @@ from pathlib import Path
 from ..errors import UsageError
 from ..exports.results_files import default_out_dir
 from ..gradebook import store as gradebook
+from ..gradebook.accommodations import sync as sync_accommodations
 from ..gradebook.adjustments import dropped_students, due_dates
 from ..gradebook.batch_sources import BatchSource
 from ..gradebook.extensions import sync_file
@@ -115,6 +116,7 @@ def plan_batch(
     url = db_url or gradebook.default_url(session.loaded.root)
     engine = gradebook.open_gradebook(url)
     sync_file(engine, session.loaded)
+    sync_accommodations(engine, session.loaded)  # an assignment added, a due date moved
     course = session.loaded.course.id
     with engine.connect() as conn:
         dues = due_dates(conn, course, assignment)

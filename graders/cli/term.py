@@ -83,6 +83,81 @@ def extend(
 
 @main.command()
 @click.argument("student")
+@click.option(
+    "--extra-hours",
+    type=click.FloatRange(min=0),
+    default=0.0,
+    help="Hours added to every due date (and so to every late cutoff).",
+)
+@click.option(
+    "--time-factor",
+    type=click.FloatRange(min=1),
+    default=1.0,
+    help="Scale each assignment's window (its `opens:` to its due date) by this factor; "
+    "assignments without `opens:` are moved by --extra-hours only.",
+)
+@click.option(
+    "--extra-attempts",
+    type=click.IntRange(min=0),
+    default=0,
+    help="Attempts allowed beyond each assignment's `submissions.max` in graders serve.",
+)
+@click.option("--clear", is_flag=True, help="Remove the student's accommodation.")
+@click.option(
+    "--reason", default=None, help="Why, for the audit trail; instructors only ever see it."
+)
+@by_option
+@course_option
+@db_option
+def accommodate(
+    student: str,
+    extra_hours: float,
+    time_factor: float,
+    extra_attempts: int,
+    clear: bool,
+    reason: str | None,
+    by: str | None,
+    course: Path | None,
+    db_url: str | None,
+) -> None:
+    """Give STUDENT a standing accommodation for every assignment, current and future.
+
+    The due dates it gives are applied wherever a due date is read (autograde, graders
+    serve, feedback, exports, LTI grades); an explicit `graders extend` still wins where it
+    is later. Shown again with no option but STUDENT.
+    """
+    from ..gradebook import accommodations, audit
+    from ..session import load
+
+    loaded = load(course)
+    engine = _gradebook(loaded, db_url, create=True)
+    who = audit.actor(by)
+    if clear:
+        changes = accommodations.clear_rule(engine, loaded, student, who)
+        if changes is None:
+            raise UsageError(f"{student} has no accommodation")
+        _refreshed(engine, loaded, changes, f"{student}: accommodation removed")
+        return
+    rule = accommodations.Rule(student, extra_hours, time_factor, extra_attempts, reason)
+    changes = accommodations.set_rule(engine, loaded, rule, who)
+    _refreshed(engine, loaded, changes, f"{student}: {rule.described()}")
+
+
+def _refreshed(engine: Engine, loaded: LoadedCourse, changes: list[str], message: str) -> None:
+    """Say what an accommodation changed, and rewrite the outputs of each graded assignment."""
+    from ..batch.regrade import refresh_outputs
+    from ..gradebook.store import graded_assignments
+
+    click.echo(message)
+    for change in changes:
+        click.echo(f"  {change}")
+    for assignment in graded_assignments(engine, loaded.course.id):
+        if loaded.course.assignment(assignment) is not None:
+            refresh_outputs(engine, loaded, assignment)
+
+
+@main.command()
+@click.argument("student")
 @click.argument("assignment")
 @click.argument("question")
 @click.argument("points", type=float, required=False)

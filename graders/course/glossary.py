@@ -11,6 +11,13 @@ A text in another language that still says a term in the default language, outsi
 errors are quoted as torch says them), is reported by ``graders validate``: "带 momentum
 和 weight decay 的 SGD" where the glossary says 动量 and 权重衰减. A term given the same in
 both languages is kept, never reported.
+
+A term may also name the renderings a language must not use (``forbidden:``): the course
+keeps "in-place" in Chinese, so a Chinese text that says 就地 or 原地 is reported, code and
+quotations again excepted::
+
+      - term: {en: in-place, zh: in-place}
+        forbidden: {zh: [就地, 原地]}
 """
 
 from __future__ import annotations
@@ -44,6 +51,7 @@ class Term:
 
     source: str  # "weight decay"
     translated: str  # "权重衰减"
+    forbidden: tuple[str, ...] = ()  # other renderings this language must not use: "就地"
 
     @property
     def kept(self) -> bool:
@@ -64,7 +72,10 @@ def terms(loaded: LoadedCourse, language: str) -> list[Term]:
     for i, entry in enumerate(course.glossary):
         by_language = _texts_at(course, ("glossary", i, "term"))
         if language in by_language:
-            found.append(Term(by_language.get(default, entry.term), by_language[language]))
+            forbidden = tuple(entry.forbidden.get(language, ()))
+            found.append(
+                Term(by_language.get(default, entry.term), by_language[language], forbidden)
+            )
     return sorted(found, key=lambda t: len(t.source), reverse=True)
 
 
@@ -86,6 +97,12 @@ def untranslated_terms(text: str, glossary: list[Term]) -> list[Term]:
             found.append(term)
             left = pattern.sub(" ", left)
     return found
+
+
+def other_renderings(text: str, glossary: list[Term]) -> list[tuple[Term, str]]:
+    """The forbidden renderings ``text`` uses in its prose, each with its term."""
+    left = prose(text)
+    return [(term, word) for term in glossary for word in term.forbidden if word in left]
 
 
 def glossary_problems(loaded: LoadedCourse) -> list[Problem]:
@@ -115,6 +132,13 @@ def _problems_in(
             yield Problem(
                 marks.at(where),
                 f"{dotted(where)}: '{term.source}' left untranslated "
+                f"(the glossary says '{term.translated}')",
+            )
+        for term, word in other_renderings(by_language[language], glossary):
+            where = path + (language,)
+            yield Problem(
+                marks.at(where),
+                f"{dotted(where)}: '{word}' for '{term.source}' "
                 f"(the glossary says '{term.translated}')",
             )
 

@@ -127,11 +127,20 @@ class Assignment(Strict):
 
     id: Ident
     title: Text
+    # When the assignment opens (None: from its release): an accommodation's time factor
+    # scales the window from ``opens`` to ``due``.
+    opens: AwareDatetime | None = None
     due: AwareDatetime
     late: LatePolicy = Field(default_factory=LatePolicy)
     feedback: FeedbackPolicy = Field(default_factory=FeedbackPolicy)
     submissions: SubmissionPolicy = Field(default_factory=SubmissionPolicy)
     exercises: list[AssignmentItem] = Field(min_length=1)
+
+    @model_validator(mode="after")
+    def _opens_before_due(self) -> Assignment:
+        if self.opens is not None and self.opens >= self.due:
+            raise ValueError(f"opens ({self.opens.isoformat()}) is not before due")
+        return self
 
     @field_validator("exercises", mode="before")
     @classmethod
@@ -150,9 +159,12 @@ class MisconceptionLabel(Strict):
 
 
 class GlossaryTerm(Strict):
-    """A term of the course, per language: ``{en: weight decay, zh: 权重衰减}``."""
+    """A term of the course, per language: ``{en: weight decay, zh: 权重衰减}``, and the
+    other renderings a language must not use for it (``forbidden: {zh: [就地, 原地]}`` for
+    ``in-place``, which the course keeps as it is)."""
 
     term: Text
+    forbidden: dict[Language, list[Annotated[str, Field(min_length=1)]]] = {}
 
 
 class Course(Strict, Translatable):

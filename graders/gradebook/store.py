@@ -278,6 +278,13 @@ def score_columns(result: StudentResult) -> dict[str, float]:
     return dict(score=result.score, raw_score=result.raw_score, max_score=result.max_score)
 
 
+def graded_assignments(engine: Engine, course: str) -> list[str]:
+    """The assignments of ``course`` the gradebook holds grades of."""
+    query = select(SubmissionRow.assignment).where(SubmissionRow.course == course).distinct()
+    with engine.connect() as conn:
+        return sorted(conn.execute(query).scalars())
+
+
 def class_results(
     engine_or_url: Engine | str,
     course: str,

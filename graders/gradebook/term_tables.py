@@ -1,6 +1,9 @@
 """The gradebook's tables for what an instructor decides during a term, beside the grades.
 
-    extensions   a student's own due date for an assignment (from a command or extensions.yml)
+    extensions   a student's own due date for an assignment (from a command, extensions.yml
+                 or an accommodation)
+    accommodations  a student's standing rule for every assignment: extra hours, a time
+                 factor, extra attempts (applied as extensions, ``accommodations.py``)
     overrides    points set by hand for one question of one student's submission
     dropped      withdrawn students: their grade is kept out of every output and every run
     audit        every such decision, and every regrade, with who, when and why
@@ -14,7 +17,7 @@ from __future__ import annotations
 
 from datetime import datetime
 
-from sqlalchemy import Float, Index, String, Text, UniqueConstraint
+from sqlalchemy import Float, Index, Integer, String, Text, UniqueConstraint
 from sqlalchemy.orm import Mapped, mapped_column
 
 from .tables import Base, UtcDateTime
@@ -22,6 +25,7 @@ from .tables import Base, UtcDateTime
 #: ``extensions.origin``: granted by ``graders extend``, or listed in ``extensions.yml``.
 BY_COMMAND = "command"
 FROM_FILE = "extensions.yml"
+BY_ACCOMMODATION = "accommodation"
 #: ``dropped.assignment`` of a student dropped from the whole course: every assignment,
 #: those graded already and those to come (no assignment id can be it).
 EVERY_ASSIGNMENT = "*"
@@ -37,8 +41,28 @@ class ExtensionRow(Base):
     course: Mapped[str] = mapped_column(String(64))
     assignment: Mapped[str] = mapped_column(String(64))
     student: Mapped[str] = mapped_column(String(255))
-    origin: Mapped[str] = mapped_column(String(32))  # BY_COMMAND | FROM_FILE
+    origin: Mapped[str] = mapped_column(String(32))  # BY_COMMAND | FROM_FILE | BY_ACCOMMODATION
     due: Mapped[datetime] = mapped_column(UtcDateTime)
+    reason: Mapped[str | None] = mapped_column(Text)
+    by: Mapped[str] = mapped_column(String(255))
+    at: Mapped[datetime] = mapped_column(UtcDateTime)
+
+
+class AccommodationRow(Base):
+    """A student's standing accommodation, for every assignment of the course, current and
+    future: ``extra_hours`` on every due date (and so on every cutoff), ``time_factor``
+    scaling an assignment's window (``opens`` to ``due``) where it has one, and
+    ``extra_attempts`` beyond ``submissions.max``. The reason is the instructor's only."""
+
+    __tablename__ = "accommodations"
+    __table_args__ = (UniqueConstraint("course", "student"),)
+
+    id: Mapped[int] = mapped_column(primary_key=True)
+    course: Mapped[str] = mapped_column(String(64))
+    student: Mapped[str] = mapped_column(String(255))
+    extra_hours: Mapped[float] = mapped_column(Float)
+    time_factor: Mapped[float] = mapped_column(Float)
+    extra_attempts: Mapped[int] = mapped_column(Integer)
     reason: Mapped[str | None] = mapped_column(Text)
     by: Mapped[str] = mapped_column(String(255))
     at: Mapped[datetime] = mapped_column(UtcDateTime)

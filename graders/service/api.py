@@ -25,7 +25,7 @@ from starlette.routing import Route
 
 from ..gradebook.service_tables import FAILED, GRADED
 from ..i18n import N_
-from .attempts import Attempt, attempts_left
+from .attempts import Attempt
 from .identity import Identity
 from .refusals import Refusal, Refused
 from .state import API_WAYS, UPLOAD_WAYS, Service, service_of
@@ -185,7 +185,7 @@ def shown_attempt(
         )
     left = None
     if not who.instructor:
-        left = attempts_left(assignment, service.queue.attempts(assignment.id, attempt.student))
+        left = service.queue.attempts_left(assignment, attempt.student)
         if service.queue.dropped(assignment.id, attempt.student):
             left = 0  # withdrawn: nothing more is taken from them
     return attempt_json(view, result) | {"counted": attempt.id == counted, "attempts_left": left}

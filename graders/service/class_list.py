@@ -17,6 +17,7 @@ from datetime import datetime
 from sqlalchemy import select
 
 from ..course.model import Assignment
+from ..gradebook.accommodations import rules as accommodation_rules
 from ..gradebook.adjustments import dropped_students, due_dates, students_overrides
 from ..gradebook.service_tables import LEARNER, AttemptRow, CredentialRow
 from ..i18n import N_
@@ -45,6 +46,7 @@ class ClassRow:
     extended_to: datetime | None  # their own due date, when given one
     overridden: bool  # an instructor set points of one of their questions
     on_roster: bool | None  # None: the course has no roster
+    accommodated: bool = False  # a standing accommodation (its reason is not shown here)
 
     @property
     def attempts(self) -> int:
@@ -57,6 +59,7 @@ def class_list(queue: Queue, assignment: Assignment, roster: Roster | None) -> l
     with queue.engine.connect() as conn:
         dropped = dropped_students(conn, queue.course, assignment.id)
         extended = due_dates(conn, queue.course, assignment.id)
+        accommodated = set(accommodation_rules(conn, queue.course))
         tokens = conn.execute(
             select(CredentialRow.student)
             .where(CredentialRow.course == queue.course, CredentialRow.role == LEARNER)
@@ -87,6 +90,7 @@ def class_list(queue: Queue, assignment: Assignment, roster: Roster | None) -> l
                 extended.get(student),
                 bool(overrides.get(student)),
                 student in listed if roster is not None else None,
+                student in accommodated,
             )
         )
     return rows

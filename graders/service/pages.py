@@ -44,7 +44,7 @@ from ..intake.roster import Roster, find_roster
 from ..notebook.parts import late_rule
 from ..reports import feedback
 from ..reports.page_templates import html_environment
-from .attempts import Attempt, attempts_left
+from .attempts import Attempt
 from .class_list import STATUS_WORDS, STATUSES, class_list
 from .gate import FORM_COOKIE, form_key, form_token, new_form_key
 from .identity import SESSION_COOKIE, SESSION_HOURS, Identity, SessionCookie, identify
@@ -154,7 +154,7 @@ async def assignments_page(request: Request) -> Response:
                     "assignment": assignment,
                     "due": service.queue.due_for(assignment, who.student).due,
                     "attempts": len([a for a in mine if a.status != FAILED]),
-                    "left": attempts_left(assignment, mine),
+                    "left": service.queue.attempts_left(assignment, who.student),
                 }
             )
         return found
@@ -249,7 +249,7 @@ async def class_csv(request: Request) -> Response:
     def table() -> str:
         rows = class_list(service.queue, assignment, _roster(service))
         head = ["student", "status", "attempts", "score", "max_score", "late_factor"]
-        head += ["extended_to", "overridden", "on_roster", "counted_submission"]
+        head += ["extended_to", "overridden", "on_roster", "counted_submission", "accommodated"]
         return csv_text(
             [head]
             + [
@@ -264,6 +264,7 @@ async def class_csv(request: Request) -> Response:
                     "yes" if r.overridden else "",
                     {True: "yes", False: "no", None: ""}[r.on_roster],
                     r.record.counted_id or "" if r.record else "",
+                    "yes" if r.accommodated else "",
                 ]
                 for r in rows
             ]
@@ -398,7 +399,8 @@ def _assignment_context(
     service: Service, who: Identity, assignment: Assignment, request: Request
 ) -> dict[str, Any]:
     language = service.language(request)
-    mine = service.queue.due_for(assignment, who.student)
+    queue = service.queue
+    mine = queue.due_for(assignment, who.student)
     attempts = service.queue.attempts(assignment.id, who.student)
     counted = counted_id(service.queue, assignment.id, who.student)
     latest = next((a for a in reversed(attempts) if a.status == GRADED), None)
@@ -410,12 +412,14 @@ def _assignment_context(
         "dropped": dropped,  # told at once: no upload form, no attempts left to count
         "assignment": shown,
         "zone": zone_of(assignment),
-        "policy": assignment.submissions,
+        "policy": mine.submissions,
         "due": mine.due,
         "closes": closes(mine),
         "late_rule": rule,
         "attempts": list(reversed(attempts)),
-        "left": None if who.instructor or dropped else attempts_left(assignment, attempts),
+        "left": None
+        if who.instructor or dropped
+        else service.queue.attempts_left(assignment, who.student),
         "counted": counted,
         "latest": latest,
         "feedback": _feedback(service, who, latest, assignment, counted, language),

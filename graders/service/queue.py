@@ -32,11 +32,12 @@ from sqlalchemy.orm import aliased
 from ..course.model import Assignment
 from ..course.visibility import closes
 from ..gradebook import store as gradebook
+from ..gradebook.accommodations import extra_attempts
 from ..gradebook.adjustments import dropped_students, due_dates
 from ..gradebook.service_tables import FAILED, GRADED, GRADING, QUEUED, AttemptRow
 from ..i18n import N_
 from ..results import StudentResult
-from .attempts import Attempt, of_record, refusal, restated
+from .attempts import Attempt, attempts_left, of_record, refusal, restated
 from .identity import Identity
 from .refusals import Refusal, Refused
 
@@ -325,6 +326,13 @@ class Queue:
         with self.engine.connect() as conn:
             return student in dropped_students(conn, self.course, assignment)
 
+    def attempts_left(self, assignment: Assignment, student: str) -> int | None:
+        """How many attempts ``student`` has left at ``assignment`` (None: no limit), under
+        their own limit: the one place a learner's attempts left are counted."""
+        with self.engine.connect() as conn:
+            mine = self._as_learner_sees(conn, assignment, student)
+            return attempts_left(mine, self._attempts(conn, assignment.id, student))
+
     def due_for(self, assignment: Assignment, student: str) -> Assignment:
         """``assignment`` with ``student``'s own due date, if they were given one."""
         with self.engine.connect() as conn:
@@ -375,7 +383,12 @@ class Queue:
         self, conn: Connection, assignment: Assignment, student: str
     ) -> Assignment:
         due = due_dates(conn, self.course, assignment.id).get(student)
-        return assignment if due is None else assignment.model_copy(update={"due": due})
+        mine = assignment if due is None else assignment.model_copy(update={"due": due})
+        extra = extra_attempts(conn, self.course, student)
+        if extra and mine.submissions.max is not None:
+            allowed = mine.submissions.model_copy(update={"max": mine.submissions.max + extra})
+            mine = mine.model_copy(update={"submissions": allowed})
+        return mine
 
     def _mark_failed(
         self,

@@ -17,6 +17,7 @@ from starlette.requests import Request
 from ..course.learner_language import LearnerLanguages
 from ..course.model import Assignment
 from ..gradebook import store as gradebook
+from ..gradebook.accommodations import sync as sync_accommodations
 from ..i18n import N_
 from ..notebook.read import MAX_NOTEBOOK_BYTES
 from ..session import Session
@@ -53,6 +54,8 @@ class Service:
         self.loaded = session.loaded
         self.course = session.loaded.course
         self.engine = gradebook.open_gradebook(db_url)
+        # Accommodations apply to assignments added or moved since they were set.
+        sync_accommodations(self.engine, self.loaded)
         self.credentials = Credentials(self.engine, self.course.id)
         self.queue = Queue(self.engine, self.course.id, queue_limit, self.loaded.renamed)
         self.max_bytes, self.grace_s = max_bytes, grace_s

@@ -273,3 +273,59 @@ def test_the_instructor_page_is_the_class_list_with_each_learners_status(tmp_pat
         client.cookies.clear()
         signed_in(client, people["ada"])
         assert client.get("/assignments/ps1/class.csv").status_code == 403
+
+
+def test_an_accommodated_learner_is_on_time_with_more_attempts_and_marked_for_the_instructor(
+    tmp_path: Path,
+) -> None:
+    """A standing accommodation (48 extra hours, 1 extra attempt) set before the service
+    starts: the learner who hands in a day after the due date is on time, reads their own
+    due date and has one more attempt; another learner is late; the instructor's class list
+    marks the accommodation without its reason."""
+    from datetime import UTC, datetime, timedelta
+
+    from click.testing import CliRunner
+
+    from graders.cli import main
+
+    due = datetime.now(UTC) - timedelta(hours=24)
+    root = course_to_serve(tmp_path, due=due.isoformat(), submissions="{max: 2}")
+    accommodate = ["accommodate", "ada", "--extra-hours", "48", "--extra-attempts", "1"]
+    said = CliRunner().invoke(main, [*accommodate, "--reason", "letter 7", "--course", str(root)])
+    assert said.exit_code == 0, said.output
+    with in_process(root) as (client, service):
+        people = tokens(service, "ada", "bob")
+        for name in ("ada", "bob"):
+            client.cookies.clear()
+            signed_in(client, people[name])
+            hand_in(client, RIGHT)
+        client.cookies.clear()
+        signed_in(client, people["ada"])
+        page = text_of(client.get("/assignments/ps1").text)
+        assert "You have 2 attempts left." in page, page
+        assert "letter 7" not in page
+        client.cookies.clear()
+        signed_in(client, tokens(service, "prof", role=INSTRUCTOR)["prof"])
+        listed = text_of(client.get("/instructor").text)
+        assert "ada on time; extended to" in listed and "accommodation" in listed
+        assert "bob late" in listed and "letter 7" not in listed
+        table = client.get("/assignments/ps1/class.csv").text.splitlines()
+        assert table[0].endswith(",accommodated") and table[1].endswith(",yes")
+
+
+def test_a_learner_s_limits_are_read_through_the_queue_only() -> None:
+    """Attempts left and due dates are counted under the learner's own limits (an
+    extension, an accommodation) in one place, ``Queue``: a new page or route that asked
+    ``attempts.attempts_left`` with the course's assignment would give a learner the
+    class's limit."""
+    import ast
+
+    service = Path(pages.__file__).parent
+    callers = set()
+    for path in sorted(service.rglob("*.py")):
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            if isinstance(node, ast.ImportFrom) and any(
+                alias.name == "attempts_left" for alias in node.names
+            ):
+                callers.add(path.name)
+    assert callers == {"queue.py"}
