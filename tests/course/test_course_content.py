@@ -40,9 +40,10 @@ ASSIGNMENT_SECTIONS = {
     "ps4": {"§3", BEYOND},
     "ps5": {BEYOND},
     "ps6": {BEYOND},
+    "ps7": {BEYOND},
 }
-# Course v2's and v3's new problem sets, and at least how many predict questions each adds.
-NEW_ASSIGNMENTS = {"ps4": 25, "ps5": 25, "ps6": 30}
+# Course v2's, v3's and ps7's new problem sets, and at least how many predict questions each adds.
+NEW_ASSIGNMENTS = {"ps4": 25, "ps5": 25, "ps6": 30, "ps7": 30}
 # The only questions whose output the article printed (§1a, §1b, §2): drift detection.
 ARTICLE_PRINTED = {
     "clone-requires-grad/same-object",
@@ -384,6 +385,22 @@ def test_audit_reports_the_drifts(
             "anomaly-detection/nan-in-anomaly-mode",
             "RuntimeError",
             "Function 'SqrtBackward0' returned nan values in its 0th output",
+        ),
+        # ps7: a custom Function's saved tensors, its gradients, and autograd.grad's graph.
+        (
+            "custom-function/saved-output-write",
+            "RuntimeError",
+            "which is output 0 of MyExp, is at version 1; expected version 0 instead",
+        ),
+        (
+            "custom-function/extra-gradient",
+            "RuntimeError",
+            "returned an incorrect number of gradients (expected 1, got 2)",
+        ),
+        (
+            "double-backward/backward-after-autograd-grad",
+            "RuntimeError",
+            "Saved intermediate values of the graph are freed when you call .backward() or autograd.grad()",
         ),
     ],
 )
@@ -829,5 +846,5 @@ def test_the_contents_count_every_exercise_once(loaded: LoadedCourse) -> None:
     kinds = Counter(ex.kind.name for ex in loaded.exercises.values())
     assert (contents.exercises(), contents.items()) == (len(loaded.exercises), items)
     assert {k: contents.exercises(k) for k in contents.kinds()} == dict(kinds)
-    assert [a.id for a in contents.assignments] == ["ps1", "ps2", "ps3", "ps4", "ps5", "ps6"]
+    assert [a.id for a in contents.assignments] == ["ps1", "ps2", "ps3", "ps4", "ps5", "ps6", "ps7"]
     assert contents.renamed == len(set(loaded.renamed.values())) > 0

@@ -1,0 +1,17 @@
+import torch
+
+
+class LogCosh(torch.autograd.Function):
+    @staticmethod
+    def forward(ctx, x):
+        ctx.save_for_backward(x)
+        return torch.log(torch.cosh(x))
+
+    @staticmethod
+    def backward(ctx, grad_output):
+        (x,) = ctx.saved_tensors
+        return grad_output * torch.tanh(x)
+
+
+def log_cosh(x):
+    return LogCosh.apply(x)
