@@ -30,6 +30,7 @@ COMMAND_MODULES = (
     "ci",
     "init_ci",
     "term",
+    "requests",
     "variants",
     "db",
     "serve",

@@ -115,6 +115,16 @@ class SubmissionPolicy(Strict):
     counts: Literal["best", "last"] = "best"
 
 
+class RegradeRequestPolicy(Strict):
+    """How learners may ask for a review of a graded question (``graders serve``):
+    ``per_assignment`` requests at most, each within ``window_days`` of the day the
+    learner could first see the expected answers (the assignment closed for them, or the
+    attempt was graded after that)."""
+
+    per_assignment: int = Field(3, ge=1, le=100)
+    window_days: float = Field(7.0, gt=0, le=365)
+
+
 class AssignmentItem(Strict):
     """An exercise in an assignment, with an optional override of its total points."""
 
@@ -194,6 +204,9 @@ class Course(Strict, Translatable):
     # The course's terms, each per language ({en: weight decay, zh: 权重衰减}): graders
     # validate reports a text in another language that leaves one in the default language.
     glossary: list[GlossaryTerm] = []
+    # Learners may ask for a review of a graded question, within these limits; None: they
+    # may not (the service offers no request form).
+    regrade_requests: RegradeRequestPolicy | None = None
 
     @field_validator("languages")
     @classmethod

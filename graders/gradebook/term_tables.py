@@ -4,6 +4,8 @@
                  or an accommodation)
     accommodations  a student's standing rule for every assignment: extra hours, a time
                  factor, extra attempts (applied as extensions, ``accommodations.py``)
+    regrade_requests  a learner's request for a review of one question of one attempt, and
+                 the instructor's answer (``requests.py``)
     overrides    points set by hand for one question of one student's submission
     dropped      withdrawn students: their grade is kept out of every output and every run
     audit        every such decision, and every regrade, with who, when and why
@@ -66,6 +68,28 @@ class AccommodationRow(Base):
     reason: Mapped[str | None] = mapped_column(Text)
     by: Mapped[str] = mapped_column(String(255))
     at: Mapped[datetime] = mapped_column(UtcDateTime)
+
+
+class RegradeRequestRow(Base):
+    """A learner's request for a review of one question of one graded attempt (a service
+    attempt's id; none for a grade from ``autograde``), and what the instructor decided."""
+
+    __tablename__ = "regrade_requests"
+    __table_args__ = (Index("ix_requests_learner", "course", "assignment", "student"),)
+
+    id: Mapped[int] = mapped_column(primary_key=True)
+    course: Mapped[str] = mapped_column(String(64))
+    assignment: Mapped[str] = mapped_column(String(64))
+    student: Mapped[str] = mapped_column(String(255))
+    attempt: Mapped[int | None] = mapped_column(Integer)
+    question: Mapped[str] = mapped_column(String(255))
+    reason: Mapped[str] = mapped_column(Text)  # the learner's, as typed (shown as text)
+    status: Mapped[str] = mapped_column(String(16))  # open | accepted | regraded | declined
+    answer: Mapped[str | None] = mapped_column(Text)  # the instructor's reason
+    points: Mapped[float | None] = mapped_column(Float)  # what an acceptance gave
+    by: Mapped[str | None] = mapped_column(String(255))
+    asked_at: Mapped[datetime] = mapped_column(UtcDateTime)
+    decided_at: Mapped[datetime | None] = mapped_column(UtcDateTime)
 
 
 class OverrideRow(Base):

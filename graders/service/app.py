@@ -47,7 +47,7 @@ SECURITY_HEADERS = {
 
 def create_app(service: Service) -> Starlette:
     """The application: the API's routes, the pages', and the grader's start and stop."""
-    from . import api, pages
+    from . import api, desk, pages, requests
     from .lti import launch
 
     @asynccontextmanager
@@ -69,7 +69,13 @@ def create_app(service: Service) -> Starlette:
         return (service.base_url,) if service.base_url else ()
 
     app = Starlette(
-        routes=[*api.routes(), *pages.routes(), *launch.routes()],
+        routes=[
+            *api.routes(),
+            *requests.routes(),
+            *pages.routes(),
+            *desk.routes(),
+            *launch.routes(),
+        ],
         lifespan=lifespan,
         exception_handlers={
             pages.SignIn: pages.to_sign_in,

@@ -5,8 +5,9 @@ without JavaScript (a script only reloads a page whose grade is being made).
     /assignments             the course's assignments: due dates, attempts, grades
     /assignments/{a}         upload, attempts left, history, the latest feedback
     /submissions/{id}        one attempt and its feedback (a learner's own only)
-    /instructor              the grades of record, the queue, links to the class reports
-    /assignments/{a}/report  the class report of an assignment (instructors)
+
+The instructor's pages (``/instructor``, the class list as CSV, the class report) are the
+desk's (``desk.py``), written with this module's ``render``.
 
 A form that changes something carries the browser's form token (``gate.form_token`` of its
 session, or before sign-in of its pre-session cookie, which the first page sets): the gate
@@ -18,8 +19,6 @@ SameSite=Lax, and Secure when the server is reached over HTTPS (a reverse proxy'
 
 from __future__ import annotations
 
-import os
-import tempfile
 from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
@@ -27,28 +26,25 @@ from urllib.parse import quote
 
 from jinja2 import ChoiceLoader, Environment, PackageLoader
 from markupsafe import Markup
-from starlette.background import BackgroundTask
 from starlette.concurrency import run_in_threadpool
 from starlette.requests import Request
-from starlette.responses import FileResponse, HTMLResponse, RedirectResponse, Response
+from starlette.responses import HTMLResponse, RedirectResponse, Response
 from starlette.routing import BaseRoute, Mount, Route
 from starlette.staticfiles import StaticFiles
 
 from ..course.model import Assignment
 from ..course.times import zone_of
 from ..course.visibility import closes
-from ..errors import UsageError
 from ..gradebook.service_tables import FAILED, GRADED, QUEUED, TOKEN
 from ..i18n import N_, speaking
-from ..intake.roster import Roster, find_roster
 from ..notebook.parts import late_rule
 from ..reports import feedback
 from ..reports.page_templates import html_environment
 from .attempts import Attempt
-from .class_list import STATUS_WORDS, STATUSES, class_list
 from .gate import FORM_COOKIE, form_key, form_token, new_form_key
 from .identity import SESSION_COOKIE, SESSION_HOURS, Identity, SessionCookie, identify
 from .refusals import Refusal, Refused
+from .requests import reviewable
 from .state import LANGUAGE_COOKIE, Service, service_of
 from .views import counted_id, graded_view
 
@@ -68,10 +64,7 @@ def routes() -> list[BaseRoute]:
         Route("/assignments", assignments_page),
         Route("/assignments/{assignment}", assignment_page),
         Route("/assignments/{assignment}", upload, methods=["POST"]),
-        Route("/assignments/{assignment}/report", report_page),
-        Route("/assignments/{assignment}/class.csv", class_csv),
         Route("/submissions/{id:int}", submission_page),
-        Route("/instructor", instructor_page),
         Mount("/static", StaticFiles(directory=STATIC), name="static"),
     ]
 
@@ -147,7 +140,7 @@ async def assignments_page(request: Request) -> Response:
 
     def rows() -> list[dict[str, Any]]:
         found = []
-        for assignment in _course_in(service, request).course.assignments:
+        for assignment in course_in(service, request).course.assignments:
             mine = service.queue.attempts(assignment.id, who.student)
             found.append(
                 {
@@ -202,135 +195,6 @@ async def submission_page(request: Request) -> Response:
     return render(request, "submission.html.j2", who, context)
 
 
-async def instructor_page(request: Request) -> Response:
-    service = service_of(request)
-    who = await signed_in(request)
-    _instructors_only(who)
-
-    wanted = request.query_params.get("status")
-    shown = wanted if wanted in STATUSES else None
-
-    def context() -> dict[str, Any]:
-        course = _course_in(service, request).course
-        roster = _roster(service)
-        classes = []
-        for a in course.assignments:
-            rows = class_list(service.queue, service.assignment(a.id), roster)
-            classes.append(
-                {
-                    "assignment": a,
-                    "rows": [r for r in rows if shown is None or r.status == shown],
-                    "counts": {s: sum(r.status == s for r in rows) for s in STATUSES},
-                    "total": len(rows),
-                    "failed": [x for x in service.queue.all_attempts(a.id) if x.status == FAILED],
-                    "zone": zone_of(a),
-                }
-            )
-        return {
-            "classes": classes,
-            "queue": service.queue.waiting(),
-            "statuses": [(s, STATUS_WORDS[s]) for s in STATUSES],
-            "status_words": STATUS_WORDS,
-            "shown": shown,
-        }
-
-    return render(request, "instructor.html.j2", who, await run_in_threadpool(context))
-
-
-async def class_csv(request: Request) -> Response:
-    """The instructor page's class list of one assignment, as CSV (for a spreadsheet)."""
-    from ..exports.csv_writer import csv_text
-
-    service = service_of(request)
-    who = await signed_in(request)
-    _instructors_only(who)
-    assignment = service.assignment(request.path_params["assignment"])
-
-    def table() -> str:
-        rows = class_list(service.queue, assignment, _roster(service))
-        head = ["student", "status", "attempts", "score", "max_score", "late_factor"]
-        head += ["extended_to", "overridden", "on_roster", "counted_submission", "accommodated"]
-        return csv_text(
-            [head]
-            + [
-                [
-                    r.student,
-                    r.status,
-                    r.attempts,
-                    r.record.score if r.record else "",
-                    r.record.max_score if r.record else "",
-                    r.late_factor if r.late_factor is not None else "",
-                    r.extended_to.isoformat() if r.extended_to else "",
-                    "yes" if r.overridden else "",
-                    {True: "yes", False: "no", None: ""}[r.on_roster],
-                    r.record.counted_id or "" if r.record else "",
-                    "yes" if r.accommodated else "",
-                ]
-                for r in rows
-            ]
-        )
-
-    name = f"{assignment.id}-class.csv"
-    return Response(
-        await run_in_threadpool(table),
-        media_type="text/csv; charset=utf-8",
-        headers={"Content-Disposition": f'attachment; filename="{name}"'},
-    )
-
-
-def _roster(service: Service) -> Roster | None:
-    """The course's roster.csv, if it has one that reads (a broken one: the list without it)."""
-    try:
-        return find_roster(service.loaded.root)
-    except UsageError:
-        return None
-
-
-async def report_page(request: Request) -> Response:
-    from ..gradebook import store as gradebook
-    from ..reports.course_info import course_info
-    from ..reports.model import assignment_report
-    from ..reports.render import assignment_pieces, write_page
-
-    service = service_of(request)
-    who = await signed_in(request)
-    _instructors_only(who)
-    assignment = service.assignment(request.path_params["assignment"])
-    language = service.language(request)
-
-    def page() -> Path:
-        # Written to a file as the class is read and sent from there: a class of thousands
-        # is a page of hundreds of megabytes, never held in memory.
-        results = gradebook.class_results(
-            service.engine, service.course.id, assignment.id, service.queue.renamed
-        )
-        if not results.count:
-            text = N_("Nothing is graded for {assignment} yet.")
-            raise Refused(404, Refusal(text, {"assignment": assignment.id}))
-        handle, name = tempfile.mkstemp(prefix="graders-report-", suffix=".html")
-        os.close(handle)
-        try:
-            with speaking(language):
-                shown = service.languages(assignment.id).course_in(language)
-                report = assignment_report(results, course_info(shown))
-                return write_page(assignment_pieces(report), Path(name))
-        except BaseException:
-            Path(name).unlink(missing_ok=True)
-            raise
-
-    written = await run_in_threadpool(page)
-    # The report is one self-contained file with its own inline script and policy.
-    return FileResponse(
-        written,
-        media_type="text/html",
-        headers={
-            "content-security-policy": "default-src 'none'; style-src 'unsafe-inline'; "
-            "script-src 'unsafe-inline'; img-src data:; frame-ancestors 'none'"
-        },
-        background=BackgroundTask(written.unlink, missing_ok=True),
-    )
-
-
 def error_page(
     request: Request, status: int, message: str, headers: Mapping[str, str] | None = None
 ) -> Response:
@@ -357,7 +221,7 @@ def render(
         key = new_key = new_form_key()
     common = {
         "lang": language,
-        "course_title": _course_in(service, request).course.title,
+        "course_title": course_in(service, request).course.title,
         "who": who,
         "csrf": form_token(key),
         "languages": [(code, AUTONYMS.get(code, code)) for code in service.course.languages],
@@ -404,7 +268,7 @@ def _assignment_context(
     attempts = service.queue.attempts(assignment.id, who.student)
     counted = counted_id(service.queue, assignment.id, who.student)
     latest = next((a for a in reversed(attempts) if a.status == GRADED), None)
-    shown = _course_in(service, request).course.assignment(assignment.id) or assignment
+    shown = course_in(service, request).course.assignment(assignment.id) or assignment
     with speaking(language):
         rule = late_rule(assignment.late)
     dropped = not who.instructor and service.queue.dropped(assignment.id, who.student)
@@ -439,7 +303,7 @@ def _submission_context(
             for a in service.queue.all_attempts(assignment.id)
             if a.status == QUEUED and a.id < attempt.id
         )
-    shown = _course_in(service, request).course.assignment(assignment.id) or assignment
+    shown = course_in(service, request).course.assignment(assignment.id) or assignment
     return {
         "assignment": shown,
         "zone": zone_of(assignment),
@@ -447,6 +311,7 @@ def _submission_context(
         "counted": counted,
         "ahead": ahead,
         "feedback": _feedback(service, who, attempt, assignment, counted, language),
+        "review": reviewable(service, who, attempt),
     }
 
 
@@ -472,15 +337,10 @@ def _feedback(
         return Markup(environment().get_template(FEEDBACK).render(context))
 
 
-def _course_in(service: Service, request: Request) -> Any:
+def course_in(service: Service, request: Request) -> Any:
     language = service.language(request)
     first = service.course.assignments[0].id
     return service.languages(first).course_in(language)
-
-
-def _instructors_only(who: Identity) -> None:
-    if not who.instructor:
-        raise Refused(403, Refusal(N_("Only the course's instructors may read this page.")))
 
 
 def _next(request: Request) -> str:

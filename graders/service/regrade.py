@@ -54,9 +54,17 @@ def served_attempts(engine: Engine, course: str, assignment: str, student: str) 
 
 
 def regrade_served(
-    session: Session, engine: Engine, assignment: str, student: str, *, every: bool, by: str
+    session: Session,
+    engine: Engine,
+    assignment: str,
+    student: str,
+    *,
+    every: bool,
+    by: str,
+    only: int | None = None,
 ) -> RegradedServed:
-    """Grade ``student``'s counted service attempt (``every``: each one) again."""
+    """Grade ``student``'s counted service attempt (``every``: each one; ``only``: that
+    one, which a review request is about) again."""
     course = session.loaded.course.id
     queue = Queue(engine, course, renamed=session.loaded.renamed)
     mine = served_attempts(engine, course, assignment, student)
@@ -64,6 +72,10 @@ def regrade_served(
         raise UsageError(f"{student} handed nothing in for {assignment} through the service")
     counted = counted_id(queue, assignment, student)
     ids = mine if every or counted is None else [counted]
+    if only is not None:
+        if only not in mine:
+            raise UsageError(f"submission {only} is not one of {student}'s graded {assignment}")
+        ids = [only]
     before = gradebook.student_result(engine, course, assignment, student)
     queue.requeue(ids)
     grader = Grader(session, queue, Servers(engine), Here(session, 1))

@@ -153,6 +153,7 @@ BEARER_NEEDED = N_("Sign in: send your token as 'Authorization: Bearer TOKEN'.")
 BEARER_CHALLENGE = {"WWW-Authenticate": 'Bearer realm="graders"'}
 API_WAYS: tuple[Authenticator, ...] = (BearerToken(), SessionCookie())
 UPLOAD_WAYS: tuple[Authenticator, ...] = (BearerToken(),)  # a cookie may not post: forms do
+PAGE_WAYS: tuple[Authenticator, ...] = (SessionCookie(),)  # a page's form, signed in
 
 
 def service_of(request: Request) -> Service:

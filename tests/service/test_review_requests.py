@@ -1,0 +1,199 @@
+"""Review requests: a learner asks about one question of their graded attempt, through the
+API or the attempt page without JavaScript; what the course's limits refuse is refused with
+a sentence; the instructor answers on their page or in a terminal; every answer reaches the
+grade of record, the learner's page and the history; a reason is text everywhere."""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+from typing import Any
+
+import pytest
+from click.testing import CliRunner
+from service_helpers import bearer, course_to_serve, in_process, tokens
+from small_course import WRONG, notebook
+
+from graders.cli import main
+from graders.gradebook.service_tables import INSTRUCTOR
+
+pytest.importorskip("starlette", reason="needs graders' serve extra")
+
+REQUESTS = "regrade_requests: {per_assignment: 2, window_days: 7}\n"
+HOSTILE = "<b>I wrote</b> <script>alert(1)</script> False"
+
+
+def _course(tmp_path: Path, requests: bool = True) -> Path:
+    # The expected answers are shown at once, so a request can be made while ps1 is open.
+    root = course_to_serve(tmp_path, feedback="{before_due: full, after_due: full}")
+    if requests:
+        course = root / "course.yml"
+        course.write_text(course.read_text(encoding="utf-8") + REQUESTS, encoding="utf-8")
+    return root
+
+
+def _hand_in(client: Any, token: str) -> int:
+    files = {"notebook": ("ps1.ipynb", notebook(WRONG), "application/x-ipynb+json")}
+    sent = client.post("/api/assignments/ps1/submissions", files=files, headers=bearer(token))
+    assert sent.status_code == 202, sent.text
+    attempt = sent.json()["id"]
+    graded = client.get(f"/api/submissions/{attempt}?wait=30", headers=bearer(token)).json()
+    assert graded["status"] == "graded", graded
+    return int(attempt)
+
+
+def _ask(client: Any, token: str, attempt: int, question: str, reason: str = "I think so") -> Any:
+    return client.post(
+        f"/api/submissions/{attempt}/requests",
+        json={"question": question, "reason": reason},
+        headers=bearer(token),
+    )
+
+
+def _form_token(html: str) -> str:
+    found = re.search(r'name="csrf" value="([0-9a-f]+)"', html)
+    assert found, html
+    return found[1]
+
+
+def _signed_in(client: Any, token: str) -> None:
+    client.cookies.clear()
+    page = client.get("/sign-in").text
+    client.post("/sign-in", data={"csrf": _form_token(page), "token": token})
+
+
+def test_a_request_is_taken_once_within_the_limits_and_refused_with_a_sentence(
+    tmp_path: Path,
+) -> None:
+    with in_process(_course(tmp_path)) as (client, service):
+        people = tokens(service, "ada", "bob")
+        attempt = _hand_in(client, people["ada"])
+        made = _ask(client, people["ada"], attempt, "clone-basics/shares", HOSTILE)
+        assert made.status_code == 201, made.text
+        assert made.json()["status"] == "open" and made.json()["submission"] == attempt
+        refused = {
+            "again": _ask(client, people["ada"], attempt, "clone-basics/shares"),
+            "full marks": _ask(client, people["ada"], attempt, "clone-basics/flag"),
+            "no such": _ask(client, people["ada"], attempt, "clone-basics/nothing"),
+            "empty reason": _ask(client, people["ada"], attempt, "detach-basics/flag", " "),
+            "another's": _ask(client, people["bob"], attempt, "detach-basics/flag"),
+        }
+        assert {k: r.status_code for k, r in refused.items()} == {
+            "again": 403,
+            "full marks": 403,
+            "no such": 403,
+            "empty reason": 422,
+            "another's": 404,
+        }
+        assert "full marks already" in refused["full marks"].json()["error"]
+        assert "asked about clone-basics/shares already" in refused["again"].json()["error"]
+        assert _ask(client, people["ada"], attempt, "detach-basics/flag").status_code == 201
+        over = _ask(client, people["ada"], attempt, "detach-basics/flag", "once more")
+        assert over.status_code == 403 and "all 2 review requests" in over.json()["error"]
+        zh = client.post(
+            f"/api/submissions/{attempt}/requests",
+            json={"question": "clone-basics/flag", "reason": "为什么"},
+            headers=bearer(people["ada"], "zh"),
+        )
+        assert zh.status_code == 403 and "满分" in zh.json()["error"], zh.text
+        mine = client.get(f"/api/submissions/{attempt}/requests", headers=bearer(people["ada"]))
+        assert [r["question"] for r in mine.json()] == ["clone-basics/shares", "detach-basics/flag"]
+        assert mine.json()[0]["reason"] == HOSTILE  # data, as typed
+        assert (
+            client.get(
+                f"/api/submissions/{attempt}/requests", headers=bearer(people["bob"])
+            ).status_code
+            == 404
+        )
+
+
+def test_a_course_without_requests_offers_no_form_and_takes_none(tmp_path: Path) -> None:
+    with in_process(_course(tmp_path, requests=False)) as (client, service):
+        ada = tokens(service, "ada")["ada"]
+        attempt = _hand_in(client, ada)
+        refused = _ask(client, ada, attempt, "clone-basics/shares")
+        assert refused.status_code == 403 and "no review requests" in refused.json()["error"]
+        _signed_in(client, ada)
+        assert "Ask for a review" not in client.get(f"/submissions/{attempt}").text
+
+
+def test_the_instructor_answers_on_their_page_and_the_learner_reads_it(tmp_path: Path) -> None:
+    with in_process(_course(tmp_path)) as (client, service):
+        ada = tokens(service, "ada")["ada"]
+        prof = tokens(service, "prof", role=INSTRUCTOR)["prof"]
+        attempt = _hand_in(client, ada)
+        before = client.get(f"/api/submissions/{attempt}", headers=bearer(ada)).json()["score"]
+        _signed_in(client, ada)
+        page = client.get(f"/submissions/{attempt}").text
+        assert "Ask for a review" in page and 'value="clone-basics/shares"' in page
+        assert 'value="clone-basics/flag"' not in page  # full marks: nothing to review
+        sent = client.post(
+            f"/submissions/{attempt}/requests",
+            data={"csrf": _form_token(page), "question": "clone-basics/shares", "reason": HOSTILE},
+            follow_redirects=False,
+        )
+        assert sent.status_code == 303, sent.text
+        asked = client.post(
+            f"/submissions/{attempt}/requests",
+            data={"question": "detach-basics/flag", "reason": "no form token"},
+            follow_redirects=False,
+        )
+        assert asked.status_code == 403  # the gate: a form without its token changes nothing
+        _ask(client, ada, attempt, "detach-basics/flag", "the prompt was unclear")
+        _signed_in(client, prof)
+        desk = client.get("/instructor").text
+        assert "&lt;b&gt;I wrote&lt;/b&gt;" in desk and "<script>alert" not in desk
+        assert "Their answer" in desk and "Expected" in desk
+        ids = [int(i) for i in re.findall(r'action="/requests/(\d+)"', desk)]
+        token = _form_token(desk)
+        accepted = client.post(
+            f"/requests/{ids[0]}",
+            data={"csrf": token, "action": "accept", "reason": "fair: the prompt misled"},
+            follow_redirects=False,
+        )
+        assert accepted.status_code == 303, accepted.text
+        declined = client.post(
+            f"/requests/{ids[1]}",
+            data={"csrf": token, "action": "decline", "reason": "detach() leaves the graph"},
+            follow_redirects=False,
+        )
+        assert declined.status_code == 303
+        assert "No open review request." in client.get("/instructor").text
+        after = client.get(f"/api/submissions/{attempt}", headers=bearer(ada)).json()["score"]
+        assert after == before + 1  # the question's one point, by an override
+        _signed_in(client, ada)
+        page = client.get(f"/submissions/{attempt}").text
+        assert "accepted" in page and "fair: the prompt misled" in page
+        assert "declined" in page and "detach() leaves the graph" in page
+        again = client.post(
+            f"/requests/{ids[0]}",
+            data={"csrf": _form_token(page), "action": "decline", "reason": "x"},
+            follow_redirects=False,
+        )
+        assert again.status_code == 403  # a learner answers no request
+    history = CliRunner().invoke(main, ["history", "ada", "--course", str(tmp_path / "course")])
+    assert "request-accepted" in history.output and "request-declined" in history.output
+
+
+def test_requests_are_listed_and_answered_in_a_terminal(tmp_path: Path) -> None:
+    root = _course(tmp_path)
+    with in_process(root) as (client, service):
+        ada = tokens(service, "ada")["ada"]
+        attempt = _hand_in(client, ada)
+        made = _ask(client, ada, attempt, "clone-basics/shares", "line one\nline two").json()
+    course = ["--course", str(root)]
+    listed = CliRunner().invoke(main, ["requests", "ps1", *course])
+    assert listed.output.startswith(f"{made['id']} open ada ps1 clone-basics/shares")
+    assert "line one line two" in listed.output
+    no_reason = CliRunner().invoke(main, ["request", str(made["id"]), "decline", *course])
+    assert no_reason.exit_code == 2
+    said = CliRunner().invoke(
+        main, ["request", str(made["id"]), "accept", "--reason", "ok", "--points", "0.5", *course]
+    )
+    assert said.exit_code == 0, said.output
+    assert f"request {made['id']}: accepted, 0.5 points" in said.output
+    twice = CliRunner().invoke(
+        main, ["request", str(made["id"]), "decline", "--reason", "no", *course]
+    )
+    assert twice.exit_code != 0 and "accepted already" in twice.output
+    assert "no open review request" in CliRunner().invoke(main, ["requests", *course]).output
