@@ -11,7 +11,8 @@ from __future__ import annotations
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from datetime import tzinfo
-from typing import TYPE_CHECKING
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
 
 from ..course.times import zone_of
 from ..kinds.base import DeclaredMisconception
@@ -33,6 +34,7 @@ class ItemInfo:
     prompt: str
     literal: bool = False  # answers are literals, grouped by canonical form (the kind says)
     misconceptions: tuple[DeclaredMisconception, ...] = ()
+    where: str = ""  # the exercise file and the item's line: "exercises/x.yml:12"
 
 
 @dataclass(frozen=True)
@@ -90,6 +92,7 @@ def course_info(loaded: LoadedCourse) -> CourseInfo:
     items: dict[str, ItemInfo] = {}
     for ex in loaded.exercises.values():
         declared = ex.kind.misconceptions(ex.exercise)
+        lines = _item_lines(ex, loaded.root)
         for item in ex.kind.items(ex.exercise):
             items[item.id] = ItemInfo(
                 id=item.id,
@@ -99,6 +102,7 @@ def course_info(loaded: LoadedCourse) -> CourseInfo:
                 prompt=item.prompt.strip(),
                 literal=ex.kind.literal_answers,
                 misconceptions=declared.get(item.id, ()),
+                where=lines.get(item.id, ""),
             )
     assignments = tuple(
         AssignmentInfo(
@@ -111,3 +115,17 @@ def course_info(loaded: LoadedCourse) -> CourseInfo:
         for a in loaded.course.assignments
     )
     return CourseInfo(loaded.course.id, loaded.course.title, items, assignments)
+
+
+def _item_lines(ex: Any, root: Path) -> dict[str, str]:
+    """Item id -> "exercises/x.yml:LINE", the line of the question or check in its file."""
+    found = {}
+    for part in ("questions", "checks"):
+        for i, entry in enumerate(getattr(ex.exercise, part, None) or ()):
+            location = ex.marks.at((part, i))
+            try:
+                shown = Path(location.path).resolve().relative_to(root.resolve())
+            except ValueError:
+                shown = Path(location.path)
+            found[f"{ex.exercise.id}/{entry.id}"] = f"{shown.as_posix()}:{location.line}"
+    return found

@@ -20,10 +20,12 @@ Row = Sequence[Any]
 
 
 def write_assignment_csv(report: AssignmentReport, folder: Path) -> list[Path]:
-    """questions.csv, misconceptions.csv, misconception_pairs.csv, unnamed_answers.csv and
-    students.csv for one assignment; returns the paths written."""
+    """questions.csv, items.csv (the item analysis), misconceptions.csv,
+    misconception_pairs.csv, unnamed_answers.csv and students.csv for one assignment;
+    returns the paths written."""
     tables: dict[str, Iterable[Row]] = {
         "questions.csv": question_rows(report),
+        "items.csv": item_rows(report),
         "misconceptions.csv": misconception_rows(report),
         "misconception_pairs.csv": pair_rows(report),
         "unnamed_answers.csv": unnamed_rows(report),
@@ -95,6 +97,33 @@ def question_rows(report: AssignmentReport) -> list[Row]:
             q.expected or "",
         )
         for q in report.questions
+    ]
+
+
+def item_rows(report: AssignmentReport) -> list[Row]:
+    """One row per question: the item analysis, its flags by kind (the page says them in
+    words), and per variant ``variant:correct/answers``."""
+    head = ["item", "where", "answers", "difficulty", "discrimination", "invalid"]
+    head += ["unanswered", "misconceptions", "unpicked", "variants", "chi_square", "df"]
+    head += ["p_value", "flags"]
+    return [head] + [
+        [
+            i.item,
+            i.where,
+            i.answers,
+            _f(i.difficulty),
+            _f(i.discrimination),
+            _f(i.invalid),
+            _f(i.unanswered),
+            "; ".join(f"{name}:{_f(share)}" for name, share in i.misconceptions),
+            "; ".join(i.unpicked),
+            "; ".join(f"{v.variant}:{v.correct}/{v.answers}" for v in i.variants),
+            _f(i.chi_square),
+            i.degrees or "",
+            _f(i.p_value),
+            "; ".join(f.kind for f in i.flags),
+        ]
+        for i in report.items
     ]
 
 

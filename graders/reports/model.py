@@ -32,6 +32,7 @@ from .aggregate import (
     student_row,
 )
 from .course_info import AssignmentInfo, CourseInfo
+from .items import ItemStats, ItemTally
 from .misconceptions import (
     MIN_UNNAMED,
     Cooccurrence,
@@ -91,6 +92,12 @@ class AssignmentReport:
     problems: tuple[StudentRow, ...]
     assignment_info: AssignmentInfo | None = None  # from the course, when it is at hand
     variants: VariantsReport | None = None  # questions asked in several variants, if any
+    items: tuple[ItemStats, ...] = ()  # item analysis, course order
+
+    @property
+    def flagged(self) -> tuple[ItemStats, ...]:
+        """The questions the item analysis flags, for the course author."""
+        return tuple(i for i in self.items if i.flags)
 
     def label(self, item_id: str) -> str:
         """How the notebook names an item (``Question 1.2``); its id without a course."""
@@ -154,6 +161,7 @@ def assignment_report(results: ClassResults, info: CourseInfo) -> AssignmentRepo
         problems=tuple(late_or_ungradable(rows)),
         variants=variants_report(tallies.variants, results.students),
         assignment_info=declared,
+        items=tuple(tallies.items.stats(info, items)),
     )
 
 
@@ -166,6 +174,7 @@ class _Tallies:
         self.misconceptions = MisconceptionTally()
         self.unnamed = UnnamedTally(info)
         self.variants = VariantTally(info)
+        self.items = ItemTally()
         self.rows: list[StudentRow] = []  # a summary per student, without their answers
 
     def add(self, s: StudentResult) -> None:
@@ -175,6 +184,7 @@ class _Tallies:
             self.misconceptions,
             self.unnamed,
             self.variants,
+            self.items,
         )
         for tally in tallies:
             tally.add(s)

@@ -21,6 +21,7 @@ from ..i18n import current_language
 from ..kinds.notebook_side import points_text
 from .aggregate import QUESTION_STATUSES
 from .charts import share_bar, stacked_bar
+from .items import MIN_ANSWERS
 from .model import AssignmentReport
 from .page_templates import html_environment
 from .summary import CourseSummary
@@ -71,7 +72,12 @@ def assignment_pieces(report: AssignmentReport) -> Iterator[str]:
     """``render_assignment`` a piece at a time, as Jinja2 makes it: a page of any class is
     written as its students are read, never held."""
     template = environment().get_template("assignment.html.j2")
-    return template.generate(lang=current_language(), r=report, course_title=report.course_title)
+    return template.generate(
+        lang=current_language(),
+        r=report,
+        course_title=report.course_title,
+        min_answers=MIN_ANSWERS,
+    )
 
 
 def render_course(summary: CourseSummary, links: Mapping[str, str] | None = None) -> str:
