@@ -100,7 +100,7 @@ def extend(
     "--extra-attempts",
     type=click.IntRange(min=0),
     default=0,
-    help="Attempts allowed beyond each assignment's `submissions.max` in graders serve.",
+    help="Attempts beyond each assignment's `submissions.max`.",
 )
 @click.option("--clear", is_flag=True, help="Remove the student's accommodation.")
 @click.option(
