@@ -18,8 +18,8 @@ roster_option = click.option(
     type=click.Path(dir_okay=False, path_type=Path),
     default=None,
     help="The class roster, a CSV file with a 'student' column (and name, email, section, "
-    "sis_user_id, sis_login_id, lms_id, language); default: roster.csv beside course.yml, "
-    "when there.",
+    "sis_user_id, sis_login_id, lms_id, language, and accommodations: extra_hours, time_factor, "
+    "extra_attempts); default: roster.csv beside course.yml, when there.",
 )
 
 

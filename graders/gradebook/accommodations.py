@@ -2,6 +2,7 @@
 
     graders accommodate ada --extra-hours 48 --extra-attempts 1 --reason "..."   set_rule(...)
     graders accommodate ada --clear                                               clear_rule(...)
+    roster.csv columns extra_hours, time_factor, extra_attempts                  roster_rules(...)
 
 A rule gives ``extra_hours`` on every due date (and so on every late cutoff, which counts
 from the due date), scales an assignment's window by ``time_factor`` where the assignment
@@ -30,6 +31,7 @@ from sqlalchemy.engine import Connection, Engine
 
 from ..course.model import Assignment
 from ..errors import UsageError
+from ..intake.roster import find_roster
 from ..kinds.load import LoadedCourse
 from . import audit
 from .extensions import restate
@@ -143,14 +145,32 @@ def clear_rule(engine: Engine, loaded: LoadedCourse, student: str, by: str) -> l
             "accommodation removed",
             by=by,
         )
-        return _apply(conn, loaded, {}, only=student)
+        listed = {k: v for k, v in roster_rules(loaded).items() if k == student}
+        return _apply(conn, loaded, listed, only=student)  # the roster's, if it gives one
 
 
 def sync(engine: Engine, loaded: LoadedCourse) -> list[str]:
-    """Make the accommodation extensions what the rules and the course say now (an
-    assignment added, a due date moved); what changed, in words."""
+    """Make the accommodation extensions what the rules (the command's, over the roster's)
+    and the course say now (an assignment added, a due date moved, a roster changed); what
+    changed, in words."""
     with engine.begin() as conn:
-        return _apply(conn, loaded, rules(conn, loaded.course.id))
+        return _apply(conn, loaded, roster_rules(loaded) | rules(conn, loaded.course.id))
+
+
+def roster_rules(loaded: LoadedCourse) -> dict[str, Rule]:
+    """Student -> the accommodation ``roster.csv`` gives them (its columns ``extra_hours``,
+    ``time_factor``, ``extra_attempts``; checked, at their places, when it is read)."""
+    roster = find_roster(loaded.root)
+    found = {}
+    for e in roster.entries if roster is not None else ():
+        rule = (
+            float(e.extra_hours or 0),
+            float(e.time_factor or 1),
+            int(e.extra_attempts or 0),
+        )
+        if rule != (0.0, 1.0, 0):
+            found[e.student] = Rule(e.student, *rule, reason=None)
+    return found
 
 
 def _apply(

@@ -1,8 +1,8 @@
 """The class roster: who should hand in an assignment, and how each LMS knows them.
 
     roster.csv   (beside course.yml, or ``--roster FILE``)
-    student,name,email,section,sis_user_id,sis_login_id,lms_id,language
-    ada,Ada Lovelace,ada@example.org,A1,2001,alovelace,1234,en
+    student,name,email,section,sis_user_id,sis_login_id,lms_id,language,extra_hours
+    ada,Ada Lovelace,ada@example.org,A1,2001,alovelace,1234,en,48
 
 ``student`` is graders' id for the student, the name of their submission folder, and
 the only column required; the others may be left out or empty. ``lms_id`` is the LMS's
@@ -10,7 +10,9 @@ own user id (Canvas's "ID"), ``sis_user_id`` and ``sis_login_id`` the institutio
 that Canvas shows as "SIS User ID" and "SIS Login ID" (Moodle's "ID number" and
 "username"). ``language``, when given, is the course language a learner's own notebook
 is released in (``graders release --roster``: one release serves a class of both
-languages). The file is read whole and every problem is reported at once as
+languages). ``extra_hours``, ``time_factor`` and ``extra_attempts`` are a learner's
+standing accommodation, as ``graders accommodate`` gives one (a rule set by the command
+counts over the roster's). The file is read whole and every problem is reported at once as
 ``roster.csv:LINE:COLUMN: message``.
 """
 
@@ -39,6 +41,9 @@ class RosterEntry:
     sis_login_id: str = ""
     lms_id: str = ""
     language: str = ""  # the course language their notebooks speak (empty: the release's)
+    extra_hours: str = ""  # an accommodation: hours on every due date (empty: none)
+    time_factor: str = ""  # an accommodation: each window that opens, this many times as long
+    extra_attempts: str = ""  # an accommodation: attempts beyond submissions.max
     line: int = 0  # where the student is in the roster file, for messages
 
 
@@ -172,8 +177,36 @@ def _entry(
     email = values.get("email", "")
     if email and (email.count("@") != 1 or any(c.isspace() for c in email)):
         problems.append(Problem(Location(shown, *places["email"]), f"not an email: {email!r}"))
+    for column, (low, high, kind) in ACCOMMODATION_RANGES.items():
+        text = values.get(column, "")
+        if text and not _in_range(text, low, high, kind):
+            problems.append(
+                Problem(
+                    Location(shown, *places[column]),
+                    f"{column} {text!r} is not {_WHAT[kind]} from {low:g} to {high:g}",
+                )
+            )
     known = {n: v for n, v in values.items() if n != "student"}
     return RosterEntry(student=student, line=record.line, **known)
+
+
+# The accommodation columns: the least, the most, and the type of each.
+ACCOMMODATION_RANGES: dict[str, tuple[float, float, type]] = {
+    "extra_hours": (0, 24 * 365, float),
+    "time_factor": (1, 10, float),
+    "extra_attempts": (0, 1000, int),
+}
+
+
+_WHAT = {float: "a number", int: "a whole number"}
+
+
+def _in_range(text: str, low: float, high: float, kind: type) -> bool:
+    try:
+        value = kind(text)
+    except ValueError:
+        return False
+    return bool(low <= value <= high)
 
 
 def _duplicates(shown: str, entries: list[RosterEntry]) -> list[Problem]:

@@ -491,7 +491,8 @@ def test_a_roster_reports_every_problem_at_once(tmp_path: Path) -> None:
     )
     assert problems == [
         "1:9: unknown column 'nmae' (did you mean 'name'?); the columns are student, name, "
-        "email, section, sis_user_id, sis_login_id, lms_id, language",
+        "email, section, sis_user_id, sis_login_id, lms_id, language, extra_hours, time_factor, "
+        "extra_attempts",
         "3:1: student 'Alice' is already on line 2 as 'alice'",
         "4:1: student id 'bob\u034f' is not allowed: U+034F COMBINING GRAPHEME JOINER is "
         "invisible (letters, digits and . _ - @ + only, starting with a letter or digit, no '..')",

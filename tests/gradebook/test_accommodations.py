@@ -20,6 +20,7 @@ from small_course import RIGHT, hand_in, notebook, open_small_course, students
 
 from graders.batch.autograde import autograde
 from graders.cli import main
+from graders.errors import SpecError
 from graders.gradebook import accommodations
 from graders.gradebook.store import default_url, open_gradebook
 from graders.kinds.load import load_course
@@ -178,3 +179,28 @@ def test_extra_attempts_raise_the_service_limit_for_that_learner_only(term: Term
     ps1 = loaded.course.assignments[0]
     assert queue.due_for(ps1, "ada").submissions.max == 5
     assert queue.due_for(ps1, "bob").submissions.max == 3
+
+
+def test_the_roster_s_columns_accommodate_and_a_command_counts_over_them(term: Term) -> None:
+    (term.root / "roster.csv").write_text(
+        "student,extra_hours,extra_attempts\nada,48,\nbob,,2\n", encoding="utf-8"
+    )
+    term.autograde()  # each autograde applies what the roster says now
+    ada, bob = term.results()["ada"], term.results()["bob"]
+    assert (ada["late_factor"], bob["late_factor"]) == (1.0, 0.5)
+    ok(term.cli("accommodate", "ada", "--extra-hours", "1"))  # the command's rule counts
+    assert term.results()["ada"]["late_factor"] == 0.5
+    ok(term.cli("accommodate", "ada", "--clear"))  # and without it, the roster's again
+    assert term.results()["ada"]["late_factor"] == 1.0
+
+
+def test_a_roster_accommodation_out_of_range_is_reported_at_its_place(term: Term) -> None:
+    (term.root / "roster.csv").write_text(
+        "student,time_factor,extra_attempts\nada,0.5,\nbob,,many\n", encoding="utf-8"
+    )
+    engine = open_gradebook(default_url(term.root))
+    with pytest.raises(SpecError) as raised:
+        accommodations.sync(engine, load_course(term.root / "course.yml"))
+    said = str(raised.value)
+    assert "roster.csv:2:5: time_factor '0.5' is not a number from 1 to 10" in said
+    assert "roster.csv:3:6: extra_attempts 'many' is not a whole number from 0 to 1000" in said
