@@ -78,7 +78,9 @@ class ServedCourse:
         return json.dumps(fill(self.released, {**self.key, **(answers or {})})).encode()
 
 
-def repository_course(folder: Path, submissions: str | None = None) -> ServedCourse:
+def repository_course(
+    folder: Path, submissions: str | None = None, feedback: str | None = None
+) -> ServedCourse:
     """The repository's course in ``folder``, ps1 limited by ``submissions`` (YAML), its
     truths computed here (in process) into the copy's cache, so a server starts warm."""
     from graders.grading.pipeline import answer_key, prepare_assignment
@@ -91,6 +93,9 @@ def repository_course(folder: Path, submissions: str | None = None) -> ServedCou
         late = "    late: {penalty_per_day: 0.1, cutoff_days: 3, grace_minutes: 15}\n"
         assert late in text
         text = text.replace(late, f"{late}    submissions: {submissions}\n", 1)
+    if feedback:  # ps1's, as a YAML flow mapping
+        late = "    late: {penalty_per_day: 0.1, cutoff_days: 3, grace_minutes: 15}\n"
+        text = text.replace(late, f"{late}    feedback: {feedback}\n", 1)
     (folder / "course.yml").write_text(text, encoding="utf-8")
     loaded = load_course(folder / "course.yml")
     runner = InProcessRunner()

@@ -25,7 +25,12 @@ pytest.importorskip("uvicorn", reason="needs graders' serve extra")
 
 @pytest.fixture(scope="module")
 def course(tmp_path_factory: pytest.TempPathFactory) -> ServedCourse:
-    return repository_course(tmp_path_factory.mktemp("browser"), submissions="{max: 5}")
+    # The expected answers are shown at once, so a review can be asked for while ps1 is open.
+    return repository_course(
+        tmp_path_factory.mktemp("browser"),
+        submissions="{max: 5}",
+        feedback="{before_due: full, after_due: full}",
+    )
 
 
 @pytest.fixture(scope="module")
@@ -138,3 +143,52 @@ def test_everything_works_without_javascript_and_in_chinese(
     accessible(shown, "feedback-zh")
     checker.close()
     context.close()
+
+
+def test_a_learner_asks_for_a_review_and_the_instructor_answers(
+    chromium: Any,
+    server: ServerProcess,
+    people: dict[str, str],
+    course: ServedCourse,
+    tmp_path: Path,
+) -> None:
+    """The request form on the attempt page and the instructor's list, each checked by
+    axe-core, in English and in Chinese; the instructor's answer reaches the learner."""
+    wrong = next(item for item, answer in course.key.items() if answer == "False")
+    path = tmp_path / "ps1.ipynb"
+    path.write_bytes(course.notebook({wrong: "True"}))
+    page = chromium.new_page(viewport={"width": 1100, "height": 1000})
+    sign_in(page, server, people["ada"])
+    page.goto(f"{server.url}/assignments/ps1")
+    page.get_by_label("Your notebook (.ipynb)").set_input_files(str(path))
+    page.get_by_role("button", name="Hand in").click()
+    page.wait_for_url(f"{server.url}/submissions/*")
+    page.get_by_text("Feedback for ada").wait_for(timeout=120_000)
+    attempt = page.url
+    page.get_by_label("Question").select_option(wrong)
+    page.get_by_label("Why should it be reviewed?").fill("<i>The prompt</i> said so.")
+    page.get_by_role("button", name="Ask for a review").click()
+    page.get_by_text("waiting for your instructor").wait_for()
+    accessible(page, "request")
+    zh = chromium.new_context(locale="zh-CN")
+    zh.add_cookies(page.context.cookies())
+    chinese = zh.new_page()
+    chinese.goto(attempt)
+    assert chinese.get_by_text("等待教师处理").is_visible()
+    accessible(chinese, "request-zh")
+    zh.close()
+    page.close()
+    desk = chromium.new_page(viewport={"width": 1100, "height": 1000})
+    sign_in(desk, server, people["prof"])
+    desk.goto(f"{server.url}/instructor")
+    assert desk.get_by_text("<i>The prompt</i> said so.").is_visible()  # text, not markup
+    accessible(desk, "instructor-requests")
+    desk.get_by_label("Your answer (the learner reads it)").fill("The key is right.")
+    desk.get_by_role("button", name="Decline").click()
+    desk.get_by_text("No open review request.").wait_for()
+    desk.close()
+    again = chromium.new_page()
+    sign_in(again, server, people["ada"])
+    again.goto(attempt)
+    assert again.get_by_text("The key is right.").is_visible()
+    again.close()
