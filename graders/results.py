@@ -85,8 +85,13 @@ class SubmissionStatus(StrEnum):
 
     GRADED = "graded"
     LATE_CUTOFF = "late-cutoff"  # graded, but submitted after the hard cutoff: score 0
-    UNGRADABLE = "ungradable"  # could not be read at all
+    UNGRADABLE = "ungradable"  # could not be read at all: a problem of the submission's
+    INTERNAL = "internal"  # graders failed on it (a bug, not the learner's): graded again
     MISSING = "missing"  # on the roster, but nothing was handed in: score 0
+
+
+#: Submissions whose answers were never graded: unreadable, or a failure of graders' own.
+NOT_GRADED = frozenset({SubmissionStatus.UNGRADABLE, SubmissionStatus.INTERNAL})
 
 
 @dataclass(frozen=True)
@@ -236,8 +241,9 @@ class StudentResult:
 
     @property
     def read(self) -> bool:
-        """Were the answers read (graded or late-cutoff, as opposed to ungradable or missing)?"""
-        return self.status not in (SubmissionStatus.UNGRADABLE, SubmissionStatus.MISSING)
+        """Were the answers read (graded or late-cutoff, as opposed to ungradable, internal or
+        missing)?"""
+        return self.status not in NOT_GRADED | {SubmissionStatus.MISSING}
 
     @property
     def misconceptions(self) -> tuple[str, ...]:
@@ -319,7 +325,7 @@ class ResultsDocument:
 
     @property
     def all_graded(self) -> bool:
-        return all(s.status is not SubmissionStatus.UNGRADABLE for s in self.students)
+        return all(s.status not in NOT_GRADED for s in self.students)
 
     def to_json(self, students: bool = True) -> dict[str, Any]:
         head = ClassResults.of(self).head_json()

@@ -10,8 +10,12 @@ from __future__ import annotations
 from typing import Any
 
 # The shape of the document: 1 kept feedback as strings, with graders' sentences in other
-# languages beside them (``said``); 2 keeps it as typed messages (``said.Text``).
-SCHEMA = 2
+# languages beside them (``said``); 2 keeps it as typed messages (``said.Text``); 3 gives a
+# submission graders failed on a status of its own, ``internal`` (2 called it
+# ``ungradable``, and only its error's words said it was graders' failure).
+SCHEMA = 3
+# How the error of such a submission began, in every schema before 3.
+INTERNAL_ERROR = "internal error while"
 
 
 def upgraded(document: dict[str, Any]) -> dict[str, Any]:
@@ -21,7 +25,7 @@ def upgraded(document: dict[str, Any]) -> dict[str, Any]:
     if not isinstance(schema, int) or schema > SCHEMA:
         raise ValueError(f"schema: {schema!r} is not a schema this graders reads (<= {SCHEMA})")
     data = {k: v for k, v in document.items() if k != "schema"}
-    if schema == 1 and isinstance(data.get("students"), list):
+    if schema < SCHEMA and isinstance(data.get("students"), list):
         data["students"] = [
             upgraded_student(s) if isinstance(s, dict) else s for s in data["students"]
         ]
@@ -32,10 +36,10 @@ def upgraded_student(student: dict[str, Any]) -> dict[str, Any]:
     """A student's JSON of schema 1 in schema 2: each feedback, ``explain`` and ``error``
     string becomes its lines, each a literal, with the translations of graders' sentences
     the student's or question's ``said`` kept of it (a literal stays in the language it was
-    written in, and a sentence kept in another language is shown in it). A student already
-    in schema 2 comes back as it is."""
+    written in, and a sentence kept in another language is shown in it); then the status of
+    schema 3 (``internal_status``). A student already in schema 3 comes back as it is."""
     if "said" not in student and not _has_strings(student):
-        return student
+        return internal_status(student)
     data = {k: v for k, v in student.items() if k != "said"}
     if isinstance(data.get("error"), str):
         data["error"] = _lines(data["error"], student.get("said"))
@@ -43,7 +47,22 @@ def upgraded_student(student: dict[str, Any]) -> dict[str, Any]:
         data["questions"] = [
             _question_v2(q) if isinstance(q, dict) else q for q in data["questions"]
         ]
-    return data
+    return internal_status(data)
+
+
+def internal_status(student: dict[str, Any]) -> dict[str, Any]:
+    """A student of schema 2 in schema 3: ``ungradable`` because graders failed on it (its
+    error begins "internal error while") is ``internal``; anything else as it is."""
+    if student.get("status") != "ungradable" or not _internal(student.get("error")):
+        return student
+    return {**student, "status": "internal"}
+
+
+def _internal(error: Any) -> bool:
+    first = error[0] if isinstance(error, list) and error else error
+    if isinstance(first, dict):
+        first = first.get("message", first.get("literal", ""))
+    return isinstance(first, str) and first.startswith(INTERNAL_ERROR)
 
 
 def _question_v2(question: dict[str, Any]) -> dict[str, Any]:

@@ -24,7 +24,7 @@ from ..gradebook.batch_sources import remember_source
 from ..gradebook.roster_check import on_roster, record_missing
 from ..intake.roster import Roster
 from ..kinds.cache import torch_version
-from ..results import SubmissionStatus
+from ..results import NOT_GRADED
 from ..session import Session
 from ..submissions.archive import opened_submissions
 from .executor import Ended, Executor, Ready, ThreadExecutor, grade_found
@@ -191,7 +191,7 @@ class _Batch:
         )
         for g in saved:  # a grade the gradebook could not hold is saved as its ungradable
             self.graded += 1
-            self.failed += g.result.status is SubmissionStatus.UNGRADABLE
+            self.failed += g.result.status in NOT_GRADED
             if g.retry:  # the grader failed, not the learner
                 self.internal.append((g.result.student, str(g.result.error or "")))
             if g.isolation:

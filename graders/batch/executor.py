@@ -20,7 +20,12 @@ from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING, Protocol
 
 from ..errors import SubmissionError
-from ..grading.pipeline import PreparedAssignment, grade_submission, ungradable
+from ..grading.pipeline import (
+    PreparedAssignment,
+    grade_submission,
+    internal_failure,
+    ungradable,
+)
 from ..kinds.load import LoadedCourse
 from ..notebook import collect
 from ..results import StudentResult, SubmissionStatus
@@ -119,7 +124,7 @@ def grade_found(
         return ungradable(found.student, reason, exc.language), False
     except Exception as exc:  # noqa: BLE001 - a reader bug costs this student, and is retried
         log.error("internal error while reading %s", found.source, exc_info=True)
-        return ungradable(
+        return internal_failure(
             found.student,
             say(
                 "internal error while reading {path}: {detail}",
@@ -130,5 +135,5 @@ def grade_found(
     result = grade_submission(
         prep, replace(sub, student=found.student, submitted_at=found.submitted_at)
     )
-    # grade_submission reports only grader failures as ungradable: worth another try.
-    return result, result.status is SubmissionStatus.UNGRADABLE
+    # A failure of graders' own is worth another try; the submission's own problems are not.
+    return result, result.status is SubmissionStatus.INTERNAL

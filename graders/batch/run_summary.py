@@ -5,7 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from pathlib import Path
 
-from ..results import CRASHED, ClassResults, StudentResult, SubmissionStatus
+from ..results import CRASHED, NOT_GRADED, ClassResults, StudentResult, SubmissionStatus
 
 
 @dataclass(frozen=True)
@@ -68,7 +68,7 @@ def summarize(
     for s in results.students():
         if s.student not in tally.present:
             continue
-        if s.status is SubmissionStatus.UNGRADABLE:
+        if s.status in NOT_GRADED:
             failed.append((s.student, str(s.error or "")))
         late += s.status is SubmissionStatus.LATE_CUTOFF or s.late_factor < 1
         if items := _crashed_items(s):

@@ -271,7 +271,7 @@ class _Lines:
         eta = (self.total - self.count) / rate
         what = (
             f"{result.score:g}/{result.max_score:g}"
-            if result.status.value != "ungradable"
+            if result.status.value not in ("ungradable", "internal")
             else "could not be graded"
         )
         click.echo(

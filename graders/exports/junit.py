@@ -22,6 +22,7 @@ from typing import Any, Literal
 from ..i18n import _
 from ..results import (
     CRASHED,
+    NOT_GRADED,
     ClassResults,
     QuestionResult,
     ResultsDocument,
@@ -130,12 +131,13 @@ def _suite(assignment: str, s: StudentResult, family: Family) -> ET.Element:
             }
     _properties(suite, values)
     classname = xml_text(f"{assignment}.{s.student}")
-    if s.status is SubmissionStatus.UNGRADABLE:
+    if s.status in NOT_GRADED:  # "ungradable", or "internal": graders failed on it
         case = ET.SubElement(
             suite, "testcase", classname=classname, name="submission", time=NO_TIME
         )
         tag = "error" if family == "legacy" else "failure"
-        ET.SubElement(case, tag, message=xml_text(str(s.error or UNGRADABLE)), type=UNGRADABLE)
+        kind = s.status.value
+        ET.SubElement(case, tag, message=xml_text(str(s.error or kind)), type=kind)
     elif s.status is SubmissionStatus.MISSING:  # on the roster, nothing handed in
         case = ET.SubElement(
             suite, "testcase", classname=classname, name="submission", time=NO_TIME
@@ -191,7 +193,7 @@ def _counts(s: StudentResult) -> tuple[int, int, int]:
     unreadable submission: not the learner being wrong)."""
     missed = sum(not q.passed for q in s.questions)
     errors = sum(q.status in CRASHED for q in s.questions)
-    if s.status is SubmissionStatus.UNGRADABLE:  # the "submission" case, an error
+    if s.status in NOT_GRADED:  # the "submission" case, an error
         return len(s.questions) + 1, missed - errors, errors + 1
     if s.status is SubmissionStatus.MISSING:  # the "submission" case, skipped
         return len(s.questions) + 1, missed - errors, errors

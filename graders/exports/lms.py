@@ -25,7 +25,7 @@ from itertools import chain
 
 from ..errors import UsageError
 from ..intake.roster import Roster, RosterEntry
-from ..results import ClassResults, StudentResult, SubmissionStatus, format_points
+from ..results import NOT_GRADED, ClassResults, StudentResult, format_points
 from .csv_writer import csv_lines
 
 FORMATS = ("canvas", "moodle", "csv")
@@ -198,7 +198,7 @@ def _entry(s: StudentResult, roster: Roster | None) -> RosterEntry:
 def _lms_score(s: StudentResult) -> str | None:
     """The points an LMS gets: the score (0 when missing or past the cutoff); None when the
     submission could not be graded."""
-    if s.status is SubmissionStatus.UNGRADABLE:
+    if s.status in NOT_GRADED:
         return None
     return format_points(s.score)
 

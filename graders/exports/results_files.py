@@ -27,6 +27,7 @@ from ..intake.identity import one_file_each
 from ..kinds.load import LoadedCourse
 from ..notebook.parts import question_names
 from ..results import (
+    NOT_GRADED,
     ClassFile,
     ClassResults,
     DocumentJson,
@@ -122,7 +123,7 @@ class Outline:
 def file_owners(results: ClassResults) -> set[str]:
     """The students who get a file of their own: one per name, whatever the disk's case."""
     names = list(results.names())
-    graded = (student for student, status in names if status is not SubmissionStatus.UNGRADABLE)
+    graded = (student for student, status in names if status not in NOT_GRADED)
     return one_file_each((student for student, _ in names), graded)
 
 

@@ -19,6 +19,7 @@ NAMES = {
     "graded": N_("graded"),
     "late-cutoff": N_("late-cutoff"),
     "ungradable": N_("ungradable"),
+    "internal": N_("not graded: a graders error"),
     "missing": N_("missing"),
 }
 

@@ -23,7 +23,7 @@ from ..course.times import time_text, zone_of
 from ..errors import UsageError
 from ..grading.pipeline import apply_late_policy
 from ..kinds.load import LoadedCourse
-from ..results import SubmissionStatus
+from ..results import NOT_GRADED
 from . import audit, saved_grades
 from .adjustments import due_dates
 from .extensions_file import FileExtension, read_extensions_file
@@ -91,7 +91,7 @@ def restate(conn: Connection, course: str, assignment: Assignment, student: str)
     if saved is None:
         return False
     result, submitted_at = saved
-    if result.status is SubmissionStatus.UNGRADABLE:
+    if result.status in NOT_GRADED:
         return True
     due = due_dates(conn, course, assignment.id).get(student, assignment.due)
     mine = assignment.model_copy(update={"due": due})

@@ -124,6 +124,11 @@ def _graded(
             f"`graders autograde {assignment} ...`)"
         )
     result = saved[0]
+    if result.status is SubmissionStatus.INTERNAL:
+        raise UsageError(
+            f"{student}'s {assignment} was not graded: graders failed on it ({result.error}); "
+            f"`graders regrade {student} {assignment}` grades it again"
+        )
     if result.status is SubmissionStatus.UNGRADABLE:
         raise UsageError(
             f"{student}'s {assignment} could not be graded ({result.error}): no question to "

@@ -20,14 +20,13 @@ from typing import TYPE_CHECKING, Any
 from ..course.model import Assignment, Course
 from ..course.times import time_text
 from ..course.variants import learner_variant
-from ..i18n import SOURCE_LANGUAGE
 from ..kinds.base import Context, Submission
 from ..kinds.load import LoadedCourse, LoadedExercise, get_assignment
 from ..kinds.notebook_side import points_scale
 from ..kinds.prefetch import run_ahead
 from ..kinds.prepare import prepare_variants
 from ..results import QuestionResult, Status, StudentResult, SubmissionStatus
-from ..said import Said, paragraphs, render, say
+from ..said import Said, paragraphs, say
 
 if TYPE_CHECKING:
     from ..sandbox import Job
@@ -41,21 +40,18 @@ __all__ = [
     "grade_all",
     "grade_submission",
     "hit_a_bug",
+    "internal_failure",
     "planned_items",
     "prepare_assignment",
     "ungradable",
 ]
 
 log = logging.getLogger(__name__)
-#: How the result of a submission that a bug in graders kept from being graded begins (in
-#: English: grading speaks it, whatever languages the course's pages are in).
-INTERNAL_ERROR = "internal error while"
 
 
 def hit_a_bug(result: StudentResult) -> bool:
-    """Was this submission ungradable because of a bug in graders (not in the submission)?"""
-    error = render(result.error, SOURCE_LANGUAGE) if result.error is not None else ""
-    return result.status is SubmissionStatus.UNGRADABLE and error.startswith(INTERNAL_ERROR)
+    """Was this submission left ungraded by a bug in graders (not by the submission)?"""
+    return result.status is SubmissionStatus.INTERNAL
 
 
 @dataclass(frozen=True)
@@ -166,7 +162,9 @@ def grade_submission(prep: PreparedAssignment, sub: Submission) -> StudentResult
         # A bug in graders, not in the submission: its traceback goes to the log (stderr).
         log.error("internal error while grading %s", sub.student, exc_info=True)
         detail = "".join(traceback.format_exception_only(type(exc), exc)).strip()
-        return ungradable(sub.student, say("internal error while grading: {detail}", detail=detail))
+        return internal_failure(
+            sub.student, say("internal error while grading: {detail}", detail=detail)
+        )
 
 
 def grade_all(
@@ -183,6 +181,12 @@ def ungradable(student: str, reason: str | Said, language: str | None = None) ->
     return StudentResult(
         student, (), SubmissionStatus.UNGRADABLE, paragraphs(reason), language=language
     )
+
+
+def internal_failure(student: str, reason: str | Said) -> StudentResult:
+    """The result for a submission graders failed on (a bug of its own, not the learner's):
+    status ``internal``, graded again at the next run."""
+    return StudentResult(student, (), SubmissionStatus.INTERNAL, paragraphs(reason))
 
 
 def _jobs(ex: PreparedExercise, sub: Submission, ctx: Context) -> list[Job]:

@@ -29,7 +29,7 @@ QUESTION_STATUSES = ("correct", "wrong", "invalid", "unanswered", "error", "time
 MAX_BINS = 12  # histogram bars: enough to see a shape, few enough to label on a phone
 LOW_SHARE = 0.5  # below half of the points: may need help
 MANY_MISCONCEPTIONS = 2  # the fewest distinct misconceptions that may mean a student needs help
-UNREAD = ("ungradable", "missing")  # submission statuses without answers to count
+UNREAD = ("ungradable", "internal", "missing")  # submission statuses without answers to count
 
 
 @dataclass(frozen=True)

@@ -142,7 +142,7 @@ def _summary(
         submissions=results.count - statuses["missing"],  # missing: none handed in
         graded=statuses["graded"],
         late=late,
-        ungradable=statuses["ungradable"],
+        ungradable=statuses["ungradable"] + statuses["internal"],
         mean_share=statistics.fmean(shares) if shares else None,
         median_share=statistics.median(shares) if shares else None,
         correct_share=correct / answers if answers else None,

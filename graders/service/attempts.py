@@ -25,7 +25,7 @@ from ..course.times import time_text, zone_of
 from ..gradebook.service_tables import FAILED, GRADED
 from ..grading.pipeline import apply_late_policy
 from ..i18n import N_
-from ..results import StudentResult, SubmissionStatus
+from ..results import NOT_GRADED, StudentResult
 from .refusals import Refusal, Refused
 
 # The API's ``reason`` of a 429 (``Refused.reason``).
@@ -130,7 +130,7 @@ def restated(attempt: Attempt, assignment: Assignment) -> Attempt:
     """``attempt`` graded under ``assignment``'s due date (a learner's own, when extended
     since): the late policy again, from the receive time."""
     result = attempt.result
-    if result is None or result.status is SubmissionStatus.UNGRADABLE:
+    if result is None or result.status in NOT_GRADED:
         return attempt
     again = apply_late_policy(assignment, result.student, result.questions, attempt.received_at)
     kept = replace(

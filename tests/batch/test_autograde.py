@@ -195,7 +195,7 @@ def test_gradebook_url_and_out_dir_can_be_chosen(workspace: Session, tmp_path: P
     assert not (workspace.loaded.root / "gradebook.db").exists()
 
 
-def test_a_reader_failure_is_ungradable_and_retried(
+def test_a_reader_failure_is_internal_and_retried(
     workspace: Session, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     import graders.notebook.collect as collect
@@ -207,6 +207,7 @@ def test_a_reader_failure_is_ungradable_and_retried(
     assert summary.ungradable == (
         ("ada", "internal error while reading ada/ps1.ipynb: ZeroDivisionError: division by zero"),
     )
+    assert students(doc)["ada"]["status"] == "internal"  # a status of its own, not the text
     monkeypatch.setattr(collect, "read_submission", real)
     summary, doc = run(workspace, tmp_path / "subs")
     assert summary.graded == 1 and students(doc)["ada"]["score"] == 6.0

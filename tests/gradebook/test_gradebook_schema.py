@@ -26,14 +26,14 @@ from graders.results import QuestionResult, ResultsDocument, Status, StudentResu
 from graders.said import render
 
 SCHEMA_1 = Path(__file__).parent.parent / "data" / "results-schema-1.json"
-NEWEST = "0008"  # this graders' revision: regrade requests
-ADD_A_COLUMN = '''"""A column added after 0008 (a test's own revision)."""
+NEWEST = "0009"  # this graders' revision: the internal status
+ADD_A_COLUMN = '''"""A column added after 0009 (a test's own revision)."""
 
 import sqlalchemy as sa
 from alembic import op
 
-revision = "0009"
-down_revision = "0008"
+revision = "0010"
+down_revision = "0009"
 branch_labels = None
 depends_on = None
 
@@ -122,15 +122,15 @@ def test_an_older_revision_is_refused_until_upgraded_and_keeps_its_grades(
     save_ada(gradebook.open_gradebook(gradebook_url))  # at the newest
     newer = tmp_path / "migrations"
     shutil.copytree(gradebook_schema.MIGRATIONS, newer)
-    (newer / "versions" / "rev_0009_add_a_column.py").write_text(ADD_A_COLUMN)
+    (newer / "versions" / "rev_0010_add_a_column.py").write_text(ADD_A_COLUMN)
     monkeypatch.setattr(gradebook_schema, "MIGRATIONS", newer)
     monkeypatch.setattr(gradebook_schema, "scripts", lambda: ScriptDirectory(str(newer)))
 
     with pytest.raises(
-        UsageError, match=f"has revision {NEWEST}; this graders needs 0009: run `graders db upgrade"
+        UsageError, match=f"has revision {NEWEST}; this graders needs 0010: run `graders db upgrade"
     ):
         gradebook.open_gradebook(gradebook_url)
-    assert gradebook_databases.upgrade(gradebook_url) == (NEWEST, "0009")
+    assert gradebook_databases.upgrade(gradebook_url) == (NEWEST, "0010")
     engine = gradebook.open_gradebook(gradebook_url)
     assert "note" in {c["name"] for c in inspect(engine).get_columns("runs")}
     assert gradebook.grading_keys(engine, "course", "ps1") == {"ada": "k"}

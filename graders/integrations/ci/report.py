@@ -29,9 +29,9 @@ from ...exports.results_files import write_atomic
 from ...exports.status_names import status_name
 from ...i18n import _
 from ...results import (
+    NOT_GRADED,
     ResultsDocument,
     StudentResult,
-    SubmissionStatus,
     format_points,
     lines_alike,
     without_lines,
@@ -81,7 +81,7 @@ def student_of(doc: ResultsDocument) -> StudentResult:
 def outcome(doc: ResultsDocument, minimum: Threshold | None) -> Outcome:
     """Passed, below the minimum, or ungradable."""
     s = student_of(doc)
-    if s.status is SubmissionStatus.UNGRADABLE:
+    if s.status in NOT_GRADED:
         return Outcome.UNGRADABLE
     if minimum is not None and round(s.score, 4) + 1e-9 < minimum.points(round(s.max_score, 4)):
         return Outcome.BELOW
