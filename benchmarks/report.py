@@ -169,6 +169,13 @@ def _extras(f: dict[str, Any]) -> list[str]:
             f"graders check (cold start, {check['runs']} runs): first {check['first_s']:.2f}s, "
             f"median {check['median_s']:.2f}s"
         )
+    one = f.get("one_notebook")
+    if one:
+        rows.append(
+            f"graders ci of one notebook ({one['runs']} runs, alternated): median "
+            f"{one['ci_median_s']:.2f}s against {one['import_torch_median_s']:.2f}s for "
+            f"`import torch` alone: {one['ratio']:.1f}x"
+        )
     return rows
 
 
