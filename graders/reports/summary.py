@@ -17,6 +17,7 @@ from ..results import ClassResults
 from . import charts
 from .aggregate import LOW_SHARE, QuestionTally, ScoreTally
 from .course_info import CourseInfo
+from .items import ItemStats, ItemTally
 from .misconceptions import MisconceptionTally
 
 
@@ -59,6 +60,8 @@ class CourseSummary:
     misconceptions: tuple[TrendRow, ...]  # share of read submissions holding it
     students: tuple[TrendRow, ...]  # final score share
     struggling: tuple[TrendRow, ...]  # under LOW_SHARE on two or more assignments
+    # The questions the item analysis flags, assignment by assignment (course order).
+    flagged: tuple[tuple[str, ItemStats], ...] = ()
 
 
 def course_summary(classes: Sequence[ClassResults], info: CourseInfo) -> CourseSummary:
@@ -86,6 +89,7 @@ def course_summary(classes: Sequence[ClassResults], info: CourseInfo) -> CourseS
         misconceptions=tuple(misconception_trend(tallies)),
         students=students,
         struggling=struggling,
+        flagged=tuple((t.summary.id, i) for t in tallies for i in t.items if i.flags),
     )
 
 
@@ -97,15 +101,17 @@ class _AssignmentTally:
     shares: dict[str, float | None]  # student -> final score share (None: nothing read)
     holders: dict[str, float]  # misconception -> share of read submissions holding it
     declared: frozenset[str]  # misconceptions its questions declare
+    items: tuple[ItemStats, ...] = ()  # its item analysis
 
     @classmethod
     def of(cls, results: ClassResults, info: CourseInfo) -> _AssignmentTally:
         scores, questions, held = ScoreTally(), QuestionTally(), MisconceptionTally()
+        items = ItemTally()
         statuses: Counter[str] = Counter()
         late = 0
         final: dict[str, float | None] = {}  # student -> their score, when it was read
         for s in results.students():
-            for tally in (scores, questions, held):
+            for tally in (scores, questions, held, items):
                 tally.add(s)
             statuses[s.status.value] += 1
             late += s.status == "late-cutoff" or s.late_factor < 1.0
@@ -119,6 +125,7 @@ class _AssignmentTally:
             },
             _holder_shares(held),
             frozenset(info.declared(questions.order(info, results.assignment))),
+            tuple(items.stats(info, questions.order(info, results.assignment))),
         )
 
 

@@ -158,3 +158,19 @@ def test_too_few_answers_are_shown_but_never_flagged() -> None:
     for s in students[:9]:
         tally.add(s)
     assert all(not s.flags for s in tally.stats(_info(), list(scores)))
+
+
+def test_the_course_summary_lists_each_assignment_s_flagged_questions() -> None:
+    from graders.reports.render import render_course
+    from graders.reports.summary import course_summary
+    from graders.results import ClassResults, ResultsDocument
+
+    students, _ = synthetic_class()
+    doc = ResultsDocument("c", "ps1", "2.13.0", None, None, tuple(students))
+    summary = course_summary([ClassResults.of(doc)], _info())
+    assert {(a, i.item) for a, i in summary.flagged} == {
+        ("ps1", item) for item, _ in EXPECTED_FLAGS
+    }
+    page = render_course(summary, {"ps1": "ps1/report.html"})
+    assert 'href="ps1/report.html#q-ex--keyed-wrong"' in page
+    assert "learners who do well elsewhere miss it more often" in page
