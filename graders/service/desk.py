@@ -5,6 +5,7 @@ open review requests, the queue; the class list as CSV; the class report. Instru
     /instructor[?status=S]          the class lists (filtered by status), requests, the queue
     /assignments/{a}/class.csv      one assignment's class list as CSV
     /assignments/{a}/report         the class report of an assignment
+    /requests/{id}/preview          a review request's attempt graded again, saved nowhere
 """
 
 from __future__ import annotations
@@ -29,7 +30,7 @@ from .class_list import STATUS_WORDS, STATUSES, class_list
 from .identity import Identity
 from .pages import course_in, render, signed_in
 from .refusals import Refusal, Refused
-from .requests import open_requests
+from .requests import open_requests, preview
 from .state import Service, service_of
 
 
@@ -38,7 +39,17 @@ def routes() -> list[BaseRoute]:
         Route("/instructor", instructor_page),
         Route("/assignments/{assignment}/report", report_page),
         Route("/assignments/{assignment}/class.csv", class_csv),
+        Route("/requests/{id:int}/preview", request_preview),
     ]
+
+
+async def request_preview(request: Request) -> Response:
+    """What grading a review request's attempt again would give, before anything is saved:
+    each question before and after, and the form that saves it (``Grade again``)."""
+    service = service_of(request)
+    who = await signed_in(request)
+    shown = await run_in_threadpool(preview, service, who, int(request.path_params["id"]))
+    return render(request, "request_preview.html.j2", who, {"p": shown})
 
 
 async def instructor_page(request: Request) -> Response:

@@ -28,7 +28,7 @@ from ..gradebook.service_tables import FAILED, GRADED
 from ..grading.pipeline import PreparedAssignment, prepare_assignment
 from ..kinds.cache import torch_version
 from ..kinds.load import get_assignment
-from ..results import format_points
+from ..results import StudentResult, format_points
 from ..session import Session
 from .queue import Claimed, Queue
 from .servers import BEAT_S, Me, Servers
@@ -157,6 +157,13 @@ class Grader:
             self.queue.release(claimed, self.me.id, counted=counted)
         except Exception:  # noqa: BLE001 - then the next start's sweep queues it again
             log.exception("submission %d could not go back to the queue", claimed.id)
+
+    def preview(self, claimed: Claimed) -> StudentResult:
+        """``claimed`` graded now against today's key, under its learner's due date, and
+        saved nowhere: what a regrade would give (a review request's preview)."""
+        assignment = get_assignment(self.session.loaded, claimed.assignment)
+        mine = self.queue.due_for(assignment, claimed.student)
+        return self.site.grade(claimed, self._prep(claimed.assignment).due_on(mine.due)).result
 
     def _grade(self, claimed: Claimed) -> None:
         started = time.monotonic()

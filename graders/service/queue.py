@@ -278,6 +278,22 @@ class Queue:
             )
             return int(done.rowcount)
 
+    def stored(self, attempt_id: int) -> Claimed | None:
+        """An attempt as grading needs it (its notebook as it came in), claimed by no one:
+        to grade it again without saving (a review request's preview)."""
+        query = select(
+            AttemptRow.id,
+            AttemptRow.assignment,
+            AttemptRow.student,
+            AttemptRow.counts,
+            AttemptRow.received_at,
+            AttemptRow.filename,
+            AttemptRow.notebook,
+        ).where(AttemptRow.id == attempt_id, AttemptRow.course == self.course)
+        with self.engine.connect() as conn:
+            row = conn.execute(query).one_or_none()
+        return None if row is None else Claimed(*row)
+
     def attempt(self, attempt_id: int) -> Attempt | None:
         """One attempt of this course, or None."""
         query = select(*SUMMARY).where(

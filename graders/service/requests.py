@@ -201,6 +201,47 @@ async def page_answer(request: Request) -> Response:
     return RedirectResponse("/instructor#requests", 303)
 
 
+@dataclass(frozen=True)
+class Preview:
+    """A review request's attempt graded again against today's key, saved nowhere: each
+    question's points and status before and after, for the instructor to decide on."""
+
+    request: review.RegradeRequest
+    rows: tuple[tuple[str, QuestionResult | None, QuestionResult | None], ...]
+    before: float
+    after: float
+    max_score: float
+
+
+def preview(service: Service, who: Identity, request_id: int) -> Preview:
+    """What grading the request's attempt again would give; nothing is saved."""
+    if not who.instructor:
+        raise Refused(
+            403, Refusal(N_("Only the course's instructors may answer a review request."))
+        )
+    found = review.one(service.engine, service.course.id, request_id)
+    if found is None or found.attempt is None:
+        raise Refused(404, Refusal(N_("There is no review request {id}."), {"id": request_id}))
+    attempt = service.queue.attempt(found.attempt)
+    stored = service.queue.stored(found.attempt)
+    if service.grader is None or attempt is None or stored is None:
+        text = N_(
+            "This server does not grade: run graders serve with workers to preview a regrade."
+        )
+        raise Refused(503, Refusal(text))
+    before = {q.id: q for q in _graded(service, attempt)}
+    again = service.grader.preview(stored)
+    after = {q.id: q for q in again.questions}
+    ids = list(dict.fromkeys([*before, *after]))
+    return Preview(
+        found,
+        tuple((i, before.get(i), after.get(i)) for i in ids),
+        sum(q.points for q in before.values()),
+        sum(q.points for q in after.values()),
+        again.max_score,
+    )
+
+
 def open_requests(service: Service) -> list[dict[str, Any]]:
     """The instructor page's list: each open request with the learner's answer, the expected
     answer and the misconception named, from the attempt as graded."""

@@ -197,3 +197,45 @@ def test_requests_are_listed_and_answered_in_a_terminal(tmp_path: Path) -> None:
     )
     assert twice.exit_code != 0 and "accepted already" in twice.output
     assert "no open review request" in CliRunner().invoke(main, ["requests", *course]).output
+
+
+def test_a_key_fixed_later_is_previewed_then_saved_by_a_regrade(tmp_path: Path) -> None:
+    """The learner asks about a question whose key a later fix makes their answer right;
+    the instructor previews the regrade (nothing saved), then saves it: the grade of
+    record, the request and the history agree."""
+    root = _course(tmp_path)
+    with in_process(root) as (client, service):
+        ada = tokens(service, "ada")["ada"]
+        prof = tokens(service, "prof", role=INSTRUCTOR)["prof"]
+        attempt = _hand_in(client, ada)
+        made = _ask(client, ada, attempt, "clone-basics/shares", "detach() shares").json()
+        before = client.get(f"/api/submissions/{attempt}", headers=bearer(ada)).json()["score"]
+    exercise = root / "exercises" / "clone-basics.yml"
+    text = exercise.read_text(encoding="utf-8")  # the key of `shares` alone becomes True
+    fixed = text.replace(
+        "    expr: a.data_ptr() == b.data_ptr()\n",
+        "    expr: a.data_ptr() == a.detach().data_ptr()\n",
+    )
+    fixed = fixed.replace(
+        '      - {answer: "True", name: clone-shares-memory, '
+        'explain: "Sharing memory is detach()."}\n',
+        "      []\n",
+    ).replace("    misconceptions:\n      []\n", "")
+    exercise.write_text(fixed, encoding="utf-8")
+    with in_process(root) as (client, service):  # restarted with the fixed key
+        _signed_in(client, prof)
+        page = client.get(f"/requests/{made['id']}/preview")
+        assert page.status_code == 200, page.text
+        assert re.search(r'class="changed">\s*<td><strong>clone-basics/shares', page.text)
+        unchanged = client.get(f"/api/submissions/{attempt}", headers=bearer(ada)).json()
+        assert unchanged["score"] == before  # a preview saves nothing
+        saved = client.post(
+            f"/requests/{made['id']}",
+            data={"csrf": _form_token(page.text), "action": "regrade", "reason": "key fixed"},
+            follow_redirects=False,
+        )
+        assert saved.status_code == 303, saved.text
+        after = client.get(f"/api/submissions/{attempt}?wait=30", headers=bearer(ada)).json()
+        assert after["status"] == "graded" and after["score"] == before + 1
+        mine = client.get(f"/api/submissions/{attempt}/requests", headers=bearer(ada)).json()
+        assert (mine[0]["status"], mine[0]["answer"]) == ("regraded", "key fixed")
