@@ -23,6 +23,7 @@ import builtins
 import re
 from dataclasses import dataclass
 
+from ..i18n import N_
 from ..said import Told, say
 
 # Builtin exception and warning classes by their case-folded name, to restore Python's case.
@@ -88,15 +89,10 @@ def exception_answer(source: str) -> Respelled | None:
         return in_sentence
     line = _last_traceback_line(source)
     match = _TRACEBACK_LINE.fullmatch(line)
-    if match and _is_exception_name(match["cls"].rsplit(".", 1)[-1]):
-        cls = _canonical(match["cls"].rsplit(".", 1)[-1])
-        return Respelled(
-            cls,
-            say(
-                "Read as `{name}`: the exception class is graded, not the message after it.",
-                name=cls,
-            ),
-        )
+    if match:
+        found = _class_in(match["cls"], N_MESSAGE_AFTER)
+        if found is not None:
+            return found
     if line != source or not _PHRASE.fullmatch(source):
         return None
     words = source.split()
@@ -115,16 +111,25 @@ def _raised_class(source: str) -> Respelled | None:
     """The class of "raises RuntimeError", "抛出 RuntimeError", "RuntimeError (a note)"."""
     for pattern in _RAISED:
         match = pattern.fullmatch(source.strip())
-        if match and _is_exception_name(match["cls"].rsplit(".", 1)[-1]):
-            cls = _canonical(match["cls"].rsplit(".", 1)[-1])
-            return Respelled(
-                cls,
-                say(
-                    "Read as `{name}`: the exception class is graded, not the words around it.",
-                    name=cls,
-                ),
-            )
+        found = _class_in(match["cls"], N_WORDS_AROUND) if match else None
+        if found is not None:
+            return found
     return None
+
+
+# What a learner reads when a class is read out of a longer answer.
+N_MESSAGE_AFTER = N_("Read as `{name}`: the exception class is graded, not the message after it.")
+N_WORDS_AROUND = N_("Read as `{name}`: the exception class is graded, not the words around it.")
+
+
+def _class_in(dotted: str, note: str) -> Respelled | None:
+    """``dotted``'s last part as Python spells the class, with ``note``; None when it
+    names no exception class."""
+    name = dotted.rsplit(".", 1)[-1]
+    if not _is_exception_name(name):
+        return None
+    cls = _canonical(name)
+    return Respelled(cls, say(note, name=cls))
 
 
 def is_no_error(source: str) -> bool:

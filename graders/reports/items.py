@@ -27,6 +27,7 @@ from dataclasses import dataclass, field
 
 from ..results import StudentResult
 from .course_info import CourseInfo
+from .variants import VariantShare
 
 TOO_EASY = 0.95  # share correct above which a question tells nothing about the class
 LOW_DISCRIMINATION = 0.1  # at most this, a question does not separate learners
@@ -55,17 +56,6 @@ class Flag:
 
 
 @dataclass(frozen=True)
-class VariantFigures:
-    variant: str
-    answers: int
-    correct: int
-
-    @property
-    def share(self) -> float:
-        return self.correct / self.answers if self.answers else 0.0
-
-
-@dataclass(frozen=True)
 class ItemStats:
     """One question's item analysis."""
 
@@ -78,7 +68,7 @@ class ItemStats:
     unanswered: float
     misconceptions: tuple[tuple[str, float], ...]  # name, share of answers; most picked first
     unpicked: tuple[str, ...]  # declared misconceptions nobody's answer matched
-    variants: tuple[VariantFigures, ...] = ()
+    variants: tuple[VariantShare, ...] = ()
     chi_square: float | None = None
     degrees: int = 0
     p_value: float | None = None
@@ -124,7 +114,7 @@ class ItemTally:
         picked = self.picked.get(item, Counter())
         declared = [m.name for m in info.item(item).misconceptions]
         variants = tuple(
-            VariantFigures(v, c[0], c[1]) for v, c in sorted(self.by_variant.get(item, {}).items())
+            VariantShare(v, c[0], c[1]) for v, c in sorted(self.by_variant.get(item, {}).items())
         )
         chi2, degrees, p = variant_test(variants)
         stats = ItemStats(
@@ -154,7 +144,7 @@ def _correlation(n: int, sums: list[float]) -> float | None:
     return (n * sxr - sx * sr) / math.sqrt(vx * vr)
 
 
-def variant_test(variants: tuple[VariantFigures, ...]) -> tuple[float | None, int, float | None]:
+def variant_test(variants: tuple[VariantShare, ...]) -> tuple[float | None, int, float | None]:
     """Pearson's chi-square test of variant x (right, wrong): the statistic, its degrees of
     freedom and p-value; None where it cannot be computed (one variant, or all right or all
     wrong)."""

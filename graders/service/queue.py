@@ -102,6 +102,18 @@ class Claimed:
     notebook: bytes
 
 
+# What grading an attempt needs of its row, in ``Claimed``'s order.
+CLAIMED = (
+    AttemptRow.id,
+    AttemptRow.assignment,
+    AttemptRow.student,
+    AttemptRow.counts,
+    AttemptRow.received_at,
+    AttemptRow.filename,
+    AttemptRow.notebook,
+)
+
+
 class Queue:
     """The attempts of one course."""
 
@@ -187,17 +199,7 @@ class Queue:
                 .where(AttemptRow.id == found.id)
                 .values(status=GRADING, claimed_by=server, claimed_at=now, tries=found.tries + 1)
             )
-            row = conn.execute(
-                select(
-                    AttemptRow.id,
-                    AttemptRow.assignment,
-                    AttemptRow.student,
-                    AttemptRow.counts,
-                    AttemptRow.received_at,
-                    AttemptRow.filename,
-                    AttemptRow.notebook,
-                ).where(AttemptRow.id == found.id)
-            ).one()
+            row = conn.execute(select(*CLAIMED).where(AttemptRow.id == found.id)).one()
         return Claimed(*row)
 
     def finish(
@@ -281,15 +283,9 @@ class Queue:
     def stored(self, attempt_id: int) -> Claimed | None:
         """An attempt as grading needs it (its notebook as it came in), claimed by no one:
         to grade it again without saving (a review request's preview)."""
-        query = select(
-            AttemptRow.id,
-            AttemptRow.assignment,
-            AttemptRow.student,
-            AttemptRow.counts,
-            AttemptRow.received_at,
-            AttemptRow.filename,
-            AttemptRow.notebook,
-        ).where(AttemptRow.id == attempt_id, AttemptRow.course == self.course)
+        query = select(*CLAIMED).where(
+            AttemptRow.id == attempt_id, AttemptRow.course == self.course
+        )
         with self.engine.connect() as conn:
             row = conn.execute(query).one_or_none()
         return None if row is None else Claimed(*row)

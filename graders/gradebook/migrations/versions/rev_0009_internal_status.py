@@ -26,14 +26,18 @@ branch_labels = None
 depends_on = None
 
 
-def upgrade() -> None:
-    conn = op.get_bind()
-    grades = sa.table(
+def _grades() -> sa.TableClause:
+    return sa.table(
         "submissions",
         sa.column("id", sa.Integer),
         sa.column("status", sa.String),
         sa.column("result_json", sa.Text),
     )
+
+
+def upgrade() -> None:
+    conn = op.get_bind()
+    grades = _grades()
     kept = sa.select(grades.c.id, grades.c.result_json).where(grades.c.status == "ungradable")
     for row_id, text in conn.execute(kept).all():
         upgraded = _upgraded(text)
@@ -57,12 +61,7 @@ def upgrade() -> None:
 
 def downgrade() -> None:
     conn = op.get_bind()
-    grades = sa.table(
-        "submissions",
-        sa.column("id", sa.Integer),
-        sa.column("status", sa.String),
-        sa.column("result_json", sa.Text),
-    )
+    grades = _grades()
     kept = sa.select(grades.c.id, grades.c.result_json).where(grades.c.status == "internal")
     for row_id, text in conn.execute(kept).all():
         data = json.loads(text)
