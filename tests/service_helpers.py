@@ -47,10 +47,15 @@ SMALL_DUE = "2026-10-05T23:59:00+00:00"  # the small course's ps1 due date, as w
 
 
 def course_to_serve(
-    tmp_path: Path, submissions: str | None = None, due: str = FUTURE, feedback: str | None = None
+    tmp_path: Path,
+    submissions: str | None = None,
+    due: str = FUTURE,
+    feedback: str | None = None,
+    requests: str | None = None,
 ) -> Path:
     """The small course in English and Chinese (its texts in English), its ps1 due ``due``,
-    with ps1's ``submissions`` (and ``feedback``) policy as given (a YAML flow mapping)."""
+    with ps1's ``submissions`` (and ``feedback``) policy as given (a YAML flow mapping), and
+    the course's ``regrade_requests`` (likewise), when given."""
     root = small_course(tmp_path / "course")
     course = root / "course.yml"
     text = course.read_text(encoding="utf-8").replace(SMALL_DUE, due)
@@ -61,7 +66,10 @@ def course_to_serve(
         if value
     )
     late = "    late: {penalty_per_day: 0.25, cutoff_days: 2}\n"
-    course.write_text(text.replace(late, late + extra, 1), encoding="utf-8")
+    text = text.replace(late, late + extra, 1)
+    if requests:
+        text += f"regrade_requests: {requests}\n"
+    course.write_text(text, encoding="utf-8")
     return root
 
 

@@ -6,6 +6,7 @@ line items looked through page by page, on the LMS's own origin, up to a bound."
 from __future__ import annotations
 
 import logging
+import re
 import zlib
 from pathlib import Path
 from typing import Any
@@ -13,7 +14,7 @@ from urllib.parse import urlsplit
 
 import pytest
 from click.testing import CliRunner
-from lti_helpers import launch, tool_and_lms, upload_page, wait_for
+from lti_helpers import csrf, launch, tool_and_lms, upload_page, wait_for
 from lti_platform import CONTEXT, ITEM_QUERY, Platform
 from small_course import RIGHT, notebook
 
@@ -67,6 +68,44 @@ def test_a_launched_learner_hands_in_and_the_lms_gets_the_score_once(
         wait_for(lambda: sent() == 2)
         tool.service.lti.passback.send_changed()
         assert sent() == 2 and len(lms.scores) == 2
+
+
+def test_an_accepted_review_request_reaches_the_lms_line_item(
+    tmp_path: Path, gradebook_url: str
+) -> None:
+    """A learner launched from the LMS asks for a review on the attempt's page; the LMS's
+    instructor, launched too, accepts it on the desk: the override it makes is the grade of
+    record the LMS's line item receives, and the history says each step."""
+    with tool_and_lms(
+        tmp_path,
+        gradebook_url,
+        feedback="{before_due: full, after_due: full}",
+        requests="{per_assignment: 2, window_days: 7}",
+    ) as (tool, lms):
+        learner = tool.browser()
+        done = upload_page(learner, launch(learner, lms, "ada", "ps1").text, notebook(ONE_WRONG))
+        wait_for(lambda: lms.scores)
+        assert lms.scores[0]["body"]["scoreGiven"] == 5.0
+        attempt = learner.get(str(done.url))
+        asked = learner.post(
+            f"{urlsplit(str(done.url)).path}/requests",
+            data={"csrf": csrf(attempt.text), "question": "clone-basics/shares", "reason": "?"},
+        )
+        assert asked.status_code == 303, asked.text
+        desk = tool.browser()
+        launch(desk, lms, "ida", "ps1")
+        listed = desk.get("/instructor")
+        request_id = re.search(r'action="/requests/(\d+)"', listed.text)
+        assert request_id, listed.text
+        accepted = desk.post(
+            f"/requests/{request_id[1]}",
+            data={"csrf": csrf(listed.text), "action": "accept", "reason": "fair"},
+        )
+        assert accepted.status_code == 303, accepted.text
+        wait_for(lambda: len(lms.scores) == 2)
+        assert lms.scores[1]["body"]["scoreGiven"] == 6.0 and lms.line_item_posts == 1
+        actions = [e.action for e in audit.history(tool.service.engine, "tiny", "ada")]
+        assert {"request", "override", "request-accepted"} <= set(actions)
 
 
 def test_a_failing_lms_is_retried_and_nothing_is_lost(tmp_path: Path) -> None:
