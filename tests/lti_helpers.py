@@ -95,11 +95,23 @@ def register(tool: Tool, lms: Platform, contexts: tuple[str, ...] = ()) -> None:
 
 @contextmanager
 def tool_and_lms(
-    tmp_path: Path, db_url: str | None = None, **course: Any
+    tmp_path: Path,
+    db_url: str | None = None,
+    before_start: list[str] | None = None,
+    **course: Any,
 ) -> Iterator[tuple[Tool, Platform]]:
     """The small course served with LTI beside a test LMS that knows ada (a learner) and
-    ida (an instructor)."""
+    ida (an instructor); ``before_start``: a graders command run on it before the tool
+    starts (an accommodation, say)."""
     root = course_to_serve(tmp_path, **course)
+    if before_start:
+        from click.testing import CliRunner
+
+        from graders.cli import main
+
+        db = ["--db", db_url] if db_url else []
+        done = CliRunner().invoke(main, [*before_start, *db])
+        assert done.exit_code == 0, done.output
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", DeprecationWarning)
         with Platform() as lms, Tool(root, db_url or f"sqlite:///{root / 'gradebook.db'}") as tool:

@@ -108,6 +108,21 @@ def test_an_accepted_review_request_reaches_the_lms_line_item(
         assert {"request", "override", "request-accepted"} <= set(actions)
 
 
+def test_an_accommodated_learner_s_late_hand_in_reaches_the_lms_on_time(tmp_path: Path) -> None:
+    """48 extra hours, set before the service starts: a hand-in a day after the due date is
+    on time in the grade the LMS receives (the course's late rule: x0.75 a started day)."""
+    from datetime import UTC, datetime, timedelta
+
+    due = (datetime.now(UTC) - timedelta(hours=20)).isoformat()
+    root = tmp_path / "course"
+    accommodated = ["accommodate", "ada", "--extra-hours", "48", "--course", str(root)]
+    with tool_and_lms(tmp_path, due=due, before_start=accommodated) as (tool, lms):
+        learner = tool.browser()
+        upload_page(learner, launch(learner, lms, "ada", "ps1").text, notebook(ONE_WRONG))
+        wait_for(lambda: lms.scores)
+        assert lms.scores[0]["body"]["scoreGiven"] == 5.0  # not 5 x 0.75
+
+
 def test_a_failing_lms_is_retried_and_nothing_is_lost(tmp_path: Path) -> None:
     with tool_and_lms(tmp_path) as (tool, lms):
         lms.failures = [429, 500, 503]  # busy, then broken twice: tenacity's backoff
