@@ -25,6 +25,10 @@ from pathlib import Path
 DOMAIN = "graders"
 LOCALE_DIR = Path(__file__).resolve().parent / "locale"
 SOURCE_LANGUAGE = "en"  # the language of the messages in the code
+# Each language graders has a catalogue for, named in its own words (what a learner picks
+# on a page) and in English (what the README and the audit write); others show their code.
+AUTONYMS = {"en": "English", "zh": "中文"}
+ENGLISH_NAMES = {"en": "English", "zh": "Chinese"}
 _current: ContextVar[str] = ContextVar("graders_language", default=SOURCE_LANGUAGE)
 
 

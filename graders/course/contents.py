@@ -13,12 +13,12 @@ from collections import Counter
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
+from ..i18n import ENGLISH_NAMES
 from .model import SECTIONS
 
 if TYPE_CHECKING:
     from ..kinds.load import LoadedCourse
 
-LANGUAGE_NAMES = {"en": "English", "zh": "Chinese"}  # others are written as their code
 NUMBERS = ("no", "one", "two", "three", "four", "five", "six", "seven", "eight", "nine", "ten")
 
 
@@ -121,7 +121,7 @@ def course_contents(loaded: LoadedCourse) -> CourseContents:
 
 def markdown(contents: CourseContents) -> str:
     """The course as the README describes it: one paragraph and a table per problem set."""
-    languages = [LANGUAGE_NAMES.get(code, code) for code in contents.languages]
+    languages = [ENGLISH_NAMES.get(code, code) for code in contents.languages]
     kinds = ", ".join(
         f"{contents.exercises(k)} of kind `{k}` ({contents.items(k)} questions and checks)"
         for k in contents.kinds()

@@ -36,7 +36,7 @@ from ..course.model import Assignment
 from ..course.times import zone_of
 from ..course.visibility import closes
 from ..gradebook.service_tables import FAILED, GRADED, QUEUED, TOKEN
-from ..i18n import N_, speaking
+from ..i18n import AUTONYMS, N_, speaking
 from ..notebook.parts import late_rule
 from ..reports import feedback
 from ..reports.page_templates import html_environment
@@ -50,7 +50,6 @@ from .views import counted_id, graded_view
 
 STATIC = Path(__file__).with_name("static")
 PAGE_WAIT_S = 10.0  # how long an upload's answer waits for its grade before showing the queue
-AUTONYMS = {"en": "English", "zh": "中文"}  # each language in its own words
 FEEDBACK = "feedback_body.html.j2"  # the feedback page's content (``reports/templates``)
 
 
