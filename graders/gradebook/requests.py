@@ -70,11 +70,15 @@ class RegradeRequest:
 
 
 class RequestRefused(Exception):
-    """Why a request is not taken: a catalogued sentence and its fields, for the learner."""
+    """Why a request is not taken: a catalogued sentence and its fields, for the learner;
+    ``malformed`` when the request itself is not one to take (its reason missing or too
+    long), as opposed to one the course's rules refuse."""
 
-    def __init__(self, text: str, fields: Mapping[str, Any] | None = None) -> None:
+    def __init__(
+        self, text: str, fields: Mapping[str, Any] | None = None, *, malformed: bool = False
+    ) -> None:
         super().__init__(text.format(**(fields or {})))
-        self.text, self.fields = text, dict(fields or {})
+        self.text, self.fields, self.malformed = text, dict(fields or {}), malformed
 
 
 @dataclass(frozen=True)
@@ -109,7 +113,9 @@ def ask(
     reason = asked.reason.strip()
     if not reason or len(reason) > MAX_REASON_CHARS:
         raise RequestRefused(
-            N_("Say why you ask, in at most {max} characters."), {"max": MAX_REASON_CHARS}
+            N_("Say why you ask, in at most {max} characters."),
+            {"max": MAX_REASON_CHARS},
+            malformed=True,
         )
     closes = asked.opened_at + timedelta(days=policy.window_days)
     if asked.now > closes:

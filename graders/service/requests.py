@@ -111,7 +111,7 @@ def ask(service: Service, who: Identity, attempt_id: int, question: str, reason:
     try:
         return review.ask(service.engine, service.course.id, service.course.regrade_requests, asked)
     except review.RequestRefused as refused:
-        status = 422 if "characters" in refused.text else 403
+        status = 422 if refused.malformed else 403
         raise Refused(status, Refusal(refused.text, refused.fields)) from None
 
 
