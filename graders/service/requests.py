@@ -138,8 +138,13 @@ def answer(
             if service.grader is not None:
                 service.grader.wake()
             done = review.answer(service.engine, course, request_id, review.REGRADED, reason, by)
-        else:
+        elif action == "decline":
             done = review.answer(service.engine, course, request_id, review.DECLINED, reason, by)
+        else:  # never a silent decline: an answer the form cannot mean changes nothing
+            text = N_(
+                "Answer a review request with accept, regrade (of a served attempt) or decline."
+            )
+            raise Refused(422, Refusal(text))
     except UsageError as problem:
         raise Refused(422, Refusal(N_("{problem}"), {"problem": str(problem)})) from None
     service.lti.wake()  # a grade of record may have changed: the LMS's to receive

@@ -146,6 +146,12 @@ def test_the_instructor_answers_on_their_page_and_the_learner_reads_it(tmp_path:
         assert "Their answer" in desk and "Expected" in desk
         ids = [int(i) for i in re.findall(r'action="/requests/(\d+)"', desk)]
         token = _form_token(desk)
+        nonsense = client.post(
+            f"/requests/{ids[0]}",
+            data={"csrf": token, "action": "approve", "reason": "x"},
+            follow_redirects=False,
+        )
+        assert nonsense.status_code == 422  # not a silent decline
         accepted = client.post(
             f"/requests/{ids[0]}",
             data={"csrf": token, "action": "accept", "reason": "fair: the prompt misled"},
