@@ -20,8 +20,11 @@ from __future__ import annotations
 
 import importlib.util
 import os
+import sqlite3
+import tempfile
+import time
 from collections.abc import Iterator
-from contextlib import contextmanager
+from contextlib import closing, contextmanager, suppress
 from pathlib import Path
 from typing import Any
 
@@ -34,6 +37,7 @@ from .revisions import settle
 
 # Any fixed number: batches of every course on a server take the same lock to create tables.
 TABLES_LOCK = 0x67726164  # "grad"
+WAL_SWITCH_SECONDS = 30.0  # as long as the busy timeout every connection sets
 DRIVER_HINT = "pip install 'autograd-graders[scale]' (or psycopg[binary])"
 
 
@@ -63,10 +67,23 @@ def engine_for(url: str) -> Engine:
 
 
 def _create_private_file(path: Path) -> None:
-    # Grades are private: a new database file is readable by its owner only.
+    # Grades are private: a new database file is readable by its owner only. It is made
+    # whole beside its place (already in WAL mode) and linked in, so that several batches
+    # opening a new gradebook at once find either no file or a finished one: switching a
+    # database's journal to WAL takes an exclusive lock that SQLite's busy timeout does not
+    # wait for, and a batch that lost that race failed with "database is locked".
     path.parent.mkdir(parents=True, exist_ok=True)
-    if not path.exists():
-        os.close(os.open(path, os.O_CREAT | os.O_WRONLY, 0o600))
+    if path.exists():
+        return
+    fd, name = tempfile.mkstemp(prefix=f".{path.name}.", dir=path.parent)
+    os.close(fd)  # mkstemp's file is 0600 already
+    try:
+        with closing(sqlite3.connect(name)) as conn:
+            conn.execute("PRAGMA journal_mode=WAL")
+        with suppress(FileExistsError):  # another batch linked its file first: use that one
+            os.link(name, path)
+    finally:
+        os.unlink(name)
 
 
 def _sqlite_pragmas(dbapi_connection: Any, _record: Any) -> None:
@@ -77,9 +94,27 @@ def _sqlite_pragmas(dbapi_connection: Any, _record: Any) -> None:
     # fsyncs (~25 ms here), which made saving, not grading, the batch's bottleneck. With
     # WAL and synchronous=NORMAL a commit survives a crash or kill -9 of the grader; only
     # a power loss may drop the last grades, and the next run grades those again.
-    cursor.execute("PRAGMA journal_mode=WAL")
+    # WAL is a property of the file: asking for it again only when it is not set yet keeps
+    # every later connection from needing the exclusive lock the switch takes.
+    if cursor.execute("PRAGMA journal_mode").fetchone()[0].lower() != "wal":
+        _switch_to_wal(cursor)
     cursor.execute("PRAGMA synchronous=NORMAL")
     cursor.close()
+
+
+def _switch_to_wal(cursor: Any) -> None:
+    # A gradebook made before files were born in WAL mode (or an in-memory one, which
+    # answers "memory" and stays so). The switch does not wait on the busy timeout, so a
+    # busy database is tried again for as long as that timeout would have waited.
+    deadline = time.monotonic() + WAL_SWITCH_SECONDS
+    while True:
+        try:
+            cursor.execute("PRAGMA journal_mode=WAL")
+            return
+        except sqlite3.OperationalError as exc:
+            if "locked" not in str(exc) or time.monotonic() > deadline:
+                raise
+            time.sleep(0.05)
 
 
 def create_tables(engine: Engine, metadata: MetaData) -> None:

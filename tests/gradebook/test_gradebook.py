@@ -2,7 +2,10 @@
 
 from __future__ import annotations
 
+import sqlite3
 import stat
+import threading
+from contextlib import closing
 from dataclasses import replace
 from datetime import datetime, timedelta, timezone
 from pathlib import Path
@@ -109,6 +112,44 @@ def test_default_database_is_private_and_persistent(tmp_path: Path) -> None:
     gradebook.record(gradebook.open_gradebook(url), COURSE, ASSIGNMENT, graded(result()))
     assert stat.S_IMODE((tmp_path / "gradebook.db").stat().st_mode) == 0o600
     assert gradebook.results_document(url, COURSE, ASSIGNMENT).students[0].student == "ada"
+
+
+def test_a_new_gradebook_file_is_born_in_wal_mode_with_no_leftovers(tmp_path: Path) -> None:
+    # Several batches opening a new gradebook at once must not race to switch its journal.
+    gradebook_databases.engine_for(gradebook.default_url(tmp_path))
+    with closing(sqlite3.connect(tmp_path / "gradebook.db")) as raw:
+        assert raw.execute("PRAGMA journal_mode").fetchone() == ("wal",)
+    assert [p.name for p in tmp_path.iterdir()] == ["gradebook.db"]
+
+
+def set_up_at_once(path: Path, start: threading.Barrier, failures: list[Exception]) -> None:
+    # What the engine does on each new connection, with the file already open, all at once.
+    with closing(sqlite3.connect(path)) as raw:
+        start.wait()
+        try:
+            gradebook_databases._sqlite_pragmas(raw, None)
+        except sqlite3.OperationalError as exc:
+            failures.append(exc)
+
+
+def test_batches_opening_an_old_gradebook_at_once_all_get_in(tmp_path: Path) -> None:
+    # A file made in the rollback journal (as gradebooks were before they were born in WAL):
+    # batches connecting together all ask for WAL, a switch SQLite's busy timeout does not
+    # wait for. Each must get in; before the switch was retried, some lost the race.
+    for attempt in range(40):
+        path = tmp_path / f"old-{attempt}.db"
+        path.touch()
+        start, failures = threading.Barrier(6), []
+        threads = [
+            threading.Thread(target=set_up_at_once, args=(path, start, failures)) for _ in range(6)
+        ]
+        for thread in threads:
+            thread.start()
+        for thread in threads:
+            thread.join()
+        assert failures == []
+        with closing(sqlite3.connect(path)) as raw:
+            assert raw.execute("PRAGMA journal_mode").fetchone() == ("wal",)
 
 
 def test_reading_a_missing_default_gradebook_is_a_usage_error(tmp_path: Path) -> None:
