@@ -147,17 +147,24 @@ def _confine(spec: ChildSpec) -> None:
         spec.syscall_filter.load()
 
 
+def close_all_but(keep: set[int]) -> None:
+    """Close every descriptor of this (just forked) process but ``keep``: what a process
+    forked from the fork server holds is what it was meant to, never what the server
+    happened to hold at that moment (a job's pipes in the middle of a hand-over)."""
+    kept = sorted(fd for fd in keep if fd >= 0)
+    for low, high in zip([-1, *kept], [*kept, 1 << 20], strict=True):
+        if low + 1 < high:  # an empty range is not a no-op: closerange(0, 0) closes everything
+            os.closerange(low + 1, high)
+
+
 def _arrange_fds(fds: ChildFds, ruleset_fd: int | None) -> None:
     """stdin from /dev/null, stdout/stderr to their pipes, every fd but the kept ones closed."""
     null = os.open(os.devnull, os.O_RDONLY)
     os.dup2(null, 0)
     os.dup2(fds.stdout, 1)
     os.dup2(fds.stderr, 2)
-    keep = sorted(
-        {0, 1, 2, fds.steps, fds.channel} | ({ruleset_fd} if ruleset_fd is not None else set())
-    )
-    for low, high in zip(keep, keep[1:] + [1 << 20], strict=True):
-        os.closerange(low + 1, high)  # the server's and the keeper's descriptors stay out
+    # The server's and the keeper's descriptors, and any job's, stay out.
+    close_all_but({0, 1, 2, fds.steps, fds.channel, *([] if ruleset_fd is None else [ruleset_fd])})
     for stream in (sys.stdout, sys.stderr):
         if hasattr(stream, "reconfigure"):
             stream.reconfigure(line_buffering=True)  # keep what was printed before a crash

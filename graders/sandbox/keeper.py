@@ -30,7 +30,7 @@ import sys
 from dataclasses import dataclass
 from typing import Any, NoReturn
 
-from .child import describe_exception
+from .child import close_all_but, describe_exception
 from .contract import Limits
 from .memory import JobMemory
 from .modules import resolve
@@ -118,17 +118,20 @@ class KeeperProcess:
     gone: bool = False  # it hung up (died): stopped after its job, replaced for the next
 
     @classmethod
-    def fork(cls, memory: JobMemory | None, inherited: list[int]) -> KeeperProcess:
-        """Fork a keeper from the server; it closes ``inherited`` (the server's descriptors
-        and a spare's) at once, and serves until the server hangs up."""
+    def fork(cls, memory: JobMemory | None) -> KeeperProcess:
+        """Fork a keeper from the server; it closes at once every descriptor but its socket
+        to the server, its standard streams and its cgroup files (whatever the server held
+        then: its own, a spare's, the job's being handed over), and serves until the server
+        hangs up."""
         server_end, keeper_end = socket.socketpair(socket.AF_UNIX, socket.SOCK_SEQPACKET)
         for stream in (sys.stdout, sys.stderr):
             stream.flush()  # nothing buffered here may be written twice
         pid = os.fork()
         if pid == 0:
             try:
-                server_end.close()
-                _close_all(inherited)
+                close_all_but(
+                    {0, 1, 2, keeper_end.fileno(), *(memory.descriptors() if memory else ())}
+                )
                 Keeper(keeper_end, memory).serve()
             finally:
                 os._exit(1)

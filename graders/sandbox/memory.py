@@ -50,6 +50,10 @@ class JobMemory:
         self.events: int = config["events"]
         self.limit_mib: int | None = None  # None: the cgroup's own default, no limit
 
+    def descriptors(self) -> set[int]:
+        """The cgroup files this holds open (a process forked to use it keeps them)."""
+        return {self.procs, self.events, *self.limits}
+
     def set_limit(self, mib: int) -> None:
         if mib == self.limit_mib:
             return

@@ -137,7 +137,7 @@ class ForkServer:
                 spare.discard()
             spare = self.fork_spare()
         self.spare = None
-        keeper = self.current_keeper(spare)
+        keeper = self.current_keeper()
         steps = message["steps"]
         ruleset = self.ruleset(scratch)
         try:
@@ -172,18 +172,15 @@ class ForkServer:
         keeper = [self.keeper.sock.fileno()] if self.keeper else []
         return [self.ctrl.fileno(), self.selector.fileno(), *keeper]
 
-    def current_keeper(self, spare: Spare) -> KeeperProcess:
-        """The keeper, forked again when it is stale or has gone; a new one closes at once
-        what it inherits of the server and of ``spare``."""
+    def current_keeper(self) -> KeeperProcess:
+        """The keeper, forked again when it is stale or has gone (a new one keeps none of
+        the server's descriptors: ``KeeperProcess.fork``)."""
         if self.keeper is not None and self.keeper.usable():
             return self.keeper
         if self.keeper is not None:
             self.keeper.stop()
-            self.keeper = None  # its socket is closed: not among the fds a new one inherits
-        ends = spare.ends
-        inherited = [*self.own_fds(), spare.sock.fileno(), ends.channel.fileno(), ends.steps_w,
-                     ends.stdout_r, ends.stderr_r, ends.pidfd]  # fmt: skip
-        self.keeper = KeeperProcess.fork(self.memory, inherited)
+            self.keeper = None
+        self.keeper = KeeperProcess.fork(self.memory)
         return self.keeper
 
     def ruleset(self, scratch: str) -> int | None:
