@@ -28,7 +28,7 @@ from contextlib import contextmanager
 from typing import TYPE_CHECKING
 
 from ..errors import UsageError
-from .cluster_run import LOCAL_PREFIX, ClusterRun, ClusterStats
+from .cluster_run import LOCAL_PREFIX, NO_WORKER_PATIENCE_S, ClusterRun, ClusterStats
 from .cluster_run import ClusterError as ClusterError
 from .executor import Ended, Save
 
@@ -52,12 +52,14 @@ class ClusterExecutor:
         isolation: str = "auto",
         batch_size: int | None = None,
         client: Client | None = None,
+        patience_s: float = NO_WORKER_PATIENCE_S,
     ) -> None:
         check_address(address)  # a wrong count is a usage error before anything runs
         self.address = address
         self.isolation = isolation  # each worker takes the best level its machine offers
         self.batch_size = batch_size
         self.client = client  # an open client (tests); else one is opened for the run
+        self.patience_s = patience_s  # how long a cluster without workers is waited for
         self.stats = ClusterStats()
 
     def grade(self, plan: Plan, session: Session, save: Save, stop: threading.Event) -> Ended:

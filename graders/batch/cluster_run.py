@@ -38,6 +38,10 @@ IN_FLIGHT_PER_THREAD = 2  # batches queued per worker thread: enough to never le
 MAX_BATCH = 32  # notebooks per task: the scheduler's cost is per task, a kill costs a batch
 ALONE_TRIES = 2  # a notebook sent alone that Dask gave up this often is ungradable
 REFRESH_S = 5.0  # how often the batch looks how many worker threads the cluster has
+# A cluster with no worker at all for this long is taken as gone: the batch stops (what was
+# graded is saved; the next run grades the rest) rather than wait for ever. Long enough for
+# a nanny to restart its worker, or an autoscaler to bring one.
+NO_WORKER_PATIENCE_S = 300.0
 
 Sent = list[tuple[Found, str]]  # a batch's submissions with their grading keys
 
@@ -78,6 +82,7 @@ class ClusterRun:
         self.finished: queue.SimpleQueue[Future[Any]] = queue.SimpleQueue()
         self.threads = 1
         self.refreshed = -REFRESH_S  # so that the first look happens at once
+        self.workerless_since: float | None = None  # when the cluster was last seen empty
 
     def go(self, stop: threading.Event) -> Ended:
         remote = [(f, k) for f, k in self.plan.todo if not self._grade_here(f, k)]
@@ -102,6 +107,8 @@ class ClusterRun:
                 future = self.finished.get(timeout=STOP_POLL_S)
             except queue.Empty:
                 self._refresh_threads()
+                if self._workerless_too_long():
+                    return Ended(stopped=True, lost=self._no_worker_reason())
                 continue
             lost = self._collect(future)
             if lost is not None:
@@ -255,7 +262,22 @@ class ClusterRun:
         if now - self.refreshed < REFRESH_S or self.client.status != "running":
             return
         self.refreshed = now
-        self.threads = worker_threads(self.client)
+        threads = sum(self.client.nthreads().values())
+        self.threads = max(1, threads)
+        if threads:
+            self.workerless_since = None
+        elif self.workerless_since is None:
+            self.workerless_since = now
+
+    def _workerless_too_long(self) -> bool:
+        since = self.workerless_since
+        return since is not None and time.monotonic() - since >= self.owner.patience_s
+
+    def _no_worker_reason(self) -> str:
+        return (
+            f"the Dask cluster at {self.owner.address} has had no worker for "
+            f"{self.owner.patience_s:.0f} s"
+        )
 
 
 def uninstall(client: Client, plugin: str) -> None:

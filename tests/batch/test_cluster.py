@@ -242,6 +242,33 @@ def test_a_notebook_that_kills_every_worker_is_ungradable_and_retried_next_run(
     assert all(keys[f"s{i}"] for i in range(6) if f"s{i}" not in killers)
 
 
+@pytest.mark.cluster
+def test_a_cluster_left_without_workers_stops_the_batch_with_a_reason(
+    course: Path, tmp_path: Path
+) -> None:
+    # Every worker gone for good (nannies that gave up, machines switched off): the batch
+    # ends saying so, with what it graded saved, instead of waiting for ever.
+    hand_in(tmp_path / "subs", "ada", notebook(RIGHT), name="ps2.ipynb")
+    with (
+        distributed.LocalCluster(
+            n_workers=0, host="127.0.0.1", dashboard_address="127.0.0.1:0"
+        ) as cluster,
+        distributed.Client(cluster) as client,
+        open_session(course) as session,
+    ):
+        executor = ClusterExecutor("local:2", client=client, patience_s=1.0)
+        summary = autograde(
+            session,
+            "ps2",
+            tmp_path / "subs",
+            db_url=f"sqlite:///{tmp_path / 'g.db'}",
+            out_dir=tmp_path / "out",
+            executor=executor,
+        )
+    assert summary.graded == 0
+    assert summary.lost == "the Dask cluster at local:2 has had no worker for 1 s"
+
+
 def test_a_worker_with_another_torch_stops_the_run_before_it_grades(
     course: Path, tmp_path: Path, local_cluster: Any
 ) -> None:
