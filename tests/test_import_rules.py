@@ -127,6 +127,24 @@ def test_no_module_is_in_an_import_circle() -> None:
     assert circles(import_graph(PACKAGE)) == []
 
 
+@pytest.mark.parametrize(
+    "entry",
+    ["graders.grading.handed_in", "graders.integrations.ci.notebook", "graders.cli.ci"],
+)
+def test_grading_one_notebook_needs_no_storage_and_no_batch(entry: str) -> None:
+    # `graders ci`, a Gradescope container and a test cell grade one notebook: importing the
+    # gradebook (SQLAlchemy, ~1 s) or a batch's machinery would be paid by each of them.
+    graph = import_graph(PACKAGE)
+    reached, todo = set(), [entry]
+    while todo:
+        module = todo.pop()
+        if module not in reached:
+            reached.add(module)
+            todo.extend(graph.get(module, ()))
+    heavy = ("graders.gradebook", "graders.batch", "graders.service", "graders.reports")
+    assert sorted(m for m in reached if m.startswith(heavy)) == []
+
+
 def test_the_circle_finder_sees_one(tmp_path: Path) -> None:
     package = tmp_path / "graders"
     (package / "batch").mkdir(parents=True)

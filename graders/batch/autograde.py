@@ -27,7 +27,7 @@ from ..kinds.cache import torch_version
 from ..results import NOT_GRADED
 from ..session import Session
 from ..submissions.archive import opened_submissions
-from .executor import Ended, Executor, Ready, ThreadExecutor, grade_found
+from .executor import Ended, Executor, Ready, ThreadExecutor
 from .plan import Plan, plan_batch
 from .progress import Reporter, Silent
 from .run_summary import Summary, Tally, summarize
@@ -39,7 +39,6 @@ __all__ = [
     "Summary",
     "autograde",
     "default_out_dir",
-    "grade_found",
     "grade_plan",
     "plan_batch",
 ]

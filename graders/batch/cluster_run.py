@@ -16,6 +16,7 @@ from typing import TYPE_CHECKING, Any
 
 from .. import __version__
 from ..errors import GraderError
+from ..grading.handed_in import grade_found
 from ..grading.key import course_key
 from ..grading.pipeline import ungradable
 from ..kinds.cache import torch_version
@@ -23,7 +24,7 @@ from ..notebook.read import MAX_NOTEBOOK_BYTES
 from ..results import StudentResult
 from ..said import say
 from ..submissions.folder import Found
-from .executor import STOP_POLL_S, Ended, Ready, Save, grade_found
+from .executor import STOP_POLL_S, Ended, Ready, Save
 
 if TYPE_CHECKING:
     from distributed import Client, Future

@@ -38,13 +38,13 @@ from typing import TYPE_CHECKING, Any, TypedDict
 from distributed import WorkerPlugin, get_worker
 
 from .. import __version__
+from ..grading.handed_in import grade_found
 from ..grading.key import course_key
 from ..grading.pipeline import PreparedAssignment, prepare_assignment
 from ..kinds.cache import torch_version
 from ..kinds.load import COURSE_FILE, EXERCISES_DIR, LoadedCourse
 from ..session import Session, start_session
 from ..submissions.folder import Found
-from .executor import grade_found
 
 if TYPE_CHECKING:
     from distributed import Worker

@@ -1,7 +1,8 @@
 """Where a batch's submissions are graded: the contract, and threads in this process.
 
-    grade_found(prep, loaded, found)        # one submission, read and graded; never raises
     ThreadExecutor(workers).grade(...)      # the default: ``workers`` threads here
+
+Each submission is read and graded by ``grading.handed_in.grade_found``, as everywhere else.
 
 An executor grades a plan's submissions wherever it likes and hands the grades to
 ``save`` in the calling thread the moment they are ready (those that finished together,
@@ -11,32 +12,21 @@ it. ``cluster.ClusterExecutor`` grades on a Dask cluster under the same contract
 
 from __future__ import annotations
 
-import logging
 import queue
 import threading
 from collections.abc import Callable
 from concurrent.futures import Future, ThreadPoolExecutor
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 from typing import TYPE_CHECKING, Protocol
 
-from ..errors import SubmissionError
-from ..grading.pipeline import (
-    PreparedAssignment,
-    grade_submission,
-    internal_failure,
-    ungradable,
-)
-from ..kinds.load import LoadedCourse
-from ..notebook import collect
-from ..results import StudentResult, SubmissionStatus
-from ..said import replaced, say, told
+from ..grading.handed_in import grade_found
+from ..results import StudentResult
 from ..submissions.folder import Found
 
 if TYPE_CHECKING:
     from ..session import Session
     from .plan import Plan
 
-log = logging.getLogger(__name__)
 STOP_POLL_S = 0.2  # how often a waiting batch looks whether it was asked to stop
 
 SAVE_AT_ONCE = 100  # grades saved in one transaction at most
@@ -105,35 +95,3 @@ class ThreadExecutor:
         finally:
             # On Ctrl-C, drop what has not started; the runner's shutdown ends what has.
             pool.shutdown(wait=False, cancel_futures=True)
-
-
-def grade_found(
-    prep: PreparedAssignment, loaded: LoadedCourse, found: Found
-) -> tuple[StudentResult, bool]:
-    """Read and grade one student's notebook; also says whether to retry it next run.
-
-    Never raises: a notebook that cannot be read is that student's ``ungradable`` result.
-    """
-    if found.error is not None or found.path is None:
-        return ungradable(found.student, found.error or say("no notebook")), False
-    try:
-        sub = collect.read_submission(found.path, prep.assignment.id, loaded, found.student)
-    except SubmissionError as exc:
-        # The learner knows their notebook by its place in what they handed in.
-        reason = replaced(told(exc), str(found.path), found.source)
-        return ungradable(found.student, reason, exc.language), False
-    except Exception as exc:  # noqa: BLE001 - a reader bug costs this student, and is retried
-        log.error("internal error while reading %s", found.source, exc_info=True)
-        return internal_failure(
-            found.student,
-            say(
-                "internal error while reading {path}: {detail}",
-                path=found.source,
-                detail=f"{type(exc).__name__}: {exc}",
-            ),
-        ), True
-    result = grade_submission(
-        prep, replace(sub, student=found.student, submitted_at=found.submitted_at)
-    )
-    # A failure of graders' own is worth another try; the submission's own problems are not.
-    return result, result.status is SubmissionStatus.INTERNAL

@@ -29,7 +29,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Protocol
 
-from ..batch.executor import grade_found
+from ..grading.handed_in import grade_found
 from ..grading.pipeline import PreparedAssignment
 from ..results import StudentResult
 from ..session import Session

@@ -3,9 +3,10 @@
     doc = grade_notebook(course, Path("ps1.ipynb"), "ps1")   # a results document, one student
 
 The truths are prepared once (``prepare_assignment``), the notebook is read and graded by
-autograde's ``grade_found``, so a CI job, the pytest plugin and Gradescope give the same
-points as the instructor's batch. The late policy applies when the caller gives a
-submission time (``graders ci`` does: Gradescope's record, else the time grading runs).
+``grading.handed_in.grade_found``, as ``graders autograde`` grades each of a class, so a CI
+job, the pytest plugin and Gradescope give the same points as the instructor's batch. The
+late policy applies when the caller gives a submission time (``graders ci`` does:
+Gradescope's record, else the time grading runs).
 """
 
 from __future__ import annotations
@@ -251,8 +252,8 @@ def _warm_if_needed(session: Session, assignment: str) -> None:
 
 
 def grade_in(session: Session, found: Found, assignment: str) -> ResultsDocument:
-    """Grade ``found`` in an open workspace, with autograde's ``grade_found``."""
-    from ...batch.autograde import grade_found
+    """Grade ``found`` in an open workspace, with ``grading.handed_in.grade_found``."""
+    from ...grading.handed_in import grade_found
     from ...grading.pipeline import prepare_assignment
 
     prep = prepare_assignment(session.loaded, assignment, session.ctx)
