@@ -49,6 +49,7 @@ if TYPE_CHECKING:
 STATE = pytest.StashKey["Grading"]()
 #: pytest's JUnit families that allow properties inside a test case.
 LEGACY_FAMILIES = ("legacy", "xunit1")
+PACKAGE = "graders"  # whose modules pytest is asked not to rewrite
 
 
 def pytest_addoption(parser: pytest.Parser) -> None:
@@ -106,6 +107,7 @@ def pytest_addoption(parser: pytest.Parser) -> None:
 
 def pytest_configure(config: pytest.Config) -> None:
     """Check the course and the notebook's assignment before collecting anything."""
+    leave_graders_unrewritten(config)
     given = config.getoption("graders_notebook")
     if given is None:
         return
@@ -120,6 +122,29 @@ def pytest_configure(config: pytest.Config) -> None:
         Path(config.invocation_params.dir, a).resolve() == state.notebook for a in config.args
     ):
         config.args.append(str(state.notebook))
+
+
+def leave_graders_unrewritten(config: pytest.Config) -> None:
+    """Keep pytest from rewriting the asserts of graders' own modules imported from now on.
+
+    pytest rewrites every package of a distribution that registers a plugin, so each graders
+    module a session imports was parsed into Python AST objects: a cost on every first
+    import, and under CPython 3.11 before 3.11.8 two threads doing it at once (grading
+    threads import lazily) can fail an import with "AST constructor recursion depth
+    mismatch". graders' modules are not tests. pytest offers no public way to take a mark
+    back, so this reaches into its rewrite hook, and does nothing if that has changed.
+    """
+    try:
+        from _pytest.assertion.rewrite import assertstate_key
+
+        hook = config.stash[assertstate_key].hook
+        marked: set[str] = hook._must_rewrite  # type: ignore[union-attr]
+        cache: dict[str, bool] = hook._marked_for_rewrite_cache  # type: ignore[union-attr]
+    except (ImportError, KeyError, AttributeError):
+        return  # assertion rewriting is off (--assert=plain), or pytest keeps it elsewhere
+    marked.discard(PACKAGE)
+    for name in [n for n in cache if n == PACKAGE or n.startswith(PACKAGE + ".")]:
+        del cache[name]
 
 
 def pytest_collect_file(file_path: Path, parent: pytest.Collector) -> pytest.Collector | None:

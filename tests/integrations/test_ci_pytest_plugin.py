@@ -20,6 +20,9 @@ from ci_support import (
     wrong_answers,
 )
 
+import graders.reports
+from graders.integrations.pytest_plugin import leave_graders_unrewritten
+
 XSD = Path(__file__).resolve().parent.parent / "data" / "schemas" / "junit-10.xsd"
 
 
@@ -198,3 +201,24 @@ def test_a_wrong_assignment_is_a_usage_error(course: Path, tmp_path: Path) -> No
     )
     assert run.returncode == pytest.ExitCode.USAGE_ERROR
     assert "graders: no assignment 'c1' in the course" in run.stderr
+
+
+@pytest.mark.filterwarnings("ignore::pytest.PytestAssertRewriteWarning")  # imported already
+def test_graders_modules_imported_in_a_session_are_left_as_python_wrote_them(
+    pytestconfig: pytest.Config,
+) -> None:
+    # Installed from a wheel, graders is a distribution with a pytest plugin, whose packages
+    # pytest marks for rewriting (an editable install, as here, escapes it): marked again as
+    # a wheel install would be, the plugin's configure step must take the mark back, so the
+    # rewrite hook (a finder on sys.meta_path) declines graders' modules (a parse each, and
+    # a failed import when two threads parse at once in CPython 3.11 before 3.11.8) and
+    # still takes test files.
+    hooks = [f for f in sys.meta_path if type(f).__name__ == "AssertionRewritingHook"]
+    assert hooks, "pytest's rewrite hook is not installed: this test proves nothing"
+    hook, where = hooks[0], list(graders.reports.__path__)
+    hook.mark_rewrite("graders")
+    assert hook.find_spec("graders.reports.items", where) is not None  # as from a wheel
+    leave_graders_unrewritten(pytestconfig)
+    assert hook.find_spec("graders.reports.items", where) is None
+    here = Path(__file__)
+    assert hook.find_spec(here.stem, [str(here.parent)]) is not None
