@@ -444,42 +444,38 @@ def test_a_server_that_dies_mid_job_costs_at_most_that_job_and_leaves_nothing(
         ]
 
 
-def test_once_a_job_is_over_no_process_holds_its_pipes(monkeypatch: pytest.MonkeyPatch) -> None:
+@pytest.fixture
+def job_pipe_inodes(monkeypatch: pytest.MonkeyPatch) -> list[int]:
+    """The inodes of the two pipes the runner hands each job's keeper, as jobs are run."""
+    from graders.sandbox import worker as worker_module
+
+    inodes: list[int] = []
+
+    class Recorded(worker_module.JobPipes):  # type: ignore[misc]
+        def __init__(self, payload: bytes, max_frame: int) -> None:
+            super().__init__(payload, max_frame)
+            inodes.extend(os.fstat(fd).st_ino for fd in self.keeper_ends)
+
+    monkeypatch.setattr(worker_module, "JobPipes", Recorded)
+    return inodes
+
+
+def test_once_a_job_is_over_no_process_holds_its_pipes(job_pipe_inodes: list[int]) -> None:
     # The runner's two pipes of a job end with it: a keeper forked for the job (the first
     # job's, or one replacing a stale keeper) or a spare that kept a copy of the result
     # pipe's write end would hold the frame open, and the runner would wait for an end of
     # file that never came (it gave up after a second: every first job cost a second more).
-    from graders.sandbox import worker as worker_module
-
-    inodes: list[int] = []
-
-    class Recorded(worker_module.JobPipes):  # type: ignore[misc]
-        def __init__(self, payload: bytes, max_frame: int) -> None:
-            super().__init__(payload, max_frame)
-            inodes.extend(os.fstat(fd).st_ino for fd in self.keeper_ends)
-
-    monkeypatch.setattr(worker_module, "JobPipes", Recorded)
     with open_runner("plain", task_paths=[TASK_PATH], preload=()) as runner:
         for _ in range(2):  # the first job forks the keeper; the second finds it
             assert runner.run(Job(TASK, {"source": source_of("ok__reference")}, LIMITS)).ok
-            held = {f"pipe:[{inode}]" for inode in inodes} & _pipes_held()
+            held = {f"pipe:[{inode}]" for inode in job_pipe_inodes} & _pipes_held()
             assert not held, f"a process still holds a finished job's pipes: {held}"
 
 
-def test_a_job_s_child_holds_none_of_the_runner_s_pipes(monkeypatch: pytest.MonkeyPatch) -> None:
+def test_a_job_s_child_holds_none_of_the_runner_s_pipes(job_pipe_inodes: list[int]) -> None:
     # The child of the first job is forked again inside the hand-over (the job's task was
     # imported in the server just before, so the spare was stale), while the server holds
     # the runner's payload and result pipes: it must not keep a copy of either.
-    from graders.sandbox import worker as worker_module
-
-    inodes: list[int] = []
-
-    class Recorded(worker_module.JobPipes):  # type: ignore[misc]
-        def __init__(self, payload: bytes, max_frame: int) -> None:
-            super().__init__(payload, max_frame)
-            inodes.extend(os.fstat(fd).st_ino for fd in self.keeper_ends)
-
-    monkeypatch.setattr(worker_module, "JobPipes", Recorded)
     own_fds = (
         "import os\n"
         "result = []\n"
@@ -492,7 +488,7 @@ def test_a_job_s_child_holds_none_of_the_runner_s_pipes(monkeypatch: pytest.Monk
     with open_runner("plain", task_paths=[TASK_PATH], preload=()) as runner:
         outcome = runner.run(Job(TASK, {"source": own_fds}, LIMITS))
     assert outcome.ok, outcome
-    assert not {f"pipe:[{inode}]" for inode in inodes} & set(outcome.result)
+    assert not {f"pipe:[{inode}]" for inode in job_pipe_inodes} & set(outcome.result)
 
 
 def _pipes_held() -> set[str]:
