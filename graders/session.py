@@ -17,12 +17,13 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from .kinds.base import Context, JobRunner
-from .kinds.load import LoadedCourse, find_course, load_course
+from .kinds.load import LoadedCourse, find_course, get_assignment, load_course
 from .kinds.registry import sandbox_modules
 
 if TYPE_CHECKING:
     from .sandbox import Job, Outcome, Runner
     from .sandbox.modules import Sources
+    from .sandbox.runner import ForkServerRunner
 
 CACHE_DIR = ".graders-cache"
 
@@ -40,6 +41,16 @@ class Session:
         runner = self.ctx.runner
         return runner.isolation if not isinstance(runner, LazyRunner) or runner.started else None
 
+    def warm_for(self, assignment: str) -> None:
+        """Start the sandbox now, in the background, when ``assignment`` has an exercise that
+        runs code: it warms while the truths are read and the rest is graded (one notebook,
+        a kernel's test cells)."""
+        loaded = self.loaded
+        start_soon = getattr(self.ctx.runner, "start_soon", None)
+        exercises = get_assignment(loaded, assignment).exercises
+        if start_soon is not None and any(loaded.exercises[e.id].kind.runs_jobs for e in exercises):
+            start_soon()
+
     def close(self) -> None:
         """Stop the sandbox, if it started."""
         self.ctx.runner.close()
@@ -47,31 +58,41 @@ class Session:
 
 class LazyRunner:
     """A ``Runner`` that starts the sandbox on the first job, so that cached work never
-    pays the ~3 s of warm-up."""
+    pays the seconds of warm-up; or sooner (``start_soon``), even before the course's
+    modules are known (``give_modules``): its servers then warm while the course is read."""
 
     def __init__(
         self, level: str, workers: int, hide: tuple[str, ...], modules: Sources | None = None
     ) -> None:
         self._args = (level, workers, hide)
-        self._modules = modules or {}
+        self._modules = modules  # None until the course is read
+        self._starting: ForkServerRunner | None = None  # servers warming, modules not sent
         self._runner: Runner | None = None
+        self._closed = False
         self._lock = threading.Lock()
 
     @property
     def started(self) -> bool:
         return self._runner is not None
 
+    def give_modules(self, modules: Sources) -> None:
+        """The course's modules the servers install (``sandbox_modules``), once it is read."""
+        self._modules = modules
+
     def start_soon(self) -> None:
         """Start the sandbox now, in a thread, while the caller does what needs no sandbox
-        (one notebook: its truths read, its predictions graded); the first job waits for it
-        only as long as it still takes."""
+        (one notebook: its course read, its truths read, its predictions graded); the first
+        job waits for it only as long as it still takes."""
         threading.Thread(
             target=self._start_quietly, name="graders-sandbox-start", daemon=True
         ).start()
 
     def _start_quietly(self) -> None:
         try:
-            self._get()
+            if self._modules is None:
+                self._begin()  # the rest when the first job comes, with the course's modules
+            else:
+                self._get()
         except Exception:  # noqa: BLE001 - the first job starts it again, and says why not
             return
 
@@ -86,17 +107,42 @@ class LazyRunner:
         return self._get().run_all(jobs)
 
     def close(self) -> None:
-        if self._runner is not None:
-            self._runner.close()
+        self._closed = True
+        for runner in (self._runner, self._starting):
+            if runner is not None:
+                runner.close()
+
+    def _begin(self) -> None:
+        from .sandbox.runner import begin_runner
+
+        with self._lock:
+            if self._runner is None and self._starting is None and not self._closed:
+                level, workers, hide = self._args
+                self._starting = begin_runner(level, workers=workers, hide=hide)
+                if self._closed:  # closed while it started: nobody else would stop it
+                    self._starting.close()
 
     def _get(self) -> Runner:
         with self._lock:
             if self._runner is None:
-                from .sandbox import open_runner
+                from .sandbox.runner import begin_runner
 
                 level, workers, hide = self._args
-                self._runner = open_runner(level, workers=workers, hide=hide, modules=self._modules)
+                starting = self._starting or begin_runner(level, workers=workers, hide=hide)
+                self._starting = None
+                self._runner = starting.finish_start(self._modules or {})
             return self._runner
+
+
+def early_runner(course: Path | None, isolation: str = "auto") -> LazyRunner:
+    """A sandbox that starts warming now, before its course is read (one notebook's grader:
+    the seconds of torch's warm-up pass while the course loads); hand it to
+    ``start_session(..., runner=...)``, which gives it the course's modules. Raises
+    ``UsageError`` when there is no course there."""
+    root = find_course(course).parent
+    runner = LazyRunner(isolation, 1, (str(root.resolve()),))
+    runner.start_soon()
+    return runner
 
 
 def load(course: Path | None) -> LoadedCourse:
@@ -116,12 +162,15 @@ def start_session(
 
     ``course`` is a folder (None: found from here), or a course a command already loaded.
     ``runner`` replaces the sandbox (tests pass ``sandbox.InProcessRunner``, the fake,
-    where nothing untrusted runs).
+    where nothing untrusted runs), or is one started before the course was read
+    (``early_runner``).
     """
     loaded = course if isinstance(course, LoadedCourse) else load(course)
     # The course folder is hidden from learner code: it holds solutions and the gradebook.
     # The course's own code that runs in children (checkers) is installed in the warm servers.
     modules = sandbox_modules(loaded.exercises.values(), loaded.root)
+    if isinstance(runner, LazyRunner):
+        runner.give_modules(modules)  # an early sandbox (``early_runner``), warming already
     runner = runner or LazyRunner(isolation, workers, (str(loaded.root.resolve()),), modules)
     cache_dir = loaded.root / CACHE_DIR if cache else None
     return Session(loaded, Context(loaded.course, loaded.root, runner, cache_dir))

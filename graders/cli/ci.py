@@ -158,7 +158,12 @@ def ci(
     from ..grading.pipeline import hit_a_bug
     from ..i18n import speaking
     from ..intake.text import shown as printable_text
-    from ..integrations.ci.notebook import course_path, grade_notebook, in_learner_language
+    from ..integrations.ci.notebook import (
+        course_path,
+        early_sandbox,
+        grade_notebook,
+        in_learner_language,
+    )
     from ..integrations.ci.report import Reports, log_lines, outcome, write_reports
     from ..kinds.load import get_assignment
     from ..session import load
@@ -169,18 +174,20 @@ def ci(
     try:
         # Read before grading: an unreadable record or an unknown language is a usage error.
         when = None if no_late else ci_time(notebook)
-        loaded = load(course_path(course))  # once: every step below reads this course
-        if lang is not None:
-            loaded.language(lang)
-        doc = grade_notebook(
-            loaded,
-            notebook,
-            assignment,
-            student=student,
-            student_from=student_from,
-            isolation=isolation,
-            submitted_at=when,
-        )
+        with early_sandbox(course_path(course), notebook, isolation) as early:
+            loaded = load(course_path(course))  # once: every step below reads this course
+            if lang is not None:
+                loaded.language(lang)
+            doc = grade_notebook(
+                loaded,
+                notebook,
+                assignment,
+                student=student,
+                student_from=student_from,
+                isolation=isolation,
+                submitted_at=when,
+                early=early,
+            )
     except UsageError as exc:
         # Gradescope shows a generic failure when results.json is missing: say why instead.
         if gradescope is not None:

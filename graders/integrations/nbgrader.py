@@ -270,6 +270,7 @@ def _prepared(course: Path, assignment: str) -> PreparedAssignment:
     from ..grading.pipeline import prepare_assignment
 
     session = _session(course)
+    session.warm_for(assignment)  # while the predictions' test cells run
     return prepare_assignment(session.loaded, assignment, session.ctx)
 
 

@@ -154,4 +154,3 @@ class ServerConfig:
     masks: tuple[str, ...] = ()
     keeps: tuple[str, ...] = ()
     memory: dict[str, Any] | None = None  # descriptors of this server's memory cgroup (memory.py)
-    modules_fd: int | None = None  # modules given as source, to install before warming (modules.py)

@@ -31,6 +31,8 @@ UID_BASE = 1_000_000_000  # children's uids: far above any system or human accou
 class ForkServerRunner:
     """Runs each job in a fresh child of one of ``workers`` warm fork servers.
 
+    Made by ``begin_runner`` (the servers warming) and ready after ``finish_start`` (the
+    course's modules installed, every server warm); ``open_runner`` does both.
     ``run`` is thread-safe: it borrows an idle server for the duration of the job.
     ``notes`` lists what this machine could not provide (e.g. no seccomp).
     """
@@ -42,22 +44,34 @@ class ForkServerRunner:
         host_scratch: str | None,
         notes: Iterable[str] = (),
         cgroups: Cgroups | None = None,
-        modules: Sources | None = None,
     ) -> None:
         self.isolation = launch.level
         self.memory = f"cgroup v{cgroups.layout.version}" if cgroups else "address space"
         # Servers are spawned from one long-lived thread: bwrap's --die-with-parent is tied to
         # the thread that started it, and a short-lived caller thread would take it down.
         self._spawner = ThreadPoolExecutor(1, thread_name_prefix="graders-sandbox-spawn")
-        self._workers = [Worker(launch, config, self._spawn, modules or {}) for config in configs]
+        self._workers = [Worker(launch, config, self._spawn) for config in configs]
         self._idle: queue.SimpleQueue[Worker] = queue.SimpleQueue()
         self._closed = threading.Event()
         self._finalizer = weakref.finalize(
             self, _shut_down, self._workers, self._spawner, host_scratch, cgroups
         )
+        self.notes = tuple(notes)
+        self._ready = False
         try:
             for worker in self._workers:
                 worker.begin_start()  # all servers warm up at once
+        except BaseException:
+            self.close()
+            raise
+
+    def finish_start(self, modules: Sources | None = None) -> ForkServerRunner:
+        """Give every server ``modules`` (a course's code, as source) and wait until each is
+        warm; return the runner, ready for jobs. Raises ``SandboxError`` (and stops them all)
+        when one does not start."""
+        try:
+            for worker in self._workers:
+                worker.give_modules(modules or {})
             for worker in self._workers:
                 worker.finish_start()
         except BaseException:
@@ -65,9 +79,11 @@ class ForkServerRunner:
             raise
         for worker in self._workers:
             self._idle.put(worker)
+        self._ready = True
         self.notes = tuple(
-            sorted({*notes, *(note for worker in self._workers for note in worker.notes)})
+            sorted({*self.notes, *(note for worker in self._workers for note in worker.notes)})
         )
+        return self
 
     def _spawn(self, *args: Any, **kwargs: Any) -> Any:
         import subprocess
@@ -98,6 +114,8 @@ class ForkServerRunner:
     def _attempt(self, job: Job) -> tuple[Outcome | None, str]:
         if self._closed.is_set():
             raise SandboxError("the runner is closed")
+        if not self._ready:
+            raise SandboxError("the runner is not ready: finish_start first")
         worker = self._idle.get()
         try:
             return worker.run_job(job)
@@ -153,10 +171,29 @@ def open_runner(
     rather than fall back to "plain". ``task_paths``: extra directories to import task
     modules from; ``preload``: task modules imported before forking (missing ones are
     noted, not fatal); ``modules``: modules given as source (name -> (file name, source)),
-    installed in each server before ``preload`` (a course's checkers). ``tmp_mib``: size of
-    the private /tmp holding scratch directories.
+    installed in each server after warming, before it forks (a course's checkers).
+    ``tmp_mib``: size of the private /tmp holding scratch directories.
     Raises ``SandboxError`` when the level is not available or a server does not start.
     """
+    started = begin_runner(
+        level, workers, hide, require_full, task_paths=task_paths, preload=preload, tmp_mib=tmp_mib
+    )
+    return started.finish_start(modules)
+
+
+def begin_runner(
+    level: str = "auto",
+    workers: int = 1,
+    hide: Iterable[str] = (),
+    require_full: bool = False,
+    *,
+    task_paths: Iterable[str] = (),
+    preload: Iterable[str] = DEFAULT_PRELOAD,
+    tmp_mib: int = 256,
+) -> ForkServerRunner:
+    """``open_runner`` without waiting: the servers start warming now, and the runner takes
+    jobs after ``finish_start(modules)``. A command that has not read its course yet starts
+    the sandbox so, and the seconds of torch's warm-up pass while it reads it."""
     if not 1 <= workers <= MAX_WORKERS:
         raise ValueError(f"workers must be between 1 and {MAX_WORKERS}, got {workers}")
     task_paths = [os.path.realpath(p) for p in task_paths]
@@ -184,7 +221,7 @@ def open_runner(
         ]
     uid = _child_uid(launch, 0)
     notes = _notes(launch, view, uid) + _memory_notes(launch, cgroups, why_not)
-    return ForkServerRunner(launch, configs, host_scratch, notes, cgroups, modules)
+    return ForkServerRunner(launch, configs, host_scratch, notes, cgroups)
 
 
 def _notes(launch: Launch, view: View, uid: int | None) -> list[str]:

@@ -45,9 +45,14 @@ def warm(modules: Iterable[str]) -> list[str]:
             importlib.import_module(name)
         except Exception as exc:  # noqa: BLE001 - reported to the runner, see docstring
             problems.append(f"{name}: {type(exc).__name__}: {exc}")
-    gc.collect()
-    gc.freeze()  # children then never touch (and copy) the warm objects when collecting
     return problems
+
+
+def settle() -> None:
+    """Once everything children share is in place: collect, then freeze what is left, so
+    that children never touch (and copy) the warm objects when collecting."""
+    gc.collect()
+    gc.freeze()
 
 
 def _exercise_torch(torch: Any) -> None:

@@ -38,13 +38,11 @@ Spawn = Callable[..., "subprocess.Popen[bytes]"]
 class Worker:
     """A fork server process and its control socket."""
 
-    def __init__(
-        self, launch: Launch, config: dict[str, Any], spawn: Spawn, modules: Sources | None = None
-    ) -> None:
+    def __init__(self, launch: Launch, config: dict[str, Any], spawn: Spawn) -> None:
         self.launch = launch
         self.config = config
         self.spawn = spawn
-        self.modules = modules or {}
+        self.modules: Sources | None = None  # until the runner has them (``give_modules``)
         self.proc: subprocess.Popen[bytes] | None = None
         self.ctrl: socket.socket | None = None
         self.notes: list[str] = []
@@ -52,7 +50,8 @@ class Worker:
         self.job_ids = itertools.count(1)
 
     def begin_start(self) -> None:
-        """Launch the server and send its configuration (warming continues in the background)."""
+        """Launch the server and send its configuration, and the modules when they are known
+        (warming continues in the background)."""
         parent_end, server_end = socket.socketpair(socket.AF_UNIX, socket.SOCK_SEQPACKET)
         self._stderr = tempfile.TemporaryFile()
         program = [
@@ -67,12 +66,10 @@ class Worker:
         command, launch_fds = self.launch.command(program)
         memory = self.config.get("memory")
         memory_fds = [memory["procs"], memory["events"], *memory["limits"]] if memory else []
-        modules_fd = to_fd(self.modules) if self.modules else None
-        own_fds = [*launch_fds, *([modules_fd] if modules_fd is not None else [])]
         try:
             self.proc = self.spawn(
                 command,
-                pass_fds=(server_end.fileno(), *own_fds, *memory_fds),
+                pass_fds=(server_end.fileno(), *launch_fds, *memory_fds),
                 stdin=subprocess.DEVNULL,
                 stdout=subprocess.DEVNULL,
                 stderr=self._stderr,
@@ -82,16 +79,31 @@ class Worker:
             )
         finally:
             server_end.close()
-            for fd in own_fds:
+            for fd in launch_fds:
                 os.close(fd)
         self.ctrl = parent_end
-        send_message(
-            parent_end, {"op": "init", "config": {**self.config, "modules_fd": modules_fd}}
-        )
+        send_message(parent_end, {"op": "init", "config": self.config})
+        if self.modules is not None:
+            self._send_modules(self.modules)
+
+    def give_modules(self, modules: Sources) -> None:
+        """The modules to install (a course's checkers), sent now to a server warming up, and
+        again to each server started after this one stops."""
+        self.modules = modules
+        if self.ctrl is not None:
+            self._send_modules(modules)
+
+    def _send_modules(self, modules: Sources) -> None:
+        assert self.ctrl is not None
+        fd = to_fd(modules)  # a memfd: the course folder is out of the server's sight
+        try:
+            send_message(self.ctrl, {"op": "modules"}, (fd,))
+        finally:
+            os.close(fd)
 
     def finish_start(self) -> None:
         """Wait until the server is warm; raise ``SandboxError`` with its stderr if it fails."""
-        assert self.ctrl is not None
+        assert self.ctrl is not None and self.modules is not None, "give_modules first"
         readable, _, _ = select.select([self.ctrl], [], [], READY_TIMEOUT_S)
         message = recv_message(self.ctrl)[0] if readable else None
         if message is None or message.get("event") != "ready":

@@ -1,13 +1,15 @@
 """The fork server ("zygote"): a warm interpreter that forks one fresh child per job.
 
 Started by the runner (``python -I -c ...`` possibly inside bubblewrap or unshare), it
-receives its configuration, pre-warms torch, then serves ``run`` requests on its control
-socket one at a time: hand the job to a spare (the job's child, forked ahead of time,
-``spare.py``) and to the keeper (the trusted process that watches it, ``keeper.py``);
-tell the keeper how the child ended; when both are done (or the runner's watchdog asks for
-a kill), reap the child, sweep every process the job left, remove its SysV IPC objects and
-its scratch directory. It never sees a payload or a result: those go through pipes
-between the runner and the keeper, so the children it forks never hold one.
+receives its configuration, pre-warms torch, installs the course's modules (sent once the
+runner has them: a command starts the server before it has read the course), then serves
+``run`` requests on its control socket one at a time: hand the job to a spare (the job's
+child, forked ahead of time, ``spare.py``) and to the keeper (the trusted process that
+watches it, ``keeper.py``); tell the keeper how the child ended; when both are done (or the
+runner's watchdog asks for a kill), reap the child, sweep every process the job left,
+remove its SysV IPC objects and its scratch directory. It never sees a payload or a
+result: those go through pipes between the runner and the keeper, so the children it forks
+never hold one.
 """
 
 from __future__ import annotations
@@ -31,7 +33,7 @@ from .paths import DEVICES, PSEUDO_READ
 from .protocol import recv_message, send_message
 from .scratch import make_scratch, remove_tree
 from .spare import Spare, child_spec, fork_spare
-from .warmup import warm
+from .warmup import settle, warm
 
 WAIT_NOT_REAP = os.WEXITED | os.WNOWAIT  # how the child ended, leaving its pid taken
 # A server that has run this many jobs will likely run many more: it then moves its heap onto
@@ -77,9 +79,20 @@ class ForkServer:
                 }
             else:
                 notes.append("seccomp (pyseccomp/libseccomp) is not available: no syscall filter")
-        if config.modules_fd is not None:
-            notes += install_from(config.modules_fd)
         return notes + warm(config.preload)
+
+    def install(self) -> list[str]:
+        """Install the modules the runner sends as source (a course's checkers; none is an
+        empty set), then settle the heap; return notes. Raises ``ValueError`` on anything else."""
+        message, fds = recv_message(self.ctrl)
+        if message is None:
+            os._exit(0)  # the runner left before it knew the course
+        if message.get("op") != "modules" or len(fds) != 1:
+            _close_all(fds)
+            raise ValueError(f"expected the modules to install, got {message.get('op')!r}")
+        notes = install_from(fds[0])
+        settle()
+        return notes
 
     def serve(self) -> None:
         """Handle requests until the parent hangs up."""
@@ -259,6 +272,7 @@ def main(fd: int) -> NoReturn:
     try:
         server = ForkServer(ctrl, ServerConfig(**message["config"]))
         notes = server.prepare()
+        notes += server.install()
     except Exception as exc:  # noqa: BLE001 - the runner shows why the server could not start
         send_message(ctrl, {"event": "failed", "message": describe_exception(exc)})
         os._exit(1)

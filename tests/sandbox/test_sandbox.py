@@ -444,6 +444,31 @@ def test_a_server_that_dies_mid_job_costs_at_most_that_job_and_leaves_nothing(
         ]
 
 
+def test_a_runner_begun_before_its_modules_are_known_installs_them_in_every_server_it_starts() -> (
+    None
+):
+    # A command starts the sandbox before it has read its course (the warm-up passes while
+    # it does); the course's modules come later, and a server started again after one died
+    # gets them too.
+    from graders.sandbox.runner import begin_runner
+
+    given = {"graders_given_later": ("given.py", "ANSWER = 42\n")}
+    uses = {"source": "import graders_given_later\nresult = graders_given_later.ANSWER"}
+    with begin_runner("plain", task_paths=[TASK_PATH], preload=()) as runner:
+        with pytest.raises(SandboxError, match="not ready"):
+            runner.run(Job(TASK, uses, LIMITS))
+        runner.finish_start(given)
+        first = runner.run(Job(TASK, uses, LIMITS))
+        server = runner._workers[0].proc
+        assert server is not None
+        server.kill()
+        server.wait()
+        again = runner.run(Job(TASK, uses, LIMITS))
+    assert (first.status, first.result) == ("ok", {"result": 42}), first
+    assert (again.status, again.result) == ("ok", {"result": 42}), again
+    assert runner._workers[0].proc is None  # closed: the new server stopped too
+
+
 @pytest.fixture
 def job_pipe_inodes(monkeypatch: pytest.MonkeyPatch) -> list[int]:
     """The inodes of the two pipes the runner hands each job's keeper, as jobs are run."""

@@ -11,7 +11,8 @@ Gradescope's record, else the time grading runs).
 
 from __future__ import annotations
 
-from collections.abc import Collection
+from collections.abc import Collection, Iterator
+from contextlib import ExitStack, contextmanager
 from dataclasses import replace
 from datetime import UTC, datetime
 from pathlib import Path
@@ -29,7 +30,7 @@ from ...submissions.folder import Found
 from .learner import SOURCES, learner_from
 
 if TYPE_CHECKING:
-    from ...session import Session
+    from ...session import LazyRunner, Session
 
 #: Where ``graders init-ci`` puts the course in a student repository.
 VENDORED_COURSE = Path(".graders") / "course"
@@ -150,6 +151,7 @@ def grade_notebook(
     student_from: str | None = None,
     isolation: str = "auto",
     submitted_at: datetime | None = None,
+    early: LazyRunner | None = None,
 ) -> ResultsDocument:
     """The results document of one notebook; a notebook that cannot be read is ``ungradable``.
 
@@ -158,21 +160,44 @@ def grade_notebook(
     ``student`` is the learner's id, as the grader knows them, or ``student_from`` the
     platform's record that names them (``learner.SOURCES``): it decides their variant of
     exercises with parameters, so one must be given for an assignment that has some.
+    ``early`` is a sandbox started before the course was read (``early_sandbox``); without
+    it, one starts here, before a course given as a folder is read.
     Raises ``UsageError``/``SpecError`` only for a wrong command line or a broken course.
     """
     from ...session import load, open_session
 
-    loaded = course if isinstance(course, LoadedCourse) else load(course_path(course))
-    assignment = resolve_assignment(loaded, notebook, assignment)
-    student = learner_of(loaded, assignment, student, student_from)
-    others = loaded.course.other_assignments(assignment)
-    found = replace(locate(notebook, assignment, student, others), submitted_at=submitted_at)
-    if found.error is not None:
-        # Nothing to grade: no need to start torch to say so.
-        return _document(loaded, assignment, None, ungradable(student, found.error))
-    with open_session(loaded, isolation=isolation) as session:
-        _warm_if_needed(session, assignment)
-        return grade_in(session, found, assignment)
+    with ExitStack() as stack:
+        if early is None and not isinstance(course, LoadedCourse):
+            early = stack.enter_context(early_sandbox(course_path(course), notebook, isolation))
+        loaded = course if isinstance(course, LoadedCourse) else load(course_path(course))
+        assignment = resolve_assignment(loaded, notebook, assignment)
+        student = learner_of(loaded, assignment, student, student_from)
+        others = loaded.course.other_assignments(assignment)
+        found = replace(locate(notebook, assignment, student, others), submitted_at=submitted_at)
+        if found.error is not None:
+            # Nothing to grade: no need to start torch to say so.
+            return _document(loaded, assignment, None, ungradable(student, found.error))
+        with open_session(loaded, isolation=isolation, runner=early) as session:
+            session.warm_for(assignment)
+            return grade_in(session, found, assignment)
+
+
+@contextmanager
+def early_sandbox(
+    course: Path | None, notebook: Path, isolation: str = "auto"
+) -> Iterator[LazyRunner | None]:
+    """A sandbox that starts warming now, before the course is read, when ``notebook``
+    has an answer cell of a kind that runs code (``grade_notebook(..., early=...)`` then
+    uses it); None when it has none. Stopped on exit. The seconds of torch's warm-up pass
+    while the course loads: they are most of what one notebook costs."""
+    from ...session import early_runner
+
+    runner = early_runner(course, isolation) if _runs_code(notebook) else None
+    try:
+        yield runner
+    finally:
+        if runner is not None:
+            runner.close()
 
 
 def learner_of(
@@ -241,14 +266,21 @@ def locate(
     return Found(student, path, shown)
 
 
-def _warm_if_needed(session: Session, assignment: str) -> None:
-    """Start the sandbox at once when the assignment has an exercise that runs code: it
-    warms while the notebook's truths are read and the rest is graded."""
-    loaded = session.loaded
-    exercises = get_assignment(loaded, assignment).exercises
-    start_soon = getattr(session.ctx.runner, "start_soon", None)
-    if start_soon is not None and any(loaded.exercises[e.id].kind.runs_jobs for e in exercises):
-        start_soon()
+def _runs_code(notebook: Path) -> bool:
+    """Whether ``notebook``, read before its course is, has an answer cell of a kind that
+    runs jobs in the sandbox: then the sandbox starts at once. Only a hint, and a cheap one:
+    a folder, or a file that cannot be read, says no, and grading reads it again as usual."""
+    from ...kinds.registry import get_kind
+    from ...notebook.read import answer_cells, read_notebook
+
+    if not notebook.is_file():
+        return False
+    try:
+        cells = answer_cells(notebook, read_notebook(notebook)).cells.values()
+    except SubmissionError:
+        return False
+    kinds = {cell.reader.kind for found in cells for cell in found}
+    return any(getattr(get_kind(kind), "runs_jobs", False) for kind in kinds)
 
 
 def grade_in(session: Session, found: Found, assignment: str) -> ResultsDocument:

@@ -178,3 +178,51 @@ def test_a_bundle_without_a_needed_solution_fails_when_built(course: Path, tmp_p
         UsageError, match="(?s)does not load.*no file solutions/independent-copy.py"
     ):
         write_course_bundle(load(course), "ci2", tmp_path / "b", solutions=False)
+
+
+@pytest.mark.parametrize(("assignment", "runs_code"), [("ci2", True), ("ci1", False)])
+def test_graders_ci_starts_the_sandbox_before_it_reads_the_course_when_the_notebook_runs_code(
+    course: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, assignment: str, runs_code: bool
+) -> None:
+    """The seconds of torch's warm-up pass while the course is read, and the course's
+    checkers reach the servers once it is; a notebook of predictions starts nothing."""
+    from ci_support import KEY, solution_source
+    from click.testing import CliRunner
+
+    import graders.sandbox.runner as runner_module
+    import graders.session as session_module
+    from graders.cli import main
+    from graders.sandbox import InProcessRunner
+
+    happened: list[object] = []
+
+    class Warming:  # servers started, the course's modules not yet given
+        def finish_start(self, modules: dict[str, tuple[str, str]]) -> InProcessRunner:
+            happened.append(("modules", sorted(modules)))
+            return InProcessRunner(modules=modules)
+
+        def close(self) -> None:
+            raise AssertionError("never stopped before it is ready")
+
+    def begin_runner(*args: object, **kwargs: object) -> Warming:
+        return Warming()
+
+    real_start, real_load = session_module.LazyRunner.start_soon, session_module.load
+    monkeypatch.setattr(runner_module, "begin_runner", begin_runner)
+    monkeypatch.setattr(
+        session_module.LazyRunner, "start_soon", lambda s: (happened.append("start"), real_start(s))
+    )
+    monkeypatch.setattr(
+        session_module, "load", lambda c: (happened.append("read"), real_load(c))[1]
+    )
+    answers = {k: v for k, v in KEY.items() if runs_code <= k.startswith("detach-basics/")}
+    code = {"independent-copy": solution_source()} if runs_code else None
+    nb = write_notebook(tmp_path / f"{assignment}.ipynb", answers, assignment, code)
+    done = CliRunner().invoke(main, ["ci", str(nb), "--course", str(course), "--min-score", "100%"])
+    assert done.exit_code == 0, done.output
+    if runs_code:
+        assert happened[:2] == ["start", "read"], happened
+        given = [names for event in happened if isinstance(event, tuple) for names in event[1:]]
+        assert len(given) == 1 and given[0][0].startswith("graders_course_checkers."), happened
+    else:
+        assert happened[:1] == ["read"], happened  # the truths may start it, once read
