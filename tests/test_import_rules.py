@@ -145,6 +145,40 @@ def test_grading_one_notebook_needs_no_storage_and_no_batch(entry: str) -> None:
     assert sorted(m for m in reached if m.startswith(heavy)) == []
 
 
+def test_a_test_cell_finds_its_course_without_importing_nbformat(tmp_path: Path) -> None:
+    # nbgrader starts one kernel per notebook, and its first test cell finds the course
+    # through the nbgrader course's link file. nbformat imports jsonschema, which, where
+    # Jupyter installed its format extras (rfc3987-syntax), builds 38 grammars at import:
+    # 2-3 s more in every kernel, for a module the test cells never use.
+    import json
+    import subprocess
+    import sys
+
+    from graders.integrations.nbgrader_course import LINK_FILE
+    from graders.notebook import POINTER_FILE
+
+    course = tmp_path / "course"
+    course.mkdir()
+    (course / "course.yml").write_text("id: linked-course\n", encoding="utf-8")
+    root = tmp_path / "nbgrader-course"
+    cell_folder = root / "autograded" / "ann" / "ps1"
+    cell_folder.mkdir(parents=True)
+    link = {"course_id": "linked-course", "folder": str(course)}
+    (root / LINK_FILE).write_text(json.dumps(link), encoding="utf-8")
+    (cell_folder / POINTER_FILE).write_text(json.dumps({"course_id": "linked-course"}))
+    program = (
+        "import sys, graders.nbgrader\n"
+        "from graders.integrations.nbgrader import course_file\n"
+        "print(course_file())\n"
+        "print(sorted(m for m in ('nbformat', 'jsonschema') if m in sys.modules))\n"
+    )
+    done = subprocess.run(
+        [sys.executable, "-c", program], cwd=cell_folder, capture_output=True, text=True
+    )
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.splitlines() == [str(course / "course.yml"), "[]"]
+
+
 def test_the_circle_finder_sees_one(tmp_path: Path) -> None:
     package = tmp_path / "graders"
     (package / "batch").mkdir(parents=True)

@@ -27,14 +27,19 @@ import json
 import shutil
 from collections.abc import Sequence
 from pathlib import Path
-
-import nbformat
-from nbformat import NotebookNode
+from typing import TYPE_CHECKING
 
 from ..errors import UsageError
-from ..kinds.load import LoadedCourse
 from ..notebook import META_KEY
-from ..notebook.release import Released
+
+if TYPE_CHECKING:
+    # nbformat (and the jsonschema it imports: seconds where Jupyter installed its format
+    # extras) only where handouts are written: a test cell finds its course through
+    # ``linked_course`` in every kernel nbgrader starts.
+    from nbformat import NotebookNode
+
+    from ..kinds.load import LoadedCourse
+    from ..notebook.release import Released
 
 LINK_FILE = "graders-course-folder.json"
 HANDOUTS = "handouts"
@@ -77,6 +82,8 @@ def write_handouts(
 ) -> list[Path]:
     """Each learner's handout: nbgrader's student version with the cells of ``learners``'
     own notebooks (``graders release --roster``'s), written under ``root/handouts``."""
+    import nbformat
+
     released = nbgrader_release(root, assignment)
     if not released.is_file():
         raise UsageError(
