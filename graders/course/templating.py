@@ -53,6 +53,8 @@ def other_languages(model: BaseModel, path: PathKey) -> dict[str, str]:
 
 def render(source: str, values: Mapping[str, Any]) -> str:
     """``source`` with the parameters substituted (Jinja errors propagate)."""
+    if _plain(source):
+        return source  # most texts of an exercise with parameters use none of them
     return _compiled(source).render(**values)
 
 
@@ -78,6 +80,8 @@ def names_in(source: str) -> set[str]:
     """The names a template reads (``TemplateSyntaxError`` when it is not one)."""
     from jinja2 import meta
 
+    if _plain(source):
+        return set()
     environment = _environment()
     found = meta.find_undeclared_variables(environment.parse(source))
     return {name for name in found if name not in environment.globals}
@@ -86,6 +90,12 @@ def names_in(source: str) -> set[str]:
 def has_template_syntax(text: str) -> bool:
     """Does ``text`` use Jinja's syntax (so it means something only with parameters)?"""
     return any(mark in text for mark in ("{{", "{%", "{#"))
+
+
+def _plain(text: str) -> bool:
+    # What Jinja renders to itself: no syntax, and no carriage return (its newline rule
+    # would make one a line feed).
+    return not has_template_syntax(text) and "\r" not in text
 
 
 @lru_cache(maxsize=4096)

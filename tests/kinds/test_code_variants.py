@@ -166,3 +166,17 @@ def test_a_parameter_only_the_checker_reads_is_used(tmp_path: Path) -> None:
     template = loaded.exercises["straight-through"].template
     read = set().union(*(names_in(text) for _, text in templated(template)))
     assert "shape" in template.params and read == {"op"}
+
+
+@pytest.mark.parametrize(
+    "text",
+    ["plain words", "line one\nline two\n", "  spaced  \n\n", "a {single} brace", "crlf\r\nline"],
+)
+def test_a_text_that_uses_no_parameter_renders_as_jinja_renders_it(text: str) -> None:
+    # Texts without Jinja's syntax skip Jinja (most texts of an exercise with parameters):
+    # what they render to must not change.
+    from graders.course.templating import _compiled, names_in, render
+
+    values = {"scale": 2}
+    assert render(text, values) == _compiled(text).render(**values)
+    assert names_in(text) == set()
