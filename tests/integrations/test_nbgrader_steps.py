@@ -99,7 +99,9 @@ def term(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Any]:
     """The README's steps for every problem set, with real nbgrader: minutes, because
     nbgrader runs each of the ten handed-in notebooks in a kernel of its own (torch imported
     and graders' sandbox started in each), and the claim is that nbgrader and graders agree
-    on every problem set, so none can be left out."""
+    on every problem set, so none can be left out. Each step runs once for every problem set
+    (nbgrader takes the glob ``*`` for an assignment, ``graders autograde`` several
+    assignments), as an instructor who releases a term at once would."""
     tmp = tmp_path_factory.mktemp("steps")
     (tmp / "course").mkdir()
     course = bundled_course(tmp / "course")
@@ -110,18 +112,19 @@ def term(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Any]:
     ann, ben = learners_off_base(course, 2)
     roster = tmp / "roster.csv"
     roster.write_text(f"student\n{ann}\n{ben}\n", encoding="utf-8")
+    for assignment in ASSIGNMENTS:  # step 1
+        graders("release", assignment, "--nbgrader", str(root), *at)
+    nbgrader(root, "generate_assignment", "*")
+    entries = code_entries(course)
     for assignment in ASSIGNMENTS:
-        graders("release", assignment, "--nbgrader", str(root), *at)  # step 1
-        nbgrader(root, "generate_assignment", assignment)
         graders("release", assignment, "--nbgrader", str(root), "--roster", str(roster), *at)
         for student, wrong in ((ann, False), (ben, True)):  # step 2: they fill their handouts
             handout = load_nb(root / "handouts" / assignment / student / f"{assignment}.ipynb")
             key = json.loads(graders("key", assignment, "--student", student, "--json", *at))
-            filled = fill(handout, answers(key, code_entries(course), wrong))
+            filled = fill(handout, answers(key, entries, wrong))
             save_nb(filled, root / "submitted" / student / assignment / f"{assignment}.ipynb")
-        nbgrader(root, "autograde", assignment, "--create")  # step 3
-        out = tmp / "graders" / assignment
-        graders("autograde", assignment, str(root / "submitted"), "--out", str(out), *at)
+    nbgrader(root, "autograde", "*", "--create")  # step 3
+    graders("autograde", *ASSIGNMENTS, str(root / "submitted"), "--out", str(tmp / "graders"), *at)
     return {"root": root, "tmp": tmp, "learners": (ann, ben)}
 
 
