@@ -2,6 +2,7 @@
 
 graders requests [ASSIGNMENT] [--all]               one line each, its id first
 graders request ID accept --reason TEXT [--points P]
+graders request ID preview                         what regrade would give, saved nowhere
 graders request ID regrade --reason TEXT           the attempt graded again, today's key
 graders request ID decline --reason TEXT
 """
@@ -56,8 +57,10 @@ def list_requests(
 
 @main.command("request")
 @click.argument("request_id", type=int)
-@click.argument("action", type=click.Choice(["accept", "regrade", "decline"]))
-@click.option("--reason", required=True, help="Your answer; the learner reads it.")
+@click.argument("action", type=click.Choice(["preview", "accept", "regrade", "decline"]))
+@click.option(
+    "--reason", default=None, help="Your answer; the learner reads it (not with preview)."
+)
 @click.option(
     "--points", type=float, default=None, help="With accept: the question's points (default: all)."
 )
@@ -68,7 +71,7 @@ def list_requests(
 def answer_request(
     request_id: int,
     action: str,
-    reason: str,
+    reason: str | None,
     points: float | None,
     by: str | None,
     course: Path | None,
@@ -76,7 +79,8 @@ def answer_request(
     isolation: str,
 ) -> None:
     """Answer review request ID: accept it (points by an override), have the attempt graded
-    again against today's key (regrade), or decline it, with the --reason the learner reads."""
+    again against today's key (regrade), or decline it, with the --reason the learner reads;
+    or first see what a regrade would give, question by question (preview: nothing saved)."""
     from ..gradebook import audit
     from ..gradebook import requests as review
     from ..gradebook.store import existing_url, open_gradebook
@@ -91,6 +95,15 @@ def answer_request(
         raise UsageError(f"no review request {request_id}")
     if points is not None and action != "accept":
         raise UsageError("--points goes with accept")
+    if action == "preview":
+        if reason is not None:
+            raise UsageError(
+                "a preview answers nothing: --reason goes with accept, regrade, decline"
+            )
+        _show_preview(course, url, found, isolation)
+        return
+    if reason is None:
+        raise UsageError(f"{action} needs --reason: the learner reads it")
     if action == "accept":
         done = review.accept(
             engine, loaded.course.id, request_id, points, reason, who, loaded.renamed
@@ -138,6 +151,34 @@ def _regraded(
         else reason
     )
     return review.answer(engine, session.loaded.course.id, found.id, review.REGRADED, said, who)
+
+
+def _show_preview(course: Path | None, url: str, found: RegradeRequest, isolation: str) -> None:
+    """Each question's points and status as graded and as graded again now (the requested
+    one marked, changes first named), the totals; nothing saved."""
+    from ..gradebook.store import open_gradebook
+    from ..results import format_points
+    from ..service.regrade import preview_request
+    from ..session import open_session
+
+    if found.attempt is None:
+        raise UsageError(
+            f"request {found.id} is about a batch grade: nothing stored to grade again"
+        )
+    with open_session(course, isolation=isolation, workers=1) as session:
+        shown = preview_request(session, open_gradebook(url), found)
+    click.echo(
+        f"request {found.id}: {found.student} {found.assignment}, submission {found.attempt} "
+        "graded again against today's key (nothing saved)"
+    )
+    for item, before, after in shown.rows:
+        was = f"{format_points(before.points)} {before.status}" if before else "-"
+        now = f"{format_points(after.points)} {after.status}" if after else "-"
+        mark = "*" if item == found.question else " "
+        changed = "" if was == now else "   changed"
+        click.echo(f"{mark} {item}: {was} -> {now}{changed}")
+    total = f"{format_points(shown.before)} -> {format_points(shown.after)}"
+    click.echo(f"total: {total} of {format_points(shown.max_score)}")
 
 
 def _one_line(text: str, limit: int = 120) -> str:

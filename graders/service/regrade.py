@@ -2,6 +2,7 @@
 they handed in through ``graders serve``), as the service grades them.
 
     done = regrade_served(session, engine, "ps1", "zhang", every=False, by="prof")
+    shown = preview_request(session, engine, request)   # what it would give, saved nowhere
 
 The attempt that is their grade of record (or, with ``every``, each of their graded
 attempts) goes back to the queue and is graded here by the service's own grader, from the
@@ -22,11 +23,13 @@ from sqlalchemy.engine import Engine
 from ..errors import UsageError
 from ..gradebook import audit
 from ..gradebook import store as gradebook
+from ..gradebook.requests import RegradeRequest
 from ..gradebook.service_tables import FAILED, GRADED
 from ..results import StudentResult, format_points
 from ..session import Session
 from .grader import Grader
 from .queue import Queue
+from .requests import Preview
 from .servers import Servers
 from .sites import Here
 from .views import counted_id
@@ -97,6 +100,22 @@ def regrade_served(
         detail = f"graded again from submission {numbers}: {_score(before)} -> {_score(after)}"
         audit.log(conn, (course, assignment, student), "regrade", detail, by=by)
     return RegradedServed(tuple(ids), before, after)
+
+
+def preview_request(session: Session, engine: Engine, found: RegradeRequest) -> Preview:
+    """The attempt a review request is about graded again here against today's key, as the
+    service would grade it, beside its grade as it stands; nothing is saved or queued."""
+    from ..kinds.load import get_assignment
+    from .requests import graded_again
+
+    queue = Queue(engine, session.loaded.course.id, renamed=session.loaded.renamed)
+    grader = Grader(session, queue, Servers(engine), Here(session, 1))
+    shown = graded_again(queue, grader, get_assignment(session.loaded, found.assignment), found)
+    if shown is None:
+        raise UsageError(
+            f"request {found.id} is about no stored submission: nothing to grade again"
+        )
+    return shown
 
 
 def _score(result: StudentResult | None) -> str:

@@ -20,7 +20,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from starlette.concurrency import run_in_threadpool
 from starlette.requests import Request
@@ -39,6 +39,11 @@ from .identity import Identity
 from .refusals import Refusal, Refused
 from .state import API_WAYS, PAGE_WAYS, Service, service_of
 from .views import counted_id, graded_view, shown_to
+
+if TYPE_CHECKING:
+    from ..course.model import Assignment
+    from .grader import Grader
+    from .queue import Queue
 
 MAX_BODY = 16_384  # a request's JSON or form: a question id and a reason
 # How the learner's page names each status of a request.
@@ -227,15 +232,30 @@ def preview(service: Service, who: Identity, request_id: int) -> Preview:
     found = review.one(service.engine, service.course.id, request_id)
     if found is None or found.attempt is None:
         raise Refused(404, Refusal(N_("There is no review request {id}."), {"id": request_id}))
-    attempt = service.queue.attempt(found.attempt)
-    stored = service.queue.stored(found.attempt)
-    if service.grader is None or attempt is None or stored is None:
+    shown = None
+    if service.grader is not None:
+        assignment = service.assignment(found.assignment)
+        shown = graded_again(service.queue, service.grader, assignment, found)
+    if shown is None:
         text = N_(
             "This server does not grade: run graders serve with workers to preview a regrade."
         )
         raise Refused(503, Refusal(text))
-    before = {q.id: q for q in _graded(service, attempt)}
-    again = service.grader.preview(stored)
+    return shown
+
+
+def graded_again(
+    queue: Queue, grader: Grader, assignment: Assignment, found: review.RegradeRequest
+) -> Preview | None:
+    """The request's attempt graded again by ``grader``, beside its grade as it stands, saved
+    nowhere (the instructor's page and ``graders request ID preview``); None when the
+    attempt or its notebook is not there."""
+    attempt = queue.attempt(found.attempt) if found.attempt is not None else None
+    stored = queue.stored(found.attempt) if found.attempt is not None else None
+    if attempt is None or stored is None:
+        return None
+    before = {q.id: q for q in _as_graded(queue, assignment, attempt)}
+    again = grader.preview(stored)
     after = {q.id: q for q in again.questions}
     ids = list(dict.fromkeys([*before, *after]))
     return Preview(
@@ -285,9 +305,14 @@ def _eligible(service: Service, who: Identity, attempt: Attempt) -> datetime:
 
 
 def _graded(service: Service, attempt: Attempt) -> tuple[QuestionResult, ...]:
-    assignment = service.assignment(attempt.assignment)
-    counted = counted_id(service.queue, assignment.id, attempt.student)
-    view = graded_view(service.queue, attempt, assignment, counted)
+    return _as_graded(service.queue, service.assignment(attempt.assignment), attempt)
+
+
+def _as_graded(
+    queue: Queue, assignment: Assignment, attempt: Attempt
+) -> tuple[QuestionResult, ...]:
+    counted = counted_id(queue, assignment.id, attempt.student)
+    view = graded_view(queue, attempt, assignment, counted)
     return view.result.questions if view.result is not None else ()
 
 

@@ -228,6 +228,15 @@ def test_a_key_fixed_later_is_previewed_then_saved_by_a_regrade(tmp_path: Path) 
         "      []\n",
     ).replace("    misconceptions:\n      []\n", "")
     exercise.write_text(fixed, encoding="utf-8")
+    course = ["--course", str(root)]
+    shown = CliRunner().invoke(main, ["request", str(made["id"]), "preview", *course])
+    assert shown.exit_code == 0, shown.output
+    assert "* clone-basics/shares: 0 wrong -> 1 correct   changed" in shown.output
+    assert f"total: {before:g} -> {before + 1:g} of " in shown.output
+    answered = CliRunner().invoke(
+        main, ["request", str(made["id"]), "preview", "--reason", "no", *course]
+    )
+    assert answered.exit_code == 2 and "a preview answers nothing" in answered.output
     with in_process(root) as (client, service):  # restarted with the fixed key
         _signed_in(client, prof)
         page = client.get(f"/requests/{made['id']}/preview")
