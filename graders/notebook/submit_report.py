@@ -10,6 +10,7 @@ Questions are named as the notebook names them (its ``labels``).
 from __future__ import annotations
 
 import html
+import re
 from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
@@ -111,7 +112,7 @@ class Feedback:
             shared = self._shared()
             items = "".join(_item_html(item, shared) for item in self.review)
             listed = f"<ul>{items}</ul>" if items else ""
-            tail = "".join(f"<p>{html.escape(line)}</p>" for line in shared)
+            tail = "".join(f"<p>{inline_html(line)}</p>" for line in shared)
             lang = html.escape(self.language)
             return f'<div class="graders-feedback" lang="{lang}">{head}{listed}{tail}</div>'
 
@@ -211,11 +212,36 @@ def _details(item: Review, shared: list[str] = []) -> list[str]:  # noqa: B006 -
 
 
 def _item_html(item: Review, shared: list[str]) -> str:
-    details = "".join(f"<br>{html.escape(line)}" for line in _details(item, shared))
+    details = "".join(f"<br>{inline_html(line)}" for line in _details(item, shared))
     return (
         f"<li><strong>{html.escape(item.label)}</strong>: {html.escape(item.verdict())}"
         f"{details}</li>"
     )
+
+
+# Author text is CommonMark; the learner's install has no Markdown renderer, and a line of
+# feedback uses two of its marks: code spans (`clone()`, ``a `b` c``) and strong emphasis.
+_CODE_SPAN = re.compile(r"(?<!`)(`+)(?!`)(.+?)(?<!`)\1(?!`)")
+_STRONG = re.compile(r"\*\*(?=\S)(.+?)(?<=\S)\*\*")
+
+
+def inline_html(line: str) -> str:
+    """One line of feedback as HTML: everything escaped, its code spans as ``<code>`` and its
+    ``**strong**`` words as ``<strong>`` (never inside a code span), as the pages show them."""
+    out, start = [], 0
+    for span in _CODE_SPAN.finditer(line):
+        out.append(_strong(line[start : span.start()]))
+        code = span.group(2)
+        if len(code) > 2 and code[0] == code[-1] == " ":
+            code = code[1:-1]  # CommonMark: one space each side makes room for a backtick
+        out.append(f"<code>{html.escape(code)}</code>")
+        start = span.end()
+    out.append(_strong(line[start:]))
+    return "".join(out)
+
+
+def _strong(text: str) -> str:
+    return _STRONG.sub(r"<strong>\1</strong>", html.escape(text))
 
 
 def _number(value: Any) -> float | None:

@@ -111,6 +111,22 @@ def test_what_every_missed_question_says_is_said_once(fake: FakeService, tmp_pat
     assert feedback.html().count(later) == 1
 
 
+def test_the_notebook_shows_the_feedback_s_code_and_emphasis_not_its_marks(
+    fake: FakeService, tmp_path: Path
+) -> None:
+    # Author text is Markdown: the notebook shows `clone()` as code, as the pages do, not
+    # the backticks; what a learner typed stays text (escaped), whatever it holds.
+    wrong = {"status": "wrong", "points": 0, "max_points": 1, "answer": "<b>True</b>"}
+    told = "`clone()` copies **the data**; got ``<b>True</b>``."
+    questions = [{"id": "clone-basics/shares", **wrong, "feedback": told}]
+    graded_service(fake, questions=questions, score=0.0)
+    feedback = submit_notebook(released_notebook(tmp_path, service=fake.url), ask=Asked())
+    shown = feedback.html()
+    assert "<code>clone()</code> copies <strong>the data</strong>" in shown, shown
+    assert "got <code>&lt;b&gt;True&lt;/b&gt;</code>." in shown and "`" not in shown
+    assert told in feedback.text()  # plain text keeps the Markdown, readable as it is
+
+
 def test_the_number_a_learner_reads_is_their_own_attempts(
     fake: FakeService, tmp_path: Path
 ) -> None:
