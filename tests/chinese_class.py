@@ -6,6 +6,7 @@ from __future__ import annotations
 import shutil
 from pathlib import Path
 
+import yaml
 from shared_truths import share_truths
 
 from graders.session import load
@@ -13,6 +14,13 @@ from graders.session import load
 REPO = Path(__file__).resolve().parent.parent
 WRONG = "sigmoid-through-data/x-grad"  # answered with its declared misconception
 UNREADABLE = "data-vs-detach/flags"  # answered with an unclosed bracket
+
+
+def bundled_assignments() -> tuple[str, ...]:
+    """Every problem set of the bundled course, in its order: a test that claims something of
+    every one covers a problem set added later without being told."""
+    data = yaml.safe_load((REPO / "course.yml").read_text(encoding="utf-8"))
+    return tuple(str(assignment["id"]) for assignment in data["assignments"])
 
 
 def bundled_course(root: Path) -> Path:

@@ -24,7 +24,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from chinese_class import bundled_course
+from chinese_class import bundled_assignments, bundled_course
 from click.testing import CliRunner
 from notebook_helpers import answer_index, fill, load_nb, save_nb
 
@@ -33,7 +33,7 @@ from graders.cli import main
 # Its many in-process commands share one warm sandbox (tests/warm_sandbox.py).
 pytestmark = pytest.mark.usefixtures("warm_sandbox")
 
-ASSIGNMENTS = ("ps1", "ps2", "ps3", "ps4", "ps5")
+ASSIGNMENTS = bundled_assignments()
 LEARNERS = {"wu": "en", "li": "zh"}
 CRASH = "def {entry}(*args, **kwargs):\n    raise ValueError('not yet')\n"
 WRONG_CODE = "def {entry}(*args, **kwargs):\n    return args[0] if args else None\n"

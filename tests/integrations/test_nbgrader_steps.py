@@ -21,7 +21,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from chinese_class import bundled_course
+from chinese_class import bundled_assignments, bundled_course
 from click.testing import CliRunner
 from nbgrader.api import Gradebook
 from notebook_helpers import fill, load_nb, save_nb
@@ -30,7 +30,7 @@ from what_starts import starts
 from graders.cli import main
 
 BIN = Path(sys.executable).parent
-ASSIGNMENTS = ("ps1", "ps2", "ps3", "ps4", "ps5")
+ASSIGNMENTS = bundled_assignments()
 NBGRADER_CONFIG = """\
 c = get_config()
 c.CourseDirectory.course_id = "autograd-term"
@@ -97,9 +97,9 @@ def code_entries(course: Path) -> dict[str, str]:
 @starts("nbgrader")
 def term(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Any]:
     """The README's steps for every problem set, with real nbgrader: minutes, because
-    nbgrader runs each of the ten handed-in notebooks in a kernel of its own (torch imported
-    and graders' sandbox started in each), and the claim is that nbgrader and graders agree
-    on every problem set, so none can be left out. Each step runs once for every problem set
+    nbgrader runs each handed-in notebook (two per problem set) in a kernel of its own (torch
+    imported and graders' sandbox started in each), and the claim is that nbgrader and
+    graders agree on every problem set, so none can be left out. Each step runs once for every problem set
     (nbgrader takes the glob ``*`` for an assignment, ``graders autograde`` several
     assignments), as an instructor who releases a term at once would."""
     tmp = tmp_path_factory.mktemp("steps")
