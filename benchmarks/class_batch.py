@@ -91,12 +91,21 @@ def main(argv: list[str] | None = None) -> int:
         if len(opts.assignments) > 1:
             _say(f"the whole course: graders autograde {' '.join(opts.assignments)}, twice")
             figures["course"] = run_course(opts, course)
-        # The first learner's notebook (s0000: never a hostile one), the same every run.
-        first = min((opts.work / opts.assignments[0] / "submitted").glob("*/*/*.ipynb"))
+        # The first learner's notebook (s0000: never a hostile one), the same every run; for
+        # graders ci, the first who writes code (what starts the sandbox: the case to measure).
+        submitted = opts.work / opts.assignments[0] / "submitted"
+        first = min(submitted.glob("*/*/*.ipynb"))
         if opts.check_runs:
             figures["check"] = time_check(first, opts.check_runs)
+            coder = next(
+                (s for s in synth.students(opts.students, opts.seed, opts.code_share,
+                                           opts.hostile_every)
+                 if s.writes_code and not s.hostile),
+                None,
+            )  # fmt: skip
+            with_code = min(submitted.glob(f"{coder.id}/*/*.ipynb")) if coder else first
             figures["one_notebook"] = time_one_notebook(
-                course, first, opts.assignments[0], opts.check_runs
+                course, with_code, opts.assignments[0], opts.check_runs
             )
         figures["torch"] = report.torch_version()
     finally:
