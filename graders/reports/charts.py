@@ -16,6 +16,8 @@ from .aggregate import QUESTION_STATUSES, Bin, ScoreStats
 from .misconceptions import Cooccurrence
 
 CHAR_WIDTH = 7.0  # a 12px sans-serif character, on average, for laying out labels
+TEXT_HEIGHT = 12.0  # a 12px label, baseline to top
+MARKER_ROW = 22.0  # one row of marker labels (mean, median) above the histogram's bars
 
 
 @dataclass(frozen=True)
@@ -43,12 +45,14 @@ class Tick:
 
 @dataclass(frozen=True)
 class Marker:
-    """A vertical line across the plot (mean, median) with its label row."""
+    """A vertical line across the plot (mean, median) with its label row, above the bars."""
 
     x: float
     label: str
     css: str
     row: int
+    text_y: float  # the label's baseline
+    line_top: float  # where its line starts, under its label
 
 
 @dataclass(frozen=True)
@@ -77,7 +81,12 @@ class Histogram:
 
 def histogram_chart(stats: ScoreStats, width: float = 600, height: float = 280) -> Histogram:
     """Bars of graded submissions per score range, with mean and median lines."""
-    frame = Frame(width, height, 44, 52, width - 16, height - 44)
+    rows = (("mean", _("mean"), stats.mean), ("median", _("median"), stats.median))
+    # The bars start under the last marker label and the tallest bar's count above them:
+    # a count never meets a label, at any width (the chart scales as one picture).
+    first_baseline = 6 + TEXT_HEIGHT
+    top = first_baseline + MARKER_ROW * (len(rows) - 1) + 8 + TEXT_HEIGHT + 4
+    frame = Frame(width, height, 44, top, width - 16, height - 44)
     bins = stats.bins or (Bin(0.0, 1.0, 0),)
     top = bins[-1].hi
 
@@ -88,10 +97,15 @@ def histogram_chart(stats: ScoreStats, width: float = 600, height: float = 280) 
     bars = tuple(_bar(frame, x_of(b.lo), x_of(b.hi) - x_of(b.lo), b, y_max) for b in bins)
     x_ticks = _score_ticks([b.lo for b in bins] + [top], x_of)
     markers = tuple(
-        Marker(x_of(value), f"{label} {number(value)}", name, row)
-        for row, (name, label, value) in enumerate(
-            (("mean", _("mean"), stats.mean), ("median", _("median"), stats.median))
+        Marker(
+            x_of(value),
+            f"{label} {number(value)}",
+            name,
+            row,
+            first_baseline + MARKER_ROW * row,
+            first_baseline + MARKER_ROW * row + 6,
         )
+        for row, (name, label, value) in enumerate(rows)
         if value is not None
     )
     return Histogram(

@@ -96,3 +96,17 @@ def test_an_empty_histogram_still_draws_an_axis() -> None:
     chart = histogram_chart(ScoreStats(0, 0.0, None, None, None, None, ()))
     assert [b.count for b in chart.bars] == [0] and chart.markers == ()
     assert chart.x_title == "score (out of 0)"
+
+
+@pytest.mark.parametrize(
+    "scores", [[45] * 11, [40, 45, 45, 45, 44], [0, 5, 10], [1, 2, 2, 2, 5]], ids=str
+)
+def test_no_bar_count_meets_a_marker_label(scores: list[float]) -> None:
+    # "median 45" was drawn over the count of the bar at 45 (the tallest, under the labels).
+    from graders.reports.charts import TEXT_HEIGHT
+
+    chart = histogram_chart(stats_of(scores, max(scores) or 1))
+    lowest_label = max(m.text_y for m in chart.markers) + 4  # baseline plus descent
+    count_tops = [b.y - 4 - TEXT_HEIGHT for b in chart.bars if b.count]
+    assert min(count_tops) >= lowest_label, (count_tops, lowest_label)
+    assert all(m.line_top > m.text_y for m in chart.markers)  # a line starts under its label
