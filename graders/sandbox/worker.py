@@ -43,6 +43,7 @@ class Worker:
         self.config = config
         self.spawn = spawn
         self.modules: Sources | None = None  # until the runner has them (``give_modules``)
+        self.ready = False  # warm and serving: it ran, or may have run, a job
         self.proc: subprocess.Popen[bytes] | None = None
         self.ctrl: socket.socket | None = None
         self.notes: list[str] = []
@@ -52,6 +53,7 @@ class Worker:
     def begin_start(self) -> None:
         """Launch the server and send its configuration, and the modules when they are known
         (warming continues in the background)."""
+        self.ready = False
         parent_end, server_end = socket.socketpair(socket.AF_UNIX, socket.SOCK_SEQPACKET)
         self._stderr = tempfile.TemporaryFile()
         program = [
@@ -111,6 +113,7 @@ class Worker:
             self.stop()
             raise SandboxError(f"the sandbox ({self.launch.level}) did not start: {reason}")
         self.notes, self.vm_mib = message["notes"], message["vm_mib"]
+        self.ready = True
 
     def alive(self) -> bool:
         return self.proc is not None and self.proc.poll() is None and self.ctrl is not None
@@ -190,11 +193,15 @@ class Worker:
         )
 
     def stop(self) -> None:
-        """Hang up; the server kills its current job and exits. Kill it if it lingers."""
+        """Hang up; the server kills its current job and exits. Kill it if it lingers, or at
+        once while it still warms up (no job ran: nothing of one to clean up), so a command
+        that started it early and needed none does not wait for the warm-up to end."""
         if self.ctrl is not None:
             self.ctrl.close()
             self.ctrl = None
         if self.proc is not None:
+            if not self.ready:
+                self.proc.kill()
             try:
                 self.proc.wait(STOP_TIMEOUT_S)
             except subprocess.TimeoutExpired:

@@ -469,6 +469,19 @@ def test_a_runner_begun_before_its_modules_are_known_installs_them_in_every_serv
     assert runner._workers[0].proc is None  # closed: the new server stopped too
 
 
+def test_a_runner_closed_while_its_servers_warm_stops_them_at_once() -> None:
+    # A command that started its sandbox early and then needed no job (a notebook whose
+    # code cell holds nothing to run) does not wait for torch's warm-up to end: no job ran,
+    # so there is nothing to clean up, and the server is killed rather than waited for.
+    from graders.sandbox.runner import begin_runner
+
+    runner = begin_runner("plain", task_paths=[TASK_PATH], preload=())
+    server = runner._workers[0].proc
+    assert server is not None
+    runner.close()
+    assert server.returncode == -signal.SIGKILL
+
+
 @pytest.fixture
 def job_pipe_inodes(monkeypatch: pytest.MonkeyPatch) -> list[int]:
     """The inodes of the two pipes the runner hands each job's keeper, as jobs are run."""

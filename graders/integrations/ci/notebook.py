@@ -273,12 +273,12 @@ def _runs_code(notebook: Path) -> bool:
     from ...kinds.registry import get_kind
     from ...notebook.read import answer_cells, read_notebook
 
-    if not notebook.is_file():
-        return False
     try:
+        if not notebook.is_file():
+            return False
         cells = answer_cells(notebook, read_notebook(notebook)).cells.values()
-    except SubmissionError:
-        return False
+    except (SubmissionError, OSError, ValueError):
+        return False  # grading reads it again, and says what is wrong with it
     kinds = {cell.reader.kind for found in cells for cell in found}
     return any(getattr(get_kind(kind), "runs_jobs", False) for kind in kinds)
 
