@@ -45,6 +45,7 @@ if TYPE_CHECKING:
     from ..course.model import Assignment
     from ..kinds.load import LoadedCourse
     from ..results import ResultsDocument
+    from ..session import LazyRunner
 
 STATE = pytest.StashKey["Grading"]()
 #: pytest's JUnit families that allow properties inside a test case.
@@ -158,6 +159,8 @@ def pytest_collect_file(file_path: Path, parent: pytest.Collector) -> pytest.Col
 def pytest_unconfigure(config: pytest.Config) -> None:
     """End the output with the score, once the notebook was graded."""
     state = config.stash.get(STATE, None)
+    if state is not None and state.early is not None:
+        state.early.close()  # stopped already, when the notebook was graded
     reporter = config.pluginmanager.get_plugin("terminalreporter")
     if state is not None and state.doc is not None and reporter is not None:
         if state.notice:
@@ -177,6 +180,7 @@ class Grading:
         planned: list[tuple[str, float]],
         student: str,
         language: str | None = None,
+        early: LazyRunner | None = None,
     ) -> None:
         self.notebook, self.loaded, self.assignment, self.isolation = (
             notebook,
@@ -189,16 +193,33 @@ class Grading:
         self.labels: dict[str, str] = {}  # misconception name -> what the learner reads
         self.doc: ResultsDocument | None = None
         self.notice: str | None = None
+        self.early = early  # the sandbox, warming since the session began (or None)
 
     @classmethod
     def start(cls, config: pytest.Config, given: Path) -> Grading:
-        """Load the course (fast, no torch) and find what the notebook is to be graded on."""
+        """Load the course (fast, no torch) and find what the notebook is to be graded on;
+        the sandbox starts warming first when the notebook has code to run."""
+        from ..session import load
+        from .ci.notebook import start_early
+
+        course = _course(config, given)
+        # Started before the course is read: torch's warm-up passes while it loads.
+        early = start_early(course, given, config.getoption("graders_isolation"))
+        try:
+            return cls._started(config, given, load(course), early)
+        except BaseException:
+            if early is not None:
+                early.close()
+            raise
+
+    @classmethod
+    def _started(
+        cls, config: pytest.Config, given: Path, loaded: LoadedCourse, early: LazyRunner | None
+    ) -> Grading:
         from ..grading.pipeline import planned_items
         from ..kinds.load import get_assignment
-        from ..session import load
         from .ci.notebook import find_notebook, learner_of, resolve_assignment
 
-        loaded = load(_course(config, given))
         assignment = resolve_assignment(loaded, given, config.getoption("graders_assignment"))
         language = config.getoption("graders_lang")
         others = loaded.course.other_assignments(assignment)
@@ -217,6 +238,7 @@ class Grading:
                 ("--graders-student", "--graders-student-from"),
             ),
             loaded.language(language) if language is not None else None,
+            early,
         )
 
     def document(self) -> ResultsDocument:
@@ -232,6 +254,7 @@ class Grading:
                 self.assignment.id,
                 student=self.student,
                 isolation=self.isolation,
+                early=self.early,
             )
             shown = in_learner_language(self.loaded, graded, self.language)
             self.language, self.labels = shown.language, shown.labels

@@ -190,14 +190,20 @@ def early_sandbox(
     has an answer cell of a kind that runs code (``grade_notebook(..., early=...)`` then
     uses it); None when it has none. Stopped on exit. The seconds of torch's warm-up pass
     while the course loads: they are most of what one notebook costs."""
-    from ...session import early_runner
-
-    runner = early_runner(course, isolation) if _runs_code(notebook) else None
+    runner = start_early(course, notebook, isolation)
     try:
         yield runner
     finally:
         if runner is not None:
             runner.close()
+
+
+def start_early(course: Path | None, notebook: Path, isolation: str = "auto") -> LazyRunner | None:
+    """``early_sandbox`` for a caller that closes it itself (the pytest plugin's session):
+    the sandbox warming from now on, or None when ``notebook`` has no code answer cell."""
+    from ...session import early_runner
+
+    return early_runner(course, isolation) if _runs_code(notebook) else None
 
 
 def learner_of(

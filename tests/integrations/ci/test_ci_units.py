@@ -180,18 +180,13 @@ def test_a_bundle_without_a_needed_solution_fails_when_built(course: Path, tmp_p
         write_course_bundle(load(course), "ci2", tmp_path / "b", solutions=False)
 
 
-@pytest.mark.parametrize(("assignment", "runs_code"), [("ci2", True), ("ci1", False)])
-def test_graders_ci_starts_the_sandbox_before_it_reads_the_course_when_the_notebook_runs_code(
-    course: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, assignment: str, runs_code: bool
-) -> None:
-    """The seconds of torch's warm-up pass while the course is read, and the course's
-    checkers reach the servers once it is; a notebook of predictions starts nothing."""
-    from ci_support import KEY, solution_source
-    from click.testing import CliRunner
-
+@pytest.fixture
+def sandbox_events(monkeypatch: pytest.MonkeyPatch) -> list[object]:
+    """What happens, in order: "start" (a sandbox asked to start), "read" (the course read),
+    ("modules", names) (the course's modules handed to the warming servers). The servers
+    are a fake that runs nothing of a learner's (``InProcessRunner``)."""
     import graders.sandbox.runner as runner_module
     import graders.session as session_module
-    from graders.cli import main
     from graders.sandbox import InProcessRunner
 
     happened: list[object] = []
@@ -215,16 +210,51 @@ def test_graders_ci_starts_the_sandbox_before_it_reads_the_course_when_the_noteb
     monkeypatch.setattr(
         session_module, "load", lambda c: (happened.append("read"), real_load(c))[1]
     )
-    answers = {k: v for k, v in KEY.items() if runs_code <= k.startswith("detach-basics/")}
-    code = {"independent-copy": solution_source()} if runs_code else None
-    nb = write_notebook(tmp_path / f"{assignment}.ipynb", answers, assignment, code)
-    done = CliRunner().invoke(main, ["ci", str(nb), "--course", str(course), "--min-score", "100%"])
-    # The fake runs no learner code in-process (the reference solution neither, where the
-    # truth cache does not hold it): this test is about when the sandbox starts.
-    assert done.exit_code == 0 or runs_code, done.output
-    if runs_code:
-        assert happened[:2] == ["start", "read"], happened
-        given = [names for event in happened if isinstance(event, tuple) for names in event[1:]]
-        assert len(given) == 1 and given[0][0].startswith("graders_course_checkers."), happened
-    else:
-        assert happened[:1] == ["read"], happened  # the truths may start it, once read
+    return happened
+
+
+def started_before_reading(happened: list[object]) -> None:
+    assert happened[:2] == ["start", "read"], happened
+    given = [names for event in happened if isinstance(event, tuple) for names in event[1:]]
+    assert len(given) == 1 and given[0][0].startswith("graders_course_checkers."), happened
+
+
+def ci2_with_code(tmp_path: Path) -> Path:
+    from ci_support import KEY, solution_source
+
+    answers = {k: v for k, v in KEY.items() if k.startswith("detach-basics/")}
+    code = {"independent-copy": solution_source()}
+    return write_notebook(tmp_path / "ci2.ipynb", answers, "ci2", code)
+
+
+def test_graders_ci_starts_the_sandbox_before_it_reads_the_course_when_the_notebook_runs_code(
+    course: Path, tmp_path: Path, sandbox_events: list[object]
+) -> None:
+    """The seconds of torch's warm-up pass while the course is read, and the course's
+    checkers reach the servers once it is; a notebook of predictions starts nothing."""
+    from ci_support import KEY
+    from click.testing import CliRunner
+
+    from graders.cli import main
+
+    def ci(nb: Path) -> int:
+        argv = ["ci", str(nb), "--course", str(course), "--min-score", "100%"]
+        return CliRunner().invoke(main, argv).exit_code
+
+    ci(ci2_with_code(tmp_path))  # the fake runs no code: not graded, and not the point here
+    started_before_reading(sandbox_events)
+    sandbox_events.clear()
+    assert ci(write_notebook(tmp_path / "ci1.ipynb", KEY, "ci1")) == 0
+    assert sandbox_events[:1] == ["read"], sandbox_events  # the truths may start it, once read
+
+
+def test_the_pytest_plugin_starts_the_sandbox_before_it_reads_the_course(
+    course: Path, tmp_path: Path, sandbox_events: list[object], pytester: pytest.Pytester
+) -> None:
+    from ci_support import plugin_args
+
+    nb = ci2_with_code(tmp_path)
+    pytester.runpytest_inprocess(
+        *plugin_args(), "--graders-notebook", str(nb), "--graders-course", str(course)
+    )
+    started_before_reading(sandbox_events)
