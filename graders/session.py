@@ -125,7 +125,11 @@ class LazyRunner:
     def _get(self) -> Runner:
         with self._lock:
             if self._runner is None:
+                from .sandbox import SandboxError
                 from .sandbox.runner import begin_runner
+
+                if self._closed:  # a late start_soon thread: nothing may start any more
+                    raise SandboxError("the runner is closed")
 
                 level, workers, hide = self._args
                 starting = self._starting or begin_runner(level, workers=workers, hide=hide)
