@@ -7,10 +7,21 @@ job's seal (through a pipe it reads once), its stdout/stderr pipes and the step 
 returns into the fork server's loop: every path ends in ``os._exit``, which also skips
 interpreter teardown (about a second with torch loaded). The order of the set-up matters
 and is spelled out in ``_confine``.
+
+Two threads: each step's task (the course's code, and the learner's code it calls) runs in
+a learner thread, under a seccomp filter of its own that keeps it and every thread it
+starts off the step socket (``syscalls.channel_filter``): the kernel, not a name the code
+cannot spell, keeps learner code from writing the child's line. The main thread starts it,
+waits, and writes the line from what the task returned, checked with ``type()``; it runs no
+learner code: Python runs signal handlers only in the main thread and lets only the main
+thread install one, the collector is off while it works (so no learner finalizer runs
+there), and it keeps every learner object it was handed alive until ``_exit``.
 """
 
 from __future__ import annotations
 
+import _thread
+import gc
 import json
 import os
 import signal
@@ -24,6 +35,7 @@ from .limits import apply_rlimits
 from .protocol import encode_line
 from .raised import read_raised, type_name
 from .reaper import PR_SET_NO_NEW_PRIVS, PR_SET_PDEATHSIG, prctl
+from .syscalls import CHANNEL_FD
 from .verdict import EXIT_CHANNEL_LOST, EXIT_SETUP_FAILED
 
 MAX_MESSAGE_CHARS = 2000
@@ -52,6 +64,7 @@ class ChildSpec:
     uid: int | None  # run as this uid/gid (the server is root), else stay
     ruleset_fd: int | None  # Landlock ruleset to enforce
     syscall_filter: Any  # pyseccomp filter to load, or None
+    channel_filter: Any = None  # pyseccomp filter the learner thread loads, or None
 
 
 def run_child(spec: ChildSpec) -> NoReturn:
@@ -64,14 +77,14 @@ def run_child(spec: ChildSpec) -> NoReturn:
         # Read before confining (it is data): the seal comes with the payloads.
         seal, payloads = _read_steps(spec.fds.steps)
         _confine(spec)
+        send = _sender(CHANNEL_FD)  # where _confine put the step socket
         _fresh_library_state()
+        call = in_learner_thread(spec.channel_filter)
         # The keeper began the step when it sent the payload: the child says only how it ended,
-        # in one line sealed with the job's seal, which no name learner code can use reaches.
+        # in one line sealed with the job's seal, written by this thread alone.
         for step, (function, payload) in enumerate(zip(spec.functions, payloads, strict=True)):
             encode = _end_encoder(step, seal)
-            line = task_line(function, payload, encode, spec.limits.max_result_bytes)
-            _flush_stdio()
-            send(line)
+            send(task_line(function, payload, encode, spec.limits.max_result_bytes, call))
         code = 0
     except ChannelLost:
         code = EXIT_CHANNEL_LOST
@@ -124,7 +137,7 @@ def _single_thread() -> None:
 def _confine(spec: ChildSpec) -> None:
     os.setsid()  # own session and group: the keeper kills the whole group
     signal.signal(signal.SIGINT, signal.default_int_handler)
-    _arrange_fds(spec.fds, spec.ruleset_fd)
+    ruleset_fd = _arrange_fds(spec.fds, spec.ruleset_fd)
     os.environ.clear()
     os.environ.update(spec.env)
     # Limits before the uid drop: RLIMIT_NPROC is checked against the new uid at fork time,
@@ -138,11 +151,11 @@ def _confine(spec: ChildSpec) -> None:
     prctl(PR_SET_PDEATHSIG, signal.SIGKILL)
     os.chdir(spec.scratch)
     prctl(PR_SET_NO_NEW_PRIVS, 1)  # required by Landlock and seccomp for unprivileged processes
-    if spec.ruleset_fd is not None:
+    if ruleset_fd is not None:
         from .landlock import restrict_self
 
-        restrict_self(spec.ruleset_fd)
-        os.close(spec.ruleset_fd)
+        restrict_self(ruleset_fd)
+        os.close(ruleset_fd)
     if spec.syscall_filter is not None:
         spec.syscall_filter.load()
 
@@ -157,17 +170,24 @@ def close_all_but(keep: set[int]) -> None:
             os.closerange(low + 1, high)
 
 
-def _arrange_fds(fds: ChildFds, ruleset_fd: int | None) -> None:
-    """stdin from /dev/null, stdout/stderr to their pipes, every fd but the kept ones closed."""
+def _arrange_fds(fds: ChildFds, ruleset_fd: int | None) -> int | None:
+    """stdin from /dev/null, stdout/stderr to their pipes, the step socket at ``CHANNEL_FD``
+    (which the learner thread's filter names), every other fd but the ruleset closed; return
+    where the ruleset is now."""
     null = os.open(os.devnull, os.O_RDONLY)
     os.dup2(null, 0)
     os.dup2(fds.stdout, 1)
     os.dup2(fds.stderr, 2)
+    if ruleset_fd == CHANNEL_FD:
+        ruleset_fd = os.dup(ruleset_fd)  # out of the channel's way
+    if fds.channel != CHANNEL_FD:
+        os.dup2(fds.channel, CHANNEL_FD, inheritable=False)
     # The server's and the keeper's descriptors, and any job's, stay out.
-    close_all_but({0, 1, 2, fds.steps, fds.channel, *([] if ruleset_fd is None else [ruleset_fd])})
+    close_all_but({0, 1, 2, CHANNEL_FD, *([] if ruleset_fd is None else [ruleset_fd])})
     for stream in (sys.stdout, sys.stderr):
         if hasattr(stream, "reconfigure"):
             stream.reconfigure(line_buffering=True)  # keep what was printed before a crash
+    return ruleset_fd
 
 
 def _read_steps(fd: int) -> tuple[str, list[dict[str, Any]]]:
@@ -190,14 +210,71 @@ def _fresh_library_state() -> None:
         tempfile.tempdir = None
 
 
-def task_line(
-    function: Task, payload: dict[str, Any], encode: Callable[[str, Any], bytes], max_bytes: int
-) -> bytes:
-    """Call the task and turn whatever happens into one end-of-step line (never raises)."""
+Call = Callable[[Task, dict[str, Any]], tuple[str, Any]]
+
+
+def call_here(function: Task, payload: dict[str, Any]) -> tuple[str, Any]:
+    """``("returned", value)`` or ``("raised", exception)``: the task, in this thread."""
     try:
-        value = function(payload)
+        return "returned", function(payload)
     except BaseException as exc:  # noqa: BLE001 - whatever the task raised is the outcome
-        return encode("error", _failure(exc))
+        return "raised", exc
+    finally:
+        _flush_stdio()
+
+
+_KEPT: list[Any] = []  # what learner threads handed over: never freed here (see the docstring)
+
+
+def in_learner_thread(channel_filter: Any) -> Call:
+    """A ``call`` that runs each task in a new thread under ``channel_filter`` (when there is
+    one) and waits for it. The calling (main) thread touches nothing of what comes back but
+    through ``task_line``'s ``type()`` checks, with the collector off, and keeps it alive."""
+
+    def call(function: Task, payload: dict[str, Any]) -> tuple[str, Any]:
+        done = _thread.allocate_lock()
+        done.acquire()
+        ended: list[tuple[str, Any]] = []
+
+        def learner_thread() -> None:
+            try:
+                if channel_filter is not None:
+                    channel_filter.load()
+            except BaseException as exc:  # noqa: BLE001 - no learner code has run: ours
+                ended.append(("internal", f"the learner thread's filter: {exc}"))
+                done.release()
+                return
+            try:
+                ended.append(call_here(function, payload))
+            except BaseException as exc:  # noqa: BLE001 - raised past call_here: the outcome
+                ended.append(("raised", exc))
+            finally:
+                done.release()
+
+        gc.enable()
+        _thread.start_new_thread(learner_thread, ())
+        done.acquire()
+        gc.disable()  # no learner finalizer may run in this thread from now on
+        _KEPT.append(ended)
+        return ended[0] if ended else ("internal", "the task's thread ended without an outcome")
+
+    return call
+
+
+def task_line(
+    function: Task,
+    payload: dict[str, Any],
+    encode: Callable[[str, Any], bytes],
+    max_bytes: int,
+    call: Call = call_here,
+) -> bytes:
+    """Call the task (through ``call``) and turn whatever happens into one end-of-step line
+    (never raises)."""
+    how, value = call(function, payload)
+    if how == "internal":
+        return encode("internal", value)
+    if how == "raised":
+        return encode("error", _failure(value))
     if type(value) is not dict:
         return encode("integrity", f"the task returned a {type_name(value)}, not a dict")
     try:
@@ -246,7 +323,7 @@ def _flush_stdio() -> None:
     for stream in (sys.stdout, sys.stderr, sys.__stdout__, sys.__stderr__):
         try:
             stream.flush()  # type: ignore[union-attr]  # None when closed: caught below
-        except Exception:  # noqa: BLE001 - the task may have replaced or closed them
+        except BaseException:  # noqa: BLE001 - the task may have replaced or closed them
             pass
 
 

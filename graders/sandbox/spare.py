@@ -89,12 +89,13 @@ def child_spec(
     ruleset_fd: int | None,
     config: Any,
     syscall_filters: dict[bool, Any] | None,
+    channel_filter: Any = None,
 ) -> ChildSpec:
     """In the spare: the child's spec, from the job message and the server's configuration.
 
     ``syscall_filters`` holds the server's two filters, by whether the job may start
     processes (``Limits.may_fork``); any other job gets the one that refuses ``fork`` and
-    ``exec``."""
+    ``exec``. ``channel_filter``: the one the task's thread loads (``syscalls``)."""
     scratch = job["scratch"]
     limits = Limits(**job["limits"])
     return ChildSpec(
@@ -106,4 +107,5 @@ def child_spec(
         uid=config.uid,
         ruleset_fd=ruleset_fd,
         syscall_filter=None if syscall_filters is None else syscall_filters[limits.may_fork],
+        channel_filter=channel_filter,
     )

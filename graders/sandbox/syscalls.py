@@ -15,7 +15,18 @@ a stricter filter: no new process at all (``fork``, ``vfork``, a ``clone`` witho
 refused by the kernel, whichever code asks, so CPU time, memory and the channel stay the
 one process's. Threads are allowed.
 
-Building a filter takes milliseconds, so the fork server builds it once; loading it in
+Learner code runs in a thread of its own (``child.py``), under one more filter that only
+that thread (and any thread it starts) carries: ``channel_filter``. The step socket, the one
+descriptor through which a child reports to the keeper, sits at ``CHANNEL_FD`` in every
+child, and this filter keeps that thread off it whatever the code names: a write or send on
+it kills the process (``SIGSYS``, which the keeper reads as evidence: no program writes to
+a descriptor it never opened), and every other way to reach it (read it, duplicate it,
+replace it, close it, shut it down, change its options, pass it to another socket in a
+message, copy it out of the process with ``pidfd_getfd``) is refused with ``EBADF`` or
+``EPERM``, quietly: refusing is not accusing. The child's own line is written by the main
+thread, which runs no learner code.
+
+Building a filter takes milliseconds, so the fork server builds them once; loading one in
 a child is a single syscall.
 """
 
@@ -96,6 +107,60 @@ def available() -> bool:
 
 
 CLONE_THREAD = 0x00010000
+CHANNEL_FD = 3  # the step socket's number in every child (``child._arrange_fds``)
+# Calls that put bytes on a descriptor, by the argument that names it: on the channel,
+# evidence (the process is killed with SIGSYS).
+_WRITES = (
+    ("write", 0),
+    ("writev", 0),
+    ("pwrite64", 0),
+    ("pwritev", 0),
+    ("pwritev2", 0),
+    ("sendto", 0),
+    ("sendfile", 0),
+    ("splice", 2),
+    ("tee", 1),
+    ("vmsplice", 0),
+    ("copy_file_range", 2),
+)
+# Every other call that names a descriptor and could read, copy, replace, close or change
+# the channel: refused on the channel as if it were not open.
+_OTHER_USES = (
+    ("read", 0),
+    ("readv", 0),
+    ("pread64", 0),
+    ("preadv", 0),
+    ("preadv2", 0),
+    ("recvfrom", 0),
+    ("recvmsg", 0),
+    ("recvmmsg", 0),
+    ("sendfile", 1),
+    ("splice", 0),
+    ("tee", 0),
+    ("copy_file_range", 0),
+    ("close", 0),
+    ("dup", 0),
+    ("dup2", 0),
+    ("dup2", 1),
+    ("dup3", 0),
+    ("dup3", 1),
+    ("fcntl", 0),
+    ("ioctl", 0),
+    ("shutdown", 0),
+    ("setsockopt", 0),
+    ("getsockopt", 0),
+    ("connect", 0),
+    ("bind", 0),
+    ("listen", 0),
+    ("accept", 0),
+    ("accept4", 0),
+    ("ftruncate", 0),
+    ("fsync", 0),
+    ("fdatasync", 0),
+)
+# Refused outright in learner threads: a message can carry any descriptor (SCM_RIGHTS) where
+# the filter cannot read it, and pidfd_getfd copies one out of a process, this one included.
+_FD_PASSING = ("sendmsg", "sendmmsg", "pidfd_getfd")
 PROCESSES = ("fork", "vfork", "execve", "execveat")
 
 
@@ -115,6 +180,30 @@ def build_filter(processes: bool = True) -> Any:
         for name in PROCESSES:
             _add(filt, denied, name)
         _add(filt, denied, "clone", sc.Arg(0, sc.MASKED_EQ, CLONE_THREAD, 0))
+    return filt
+
+
+def channel_filter(channel: int = CHANNEL_FD) -> Any:
+    """A ready-to-load filter for the learner thread: it keeps off the descriptor
+    ``channel`` (see the module's docstring). Loaded in that thread only, on top of the
+    process's own filter."""
+    import pyseccomp as sc
+
+    filt = sc.SyscallFilter(defaction=sc.ALLOW)
+    for name, arg in _WRITES:
+        _add(filt, sc.KILL_PROCESS, name, sc.Arg(arg, sc.EQ, channel))
+    for name, arg in _OTHER_USES:
+        _add(filt, sc.ERRNO(errno.EBADF), name, sc.Arg(arg, sc.EQ, channel))
+    # close_range(first, last) closes the channel when first <= channel <= last.
+    _add(
+        filt,
+        sc.ERRNO(errno.EBADF),
+        "close_range",
+        sc.Arg(0, sc.LE, channel),
+        sc.Arg(1, sc.GE, channel),
+    )
+    for name in _FD_PASSING:
+        _add(filt, sc.ERRNO(errno.EPERM), name)
     return filt
 
 

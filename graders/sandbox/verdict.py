@@ -92,6 +92,10 @@ def died(wait_status: int, out_of_memory: str = "") -> StepOutcome:
         return said("error", "the code exceeded the memory limit ({reason})", reason=out_of_memory)
     if os.WIFSIGNALED(wait_status):
         number = os.WTERMSIG(wait_status)
+        if number == signal.SIGSYS:
+            # The learner thread's filter kills the process for a write on the step socket
+            # (syscalls.channel_filter); nothing else in a child is sent SIGSYS.
+            return said("integrity", "the code wrote to the grader's channel")
         hint = (
             _SIGNAL_HINTS.get(signal.Signals(number)) if number in signal.valid_signals() else None
         )

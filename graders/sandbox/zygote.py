@@ -50,6 +50,7 @@ class ForkServer:
         self.config = config
         self.landlock_abi = 0
         self.syscall_filters: dict[bool, Any] | None = None  # by "may start processes"
+        self.channel_filter: Any = None  # loaded by each task's thread (syscalls.py)
         self.parent_gone = False
         self.spare: Spare | None = None
         self.keeper: KeeperProcess | None = None
@@ -77,6 +78,7 @@ class ForkServer:
                 self.syscall_filters = {
                     processes: syscalls.build_filter(processes) for processes in (True, False)
                 }
+                self.channel_filter = syscalls.channel_filter()
             else:
                 notes.append("seccomp (pyseccomp/libseccomp) is not available: no syscall filter")
         return notes + warm(config.preload)
@@ -176,7 +178,9 @@ class ForkServer:
         """Fork the child of the next job; it waits on its own socket."""
 
         def spec_of(job: dict[str, Any], fds: ChildFds, ruleset_fd: int | None) -> ChildSpec:
-            return child_spec(job, fds, ruleset_fd, self.config, self.syscall_filters)
+            return child_spec(
+                job, fds, ruleset_fd, self.config, self.syscall_filters, self.channel_filter
+            )
 
         return fork_spare(spec_of, self.own_fds)
 

@@ -166,6 +166,8 @@ CHECKS: dict[str, Callable[[World, Outcome], None]] = {
     "ok__stdout_flood": _capped_output,
     "ok__matmul_512": _single_thread_matmul,
     "ok__threads": _threads_work,
+    "ok__closed_result_channel": _result_is("nobody will hear this"),
+    "ok__replaced_result_channel": _result_is("written into a decoy file"),
 }
 CORPUS = [c for c in load_corpus() if c.name != "ok__process_is_gone"]
 
@@ -325,3 +327,104 @@ def test_a_result_line_forged_before_the_child_kills_itself_is_tampering(runner:
 
     assert outcome.status == "integrity", outcome
     assert "the code wrote to the grader's channel" in outcome.message
+
+
+# Every way but a write from the task's thread to the step socket (CHANNEL_FD in every
+# child), each answered by the kernel as if it were not open (or, for descriptor passing,
+# refused outright); the result still reaches the keeper.
+CHANNEL_ROUTES = """
+import ctypes, errno, fcntl, os, socket, array, threading
+
+seen = {}
+libc = ctypes.CDLL(None, use_errno=True)
+
+def attempt(name, call):
+    try:
+        call()
+        seen[name] = "done"
+    except OSError as exc:
+        seen[name] = errno.errorcode.get(exc.errno, str(exc.errno))
+
+def syscall(*args):
+    if libc.syscall(*args) < 0:
+        raise OSError(ctypes.get_errno(), "refused")
+
+a, b = socket.socketpair()
+attempt("read", lambda: os.read(3, 1))
+attempt("dup", lambda: os.dup(3))
+attempt("dup2 from", lambda: os.dup2(3, 40))
+attempt("dup2 onto", lambda: os.dup2(1, 3))
+attempt("fcntl dupfd", lambda: fcntl.fcntl(3, fcntl.F_DUPFD, 40))
+attempt("fcntl setfl", lambda: fcntl.fcntl(3, fcntl.F_SETFL, os.O_NONBLOCK))
+attempt("close", lambda: os.close(3))
+attempt("close_range", lambda: syscall(436, 3, 3, 0))
+attempt("shutdown", lambda: syscall(48, 3, socket.SHUT_WR))
+attempt("setsockopt", lambda: syscall(54, 3, socket.SOL_SOCKET, socket.SO_SNDBUF, 0, 0))
+attempt("fromfd", lambda: socket.fromfd(3, socket.AF_UNIX, socket.SOCK_STREAM))
+attempt("a socket object on the number", lambda: socket.socket(fileno=3))
+attempt("pidfd_getfd", lambda: syscall(438, os.pidfd_open(os.getpid()), 3, 0))
+attempt("pass it in a message", lambda: a.sendmsg(
+    [b"x"], [(socket.SOL_SOCKET, socket.SCM_RIGHTS, array.array("i", [3]))]))
+in_thread = {}
+
+def from_a_thread():
+    try:
+        os.dup(3)
+        in_thread["dup"] = "done"
+    except OSError as exc:
+        in_thread["dup"] = errno.errorcode[exc.errno]
+thread = threading.Thread(target=from_a_thread)
+thread.start()
+thread.join()
+seen["dup from a thread the task started"] = in_thread["dup"]
+result = seen
+"""
+QUIET = {
+    "read": "EBADF",
+    "dup": "EBADF",
+    "dup2 from": "EBADF",
+    "dup2 onto": "EBADF",
+    "fcntl dupfd": "EBADF",
+    "fcntl setfl": "EBADF",
+    "close": "EBADF",
+    "close_range": "EBADF",
+    "shutdown": "EBADF",
+    "setsockopt": "EBADF",
+    "fromfd": "EBADF",
+    "a socket object on the number": "EBADF",
+    "pidfd_getfd": "EPERM",
+    "pass it in a message": "EPERM",
+    "dup from a thread the task started": "EBADF",
+}
+
+
+def test_the_task_s_thread_reaches_the_step_socket_by_no_route(runner: Any) -> None:
+    outcome = run_source(runner, CHANNEL_ROUTES)
+
+    assert outcome.status == "ok", outcome
+    assert outcome.result == {"result": QUIET}
+
+
+WRITES = {
+    "os.write": "os.write(3, b'{}\\n')",
+    "writev": "os.writev(3, [b'{}\\n'])",
+    "a file object on the number": "import io; io.FileIO(3, 'w', closefd=False).write(b'x')",
+    "send": "import ctypes; ctypes.CDLL(None).send(3, b'x', 1, 0)",
+    "sendfile": "f = open('f', 'wb+'); f.write(b'x'); f.flush(); os.sendfile(3, f.fileno(), 0, 1)",
+    "from a thread the task started": (
+        "import threading; t = threading.Thread(target=os.write, args=(3, b'x')); "
+        "t.start(); t.join()"
+    ),
+}
+
+
+@pytest.mark.parametrize("route", WRITES.values(), ids=list(WRITES))
+def test_a_write_on_the_step_socket_from_the_task_is_evidence(runner: Any, route: str) -> None:
+    outcome = run_source(runner, f"import os\n{route}\nresult = 'honest'\n")
+
+    assert (outcome.status, outcome.message) == (
+        "integrity",
+        "the code wrote to the grader's channel",
+    ), outcome
+    after = run_source(runner, source_of("ok__reference"))
+    assert (after.status, after.result) == ("ok", {"result": [2.0, 4.0]}), after
