@@ -11,7 +11,11 @@ and the deep-linking picker.
                               cookie, a link that opens it in a new window
     POST     /lti/deep-link   the picker's choice: the signed answer, posted to the platform
 
-A launch signs the person in as a token's sign-in does (``Credentials.start_session``).
+A launch signs the person in as a token's sign-in does (``Credentials.start_session``), in
+the browser that began the login only: ``/lti/login`` leaves a cookie named after its state
+(``login_cookie``), and a launch whose browser does not send it back (someone else's launch
+posted from another site: a login CSRF; or a browser that keeps no cookie in frames) signs
+nobody in there: it goes on to the new-window page, which names who would be signed in.
 An LMS shows the tool in an iframe of another site: the session cookie is then
 ``SameSite=None; Secure; Partitioned`` (over HTTPS; a browser sends no other to a frame),
 and a browser that keeps no cookie in frames at all is offered the same page in a new
@@ -36,7 +40,7 @@ from ..refusals import Refusal, Refused
 from ..state import LANGUAGE_COOKIE, Service, service_of
 from . import deep_linking
 from .messages import DEEP_LINKING, NOT_THE_TOOL, of_tool
-from .tool import LOGIN_GONE, Accepted
+from .tool import LOGIN_GONE, LOGIN_MINUTES, Accepted, digest
 
 LOGIN_FIELDS = ("iss", "login_hint", "target_link_uri")
 
@@ -45,7 +49,10 @@ LOGIN_FIELDS = ("iss", "login_hint", "target_link_uri")
 EXEMPTIONS = Exemptions(
     cross_site={
         "/lti/login": "the LMS posts it from its site; it only starts a sign-in",
-        "/lti/launch": "the LMS posts it; the signed id_token, state and nonce prove it",
+        "/lti/launch": (
+            "the LMS posts it; the signed id_token, state and nonce prove it, and it signs in "
+            "only the browser that began the login (its login cookie)"
+        ),
     },
     own_token={"/lti/deep-link": "the signed ticket; the LMS's frame may block cookies"},
 )
@@ -105,7 +112,17 @@ async def login(request: Request) -> Response:
     if asked.get("lti_message_hint"):
         query["lti_message_hint"] = asked["lti_message_hint"]
     joiner = "&" if urlsplit(platform.auth_url).query else "?"
-    return RedirectResponse(platform.auth_url + joiner + urlencode(query), 302)
+    response = RedirectResponse(platform.auth_url + joiner + urlencode(query), 302)
+    _cookie(request, response, login_cookie(request, state), "1", LOGIN_MINUTES * 60)
+    return response
+
+
+def login_cookie(request: Request, state: str) -> str:
+    """The cookie that binds a login to the browser that began it: one per login (two tabs
+    launch side by side), named after the state's digest. Over HTTPS its name has the
+    ``__Host-`` prefix, so no other site of the same domain can set it."""
+    prefix = "__Host-" if request.url.scheme == "https" else ""
+    return f"{prefix}graders-lti-{digest(state)[:20]}"
 
 
 async def launch(request: Request) -> Response:
@@ -119,6 +136,7 @@ async def launch(request: Request) -> Response:
     id_token, state = str(form.get("id_token", "")), str(form.get("state", ""))
     if not id_token or not state:
         raise Refused(400, Refusal(N_("The LMS's launch lacks its id_token or state.")))
+    began_here = request.cookies.get(login_cookie(request, state)) is not None
     accepted = await run_in_threadpool(
         service.lti.accept_launch,
         id_token,
@@ -135,8 +153,10 @@ async def launch(request: Request) -> Response:
         handoff = await run_in_threadpool(service.credentials.hand_off, who)
         query = urlencode({"next": _target(accepted), "pass": handoff})
         response = RedirectResponse(f"/lti/continue?{query}", 303)
-    secret = await run_in_threadpool(service.credentials.start_session, who)
-    _sign_in(request, response, secret)
+    if began_here:
+        secret = await run_in_threadpool(service.credentials.start_session, who)
+        _sign_in(request, response, secret)
+        response.delete_cookie(login_cookie(request, state))
     language = _language(service, accepted.launch.locale)
     if language is not None:
         _cookie(request, response, LANGUAGE_COOKIE, language, 365 * 24 * 3600)
@@ -168,7 +188,9 @@ async def continue_(request: Request) -> Response:
         _sign_in(request, response, secret)
         return response
     new_window = "/lti/continue?" + urlencode({"next": target, "pass": handoff, "window": "new"})
-    return render(request, "lti_frame.html.j2", None, {"new_window": new_window})
+    # Named: a launch posted by someone else's page would sign this browser in as them.
+    context = {"new_window": new_window, "student": holder.student if holder else None}
+    return render(request, "lti_frame.html.j2", None, context)
 
 
 async def jwks(request: Request) -> Response:

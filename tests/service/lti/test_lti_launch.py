@@ -255,6 +255,29 @@ def test_a_frame_that_lost_its_cookie_opens_a_new_window(tmp_path: Path) -> None
         assert again.status_code == 401  # the pass works once
 
 
+def test_a_launch_signs_in_only_the_browser_that_began_its_login(tmp_path: Path) -> None:
+    # Login CSRF through the LMS: an attacker's own launch form (their id_token and state),
+    # posted from their page by the victim's browser, which is signed in as the victim.
+    with tool_and_lms(tmp_path) as (tool, lms):
+        lms.users["grace"] = User("u-grace-3", "Grace Hopper", "grace@example.org", "grace")
+        victim = tool.browser()
+        launch(victim, lms, "ada")
+        action, fields = start(tool.browser(), lms, "grace")  # the attacker's login
+
+        posted = victim.post(action, data=fields)
+
+        assert posted.status_code == 303 and "session" not in posted.headers.get("set-cookie", "")
+        page = victim.get(posted.headers["location"])
+        assert page.status_code == 200 and "Open in a new window" in page.text
+        assert "You will be signed in as grace" in html.unescape(page.text)
+        assert "Signed in as ada" in victim.get("/assignments").text  # still the victim
+        # The browser that began a login is signed in, and its login cookie is spent.
+        browser = tool.browser()
+        launch(browser, lms, "grace")
+        assert "Signed in as grace" in browser.get("/assignments").text
+        assert not [name for name in browser.cookies if name.startswith("graders-lti-")]
+
+
 def test_the_tool_publishes_its_keys_and_lets_only_its_lms_frame_it(tmp_path: Path) -> None:
     with tool_and_lms(tmp_path) as (tool, lms):
         browser = tool.browser()
