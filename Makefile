@@ -24,10 +24,10 @@ demo: install
 # fixtures are built once, and the heaviest modules are handed out first (what_starts.py).
 XDIST  := --numprocesses=auto --dist=loadscope
 
-# Before every commit: lint, format check, type check, then every test that starts no server,
-# cluster, browser, nbgrader or database (the marks of tests/what_starts.py).
+# Before every commit: lint, format check, type check, then every test that starts nothing: no
+# server, cluster, browser, nbgrader, database, sandbox or graders command (tests/what_starts.py).
 check: lint
-	$(VENV)/bin/pytest -q $(XDIST) -m "not (server or cluster or browser or nbgrader or postgres)"
+	$(VENV)/bin/pytest -q $(XDIST) -m "not (server or cluster or browser or nbgrader or postgres or sandbox or command)"
 
 # What CI runs: lint first (seconds), then the whole suite, its 20 slowest tests named.
 test: lint

@@ -121,6 +121,7 @@ def test_nbgrader_log_gives_each_student_the_time_to_the_next() -> None:
     assert nbgrader_side.per_student_times(log) == {"s0001": 10.0, "s0002": 8.25}
 
 
+@pytest.mark.command
 def test_the_cost_breakdown_runs_on_a_small_class(
     written: tuple[Path, list[synth.Student]], course: Path
 ) -> None:
@@ -153,6 +154,7 @@ def scale_run(tmp_path: Path, *args: str) -> tuple[dict, str]:
     return json.loads(saved.read_text()), done.stdout
 
 
+@pytest.mark.command
 def test_the_scale_benchmark_runs_the_whole_pipeline_at_two_sizes(tmp_path: Path) -> None:
     # Every phase, each measured, at two sizes (the smaller one the larger's first
     # learners), the class's outputs complete, and the performance table made. The

@@ -57,6 +57,7 @@ def problems(tmp_path: Path, mark: str) -> list[str]:
     return [str(p) for p in info.value.problems]
 
 
+@pytest.mark.sandbox
 def test_a_text_shown_before_the_due_date_that_states_the_key_is_reported(tmp_path: Path) -> None:
     found = problems(tmp_path, "    explain_before_due: true\n")
     assert any(
@@ -78,6 +79,8 @@ def test_a_text_shown_before_the_due_date_that_states_the_key_is_reported(tmp_pa
     assert not any("questions[1]" in p for p in found), found
 
 
+@pytest.mark.command
+@pytest.mark.sandbox
 def test_an_explanation_held_back_until_the_key_is_not_reported(tmp_path: Path) -> None:
     found = problems(tmp_path, "")
     assert not any("questions[0].explain" in p for p in found), found

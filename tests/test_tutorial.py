@@ -43,6 +43,7 @@ def run(line: str) -> None:
         subprocess.run(line, shell=True, check=True)
 
 
+@pytest.mark.sandbox
 def test_the_tutorial_runs_as_written(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     write_files(tmp_path)
     monkeypatch.chdir(tmp_path)

@@ -1,7 +1,8 @@
 """The marks that say why a test is slow, and the gate that holds them (``what_starts``).
 
-A new test, fixture or helper that starts a server, a cluster, a browser, nbgrader or a
-PostgreSQL server without saying so fails where it starts it; one that says so, on the test
+A new test, fixture or helper that starts a server, a cluster, a browser, nbgrader, a
+PostgreSQL server, the sandbox or a graders command without saying so fails where it starts
+it; one that says so, on the test
 or on a fixture it uses however deep, is left out of `make check`.
 """
 
@@ -69,6 +70,12 @@ def test_a_socket_that_serves_nothing_may_be_bound_when_said(trap):
     subprocess.run(["true"], check=True)
 
 
+def test_a_new_test_that_starts_the_sandbox_unmarked():
+    from graders.sandbox import open_runner
+
+    open_runner("plain", preload=()).close()
+
+
 def test_a_unix_socket_and_an_ordinary_process_are_not_starts():
     with tempfile.TemporaryDirectory() as folder, socket.socket(socket.AF_UNIX) as s:
         s.bind(folder + "/s")
@@ -98,6 +105,8 @@ def outcomes(pytester: pytest.Pytester) -> dict[str, str]:
 def test_a_start_without_its_mark_fails_and_names_the_mark(outcomes: dict[str, str]) -> None:
     assert outcomes["test_a_new_test_that_runs_nbgrader_unmarked"] == "FAILED"
     assert outcomes["test_a_new_test_that_listens_unmarked"] == "FAILED"
+    assert outcomes["test_a_new_test_that_starts_the_sandbox_unmarked"] == "FAILED"
+    assert re.search(r"^\s+sandbox: .*graders\.sandbox\.zygote", outcomes["output"], re.M)
     assert "this test starts what its marks do not say" in outcomes["output"]
     assert re.search(r"^\s+nbgrader: .*nbgrader --version", outcomes["output"], re.M)
     assert re.search(
@@ -147,14 +156,32 @@ def test_starts_nothing(): pass
         (["/usr/lib/postgresql/15/bin/initdb", "-D", "d"], {"postgres"}),
         (["/usr/lib/postgresql/15/bin/pg_ctl", "-D", "d", "start"], {"postgres"}),
         (["/usr/lib/postgresql/15/bin/pg_ctl", "-D", "d", "stop"], set()),
-        ([sys.executable, "-m", "graders", "serve", "--port", "1"], {"server"}),
-        ([sys.executable, "-m", "graders", "autograde", "ps1"], set()),
+        ([sys.executable, "-m", "graders", "serve", "--port", "1"], {"server", "command"}),
+        ([sys.executable, "-m", "graders", "autograde", "ps1"], {"command"}),
+        (["/x/.venv/bin/graders", "ci", "key.ipynb"], {"command"}),
+        ([sys.executable, "/x/benchmarks/costs.py", "--course", "c"], {"command"}),
+        ([sys.executable, "-c", "import graders"], set()),
+        ([sys.executable, "-m", "pytest", "--graders-notebook=ps1.ipynb"], {"command"}),
         ([sys.executable, "-m", "jupyterlab", "--no-browser"], {"server"}),
         ([sys.executable, "-m", "ipykernel_launcher", "-f", "k.json"], {"server"}),
         (["/x/bin/dask", "scheduler"], {"cluster"}),
         (["/usr/bin/chromium", "--headless"], {"browser"}),
         (["/x/site-packages/playwright/driver/node", "cli.js", "run-driver"], {"browser"}),
         (["bwrap", "--die-with-parent", "python3"], set()),
+        (
+            [
+                "bwrap",
+                "--unshare-all",
+                sys.executable,
+                "-I",
+                "-B",
+                "-c",
+                "import sys; from graders.sandbox.zygote import main; main(3)",
+                "3",
+                "/x",
+            ],
+            {"sandbox"},
+        ),  # fmt: skip
     ],
 )
 def test_what_a_command_line_starts(argv: list[str], kinds: set[str]) -> None:

@@ -22,6 +22,7 @@ from collections.abc import Iterator
 from typing import Any
 
 import pytest
+from what_starts import starts
 
 import graders.sandbox
 import graders.sandbox.runner
@@ -60,6 +61,7 @@ class _Begun:
 
 
 @pytest.fixture(scope="module")
+@starts("sandbox")
 def warm_sandbox() -> Iterator[dict[str, Any]]:
     """While the module runs: ``graders.sandbox.open_runner`` (and ``begin_runner``) share
     one runner per arguments (the dict of them, keyed by their JSON, is what the fixture

@@ -1,8 +1,9 @@
 """What makes a test slow, said by a mark and held by one gate.
 
-A test that starts a server, a cluster, a browser, nbgrader or a database carries the mark
-of that kind (registered in pyproject.toml), so `make check` is one marker expression:
-``-m "not (server or cluster or browser or nbgrader or postgres)"``. Where a fixture
+A test that starts a server, a cluster, a browser, nbgrader, a database, the sandbox or a
+graders command in a process of its own carries the mark of that kind (registered in
+pyproject.toml), so `make check`, the tests that start nothing, is one marker expression:
+``-m "not (server or cluster or browser or nbgrader or postgres or sandbox or command)"``. Where a fixture
 starts the thing, the fixture says so with ``@starts("postgres")`` and every test that
 uses it, directly or through another fixture, is marked; a test that starts it itself is
 marked by hand.
@@ -30,6 +31,9 @@ KINDS: dict[str, str] = {
     "browser": "starts Chromium (through Playwright or by itself)",
     "nbgrader": "runs nbgrader's own commands",
     "postgres": "starts a PostgreSQL server (initdb, pg_ctl start)",
+    "sandbox": "starts the sandbox's fork servers (each imports and warms torch: seconds)",
+    "command": "runs graders or a benchmark in a process of its own (torch imported there, "
+    "often a sandbox started)",
 }
 # What `make check` leaves out: every test that starts any of them.
 FAST = "not (" + " or ".join(KINDS) + ")"
@@ -71,6 +75,16 @@ def started_by(argv: Iterable[str]) -> set[str]:
         found.add("server")
     if any(n == "graders" and args[i + 1 : i + 2] == ["serve"] for i, n in enumerate(names)):
         found.add("server")
+    if any("graders.sandbox.zygote" in a for a in args):
+        found.add("sandbox")
+    module = [args[i + 1] for i, a in enumerate(args[:-1]) if a == "-m"]
+    if (
+        "graders" in names[:1]
+        or module[:1] == ["graders"]
+        or any(a.startswith("--graders-") for a in args)  # pytest with graders' plugin
+        or any(a.endswith(".py") and PurePath(a).parent.name == "benchmarks" for a in args)
+    ):
+        found.add("command")
     return found
 
 
@@ -151,7 +165,7 @@ def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
 # Under pytest-xdist (`--dist loadscope`) a module's tests run on one worker, the modules
 # handed out in the order they come: a module that runs nbgrader or a cluster for minutes
 # goes first, or it could be the last one left, running alone on one core.
-HEAVY = ("nbgrader", "cluster", "browser", "postgres", "server")
+HEAVY = ("nbgrader", "cluster", "browser", "postgres", "server", "command", "sandbox")
 
 
 def heaviest_first(items: list[pytest.Item]) -> list[pytest.Item]:

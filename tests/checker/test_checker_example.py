@@ -8,6 +8,7 @@ import json
 import re
 from pathlib import Path
 
+import pytest
 from click.testing import CliRunner
 
 from graders.cli import main
@@ -46,6 +47,7 @@ def write_course(root: Path) -> Path:
     return root / "course.yml"
 
 
+@pytest.mark.sandbox
 def test_the_guides_checker_validates_and_grades(tmp_path: Path) -> None:
     course = write_course(tmp_path / "course")
     validated = CliRunner().invoke(main, ["validate", "--course", str(course)])

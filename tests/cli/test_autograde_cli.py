@@ -18,6 +18,9 @@ from pathlib import Path
 import pytest
 from small_course import REPO, RIGHT, WRONG, a_class_that_pauses, hand_in, notebook, small_course
 
+# Every test here runs graders in a process of its own.
+pytestmark = pytest.mark.command
+
 CLASS_SIZE = 40  # two of them pause the batch midway (small_course.a_class_that_pauses)
 
 

@@ -8,6 +8,7 @@ from typing import Any
 
 import pytest
 from click.testing import CliRunner
+from what_starts import starts
 
 from graders.cli import main
 from graders.cli.tables import MARKS
@@ -17,6 +18,7 @@ STUDENTS = ("ada", "bob", "cy")
 
 
 @pytest.fixture(scope="module")
+@starts("sandbox")
 def table() -> dict[str, dict[str, str]]:
     """The demo's table as {row label: {student: cell}}."""
     result = CliRunner().invoke(main, ["demo", "--course", str(REPO)])
@@ -31,6 +33,7 @@ def table() -> dict[str, dict[str, str]]:
 
 
 @pytest.fixture(scope="module")
+@starts("sandbox")
 def doc() -> dict[str, Any]:
     examples = REPO / "examples" / "ps1"
     files = sorted(examples.glob("*.yml"))

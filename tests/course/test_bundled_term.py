@@ -11,6 +11,7 @@ import shutil
 from datetime import UTC, datetime
 from pathlib import Path
 
+import pytest
 from click.testing import CliRunner
 
 from graders.cli import main
@@ -28,6 +29,7 @@ def test_every_bundled_due_date_is_ahead_of_today(course_file: Path) -> None:
     assert past == [], "move the example term of course.yml ahead: " + ", ".join(past)
 
 
+@pytest.mark.sandbox
 def test_the_readme_workflow_gives_real_grades_with_and_without_timestamps(
     course_file: Path, tmp_path: Path
 ) -> None:

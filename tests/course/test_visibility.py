@@ -95,6 +95,7 @@ def course_texts(course: Path) -> str:
     return "\n".join(p.read_text() for p in (course / "exercises").glob("*.yml"))
 
 
+@pytest.mark.sandbox
 def test_feedback_pages_hold_no_expected_answer_before_the_due_date(tmp_path: Path) -> None:
     course = write_course(tmp_path / "course")
     yml = course / "course.yml"

@@ -83,6 +83,7 @@ def test_a_new_gradebook_has_the_newest_revision(gradebook_url: str) -> None:
     assert revision_of(gradebook_url) == gradebook_schema.head() == NEWEST
 
 
+@pytest.mark.command
 def test_the_migrations_build_exactly_the_tables_graders_uses(gradebook_url: str) -> None:
     done = graders("db", "upgrade", "--db", gradebook_url)
     assert done.returncode == 0, done.stderr

@@ -345,6 +345,7 @@ def test_a_dropped_student_on_the_roster_is_not_missing(term: Term) -> None:
     assert term.results()["dan"]["status"] == "missing"  # outputs rewritten with the roster
 
 
+@pytest.mark.sandbox
 def test_a_student_dropped_from_the_course_is_in_no_assignment(term: Term) -> None:
     (term.root / "roster.csv").write_text("student\nada\nbob\ncy\ndan\n", encoding="utf-8")
     said = ok(term.cli("drop", "bob", "--reason", "withdrew", "--by", "registrar"))

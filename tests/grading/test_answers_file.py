@@ -60,6 +60,7 @@ def test_unquoted_yaml_values_are_the_literal_the_learner_typed(tmp_path: Path) 
     }
 
 
+@pytest.mark.sandbox
 def test_impersonation_and_a_learner_twice_cost_those_files_only(tmp_path: Path) -> None:
     import json
 
@@ -95,6 +96,7 @@ def test_impersonation_and_a_learner_twice_cost_those_files_only(tmp_path: Path)
     )
 
 
+@pytest.mark.sandbox
 def test_an_answers_files_own_time_is_never_the_one_the_late_policy_counts_from(
     tmp_path: Path,
 ) -> None:

@@ -23,6 +23,9 @@ from ci_support import (
 import graders.reports
 from graders.integrations.pytest_plugin import leave_graders_unrewritten
 
+# Every test here runs pytest with graders' plugin in a process of its own.
+pytestmark = pytest.mark.command
+
 XSD = Path(__file__).resolve().parent.parent / "data" / "schemas" / "junit-10.xsd"
 
 

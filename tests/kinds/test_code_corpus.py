@@ -23,6 +23,7 @@ from typing import Any
 
 import pytest
 import yaml
+from what_starts import starts
 
 from graders.course.model import CourseLimits
 from graders.grading.answers_files import grade_answer_files
@@ -57,6 +58,7 @@ INTERNALS = re.compile(r"Traceback|/graders/|File \"")
 
 
 @pytest.fixture(scope="module")
+@starts("sandbox")
 def env(
     course_file: Path, tmp_path_factory: pytest.TempPathFactory
 ) -> Iterator[tuple[LoadedCourse, Context]]:

@@ -108,6 +108,7 @@ def test_the_checker_builds_each_variants_inputs_from_its_values(tmp_path: Path)
     assert len({json.dumps(s) for s in shapes}) > 1
 
 
+@pytest.mark.sandbox
 def test_validate_runs_the_samples_in_every_variant(tmp_path: Path) -> None:
     course = code_variant_course(tmp_path / "course")
     # Right for one rounding only: every other variant must report it, naming the variant.

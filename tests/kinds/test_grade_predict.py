@@ -210,6 +210,7 @@ questions:
 """
 
 
+@pytest.mark.sandbox
 def test_a_setup_that_kills_the_interpreter_is_that_exercise_s_error(tmp_path: Path) -> None:
     course = write_course(tmp_path, {"crashes.yml": CRASHING})
     with pytest.raises(SpecError) as info:
@@ -228,6 +229,7 @@ def test_truths_are_identical_across_runs(tmp_path: Path) -> None:
     assert keys[0] == keys[1]
 
 
+@pytest.mark.sandbox
 def test_grade_json_prints_only_the_results_document(tmp_path: Path) -> None:
     course = write_course(tmp_path)
     answers = tmp_path / "ada.yml"
@@ -262,6 +264,7 @@ def test_grade_json_prints_only_the_results_document(tmp_path: Path) -> None:
     }
 
 
+@pytest.mark.sandbox
 def test_key_json_is_an_answers_mapping(tmp_path: Path) -> None:
     course = write_course(tmp_path)
     result = CliRunner().invoke(main, ["key", "ps1", "--json", "--course", str(course)])

@@ -13,6 +13,7 @@ from typing import Any
 import pytest
 from click.testing import CliRunner
 from notebook_helpers import answer_index, copy_course, fill, save_nb
+from what_starts import starts
 
 from graders.cli import main
 from graders.errors import SubmissionError, UsageError
@@ -27,6 +28,7 @@ SAVED = 1_790_000_000  # a fixed mtime, so two reports can be compared whole
 
 
 @pytest.fixture(scope="module")
+@starts("sandbox")
 def released(
     tmp_path_factory: pytest.TempPathFactory,
 ) -> Iterator[tuple[dict[str, Any], dict[str, str]]]:

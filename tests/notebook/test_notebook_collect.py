@@ -11,6 +11,7 @@ from typing import Any
 import pytest
 from notebook_helpers import answer_index, copy_course, fill, load_nb, save_nb
 from walkthrough import STUDENTS, Student
+from what_starts import starts
 
 from graders.course.variants import learner_course
 from graders.errors import SubmissionError
@@ -29,6 +30,7 @@ from graders.session import open_session
 
 
 @pytest.fixture(scope="module")
+@starts("sandbox")
 def graded(
     tmp_path_factory: pytest.TempPathFactory,
 ) -> Iterator[tuple[LoadedCourse, PreparedAssignment, dict[str, str]]]:
@@ -53,6 +55,7 @@ def grade(
     return {q.id: q for q in result.questions}
 
 
+@pytest.mark.sandbox
 def test_the_repository_course_key_earns_full_marks_in_every_released_notebook(
     course_file: Path, tmp_path: Path
 ) -> None:

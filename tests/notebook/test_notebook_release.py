@@ -11,6 +11,7 @@ import pytest
 from click.testing import CliRunner
 from nbgrader.nbgraderformat import MetadataValidator
 from notebook_helpers import GOLDEN, copy_course, load_nb
+from what_starts import starts
 
 from graders.cli import main
 from graders.course.model import LatePolicy
@@ -49,6 +50,7 @@ FILES = {
 
 
 @pytest.fixture(scope="module")
+@starts("sandbox")
 def release(tmp_path_factory: pytest.TempPathFactory) -> Path:
     """The test course's assignment nb1, released by the command."""
     root = tmp_path_factory.mktemp("release")

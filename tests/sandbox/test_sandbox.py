@@ -16,6 +16,7 @@ from typing import Any
 
 import pytest
 from sandbox_tasks import TASK, TASK_PATH, source_of
+from what_starts import starts
 
 from graders.sandbox import InProcessRunner, Job, Limits, SandboxError, open_runner
 from graders.sandbox.paths import PRIVATE_TMP, make_view
@@ -218,6 +219,7 @@ def inprocess() -> InProcessRunner:
 
 
 @pytest.fixture(scope="module")
+@starts("sandbox")
 def runner() -> Iterator[Any]:
     with open_runner(
         workers=2,
@@ -348,6 +350,7 @@ def test_a_preload_module_that_is_missing_is_noted_not_fatal(runner: Any) -> Non
     assert any(note.startswith(MISSING_PRELOAD) for note in runner.notes)
 
 
+@pytest.mark.sandbox
 def test_a_closed_runner_refuses_jobs() -> None:
     runner = open_runner("unsafe", task_paths=[TASK_PATH], preload=())
     runner.close()
@@ -406,6 +409,7 @@ def _kill_server_when_its_job_runs(worker: Any, times: int) -> None:
         time.sleep(0.02)
 
 
+@pytest.mark.sandbox
 @pytest.mark.parametrize(
     "kills, source, expected",
     [
@@ -444,6 +448,7 @@ def test_a_server_that_dies_mid_job_costs_at_most_that_job_and_leaves_nothing(
         ]
 
 
+@pytest.mark.sandbox
 def test_a_runner_begun_before_its_modules_are_known_installs_them_in_every_server_it_starts() -> (
     None
 ):
@@ -469,6 +474,7 @@ def test_a_runner_begun_before_its_modules_are_known_installs_them_in_every_serv
     assert runner._workers[0].proc is None  # closed: the new server stopped too
 
 
+@pytest.mark.sandbox
 def test_a_runner_closed_while_its_servers_warm_stops_them_at_once() -> None:
     # A command that started its sandbox early and then needed no job (a notebook whose
     # code cell holds nothing to run) does not wait for torch's warm-up to end: no job ran,
@@ -498,6 +504,7 @@ def job_pipe_inodes(monkeypatch: pytest.MonkeyPatch) -> list[int]:
     return inodes
 
 
+@pytest.mark.sandbox
 def test_once_a_job_is_over_no_process_holds_its_pipes(job_pipe_inodes: list[int]) -> None:
     # The runner's two pipes of a job end with it: a keeper forked for the job (the first
     # job's, or one replacing a stale keeper) or a spare that kept a copy of the result
@@ -510,6 +517,7 @@ def test_once_a_job_is_over_no_process_holds_its_pipes(job_pipe_inodes: list[int
             assert not held, f"a process still holds a finished job's pipes: {held}"
 
 
+@pytest.mark.sandbox
 def test_a_job_s_child_holds_none_of_the_runner_s_pipes(job_pipe_inodes: list[int]) -> None:
     # The child of the first job is forked again inside the hand-over (the job's task was
     # imported in the server just before, so the spare was stale), while the server holds
@@ -602,6 +610,7 @@ result = found
 """
 
 
+@pytest.mark.sandbox
 def test_no_child_holds_what_an_earlier_job_sent_or_received() -> None:
     # One server: every job's child is forked from the same warm process, after the earlier
     # job's payload went to its keeper and its result came back from it.

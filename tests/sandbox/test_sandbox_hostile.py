@@ -18,7 +18,7 @@ from typing import Any
 
 import pytest
 from sandbox_tasks import TASK, TASK_PATH, Case, load_corpus, source_of
-from what_starts import listens_only
+from what_starts import listens_only, starts
 
 from graders.sandbox import Job, Limits, Outcome, SandboxError, open_runner
 from graders.sandbox.ipc import objects
@@ -78,6 +78,7 @@ def world() -> Iterator[World]:
 
 
 @pytest.fixture(scope="module", params=LEVELS)
+@starts("sandbox")
 def runner(request: pytest.FixtureRequest, world: World) -> Iterator[Any]:
     os.environ[SECRET_NAME] = SECRET  # present in the parent: children must not see it
     try:

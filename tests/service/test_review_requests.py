@@ -205,6 +205,7 @@ def test_requests_are_listed_and_answered_in_a_terminal(tmp_path: Path) -> None:
     assert "no open review request" in CliRunner().invoke(main, ["requests", *course]).output
 
 
+@pytest.mark.sandbox
 def test_a_key_fixed_later_is_previewed_then_saved_by_a_regrade(tmp_path: Path) -> None:
     """The learner asks about a question whose key a later fix makes their answer right;
     the instructor previews the regrade (nothing saved), then saves it: the grade of

@@ -584,6 +584,7 @@ def test_attempts_are_numbered_per_learner_beside_the_class_wide_id(tmp_path: Pa
         assert [(m["id"], m["attempt"]) for m in mine] == [(4, 2), (1, 1)]
 
 
+@pytest.mark.sandbox
 def test_a_learner_who_handed_in_through_the_service_is_regraded_from_it(tmp_path: Path) -> None:
     """No folder of notebooks: the stored notebook, its receive time (the late factor kept),
     the grade of record still the service's attempt, the history saying so."""

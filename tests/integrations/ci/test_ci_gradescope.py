@@ -87,6 +87,7 @@ def test_setup_sh_installs_cpu_torch_and_is_valid_bash(autograder: Path, tmp_pat
     assert subprocess.run(["bash", "-n", str(root / "source" / "setup.sh")]).returncode == 0
 
 
+@pytest.mark.sandbox
 def test_run_autograder_gives_the_total_autograde_gives(
     course: Path, autograder: Path, tmp_path: Path
 ) -> None:
