@@ -170,6 +170,7 @@ def _key(cell: dict[str, Any]) -> str | None:
 
 
 @pytest.fixture
+@starts("sandbox")  # graders check grades in the sandbox
 def nbgrader_folder(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     """A course with its truth cache filled (as release does), and a folder inside it where
     a test cell runs next to the release's pointer file."""
@@ -198,7 +199,6 @@ def _saved_answers(folder: Path, sources: dict[str, str]) -> None:
     save_nb(nb, folder / "nb1.ipynb")
 
 
-@pytest.mark.sandbox
 def test_check_grades_the_saved_cell_text_not_the_kernels_value(nbgrader_folder: Path) -> None:
     _saved_answers(
         nbgrader_folder,
@@ -218,14 +218,12 @@ def test_check_grades_the_saved_cell_text_not_the_kernels_value(nbgrader_folder:
         check("clone-basics/grad-fn", assignment="nb1")
 
 
-@pytest.mark.sandbox
 def test_check_explains_a_wrong_answer(nbgrader_folder: Path) -> None:
     _saved_answers(nbgrader_folder, {"clone-basics/shares-memory": 'answer = "True"'})
     with pytest.raises(NotCorrect, match="Sharing memory is what detach"):
         check("clone-basics/shares-memory", assignment="nb1")
 
 
-@pytest.mark.sandbox
 def test_without_a_saved_notebook_check_grades_the_value_earlier_releases_pass(
     nbgrader_folder: Path,
 ) -> None:
@@ -243,7 +241,6 @@ def test_a_pointer_to_a_course_not_above_the_notebook_says_how_to_name_it(
         check("clone-basics/grad", "tensor(3.)", assignment="nb1")
 
 
-@pytest.mark.sandbox
 def test_graders_course_names_the_course_wherever_it_is(
     nbgrader_folder: Path, monkeypatch: pytest.MonkeyPatch, tmp_path: Path
 ) -> None:

@@ -14,6 +14,9 @@ from stored_text import english
 
 from graders.cli import main
 
+# Every test here grades a notebook with code in it: the sandbox starts.
+pytestmark = pytest.mark.sandbox
+
 
 @pytest.fixture(scope="module")
 def course(tmp_path_factory: pytest.TempPathFactory) -> Path:
@@ -26,7 +29,6 @@ def run_ci(course: Path, notebook: Path, out: Path) -> Result:
     return CliRunner().invoke(main, [*args, "--course", str(course), "--isolation", "unsafe"])
 
 
-@pytest.mark.sandbox
 def test_a_push_before_the_due_date_is_on_time(course: Path, tmp_path: Path) -> None:
     nb = write_notebook(tmp_path / "repo" / "ci1.ipynb", KEY)
     result = run_ci(course, nb, tmp_path / "r.json")
@@ -36,7 +38,6 @@ def test_a_push_before_the_due_date_is_on_time(course: Path, tmp_path: Path) -> 
     assert student["submitted_at"]  # the time grading ran
 
 
-@pytest.mark.sandbox
 def test_on_gradescope_the_recorded_submission_time_decides(
     course: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
@@ -51,7 +52,6 @@ def test_on_gradescope_the_recorded_submission_time_decides(
     assert "after the late cutoff" in english(student["error"])
 
 
-@pytest.mark.sandbox
 def test_no_late_policy_grades_a_closed_assignment_in_full(tmp_path: Path) -> None:
     # A scheduled grader (the course repository's workflow) runs long after the push.
     course = write_course(tmp_path / "course")
