@@ -38,12 +38,12 @@ KINDS: dict[str, str] = {
 # What `make check` leaves out: every test that starts any of them.
 FAST = "not (" + " or ".join(KINDS) + ")"
 # A cluster is servers: a test marked `cluster` may listen on sockets. A test already out of
-# `make check` for a server, a cluster, a browser, nbgrader or a database may also start a
-# sandbox or a command without saying so: those marks only keep a test out of `make check`.
+# `make check` (for any of the kinds) may also start a sandbox or a command without saying
+# so: those two marks only keep a test out of `make check`.
 _LIGHTER = {"sandbox", "command"}
 IMPLIES = {
     "cluster": {"server"} | _LIGHTER,
-    **{kind: _LIGHTER for kind in ("server", "browser", "nbgrader", "postgres")},
+    **{kind: _LIGHTER for kind in ("server", "browser", "nbgrader", "postgres", *_LIGHTER)},
 }
 
 F = TypeVar("F", bound=Callable[..., Any])
