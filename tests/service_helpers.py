@@ -121,9 +121,12 @@ def repository_course(
 
 
 @contextmanager
-def in_process(root: Path, workers: int = 1, **options: Any) -> Iterator[tuple[Any, Any]]:
-    """The service of the course at ``root`` in this process (the in-process runner, a
-    SQLite file), its grader started: (Starlette's TestClient, the Service)."""
+def in_process(
+    root: Path, workers: int = 1, db_url: str | None = None, **options: Any
+) -> Iterator[tuple[Any, Any]]:
+    """The service of the course at ``root`` in this process (the in-process runner; its
+    gradebook at ``db_url``, by default a SQLite file beside the course), its grader
+    started: (Starlette's TestClient, the Service)."""
     from graders.service.app import Service, create_app
 
     with warnings.catch_warnings():
@@ -137,7 +140,8 @@ def in_process(root: Path, workers: int = 1, **options: Any) -> Iterator[tuple[A
     session = Session(
         loaded, Context(loaded.course, loaded.root, runner, loaded.root / ".graders-cache")
     )
-    service = Service(session, f"sqlite:///{root / 'gradebook.db'}", workers=workers, **options)
+    url = db_url or f"sqlite:///{root / 'gradebook.db'}"
+    service = Service(session, url, workers=workers, **options)
     try:
         with TestClient(create_app(service)) as client:
             yield client, service
@@ -357,3 +361,22 @@ def browser_server(course: ServedCourse) -> Iterator[ServerProcess]:
     with ServerProcess(course.root, f"sqlite:///{course.root / 'browser.db'}", workers=1) as s:
         yield s
     assert s.returncode == 0, s.log()
+
+
+def signed_in(client: Any, token: str) -> None:
+    """Signed in as a browser is: the sign-in page first (its form token), then its form."""
+    page = client.get("/sign-in").text
+    answer = client.post(
+        "/sign-in", data={"csrf": form_token(page), "token": token}, follow_redirects=False
+    )
+    assert answer.status_code == 303 and answer.headers["location"] == "/assignments"
+    assert (
+        "HttpOnly" in answer.headers["set-cookie"]
+        and "SameSite=lax" in answer.headers["set-cookie"]
+    )
+
+
+def form_token(html: str) -> str:
+    found = re.search(r'name="csrf" value="([0-9a-f]+)"', html)
+    assert found, html
+    return found.group(1)

@@ -14,32 +14,13 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from service_helpers import course_to_serve, in_process, tokens
+from service_helpers import course_to_serve, form_token, in_process, signed_in, tokens
 from small_course import RIGHT, WRONG, notebook
 
 from graders.gradebook.service_tables import INSTRUCTOR
 from graders.service import pages
 
 pytest.importorskip("starlette", reason="needs graders' serve extra")
-
-
-def signed_in(client: Any, token: str) -> None:
-    """Signed in as a browser is: the sign-in page first (its form token), then its form."""
-    page = client.get("/sign-in").text
-    answer = client.post(
-        "/sign-in", data={"csrf": form_token(page), "token": token}, follow_redirects=False
-    )
-    assert answer.status_code == 303 and answer.headers["location"] == "/assignments"
-    assert (
-        "HttpOnly" in answer.headers["set-cookie"]
-        and "SameSite=lax" in answer.headers["set-cookie"]
-    )
-
-
-def form_token(html: str) -> str:
-    found = re.search(r'name="csrf" value="([0-9a-f]+)"', html)
-    assert found, html
-    return found.group(1)
 
 
 @pytest.fixture(autouse=True)
