@@ -255,3 +255,50 @@ def test_a_key_fixed_later_is_previewed_then_saved_by_a_regrade(tmp_path: Path) 
         assert after["status"] == "graded" and after["score"] == before + 1
         mine = client.get(f"/api/submissions/{attempt}/requests", headers=bearer(ada)).json()
         assert (mine[0]["status"], mine[0]["answer"]) == ("regraded", "key fixed")
+
+
+def test_a_learner_who_reads_chinese_asks_and_reads_the_answers_in_chinese(
+    tmp_path: Path,
+) -> None:
+    """The same requests in Chinese: the form, a refusal's sentence, and the answers the
+    instructor gave (in a terminal) as the learner reads them on their attempt's page."""
+    root = _course(tmp_path)
+    zh = {"Accept-Language": "zh"}
+    with in_process(root) as (client, service):
+        li = tokens(service, "li")["li"]
+        attempt = _hand_in(client, li)
+        _signed_in(client, li)
+        page = client.get(f"/submissions/{attempt}", headers=zh).text
+        assert "申请复查" in page and 'value="clone-basics/shares"' in page
+        for question in ("clone-basics/shares", "detach-basics/flag"):
+            sent = client.post(
+                f"/submissions/{attempt}/requests",
+                data={"csrf": _form_token(page), "question": question, "reason": "我觉得对"},
+                headers=zh,
+                follow_redirects=False,
+            )
+            assert sent.status_code == 303, sent.text
+        full = _ask(client, li, attempt, "clone-basics/flag")  # full marks: refused
+        refused = client.post(
+            f"/api/submissions/{attempt}/requests",
+            json={"question": "clone-basics/flag", "reason": "x"},
+            headers=bearer(li, "zh"),
+        )
+        assert full.status_code == refused.status_code == 403
+        assert "满分" in refused.json()["error"], refused.text
+        mine = client.get(f"/api/submissions/{attempt}/requests", headers=bearer(li)).json()
+    ids = {r["question"]: r["id"] for r in mine}
+    course = ["--course", str(root)]
+    for args in (
+        [str(ids["clone-basics/shares"]), "accept", "--reason", "题目有歧义"],
+        [str(ids["detach-basics/flag"]), "decline", "--reason", "detach() 会离开计算图"],
+    ):
+        said = CliRunner().invoke(main, ["request", *args, *course])
+        assert said.exit_code == 0, said.output
+    with in_process(root, workers=0) as (client, service):
+        _signed_in(client, li)
+        page = client.get(f"/submissions/{attempt}", headers=zh).text
+    assert "已接受" in page and "题目有歧义" in page
+    assert "已拒绝" in page and "detach() 会离开计算图" in page
+    history = CliRunner().invoke(main, ["history", "li", *course]).output
+    assert "request-accepted" in history and "request-declined" in history
