@@ -77,7 +77,6 @@ def run_child(spec: ChildSpec) -> NoReturn:
         # Read before confining (it is data): the seal comes with the payloads.
         seal, payloads = _read_steps(spec.fds.steps)
         _confine(spec)
-        send = _sender(CHANNEL_FD)  # where _confine put the step socket
         _fresh_library_state()
         call = in_learner_thread(spec.channel_filter)
         # The keeper began the step when it sent the payload: the child says only how it ended,
@@ -99,16 +98,24 @@ class ChannelLost(Exception):
 
 
 def _sender(fd: int, write: Any = os.write, fstat: Any = os.fstat) -> Callable[[bytes], None]:
-    # Bound now: a task may replace ``os.write`` later, or put another file at ``fd``.
+    """Write on the step socket, wherever it is: at ``fd`` until ``_confine`` moves it to
+    ``CHANNEL_FD`` (a set-up failure on either side of the move is still reported)."""
+    # Bound now: a task may replace ``os.write`` later, or put another file at a number.
     identity = _identity(fstat(fd))
 
     def send(data: bytes) -> None:
+        for place in (fd, CHANNEL_FD):
+            try:
+                if _identity(fstat(place)) == identity:
+                    break
+            except OSError:
+                continue
+        else:
+            raise ChannelLost
         try:
-            if _identity(fstat(fd)) != identity:
-                raise ChannelLost
             view = memoryview(data)
             while view:
-                view = view[write(fd, view) :]
+                view = view[write(place, view) :]
         except OSError:
             raise ChannelLost from None
 
