@@ -156,7 +156,9 @@ async def launch(request: Request) -> Response:
     if began_here:
         secret = await run_in_threadpool(service.credentials.start_session, who)
         _sign_in(request, response, secret)
-        response.delete_cookie(login_cookie(request, state))
+        # Spent: expired with the attributes it was set with (a __Host- or partitioned
+        # cookie is only replaced by one set the same way).
+        _cookie(request, response, login_cookie(request, state), "", 0)
     language = _language(service, accepted.launch.locale)
     if language is not None:
         _cookie(request, response, LANGUAGE_COOKIE, language, 365 * 24 * 3600)

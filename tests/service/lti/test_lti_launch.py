@@ -354,3 +354,25 @@ def test_an_lms_course_bound_by_hand_is_the_only_one_whose_teachers_teach(tmp_pa
         bound = tool.browser()
         launch(bound, lms, "ida", None)
         assert _instructor(bound)
+
+
+def test_over_https_the_login_cookie_is_the_host_s_own_and_reaches_the_lms_frame() -> None:
+    from starlette.requests import Request
+    from starlette.responses import Response
+
+    from graders.service.lti.launch import _cookie, login_cookie
+
+    def request(scheme: str) -> Request:
+        scope = {"type": "http", "scheme": scheme, "server": ("tool.example", 443)}
+        return Request({**scope, "path": "/", "query_string": b"", "headers": []})
+
+    name = login_cookie(request("https"), "a-state")
+    assert name.startswith("__Host-graders-lti-") and name != login_cookie(request("https"), "b")
+    assert login_cookie(request("http"), "a-state") == name.removeprefix("__Host-")
+    response = Response()
+    _cookie(request("https"), response, name, "1", 600)
+    _cookie(request("https"), response, name, "", 0)  # spent, set the same way
+    given, spent = response.headers.getlist("set-cookie")
+    for header in (given, spent):
+        assert all(part in header for part in ("Path=/", "Secure", "SameSite=None", "Partitioned"))
+    assert "Max-Age=600" in given and "Max-Age=0" in spent
