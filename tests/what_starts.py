@@ -2,11 +2,10 @@
 
 A test that starts a server, a cluster, a browser, nbgrader, a database, the sandbox or a
 graders command in a process of its own carries the mark of that kind (registered in
-pyproject.toml), so `make check`, the tests that start nothing, is one marker expression:
-``-m "not (server or cluster or browser or nbgrader or postgres or sandbox or command)"``. Where a fixture
-starts the thing, the fixture says so with ``@starts("postgres")`` and every test that
-uses it, directly or through another fixture, is marked; a test that starts it itself is
-marked by hand.
+pyproject.toml), so `make check`, the tests that start nothing, is one marker expression
+(``FAST`` below). Where a fixture starts the thing, the fixture says so with
+``@starts("postgres")`` and every test that uses it, directly or through another fixture,
+is marked; a test that starts it itself is marked by hand.
 
 The marks are not trusted to be complete: whatever a test starts is seen where every start
 passes, the interpreter's audit events for a new process (``subprocess.Popen``) and for a

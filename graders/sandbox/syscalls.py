@@ -22,9 +22,9 @@ child, and this filter keeps that thread off it whatever the code names: a write
 it kills the process (``SIGSYS``, which the keeper reads as evidence: no program writes to
 a descriptor it never opened), and every other way to reach it (read it, duplicate it,
 replace it, close it, shut it down, change its options, pass it to another socket in a
-message, copy it out of the process with ``pidfd_getfd``) is refused with ``EBADF`` or
-``EPERM``, quietly: refusing is not accusing. The child's own line is written by the main
-thread, which runs no learner code.
+message or an AIO request, copy it out of the process with ``pidfd_getfd``) is refused
+with ``EBADF`` or ``EPERM``, quietly: refusing is not accusing. The child's own line is
+written by the main thread, which runs no learner code.
 
 Building a filter takes milliseconds, so the fork server builds them once; loading one in
 a child is a single syscall.
@@ -158,9 +158,10 @@ _OTHER_USES = (
     ("fsync", 0),
     ("fdatasync", 0),
 )
-# Refused outright in learner threads: a message can carry any descriptor (SCM_RIGHTS) where
-# the filter cannot read it, and pidfd_getfd copies one out of a process, this one included.
-_FD_PASSING = ("sendmsg", "sendmmsg", "pidfd_getfd")
+# Refused outright in learner threads: a message can carry any descriptor (SCM_RIGHTS), and
+# Linux AIO names its descriptors, where the filter cannot read them; pidfd_getfd copies a
+# descriptor out of a process, this one included.
+_FD_PASSING = ("sendmsg", "sendmmsg", "pidfd_getfd", "io_setup", "io_submit")
 PROCESSES = ("fork", "vfork", "execve", "execveat")
 
 
