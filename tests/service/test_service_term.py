@@ -13,10 +13,8 @@ from __future__ import annotations
 import csv
 import io
 import re
-from collections.abc import Iterator
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
-from typing import Any
 
 import pytest
 from click.testing import CliRunner
@@ -31,7 +29,6 @@ from service_helpers import (
 )
 from small_course import RIGHT, WRONG, notebook
 
-import graders.service.api
 from graders.cli import main
 from graders.gradebook.service_tables import INSTRUCTOR
 
@@ -62,26 +59,13 @@ def db_url(request: pytest.FixtureRequest, tmp_path: Path) -> str:
 
 
 class Clock:
-    """The service's receive time (``api.datetime.now``), set by the test: the one place
-    the service reads the time a notebook was handed in."""
+    """The service's clock (``Service(clock=...)``, when a notebook counts as handed in),
+    set by the test: None is the wall clock."""
 
     at: datetime | None = None
 
-    @classmethod
-    def now(cls, tz: Any = None) -> datetime:
-        return cls.at if cls.at is not None else datetime.now(tz)
-
-
-@pytest.fixture
-def clock(monkeypatch: pytest.MonkeyPatch) -> Iterator[type[Clock]]:
-    class Patched(datetime):
-        @classmethod
-        def now(cls, tz: Any = None) -> datetime:  # type: ignore[override]
-            return Clock.now(tz)
-
-    monkeypatch.setattr(graders.service.api, "datetime", Patched)
-    yield Clock
-    Clock.at = None
+    def __call__(self) -> datetime:
+        return self.at if self.at is not None else datetime.now(UTC)
 
 
 def cli(*args: str) -> str:
@@ -95,15 +79,14 @@ def text_of(html: str) -> str:
 
 
 @pytest.mark.sandbox  # the regrade grades in the sandbox, as on a server
-def test_a_term_on_the_service_agrees_everywhere(
-    tmp_path: Path, db_url: str, clock: type[Clock]
-) -> None:
+def test_a_term_on_the_service_agrees_everywhere(tmp_path: Path, db_url: str) -> None:
     due = datetime.now(UTC) - timedelta(hours=25)  # after it: 2 started days late, x0.5
     root = course_to_serve(tmp_path, due=due.isoformat(), submissions="{max: 3}")
     roster = "student,language\n" + "".join(f"{s},{'zh' if s == 'li' else ''}\n" for s in LEARNERS)
     (root / "roster.csv").write_text(roster, encoding="utf-8")
     course = ["--course", str(root), "--db", db_url]
-    with in_process(root, db_url=db_url) as (client, service):
+    clock = Clock()
+    with in_process(root, db_url=db_url, clock=clock) as (client, service):
         cli("extend", "bob", "ps1", "--days", "3", "--reason", "ill", *course)
         people = tokens(service, *LEARNERS)
         prof = tokens(service, "prof", role=INSTRUCTOR)["prof"]
