@@ -159,7 +159,10 @@ def _bounded_repr(value: Any) -> str:
         if literal:
             piece = item
         elif isinstance(item, (list, dict)):
-            pairs = list(item.items()) if isinstance(item, dict) else [(None, v) for v in item]
+            # Annotated: mypy's join of the two branches has differed between runs.
+            pairs: list[tuple[Any, Any]] = (
+                list(item.items()) if isinstance(item, dict) else [(None, v) for v in item]
+            )
             stack.append((True, "}" if isinstance(item, dict) else "]"))
             for i, (key, element) in enumerate(reversed(pairs)):
                 stack.append((False, element))
