@@ -279,3 +279,17 @@ def test_check_without_a_course_says_where_it_looked(
 )
 def test_answer_values_become_the_literals_torch_prints(value: Any, text: str | None) -> None:
     assert answer_text(value) == text
+
+
+def test_a_course_id_changed_between_cells_is_read_again(nbgrader_folder: Path) -> None:
+    # The course id is read once per kernel (each test cell asks) while course.yml is unchanged.
+    assert check("clone-basics/shares-memory", False, assignment="nb1") is None
+    course_yml = nbgrader_folder.parents[3] / "course.yml"
+    text = course_yml.read_text(encoding="utf-8")
+    old_id = next(line for line in text.splitlines() if line.startswith("id:")).split(":")[1]
+    course_yml.write_text(text.replace(f"id:{old_id}", "id: renamed-term", 1), encoding="utf-8")
+    (nbgrader_folder / "graders-course.json").write_text(json.dumps({"course_id": "renamed-term"}))
+    assert check("clone-basics/shares-memory", False, assignment="nb1") is None
+    (nbgrader_folder / "graders-course.json").write_text(json.dumps({"course_id": old_id.strip()}))
+    with pytest.raises(UsageError, match="cannot find course"):
+        check("clone-basics/shares-memory", False, assignment="nb1")
