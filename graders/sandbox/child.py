@@ -3,7 +3,7 @@
 Forked by the fork server ahead of its job (``spare.py``) and watched by the keeper
 (``keeper.py``), which holds everything that matters: the job's token, the result pipe to
 the runner, the clock. The child gets only the step payloads and the
-job's seal (through a pipe it reads once), its stdout/stderr pipes and the step socket. It never
+step's seal once its task has returned, its stdout/stderr pipes and the step socket. It never
 returns into the fork server's loop: every path ends in ``os._exit``, which also skips
 interpreter teardown (about a second with torch loaded). The order of the set-up matters
 and is spelled out in ``_confine``.
@@ -32,7 +32,7 @@ from typing import Any, NoReturn
 
 from .contract import Limits
 from .limits import apply_rlimits
-from .protocol import encode_line
+from .protocol import SEAL_BYTES, encode_ask, encode_line
 from .raised import read_raised, type_name
 from .reaper import PR_SET_NO_NEW_PRIVS, PR_SET_PDEATHSIG, prctl
 from .syscalls import CHANNEL_FD
@@ -70,25 +70,25 @@ class ChildSpec:
 def run_child(spec: ChildSpec) -> NoReturn:
     """Entry point in the spare, once its job came; never returns."""
     code = EXIT_SETUP_FAILED
-    send = _sender(spec.fds.channel)
-    seal = ""
+    channel = Channel(spec.fds.channel)
+    step = 0
     try:
         _single_thread()
-        # Read before confining (it is data): the seal comes with the payloads.
-        seal, payloads = _read_steps(spec.fds.steps)
+        payloads = _read_steps(spec.fds.steps)  # before confining: it is data
         _confine(spec)
         _fresh_library_state()
         call = in_learner_thread(spec.channel_filter)
         # The keeper began the step when it sent the payload: the child says only how it ended,
-        # in one line sealed with the job's seal, written by this thread alone.
+        # in one line sealed with the step's seal, which it asks for once the task has
+        # returned (``_end_encoder``), written by this thread alone.
         for step, (function, payload) in enumerate(zip(spec.functions, payloads, strict=True)):
-            encode = _end_encoder(step, seal)
-            send(task_line(function, payload, encode, spec.limits.max_result_bytes, call))
+            encode = _end_encoder(step, channel)
+            channel.send(task_line(function, payload, encode, spec.limits.max_result_bytes, call))
         code = 0
     except ChannelLost:
         code = EXIT_CHANNEL_LOST
     except BaseException as exc:  # noqa: BLE001 - set-up failed: report it, whatever it was
-        code = _report_setup_failure(send, exc, seal)
+        code = _report_setup_failure(channel, step, exc)
     finally:
         os._exit(code)
 
@@ -97,38 +97,73 @@ class ChannelLost(Exception):
     """The step socket was closed or replaced by the task: nothing can reach the keeper."""
 
 
-def _sender(fd: int, write: Any = os.write, fstat: Any = os.fstat) -> Callable[[bytes], None]:
-    """Write on the step socket, wherever it is: at ``fd`` until ``_confine`` moves it to
-    ``CHANNEL_FD`` (a set-up failure on either side of the move is still reported)."""
-    # Bound now: a task may replace ``os.write`` later, or put another file at a number.
-    identity = _identity(fstat(fd))
+class Channel:
+    """The step socket, wherever it is: at ``fd`` until ``_confine`` moves it to
+    ``CHANNEL_FD`` (a set-up failure on either side of the move is still reported). Used by
+    the main thread only; learner threads cannot reach the socket (``channel_filter``)."""
 
-    def send(data: bytes) -> None:
-        for place in (fd, CHANNEL_FD):
-            try:
-                if _identity(fstat(place)) == identity:
-                    break
-            except OSError:
-                continue
-        else:
-            raise ChannelLost
+    def __init__(
+        self,
+        fd: int,
+        read: Any = os.read,
+        write: Any = os.write,
+        view: Any = memoryview,
+        size: Any = len,
+    ) -> None:
+        # Bound now, as the defaults were when this module was imported: a task may replace
+        # ``os.read``/``os.write`` or a builtin later, or put another file at a number.
+        self._fd, self._read, self._write, self._fstat = fd, read, write, os.fstat
+        self._view, self._size = view, size
+        self._identity = _identity(os.fstat(fd))
+        self._seals: dict[int, str] = {}
+
+    def send(self, data: bytes) -> None:
+        place = self._place()
         try:
-            view = memoryview(data)
+            view = self._view(data)
             while view:
-                view = view[write(place, view) :]
+                view = view[self._write(place, view) :]
         except OSError:
             raise ChannelLost from None
 
-    return send
+    def seal(self, step: int) -> str:
+        """``step``'s seal, asked of the keeper the first time: only once the step's task
+        has returned, so that no seal exists in this process while learner code runs."""
+        if step not in self._seals:
+            self.send(encode_ask(step))
+            self._seals[step] = self._read_seal()
+        return self._seals[step]
+
+    def _read_seal(self) -> str:
+        place, answer, most = self._place(), b"", 2 * SEAL_BYTES + 1
+        try:
+            while not answer.endswith(b"\n") and self._size(answer) < most:
+                chunk = self._read(place, most - self._size(answer))
+                if not chunk:
+                    raise ChannelLost
+                answer += chunk
+        except OSError:
+            raise ChannelLost from None
+        return answer.rstrip(b"\n").decode("ascii", "replace")
+
+    def _place(self) -> int:
+        for place in (self._fd, CHANNEL_FD):
+            try:
+                if _identity(self._fstat(place)) == self._identity:
+                    return place
+            except OSError:
+                continue
+        raise ChannelLost
 
 
 def _identity(st: os.stat_result) -> tuple[int, int]:
     return st.st_dev, st.st_ino
 
 
-def _end_encoder(step: int, seal: str) -> Callable[[str, Any], bytes]:
+def _end_encoder(step: int, channel: Channel) -> Callable[[str, Any], bytes]:
+    # Called only after the step's task has returned (``task_line``): the seal is asked then.
     def encode(kind: str, value: Any) -> bytes:
-        return encode_line({"end": step, "seal": seal, kind: value})
+        return encode_line({"end": step, "seal": channel.seal(step), kind: value})
 
     return encode
 
@@ -197,8 +232,8 @@ def _arrange_fds(fds: ChildFds, ruleset_fd: int | None) -> int | None:
     return ruleset_fd
 
 
-def _read_steps(fd: int) -> tuple[str, list[dict[str, Any]]]:
-    """The job's seal and its step payloads, as the keeper wrote them."""
+def _read_steps(fd: int) -> list[dict[str, Any]]:
+    """The job's step payloads, as the keeper wrote them."""
     chunks = []
     while chunk := os.read(fd, 1 << 16):
         chunks.append(chunk)
@@ -206,7 +241,8 @@ def _read_steps(fd: int) -> tuple[str, list[dict[str, Any]]]:
     steps = json.loads(b"".join(chunks))
     if not isinstance(steps, dict) or not isinstance(steps.get("payloads"), list):
         raise ValueError("the step payloads are not a list")
-    return str(steps["seal"]), steps["payloads"]
+    payloads: list[dict[str, Any]] = steps["payloads"]
+    return payloads
 
 
 def _fresh_library_state() -> None:
@@ -334,9 +370,9 @@ def _flush_stdio() -> None:
             pass
 
 
-def _report_setup_failure(send: Callable[[bytes], None], exc: BaseException, seal: str) -> int:
+def _report_setup_failure(channel: Channel, step: int, exc: BaseException) -> int:
     try:
-        send(_end_encoder(0, seal)("internal", describe_exception(exc)))
+        channel.send(_end_encoder(step, channel)("internal", describe_exception(exc)))
     except (ChannelLost, ValueError):
         return EXIT_SETUP_FAILED
     return 0

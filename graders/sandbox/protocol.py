@@ -5,15 +5,18 @@ Three channels, three formats:
 - **Control** (runner <-> fork server): small JSON objects, one per ``SOCK_SEQPACKET``
   datagram, with file descriptors attached where needed. The payload and the result never
   travel this way, so the fork server never holds learner data a later child could find.
-- **Steps** (child -> keeper, a stream socket): the keeper begins the step by sending its
-  payload and the job's **seal** (a random token, new for every job); the child writes
-  exactly one JSON line, ``{"end": 0, "seal": ..., "<kind>": value}``, when it ends,
-  ``kind`` one of ``FRAME_KINDS``, and exits. This is the only thing a child can write that
-  the grader reads, so the keeper parses it strictly (``decode_line``): a line without the
-  job's seal, and anything after the line, is tampering. The seal is held only in the
-  child's own frames, which no name learner code may use reaches, so a line learner code
-  writes on the channel cannot pass for the child's. It is a socket, not a pipe: a socket
-  cannot be reopened through ``/proc/self/fd``.
+- **Steps** (child <-> keeper, a stream socket): the keeper begins the step by sending its
+  payload; when the step's task has returned, the child's main thread asks for the step's
+  **seal** with one line, ``{"ask": 0}``, and the keeper answers with a random token, new
+  for every step, on the same socket; the child then writes exactly one JSON line,
+  ``{"end": 0, "seal": ..., "<kind>": value}``, ``kind`` one of ``FRAME_KINDS``, and exits
+  (or waits for the next step). This is the only thing a child can write that the grader
+  reads, so the keeper parses it strictly (``decode_line``): a line without the step's
+  seal, a second ask, and anything after the last line, is tampering. No seal exists in the
+  child while the step's task runs: the learner's code cannot read one from the child's
+  memory, and its thread can neither read nor write the socket (``syscalls.channel_filter``),
+  so a line it managed to write by another way could not pass for the child's. It is a
+  socket, not a pipe: a socket cannot be reopened through ``/proc/self/fd``.
 - **Result** (keeper -> runner, a pipe the child never holds): one line,
   ``{"token": ..., "steps": [record, ...]}``, written by the keeper only (``decode_frame``);
   a record's ``words`` are its message as the sandbox's sentence and values (``Words``).
@@ -123,16 +126,31 @@ def _strict_json(data: bytes) -> Any:
         raise FrameError("the result is not valid JSON") from None
 
 
-def decode_line(line: bytes, step: int, seal: str) -> tuple[str, Any]:
+SEAL_BYTES = 16  # a step's seal: this many random bytes, as hex, then a newline
+
+
+def encode_ask(step: int) -> bytes:
+    """The child's request for ``step``'s seal, once its task has returned (made without
+    calling anything a task could have replaced, builtins included)."""
+    return b'{"ask":%d}\n' % step
+
+
+def is_ask(line: bytes, step: int) -> bool:
+    """Whether ``line`` is exactly the request for ``step``'s seal (as ``encode_ask`` writes
+    it): any other line is decoded as the step's end."""
+    return line == encode_ask(step).rstrip(b"\n")
+
+
+def decode_line(line: bytes, step: int, seal: str | None) -> tuple[str, Any]:
     """The one line a child writes for ``step``, sealed with ``seal``: ``(kind, value)``.
 
-    Anything else (a line without the job's seal; a line claiming to begin a step: only
-    the keeper begins one; another
+    Anything else (a line before the step's seal was given, ``seal`` None; a line without
+    the step's seal; a line claiming to begin a step: only the keeper begins one; another
     step's number, an unknown key, an ``ok`` value that is not an object or is nested more
     than ``MAX_DEPTH`` deep) raises ``FrameError``.
     """
     message = _strict_json(line)
-    if not isinstance(message, dict):
+    if not isinstance(message, dict) or seal is None:
         raise FrameError("the code wrote to the grader's channel")
     kinds = [k for k in message if k not in ("end", "seal")]
     if (

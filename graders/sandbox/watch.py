@@ -27,7 +27,7 @@ from typing import Any
 from .capture import Capture
 from .contract import Limits
 from .memory import JobMemory
-from .protocol import FrameError, decode_line
+from .protocol import SEAL_BYTES, FrameError, decode_line, is_ask
 from .verdict import (
     StepOutcome,
     channel_abuse,
@@ -111,7 +111,9 @@ class Watch:
 
     def __init__(self, spec: WatchSpec, ends: ChildEnds, payloads: list[dict[str, Any]]) -> None:
         self.spec, self.pid, self.payloads = spec, spec.pid, payloads
-        self.seal = secrets.token_hex(16)  # this job's: a line without it is not the child's
+        # The step's seal, made when the child asks for it (its task has returned): a line
+        # without it is not the child's; None until then.
+        self.seal: str | None = None
         self.records: list[dict[str, Any]] = []
         self.step = 0
         self.step_started = time.monotonic()
@@ -139,7 +141,7 @@ class Watch:
 
     def _send_steps(self, ends: ChildEnds, payloads: list[dict[str, Any]]) -> None:
         try:
-            write_all(ends.steps_w, json.dumps({"seal": self.seal, "payloads": payloads}).encode())
+            write_all(ends.steps_w, json.dumps({"payloads": payloads}).encode())
         except BrokenPipeError:
             pass  # the child is already gone; its exit tells the story
         finally:
@@ -270,6 +272,9 @@ class Watch:
         if len(line) > self.max_line:
             self.end_step(self.too_large())
             return
+        if is_ask(line, self.step):
+            self.give_seal()
+            return
         try:
             kind, value = decode_line(line, self.step, self.seal)
         except FrameError as exc:
@@ -283,6 +288,18 @@ class Watch:
                     self.payloads[self.step],
                 )
             )
+
+    def give_seal(self) -> None:
+        """Answer the child's one request for this step's seal (a second one is not the
+        child's: its main thread asks once, after the step's task has returned)."""
+        if self.seal is not None:
+            self.end_step(channel_abuse(Words("the code wrote to the grader's channel")))
+            return
+        self.seal = secrets.token_hex(SEAL_BYTES)
+        try:
+            self.channel.sendall(self.seal.encode() + b"\n")
+        except OSError:
+            pass  # the child is gone: its exit tells the story
 
     def on_exit(self) -> None:
         self.wait_status = self.spec.exit_status()  # the fork server, its parent, says how
@@ -319,6 +336,7 @@ class Watch:
         if verdict.status != "ok":
             return  # finished(): the remaining steps run in a fresh child
         self.step += 1
+        self.seal = None
         if self.step < len(self.spec.steps):
             self.step_started, self.deadline = now, now + self.spec.steps[self.step].timeout_s
             self.queued_at_start = self.queued()

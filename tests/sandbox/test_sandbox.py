@@ -20,7 +20,7 @@ from what_starts import starts
 
 from graders.sandbox import InProcessRunner, Job, Limits, SandboxError, open_runner
 from graders.sandbox.paths import PRIVATE_TMP, make_view
-from graders.sandbox.protocol import FrameError, decode_frame, decode_line
+from graders.sandbox.protocol import FrameError, decode_frame, decode_line, encode_ask, is_ask
 from graders.sandbox.reaper import parent_of
 from graders.sandbox.verdict import channel_abuse, died, from_end, timed_out
 from graders.sandbox.watch import stretched_deadline
@@ -82,7 +82,7 @@ def test_well_formed_step_lines_are_read(data: bytes, kind: str) -> None:
         (b'{"end":1,"seal":"s","ok":{}}', "channel"),
         (b'{"begin":0}', "channel"),  # only the keeper begins a step
         (b'{"end":0,"ok":{}}', "channel"),  # not sealed: not the child's own line
-        (b'{"end":0,"seal":"t","ok":{}}', "channel"),  # another job's seal
+        (b'{"end":0,"seal":"t","ok":{}}', "channel"),  # another step's seal
         (b'{"end":0,"seal":"\\u00e9","ok":{}}', "channel"),
         (b'{"end":0,"seal":["s"],"ok":{}}', "channel"),
         (b'{"begin":1}', "channel"),
@@ -104,6 +104,16 @@ def test_well_formed_step_lines_are_read(data: bytes, kind: str) -> None:
 def test_malformed_step_lines_are_refused_with_a_reason(data: bytes, message: str) -> None:
     with pytest.raises(FrameError, match=message):
         decode_line(data, 0, "s")
+
+
+def test_a_line_before_the_step_s_seal_was_given_is_refused_whatever_it_carries() -> None:
+    # The keeper makes a step's seal only when the child asks for it: until then no line is
+    # the child's, and the ask is recognised only as the child writes it, for this step.
+    with pytest.raises(FrameError, match="channel"):
+        decode_line(b'{"end":0,"seal":"","ok":{}}', 0, None)
+    assert is_ask(encode_ask(2).rstrip(b"\n"), 2)
+    assert not is_ask(encode_ask(1).rstrip(b"\n"), 2)
+    assert not is_ask(b'{"ask": 2}', 2)  # not the child's bytes: decoded, and refused, as a line
 
 
 RECORD = {

@@ -233,8 +233,8 @@ def test_no_ipc_object_outlives_the_corpus(runner: Any) -> None:
 
 
 def test_a_result_line_forged_before_the_child_ends_is_tampering(runner: Any) -> None:
-    # The forged line is well formed and arrives first, but it lacks the job's seal, which
-    # only the child's own frames hold; the child then goes on running.
+    # The forged line is well formed and arrives first, but it lacks the step's seal, which
+    # does not exist until the task has returned; the child then goes on running.
     forge = (
         "import os, time\n"
         "for fd in range(3, 64):\n"
@@ -314,7 +314,7 @@ def test_each_job_runs_in_a_child_of_its_own(runner: Any) -> None:
 
 def test_a_result_line_forged_before_the_child_kills_itself_is_tampering(runner: Any) -> None:
     # The forged line, then a death that keeps the child's own line from ever being sent:
-    # without the job's seal the line is not the child's, whatever follows it.
+    # without the step's seal the line is not the child's, whatever follows it.
     forge = (
         "import os, signal\n"
         "for fd in range(3, 64):\n"
@@ -404,6 +404,41 @@ def test_the_task_s_thread_reaches_the_step_socket_by_no_route(runner: Any) -> N
 
     assert outcome.status == "ok", outcome
     assert outcome.result == {"result": QUIET}
+
+
+# Every 32-hex-digit string the task can reach: what a seal looks like (secrets.token_hex).
+SEAL_HUNT = """
+import gc, re, sys
+
+shape = re.compile("[0-9a-f]{32}")
+found = set()
+
+def look(value):
+    if type(value) is str and len(value) == 32 and shape.fullmatch(value):
+        found.add(value)
+
+for obj in gc.get_objects():
+    if isinstance(obj, dict):
+        for value in list(obj.values()):
+            look(value)
+    elif isinstance(obj, (list, tuple, set, frozenset)):
+        for value in list(obj):
+            look(value)
+for frame in sys._current_frames().values():
+    while frame is not None:
+        for value in list(frame.f_locals.values()):
+            look(value)
+        frame = frame.f_back
+result = sorted(found)
+"""
+
+
+def test_no_seal_exists_in_the_child_while_its_task_runs(runner: Any) -> None:
+    # The step's seal is asked for by the child's main thread once the task has returned;
+    # before, the job's seal sat in that thread's frame while the task ran.
+    outcome = run_source(runner, SEAL_HUNT)
+
+    assert (outcome.status, outcome.result) == ("ok", {"result": []}), outcome
 
 
 WRITES = {
