@@ -40,6 +40,7 @@ from ..kinds.load import LoadedCourse
 from ..kinds.notebook_side import Part
 from . import META_KEY, POINTER_FILE
 from .cells import cell_id, code, markdown, nbgrader_meta
+from .kernel import CELL_KEY, cell_source
 from .parts import assignment_labels, assignment_parts
 from .service_client import service_url
 
@@ -52,6 +53,9 @@ pre-submit check, hands the saved notebook in and shows its feedback here. The f
 it asks for the token your instructor gave you and keeps it on this computer, never in the
 notebook.
 """)
+ANSWERS_AS_TEXT = N_(
+    "Answer cells hold your predictions as text: graders reads them, and nothing in them runs."
+)
 BEGIN_SOLUTION, END_SOLUTION = "### BEGIN SOLUTION", "### END SOLUTION"
 KERNELSPEC = {"display_name": "Python 3 (ipykernel)", "language": "python", "name": "python3"}
 Render = Callable[[Part], list[NotebookNode]]
@@ -90,7 +94,10 @@ def nbgrader_notebook(
 ) -> NotebookNode:
     """An nbgrader source notebook: solution cells from ``key``, hidden autograder tests."""
     parts = assignment_parts(loaded, assignment, key, nbgrader=True)
-    return _notebook(loaded, assignment, parts, partial(_nbgrader_cells, assignment=assignment.id))
+    nb = _notebook(loaded, assignment, parts, partial(_nbgrader_cells, assignment=assignment.id))
+    kernel = nb.cells[_kernel_cell_at(nb)]
+    kernel.metadata["nbgrader"] = nbgrader_meta(kernel.id, locked=True)
+    return nb
 
 
 def write_release(
@@ -126,6 +133,9 @@ def _notebook(
     loaded: LoadedCourse, assignment: Assignment, parts: list[Part], render: Render
 ) -> NotebookNode:
     nb: NotebookNode = new_notebook(cells=[cell for part in parts for cell in render(part)])
+    # After the title and introduction, before any answer cell: answers bind their text.
+    kernel = code(cell_id(CELL_KEY), cell_source(_(ANSWERS_AS_TEXT)), locked=True)
+    nb.cells.insert(1 if nb.cells and nb.cells[0].cell_type == "markdown" else 0, kernel)
     nb.metadata["kernelspec"] = dict(KERNELSPEC)
     nb.metadata["language_info"] = {"name": "python"}
     keys = answer_keys(parts)
@@ -141,6 +151,10 @@ def _notebook(
     if current_language() != loaded.course.languages[0]:
         nb.metadata[META_KEY]["language"] = current_language()
     return nb
+
+
+def _kernel_cell_at(nb: NotebookNode) -> int:
+    return next(i for i, cell in enumerate(nb.cells) if cell.get("id") == cell_id(CELL_KEY))
 
 
 def _with_submit(nb: NotebookNode, service: str) -> NotebookNode:

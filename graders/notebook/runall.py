@@ -10,6 +10,10 @@ parsing, and a cell magic (``%%time``) is not Python at all, so it is not judged
 character Python does not read (a keyboard's ``“`` quote) is named in the reader's
 language. What only running can show (a wrong attribute, a call that fails) is not
 reported: this never runs a cell.
+
+From a cell that calls ``kernel.answers_as_text`` on (the first cell of every released
+notebook), an answer cell is judged as it then runs: ``kernel.as_read``, its text bound
+to ``answer``, which never stops Run All.
 """
 
 from __future__ import annotations
@@ -22,6 +26,7 @@ from typing import Any
 
 from .. import syntax
 from ..said import Told, say
+from .kernel import as_read, turns_answers_to_text
 
 # What IPython's namespace holds before any cell runs, besides the builtins.
 IPYTHON_NAMES = frozenset(
@@ -39,10 +44,13 @@ def run_all_stops(sources: Iterable[tuple[int, str]]) -> dict[int, Told]:
     """Cell index -> why Run All would stop there, for code cells given in notebook order."""
     defined = set(_DEFINED)
     anything = False  # after `from m import *`, any name may be defined
+    as_text = False  # once a cell turned answer cells into text (``kernel``)
     stops: dict[int, Told] = {}
-    for index, source in sources:
-        if source.lstrip().startswith("%%"):
+    for index, given in sources:
+        if given.lstrip().startswith("%%"):
             continue  # a cell magic: IPython's business, not Python
+        source = (as_read(given) if as_text else None) or given
+        as_text = as_text or turns_answers_to_text(source)
         try:
             tree = syntax.parse(python_lines(source))
         except SyntaxError as exc:

@@ -161,7 +161,7 @@ _OTHER_USES = (
 # Refused outright in learner threads: a message can carry any descriptor (SCM_RIGHTS), and
 # Linux AIO names its descriptors, where the filter cannot read them; pidfd_getfd copies a
 # descriptor out of a process, this one included.
-_FD_PASSING = ("sendmsg", "sendmmsg", "pidfd_getfd", "io_setup", "io_submit")
+_REFUSED_OUTRIGHT = ("sendmsg", "sendmmsg", "pidfd_getfd", "io_setup", "io_submit")
 PROCESSES = ("fork", "vfork", "execve", "execveat")
 
 
@@ -203,7 +203,7 @@ def channel_filter(channel: int = CHANNEL_FD) -> Any:
         sc.Arg(0, sc.LE, channel),
         sc.Arg(1, sc.GE, channel),
     )
-    for name in _FD_PASSING:
+    for name in _REFUSED_OUTRIGHT:
         _add(filt, sc.ERRNO(errno.EPERM), name)
     return filt
 

@@ -23,7 +23,10 @@ from notebook_helpers import answer_index, copy_course, fill, save_nb
 
 from graders.answers.parse import read_answer
 from graders.grading.pipeline import answer_key, prepare_assignment
+from graders.kinds.predict.answer_cell import extract_answer
+from graders.notebook.cells import cell_id
 from graders.notebook.check import check_notebook
+from graders.notebook.kernel import CELL_KEY
 from graders.notebook.release import student_notebook
 from graders.session import open_session
 
@@ -108,25 +111,55 @@ def fill_cell(template: dict[str, Any], form: str, ident: str) -> dict[str, Any]
     return template | {"id": ident, "source": f"answer = {json.dumps(form)}"}
 
 
-UNQUOTED = {
+# Answers as learners type them: without quotes, and on a Chinese keyboard.
+TYPED = {
     "clone-basics/shares-memory": "answer = False",
     "clone-basics/grad-fn": "answer = <CloneBackward0>",
     "clone-basics/backward": "answer = no error",
     "clone-basics/grad": "answer = tensor(3.)",
-    "detach-basics/flags": "answer = (True, false)",
+    "detach-basics/flags": "answer = （True，false）",
     "detach-basics/write-through": 'answer = "tensor(0.4963)',
-    "detach-basics/resize-leaf": "answer = RuntimeError",
+    "detach-basics/resize-leaf": "answer = “RuntimeError”",
 }
+# Run as Python, every one of them raises but `answer = False`, which is Python.
+STOPS_AS_PYTHON = set(TYPED) - {"clone-basics/shares-memory"}
 
 
-def test_the_check_names_exactly_the_answer_cells_that_stop_run_all(
-    released, tmp_path: Path
-) -> None:
-    nb, _ = released
+def typed(nb: dict[str, Any]) -> dict[str, Any]:
     nb = copy.deepcopy(nb)
     for item, index in answer_index(nb).items():
-        if item in UNQUOTED:
-            nb["cells"][index]["source"] = UNQUOTED[item]
+        if item in TYPED:
+            nb["cells"][index]["source"] = TYPED[item]
+    return nb
+
+
+def test_answers_typed_any_way_run_from_top_to_bottom_as_the_text_graders_reads(
+    released, tmp_path: Path
+) -> None:
+    # The released notebook's first cell makes each answer cell bind its text.
+    nb = typed(released[0])
+    path = save_nb(nb, tmp_path / "nb1.ipynb")
+    assert check_notebook(path).stops == ()
+    # Right after two answer cells, what `answer` holds: the text graders reads.
+    shown = {}
+    for item in ("detach-basics/flags", "detach-basics/resize-leaf"):
+        at = answer_index(nb)[item] + 1
+        nb["cells"].insert(at, nbformat.v4.new_code_cell("print(repr(answer))", id=f"show-{at}"))
+        shown[at] = extract_answer(TYPED[item]).text
+    executed = run(nb, tmp_path, allow_errors=False)  # raises at the first cell that fails
+    assert all(c.get("execution_count") for c in executed["cells"] if c["cell_type"] == "code")
+    printed = {at: "".join(executed["cells"][at]["outputs"][0]["text"]) for at in shown}
+    assert printed == {at: repr(text) + "\n" for at, text in shown.items()}
+    assert set(shown.values()) == {"（True，false）", "RuntimeError"}
+
+
+def test_the_check_names_exactly_the_answer_cells_that_stop_run_all_as_python(
+    released, tmp_path: Path
+) -> None:
+    # Without the first cell (a notebook released before it, or a kernel without graders),
+    # answer cells run as Python: the check names exactly those that raise.
+    nb = typed(released[0])
+    nb["cells"] = [c for c in nb["cells"] if c.get("id") != cell_id(CELL_KEY)]
     path = save_nb(nb, tmp_path / "nb1.ipynb")
     warned = {f.key for f in check_notebook(path).stops}
     executed = run(nb, tmp_path, allow_errors=True)
@@ -135,14 +168,4 @@ def test_the_check_names_exactly_the_answer_cells_that_stop_run_all(
         for key, index in answer_index(executed).items()
         if any(o["output_type"] == "error" for o in executed["cells"][index].get("outputs", []))
     }
-    assert (
-        raised
-        == warned
-        == {
-            "clone-basics/grad-fn",
-            "clone-basics/backward",
-            "clone-basics/grad",
-            "detach-basics/flags",
-            "detach-basics/write-through",
-        }
-    )
+    assert raised == warned == STOPS_AS_PYTHON
