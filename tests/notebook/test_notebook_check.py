@@ -20,7 +20,9 @@ from graders.errors import SubmissionError, UsageError
 from graders.grading.pipeline import answer_key, prepare_assignment
 from graders.kinds.load import load_course
 from graders.notebook import check as check_module
+from graders.notebook.cells import cell_id
 from graders.notebook.check import check, check_notebook, find_notebook
+from graders.notebook.kernel import CELL_KEY
 from graders.notebook.release import student_notebook
 from graders.session import open_session
 
@@ -123,7 +125,7 @@ def test_the_report_names_each_problem_by_its_notebook_heading(released, tmp_pat
     assert "Could not read this answer: tensor(3.) + 1: arithmetic" in str(
         report.unreadable[0].message
     )
-    assert report.stops == ()  # the unreadable cell also stops Run All: reported once
+    assert report.stops == ()  # the unreadable cell is reported once, as unreadable
     assert [(f.key, str(f.message)) for f in report.notes] == [
         (
             "detach-basics/flags",
@@ -193,12 +195,17 @@ RUN_ALL = [
 ]
 
 
+def released_before(nb: dict[str, Any]) -> dict[str, Any]:
+    """``nb`` as notebooks were released before their first cell made answers text."""
+    return nb | {"cells": [c for c in nb["cells"] if c.get("id") != cell_id(CELL_KEY)]}
+
+
 @pytest.mark.parametrize(("source", "stop"), RUN_ALL)
 def test_answer_cells_that_would_stop_run_all_are_named_with_the_fix(
     released, tmp_path: Path, source: str, stop: str | None
 ) -> None:
     nb, _ = released
-    nb = fill(nb, {})
+    nb = released_before(fill(nb, {}))
     nb["cells"][answer_index(nb)["clone-basics/grad"]]["source"] = source
     report = check_notebook(_saved(nb, tmp_path / "nb1.ipynb"))
     assert [str(f.message) for f in report.stops] == ([stop] if stop else [])
@@ -208,11 +215,22 @@ def test_answer_cells_that_would_stop_run_all_are_named_with_the_fix(
         assert "Question 1.4 — clone() of a tensor that requires grad: " + stop in report.text()
 
 
+def test_in_a_notebook_released_now_no_answer_cell_stops_run_all(released, tmp_path: Path) -> None:
+    # Its first cell makes each answer cell bind its text in the kernel (``notebook.kernel``).
+    nb, _ = released
+    nb = fill(nb, {})
+    for n, source in enumerate(case.values[0] for case in RUN_ALL):
+        cell = nb["cells"][answer_index(nb)["clone-basics/grad"]]
+        nb["cells"].append(cell | {"id": f"copy-{n}", "source": source})
+    report = check_notebook(_saved(nb, tmp_path / "nb1.ipynb"))
+    assert report.stops == ()
+
+
 def test_a_name_defined_in_a_cell_of_the_learners_own_does_not_stop_run_all(
     released, tmp_path: Path
 ) -> None:
     nb, _ = released
-    nb = fill(nb, {})
+    nb = released_before(fill(nb, {}))  # answer cells run as Python
     index = answer_index(nb)["clone-basics/grad"]
     nb["cells"][index]["source"] = "answer = tensor(2.)"
     own = {

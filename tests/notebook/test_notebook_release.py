@@ -111,6 +111,8 @@ def test_everything_but_answer_cells_is_locked(release: Path) -> None:
         c["metadata"]["editable"] is False and c["metadata"]["deletable"] is False for c in others
     )
     setups = [c for c in others if c["cell_type"] == "code"]
+    first, *setups = setups  # the cell that makes answer cells text (``notebook.kernel``)
+    assert first["id"] == "answers-as-text" and "answers_as_text()" in first["source"]
     assert [c["id"] for c in setups] == ["setup--clone-basics", "setup--detach-basics"]
     assert setups[0]["source"].startswith("import torch; torch.manual_seed(0)")
 
