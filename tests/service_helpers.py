@@ -363,8 +363,11 @@ def browser_server(course: ServedCourse) -> Iterator[ServerProcess]:
     assert s.returncode == 0, s.log()
 
 
-def signed_in(client: Any, token: str) -> None:
-    """Signed in as a browser is: the sign-in page first (its form token), then its form."""
+def signed_in(client: Any, token: str, *, new_browser: bool = False) -> None:
+    """Signed in as a browser is: the sign-in page first (its form token), then its form;
+    ``new_browser``: with none of the client's cookies (another person at another browser)."""
+    if new_browser:
+        client.cookies.clear()
     page = client.get("/sign-in").text
     answer = client.post(
         "/sign-in", data={"csrf": form_token(page), "token": token}, follow_redirects=False

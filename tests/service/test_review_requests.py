@@ -11,7 +11,7 @@ from typing import Any
 
 import pytest
 from click.testing import CliRunner
-from service_helpers import bearer, course_to_serve, in_process, tokens
+from service_helpers import bearer, course_to_serve, form_token, in_process, signed_in, tokens
 from small_course import WRONG, notebook
 
 from graders.cli import main
@@ -48,18 +48,6 @@ def _ask(client: Any, token: str, attempt: int, question: str, reason: str = "I 
         json={"question": question, "reason": reason},
         headers=bearer(token),
     )
-
-
-def _form_token(html: str) -> str:
-    found = re.search(r'name="csrf" value="([0-9a-f]+)"', html)
-    assert found, html
-    return found[1]
-
-
-def _signed_in(client: Any, token: str) -> None:
-    client.cookies.clear()
-    page = client.get("/sign-in").text
-    client.post("/sign-in", data={"csrf": _form_token(page), "token": token})
 
 
 def test_a_request_is_taken_once_within_the_limits_and_refused_with_a_sentence(
@@ -113,7 +101,7 @@ def test_a_course_without_requests_offers_no_form_and_takes_none(tmp_path: Path)
         attempt = _hand_in(client, ada)
         refused = _ask(client, ada, attempt, "clone-basics/shares")
         assert refused.status_code == 403 and "no review requests" in refused.json()["error"]
-        _signed_in(client, ada)
+        signed_in(client, ada, new_browser=True)
         assert "Ask for a review" not in client.get(f"/submissions/{attempt}").text
 
 
@@ -123,13 +111,13 @@ def test_the_instructor_answers_on_their_page_and_the_learner_reads_it(tmp_path:
         prof = tokens(service, "prof", role=INSTRUCTOR)["prof"]
         attempt = _hand_in(client, ada)
         before = client.get(f"/api/submissions/{attempt}", headers=bearer(ada)).json()["score"]
-        _signed_in(client, ada)
+        signed_in(client, ada, new_browser=True)
         page = client.get(f"/submissions/{attempt}").text
         assert "Ask for a review" in page and 'value="clone-basics/shares"' in page
         assert 'value="clone-basics/flag"' not in page  # full marks: nothing to review
         sent = client.post(
             f"/submissions/{attempt}/requests",
-            data={"csrf": _form_token(page), "question": "clone-basics/shares", "reason": HOSTILE},
+            data={"csrf": form_token(page), "question": "clone-basics/shares", "reason": HOSTILE},
             follow_redirects=False,
         )
         assert sent.status_code == 303, sent.text
@@ -140,12 +128,12 @@ def test_the_instructor_answers_on_their_page_and_the_learner_reads_it(tmp_path:
         )
         assert asked.status_code == 403  # the gate: a form without its token changes nothing
         _ask(client, ada, attempt, "detach-basics/flag", "the prompt was unclear")
-        _signed_in(client, prof)
+        signed_in(client, prof, new_browser=True)
         desk = client.get("/instructor").text
         assert "&lt;b&gt;I wrote&lt;/b&gt;" in desk and "<script>alert" not in desk
         assert "Their answer" in desk and "Expected" in desk
         ids = [int(i) for i in re.findall(r'action="/requests/(\d+)"', desk)]
-        token = _form_token(desk)
+        token = form_token(desk)
         nonsense = client.post(
             f"/requests/{ids[0]}",
             data={"csrf": token, "action": "approve", "reason": "x"},
@@ -167,13 +155,13 @@ def test_the_instructor_answers_on_their_page_and_the_learner_reads_it(tmp_path:
         assert "No open review request." in client.get("/instructor").text
         after = client.get(f"/api/submissions/{attempt}", headers=bearer(ada)).json()["score"]
         assert after == before + 1  # the question's one point, by an override
-        _signed_in(client, ada)
+        signed_in(client, ada, new_browser=True)
         page = client.get(f"/submissions/{attempt}").text
         assert "accepted" in page and "fair: the prompt misled" in page
         assert "declined" in page and "detach() leaves the graph" in page
         again = client.post(
             f"/requests/{ids[0]}",
-            data={"csrf": _form_token(page), "action": "decline", "reason": "x"},
+            data={"csrf": form_token(page), "action": "decline", "reason": "x"},
             follow_redirects=False,
         )
         assert again.status_code == 403  # a learner answers no request
@@ -239,7 +227,7 @@ def test_a_key_fixed_later_is_previewed_then_saved_by_a_regrade(tmp_path: Path) 
     )
     assert answered.exit_code == 2 and "a preview answers nothing" in answered.output
     with in_process(root) as (client, service):  # restarted with the fixed key
-        _signed_in(client, prof)
+        signed_in(client, prof, new_browser=True)
         page = client.get(f"/requests/{made['id']}/preview")
         assert page.status_code == 200, page.text
         assert re.search(r'class="changed">\s*<td><strong>clone-basics/shares', page.text)
@@ -247,7 +235,7 @@ def test_a_key_fixed_later_is_previewed_then_saved_by_a_regrade(tmp_path: Path) 
         assert unchanged["score"] == before  # a preview saves nothing
         saved = client.post(
             f"/requests/{made['id']}",
-            data={"csrf": _form_token(page.text), "action": "regrade", "reason": "key fixed"},
+            data={"csrf": form_token(page.text), "action": "regrade", "reason": "key fixed"},
             follow_redirects=False,
         )
         assert saved.status_code == 303, saved.text
@@ -267,13 +255,13 @@ def test_a_learner_who_reads_chinese_asks_and_reads_the_answers_in_chinese(
     with in_process(root) as (client, service):
         li = tokens(service, "li")["li"]
         attempt = _hand_in(client, li)
-        _signed_in(client, li)
+        signed_in(client, li, new_browser=True)
         page = client.get(f"/submissions/{attempt}", headers=zh).text
         assert "申请复查" in page and 'value="clone-basics/shares"' in page
         for question in ("clone-basics/shares", "detach-basics/flag"):
             sent = client.post(
                 f"/submissions/{attempt}/requests",
-                data={"csrf": _form_token(page), "question": question, "reason": "我觉得对"},
+                data={"csrf": form_token(page), "question": question, "reason": "我觉得对"},
                 headers=zh,
                 follow_redirects=False,
             )
@@ -296,7 +284,7 @@ def test_a_learner_who_reads_chinese_asks_and_reads_the_answers_in_chinese(
         said = CliRunner().invoke(main, ["request", *args, *course])
         assert said.exit_code == 0, said.output
     with in_process(root, workers=0) as (client, service):
-        _signed_in(client, li)
+        signed_in(client, li, new_browser=True)
         page = client.get(f"/submissions/{attempt}", headers=zh).text
     assert "已接受" in page and "题目有歧义" in page
     assert "已拒绝" in page and "detach() 会离开计算图" in page
