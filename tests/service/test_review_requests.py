@@ -243,6 +243,14 @@ def test_a_key_fixed_later_is_previewed_then_saved_by_a_regrade(tmp_path: Path) 
         assert after["status"] == "graded" and after["score"] == before + 1
         mine = client.get(f"/api/submissions/{attempt}/requests", headers=bearer(ada)).json()
         assert (mine[0]["status"], mine[0]["answer"]) == ("regraded", "key fixed")
+        # The same term read in Chinese: the preview page, then the learner's own page.
+        zh = {"Accept-Language": "zh"}
+        again = client.get(f"/requests/{made['id']}/preview", headers=zh).text
+        assert "每道题，重新评分前后" in again and "保存：重新评分" in again
+        signed_in(client, ada, new_browser=True)
+        for language, status in (("zh", "已重新评分"), ("en", "graded again")):
+            page = client.get(f"/submissions/{attempt}", headers={"Accept-Language": language})
+            assert status in page.text and "key fixed" in page.text, page.text
 
 
 def test_a_learner_who_reads_chinese_asks_and_reads_the_answers_in_chinese(
