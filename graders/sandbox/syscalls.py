@@ -26,6 +26,10 @@ message or an AIO request, copy it out of the process with ``pidfd_getfd``) is r
 with ``EBADF`` or ``EPERM``, quietly: refusing is not accusing. The child's own line is
 written by the main thread, which runs no learner code.
 
+Every system call of the architecture has its place (``HARMLESS_ON_THE_CHANNEL`` says
+which calls name a descriptor and are left alone on it, and why): a test fails on a call
+that has none, so a new call is a decision, not a door.
+
 Building a filter takes milliseconds, so the fork server builds them once; loading one in
 a child is a single syscall.
 """
@@ -163,6 +167,34 @@ _OTHER_USES = (
 # descriptor out of a process, this one included.
 _REFUSED_OUTRIGHT = ("sendmsg", "sendmmsg", "pidfd_getfd", "io_setup", "io_submit")
 PROCESSES = ("fork", "vfork", "execve", "execveat")
+# Calls that name a descriptor (by an argument, or in memory) but cannot put bytes on, take
+# bytes off, copy, replace or close it: left alone on the channel. A test holds every call
+# this architecture has to exactly one place (these, the lists above, ``DENIED``, or the
+# calls that name no descriptor), so a call the kernel adds later fails it until placed.
+HARMLESS_ON_THE_CHANNEL = frozenset(
+    # Wait for or watch readiness, never read: the data stays in the socket.
+    "epoll_ctl epoll_ctl_old epoll_wait epoll_wait_old epoll_pwait epoll_pwait2 poll ppoll "
+    "select pselect6 "
+    # Metadata and position of the descriptor's file, or hints about it: on a socket they
+    # read an inode's attributes or fail (ESPIPE, ENODEV, EINVAL, ENOTDIR).
+    "fadvise64 fallocate fchdir fchmod fchown fgetxattr flistxattr fremovexattr fsetxattr "
+    "flock fstat fstatfs getdents getdents64 getpeername getsockname lseek readahead "
+    "sync_file_range syncfs cachestat mmap "
+    # A directory descriptor for a path: a socket is no directory (ENOTDIR), and an empty
+    # path reaches only the socket's inode, never its data.
+    "fanotify_mark newfstatat statx faccessat faccessat2 fchmodat fchmodat2 fchownat "
+    "futimesat linkat mkdirat mknodat openat openat2 readlinkat renameat renameat2 "
+    "symlinkat unlinkat utimensat quotactl_fd "
+    # A descriptor of another kind (inotify, signalfd, timerfd, pidfd, message queue,
+    # Landlock ruleset, AIO context): on a socket they fail with EINVAL or EBADF.
+    "inotify_add_watch inotify_rm_watch signalfd signalfd4 timerfd_settime timerfd_gettime "
+    "pidfd_send_signal process_madvise process_mrelease waitid mq_timedsend mq_timedreceive "
+    "mq_notify mq_getsetattr landlock_add_rule landlock_restrict_self io_cancel io_destroy "
+    "io_getevents io_pgetevents "
+    # Not implemented by Linux (ENOSYS), or privileged and about the process, not the file:
+    # prctl(PR_SET_MM, PR_SET_MM_EXE_FILE, fd) needs CAP_SYS_RESOURCE.
+    "putpmsg getpmsg prctl".split()
+)
 
 
 def build_filter(processes: bool = True) -> Any:
