@@ -84,6 +84,7 @@ def run_child(spec: ChildSpec) -> NoReturn:
         for step, (function, payload) in enumerate(zip(spec.functions, payloads, strict=True)):
             encode = _end_encoder(step, channel)
             channel.send(task_line(function, payload, encode, spec.limits.max_result_bytes, call))
+            channel.spend()  # before the next step's task runs
         code = 0
     except ChannelLost:
         code = EXIT_CHANNEL_LOST
@@ -115,7 +116,7 @@ class Channel:
         self._fd, self._read, self._write, self._fstat = fd, read, write, os.fstat
         self._view, self._size = view, size
         self._identity = _identity(os.fstat(fd))
-        self._seals: dict[int, str] = {}
+        self._sealed: tuple[int, str] | None = None  # the current step's seal, once asked
 
     def send(self, data: bytes) -> None:
         place = self._place()
@@ -129,10 +130,15 @@ class Channel:
     def seal(self, step: int) -> str:
         """``step``'s seal, asked of the keeper the first time: only once the step's task
         has returned, so that no seal exists in this process while learner code runs."""
-        if step not in self._seals:
+        if self._sealed is None or self._sealed[0] != step:
             self.send(encode_ask(step))
-            self._seals[step] = self._read_seal()
-        return self._seals[step]
+            self._sealed = (step, self._read_seal())
+        return self._sealed[1]
+
+    def spend(self) -> None:
+        """Drop the seal of the step whose line was sent (the keeper takes no other line
+        for that step): none is left in this process when the next step's task runs."""
+        self._sealed = None
 
     def _read_seal(self) -> str:
         place, answer, most = self._place(), b"", 2 * SEAL_BYTES + 1
