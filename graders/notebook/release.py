@@ -94,10 +94,8 @@ def nbgrader_notebook(
 ) -> NotebookNode:
     """An nbgrader source notebook: solution cells from ``key``, hidden autograder tests."""
     parts = assignment_parts(loaded, assignment, key, nbgrader=True)
-    nb = _notebook(loaded, assignment, parts, partial(_nbgrader_cells, assignment=assignment.id))
-    kernel = nb.cells[_kernel_cell_at(nb)]
-    kernel.metadata["nbgrader"] = nbgrader_meta(kernel.id, locked=True)
-    return nb
+    render = partial(_nbgrader_cells, assignment=assignment.id)
+    return _notebook(loaded, assignment, parts, render, for_nbgrader=True)
 
 
 def write_release(
@@ -130,11 +128,17 @@ def answer_keys(parts: list[Part]) -> list[str]:
 
 
 def _notebook(
-    loaded: LoadedCourse, assignment: Assignment, parts: list[Part], render: Render
+    loaded: LoadedCourse,
+    assignment: Assignment,
+    parts: list[Part],
+    render: Render,
+    for_nbgrader: bool = False,
 ) -> NotebookNode:
     nb: NotebookNode = new_notebook(cells=[cell for part in parts for cell in render(part)])
     # After the title and introduction, before any answer cell: answers bind their text.
-    kernel = code(cell_id(CELL_KEY), cell_source(_(ANSWERS_AS_TEXT)), locked=True)
+    ident = cell_id(CELL_KEY)
+    meta = nbgrader_meta(ident, locked=True) if for_nbgrader else None
+    kernel = code(ident, cell_source(_(ANSWERS_AS_TEXT)), locked=True, nbgrader=meta)
     nb.cells.insert(1 if nb.cells and nb.cells[0].cell_type == "markdown" else 0, kernel)
     nb.metadata["kernelspec"] = dict(KERNELSPEC)
     nb.metadata["language_info"] = {"name": "python"}
@@ -151,10 +155,6 @@ def _notebook(
     if current_language() != loaded.course.languages[0]:
         nb.metadata[META_KEY]["language"] = current_language()
     return nb
-
-
-def _kernel_cell_at(nb: NotebookNode) -> int:
-    return next(i for i, cell in enumerate(nb.cells) if cell.get("id") == cell_id(CELL_KEY))
 
 
 def _with_submit(nb: NotebookNode, service: str) -> NotebookNode:
