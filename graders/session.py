@@ -107,10 +107,13 @@ class LazyRunner:
         return self._get().run_all(jobs)
 
     def close(self) -> None:
-        self._closed = True
-        for runner in (self._runner, self._starting):
-            if runner is not None:
-                runner.close()
+        # Under the lock: a start under way (``start_soon``'s thread) finishes first and is
+        # stopped here, so nothing this runner started outlives its close.
+        with self._lock:
+            self._closed = True
+            for runner in (self._runner, self._starting):
+                if runner is not None:
+                    runner.close()
 
     def _begin(self) -> None:
         from .sandbox.runner import begin_runner

@@ -264,14 +264,28 @@ def _course_yml(folder: Path) -> Path:
     return folder / COURSE_FILE
 
 
-@lru_cache(maxsize=4)
+_SESSIONS: dict[Path, Session] = {}
+
+
 def _session(course: Path) -> Session:
     """The course opened once per kernel (each test cell reuses it)."""
     from ..session import start_session
 
-    session = start_session(course)
-    atexit.register(session.close)  # the kernel keeps the session for every later test cell
-    return session
+    if course not in _SESSIONS:
+        if not _SESSIONS:  # the kernel keeps its sessions for every later test cell
+            atexit.register(close_sessions)
+        _SESSIONS[course] = start_session(course)
+    return _SESSIONS[course]
+
+
+def close_sessions() -> None:
+    """Stop every course's sandbox this process opened and forget what was read with it
+    (at the kernel's exit; or when a caller is done with ``check``: its next call reads
+    the course again)."""
+    _prepared.cache_clear()
+    _languages.cache_clear()
+    while _SESSIONS:
+        _SESSIONS.popitem()[1].close()
 
 
 @lru_cache(maxsize=4)

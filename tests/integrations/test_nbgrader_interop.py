@@ -17,6 +17,7 @@ import os
 import shutil
 import subprocess
 import sys
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -29,6 +30,7 @@ from what_starts import starts
 
 from graders.errors import UsageError
 from graders.grading.pipeline import answer_key, grade_submission, prepare_assignment
+from graders.integrations.nbgrader import close_sessions
 from graders.kinds.load import load_course
 from graders.nbgrader import NotCorrect, answer_text, check, saved_notebook
 from graders.notebook.cells import cell_id
@@ -171,9 +173,10 @@ def _key(cell: dict[str, Any]) -> str | None:
 
 @pytest.fixture
 @starts("sandbox")  # graders check grades in the sandbox
-def nbgrader_folder(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+def nbgrader_folder(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[Path]:
     """A course with its truth cache filled (as release does), and a folder inside it where
-    a test cell runs next to the release's pointer file."""
+    a test cell runs next to the release's pointer file; the sandbox ``check`` started (in
+    the background, as in a kernel) is stopped with the test, not left to a later one."""
     course = copy_course(tmp_path / "course")
     with open_session(course) as ws:
         answer_key(prepare_assignment(ws.loaded, "nb1", ws.ctx))
@@ -184,7 +187,8 @@ def nbgrader_folder(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     )
     monkeypatch.delenv("GRADERS_COURSE", raising=False)
     monkeypatch.chdir(folder)
-    return folder
+    yield folder
+    close_sessions()
 
 
 def _saved_answers(folder: Path, sources: dict[str, str]) -> None:

@@ -1,0 +1,67 @@
+"""A session's sandbox, started in the background (``LazyRunner.start_soon``), never
+outlives the session: a close that comes while it is still starting waits for that start
+and stops what it started. Before, such a start finished after the close and its fork
+servers ran on, unowned, until the process exited (a kernel's test cell, a test)."""
+
+from __future__ import annotations
+
+import threading
+from typing import Any
+
+import pytest
+
+from graders.sandbox import runner as runner_module
+from graders.session import LazyRunner
+
+
+class SlowStart:
+    """A stand-in for the fork servers: starting takes until the test says so."""
+
+    def __init__(self, may_finish: threading.Event, began: threading.Event) -> None:
+        self.closed = False
+        began.set()
+        may_finish.wait(timeout=30)
+
+    def finish_start(self, modules: Any) -> SlowStart:
+        return self
+
+    def close(self) -> None:
+        self.closed = True
+
+
+def test_a_close_during_a_background_start_stops_what_that_start_made(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    may_finish, began = threading.Event(), threading.Event()
+    made: list[SlowStart] = []
+
+    def begin_runner(*args: Any, **kwargs: Any) -> SlowStart:
+        made.append(SlowStart(may_finish, began))
+        return made[-1]
+
+    monkeypatch.setattr(runner_module, "begin_runner", begin_runner)
+    lazy = LazyRunner("auto", 1, (), modules={})
+    lazy.start_soon()
+    assert began.wait(timeout=30)
+    closing = threading.Thread(target=lazy.close)
+    closing.start()
+    closing.join(timeout=0.2)
+    assert closing.is_alive()  # the close waits for the start under way ...
+    may_finish.set()
+    closing.join(timeout=30)
+    assert not closing.is_alive()
+    assert [m.closed for m in made] == [True]  # ... and stops what it made
+
+
+def test_a_start_after_close_starts_nothing(monkeypatch: pytest.MonkeyPatch) -> None:
+    made: list[str] = []
+    monkeypatch.setattr(runner_module, "begin_runner", lambda *a, **k: made.append("started"))
+    lazy = LazyRunner("auto", 1, ())
+    lazy.close()
+    lazy.start_soon()
+    lazy.give_modules({})
+    lazy.start_soon()
+    for thread in threading.enumerate():
+        if thread.name == "graders-sandbox-start":
+            thread.join(timeout=30)
+    assert made == []
