@@ -5,6 +5,8 @@ from __future__ import annotations
 from dataclasses import replace
 from pathlib import Path
 
+from gradebook_rows import record_results
+
 from graders.gradebook import store as gradebook
 from graders.results import QuestionResult, ResultsDocument, Status, StudentResult, SubmissionStatus
 
@@ -148,19 +150,5 @@ def make_doc(tmp_path: Path) -> ResultsDocument:
         ),
         StudentResult("=evil", (), SubmissionStatus.UNGRADABLE, "not a notebook"),
     ]
-    for r in results:
-        gradebook.record(
-            engine,
-            "c",
-            "ps1",
-            gradebook.Graded(
-                with_sections(r),
-                key="k",
-                run_id=None,
-                source=None,
-                submitted_at=None,
-                torch_version="2.13.0",
-                isolation="plain",
-            ),
-        )
+    record_results(engine, "c", "ps1", [with_sections(r) for r in results])
     return gradebook.results_document(engine, "c", "ps1")

@@ -3,11 +3,15 @@
 from __future__ import annotations
 
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import click
 
 from . import course_option, lang_option, main
 from .batch_options import db_option
+
+if TYPE_CHECKING:
+    from ..results import ClassResults
 
 
 @main.command()
@@ -54,7 +58,9 @@ def report(
     from ..i18n import speaking
     from ..kinds.load import get_assignment
     from ..reports.build import (
+        by_term,
         default_out,
+        earlier_term_results,
         file_results,
         gradebook_results,
         pick,
@@ -71,8 +77,11 @@ def report(
         if assignment
         else [a.id for a in loaded.course.assignments]
     )
+    earlier: list[tuple[str, list[ClassResults]]] = []
     if results_files:
-        docs = file_results(results_files, loaded.course.id, loaded.renamed)
+        past_ids = [t.id for t in loaded.course.earlier_terms]
+        every = file_results(results_files, loaded.course.id, loaded.renamed, past_ids)
+        docs, earlier = by_term(loaded, every)
         where = "the results files"
     else:
         from ..gradebook.databases import shown_url
@@ -80,12 +89,16 @@ def report(
 
         url = existing_url(db_url, loaded.root)
         docs, where = gradebook_results(loaded, url, ids), f"the gradebook {shown_url(url)}"
+        if not assignment:
+            earlier = earlier_term_results(loaded, url, ids)
     target = out or default_out(loaded, assignment)
     with speaking(language):  # the course's texts and the report's own words
         info = course_info(loaded.in_language(language))
         if assignment:
             written = write_assignment(pick(docs, assignment, where), info, target, csv_dir)
         else:
-            written = write_course([d for d in docs if d.assignment in ids], info, target, csv_dir)
+            written = write_course(
+                [d for d in docs if d.assignment in ids], info, target, csv_dir, earlier
+            )
     for path in written:
         click.echo(f"wrote {path}")

@@ -17,6 +17,7 @@ from pydantic import (
     ConfigDict,
     Field,
     StringConstraints,
+    ValidationInfo,
     field_validator,
     model_validator,
 )
@@ -177,6 +178,19 @@ class GlossaryTerm(Strict):
     forbidden: dict[Language, list[Annotated[str, Field(min_length=1)]]] = {}
 
 
+# A term's name as reports show it ("2026 fall", "2026 秋"): one line, short.
+TermName = Annotated[str, StringConstraints(min_length=1, max_length=32, pattern=r"^[^\r\n]+$")]
+
+
+class PastTerm(Strict):
+    """The same course in an earlier term: the id its grades are kept under in the
+    gradebook (each term's course has its own id, as each term's LMS course is its own),
+    and the term's name."""
+
+    id: Ident
+    term: TermName
+
+
 class Course(Strict, Translatable):
     """``course.yml``."""
 
@@ -207,6 +221,28 @@ class Course(Strict, Translatable):
     # Learners may ask for a review of a graded question, within these limits; None: they
     # may not (the service offers no request form).
     regrade_requests: RegradeRequestPolicy | None = None
+    # This term's name in reports; empty: the course is not compared across terms.
+    term: TermName | None = None
+    # The course in earlier terms, in the order the course summary shows them, before this
+    # term: it compares each question's figures across the terms the gradebook holds.
+    earlier_terms: list[PastTerm] = []
+
+    @field_validator("earlier_terms")
+    @classmethod
+    def _other_terms(cls, value: list[PastTerm], info: ValidationInfo) -> list[PastTerm]:
+        if value and not info.data.get("term"):
+            raise ValueError("name this term too (term: ...) to compare it with earlier terms")
+        ids = [t.id for t in value]
+        if info.data.get("id") in ids:
+            raise ValueError(f"'{info.data['id']}' is this course's id, not an earlier term's")
+        names = [t.term for t in value] + [info.data.get("term")]
+        repeated = sorted(
+            {x for x in ids if ids.count(x) > 1}
+            | {x for x in names if x is not None and names.count(x) > 1}
+        )
+        if repeated:
+            raise ValueError(f"terms listed twice: {', '.join(repeated)}")
+        return value
 
     @field_validator("languages")
     @classmethod

@@ -8,7 +8,7 @@ course folder unless told otherwise, as they are made.
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping
+from collections.abc import Collection, Iterable, Mapping, Sequence
 from pathlib import Path
 
 from ..errors import UsageError
@@ -42,17 +42,50 @@ def gradebook_results(
     return [r for r in found if r.count]
 
 
+def earlier_term_results(
+    loaded: LoadedCourse, db_url: str, assignments: Iterable[str]
+) -> list[tuple[str, list[ClassResults]]]:
+    """The same assignments in each of the course's earlier terms (``earlier_terms``), as
+    the gradebook holds them under that term's course id: (term name, results)."""
+    from ..gradebook.store import class_results, open_gradebook
+
+    if not loaded.course.earlier_terms:
+        return []
+    engine = open_gradebook(db_url)
+    ids = list(assignments)
+    found = []
+    for past in loaded.course.earlier_terms:
+        results = [class_results(engine, past.id, a, loaded.renamed) for a in ids]
+        found.append((past.term, [r for r in results if r.count]))
+    return found
+
+
 def file_results(
-    paths: Iterable[Path], course_id: str, renamed: Mapping[str, str] | None = None
+    paths: Iterable[Path],
+    course_id: str,
+    renamed: Mapping[str, str] | None = None,
+    earlier_ids: Collection[str] = (),
 ) -> list[ClassResults]:
     """Results documents read from JSON files (``graders grade --json > FILE``), each question
-    under its id today (``renamed``: the course's former ids -> ids now)."""
+    under its id today (``renamed``: the course's former ids -> ids now); a document of an
+    earlier term's course (``earlier_ids``) is read too, for the course summary to compare."""
     paths = list(paths)
     docs = [_read_document(p).renamed(renamed or {}) for p in paths]
     for path, doc in zip(paths, docs, strict=True):
-        if doc.course != course_id:
+        if doc.course != course_id and doc.course not in earlier_ids:
             raise UsageError(f"{path}: results of course '{doc.course}', not of '{course_id}'")
     return [ClassResults.of(doc) for doc in docs]
+
+
+def by_term(
+    loaded: LoadedCourse, docs: list[ClassResults]
+) -> tuple[list[ClassResults], list[tuple[str, list[ClassResults]]]]:
+    """``docs`` split into this term's and each earlier term's (name, results), by course id."""
+    earlier = [
+        (past.term, [d for d in docs if d.course == past.id])
+        for past in loaded.course.earlier_terms
+    ]
+    return [d for d in docs if d.course == loaded.course.id], [e for e in earlier if e[1]]
 
 
 def pick(docs: list[ClassResults], assignment: str, where: str) -> ClassResults:
@@ -78,14 +111,19 @@ def write_assignment(
 
 
 def write_course(
-    docs: list[ClassResults], info: CourseInfo, out: Path, csv_dir: Path | None = None
+    docs: list[ClassResults],
+    info: CourseInfo,
+    out: Path,
+    csv_dir: Path | None = None,
+    earlier: Sequence[tuple[str, Sequence[ClassResults]]] = (),
 ) -> list[Path]:
-    """Write the course summary over ``docs`` (and its CSV tables); return the paths."""
+    """Write the course summary over ``docs`` (and its CSV tables), compared with the
+    earlier terms' results ``earlier`` (term name, results); return the paths."""
     if not docs:
         raise UsageError(
             "no assignment has been graded yet (run `graders autograde ASSIGNMENT ...` first)"
         )
-    summary = course_summary(docs, info)
+    summary = course_summary(docs, info, earlier)
     # Link each assignment to its own report when one sits where `graders report ASSIGNMENT` puts
     # it.
     links = {

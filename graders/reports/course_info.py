@@ -61,6 +61,7 @@ class CourseInfo:
     title: str = ""
     items: Mapping[str, ItemInfo] = field(default_factory=dict)
     assignments: tuple[AssignmentInfo, ...] = ()
+    term: str = ""  # this term's name ("" when the course names none)
 
     def item(self, item_id: str) -> ItemInfo:
         """What the course says about ``item_id``; a bare entry for items it no longer has."""
@@ -114,7 +115,9 @@ def course_info(loaded: LoadedCourse) -> CourseInfo:
         )
         for a in loaded.course.assignments
     )
-    return CourseInfo(loaded.course.id, loaded.course.title, items, assignments)
+    return CourseInfo(
+        loaded.course.id, loaded.course.title, items, assignments, loaded.course.term or ""
+    )
 
 
 def _item_lines(ex: Any, root: Path) -> dict[str, str]:

@@ -35,7 +35,8 @@ def write_assignment_csv(report: AssignmentReport, folder: Path) -> list[Path]:
 
 
 def write_course_csv(summary: CourseSummary, folder: Path) -> list[Path]:
-    """assignments.csv, misconceptions.csv and students.csv across assignments."""
+    """assignments.csv, misconceptions.csv and students.csv across assignments; with
+    earlier terms, items_by_term.csv."""
     ids = [a.id for a in summary.assignments]
     tables: dict[str, Iterable[Row]] = {
         "assignments.csv": [
@@ -70,7 +71,30 @@ def write_course_csv(summary: CourseSummary, folder: Path) -> list[Path]:
         "students.csv": [("student", *ids, "mean")]
         + [(s.name, *map(_f, s.values), _f(s.mean)) for s in summary.students],
     }
+    if summary.terms:
+        tables["items_by_term.csv"] = term_rows(summary)
     return [write_csv(folder / name, rows) for name, rows in tables.items()]
+
+
+def term_rows(summary: CourseSummary) -> list[Row]:
+    """One row per question and term, for the questions asked in two or more terms; the
+    flag (``changed-across-terms``) on each of the question's rows."""
+    head = ["assignment", "item", "where", "term", "answers", "difficulty", "discrimination"]
+    head += ["flags"]
+    return [head] + [
+        [
+            q.assignment,
+            q.item,
+            q.where,
+            t.term,
+            t.stats.answers,
+            _f(t.stats.difficulty),
+            _f(t.stats.discrimination),
+            q.flag.kind if q.flag else "",
+        ]
+        for q in summary.across_terms
+        for t in q.terms
+    ]
 
 
 def question_rows(report: AssignmentReport) -> list[Row]:

@@ -208,7 +208,7 @@ def _flagged(s: ItemStats) -> ItemStats:
         return s
     flags = []
     if s.difficulty > TOO_EASY:
-        flags.append(Flag(EASY, {"share": _percent(s.difficulty)}))
+        flags.append(Flag(EASY, {"share": percent_words(s.difficulty)}))
     if s.discrimination is not None and s.discrimination < 0:
         flags.append(Flag(NEGATIVE, {"r": f"{s.discrimination:.2f}"}))
     elif s.discrimination is not None and s.discrimination <= LOW_DISCRIMINATION:
@@ -216,15 +216,15 @@ def _flagged(s: ItemStats) -> ItemStats:
             flags.append(Flag(FLAT, {"r": f"{s.discrimination:.2f}"}))
     flags += [Flag(UNPICKED, {"name": name}) for name in s.unpicked]
     if s.invalid >= MANY_INVALID:
-        flags.append(Flag(INVALID, {"share": _percent(s.invalid)}))
+        flags.append(Flag(INVALID, {"share": percent_words(s.invalid)}))
     if s.p_value is not None and s.p_value < VARIANTS_P:
         hardest = min(s.variants, key=lambda v: v.share)
         easiest = max(s.variants, key=lambda v: v.share)
         figures: dict[str, str | int] = {
             "hard": hardest.variant,
-            "hard_share": _percent(hardest.share),
+            "hard_share": percent_words(hardest.share),
             "easy": easiest.variant,
-            "easy_share": _percent(easiest.share),
+            "easy_share": percent_words(easiest.share),
             "chi2": f"{s.chi_square:.1f}",
             "df": s.degrees,
             "p": f"{s.p_value:.3f}",
@@ -234,5 +234,5 @@ def _flagged(s: ItemStats) -> ItemStats:
     return ItemStats(**{**s.__dict__, "flags": tuple(flags)})
 
 
-def _percent(share: float) -> str:
+def percent_words(share: float) -> str:
     return f"{share:.0%}"

@@ -19,6 +19,7 @@ from .aggregate import LOW_SHARE, QuestionTally, ScoreTally
 from .course_info import CourseInfo
 from .items import ItemStats, ItemTally
 from .misconceptions import MisconceptionTally
+from .terms import ItemAcrossTerms, across_terms, term_items
 
 
 @dataclass(frozen=True)
@@ -62,12 +63,24 @@ class CourseSummary:
     struggling: tuple[TrendRow, ...]  # under LOW_SHARE on two or more assignments
     # The questions the item analysis flags, assignment by assignment (course order).
     flagged: tuple[tuple[str, ItemStats], ...] = ()
+    # Each question asked in two or more terms, with its figures in each (``terms``).
+    across_terms: tuple[ItemAcrossTerms, ...] = ()
+    terms: tuple[str, ...] = ()  # the terms compared, in the order shown: this one last
 
 
-def course_summary(classes: Sequence[ClassResults], info: CourseInfo) -> CourseSummary:
-    """Summarise the results of several assignments of one course, in course order."""
+def course_summary(
+    classes: Sequence[ClassResults],
+    info: CourseInfo,
+    earlier: Sequence[tuple[str, Sequence[ClassResults]]] = (),
+) -> CourseSummary:
+    """Summarise the results of several assignments of one course, in course order;
+    ``earlier``: the same course's results in earlier terms (name, results), each question
+    compared across them and this term (``info.term``)."""
     ordered = sorted(classes, key=lambda c: _course_position(info, c.assignment))
     tallies = [_AssignmentTally.of(results, info) for results in ordered]
+    this_term = {(t.summary.id, i.item): i for t in tallies for i in t.items}
+    terms = [(name, term_items(found, info)) for name, found in earlier if found]
+    terms += [(info.term, this_term)] if terms else []
     lines = tuple(t.summary for t in tallies)
     students = tuple(student_trend(tallies))
     trend = charts.trend_chart(
@@ -90,6 +103,8 @@ def course_summary(classes: Sequence[ClassResults], info: CourseInfo) -> CourseS
         students=students,
         struggling=struggling,
         flagged=tuple((t.summary.id, i) for t in tallies for i in t.items if i.flags),
+        across_terms=across_terms(terms, info),
+        terms=tuple(name for name, _found in terms),
     )
 
 

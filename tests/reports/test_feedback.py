@@ -10,6 +10,7 @@ from pathlib import Path
 
 import pytest
 from click.testing import CliRunner
+from gradebook_rows import record_results
 from small_course import small_course
 
 from graders.cli import main
@@ -29,22 +30,11 @@ def course(tmp_path: Path) -> Path:
 
 def save(root: Path, *results: StudentResult, section: str = "§1a") -> None:
     engine = gradebook.open_gradebook(gradebook.default_url(root))
-    for r in results:
-        r = replace(r, questions=tuple(replace(q, section=section) for q in r.questions))
-        gradebook.record(
-            engine,
-            "tiny",
-            "ps1",
-            gradebook.Graded(
-                r,
-                key="k",
-                run_id=None,
-                source=None,
-                submitted_at=None,
-                torch_version="2.13.0",
-                isolation="plain",
-            ),
-        )
+    with_section = [
+        replace(r, questions=tuple(replace(q, section=section) for q in r.questions))
+        for r in results
+    ]
+    record_results(engine, "tiny", "ps1", with_section)
 
 
 ADA = StudentResult(

@@ -20,6 +20,7 @@ from typing import Any
 
 import pytest
 from click.testing import CliRunner
+from gradebook_rows import record_results
 from in_browser import artifact, launched_chromium, needs_browser
 from what_starts import starts
 
@@ -153,21 +154,7 @@ def results(course: Path) -> dict[str, Any]:
     ]
     graded.append(ungradable(NAMES[-1], "karen/ps1.ipynb: not a notebook (invalid JSON)"))
     engine = gradebook.open_gradebook(gradebook.default_url(course))
-    for r in graded:
-        gradebook.record(
-            engine,
-            loaded.course.id,
-            "ps1",
-            gradebook.Graded(
-                r,
-                key="k",
-                run_id=None,
-                source=None,
-                submitted_at=None,
-                torch_version="2.13.0",
-                isolation="inprocess",
-            ),
-        )
+    record_results(engine, loaded.course.id, "ps1", graded, isolation="inprocess")
     # The JSON form, as results.json holds it: the page must show these numbers.
     return gradebook.results_document(engine, loaded.course.id, "ps1").to_json()
 

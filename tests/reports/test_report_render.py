@@ -13,6 +13,7 @@ from typing import Any
 import pytest
 from class_documents import COPIES, CSM, CUTS, class_document
 from click.testing import CliRunner
+from gradebook_rows import record_results
 
 from graders.cli import main
 from graders.gradebook import store as gradebook
@@ -32,21 +33,7 @@ def course(tmp_path: Path) -> Path:
 def save(root: Path, assignment: str, doc: ResultsDocument) -> None:
     """Record every student of a results document in the course's default gradebook."""
     engine = gradebook.open_gradebook(gradebook.default_url(root))
-    for s in doc.students:
-        gradebook.record(
-            engine,
-            "tiny",
-            assignment,
-            gradebook.Graded(
-                s,
-                key="k",
-                run_id=None,
-                source=None,
-                submitted_at=None,
-                torch_version="2.13.0",
-                isolation="plain",
-            ),
-        )
+    record_results(engine, "tiny", assignment, doc.students)
 
 
 def run(*args: str) -> Any:
