@@ -5,6 +5,7 @@ grade of record, the learner's page and the history; a reason is text everywhere
 
 from __future__ import annotations
 
+import csv
 import re
 from pathlib import Path
 from typing import Any
@@ -251,6 +252,14 @@ def test_a_key_fixed_later_is_previewed_then_saved_by_a_regrade(tmp_path: Path) 
         for language, status in (("zh", "已重新评分"), ("en", "graded again")):
             page = client.get(f"/submissions/{attempt}", headers={"Accept-Language": language})
             assert status in page.text and "key fixed" in page.text, page.text
+    # What is exported and what the history says agree with the grade of record.
+    out = tmp_path / "grades.csv"
+    done = CliRunner().invoke(main, ["export", "ps1", "--format", "csv", "-o", str(out), *course])
+    assert done.exit_code == 0, done.output
+    rows = list(csv.DictReader(out.read_text(encoding="utf-8").splitlines()))
+    assert [(r["student"], float(r["score"])) for r in rows] == [("ada", before + 1)]
+    history = CliRunner().invoke(main, ["history", "ada", *course]).output
+    assert "request-regraded" in history, history
 
 
 def test_a_learner_who_reads_chinese_asks_and_reads_the_answers_in_chinese(
