@@ -227,11 +227,16 @@ def _flagged(s: ItemStats) -> ItemStats:
             "easy_share": percent_words(easiest.share),
             "chi2": f"{s.chi_square:.1f}",
             "df": s.degrees,
-            "p": f"{s.p_value:.3f}",
+            "p": p_words(s.p_value),
             "n": s.answers,
         }
         flags.append(Flag(UNEQUAL, figures))
     return ItemStats(**{**s.__dict__, "flags": tuple(flags)})
+
+
+def p_words(p: float) -> str:
+    """A p-value as a sentence says it after "p": "= 0.012", or "< 0.001" (never "= 0.000")."""
+    return "< 0.001" if p < 0.0005 else f"= {p:.3f}"
 
 
 def percent_words(share: float) -> str:

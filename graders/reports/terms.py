@@ -22,7 +22,16 @@ from dataclasses import dataclass
 from ..results import ClassResults
 from .aggregate import QuestionTally
 from .course_info import CourseInfo
-from .items import MIN_ANSWERS, VARIANTS_P, Flag, ItemStats, ItemTally, percent_words, variant_test
+from .items import (
+    MIN_ANSWERS,
+    VARIANTS_P,
+    Flag,
+    ItemStats,
+    ItemTally,
+    p_words,
+    percent_words,
+    variant_test,
+)
 from .variants import VariantShare
 
 CHANGED = "changed-across-terms"
@@ -108,7 +117,7 @@ def _changed(figures: tuple[TermFigures, ...]) -> Flag | None:
             "high_share": percent_words(high.share),
             "chi2": f"{chi2:.1f}",
             "df": degrees,
-            "p": f"{p:.3f}",
+            "p": p_words(p),
             "n": sum(s.answers for s in shares),
         },
     )

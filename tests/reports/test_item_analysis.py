@@ -23,6 +23,7 @@ from graders.reports.items import (
     UNPICKED,
     ItemTally,
     chi_square_sf,
+    p_words,
 )
 from graders.results import QuestionResult, Status, StudentResult
 
@@ -140,7 +141,7 @@ def test_the_harder_variant_is_named_with_the_test_and_the_class_size(analysed: 
     assert floor.share < ceil.share - 0.2 and floor.answers + ceil.answers == LEARNERS
     (flag,) = varies.flags
     assert flag.figures["hard"] == "op=floor" and flag.figures["n"] == LEARNERS
-    assert float(flag.figures["p"]) < 0.001 and flag.figures["df"] == 1
+    assert flag.figures["p"] == "< 0.001" and flag.figures["df"] == 1
     assert varies.where == "exercises/ex.yml:16"
 
 
@@ -174,3 +175,17 @@ def test_the_course_summary_lists_each_assignment_s_flagged_questions() -> None:
     page = render_course(summary, {"ps1": "ps1/report.html"})
     assert 'href="ps1/report.html#q-ex--keyed-wrong"' in page
     assert "learners who do well elsewhere miss it more often" in page
+
+
+@pytest.mark.parametrize(
+    ("p", "said"),
+    [
+        (0.0, "< 0.001"),
+        (0.0004, "< 0.001"),
+        (0.0005, "= 0.001"),
+        (0.0123, "= 0.012"),
+        (1, "= 1.000"),
+    ],
+)
+def test_a_p_value_is_never_said_to_be_zero(p: float, said: str) -> None:
+    assert p_words(p) == said
