@@ -271,9 +271,7 @@ def _session(course: Path) -> Session:
     """The course opened once per kernel (each test cell reuses it)."""
     from ..session import start_session
 
-    if course not in _SESSIONS:
-        if not _SESSIONS:  # the kernel keeps its sessions for every later test cell
-            atexit.register(close_sessions)
+    if course not in _SESSIONS:  # the kernel keeps it for every later test cell
         _SESSIONS[course] = start_session(course)
     return _SESSIONS[course]
 
@@ -286,6 +284,9 @@ def close_sessions() -> None:
     _languages.cache_clear()
     while _SESSIONS:
         _SESSIONS.popitem()[1].close()
+
+
+atexit.register(close_sessions)  # a kernel's sessions stop with it
 
 
 @lru_cache(maxsize=4)
