@@ -211,10 +211,16 @@ def _grade_exercise(ex: PreparedExercise, sub: Submission, ctx: Context) -> list
             )
             for item in kind.items(exercise)
         ]
-    # The section is the exercise's, whatever the kind: set here once for every document.
-    section = exercise.section
+    # The section is the question's own (``section: beyond`` on one question), else its
+    # exercise's, whatever the kind: set here once for every document, as the class report
+    # reads it (``reports.course_info``).
+    sections = {item.id: item.section or exercise.section for item in kind.items(exercise)}
     return [
-        replace(r.scaled(ex.scale) if ex.scale != 1.0 else r, section=section, variant=ex.variant)
+        replace(
+            r.scaled(ex.scale) if ex.scale != 1.0 else r,
+            section=sections.get(r.id, exercise.section),
+            variant=ex.variant,
+        )
         for r in results
     ]
 

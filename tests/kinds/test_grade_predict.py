@@ -271,3 +271,22 @@ def test_key_json_is_an_answers_mapping(tmp_path: Path) -> None:
     key = json.loads(result.stdout)
     assert key["clone-basics/grad"] == "tensor(3.)"
     assert os.path.exists(tmp_path / ".graders-cache")
+
+
+def test_a_question_s_own_section_is_the_one_its_result_cites(tmp_path: Path) -> None:
+    # A question marked `section: beyond` in an exercise of §1a: the learner's pages, the API
+    # and the report all read the result's section, so it must be the question's own.
+    from small_course import small_course, text
+
+    marked = text("exercises/clone-basics.yml").replace(
+        '  - id: flag\n    prompt: "What is `b.requires_grad`?"',
+        '  - id: flag\n    section: beyond\n    prompt: "What is `b.requires_grad`?"',
+    )
+    assert marked != text("exercises/clone-basics.yml")
+    course = small_course(tmp_path / "course", files={"exercises/clone-basics.yml": marked})
+    with open_session(course, runner=InProcessRunner()) as ws:
+        prep = prepare_assignment(ws.loaded, "ps1", ws.ctx)
+        result = grade_submission(prep, Submission("ada", "ps1", answers={}))
+    sections = {q.id: q.section for q in result.questions}
+    assert sections["clone-basics/flag"] == "beyond"
+    assert sections["clone-basics/shares"] == "§1a"

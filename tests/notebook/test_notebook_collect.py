@@ -206,7 +206,7 @@ CELL_SHAPES = [
     pytest.param(
         'answer = "tensor(3.)',
         Status.CORRECT,
-        'The closing quote is missing: the grader read `tensor(3.)`; write `answer = "tensor(3.)"`',
+        'The closing quote is missing: the grader read `tensor(3.)`; `answer = "tensor(3.)"` is',
         id="unclosed-quote",
     ),
     pytest.param(

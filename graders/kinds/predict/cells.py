@@ -52,12 +52,15 @@ MALFORMED_NOTE = N_(
     'your answer: an answer cell holds one line, `answer = "<your prediction>"`.'
 )
 # An answer cell that does not run as it is, though the grader reads it.
+# Released notebooks run such a cell as it is (their first cell reads answers as text), so
+# the note says what Python itself would read, not that the notebook stops.
 UNCLOSED = N_(
-    "The closing quote is missing: the grader read `{read}`; write `{line}` so the notebook runs."
+    "The closing quote is missing: the grader read `{read}`; `{line}` is the same answer "
+    "with it, which also runs as Python."
 )
 TYPED_QUOTES = N_(
     "The quotes around the answer are not the ones Python reads: the grader read `{read}`; "
-    "write `{line}` so the notebook runs."
+    "`{line}` is the same answer in Python's quotes."
 )
 SHOWN_LINES = 2  # of the other lines of an answer cell, named in the note
 
