@@ -23,7 +23,7 @@ from ..gradebook.service_tables import LEARNER, AttemptRow, CredentialRow
 from ..i18n import N_
 from ..intake.roster import Roster
 from .queue import Queue
-from .views import Record, records
+from .views import Record, attempt_counts, records
 
 NOT_HANDED_IN, ON_TIME, LATE, WITHDRAWN = "not-handed-in", "on-time", "late", "withdrawn"
 STATUSES = (NOT_HANDED_IN, ON_TIME, LATE, WITHDRAWN)
@@ -47,15 +47,13 @@ class ClassRow:
     overridden: bool  # an instructor set points of one of their questions
     on_roster: bool | None  # None: the course has no roster
     accommodated: bool = False  # a standing accommodation (its reason is not shown here)
-
-    @property
-    def attempts(self) -> int:
-        return self.record.attempts if self.record is not None else 0
+    attempts: int = 0  # handed in, a withdrawn learner's included
 
 
 def class_list(queue: Queue, assignment: Assignment, roster: Roster | None) -> list[ClassRow]:
     """Every learner of ``assignment``'s class, by learner id (see the module)."""
     graded = {r.student: r for r in records(queue, assignment.id)}
+    handed = attempt_counts(queue, assignment.id)
     with queue.engine.connect() as conn:
         dropped = dropped_students(conn, queue.course, assignment.id)
         extended = due_dates(conn, queue.course, assignment.id)
@@ -91,6 +89,7 @@ def class_list(queue: Queue, assignment: Assignment, roster: Roster | None) -> l
                 bool(overrides.get(student)),
                 student in listed if roster is not None else None,
                 student in accommodated,
+                handed.get(student, 0),
             )
         )
     return rows

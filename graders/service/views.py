@@ -102,7 +102,7 @@ def records(queue: Queue, assignment: str) -> list[Record]:
     a learner at a time."""
     results = gradebook.class_results(queue.engine, queue.course, assignment, queue.renamed)
     keys = gradebook.grading_keys(queue.engine, queue.course, assignment)
-    counts = _attempt_counts(queue, assignment)
+    counts = attempt_counts(queue, assignment)
     dropped = set(results.dropped)
     return [
         Record(
@@ -132,7 +132,9 @@ def _counted(key: str | None) -> int | None:
     return int(number) if number.isdigit() else None
 
 
-def _attempt_counts(queue: Queue, assignment: str) -> dict[str, int]:
+def attempt_counts(queue: Queue, assignment: str) -> dict[str, int]:
+    """Learner id -> how many attempts at ``assignment`` they handed in (an instructor's
+    tries and failed uploads left out), withdrawn learners' included."""
     query = (
         select(AttemptRow.student, func.count())
         .where(

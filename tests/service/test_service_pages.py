@@ -188,17 +188,22 @@ def test_a_withdrawn_learner_is_told_at_once_and_offered_no_upload(tmp_path: Pat
     from graders.cli import main
 
     root = course_to_serve(tmp_path, submissions="{max: 3}")
-    with in_process(root, workers=0) as (client, service):
+    with in_process(root) as (client, service):
         ada = tokens(service, "ada")["ada"]
+        prof = tokens(service, "prof", role=INSTRUCTOR)["prof"]
         signed_in(client, ada)
-        assert 'enctype="multipart/form-data"' in client.get("/assignments/ps1").text
+        assert hand_in(client, RIGHT).status_code == 303  # one attempt, then withdrawn
         dropped = CliRunner().invoke(main, ["drop", "ada", "ps1", "--course", str(root)])
         assert dropped.exit_code == 0, dropped.output
         page = client.get("/assignments/ps1").text
         assert 'id="withdrawn"' in page and "You were withdrawn from ps1" in text_of(page)
         assert 'enctype="multipart/form-data"' not in page and "attempts left" not in page
+        assert "Attempt 1" in page and "is your grade" not in page  # nothing counts now
         zh = client.get("/assignments/ps1", headers={"Accept-Language": "zh"}).text
         assert "你已退出 ps1" in zh
+        signed_in(client, prof, new_browser=True)  # the instructor still sees her attempt
+        rows = client.get("/assignments/ps1/class.csv").text.splitlines()
+        assert [line.split(",")[:3] for line in rows[1:]] == [["ada", "withdrawn", "1"]]
 
 
 def test_the_instructor_page_is_the_class_list_with_each_learners_status(tmp_path: Path) -> None:
