@@ -217,21 +217,34 @@ def _flagged(s: ItemStats) -> ItemStats:
     flags += [Flag(UNPICKED, {"name": name}) for name in s.unpicked]
     if s.invalid >= MANY_INVALID:
         flags.append(Flag(INVALID, {"share": percent_words(s.invalid)}))
-    if s.p_value is not None and s.p_value < VARIANTS_P:
-        hardest = min(s.variants, key=lambda v: v.share)
-        easiest = max(s.variants, key=lambda v: v.share)
-        figures: dict[str, str | int] = {
-            "hard": hardest.variant,
-            "hard_share": percent_words(hardest.share),
-            "easy": easiest.variant,
-            "easy_share": percent_words(easiest.share),
-            "chi2": f"{s.chi_square:.1f}",
-            "df": s.degrees,
-            "p": p_words(s.p_value),
-            "n": s.answers,
-        }
+    if s.p_value is not None and s.chi_square is not None and s.p_value < VARIANTS_P:
+        figures = spread_figures(s.variants, s.chi_square, s.degrees, s.p_value, s.answers)
         flags.append(Flag(UNEQUAL, figures))
     return ItemStats(**{**s.__dict__, "flags": tuple(flags)})
+
+
+def spread_figures(
+    shares: tuple[VariantShare, ...],
+    chi2: float,
+    degrees: int,
+    p: float,
+    answers: int,
+    names: tuple[str, str] = ("hard", "easy"),
+) -> dict[str, str | int]:
+    """What a flag on ``variant_test``'s spread says: the lowest and highest share right,
+    named ``names`` (each with ``_share``), the statistic, its df, p and the answers."""
+    low = min(shares, key=lambda v: v.share)
+    high = max(shares, key=lambda v: v.share)
+    return {
+        names[0]: low.variant,
+        f"{names[0]}_share": percent_words(low.share),
+        names[1]: high.variant,
+        f"{names[1]}_share": percent_words(high.share),
+        "chi2": f"{chi2:.1f}",
+        "df": degrees,
+        "p": p_words(p),
+        "n": answers,
+    }
 
 
 def p_words(p: float) -> str:

@@ -28,8 +28,7 @@ from .items import (
     Flag,
     ItemStats,
     ItemTally,
-    p_words,
-    percent_words,
+    spread_figures,
     variant_test,
 )
 from .variants import VariantShare
@@ -106,18 +105,5 @@ def _changed(figures: tuple[TermFigures, ...]) -> Flag | None:
     chi2, degrees, p = variant_test(shares)
     if chi2 is None or p is None or p >= VARIANTS_P:
         return None
-    low = min(shares, key=lambda s: s.share)
-    high = max(shares, key=lambda s: s.share)
-    return Flag(
-        CHANGED,
-        {
-            "low": low.variant,
-            "low_share": percent_words(low.share),
-            "high": high.variant,
-            "high_share": percent_words(high.share),
-            "chi2": f"{chi2:.1f}",
-            "df": degrees,
-            "p": p_words(p),
-            "n": sum(s.answers for s in shares),
-        },
-    )
+    answers = sum(s.answers for s in shares)
+    return Flag(CHANGED, spread_figures(shares, chi2, degrees, p, answers, ("low", "high")))

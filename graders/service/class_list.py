@@ -52,8 +52,8 @@ class ClassRow:
 
 def class_list(queue: Queue, assignment: Assignment, roster: Roster | None) -> list[ClassRow]:
     """Every learner of ``assignment``'s class, by learner id (see the module)."""
-    graded = {r.student: r for r in records(queue, assignment.id)}
-    handed = attempt_counts(queue, assignment.id)
+    handed = attempt_counts(queue, assignment.id)  # a withdrawn learner's too
+    graded = {r.student: r for r in records(queue, assignment.id, handed)}
     with queue.engine.connect() as conn:
         dropped = dropped_students(conn, queue.course, assignment.id)
         extended = due_dates(conn, queue.course, assignment.id)

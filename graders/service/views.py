@@ -96,13 +96,14 @@ def attempt_json(attempt: Attempt, shown_result: StudentResult | None) -> dict[s
     }
 
 
-def records(queue: Queue, assignment: str) -> list[Record]:
+def records(queue: Queue, assignment: str, counts: dict[str, int] | None = None) -> list[Record]:
     """Every learner's grade of record of ``assignment``, by learner id (the dropped left
-    out), with how many attempts they handed in and which one counts; the gradebook is read
-    a learner at a time."""
+    out), with how many attempts they handed in (``counts``: ``attempt_counts``, when the
+    caller has read them already) and which one counts; the gradebook is read a learner at
+    a time."""
     results = gradebook.class_results(queue.engine, queue.course, assignment, queue.renamed)
     keys = gradebook.grading_keys(queue.engine, queue.course, assignment)
-    counts = attempt_counts(queue, assignment)
+    counts = attempt_counts(queue, assignment) if counts is None else counts
     dropped = set(results.dropped)
     return [
         Record(

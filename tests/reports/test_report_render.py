@@ -258,3 +258,17 @@ def test_results_of_another_course_are_refused(course: Path) -> None:
     path.write_text(ResultsDocument("other", "ps1", "2.13.0", "", None, []).dumps())
     result = run("ps1", "--course", str(course), "--results", str(path))
     assert result.exit_code == 2 and "results of course 'other'" in result.output
+
+
+def test_every_scroll_region_of_every_page_is_reached_by_keyboard() -> None:
+    """A table that may scroll sideways sits in a ``div.scroll``, which a keyboard reaches
+    only with ``tabindex="0"`` (axe-core: scrollable-region-focusable). Checked on the
+    templates' sources, so that a new table of any page, report or service, is covered."""
+    templates = Path(__file__).resolve().parents[2] / "graders"
+    found = [
+        (path.name, tag)
+        for path in sorted(templates.rglob("*.j2"))
+        for tag in re.findall(r"<div\b[^>]*\bclass=\"scroll\"[^>]*>", path.read_text("utf-8"))
+    ]
+    assert found, "no scroll region found: the check no longer reads the templates"
+    assert [(name, tag) for name, tag in found if 'tabindex="0"' not in tag] == []
