@@ -12,7 +12,9 @@ Two threads: each step's task (the course's code, and the learner's code it call
 a learner thread, under a seccomp filter of its own that keeps it and every thread it
 starts off the step socket (``syscalls.channel_filter``): the kernel, not a name the code
 cannot spell, keeps learner code from writing the child's line. The main thread starts it,
-waits, and writes the line from what the task returned, checked with ``type()``; it runs no
+waits until it has ended, asks for the step's seal only if no thread the task started is
+still running (else it tells the keeper so, unsealed, and exits: ``Channel.seal``), and
+writes the line from what the task returned, checked with ``type()``; it runs no
 learner code: Python runs signal handlers only in the main thread and lets only the main
 thread install one, the collector is off while it works (so no learner finalizer runs
 there), and it keeps every learner object it was handed alive until ``_exit``.
@@ -32,7 +34,7 @@ from typing import Any, NoReturn
 
 from .contract import Limits
 from .limits import apply_rlimits
-from .protocol import SEAL_BYTES, encode_ask, encode_line
+from .protocol import SEAL_BYTES, encode_ask, encode_line, encode_running
 from .raised import read_raised, type_name
 from .reaper import PR_SET_NO_NEW_PRIVS, PR_SET_PDEATHSIG, prctl
 from .syscalls import CHANNEL_FD
@@ -88,6 +90,8 @@ def run_child(spec: ChildSpec) -> NoReturn:
         code = 0
     except ChannelLost:
         code = EXIT_CHANNEL_LOST
+    except ThreadsLeft:
+        code = 0  # the keeper was told; the threads end with this process
     except BaseException as exc:  # noqa: BLE001 - set-up failed: report it, whatever it was
         code = _report_setup_failure(channel, step, exc)
     finally:
@@ -98,10 +102,21 @@ class ChannelLost(Exception):
     """The step socket was closed or replaced by the task: nothing can reach the keeper."""
 
 
+class ThreadsLeft(Exception):
+    """A thread the task started was still running when the seal was to be asked: no seal
+    is asked, the keeper is told the step ended so, and the child exits."""
+
+
 class Channel:
     """The step socket, wherever it is: at ``fd`` until ``_confine`` moves it to
     ``CHANNEL_FD`` (a set-up failure on either side of the move is still reported). Used by
-    the main thread only; learner threads cannot reach the socket (``channel_filter``)."""
+    the main thread only; learner threads cannot reach the socket (``channel_filter``).
+
+    Made before any task runs, it counts the threads Python runs then (``_thread._count``;
+    after ``fork`` the count keeps the server's threads that did not come along, so the
+    count is compared, never assumed to be 0). ``seal`` is the one place a seal enters
+    this process, and it asks for none while any more run: no thread the task started can
+    be running while a seal exists."""
 
     def __init__(
         self,
@@ -110,6 +125,7 @@ class Channel:
         write: Any = os.write,
         view: Any = memoryview,
         size: Any = len,
+        threads: Callable[[], int] = _thread._count,
     ) -> None:
         # Bound now, as the defaults were when this module was imported: a task may replace
         # ``os.read``/``os.write`` or a builtin later, or put another file at a number.
@@ -117,6 +133,7 @@ class Channel:
         self._view, self._size = view, size
         self._identity = _identity(os.fstat(fd))
         self._sealed: tuple[int, str] | None = None  # the current step's seal, once asked
+        self._threads, self._threads_before = threads, threads()
 
     def send(self, data: bytes) -> None:
         place = self._place()
@@ -131,6 +148,9 @@ class Channel:
         """``step``'s seal, asked of the keeper the first time: only once the step's task
         has returned, so that no seal exists in this process while learner code runs."""
         if self._sealed is None or self._sealed[0] != step:
+            if self._threads() != self._threads_before:
+                self.send(encode_running(step))
+                raise ThreadsLeft
             self.send(encode_ask(step))
             self._sealed = (step, self._read_seal())
         return self._sealed[1]
@@ -272,6 +292,34 @@ def call_here(function: Task, payload: dict[str, Any]) -> tuple[str, Any]:
         _flush_stdio()
 
 
+def _start(function: Callable[[], None]) -> Callable[[], None]:
+    """Run ``function`` in a new thread; return what waits until that thread has *ended*
+    (its state deleted, as ``threading``'s join waits), not only returned from ``function``."""
+    join: Any = getattr(_thread, "start_joinable_thread", None)  # Python 3.13 and later
+    if join is not None:
+        return join(function).join  # type: ignore[no-any-return]
+    started = _thread.allocate_lock()
+    started.acquire()
+    gone: list[Any] = []
+
+    def run() -> None:
+        # Released by the interpreter when this thread's state is deleted (after its count
+        # is taken back); held until then, as ``threading`` holds it.
+        sentinel = _thread._set_sentinel()  # type: ignore[attr-defined]
+        sentinel.acquire()
+        gone.append(sentinel)
+        started.release()
+        function()
+
+    _thread.start_new_thread(run, ())
+
+    def wait() -> None:
+        started.acquire()
+        gone[0].acquire()
+
+    return wait
+
+
 _KEPT: list[Any] = []  # what learner threads handed over: never freed here (see the docstring)
 
 
@@ -281,8 +329,6 @@ def in_learner_thread(channel_filter: Any) -> Call:
     through ``task_line``'s ``type()`` checks, with the collector off, and keeps it alive."""
 
     def call(function: Task, payload: dict[str, Any]) -> tuple[str, Any]:
-        done = _thread.allocate_lock()
-        done.acquire()
         ended: list[tuple[str, Any]] = []
 
         def learner_thread() -> None:
@@ -291,18 +337,15 @@ def in_learner_thread(channel_filter: Any) -> Call:
                     channel_filter.load()
             except BaseException as exc:  # noqa: BLE001 - no learner code has run: ours
                 ended.append(("internal", f"the learner thread's filter: {exc}"))
-                done.release()
                 return
             try:
                 ended.append(call_here(function, payload))
             except BaseException as exc:  # noqa: BLE001 - raised past call_here: the outcome
                 ended.append(("raised", exc))
-            finally:
-                done.release()
 
         gc.enable()
-        _thread.start_new_thread(learner_thread, ())
-        done.acquire()
+        # Waits until the thread has ended, so that the seal's thread count does not see it.
+        _start(learner_thread)()
         gc.disable()  # no learner finalizer may run in this thread from now on
         _KEPT.append(ended)
         return ended[0] if ended else ("internal", "the task's thread ended without an outcome")

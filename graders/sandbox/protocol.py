@@ -135,6 +135,17 @@ def encode_ask(step: int) -> bytes:
     return b'{"ask":%d}\n' % step
 
 
+def encode_running(step: int) -> bytes:
+    """What the child's main thread writes instead of asking for ``step``'s seal when a
+    thread the task started is still running (unsealed: it can only cost the task its step)."""
+    return b'{"running":%d}\n' % step
+
+
+def is_running(line: bytes, step: int) -> bool:
+    """Whether ``line`` is exactly ``encode_running(step)``."""
+    return line == encode_running(step).rstrip(b"\n")
+
+
 def is_ask(line: bytes, step: int) -> bool:
     """Whether ``line`` is exactly the request for ``step``'s seal (as ``encode_ask`` writes
     it): any other line is decoded as the step's end."""

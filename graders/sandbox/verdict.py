@@ -77,6 +77,16 @@ def used_too_much_cpu(cpu_s: float) -> StepOutcome:
     )
 
 
+def left_a_thread() -> StepOutcome:
+    """The child's main thread found a thread of the task's still running when the step's
+    seal was to be asked: no result was sealed (not evidence: a pool left open is a mistake)."""
+    return said(
+        "error",
+        "the code left a thread running after it returned; join it first "
+        "(for example `with ThreadPoolExecutor() as pool:`)",
+    )
+
+
 def flooded(stream: str, limit: int) -> StepOutcome:
     return said(
         "error",

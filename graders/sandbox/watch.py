@@ -27,7 +27,7 @@ from typing import Any
 from .capture import Capture
 from .contract import Limits
 from .memory import JobMemory
-from .protocol import SEAL_BYTES, FrameError, decode_line, is_ask
+from .protocol import SEAL_BYTES, FrameError, decode_line, is_ask, is_running
 from .verdict import (
     StepOutcome,
     channel_abuse,
@@ -35,6 +35,7 @@ from .verdict import (
     died,
     flooded,
     from_end,
+    left_a_thread,
     said,
     timed_out,
     used_too_much_cpu,
@@ -274,6 +275,11 @@ class Watch:
             return
         if is_ask(line, self.step):
             self.give_seal()
+            return
+        if is_running(line, self.step) and self.seal is None:
+            # Unsealed, so anyone in the child could have written it: it only ends the step
+            # as an error, never as a pass, whoever wrote it.
+            self.end_step(left_a_thread())
             return
         try:
             kind, value = decode_line(line, self.step, self.seal)

@@ -7,6 +7,7 @@ from __future__ import annotations
 import json
 import os
 import signal
+import socket
 import time
 from collections.abc import Iterator
 from concurrent.futures import ThreadPoolExecutor
@@ -19,8 +20,17 @@ from sandbox_tasks import TASK, TASK_PATH, source_of
 from what_starts import starts
 
 from graders.sandbox import InProcessRunner, Job, Limits, SandboxError, open_runner
+from graders.sandbox.child import Channel, ThreadsLeft, in_learner_thread
 from graders.sandbox.paths import PRIVATE_TMP, make_view
-from graders.sandbox.protocol import FrameError, decode_frame, decode_line, encode_ask, is_ask
+from graders.sandbox.protocol import (
+    FrameError,
+    decode_frame,
+    decode_line,
+    encode_ask,
+    encode_running,
+    is_ask,
+    is_running,
+)
 from graders.sandbox.reaper import parent_of
 from graders.sandbox.verdict import channel_abuse, died, from_end, timed_out
 from graders.sandbox.watch import stretched_deadline
@@ -114,6 +124,41 @@ def test_a_line_before_the_step_s_seal_was_given_is_refused_whatever_it_carries(
     assert is_ask(encode_ask(2).rstrip(b"\n"), 2)
     assert not is_ask(encode_ask(1).rstrip(b"\n"), 2)
     assert not is_ask(b'{"ask": 2}', 2)  # not the child's bytes: decoded, and refused, as a line
+
+
+def test_no_seal_is_asked_while_a_thread_the_task_started_still_runs() -> None:
+    # ``Channel.seal`` is the one place a seal enters the child: it compares Python's thread
+    # count with the count when the channel was made, before any task ran.
+    keeper, child = socket.socketpair()
+    counts = iter([1, 2, 1])  # made; a thread left running; none
+    channel = Channel(child.fileno(), threads=lambda: next(counts))
+
+    with pytest.raises(ThreadsLeft):
+        channel.seal(0)
+    assert keeper.recv(100) == encode_running(0)  # told, unsealed; nothing asked
+    keeper.sendall(b"5e" * 16 + b"\n")
+    assert channel.seal(1) == "5e" * 16
+    assert keeper.recv(100) == encode_ask(1)
+    assert is_running(encode_running(3).rstrip(b"\n"), 3)
+    assert not is_running(encode_running(3).rstrip(b"\n"), 2)
+    keeper.close()
+    child.close()
+
+
+def test_the_task_s_thread_has_ended_when_its_call_returns() -> None:
+    # Ended, not only returned from the task: else the seal's count still sees it and an
+    # honest task is told it left a thread running (Python counts a thread until its end).
+    import _thread
+    import gc
+
+    call = in_learner_thread(None)
+    before = _thread._count()
+    try:
+        for _ in range(50):
+            assert call(lambda payload: {"n": payload["n"]}, {"n": 1}) == ("returned", {"n": 1})
+            assert _thread._count() == before
+    finally:
+        gc.enable()  # the call leaves the collector off, as the child's main thread wants it
 
 
 RECORD = {

@@ -155,7 +155,12 @@ def _result_is(expected: str) -> Callable[[World, Outcome], None]:
     return check
 
 
+def _no_seal_found(world: World, outcome: Outcome) -> None:
+    assert "seal found" not in outcome.stderr, outcome.stderr
+
+
 CHECKS: dict[str, Callable[[World, Outcome], None]] = {
+    "error__thread_left_running": _no_seal_found,
     "ok__proc_cmdline": _no_course_path,
     "ok__nested_directories": _result_is("nested"),
     "ok__mkdir_storm": _result_is("stormed"),

@@ -33,6 +33,10 @@ SENTENCES = (
     N_("the code ended the process with exit status {code} (os._exit())"),
     N_("the code ended the process (os._exit() or sys.exit()) before the task returned a result"),
     N_("what came back is not what the grader's code sends: {reason}"),
+    N_(
+        "the code left a thread running after it returned; join it first "
+        "(for example `with ThreadPoolExecutor() as pool:`)"
+    ),
     # What a signal's number means, said inside "killed by ...".
     N_("a segmentation fault"),
     N_("a bus error"),
