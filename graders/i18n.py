@@ -57,6 +57,17 @@ def ngettext(singular: str, plural: str, count: int) -> str:
     return translations(_current.get()).ngettext(singular, plural, count)
 
 
+# The marks between the parts a line joins, as each language writes them: Chinese writes
+# full-width ones with no space after. A language not listed writes English's.
+_PUNCTUATION = {"zh": {"; ": "；", ", ": "，", ": ": "："}}
+
+
+def punctuated(mark: str, language: str | None = None) -> str:
+    """``mark`` (``"; "``, ``", "`` or ``": "`` between two parts of a line) as ``language``
+    writes it (default: the language spoken now); any other mark as it is."""
+    return _PUNCTUATION.get(language or _current.get(), {}).get(mark, mark)
+
+
 def N_(message: str) -> str:
     """Marks a message for the catalogue where it is defined; ``_()`` translates it where used."""
     return message

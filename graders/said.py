@@ -40,7 +40,7 @@ from dataclasses import dataclass, replace
 from typing import Any, TypeAlias
 from typing import Literal as Only
 
-from .i18n import current_language, translations
+from .i18n import current_language, punctuated, translations
 
 PathKey: TypeAlias = tuple[str | int, ...]
 
@@ -233,7 +233,8 @@ def render(part: Field, language: str, authors: Authors | None = None) -> str:
     if isinstance(part, Message):
         return _message(part, language, authors)
     if isinstance(part, Text):
-        return part.separator.join(render(p, language, authors) for p in part.parts)
+        between = punctuated(part.separator, language)
+        return between.join(render(p, language, authors) for p in part.parts)
     if isinstance(part, Authored):
         found = authors(part) if authors is not None else None
         return part.text if found is None else found.strip()

@@ -68,7 +68,7 @@ def test_plural_forms_joined_and_capitalised_parts_are_rendered_per_reader() -> 
     lines = say_n("{lines} and {count} more line", "{lines} and {count} more lines", 3, lines="`a`")
     assert (render(lines, "en"), render(lines, "zh")) == ("`a` and 3 more lines", "`a` 及另外 3 行")
     both = joined([say("it is empty"), "`x = 1`"])
-    assert (render(both, "en"), render(both, "zh")) == ("it is empty; `x = 1`", "它是空的; `x = 1`")
+    assert (render(both, "en"), render(both, "zh")) == ("it is empty; `x = 1`", "它是空的；`x = 1`")
     assert render(capitalized(say("it is empty")), "en") == "It is empty"
 
 

@@ -199,7 +199,8 @@ def override(
         raise UsageError("give POINTS and --reason (or --clear)")
     decision = overrides.Decision(question, points, reason, who)
     overrides.set_override(engine, loaded.course.id, assignment, student, decision, loaded.renamed)
-    _done(engine, loaded, assignment, f"{student}: {question} set to {points:g} points")
+    unit = "point" if points == 1 else "points"
+    _done(engine, loaded, assignment, f"{student}: {question} set to {points:g} {unit}")
 
 
 @main.command()

@@ -153,6 +153,14 @@ class Assignment(Strict):
             raise ValueError(f"opens ({self.opens.isoformat()}) is not before due")
         return self
 
+    def due_on(self, due: datetime | None) -> Assignment:
+        """The assignment as one learner has it, due at ``due`` (an extension; None: the
+        course's), said in the course's zone wherever it is shown, as the course's own is:
+        the gradebook keeps it in UTC."""
+        if due is None or due == self.due:
+            return self
+        return self.model_copy(update={"due": due.astimezone(self.due.tzinfo)})
+
     @field_validator("exercises", mode="before")
     @classmethod
     def _short_form(cls, value: Any) -> Any:

@@ -93,8 +93,7 @@ def restate(conn: Connection, course: str, assignment: Assignment, student: str)
     result, submitted_at = saved
     if result.status in NOT_GRADED:
         return True
-    due = due_dates(conn, course, assignment.id).get(student, assignment.due)
-    mine = assignment.model_copy(update={"due": due})
+    mine = assignment.due_on(due_dates(conn, course, assignment.id).get(student))
     late = apply_late_policy(mine, student, result.questions, submitted_at)
     # Only what lateness decides changes: the learner's language, among the rest, is theirs.
     restated = replace(result, status=late.status, error=late.error, late_factor=late.late_factor)

@@ -86,9 +86,8 @@ class PreparedAssignment:
 
     def due_on(self, due: datetime | None) -> PreparedAssignment:
         """The same, for a student whose own due date is ``due`` (an extension)."""
-        if due is None or due == self.assignment.due:
-            return self
-        return replace(self, assignment=self.assignment.model_copy(update={"due": due}))
+        mine = self.assignment.due_on(due)
+        return self if mine is self.assignment else replace(self, assignment=mine)
 
 
 def prepare_assignment(

@@ -15,7 +15,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from ..i18n import _, ngettext, speaking
+from ..i18n import _, ngettext, punctuated, speaking
 from ..results import STATUS_WORDS, Status, format_points
 
 GRADED, FAILED = "graded", "failed"
@@ -34,7 +34,8 @@ class Review:
 
     def verdict(self) -> str:
         said = _(STATUS_WORDS.get(self.status, self.status))
-        return f"{said}, {format_points(self.points)} / {format_points(self.max_points)}"
+        points = f"{format_points(self.points)} / {format_points(self.max_points)}"
+        return f"{said}{punctuated(', ')}{points}"
 
 
 @dataclass(frozen=True)
@@ -103,7 +104,7 @@ class Feedback:
             for item in self.review:
                 lines.append(f"  - {item.label}: {item.verdict()}")
                 lines += [f"    {line}" for line in _details(item, shared)]
-            return "\n".join([*lines, *shared])
+            return "\n".join([*lines, *_about_every(shared)])
 
     def html(self) -> str:
         """A small block of HTML (everything escaped; no script, no outside style)."""
@@ -112,7 +113,7 @@ class Feedback:
             shared = self._shared()
             items = "".join(_item_html(item, shared) for item in self.review)
             listed = f"<ul>{items}</ul>" if items else ""
-            tail = "".join(f"<p>{inline_html(line)}</p>" for line in shared)
+            tail = "".join(f"<p>{inline_html(line)}</p>" for line in _about_every(shared))
             lang = html.escape(self.language)
             return f'<div class="graders-feedback" lang="{lang}">{head}{listed}{tail}</div>'
 
@@ -168,6 +169,12 @@ class Feedback:
         if self.review:
             return [_("To review ({n}):").format(n=len(self.review))]
         return [_("Every answer is correct.")] if self.answered else []
+
+
+def _about_every(shared: list[str]) -> list[str]:
+    """The lines every listed question ends with, said once after the list, and said to be
+    about each of them (alone, "this question" would name none)."""
+    return [_("About every question above:"), *shared] if shared else []
 
 
 def _review(data: Mapping[str, Any], labels: Mapping[str, str]) -> Review:

@@ -15,11 +15,12 @@ language spoken now (``i18n.speaking``), and the filters and tests the templates
 
 from __future__ import annotations
 
-from jinja2 import BaseLoader, Environment, PackageLoader, StrictUndefined
+from jinja2 import BaseLoader, Environment, PackageLoader, StrictUndefined, pass_context
+from jinja2.runtime import Context
 
 from ..course.model import in_article, read_as, section_label
 from ..course.times import time_text
-from ..i18n import _, ngettext
+from ..i18n import _, ngettext, punctuated
 from ..results import format_points
 from .author_text import prose
 from .charts import number
@@ -44,6 +45,15 @@ def html_environment(loader: BaseLoader | None = None) -> Environment:
         section_label=section_label,
         read_as=read_as,
         when=time_text,
+        punctuated=_punctuated,
     )
     env.tests["in_article"] = in_article
     return env
+
+
+@pass_context
+def _punctuated(context: Context, mark: str) -> str:
+    """``"; " | punctuated``: the mark between two parts of a line, as the language spoken
+    while the page is rendered writes it. It takes the context only so that Jinja does not
+    fold it into the template when it is compiled, in whatever language was spoken then."""
+    return punctuated(mark)

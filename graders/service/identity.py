@@ -273,9 +273,16 @@ class Asked:
 def identify(
     request: Request, credentials: Credentials, authenticators: Sequence[Authenticator]
 ) -> Asked:
-    """Who sent ``request``: the first authenticator whose secret the request carries."""
+    """Who sent ``request``: the first authenticator whose secret the request carries.
+
+    Every route learns who is asking here, so the answer is also kept on the request
+    (``request.state.identity``, when someone known asked): what the reply is said in
+    (``Service.language``) is decided from it in one place, not at each route."""
     for way in authenticators:
         secret = way.secret(request)
         if secret is not None:
-            return Asked(credentials.identity(secret, way.kind), True)
+            found = credentials.identity(secret, way.kind)
+            if found is not None:
+                request.state.identity = found
+            return Asked(found, True)
     return Asked(None, False)

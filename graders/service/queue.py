@@ -395,7 +395,7 @@ class Queue:
         self, conn: Connection, assignment: Assignment, student: str
     ) -> Assignment:
         due = due_dates(conn, self.course, assignment.id).get(student)
-        mine = assignment if due is None else assignment.model_copy(update={"due": due})
+        mine = assignment.due_on(due)
         extra = extra_attempts(conn, self.course, student)
         if extra and mine.submissions.max is not None:
             allowed = mine.submissions.model_copy(update={"max": mine.submissions.max + extra})

@@ -17,9 +17,11 @@ from starlette.requests import Request
 
 from ..course.learner_language import LearnerLanguages
 from ..course.model import Assignment
+from ..errors import SpecError, UsageError
 from ..gradebook import store as gradebook
 from ..gradebook.accommodations import sync as sync_accommodations
 from ..i18n import N_
+from ..intake.roster import ROSTER_FILE, load_roster
 from ..notebook.read import MAX_NOTEBOOK_BYTES
 from ..session import Session
 from .grader import Grader
@@ -78,6 +80,8 @@ class Service:
             else None
         )
         self._languages: dict[str, LearnerLanguages] = {}
+        self._roster_key: tuple[int, int] | None = None
+        self._roster_languages: dict[str, str] = {}
 
     def _graded(self, attempt_id: int) -> None:
         self.waiters.done(attempt_id)
@@ -98,17 +102,45 @@ class Service:
         return self._languages[assignment]
 
     def language(self, request: Request) -> str:
-        """The reader's language: ``?lang=``, else the one they chose on a page, else the
-        first of their browser's that the course has, else the course's first."""
+        """The reader's language: ``?lang=``, else the one they chose on a page, else a
+        signed-in learner's own (the roster's ``language``, the one their notebooks were
+        released in), else the first of their browser's that the course has, else the
+        course's first."""
         languages = self.course.languages
         for chosen in (request.query_params.get("lang"), request.cookies.get(LANGUAGE_COOKIE)):
             if chosen in languages:
                 return chosen
+        who = getattr(request.state, "identity", None)  # set by ``identify``, when known
+        if who is not None and not who.instructor:
+            own = self.roster_languages().get(who.student)
+            if own in languages:
+                return own
         for tag in accepted_languages(request.headers.get("accept-language", "")):
             for candidate in (tag, tag.split("-")[0]):
                 if candidate in languages:
                     return candidate
         return languages[0]
+
+    def roster_languages(self) -> dict[str, str]:
+        """Learner -> the language the roster gives them (those it gives one); read again
+        when ``roster.csv`` changes, and empty while there is none or it does not read."""
+        path = self.loaded.root / ROSTER_FILE
+        try:
+            stat = path.stat()
+            key: tuple[int, int] | None = (stat.st_mtime_ns, stat.st_size)
+        except OSError:
+            key = None
+        if key != self._roster_key:
+            languages: dict[str, str] = {}
+            if key is not None:
+                try:
+                    roster = load_roster(path)
+                except (SpecError, UsageError):
+                    roster = None  # the instructor's desk says what is wrong with it
+                if roster is not None:
+                    languages = {e.student: e.language for e in roster.entries if e.language}
+            self._roster_key, self._roster_languages = key, languages
+        return self._roster_languages
 
     async def who(self, request: Request, ways: Sequence[Authenticator]) -> Identity:
         """Who sent ``request``; ``Refused`` (401) when no one the service knows did."""

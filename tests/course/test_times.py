@@ -40,3 +40,18 @@ PARIS_SUMMER = timezone(timedelta(hours=2))
 )
 def test_a_time_is_written_one_way(moment: object, zone: timezone | None, shown: str) -> None:
     assert time_text(moment, zone) == shown  # type: ignore[arg-type]
+
+
+def test_a_learner_s_own_due_date_is_in_the_course_s_zone() -> None:
+    from graders.course.model import Assignment
+
+    course = Assignment(
+        id="ps1",
+        title="ps1",
+        due=datetime(2036, 10, 5, 23, 59, tzinfo=PARIS_SUMMER),
+        exercises=["x"],
+    )
+    extended = course.due_on(datetime(2036, 10, 7, 21, 59, tzinfo=UTC))  # as the gradebook keeps it
+    assert time_text(extended.due) == "2036-10-07 23:59 UTC+02:00"
+    assert course.due_on(None) is course
+    assert course.due_on(datetime(2036, 10, 5, 21, 59, tzinfo=UTC)) is course  # the same moment

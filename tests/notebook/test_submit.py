@@ -106,7 +106,7 @@ def test_what_every_missed_question_says_is_said_once(fake: FakeService, tmp_pat
     graded_service(fake, questions=questions, score=4.0)
     feedback = submit_notebook(released_notebook(tmp_path, service=fake.url), ask=Asked())
     text = feedback.text()
-    assert text.count(later) == 1 and text.endswith(later), text
+    assert text.count(later) == 1 and text.endswith(f"About every question above:\n{later}"), text
     assert "    clone() copies the data.\n  - Question 1.2" in text
     assert feedback.html().count(later) == 1
 
@@ -628,3 +628,14 @@ def test_the_config_folder_follows_xdg(tmp_path: Path, monkeypatch: pytest.Monke
     monkeypatch.delenv("XDG_CONFIG_HOME")
     monkeypatch.setenv("HOME", str(tmp_path))
     assert config_folder() == tmp_path / ".config" / "graders"
+
+
+def test_a_verdict_is_punctuated_as_its_language_writes() -> None:
+    from graders.i18n import speaking
+    from graders.notebook.submit_report import Review
+
+    missed = Review("Question 1.1", "wrong", 0.0, 1.0, "", None)
+    with speaking("zh"):
+        assert missed.verdict() == "不正确，0 / 1"
+    with speaking("en"):
+        assert missed.verdict() == "not correct, 0 / 1"

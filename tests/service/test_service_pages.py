@@ -14,7 +14,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from service_helpers import course_to_serve, form_token, in_process, signed_in, tokens
+from service_helpers import bearer, course_to_serve, form_token, in_process, signed_in, tokens
 from small_course import RIGHT, WRONG, notebook
 
 from graders.gradebook.service_tables import INSTRUCTOR
@@ -154,6 +154,68 @@ def test_pages_speak_the_language_the_reader_chose(tmp_path: Path) -> None:
         assert away.headers["location"] == "/"  # never to another site
 
 
+def test_a_learner_reads_the_service_in_the_language_the_roster_gives_them(tmp_path: Path) -> None:
+    # Their notebooks were released in it: their pages and the API's words follow, whatever
+    # the browser sends, until they choose another on a page. Decided where every request
+    # learns who sent it, so a new route speaks it too.
+    root = course_to_serve(tmp_path)
+    (root / "roster.csv").write_text("student,language\nada,zh\nbob,\n", encoding="utf-8")
+    english = {"Accept-Language": "en-US,en;q=0.9"}
+    with in_process(root, workers=0) as (client, service):
+        people = tokens(service, "ada", "bob")
+        prof = tokens(service, "prof", role=INSTRUCTOR)["prof"]
+        assert '<html lang="en">' in client.get("/sign-in", headers=english).text  # nobody yet
+        signed_in(client, people["ada"])
+        page = client.get("/assignments", headers=english).text
+        assert '<html lang="zh">' in page and "你的作业" in page
+        api = client.get("/api/assignments/ps9/submissions", headers=bearer(people["ada"], "en"))
+        assert api.status_code == 404 and "本课程没有作业" in api.json()["error"], api.json()
+        chosen = client.post(
+            "/language",
+            data={"csrf": form_token(page), "lang": "en", "back": "/assignments"},
+            follow_redirects=False,
+        )
+        assert chosen.status_code == 303
+        assert '<html lang="en">' in client.get("/assignments", headers=english).text
+        client.cookies.clear()
+        signed_in(client, people["bob"])  # the roster gives him none: his browser's
+        assert '<html lang="en">' in client.get("/assignments", headers=english).text
+        assert (
+            '<html lang="zh">' in client.get("/assignments", headers={"Accept-Language": "zh"}).text
+        )
+        client.cookies.clear()
+        signed_in(client, prof)  # an instructor reads their browser's
+        assert '<html lang="en">' in client.get("/instructor", headers=english).text
+        mine = text_of(client.get("/assignments", headers=english).text)
+        assert "The course's assignments" in mine and "Your assignments" not in mine
+        assert "signed in as an instructor" in mine
+        (root / "roster.csv").write_text("student,language\nada,en\nbob,zh\n", encoding="utf-8")
+        answer = client.get("/api/assignments/ps9/submissions", headers=bearer(people["bob"]))
+        assert (
+            "本课程没有作业" in answer.json()["error"]
+        )  # the roster is read again when it changes
+
+
+def test_a_learner_s_own_due_date_is_shown_in_the_course_s_zone(tmp_path: Path) -> None:
+    # The gradebook keeps an extension in UTC; every page says it as the course says its
+    # own due date, in the due date's zone (``Assignment.due_on``, where all read it).
+    from click.testing import CliRunner
+
+    from graders.cli import main
+
+    root = course_to_serve(tmp_path, due="2036-10-05T23:59:00+02:00")
+    extend = ["extend", "ada", "ps1", "--days", "2", "--course", str(root)]
+    assert CliRunner().invoke(main, extend).exit_code == 0
+    with in_process(root, workers=0) as (client, service):
+        people = tokens(service, "ada", "bob")
+        signed_in(client, people["ada"])
+        assert "2036-10-07 23:59 UTC+02:00" in text_of(client.get("/assignments").text)
+        assert "Due 2036-10-07 23:59 UTC+02:00." in text_of(client.get("/assignments/ps1").text)
+        client.cookies.clear()
+        signed_in(client, people["bob"])
+        assert "2036-10-05 23:59 UTC+02:00" in text_of(client.get("/assignments").text)
+
+
 def test_every_page_says_where_its_parts_are(tmp_path: Path) -> None:
     with in_process(course_to_serve(tmp_path)) as (client, service):
         signed_in(client, tokens(service, "ada")["ada"])
@@ -255,7 +317,9 @@ def test_the_instructor_page_is_the_class_list_with_each_learners_status(tmp_pat
             ["eve", "late"],
         ]
         zh = text_of(client.get("/instructor", headers={"Accept-Language": "zh"}).text)
-        assert "未提交" in zh and "迟交" in zh
+        assert "未提交：" in zh and "迟交" in zh and "未提交: " not in zh, zh[zh.find("作业") :][
+            :600
+        ]
         client.cookies.clear()
         signed_in(client, people["ada"])
         assert client.get("/assignments/ps1/class.csv").status_code == 403
