@@ -103,11 +103,15 @@ def regrade(
     return Regraded(before, after, summary)
 
 
-def refresh_outputs(engine: Engine, loaded: LoadedCourse, assignment: str) -> Path:
+def refresh_outputs(engine: Engine, loaded: LoadedCourse, assignment: str) -> Path | None:
     """Rewrite the outputs of ``assignment`` from the gradebook, where autograde wrote them,
-    held against the roster it used."""
+    held against the roster it used; None when there are none to rewrite (no autograde of it
+    ran and its output folder does not exist: a term on the service, whose pages and
+    ``graders export`` read the gradebook itself)."""
     source = last_source(engine, loaded.course.id, assignment)
     out = source.out if source else default_out_dir(loaded, assignment)
+    if source is None and not out.is_dir():
+        return None
     results = gradebook.class_results(engine, loaded.course.id, assignment, loaded.renamed)
     # The Gradescope files follow the assignment's feedback policy, as autograde's do.
     write_outputs(on_roster(results, roster_of(loaded, source)), out, loaded)

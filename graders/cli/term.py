@@ -359,6 +359,13 @@ def _done(engine: Engine, loaded: LoadedCourse, assignment: str, message: str) -
 
     out = refresh_outputs(engine, loaded, assignment)
     click.echo(message)
+    if out is None:
+        click.echo(
+            f"kept in the gradebook: the service's pages show it now, and `graders export "
+            f"{assignment}` writes it for the LMS (no output folder to rewrite: no `graders "
+            f"autograde {assignment}` has run)"
+        )
+        return
     click.echo(f"outputs rewritten in {out}; `graders feedback {assignment}` updates the pages")
 
 
@@ -371,7 +378,8 @@ def _done_all(engine: Engine, loaded: LoadedCourse, message: str) -> None:
     for found in loaded.course.assignments:
         if last_source(engine, loaded.course.id, found.id) is not None:
             out = refresh_outputs(engine, loaded, found.id)
-            click.echo(f"{found.id}: outputs rewritten in {out}")
+            if out is not None:
+                click.echo(f"{found.id}: outputs rewritten in {out}")
 
 
 def _time(text: str, due: datetime) -> datetime:
