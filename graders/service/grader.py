@@ -158,6 +158,23 @@ class Grader:
         except Exception:  # noqa: BLE001 - then the next start's sweep queues it again
             log.exception("submission %d could not go back to the queue", claimed.id)
 
+    def regrade(self, ids: list[int]) -> list[int]:
+        """Grade attempts ``ids`` again in this process, against its key, and save each
+        before returning (``graders regrade``, a review request answered at the command
+        line): taken from the gradebook directly, so that a running ``graders serve``, whose
+        key may be the one the instructor just fixed, cannot take them. Returns those it took
+        (an attempt being graded or queued now is left to its server)."""
+        self.servers.register(self.me)
+        self._spawn(self._keep_alive, "graders-regrade-beat")
+        try:
+            claimed = self.queue.take(ids, self.me.id)
+            self.site.open({c.assignment: self._prep(c.assignment) for c in claimed})
+            for each in claimed:
+                self._grade(each)
+            return [c.id for c in claimed]
+        finally:
+            self.stop(grace=0.0)  # anything not saved goes back to the queue
+
     def preview(self, claimed: Claimed) -> StudentResult:
         """``claimed`` graded now against today's key, under its learner's due date, and
         saved nowhere: what a regrade would give (a review request's preview)."""

@@ -177,11 +177,13 @@ class Queue:
         )
 
     def claim(self, server: str) -> Claimed | None:
-        """The oldest queued attempt, marked as ``server``'s to grade; None when none waits."""
+        """The oldest queued attempt of this course, marked as ``server``'s to grade; None
+        when none waits. Of this course only: a gradebook may hold several (a term's course
+        and the next one's), each graded by a server that loaded it."""
         with writing(self.engine) as conn:
             query = (
                 select(AttemptRow.id, AttemptRow.tries)
-                .where(AttemptRow.status == QUEUED)
+                .where(AttemptRow.status == QUEUED, AttemptRow.course == self.course)
                 .order_by(AttemptRow.id)
                 .limit(1)
                 .with_for_update(skip_locked=True)
@@ -269,6 +271,32 @@ class Queue:
                 .values(REQUEUED | {"tries": 0})
             )
             return int(done.rowcount)
+
+    def take(self, ids: list[int], server: str) -> list[Claimed]:
+        """Graded (or failed) attempts ``ids`` of this course, claimed by ``server`` to be
+        graded again at once (``graders regrade``): never queued on the way, so that no other
+        server, which may hold an older key, takes them first."""
+        now = datetime.now(UTC)
+        with writing(self.engine) as conn:
+            conn.execute(
+                update(AttemptRow)
+                .where(
+                    AttemptRow.course == self.course,
+                    AttemptRow.id.in_(ids),
+                    AttemptRow.status.in_((GRADED, FAILED)),
+                )
+                .values(status=GRADING, claimed_by=server, claimed_at=now, tries=1)
+            )
+            rows = conn.execute(
+                select(*CLAIMED)
+                .where(
+                    AttemptRow.id.in_(ids),
+                    AttemptRow.status == GRADING,
+                    AttemptRow.claimed_by == server,
+                )
+                .order_by(AttemptRow.id)
+            ).all()
+        return [Claimed(*row) for row in rows]
 
     def give_back(self, server: str) -> int:
         """Queue again what ``server`` was grading (it is stopping): how many."""

@@ -15,7 +15,6 @@ either grades it the same way, and it is saved once.
 
 from __future__ import annotations
 
-import time
 from dataclasses import dataclass
 
 from sqlalchemy.engine import Engine
@@ -33,8 +32,6 @@ from .requests import Preview
 from .servers import Servers
 from .sites import Here
 from .views import counted_id
-
-WAIT_S = 600.0  # the longest a regrade waits for its attempts: a notebook takes seconds
 
 
 @dataclass(frozen=True)
@@ -80,20 +77,13 @@ def regrade_served(
             raise UsageError(f"submission {only} is not one of {student}'s graded {assignment}")
         ids = [only]
     before = gradebook.student_result(engine, course, assignment, student)
-    queue.requeue(ids)
     grader = Grader(session, queue, Servers(engine), Here(session, 1))
-    grader.start()
-    try:
-        deadline = time.monotonic() + WAIT_S
-        while queue.finished(ids) != set(ids):
-            if time.monotonic() > deadline:
-                raise UsageError(
-                    f"submissions {ids} were queued again but not graded in {WAIT_S:g} s: "
-                    "a running `graders serve` grades them"
-                )
-            time.sleep(0.2)
-    finally:
-        grader.stop(grace=30.0)
+    taken = grader.regrade(ids)
+    if not taken:
+        raise UsageError(
+            f"submissions {ids} are being graded or queued now: regrade them once graded"
+        )
+    ids = taken
     after = gradebook.student_result(engine, course, assignment, student)
     with engine.begin() as conn:
         numbers = ", ".join(str(i) for i in ids)

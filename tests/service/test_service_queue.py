@@ -57,6 +57,33 @@ def test_each_attempt_is_claimed_once_oldest_first(queue: Queue) -> None:
     assert status(queue, first) == status(queue, second) == GRADING
 
 
+def test_a_server_claims_only_its_own_course_s_attempts(queue: Queue) -> None:
+    # One gradebook, two courses (a term's and the next one's, each served by its own
+    # process): each server grades only what was handed in to its course.
+    later = Queue(queue.engine, "tiny-2027")
+    mine, theirs = accepted(queue), accepted(later)
+    assert [c.id if c else None for c in (later.claim(Me().id), later.claim(Me().id))] == [
+        theirs,
+        None,
+    ]
+    claimed = queue.claim(Me().id)
+    assert claimed is not None and claimed.id == mine
+
+
+def test_a_regrade_takes_its_attempts_without_queueing_them(queue: Queue) -> None:
+    # Taken straight from graded to grading by the regrading process: a running server
+    # (which may hold the key the instructor just fixed) never sees them queued.
+    attempt, server, regrader = accepted(queue), Me(), Me()
+    claimed = queue.claim(server.id)
+    assert claimed is not None and queue.finish(claimed, server.id, FULL, 0.1, ASSIGNMENT, BY)
+    taken = queue.take([attempt], regrader.id)
+    assert [t.id for t in taken] == [attempt] and status(queue, attempt) == GRADING
+    assert queue.claim(server.id) is None
+    assert queue.take([attempt], server.id) == []  # already being graded: left to its grader
+    assert queue.finish(taken[0], regrader.id, FULL, 0.2, ASSIGNMENT, BY)
+    assert status(queue, attempt) == GRADED
+
+
 def test_a_grade_is_saved_only_under_a_claim_still_held(queue: Queue) -> None:
     attempt = accepted(queue)
     slow, fast = Me(), Me()

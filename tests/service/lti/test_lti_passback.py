@@ -16,6 +16,7 @@ import pytest
 from click.testing import CliRunner
 from lti_helpers import csrf, launch, tool_and_lms, upload_page, wait_for
 from lti_platform import CONTEXT, ITEM_QUERY, Platform
+from service_helpers import fix_the_shares_key
 from small_course import RIGHT, notebook
 
 from graders.cli import main
@@ -70,6 +71,21 @@ def test_a_launched_learner_hands_in_and_the_lms_gets_the_score_once(
         assert sent() == 2 and len(lms.scores) == 2
 
 
+def _asks_about_shares(tool: Any, lms: Platform) -> None:
+    """ada, launched from the LMS, hands in with `shares` wrong (5 of 6, sent to the LMS)
+    and asks for a review of it on her attempt's page."""
+    learner = tool.browser()
+    done = upload_page(learner, launch(learner, lms, "ada", "ps1").text, notebook(ONE_WRONG))
+    wait_for(lambda: lms.scores)
+    assert lms.scores[0]["body"]["scoreGiven"] == 5.0
+    attempt = learner.get(str(done.url))
+    asked = learner.post(
+        f"{urlsplit(str(done.url)).path}/requests",
+        data={"csrf": csrf(attempt.text), "question": "clone-basics/shares", "reason": "?"},
+    )
+    assert asked.status_code == 303, asked.text
+
+
 def test_an_accepted_review_request_reaches_the_lms_line_item(
     tmp_path: Path, gradebook_url: str
 ) -> None:
@@ -82,16 +98,7 @@ def test_an_accepted_review_request_reaches_the_lms_line_item(
         feedback="{before_due: full, after_due: full}",
         requests="{per_assignment: 2, window_days: 7}",
     ) as (tool, lms):
-        learner = tool.browser()
-        done = upload_page(learner, launch(learner, lms, "ada", "ps1").text, notebook(ONE_WRONG))
-        wait_for(lambda: lms.scores)
-        assert lms.scores[0]["body"]["scoreGiven"] == 5.0
-        attempt = learner.get(str(done.url))
-        asked = learner.post(
-            f"{urlsplit(str(done.url)).path}/requests",
-            data={"csrf": csrf(attempt.text), "question": "clone-basics/shares", "reason": "?"},
-        )
-        assert asked.status_code == 303, asked.text
+        _asks_about_shares(tool, lms)
         desk = tool.browser()
         launch(desk, lms, "ida", "ps1")
         listed = desk.get("/instructor")
@@ -106,6 +113,30 @@ def test_an_accepted_review_request_reaches_the_lms_line_item(
         assert lms.scores[1]["body"]["scoreGiven"] == 6.0 and lms.line_item_posts == 1
         actions = [e.action for e in audit.history(tool.service.engine, "tiny", "ada")]
         assert {"request", "override", "request-accepted"} <= set(actions)
+
+
+def test_a_request_regraded_against_a_fixed_key_reaches_the_lms_line_item(tmp_path: Path) -> None:
+    """The learner asks about a question whose key is then fixed; the instructor regrades the
+    request at the course's command line while the tool runs: the new grade of record is what
+    the LMS's line item receives (passback sends whatever changed the grade of record)."""
+    with tool_and_lms(
+        tmp_path,
+        feedback="{before_due: full, after_due: full}",
+        requests="{per_assignment: 2, window_days: 7}",
+    ) as (tool, lms):
+        _asks_about_shares(tool, lms)
+        fix_the_shares_key(tool.root)
+        course = ["--course", str(tool.root)]
+        listed = CliRunner().invoke(main, ["requests", "ps1", *course])
+        request_id = listed.output.split()[0]
+        regraded = CliRunner().invoke(
+            main, ["request", request_id, "regrade", "--reason", "key fixed", *course]
+        )
+        assert regraded.exit_code == 0, regraded.output
+        wait_for(lambda: len(lms.scores) == 2)
+        assert lms.scores[1]["body"]["scoreGiven"] == 6.0 and lms.line_item_posts == 1
+        actions = [e.action for e in audit.history(tool.service.engine, "tiny", "ada")]
+        assert {"request", "request-regraded"} <= set(actions)
 
 
 def test_an_accommodated_learner_s_late_hand_in_reaches_the_lms_on_time(tmp_path: Path) -> None:
