@@ -28,6 +28,7 @@ import json
 import os
 import signal
 import sys
+import time
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any, NoReturn
@@ -112,11 +113,11 @@ class Channel:
     ``CHANNEL_FD`` (a set-up failure on either side of the move is still reported). Used by
     the main thread only; learner threads cannot reach the socket (``channel_filter``).
 
-    Made before any task runs, it counts the threads Python runs then (``_thread._count``;
-    after ``fork`` the count keeps the server's threads that did not come along, so the
-    count is compared, never assumed to be 0). ``seal`` is the one place a seal enters
-    this process, and it asks for none while any more run: no thread the task started can
-    be running while a seal exists."""
+    Made before any task runs, it counts the threads running then, as Python counts them
+    and as the kernel lists them (``_running_threads``; after ``fork`` Python's count keeps
+    the server's threads that did not come along, so counts are compared, never assumed).
+    ``seal`` is the one place a seal enters this process, and it asks for none while any
+    more run: no thread the task started can be running while a seal exists."""
 
     def __init__(
         self,
@@ -125,7 +126,7 @@ class Channel:
         write: Any = os.write,
         view: Any = memoryview,
         size: Any = len,
-        threads: Callable[[], int] = _thread._count,
+        threads: Callable[[], tuple[int, int]] | None = None,
     ) -> None:
         # Bound now, as the defaults were when this module was imported: a task may replace
         # ``os.read``/``os.write`` or a builtin later, or put another file at a number.
@@ -133,7 +134,8 @@ class Channel:
         self._view, self._size = view, size
         self._identity = _identity(os.fstat(fd))
         self._sealed: tuple[int, str] | None = None  # the current step's seal, once asked
-        self._threads, self._threads_before = threads, threads()
+        self._threads = threads or _running_threads
+        self._threads_before = self._threads()
 
     def send(self, data: bytes) -> None:
         place = self._place()
@@ -148,12 +150,26 @@ class Channel:
         """``step``'s seal, asked of the keeper the first time: only once the step's task
         has returned, so that no seal exists in this process while learner code runs."""
         if self._sealed is None or self._sealed[0] != step:
-            if self._threads() != self._threads_before:
+            if not self._threads_back():
                 self.send(encode_running(step))
                 raise ThreadsLeft
             self.send(encode_ask(step))
             self._sealed = (step, self._read_seal())
         return self._sealed[1]
+
+    def _threads_back(self, sleep: Any = time.sleep, clock: Any = time.monotonic) -> bool:
+        """Whether the threads running are those there before the task ran. A thread that
+        has ended may still be leaving the kernel for a moment (its Python state is gone
+        first), so the count is read again for up to ``THREAD_EXIT_S``; one that keeps
+        running Python code after its count was given back (a thread-local value's
+        finalizer) is still a task of this process, and is seen by the kernel's count."""
+        deadline = clock() + THREAD_EXIT_S
+        while True:
+            if self._threads() == self._threads_before:
+                return True
+            if clock() > deadline:
+                return False
+            sleep(0.001)
 
     def spend(self) -> None:
         """Drop the seal of the step whose line was sent (the keeper takes no other line
@@ -180,6 +196,22 @@ class Channel:
             except OSError:
                 continue
         raise ChannelLost
+
+
+THREAD_EXIT_S = 0.5  # the longest an ended thread takes to leave the kernel's list
+
+
+def _running_threads(
+    count: Any = _thread._count, listdir: Any = os.listdir, len: Any = len
+) -> tuple[int, int]:
+    """Python's count of the threads it started, and the kernel's list of this process's
+    threads (-1 where /proc cannot be read): both must be back where they were before the
+    task for the seal to be asked."""
+    try:
+        tasks = len(listdir("/proc/self/task"))
+    except OSError:
+        tasks = -1
+    return count(), tasks
 
 
 def _identity(st: os.stat_result) -> tuple[int, int]:

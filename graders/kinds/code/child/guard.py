@@ -34,8 +34,10 @@ saved-tensor hooks, global module and optimizer hooks).
 from __future__ import annotations
 
 import _thread
+import functools
 import importlib
 import sys
+import types
 from collections.abc import Callable
 from typing import Any, NamedTuple
 
@@ -146,7 +148,9 @@ def arm(before: Snapshot) -> Armed:
         state when the learner code was called (``global_state()``), a checker's own."""
         set_dtype(dtype)  # torch.set_default_dtype is allowed; it also swaps torch.Storage
         events.extend(restore(before))
-        events.extend(found for found in global_state() if found not in had)
+        events.extend(
+            found for found in global_state() if found not in had or found == FROM_GRADED_CODE
+        )
 
     def violations(
         restore: Any = restore,
@@ -190,9 +194,70 @@ def _global_state(
         found.append("left a torch function or dispatch mode active")
     if saved(False) is not None:
         found.append("left saved-tensor hooks active")
-    if any(len(getattr(module, name, ())) for module, names in hooks for name in names):
+    registered = [
+        hook
+        for module, names in hooks
+        for name in names
+        for hook in list(getattr(module, name, {}).values())
+    ]
+    if registered:
         found.append("registered a global module or optimizer hook")
+    if any(from_learner(hook) for hook in [gettrace(), getprofile(), *registered]):
+        found.append(FROM_GRADED_CODE)
     return found
+
+
+# Global state whose code graded code wrote: evidence wherever it is found, whenever (a
+# finalizer of a learner object can install it while only the checker's code runs, between
+# two calls of the learner's function, and remove it before the last check).
+FROM_GRADED_CODE = "left a hook or trace function of its own in place while the checker ran"
+
+
+def from_learner(
+    value: Any,
+    learner: str = LEARNER_FILE,
+    type: Any = type,
+    mro: Any = type.__dict__["__mro__"].__get__,
+    namespace: Any = type.__dict__["__dict__"].__get__,
+    partial: Any = functools.partial,
+    function: Any = types.FunctionType,
+    method: Any = types.MethodType,
+) -> bool:
+    """Whether the callable ``value`` runs code compiled from the learner's source: a
+    function, a bound method, a ``functools.partial`` of one, an instance whose class's
+    ``__call__`` is one. Read through C-level slots only: no code of ``value``'s runs."""
+    for _ in range(8):  # a partial of a method of a partial ...: a few layers, not a loop
+        kind = type(value)
+        if kind is function:
+            return bool(value.__code__.co_filename == learner)
+        if kind is method:
+            value = value.__func__
+        elif kind is partial:
+            value = value.func
+        else:
+            calls = [namespace(c).get("__call__") for c in mro(kind)]
+            value = next((c for c in calls if c is not None), None)
+            if type(value) is not function:
+                return False
+    return False
+
+
+# What makes a function do something else than it was written to: set on a function that
+# is not the learner's own (the guard's, the checker's, a library's), it is evidence,
+# whatever route reached the function (Python raises the audit event on every route).
+FUNCTION_PARTS = frozenset({"__code__", "__defaults__", "__kwdefaults__"})
+
+
+def _rewired(
+    args: tuple[Any, ...],
+    parts: frozenset[str] = FUNCTION_PARTS,
+    function: Any = types.FunctionType,
+    type: Any = type,
+    len: Any = len,
+) -> bool:
+    if len(args) < 2 or args[1] not in parts or type(args[0]) is not function:
+        return False
+    return not from_learner(args[0])
 
 
 def _learner_on_stack(frame: Any, learner: str = LEARNER_FILE) -> bool:
@@ -228,6 +293,7 @@ def _hook(events: list[str], busy: list[bool]) -> Callable[[str, tuple[Any, ...]
         learner: str = LEARNER_FILE,
         not_available: Any = NOT_AVAILABLE,
         refuse: Any = REFUSALS.refuse,
+        rewired: Any = _rewired,
     ) -> None:
         if busy[0] or event == "builtins.id":
             return  # an event the checks below raise themselves
@@ -238,6 +304,8 @@ def _hook(events: list[str], busy: list[bool]) -> Callable[[str, tuple[Any, ...]
             if event in direct:
                 refused = caller.f_code.co_filename == learner
             elif event in anywhere or event.startswith("ctypes.") or private_file(event, args):
+                refused = on_stack(caller)
+            elif event == "object.__setattr__" and rewired(args):
                 refused = on_stack(caller)
             elif event in not_available and on_stack(caller):
                 refused, refusal = False, refuse(not_available[event], event)

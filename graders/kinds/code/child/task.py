@@ -48,6 +48,9 @@ def _checked(fn: Any, armed: guard.Armed) -> Any:
 
     def learner_function(*args: Any, **kwargs: Any) -> Any:
         had = tuple(armed.global_state())
+        # Before the call as after it: since the last return only the checker's code ran,
+        # and learner finalizers it set off; what they replaced or left is evidence too.
+        armed.checkpoint(had)
         try:
             return fn(*args, **kwargs)
         finally:
