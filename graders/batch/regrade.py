@@ -105,13 +105,13 @@ def regrade(
 
 def refresh_outputs(engine: Engine, loaded: LoadedCourse, assignment: str) -> Path | None:
     """Rewrite the outputs of ``assignment`` from the gradebook, where autograde wrote them,
-    held against the roster it used; None when there are none to rewrite (no autograde of it
-    ran and its output folder does not exist: a term on the service, whose pages and
-    ``graders export`` read the gradebook itself)."""
+    held against the roster it used; None when there are none to rewrite: no autograde of it
+    ran (a term on the service, whose pages and ``graders export`` read the gradebook
+    itself; a folder that ``graders feedback`` or ``report`` made is not autograde's)."""
     source = last_source(engine, loaded.course.id, assignment)
-    out = source.out if source else default_out_dir(loaded, assignment)
-    if source is None and not out.is_dir():
+    if source is None:
         return None
+    out = source.out
     results = gradebook.class_results(engine, loaded.course.id, assignment, loaded.renamed)
     # The Gradescope files follow the assignment's feedback policy, as autograde's do.
     write_outputs(on_roster(results, roster_of(loaded, source)), out, loaded)

@@ -18,7 +18,7 @@ from typing import Any, TypeVar
 import click
 
 from .. import __distribution__
-from ..errors import ExitCode, user_errors
+from ..errors import ExitCode, SubmitError, user_errors
 
 COMMAND_MODULES = (
     "course",
@@ -74,7 +74,10 @@ class _Group(click.Group):
             if not isinstance(exc, user_errors()):
                 report_bug(exc)
                 sys.exit(int(ExitCode.INTERNAL))
-            click.echo(f"error: {exc}" if "\n" not in str(exc) else str(exc), err=True)
+            # A learner's sentence (a submission not handed in) is said alone, in the
+            # notebook's language: no English label in front of it.
+            alone = "\n" in str(exc) or isinstance(exc, SubmitError)
+            click.echo(str(exc) if alone else f"error: {exc}", err=True)
             sys.exit(int(getattr(exc, "exit_code", ExitCode.USAGE)))
 
 

@@ -52,7 +52,7 @@ def report(
 ) -> None:
     """Write the class report of ASSIGNMENT as one self-contained HTML file.
 
-    Without ASSIGNMENT, summarise every graded assignment of the course (ps1 -> ps3).
+    Without ASSIGNMENT, summarise every graded assignment of the course (ps1, ps2, ...).
     The page loads nothing from the network; it reads the same offline and on a phone.
     """
     from ..i18n import speaking

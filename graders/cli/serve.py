@@ -90,7 +90,11 @@ def serve(
     loaded = load(course)
     url = db_url or gradebook.default_url(loaded.root)
     gradebook.open_gradebook(url)  # a gradebook that cannot be used stops here, in words
-    where = f"on the Dask cluster {cluster}" if cluster else f"{workers} workers"
+    where = (
+        f"on the Dask cluster {cluster}"
+        if cluster
+        else f"{workers} worker{'' if workers == 1 else 's'}"
+    )
     click.echo(
         f"graders serve: {loaded.course.id} on http://{host}:{port} (gradebook {shown_url(url)}, "
         f"{where})",

@@ -11,7 +11,7 @@ from dataclasses import dataclass
 from datetime import datetime
 from pathlib import Path
 
-from ..i18n import SOURCE_LANGUAGE, _, ngettext, speaking
+from ..i18n import SOURCE_LANGUAGE, _, ngettext, punctuated, speaking
 from ..said import Told
 from . import LABEL_SEPARATOR
 
@@ -25,7 +25,7 @@ class Finding:
     label: str = ""  # how the notebook names the question; the key when it does not
 
     def line(self) -> str:
-        return f"{self.label or self.key}: {self.message}"
+        return f"{self.label or self.key}{punctuated(': ')}{self.message}"
 
 
 @dataclass(frozen=True)

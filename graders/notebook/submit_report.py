@@ -102,7 +102,7 @@ class Feedback:
             lines = self.lines()
             shared = self._shared()
             for item in self.review:
-                lines.append(f"  - {item.label}: {item.verdict()}")
+                lines.append(f"  - {item.label}{punctuated(': ')}{item.verdict()}")
                 lines += [f"    {line}" for line in _details(item, shared)]
             return "\n".join([*lines, *_about_every(shared)])
 

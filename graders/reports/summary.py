@@ -1,4 +1,4 @@
-"""The course summary: every graded assignment side by side (ps1 -> ps3).
+"""The course summary: every graded assignment side by side (ps1, ps2, ...).
 
 Aggregation over several assignments' results, one pass over each, in course order;
 ``None`` marks what an assignment cannot say (a student who handed nothing in, a

@@ -147,6 +147,8 @@ async def assignments_page(request: Request) -> Response:
                     "due": service.queue.due_for(assignment, who.student).due,
                     "attempts": len([a for a in mine if a.status != FAILED]),
                     "left": service.queue.attempts_left(assignment, who.student),
+                    "dropped": not who.instructor
+                    and service.queue.dropped(assignment.id, who.student),
                 }
             )
         return found
@@ -197,10 +199,12 @@ async def submission_page(request: Request) -> Response:
 def error_page(
     request: Request, status: int, message: str, headers: Mapping[str, str] | None = None
 ) -> Response:
-    """A refusal as a page."""
-    response = render(
-        request, "error.html.j2", None, {"status": status, "message": message}, status
-    )
+    """A refusal as a page, with the header and menu of whoever is signed in (a route that
+    refused before asking who it was, or an address no route has, asks here)."""
+    who = getattr(request.state, "identity", None)
+    if who is None and request.cookies.get(SESSION_COOKIE):
+        who = identify(request, service_of(request).credentials, (SessionCookie(),)).identity
+    response = render(request, "error.html.j2", who, {"status": status, "message": message}, status)
     response.headers.update(headers or {})
     return response
 
@@ -279,7 +283,9 @@ def _assignment_context(
         "due": mine.due,
         "closes": closes(mine),
         "late_rule": rule,
-        "attempts": list(reversed(attempts)),
+        # Each stated as it counts now (the learner's due date, the overrides of the one
+        # that counts), as its own page and the API state it.
+        "attempts": [graded_view(queue, a, assignment, counted) for a in reversed(attempts)],
         "left": None
         if who.instructor or dropped
         else service.queue.attempts_left(assignment, who.student),

@@ -595,8 +595,8 @@ def test_the_command_prints_the_feedback_and_exits_1_when_nothing_was_graded(
     fake.answer("POST", 429, {"reason": "attempt-limit"}, {"Retry-After": "60"})
     done = CliRunner().invoke(main, ["submit", str(path)])
     assert done.exit_code == 1
-    assert done.stderr == (
-        "error: You have used all your attempts at ps1: nothing was submitted, and your grade "
+    assert done.stderr == (  # the sentence alone, in the notebook's language
+        "You have used all your attempts at ps1: nothing was submitted, and your grade "
         "of record stays as it is.\n"
     )
 

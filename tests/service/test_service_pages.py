@@ -263,6 +263,11 @@ def test_a_withdrawn_learner_is_told_at_once_and_offered_no_upload(tmp_path: Pat
         assert "Attempt 1" in page and "is your grade" not in page  # nothing counts now
         zh = client.get("/assignments/ps1", headers={"Accept-Language": "zh"}).text
         assert "你已退出 ps1" in zh
+        listed = text_of(client.get("/assignments").text)
+        assert "1 used; withdrawn" in listed and "1 used, " not in listed
+        for refused in ("/no/such/page", "/instructor"):  # 404, 403: still her header and menu
+            page = client.get(refused)
+            assert page.status_code in (403, 404) and "Signed in as ada" in page.text, refused
         signed_in(client, prof, new_browser=True)  # the instructor still sees her attempt
         rows = client.get("/assignments/ps1/class.csv").text.splitlines()
         assert [line.split(",")[:3] for line in rows[1:]] == [["ada", "withdrawn", "1"]]
@@ -326,6 +331,10 @@ def test_the_instructor_page_is_the_class_list_with_each_learners_status(tmp_pat
         client.cookies.clear()
         signed_in(client, people["ada"])
         assert client.get("/assignments/ps1/class.csv").status_code == 403
+        client.cookies.clear()
+        signed_in(client, people["bob"])  # his list states the attempt as it counts now
+        mine = text_of(client.get("/assignments/ps1").text)
+        assert "Attempt 1 · counts" in mine and "2.5 / 6" in mine and "3 / 6" not in mine, mine
 
 
 def test_an_accommodated_learner_is_on_time_with_more_attempts_and_marked_for_the_instructor(
