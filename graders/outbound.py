@@ -25,10 +25,12 @@ service's calls are small JSON documents that need no more.
 
 from __future__ import annotations
 
+import contextlib
 import http.client
 import ipaddress
 import json
 import socket
+import threading
 import time
 from collections.abc import Collection, Mapping
 from dataclasses import dataclass
@@ -142,6 +144,20 @@ def _once(
     kind = http.client.HTTPSConnection if parts.scheme == "https" else http.client.HTTPConnection
     connection = kind(parts.netloc, timeout=_left(url, deadline))
     target = (parts.path or "/") + (f"?{parts.query}" if parts.query else "")
+    # The call's deadline, whatever is being read when it comes (the status line, a header,
+    # a chunk's size, the body): a timeout per read is met by a server that sends a byte
+    # just in time, forever. At the deadline the socket is shut, and the read under way ends.
+    expired = threading.Event()
+
+    def cut() -> None:
+        expired.set()
+        if connection.sock is not None:
+            with contextlib.suppress(OSError):
+                connection.sock.shutdown(socket.SHUT_RDWR)
+
+    watchdog = threading.Timer(_left(url, deadline), cut)
+    watchdog.daemon = True
+    watchdog.start()
     try:
         connection.request(method, target, body=body, headers=dict(headers))
         sock = connection.sock  # the response reads it, also once the connection let it go
@@ -159,12 +175,17 @@ def _once(
             read += chunk
             if len(read) > limits.max_bytes:
                 raise _too_large(url, limits)
+        if expired.is_set():  # the shut socket reads as an end: the answer was cut short
+            raise OutboundError(f"{url}: {TOO_SLOW}")
         return Answer(response.status, tuple(response.getheaders()), bytes(read), url)
     except TimeoutError:
         raise OutboundError(f"{url}: {TOO_SLOW}") from None
     except (OSError, http.client.HTTPException) as exc:
+        if expired.is_set():
+            raise OutboundError(f"{url}: {TOO_SLOW}") from None
         raise OutboundError(f"{url}: {exc or type(exc).__name__}") from None
     finally:
+        watchdog.cancel()
         connection.close()
 
 

@@ -74,6 +74,32 @@ def trickle(handler: BaseHTTPRequestHandler) -> None:
         return  # the client gave up: what the rule is for
 
 
+def _drip(handler: BaseHTTPRequestHandler, head: bytes, byte: bytes) -> None:
+    try:
+        handler.wfile.write(head)
+        while True:
+            handler.wfile.write(byte)
+            handler.wfile.flush()
+            time.sleep(0.2)
+    except OSError:
+        return
+
+
+def trickle_status(handler: BaseHTTPRequestHandler) -> None:
+    """The status line, a byte every 0.2 s, without end (no header is ever read)."""
+    _drip(handler, b"HTTP/1.1 200 ", b"O")
+
+
+def trickle_header(handler: BaseHTTPRequestHandler) -> None:
+    """A header's value, a byte every 0.2 s, without end."""
+    _drip(handler, b"HTTP/1.1 200 OK\r\nX-Slow: ", b"a")
+
+
+def trickle_chunk_size(handler: BaseHTTPRequestHandler) -> None:
+    """A chunked answer whose first chunk-size line never ends."""
+    _drip(handler, b"HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n", b"0")
+
+
 def endless(handler: BaseHTTPRequestHandler) -> None:
     """An answer without a length that never ends, as fast as the line allows."""
     handler.send_response(200)
@@ -139,10 +165,17 @@ def short_deadlines(monkeypatch: pytest.MonkeyPatch) -> None:
 
 @pytest.mark.usefixtures("short_deadlines")
 @pytest.mark.parametrize("call", CALL_SITES)
+@pytest.mark.parametrize(
+    "behaviour",
+    [trickle, trickle_status, trickle_header, trickle_chunk_size],
+    ids=["body", "status-line", "header", "chunk-size"],
+)
 def test_a_server_that_trickles_is_cut_off_when_the_calls_time_is_up(
-    hostile: Any, call: Any
+    hostile: Any, call: Any, behaviour: Any
 ) -> None:
-    server = hostile(trickle)
+    # A deadline for the whole call, whatever part of the answer is dripping: a timeout
+    # per read would never end, as each byte comes in time.
+    server = hostile(behaviour)
     with pytest.raises(OutboundError, match="no complete answer in the time the call has"):
         call(server.url)
 

@@ -29,9 +29,11 @@ MAX_NOTEBOOK_BYTES = 20 * 1024 * 1024
 # times its size. A real notebook, even with a long log or an image in its outputs, holds a
 # few thousand values; ``VALUES_CHECKED_FROM`` bytes cannot hold enough to matter.
 MAX_CONTAINERS = 100_000  # objects and arrays
-MAX_VALUES = 1_000_000  # strings, numbers, literals and containers together
+MAX_VALUES = 200_000  # strings, numbers, literals and containers together
+# A JSON string, matched without keeping a way back (possessive): the ordinary pattern keeps
+# one for each escape, and 20 MB of escapes took over 400 MB to match.
 VALUES_CHECKED_FROM = 1024 * 1024
-_JSON_STRING = re.compile(r'"[^"\\]*(?:\\.[^"\\]*)*"')
+_JSON_STRING = re.compile(r'"[^"\\]*+(?:\\.[^"\\]*+)*+"')
 
 
 @dataclass(frozen=True)

@@ -29,9 +29,11 @@ from starlette.types import ASGIApp, Receive, Scope, Send
 from starlette.types import Message as ASGIMessage
 
 from ..i18n import N_
+from .bodies import BodyLimit
 from .gate import FormGate
 from .refusals import Refusal, Refused
 from .state import Service, service_of
+from .uploads import upload_limit
 
 log = logging.getLogger("graders.service")
 API = "/api/"
@@ -86,6 +88,10 @@ def create_app(service: Service) -> Starlette:
         },
         middleware=[
             Middleware(SecurityHeaders, frames=service.lti.frame_ancestors),
+            # Every request's body, on every route, now and later: read up to its bound.
+            Middleware(
+                BodyLimit, refuse=_refused, upload_bytes=lambda: upload_limit(service.max_bytes)
+            ),
             # Every state-changing request, on every route, now and later: from our pages.
             Middleware(FormGate, refuse=_refused, exemptions=launch.EXEMPTIONS, origins=own),
         ],

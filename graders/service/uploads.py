@@ -50,6 +50,13 @@ class Form:
     fields: dict[str, str]
 
 
+def upload_limit(max_bytes: int) -> int:
+    """The most any request to an upload route may bring (``bodies.BodyLimit``): beyond
+    what ``read_form`` takes, so that its own refusal, naming the notebook limit, comes
+    first; the bound holds for any other body sent there."""
+    return max_bytes + 2 * FORM_OVERHEAD
+
+
 async def read_form(request: Request, max_bytes: int) -> Form:
     """The multipart form of ``request``; ``Refused`` (413, 422) when it is not one."""
     limit = max_bytes + FORM_OVERHEAD

@@ -118,3 +118,37 @@ def test_an_uploads_token_is_read_without_reading_the_notebook(served: Any) -> N
         "/added", files={"f": ("a.txt", b"z" * 20000), "csrf": (None, token)}
     )
     assert late.status_code == 403
+
+
+async def read_whole(request: Request) -> Response:
+    """A route added after the body bound was written: it reads whatever it is sent."""
+    return PlainTextResponse(f"read {len(await request.body())} bytes")
+
+
+@pytest.mark.parametrize("chunked", [False, True], ids=["content-length", "chunked"])
+def test_every_route_reads_a_body_only_up_to_its_bound(served: Any, chunked: bool) -> None:
+    # A review request's route, the sign-in form, an LMS's launch (no sign-in needed) and a
+    # route added later: each answers 413 past the bound, told by Content-Length or not
+    # (then counted as it is read, and the rest never read).
+    from graders.service.bodies import OTHER_BYTES
+
+    client, service = served
+    client.app.router.routes.append(Route("/api/later", read_whole, methods=["POST"]))
+    ada = tokens(service, "ada")["ada"]
+    big = b"x" * (OTHER_BYTES + 1)
+
+    def body() -> Any:
+        for start in range(0, len(big), 65536):
+            yield big[start : start + 65536]
+
+    for path, headers in (
+        ("/api/submissions/1/requests", bearer(ada) | {"Content-Type": "application/json"}),
+        ("/api/later", bearer(ada)),
+        ("/lti/launch", {"Content-Type": "application/x-www-form-urlencoded"}),
+        ("/lti/login", {"Content-Type": "application/x-www-form-urlencoded"}),
+    ):
+        answer = client.post(path, content=body() if chunked else big, headers=headers)
+        assert answer.status_code == 413, (path, answer.status_code, answer.text)
+        assert "larger than the 256 KiB" in answer.text, answer.text
+    small = client.post("/api/later", content=b"x" * 1000, headers=bearer(ada))
+    assert small.text == "read 1000 bytes"  # under the bound: read as sent

@@ -8,7 +8,9 @@ and the deep-linking picker.
                               signed in; a deep-linking request opens the picker
     GET      /lti/jwks        the tool's public keys
     GET      /lti/continue    after a launch: on to the page, or, in a frame that lost its
-                              cookie, a link that opens it in a new window
+                              cookie, a link that opens it in a new window, where a page
+                              names who would be signed in
+    POST     /lti/continue    that page's form: the pass spent, this browser signed in
     POST     /lti/deep-link   the picker's choice: the signed answer, posted to the platform
 
 A launch signs the person in as a token's sign-in does (``Credentials.start_session``), in
@@ -64,6 +66,7 @@ def routes() -> list[Route]:
         Route("/lti/launch", launch, methods=["POST"]),
         Route("/lti/jwks", jwks),
         Route("/lti/continue", continue_),
+        Route("/lti/continue", continue_here, methods=["POST"]),
         Route("/lti/deep-link", deep_link, methods=["POST"]),
     ]
 
@@ -181,18 +184,36 @@ async def continue_(request: Request) -> Response:
             await run_in_threadpool(service.credentials.take, handoff)  # not needed: gone
         return RedirectResponse(target, 303)
     if request.query_params.get("window") == "new" and handoff:
-        who = await run_in_threadpool(service.credentials.take, handoff)
-        if who is None:
-            text = LOGIN_GONE
-            raise Refused(401, Refusal(text))
-        secret = await run_in_threadpool(service.credentials.start_session, who)
-        response = RedirectResponse(target, 303)
-        _sign_in(request, response, secret)
-        return response
+        # A link anyone can send: it signs nobody in. The page names who would be, and its
+        # form (a POST, through the gate like every change) spends the pass.
+        if holder is None:
+            raise Refused(401, Refusal(LOGIN_GONE))
+        other = asked.identity.student if asked.identity is not None else None
+        context = {"student": holder.student, "signed_in_as": other}
+        return render(
+            request,
+            "lti_continue.html.j2",
+            asked.identity,
+            context | {"handoff": handoff, "target": target},
+        )
     new_window = "/lti/continue?" + urlencode({"next": target, "pass": handoff, "window": "new"})
     # Named: a launch posted by someone else's page would sign this browser in as them.
     context = {"new_window": new_window, "student": holder.student if holder else None}
     return render(request, "lti_frame.html.j2", None, context)
+
+
+async def continue_here(request: Request) -> Response:
+    """The new window's form: spend the pass and sign this browser in as its holder."""
+    service = service_of(request)
+    form = await request.form(max_files=0, max_fields=4)
+    wanted = str(form.get("next", "/assignments"))
+    who = await run_in_threadpool(service.credentials.take, str(form.get("pass", "")))
+    if who is None:
+        raise Refused(401, Refusal(LOGIN_GONE))
+    secret = await run_in_threadpool(service.credentials.start_session, who)
+    response = RedirectResponse(wanted if _local(wanted) else "/assignments", 303)
+    _sign_in(request, response, secret)
+    return response
 
 
 async def jwks(request: Request) -> Response:

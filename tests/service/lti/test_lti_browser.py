@@ -108,6 +108,10 @@ def test_an_lms_on_another_site_opens_a_new_window(course: ServedCourse, chromiu
             with page.expect_popup() as opened:
                 link.click()
             window = opened.value
+            go_on = window.get_by_role("button", name="Continue as ada")
+            go_on.wait_for()  # the new window names who it would sign in
+            assert_accessible(window, "continue")
+            go_on.click()
             window.get_by_text("Signed in as ada").wait_for()
             assert window.url.endswith("/assignments/ps1")
             context.close()

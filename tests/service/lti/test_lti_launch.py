@@ -6,6 +6,7 @@ frame that lost its cookie."""
 from __future__ import annotations
 
 import html
+import re
 import time
 from collections.abc import Callable
 from pathlib import Path
@@ -13,7 +14,7 @@ from typing import Any
 
 import pytest
 from joserfc.jwk import RSAKey
-from lti_helpers import INSTRUCTOR_ROLE, launch, register, start, tool_and_lms
+from lti_helpers import INSTRUCTOR_ROLE, csrf, launch, register, start, tool_and_lms
 from lti_platform import LTI, Platform, User
 
 pytestmark = pytest.mark.server  # the test LMS and the tool: uvicorn on loopback
@@ -249,10 +250,48 @@ def test_a_frame_that_lost_its_cookie_opens_a_new_window(tmp_path: Path) -> None
         link = page.text.split('href="', 2)[-1]
         new_window = link[: link.index('"')].replace("&amp;", "&")
         assert "window=new" in new_window
-        opened = tool.browser().get(new_window, follow_redirects=True)
+        window = tool.browser()
+        named = window.get(new_window)  # names who would be signed in; signs nobody in
+        assert named.status_code == 200 and "Continue as ada" in named.text
+        assert "session" not in named.headers.get("set-cookie", "")
+        fields = {"csrf": csrf(named.text), **_hidden(named.text, "pass", "next")}
+        opened = window.post("/lti/continue", data=fields, follow_redirects=True)
         assert str(opened.url).endswith("/assignments/ps1") and "Signed in as ada" in opened.text
         again = tool.browser().get(new_window)
         assert again.status_code == 401  # the pass works once
+
+
+def _hidden(page: str, *names: str) -> dict[str, str]:
+    return {
+        name: html.unescape(re.search(rf'name="{name}" value="([^"]*)"', page)[1])  # type: ignore[index]
+        for name in names
+    }
+
+
+def test_a_link_to_someone_else_s_pass_signs_nobody_in(tmp_path: Path) -> None:
+    # Login CSRF through the new-window link: an attacker's own launch leaves them a pass;
+    # a link to it, opened by the victim (signed in as herself), changes nothing until she
+    # chooses, on a page naming the attacker, to go on; a post from another site is refused.
+    with tool_and_lms(tmp_path) as (tool, lms):
+        lms.users["grace"] = User("u-grace-3", "Grace Hopper", "grace@example.org", "grace")
+        victim = tool.browser()
+        launch(victim, lms, "ada")
+        attacker = tool.browser()
+        action, fields = start(attacker, lms, "grace")
+        posted = tool.browser().post(action, data=fields)  # not the browser that began it
+        link = posted.headers["location"] + "&window=new"
+        opened = victim.get(link, headers={"Sec-Fetch-Site": "cross-site"})
+        assert opened.status_code == 200 and "session" not in opened.headers.get("set-cookie", "")
+        shown = html.unescape(opened.text)
+        assert "This browser is signed in as ada" in shown and "Continue as grace" in shown
+        assert "Signed in as ada" in victim.get("/assignments").text
+        forged = victim.post(
+            "/lti/continue",
+            data=_hidden(opened.text, "pass", "next"),
+            headers={"Origin": "https://attacker.example"},
+        )
+        assert forged.status_code == 403
+        assert "Signed in as ada" in victim.get("/assignments").text
 
 
 def test_a_launch_signs_in_only_the_browser_that_began_its_login(tmp_path: Path) -> None:
