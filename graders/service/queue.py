@@ -6,6 +6,7 @@
     queue.finish(claimed, server, result, assignment)   # graded, and the grade of record
     queue.fail(claimed, server, error)        # graders could not grade it (not counted)
     queue.release(claimed, server)            # its grading stopped: queued again
+    queue.take(ids, server)                   # graded ones, straight to ``grading`` (regrade)
 
 Every change is one transaction. A learner's changes are serialised (SQLite: the writer
 lock, ``BEGIN IMMEDIATE``; PostgreSQL: an advisory lock per learner), so two uploads at
@@ -14,6 +15,11 @@ grade of record. Claiming takes the oldest queued attempt (PostgreSQL: ``FOR UPD
 LOCKED``, so several processes each take another). A grading is saved only while its
 claim holds (``status = grading`` and ``claimed_by`` the server): an attempt taken back
 from a server thought dead (``servers``) is graded by one server only, exactly once.
+
+One piece: every state an attempt passes through, and the learner's view of their own
+attempts that those states decide (attempts left, the one that counts), are one set of
+rules over one table; split, a rule (a claim's condition, a learner's lock) would be
+written twice.
 """
 
 from __future__ import annotations
