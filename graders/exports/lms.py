@@ -181,7 +181,10 @@ def _plain_line(s: StudentResult, options: ExportOptions) -> Line:
     e = _entry(s, options.roster)
     listed = "" if s.on_roster is None else ("yes" if s.on_roster else "no")
     roster_cells = [e.name, e.email, e.section, e.sis_user_id, e.sis_login_id, e.lms_id]
-    scores = [format_points(s.score), format_points(s.max_score), f"{s.late_factor:g}"]
+    # Out of what the assignment is worth for everyone, a learner who handed nothing in too
+    # (their result has no question to add up: its own maximum is 0).
+    most = s.max_score if s.questions else options.points_possible
+    scores = [format_points(s.score), format_points(most), f"{s.late_factor:g}"]
     return Line([s.student, *roster_cells, s.status.value, *scores, listed])
 
 

@@ -164,6 +164,8 @@ def test_plain_csv_has_everyone_with_the_roster_columns(workspace: Session, tmp_
     )
     assert (by["zed"]["on_roster"], by["zed"]["name"]) == ("no", "")
     assert (by["ada"]["lms_id"], by["ada"]["sis_login_id"]) == ("1001", "alovelace")
+    # Out of what the assignment is worth, for one who handed nothing in or nothing readable.
+    assert by["eve"]["max_score"] == by["dee"]["max_score"] == by["ada"]["max_score"] != "0"
 
 
 def test_a_roster_given_after_the_run_still_lists_its_missing(
