@@ -145,6 +145,7 @@ async def grades(request: Request) -> Response:
                 "score": round(r.score, 4),
                 "max_score": round(r.max_score, 4),
                 "status": r.status.value,
+                "late_factor": r.late_factor,  # the late policy's factor, as the class list's
                 "attempts": r.attempts,
                 "counted_id": r.counted_id,
             }

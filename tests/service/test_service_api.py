@@ -201,6 +201,7 @@ def test_the_class_is_the_instructors(tmp_path: Path) -> None:
                 "score": 5.0,
                 "max_score": 6.0,
                 "status": "graded",
+                "late_factor": 1.0,
                 "attempts": 1,
                 "counted_id": first,
             }
