@@ -43,7 +43,7 @@ from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from ..i18n import N_
 from ..outbound import origin
-from .identity import SESSION_COOKIE
+from .identity import SESSION_COOKIE, says_bearer
 from .refusals import Refusal, Refused
 from .state import BEARER_CHALLENGE, BEARER_NEEDED
 
@@ -103,7 +103,7 @@ class FormGate:
             await self.app(scope, receive, send)
             return
         request = Request(scope)
-        if request.url.path.startswith(API) and not _bearer(request):
+        if request.url.path.startswith(API) and not says_bearer(request):
             refused = Refused(401, Refusal(BEARER_NEEDED), headers=BEARER_CHALLENGE)
             await (await self.refuse(request, refused))(scope, receive, send)
             return
@@ -116,7 +116,7 @@ class FormGate:
 
     async def _judge(self, request: Request, receive: Receive) -> tuple[Refusal | None, Receive]:
         path = request.url.path
-        if path in self.exemptions.cross_site or _bearer(request):
+        if path in self.exemptions.cross_site or says_bearer(request):
             return None, receive
         problem = self._origin_problem(request)
         if problem is not None or path in self.exemptions.own_token:
@@ -145,10 +145,6 @@ ELSEWHERE = N_(
     "This form was sent from another site, not from this course's pages: open the page "
     "here and send it from there."
 )
-
-
-def _bearer(request: Request) -> bool:
-    return request.headers.get("authorization", "").lower().startswith("bearer ")
 
 
 async def _token_sent(request: Request, receive: Receive) -> tuple[str | None, Receive]:

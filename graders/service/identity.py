@@ -243,6 +243,12 @@ class Authenticator(Protocol):
         """The kind of credential the secret is (TOKEN or SESSION)."""
 
 
+def says_bearer(request: Request) -> bool:
+    """Whether ``request`` says it is a script's (``Authorization: Bearer ...``): the form
+    gate lets it through for that, and ``identify`` then knows it by its token alone."""
+    return request.headers.get("authorization", "").lower().startswith("bearer ")
+
+
 class BearerToken:
     """``Authorization: Bearer TOKEN``: the API's way."""
 
@@ -277,8 +283,15 @@ def identify(
 
     Every route learns who is asking here, so the answer is also kept on the request
     (``request.state.identity``, when someone known asked): what the reply is said in
-    (``Service.language``) is decided from it in one place, not at each route."""
+    (``Service.language``) is decided from it in one place, not at each route.
+
+    A request that says it is a script's is who its token says, or nobody: a cookie it
+    carries too does not speak for it (the form gate let it pass for its token, without a
+    form's; a made-up or empty token beside a browser's cookie would otherwise borrow it)."""
+    script = says_bearer(request)
     for way in authenticators:
+        if script and way.kind != TOKEN:
+            continue
         secret = way.secret(request)
         if secret is not None:
             found = credentials.identity(secret, way.kind)

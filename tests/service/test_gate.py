@@ -120,6 +120,32 @@ def test_an_uploads_token_is_read_without_reading_the_notebook(served: Any) -> N
     assert late.status_code == 403
 
 
+@pytest.mark.parametrize("sent", ["Bearer made-up", "Bearer "], ids=["made-up", "empty"])
+def test_a_request_that_says_bearer_is_not_spoken_for_by_a_cookie(served: Any, sent: str) -> None:
+    # The gate lets a request that says Bearer pass without a form token: it is then who its
+    # token says, or nobody, never the browser's session beside it.
+    from service_helpers import signed_in
+    from small_course import RIGHT, notebook
+
+    client, service = served
+    signed_in(client, tokens(service, "ada")["ada"])
+    page = client.post(
+        "/assignments/ps1",
+        headers={"Authorization": sent},
+        files={"notebook": ("ps1.ipynb", notebook(RIGHT), "application/x-ipynb+json")},
+        follow_redirects=False,
+    )
+    assert page.headers.get("location", "").startswith("/sign-in"), (page.status_code, page.text)
+    api = client.post(
+        "/api/assignments/ps1/submissions",
+        headers={"Authorization": sent},
+        files={"notebook": ("ps1.ipynb", notebook(RIGHT), "application/x-ipynb+json")},
+    )
+    assert api.status_code == 401, api.text
+    assert service.queue.attempts("ps1", "ada") == []  # nothing was handed in in her name
+    assert client.get("/api/assignments/ps1/submissions").status_code == 200  # her cookie
+
+
 async def read_whole(request: Request) -> Response:
     """A route added after the body bound was written: it reads whatever it is sent."""
     return PlainTextResponse(f"read {len(await request.body())} bytes")
