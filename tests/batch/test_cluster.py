@@ -86,11 +86,18 @@ def on_one_machine(course: Path, subs: Path) -> dict[str, Any]:
 
 
 def comparable(summary: Summary) -> dict[str, Any]:
-    """The results document of a run, without the times at which it was graded."""
+    """The results document of a run, without the times at which it was graded, and
+    without which of a timed-out job's two limits came first: its wall time or its CPU
+    time (an endless loop meets both at once; a loaded machine, where the wall clock is
+    stretched by the time spent waiting for a CPU, decides which is seen first)."""
     doc = json.loads((summary.out_dir / "results.json").read_text())
     doc.pop("graded_at")
     for student in doc["students"]:
         student.pop("graded_at")
+        for question in student["questions"]:
+            if question["status"] == "timeout":
+                for said in ("feedback", "explain", "said"):
+                    question.pop(said, None)
     return doc
 
 

@@ -130,18 +130,21 @@ def test_no_seal_is_asked_while_a_thread_the_task_started_still_runs() -> None:
     # ``Channel.seal`` is the one place a seal enters the child: it compares Python's thread
     # count with the count when the channel was made, before any task ran.
     keeper, child = socket.socketpair()
-    # Made; a thread left running (counted by Python, or only listed by the kernel: one
-    # whose thread-local value's finalizer runs on), each for longer than it takes to end;
-    # then none.
-    counts = iter([(1, 1), *[(2, 2)] * 600, *[(1, 2)] * 600, (1, 1)])
-    channel = Channel(child.fileno(), threads=lambda: next(counts))
+    # When made; then a thread left running (counted by Python, then only listed by the
+    # kernel: one whose thread-local value's finalizer runs on), for longer than a thread
+    # takes to end; then none.
+    running = [(1, 1)]
+    channel = Channel(child.fileno(), threads=lambda: running[0])
+    running[0] = (2, 2)
 
     with pytest.raises(ThreadsLeft):
         channel.seal(0)
     assert keeper.recv(100) == encode_running(0)  # told, unsealed; nothing asked
+    running[0] = (1, 2)
     with pytest.raises(ThreadsLeft):
         channel.seal(0)
     assert keeper.recv(100) == encode_running(0)
+    running[0] = (1, 1)
     keeper.sendall(b"5e" * 16 + b"\n")
     assert channel.seal(1) == "5e" * 16
     assert keeper.recv(100) == encode_ask(1)
