@@ -33,7 +33,7 @@ from .paths import DEVICES, PSEUDO_READ
 from .protocol import recv_message, send_message
 from .scratch import make_scratch, remove_tree
 from .spare import Spare, child_spec, fork_spare
-from .warmup import settle, warm
+from .warmup import quiet, settle, warm
 
 WAIT_NOT_REAP = os.WEXITED | os.WNOWAIT  # how the child ended, leaving its pid taken
 # A server that has run this many jobs will likely run many more: it then moves its heap onto
@@ -269,6 +269,7 @@ def _close_all(fds: list[int]) -> None:
 def main(fd: int) -> NoReturn:
     """Entry point: ``python -I -c "...; main(fd)"`` with the control socket on ``fd``."""
     signal.signal(signal.SIGINT, signal.SIG_IGN)  # the runner decides when the server stops
+    quiet()  # until the warm heap is frozen (settle)
     ctrl = socket.socket(fileno=fd)
     message, _fds = recv_message(ctrl)
     if message is None:
