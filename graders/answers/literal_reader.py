@@ -28,7 +28,7 @@ from .values import (
     listed_shape,
     nested_shape,
 )
-from .words import ENGLISH
+from .words import english_number, word
 
 MAX_DEPTH = 32
 MAX_ELEMENTS = 4096  # nodes; well below what parse.MAX_CHARS allows (~5000)
@@ -56,13 +56,17 @@ class LiteralReader:
         if isinstance(node, ast.Name):
             if node.id.casefold() in CONSTANTS:
                 return Scalar(self._spelled(node.id))
-            if node.id.casefold() in ENGLISH:
-                return Scalar(self._worded(node.id))
+            worded = word(node.id)
+            if worded is not None:
+                return Scalar(self._worded(node.id, worded))
             return Scalar(_FLOAT_NAMES[node.id]) if node.id in _FLOAT_NAMES else Name(node.id)
         if isinstance(node, ast.Attribute):
             return DtypeValue(self._dtype(node))
         if isinstance(node, ast.Call):
             return self._call(node, depth)
+        compound = self._compound(node)
+        if compound is not None:
+            return Scalar(self._worded(self._text(node), compound))
         raise self._refuse(node)
 
     def _spend(self, depth: int) -> None:
@@ -246,10 +250,23 @@ class LiteralReader:
             self.notes.append(note)
         return CONSTANTS[ident.casefold()]
 
-    def _worded(self, word: str) -> bool | int:
-        """``yes``, ``two`` inside a tuple or a list: the value meant, with a note."""
-        value = ENGLISH[word.casefold()]
-        note = say("Read `{written}` as `{python}`.", written=word, python=value)
+    def _compound(self, node: ast.expr) -> int | None:
+        """``thirty-five`` (which Python parses as a subtraction): the number it names.
+        Written with spaces, ``thirty - five`` is a subtraction, not a number."""
+        if not (
+            isinstance(node, ast.BinOp)
+            and isinstance(node.op, ast.Sub)
+            and isinstance(node.left, ast.Name)
+            and isinstance(node.right, ast.Name)
+            and " " not in self._text(node)
+        ):
+            return None
+        return english_number(f"{node.left.id}-{node.right.id}")
+
+    def _worded(self, written: str, value: bool | int) -> bool | int:
+        """``yes``, ``two``, ``是`` inside a tuple or a list: the value meant (read by
+        ``words.word``, as the whole answer is), with a note."""
+        note = say("Read `{written}` as `{python}`.", written=written, python=value)
         if note not in self.notes:
             self.notes.append(note)
         return value
