@@ -15,11 +15,12 @@ from ..i18n import N_
 from ..said import Told, say
 from .refusals import REFUSED, AnswerSyntaxError
 from .render import DTYPE_ALIASES, DTYPES, as_kind, dtype_kind, literal_dtype
-from .spelling import CONSTANTS, constant_note
+from .spelling import CONSTANTS, constant_note, is_no_error
 from .values import (
     DtypeValue,
     Name,
     Nested,
+    NoError,
     Scalar,
     Sequence,
     SizeValue,
@@ -56,6 +57,8 @@ class LiteralReader:
         if isinstance(node, ast.Name):
             if node.id.casefold() in CONSTANTS:
                 return Scalar(self._spelled(node.id))
+            if is_no_error(node.id.replace("_", " ")):  # (True, no error), (1, 没有报错)
+                return NoError()
             worded = word(node.id)
             if worded is not None:
                 return Scalar(self._worded(node.id, worded))

@@ -12,7 +12,8 @@ node kinds; there is no eval, exec or compile of code. Accepted forms:
 - A bare name (``RuntimeError``, ``MulBackward0``), ``<MulBackward0>`` or
   ``<MulBackward0 object at 0x7f...>``: compare decides what the name means.
 - ``no error`` in any course language's words (``spelling.NO_ERROR_PHRASES``: ``no
-  exception``, ``没有报错``, ``不报错`` ...; any case, an optional final period).
+  exception``, ``没有报错``, ``不报错`` ...; any case, an optional final period), the whole
+  answer or an element of a tuple or a list (``(True, no error)``).
 - What a person writes that Python spells otherwise (``spelling``): a traceback's last
   line ``RuntimeError: message``, ``Runtime Error``, ``runtimeerror``, ``true``,
   ``false``, ``none``; ``read_answer`` returns a note saying how Python writes it.
@@ -131,6 +132,11 @@ def _read_answer(text: str, language: str) -> ReadAnswer:
     return ReadAnswer(read.value, (*read.notes, say(NOTE_AFTER, answer=cap(head))))
 
 
+def _read_word(text: str) -> bool:
+    """Whether ``text`` is a word the literal reader reads (``是``, ``没有报错``)."""
+    return is_word(text) or is_no_error(text)
+
+
 def _read_whole(written: str, source: str) -> ReadAnswer:
     """``source`` (``written`` with a keyboard's punctuation in ASCII) read as one answer."""
     if is_no_error(source):
@@ -143,13 +149,39 @@ def _read_whole(written: str, source: str) -> ReadAnswer:
         return ReadAnswer(Scalar(worded.value), (worded.note,))
     if number_in_words(source):  # "one hundred", "thirty-zero", "一百"
         raise AnswerSyntaxError(say(NUMBER_WORDS))
-    unread = unread_character(written, is_word)
+    unread = unread_character(written, _read_word)
     if unread is not None:
         raise AnswerSyntaxError(unread_reason(unread))
-    reader = LiteralReader(_ANGLE_OR_STRING.sub(lambda m: m["str"] or m["name"], source))
+    reader = LiteralReader(_one_word_phrases(_ANGLE_OR_STRING.sub(_angle_or_string, source)))
     value = reader.value(_parse(reader.source), 0)
     typed = () if source == _without_full_stop(written) else (say(READ_AS, answer=cap(source)),)
     return ReadAnswer(value, (*typed, *reader.notes))
+
+
+def _angle_or_string(match: re.Match[str]) -> str:
+    return match["str"] or match["name"]
+
+
+# "no error" as an element of a tuple or a list, (True, no error): joined into one name
+# (no_error) that the literal reader reads as no error, as the whole answer is read.
+_SPACED_PHRASES = sorted(
+    (p for phrases in NO_ERROR_PHRASES.values() for p in phrases if " " in p), key=len, reverse=True
+)
+_PHRASE_OR_STRING = re.compile(
+    r"""(?P<str>'(?:[^'\\\n]|\\.)*'|"(?:[^"\\\n]|\\.)*")"""
+    r"|(?<=[(\[,])(?P<space>\s*)(?P<phrase>"
+    + "|".join(r"\s+".join(map(re.escape, p.split())) for p in _SPACED_PHRASES)
+    + r")(?=\s*[,)\]])",
+    re.IGNORECASE,
+)
+
+
+def _one_word_phrases(source: str) -> str:
+    """``source`` with each "no error" that is an element of a tuple or a list written as
+    one name, ``no_error`` (Python reads no phrase), strings kept as they are."""
+    return _PHRASE_OR_STRING.sub(
+        lambda m: m["str"] or m["space"] + "_".join(m["phrase"].split()), source
+    )
 
 
 READ_AS = N_("Read as `{answer}`, in the ASCII characters Python reads.")

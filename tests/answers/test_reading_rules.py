@@ -107,6 +107,18 @@ WORDS_GRADED = [
     ("(once, twice)", Sequence("tuple", (Scalar(1), Scalar(2))), "correct"),
     ("两次", Scalar(2), "correct"),
     ("2 times", Scalar(2), "correct"),
+    # "no error" in each course language's words, as an element too
+    ("(True, no error)", Sequence("tuple", (Scalar(True), NoError())), "correct"),
+    ("[No Exception, 1]", Sequence("list", (NoError(), Scalar(1))), "correct"),
+    ("（1，没有报错）", Sequence("tuple", (Scalar(1), NoError())), "correct"),
+    ("(1, 不报错)", Sequence("tuple", (Scalar(1), NoError())), "correct"),
+    (
+        "(True, True, no error)",
+        Sequence("tuple", (Scalar(True), Scalar(True), Scalar(None))),
+        "wrong",
+    ),
+    ("(True, 没有报错)", Sequence("tuple", (Scalar(True), Scalar(None))), "wrong"),
+    ("('no error', 1)", Sequence("tuple", (NoError(), Scalar(1))), "wrong"),  # a string
     # wrong: read, and not what torch gave
     ("(是, 是)", FLAGS, "wrong"),
     ("(否, 否, 否, 是)", Sequence("tuple", (Scalar(True),) * 4), "wrong"),
