@@ -25,8 +25,9 @@ rules, by the kind of the truth:
   ``'SigmoidBackward0'``), right by value.
 - Exceptions: by class name, in any case (``RuntimeError``, ``runtimeerror``); ``no error``
   (or ``None``: nothing was raised) only matches no error.
-- grad_fn: by name; a missing trailing version number is accepted (``MulBackward`` for
-  ``MulBackward0``), a different one is not.
+- grad_fn: by name; the answer may leave out the truth's trailing version number
+  (``MulBackward`` for ``MulBackward0``), but not add one the truth's name does not have
+  (``CopySlices0`` is not ``CopySlices``), nor give a different one.
 - dtypes: by canonical name (``torch.long`` is ``torch.int64``).
 - Opaque truths (which no answer form can express) compare the answer's text with the
   truth's repr, so validation shows the course author what went wrong.

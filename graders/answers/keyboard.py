@@ -15,13 +15,14 @@ by a curly, corner or full-width quote ends at the next quote of the same kind (
 single) and is written back in ASCII quotes. A comment (``# ...``, ``＃ ...``) is left as it
 is, but for its ``#``.
 
-``unread_character`` finds what is still not ASCII outside strings and comments, and what
-to type instead when a keyboard's habit says: the learner's message names it.
+``unread_character`` finds what is still not ASCII outside strings and comments (but for a
+whole word its caller reads as a value, such as ``是`` in ``(是, 否)``), and what to type
+instead when a keyboard's habit says: the learner's message names it.
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 
 # U+FF01-U+FF5E are the full-width forms of "!" to "~", in ASCII's order.
@@ -60,6 +61,7 @@ class Unread:
     char: str
     position: int
     instead: str | None  # what to type instead, when a keyboard's habit says
+    word: str = ""  # the whole word the character starts (``也许``), when it starts one
 
     @property
     def code(self) -> str:
@@ -74,16 +76,43 @@ def normalised(text: str) -> str:
     return "".join(_ascii(text, start, piece, kind) for start, piece, kind in _pieces(text))
 
 
-def unread_character(text: str) -> Unread | None:
+def unread_character(
+    text: str, readable: Callable[[str], bool] = lambda word: False
+) -> Unread | None:
     """The first character outside strings and comments that ``normalised`` leaves
-    non-ASCII (``text`` as the learner wrote it, so the position is theirs)."""
+    non-ASCII (``text`` as the learner wrote it, so the position is theirs).
+
+    A whole word that ``readable`` says is read as a value (``是`` in ``(是, 否)``: the
+    caller knows the words) is Python's too: Python reads it as a name, and the literal
+    reader reads the name as the word's value."""
     for start, piece, kind in _pieces(text):
         if kind != "code":
             continue
-        for offset, char in enumerate(piece.replace(UNDERSCORE, "__")):
-            if not char.isascii() and char not in _MARKS and char not in _COMMAS:
-                return Unread(char, start + offset + 1, _INSTEAD.get(char))
+        code = piece.replace(UNDERSCORE, "__")
+        offset = 0
+        while offset < len(code):
+            char = code[offset]
+            if char.isascii() or char in _MARKS or char in _COMMAS:
+                offset += 1
+                continue
+            word = _word_at(code, offset)
+            if word and readable(word):
+                offset += len(word)
+                continue
+            return Unread(char, start + offset + 1, _INSTEAD.get(char), word)
     return None
+
+
+def _word_at(code: str, offset: int) -> str:
+    """The whole name (identifier) that the character at ``offset`` is in, if it starts
+    there (a character inside a longer name, ``x是``, is no word of its own)."""
+    if offset and ("a" + code[offset - 1]).isidentifier():
+        return ""
+    end = offset
+    while end < len(code) and ("a" + code[end]).isidentifier():
+        end += 1
+    word = code[offset:end]
+    return word if word.isidentifier() else ""
 
 
 def typed_quotes(text: str) -> str | None:

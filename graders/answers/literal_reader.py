@@ -15,11 +15,12 @@ from ..i18n import N_
 from ..said import Told, say
 from .refusals import REFUSED, AnswerSyntaxError
 from .render import DTYPE_ALIASES, DTYPES, as_kind, dtype_kind, literal_dtype
-from .spelling import CONSTANTS, constant_note
+from .spelling import CONSTANTS, constant_note, is_no_error
 from .values import (
     DtypeValue,
     Name,
     Nested,
+    NoError,
     Scalar,
     Sequence,
     SizeValue,
@@ -28,7 +29,7 @@ from .values import (
     listed_shape,
     nested_shape,
 )
-from .words import ENGLISH
+from .words import english_number, word
 
 MAX_DEPTH = 32
 MAX_ELEMENTS = 4096  # nodes; well below what parse.MAX_CHARS allows (~5000)
@@ -56,13 +57,19 @@ class LiteralReader:
         if isinstance(node, ast.Name):
             if node.id.casefold() in CONSTANTS:
                 return Scalar(self._spelled(node.id))
-            if node.id.casefold() in ENGLISH:
-                return Scalar(self._worded(node.id))
+            if is_no_error(node.id.replace("_", " ")):  # (True, no error), (1, 没有报错)
+                return NoError()
+            worded = word(node.id)
+            if worded is not None:
+                return Scalar(self._worded(node.id, worded))
             return Scalar(_FLOAT_NAMES[node.id]) if node.id in _FLOAT_NAMES else Name(node.id)
         if isinstance(node, ast.Attribute):
             return DtypeValue(self._dtype(node))
         if isinstance(node, ast.Call):
             return self._call(node, depth)
+        compound = self._compound(node)
+        if compound is not None:
+            return Scalar(self._worded(self._text(node), compound))
         raise self._refuse(node)
 
     def _spend(self, depth: int) -> None:
@@ -246,10 +253,23 @@ class LiteralReader:
             self.notes.append(note)
         return CONSTANTS[ident.casefold()]
 
-    def _worded(self, word: str) -> bool | int:
-        """``yes``, ``two`` inside a tuple or a list: the value meant, with a note."""
-        value = ENGLISH[word.casefold()]
-        note = say("Read `{written}` as `{python}`.", written=word, python=value)
+    def _compound(self, node: ast.expr) -> int | None:
+        """``thirty-five`` (which Python parses as a subtraction): the number it names.
+        Written with spaces, ``thirty - five`` is a subtraction, not a number."""
+        if not (
+            isinstance(node, ast.BinOp)
+            and isinstance(node.op, ast.Sub)
+            and isinstance(node.left, ast.Name)
+            and isinstance(node.right, ast.Name)
+            and " " not in self._text(node)
+        ):
+            return None
+        return english_number(f"{node.left.id}-{node.right.id}")
+
+    def _worded(self, written: str, value: bool | int) -> bool | int:
+        """``yes``, ``two``, ``是`` inside a tuple or a list: the value meant (read by
+        ``words.word``, as the whole answer is), with a note."""
+        note = say("Read `{written}` as `{python}`.", written=written, python=value)
         if note not in self.notes:
             self.notes.append(note)
         return value

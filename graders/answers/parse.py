@@ -12,10 +12,21 @@ node kinds; there is no eval, exec or compile of code. Accepted forms:
 - A bare name (``RuntimeError``, ``MulBackward0``), ``<MulBackward0>`` or
   ``<MulBackward0 object at 0x7f...>``: compare decides what the name means.
 - ``no error`` in any course language's words (``spelling.NO_ERROR_PHRASES``: ``no
-  exception``, ``没有报错``, ``不报错`` ...; any case, an optional final period).
+  exception``, ``没有报错``, ``不报错`` ...; any case, an optional final period), the whole
+  answer or an element of a tuple or a list (``(True, no error)``).
 - What a person writes that Python spells otherwise (``spelling``): a traceback's last
   line ``RuntimeError: message``, ``Runtime Error``, ``runtimeerror``, ``true``,
   ``false``, ``none``; ``read_answer`` returns a note saying how Python writes it.
+- Words (``words``): ``yes``, ``是``, ``two``, ``thirty-five``, ``二十``, ``twice``, the
+  whole answer or an element of a tuple or a list, read by the same ``words.word``.
+- A value with a label or a note: ``grad_fn=<SelectBackward0>`` (the grad_fn), and a note
+  in parentheses after any value read (``5 (2 + 3)``, ``False (different id())``): the
+  value is graded, the note is not. A parenthesised group is a note only when a value
+  comes before it and the whole answer is not Python's (``(1, 2)`` is a tuple,
+  ``tensor (2.)`` a tensor; a name right before the ``(``, ``f(x)``, is a call).
+
+A read value may still answer nothing: a bare word (``maybe``) or a yes/no where the
+question asks what happens; ``answerable`` says so, where the key is known.
 
 Before any of this, what a keyboard typed for ASCII punctuation (``keyboard``: full-width
 forms, curly and corner quotes, ``、``, ``。``) is read as the ASCII it stands for, with a
@@ -50,7 +61,7 @@ from .refusals import ACCEPTED_FORMS, AnswerSyntaxError
 from .render import render_answer
 from .spelling import NO_ERROR_PHRASES, exception_answer, is_no_error
 from .values import Name, NoError, Opaque, Scalar, Value
-from .words import in_words
+from .words import in_words, is_word, number_in_words
 
 __all__ = [
     "AnswerSyntaxError",
@@ -102,6 +113,32 @@ def _read_answer(text: str, language: str) -> ReadAnswer:
     source = _without_full_stop(normalised(written))
     if not source:
         raise AnswerSyntaxError(say("it is empty"))
+    labelled = _GRAD_FN_LABEL.fullmatch(source)
+    if labelled:  # grad_fn=<SelectBackward0>, as torch prints it inside a tensor
+        read = _read_answer(labelled["value"], language)
+        said = say(GRAD_FN_LABEL, answer=cap(labelled["value"]))
+        return ReadAnswer(read.value, (said, *read.notes))
+    try:
+        return _read_whole(written, source)
+    except AnswerSyntaxError as exc:
+        head = _before_note(source)
+        if head is None:
+            raise
+        unnoted = exc
+    try:
+        read = _read_answer(head, language)
+    except AnswerSyntaxError:
+        raise unnoted from None  # the note was not what kept it from being read
+    return ReadAnswer(read.value, (*read.notes, say(NOTE_AFTER, answer=cap(head))))
+
+
+def _read_word(text: str) -> bool:
+    """Whether ``text`` is a word the literal reader reads (``是``, ``没有报错``)."""
+    return is_word(text) or is_no_error(text)
+
+
+def _read_whole(written: str, source: str) -> ReadAnswer:
+    """``source`` (``written`` with a keyboard's punctuation in ASCII) read as one answer."""
     if is_no_error(source):
         return ReadAnswer(NoError())
     respelled = exception_answer(source)
@@ -110,16 +147,79 @@ def _read_answer(text: str, language: str) -> ReadAnswer:
     worded = in_words(source)
     if worded is not None:
         return ReadAnswer(Scalar(worded.value), (worded.note,))
-    unread = unread_character(written)
+    if number_in_words(source):  # "one hundred", "thirty-zero", "一百"
+        raise AnswerSyntaxError(say(NUMBER_WORDS))
+    unread = unread_character(written, _read_word)
     if unread is not None:
         raise AnswerSyntaxError(unread_reason(unread))
-    reader = LiteralReader(_ANGLE_OR_STRING.sub(lambda m: m["str"] or m["name"], source))
+    reader = LiteralReader(_one_word_phrases(_ANGLE_OR_STRING.sub(_angle_or_string, source)))
     value = reader.value(_parse(reader.source), 0)
     typed = () if source == _without_full_stop(written) else (say(READ_AS, answer=cap(source)),)
     return ReadAnswer(value, (*typed, *reader.notes))
 
 
+def _angle_or_string(match: re.Match[str]) -> str:
+    return match["str"] or match["name"]
+
+
+# "no error" as an element of a tuple or a list, (True, no error): joined into one name
+# (no_error) that the literal reader reads as no error, as the whole answer is read.
+_SPACED_PHRASES = sorted(
+    (p for phrases in NO_ERROR_PHRASES.values() for p in phrases if " " in p), key=len, reverse=True
+)
+_PHRASE_OR_STRING = re.compile(
+    r"""(?P<str>'(?:[^'\\\n]|\\.)*'|"(?:[^"\\\n]|\\.)*")"""
+    r"|(?<=[(\[,])(?P<space>\s*)(?P<phrase>"
+    + "|".join(r"\s+".join(map(re.escape, p.split())) for p in _SPACED_PHRASES)
+    + r")(?=\s*[,)\]])",
+    re.IGNORECASE,
+)
+
+
+def _one_word_phrases(source: str) -> str:
+    """``source`` with each "no error" that is an element of a tuple or a list written as
+    one name, ``no_error`` (Python reads no phrase), strings kept as they are."""
+    return _PHRASE_OR_STRING.sub(
+        lambda m: m["str"] or m["space"] + "_".join(m["phrase"].split()), source
+    )
+
+
 READ_AS = N_("Read as `{answer}`, in the ASCII characters Python reads.")
+NUMBER_WORDS = N_(
+    "numbers in words are read from zero to ninety-nine (零 to 九十九), as thirty-five or "
+    "三十五: write this one in digits"
+)
+NOTE_AFTER = N_("Read as `{answer}`: the note in parentheses after it is not graded.")
+GRAD_FN_LABEL = N_("Read as `{answer}`: the grad_fn is graded, not the `grad_fn=` before it.")
+# "grad_fn=<SelectBackward0>", "y.grad_fn: <MulBackward0>": the grad_fn after its label.
+_GRAD_FN_LABEL = re.compile(r"(?:[A-Za-z_][\w.]*\.)?grad_fn\s*[=:]\s*(?P<value>\S.*)", re.DOTALL)
+# The calls the grammar reads: what comes before their parentheses is no value with a note.
+_CALLS = frozenset({"tensor", "torch.tensor", "torch.Size"})
+
+
+def _before_note(source: str) -> str | None:
+    """What comes before a note in parentheses that ends ``source`` (``5 (2 + 3)``,
+    ``False (different id())``), or None when it does not end in one.
+
+    A parenthesised group is a note only when a value comes before it and the whole answer
+    is not read as Python: alone, ``(1, 2)`` is a tuple, and ``tensor(2.)`` a tensor. A
+    name right before the ``(`` makes it a call (``f(x)``), not a note."""
+    if not source.endswith(")"):
+        return None
+    depth = 0
+    for i in range(len(source) - 1, -1, -1):
+        depth += (source[i] == ")") - (source[i] == "(")
+        if depth == 0:
+            head = source[:i]
+            break
+    else:
+        return None
+    named = head[-1:].isascii() and (head[-1:].isalpha() or head.endswith("_"))
+    if not head.strip() or named or head.strip() in _CALLS:
+        return None
+    return head.strip()
+
+
 TYPE_INSTEAD = N_(
     "it has `{char}` ({code}) at character {position}, which Python does not read: type "
     "`{instead}` instead"
@@ -130,8 +230,17 @@ TYPE_ASCII = N_(
 )
 
 
+UNREAD_WORD = N_(
+    "`{word}` at character {position} is not one of the words read as a value (yes/no, "
+    "是/否, 对/错, numbers such as two or 二): write the value itself"
+)
+
+
 def unread_reason(unread: Unread) -> Told:
-    """Why an answer with ``unread`` cannot be read, and what to type instead."""
+    """Why an answer with ``unread`` cannot be read, and what to type instead: a word (in
+    the learner's own script) is named as a word, not as a character to retype."""
+    if unread.word and not unread.instead:
+        return say(UNREAD_WORD, word=unread.word, position=unread.position)
     return say(
         TYPE_INSTEAD if unread.instead else TYPE_ASCII,
         char=unread.char,

@@ -99,7 +99,7 @@ def exception_answer(source: str) -> Respelled | None:
     if len(words) > 1 and words[-1].casefold() not in _SUFFIXES:
         return None  # "yes RuntimeError": words before a class, not a class spelled apart
     joined = "".join(words)
-    if not _is_exception_name(joined):
+    if not is_exception_name(joined):
         return None
     cls = _canonical(source)
     if cls == source:
@@ -126,7 +126,7 @@ def _class_in(dotted: str, note: str) -> Respelled | None:
     """``dotted``'s last part as Python spells the class, with ``note``; None when it
     names no exception class."""
     name = dotted.rsplit(".", 1)[-1]
-    if not _is_exception_name(name):
+    if not is_exception_name(name):
         return None
     cls = _canonical(name)
     return Respelled(cls, say(note, name=cls))
@@ -153,7 +153,9 @@ def _last_traceback_line(source: str) -> str:
     return source.strip() if len(lines) == 1 else source
 
 
-def _is_exception_name(name: str) -> bool:
+def is_exception_name(name: str) -> bool:
+    """Whether ``name`` names an exception class: a builtin one (in any case), or one
+    whose name ends in Error, Exception or Warning."""
     folded = name.casefold()
     return folded in BUILTIN_EXCEPTIONS or folded.endswith(_SUFFIXES)
 

@@ -327,9 +327,12 @@ def test_text_inside_a_string_keeps_its_meaning(text: str, content: str) -> None
 UNREAD = [
     ("em dash", "tensor([1., —2.])", "`—` (U+2014) at character 13", "type `-` instead"),
     ("ellipsis", "tensor([1., …])", "`…` (U+2026) at character 13", "type `...` instead"),
-    ("Chinese words", "没有错误吧", "`没` (U+6CA1) at character 1", "ASCII characters"),
-    ("Chinese after a value", "True 对", "`对` (U+5BF9) at character 6", "keyboard set to English"),
-    ("a name in Chinese", "运行时错误", "`运` (U+8FD0) at character 1", "ASCII characters"),
+    # A word in another script is named as a word, not as a character to retype.
+    ("Chinese words", "没有错误吧", "`没有错误吧` at character 1", "not one of the words read"),
+    ("a name in Chinese", "运行时错误", "`运行时错误` at character 1", "write the value itself"),
+    ("a word after a value", "True 也许", "`也许` at character 6", "not one of the words read"),
+    ("a letter of a name", "True α", "`α` at character 6", "not one of the words read"),
+    ("in a longer name", "(x是, 1)", "`是` (U+662F) at character 3", "ASCII characters"),
     ("word joiner", "(True,\u2060False)", "(U+2060) at character 7", "ASCII characters"),
 ]
 

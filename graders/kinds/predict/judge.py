@@ -7,7 +7,9 @@ explanation always follows, then the comparison's one-sentence feedback (for an 
 right by value only, how torch prints it; for one refused for its type alone, that the
 question is about the type), then how Python spells what the learner wrote another way
 (``true``, ``Runtime Error``, full-width punctuation), then any note about the answer cell
-itself. An answer that cannot be read gets the reason, then the explanation. ``explain``
+itself. An answer that cannot be read gets the reason, then the explanation; so does one
+that is read but answers nothing (``answers.answerable``: a bare word such as ``maybe``, a
+yes/no where the answer is what happens), unless it earns the points. ``explain``
 is what a learner reads while the key is held back: the same feedback without anything
 computed from the truth (the comparison, the expected answer, that a value refused for
 its type is right) and, for an answer that is not right, without the author's explanation
@@ -20,6 +22,7 @@ from __future__ import annotations
 from dataclasses import dataclass, replace
 from functools import lru_cache
 
+from ...answers.answerable import not_an_answer
 from ...answers.compare import compare, same_value
 from ...answers.judging import BY_VALUE
 from ...answers.parse import AnswerSyntaxError, ReadAnswer, read_answer
@@ -107,7 +110,16 @@ def grade_question(
     except AnswerSyntaxError as exc:
         return _missed(missed, Status.INVALID, asked, told(exc), note)
     right = QuestionResult(item_id, Status.CORRECT, q.points, q.points, text, truth.literal)
-    return _judged(right, asked, truth.value, read, note)
+    judged = _judged(right, asked, truth.value, read, note)
+    outcome = q.run is not None  # the question asks what happens: an error, or none
+    unread = None
+    if judged.status is not Status.CORRECT:
+        unread = not_an_answer(read.value, truth.value, outcome=outcome)
+    if unread is not None:
+        # A bare word, or a yes/no where the answer is what happens: not an answer, so not
+        # wrong (the question's accept list and the comparison came first: never fewer points).
+        return _missed(missed, Status.INVALID, asked, told(AnswerSyntaxError(unread)), note)
+    return judged
 
 
 def _judged(
