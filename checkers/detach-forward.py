@@ -12,8 +12,8 @@ function and measures:
   same tensors with the same bits (zeroing A's weights after computing the output is not
   stopping a gradient), whether every module of A is still in the mode it was in (an
   ``A.eval()`` "since A is not trained here" changes what its Dropout or BatchNorm does for
-  the code that trains A later, though this A, without either, computes the same), and the gradients a plain ``B(A(x)).sum().backward()`` gives A
-  afterwards (a forward hook returning ``o.detach()`` would make A untrainable forever).
+  the code that trains A later, though this A, without either, computes the same), and
+  the gradients a plain ``B(A(x)).sum().backward()`` gives A afterwards (a forward hook returning ``o.detach()`` would make A untrainable forever).
 """
 
 from __future__ import annotations

@@ -41,6 +41,7 @@ class Observations(Schema):
     restored: Flags | None = None
     # Per key: does the first snapshot still hold its bits after a second call of snapshot()?
     kept_after_second: Flags | None = None
+    second_raised: RaisedRecord | None = None  # the second call of snapshot() raised
 
 
 def observe(fn: Any, seed: int) -> dict[str, Any]:
@@ -88,10 +89,11 @@ def _second_snapshot(
     fn: Any, model: Any, opt: Any, X: Any, Y: Any, snap: Any, keys: list[str], at_snapshot: dict[str, bytes], M: Any
 ) -> dict[str, Any]:
     """Train on from the restored state and snapshot again: is the first snapshot, read anew
-    from the dict the learner returned, still what it was? Nothing when the call raised."""
+    from the dict the learner returned, still what it was?"""
     _train(model, opt, X, Y, STEPS, M)
-    if M.call(fn, model).raised:
-        return {}
+    second = M.call(fn, model)
+    if second.raised:
+        return {"second_raised": second.raised.to_json()}
     kept = []
     for k in keys:
         value = dict.__getitem__(snap, k) if dict.__contains__(snap, k) else None
@@ -159,6 +161,9 @@ def _unchanged(keys: list[str], got: Mapping[str, Any]) -> Verdict:
 
 
 def _kept(keys: list[str], got: Mapping[str, Any]) -> Verdict:
+    if got.get("second_raised"):
+        return fail(sentence(explain_raised(got["second_raised"], f"A second call of {CALL}, after more training,"))
+                    + " Expected a snapshot on every call.")
     if got.get("kept_after_second") is None:
         return PASS
     moved = [k for k, ok in zip(keys, bools(got, "kept_after_second", len(keys))) if not ok]
