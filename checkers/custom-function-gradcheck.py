@@ -4,7 +4,11 @@ Inputs the learner never sees: a float32 vector (with 0 and a few values of eith
 and a float64 matrix, both leaves that require grad. For each, the child measures the
 output, whether the call changed ``x``, whether the output's ``grad_fn`` is the node of a
 custom ``torch.autograd.Function`` (a ``BackwardCFunction``, read from the C type), and,
-in ordinary use, ``x.grad`` after ``out.backward(g)`` for a seeded upstream gradient ``g``.
+in ordinary use, ``x.grad`` after ``out.backward(g)`` for a seeded upstream gradient ``g``,
+and whether ``g`` is as it was: the upstream gradient belongs to the caller (a ``backward``
+that writes into ``grad_output`` in place overwrites it, and raises for the expanded
+gradient of ``out.sum().backward()``), and ``x.grad`` alone cannot tell (it is that very
+tensor, holding the right values).
 
 Then, on a float64 vector: ``torch.autograd.gradcheck(log_cosh, (x,))``, which compares
 the learner's backward with finite differences of the learner's forward, element by
@@ -45,6 +49,7 @@ class Case(Schema):
     custom_node: bool | None = None
     backward_raised: RaisedRecord | None = None
     grad: Described | None = None
+    upstream_changed: bool | None = None  # out.backward(g) changed the caller's g
 
 
 class Gradcheck(Schema):
@@ -109,11 +114,13 @@ def _case(fn: Any, values: Any, upstream: Any, M: Any) -> dict[str, Any]:
     if M.kind_of(out) != "tensor":
         return record
     record["custom_node"] = _custom_node(out)
+    upstream_before = M.bits(upstream)
     done = M.call(M.backward, out, upstream)
     if done.raised:
         record["backward_raised"] = done.raised.to_json()
     else:
         record["grad"] = M.describe(M.grad(x))
+        record["upstream_changed"] = M.bits(upstream) != upstream_before
     return record
 
 
@@ -241,6 +248,10 @@ def _backward(case: str, mine: dict[str, Any], ref: dict[str, Any]) -> Verdict:
     where = f"With {case} as `x`: "
     if mine.get("backward_raised"):
         return fail(where + sentence(explain_raised(mine["backward_raised"], "`out.backward(g)`")))
+    if mine.get("upstream_changed") is True:
+        return fail(f"{where}`out.backward(g)` changed `g`, the caller's tensor: your `backward` wrote into "
+                    "`grad_output` in place. Return a new tensor (`grad_output * tanh(x)`) and leave "
+                    "`grad_output` as it was.")
     return tensor_verdict(mine["grad"], ref["grad"], ("shape", "dtype", "values"),
                           f"{where}for `x.grad` after `out.backward(g)`, expected `g * tanh(x)`: ")
 

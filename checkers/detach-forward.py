@@ -10,8 +10,10 @@ function and measures:
   ``.grad``, and B's gradients;
 - what the call left behind: A's ``requires_grad`` flags, whether A's parameters are the
   same tensors with the same bits (zeroing A's weights after computing the output is not
-  stopping a gradient), and the gradients a plain ``B(A(x)).sum().backward()`` gives A
-  afterwards (a forward hook returning ``o.detach()`` would make A untrainable forever).
+  stopping a gradient), whether every module of A is still in the mode it was in (an
+  ``A.eval()`` "since A is not trained here" changes what its Dropout or BatchNorm does for
+  the code that trains A later, though this A, without either, computes the same), and
+  the gradients a plain ``B(A(x)).sum().backward()`` gives A afterwards (a forward hook returning ``o.detach()`` would make A untrainable forever).
 """
 
 from __future__ import annotations
@@ -38,6 +40,7 @@ class Observations(Schema):
     a_flags: Flags | None = None
     a_same: bool | None = None
     a_unchanged: Flags | None = None
+    a_modes_kept: Flags | None = None  # per module of A: still in the training mode it was in
     plain_raised: RaisedRecord | None = None
     a_grads_plain: list[Described] | None = None
 
@@ -55,6 +58,7 @@ def observe(fn: Any, seed: int) -> dict[str, Any]:
     x = M.randn(8, 4, generator=g)
     a_params, b_params = M.parameters(A), M.parameters(B)
     a_bits = [M.bits(p) for p in a_params]
+    a_modes = [(m, M.training(m)) for m in A.modules()]
     called = M.call(fn, A, B, x)
     if called.raised:
         return {"raised": called.raised.to_json()}
@@ -72,6 +76,7 @@ def observe(fn: Any, seed: int) -> dict[str, Any]:
     after = M.parameters(A)
     record["a_same"] = len(after) == len(a_params) and all(p is q for p, q in zip(after, a_params))
     record["a_unchanged"] = [M.bits(p) == bits for p, bits in zip(a_params, a_bits)]
+    record["a_modes_kept"] = [M.training(m) == mode for m, mode in a_modes]
     return record | _plain_pass(A, B, x, a_params, b_params, M)
 
 
@@ -132,6 +137,10 @@ def _left_alone(got: Mapping[str, Any], ref: Mapping[str, Any]) -> Verdict:
     if not flag(got, "a_same") or not all(bools(got, "a_unchanged")):
         return fail(f"{CALL} changed A's parameters; expected them to be the same tensors with the same values "
                     "(stopping a gradient must not touch the module).")
+    if got.get("a_modes_kept") is not None and not all(bools(got, "a_modes_kept")):
+        return fail(f"{CALL} switched A (or a module inside it) out of training mode; expected A left in the mode it "
+                    "was in: `A.eval()` changes what a Dropout or a BatchNorm in A does for the code that trains A "
+                    "later, and `detach()` alone already stops the gradient.")
     if got.get("plain_raised"):
         return fail(sentence(explain_raised(got["plain_raised"], "A plain `B(A(x)).sum().backward()` after your function")))
     pairs = zip(A_NAMES, items(got, "a_grads_plain", len(A_NAMES)), items(ref, "a_grads_plain", len(A_NAMES)))

@@ -1,13 +1,15 @@
 """``freeze(module)``: after it, training never changes the module, nor computes its gradients.
 
-The child builds ``model = Sequential(A, B)`` and calls ``freeze(A)``, then trains with an
+The child builds ``model = Sequential(U, A, B)`` and calls ``freeze(A)``, then trains with an
 optimizer over ALL of the model's parameters, in four set-ups: SGD with momentum and
 weight decay, the same with ``zero_grad(set_to_none=False)`` in the loop, AdamW, and SGD
 on a model whose parameters already hold gradients from an earlier backward pass
 (``requires_grad_(False)`` does not clear those). In each it measures whether A's
 parameters are in the loss's graph (their gradients computed at all), whether they are
-still A's and bit-identical, whether their ``.grad`` is None, and B's parameters after the
-first step. A fifth set-up has a BatchNorm inside A: its running statistics must stay
+still A's and bit-identical, whether their ``.grad`` is None, and the parameters of U and
+B after the first step. U is there because a frozen module is not always first: a
+"freeze" that cuts the graph at A's output (a forward hook returning ``output.detach()``)
+keeps A still and B training, and stops U, whose gradients all pass through A. A fifth set-up has a BatchNorm inside A: its running statistics must stay
 fixed while the model trains (``A.eval()``; the loop does not call ``model.train()``), and
 A, as the training loop runs it, must compute on a probe batch what it computed in
 evaluation mode before the freeze: a BatchNorm told to stop tracking its statistics
@@ -31,7 +33,7 @@ CHECKS = ("frozen-sgd", "frozen-adamw", "no-grads", "stale-grads", "stats-fixed"
 CALL = "`freeze(A)`"
 SETUPS = ("sgd", "keep-grads", "adamw", "stale", "batchnorm")
 STEPS = 3
-B_NAMES = ("B.weight", "B.bias")
+REST_NAMES = ("U.weight", "U.bias", "B.weight", "B.bias")  # what must keep training
 
 
 class Setup(Schema):
@@ -42,7 +44,7 @@ class Setup(Schema):
     a_grads_none: Flags | None = None
     stats_unchanged: Flags | None = None
     computes_as_before: bool | None = None
-    b_after_first_step: list[Described] | None = None
+    rest_after_first_step: list[Described] | None = None
 
 
 class Observations(Schema):
@@ -60,7 +62,8 @@ def _train(fn: Any, seed: int, setup: str, M: Any) -> dict[str, Any]:
     model, A, X, Y = _model(seed, setup == "batchnorm", M)
     if setup == "stale":
         M.backward(_loss(model, X, Y))
-    a_params, b_params, a_buffers = M.parameters(A), M.parameters(model[1]), M.buffers(A)
+    rest = M.parameters(model[0]) + M.parameters(model[2])
+    a_params, a_buffers = M.parameters(A), M.buffers(A)
     a_bits, stats = [M.bits(p) for p in a_params], [M.bits(b) for b in a_buffers]
     probe = M.randn(5, 4, generator=M.generator(seed + 1))
     before = _output(A, probe, M, evaluate=True)
@@ -76,7 +79,7 @@ def _train(fn: Any, seed: int, setup: str, M: Any) -> dict[str, Any]:
             return {"raised": trained.raised.to_json()}
         if step == 0:
             record["a_in_graph"] = trained.value
-            record["b_after_first_step"] = [M.describe(p) for p in b_params]
+            record["rest_after_first_step"] = [M.describe(p) for p in rest]
     record["a_unchanged"] = [M.bits(p) == bits for p, bits in zip(a_params, a_bits)]
     record["a_grads_none"] = [M.grad(p) is None for p in a_params]
     record["stats_unchanged"] = [M.bits(b) == bits for b, bits in zip(a_buffers, stats)]
@@ -107,7 +110,7 @@ def _model(seed: int, batchnorm: bool, M: Any) -> tuple[Any, Any, Any, Any]:
     M.seed_global(seed)  # module initialisation draws from the global generator
     inner = [nn.Linear(4, 6), nn.BatchNorm1d(6)] if batchnorm else [nn.Linear(4, 6)]
     A = nn.Sequential(*inner, nn.Tanh(), nn.Linear(6, 6))
-    model = nn.Sequential(A, nn.Linear(6, 2))
+    model = nn.Sequential(nn.Linear(4, 4), A, nn.Linear(6, 2))  # U, A, B
     g = M.generator(seed)
     return model, A, M.randn(16, 4, generator=g), M.randn(16, 2, generator=g)
 
@@ -133,7 +136,7 @@ def _step(model: Any, X: Any, Y: Any, opt: Any, setup: str, M: Any) -> bool:
         opt.zero_grad()
     loss = _loss(model, X, Y)
     leaves = M.graph_leaves(loss)
-    in_graph = any(M.contains(leaves, p) for p in M.parameters(model[0]))
+    in_graph = any(M.contains(leaves, p) for p in M.parameters(model[1]))
     M.backward(loss)
     opt.step()
     if setup == "stale":
@@ -204,5 +207,6 @@ def _stats(record: dict[str, Any]) -> Verdict:
 
 
 def _rest(mine: dict[str, Any], theirs: dict[str, Any], setup: str) -> Verdict:
-    pairs = zip(B_NAMES, items(mine, "b_after_first_step", 2), items(theirs, "b_after_first_step", 2))
+    count = len(REST_NAMES)
+    pairs = zip(REST_NAMES, items(mine, "rest_after_first_step", count), items(theirs, "rest_after_first_step", count))
     return first_failure(tensor_verdict(m, r, ("shape", "dtype", "values"), f"For `{n}` after the first {setup} step: ") for n, m, r in pairs)

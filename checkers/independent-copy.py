@@ -2,10 +2,15 @@
 
 Inputs cover what breaks half-right answers: a leaf that requires grad, a view into a
 larger tensor (its data starts inside another tensor's storage), a non-leaf, a 0-dim
-tensor and an integer tensor. Per input, the child measures the returned value, whether
+tensor, an integer tensor, and tensors of other floating dtypes (float64, float16, and a
+0-dim float64): a copy rebuilt from Python numbers, ``torch.tensor(t.tolist())``, comes
+back float32 whatever ``t`` was. Per input, the child measures the returned value, whether
 it shares the input's storage (``untyped_storage().data_ptr()``), whether the input was
 changed by the call, and whether writing into either one shows up in the other (or what
 the write raised: an inference-mode tensor, say, cannot be written outside that mode).
+Last, two calls on inputs of one shape and dtype: a function that copies into one cached
+buffer returns the same memory twice, and the second call overwrites the first copy, which
+no single call shows.
 """
 
 from __future__ import annotations
@@ -25,6 +30,9 @@ CASES = (
     ("non-leaf", "a non-leaf (computed from a tensor that requires grad)"),
     ("0-dim", "a 0-dim tensor"),
     ("integer", "an integer tensor"),
+    ("float64", "a float64 tensor"),
+    ("float16", "a float16 tensor"),
+    ("0-dim float64", "a 0-dim float64 tensor"),
 )
 
 
@@ -39,6 +47,8 @@ class Case(Schema):
 
 class Observations(Schema):
     cases: list[Case]
+    calls_share: bool | None = None  # two calls returned tensors over one memory
+    second_call_wrote_first: bool | None = None  # the second call changed the first copy
 
 
 def observe(fn: Any, seed: int) -> dict[str, Any]:
@@ -46,7 +56,8 @@ def observe(fn: Any, seed: int) -> dict[str, Any]:
     from graders.checker import measure as M
 
     g = M.generator(seed)
-    return {"cases": [_measure(fn, t, M) for t in _inputs(g, M)]}
+    cases = [_measure(fn, t, M) for t in _inputs(g, M)]
+    return {"cases": cases, **_two_calls(fn, g, M)}
 
 
 def _inputs(g: Any, M: Any) -> list[Any]:
@@ -60,7 +71,27 @@ def _inputs(g: Any, M: Any) -> list[Any]:
         weights * 2,
         M.randn(generator=g),
         torch.arange(6).reshape(2, 3),
+        M.randn(2, 3, generator=g, dtype=torch.float64),
+        M.randn(4, generator=g, dtype=torch.float16),
+        M.randn(generator=g, dtype=torch.float64),
     ]
+
+
+def _two_calls(fn: Any, g: Any, M: Any) -> dict[str, Any]:
+    """Two calls on inputs of one shape and dtype: do the copies share memory, and did the
+    second call change the first copy? Nothing when a call did not give a tensor (the cases
+    above say why)."""
+    first = M.call(fn, M.randn(2, 2, generator=g))
+    if first.raised or M.kind_of(first.value) != "tensor":
+        return {}
+    seen = M.bits(first.value)
+    second = M.call(fn, M.randn(2, 2, generator=g))
+    if second.raised or M.kind_of(second.value) != "tensor":
+        return {}
+    return {
+        "calls_share": bool(M.storage_ptr(first.value) == M.storage_ptr(second.value)),
+        "second_call_wrote_first": bool(M.bits(first.value) != seen),
+    }
 
 
 def _measure(fn: Any, t: Any, M: Any) -> dict[str, Any]:
@@ -97,9 +128,9 @@ def judge(got: Mapping[str, Any], ref: Mapping[str, Any]) -> dict[str, Verdict]:
         return dict.fromkeys(CHECKS, problem)
     return {
         "values": first_failure(tensor_verdict(m["out"], r["out"], ("shape", "dtype", "values"), _for(c)) for c, m, r in pairs),
-        "own-memory": first_failure(_own_memory(c, m) for c, m, _ in pairs),
+        "own-memory": first_failure([*(_own_memory(c, m) for c, m, _ in pairs), _separate_calls(got)]),
         "detached": first_failure(_detached(c, m, r) for c, m, r in pairs),
-        "independent-writes": first_failure(_writes_verdict(c, m) for c, m, _ in pairs),
+        "independent-writes": first_failure([*(_writes_verdict(c, m) for c, m, _ in pairs), _later_calls(got)]),
     }
 
 
@@ -120,6 +151,20 @@ def _broken(pairs: list[tuple[tuple[str, str], dict[str, Any], dict[str, Any]]])
 def _own_memory(case: tuple[str, str], mine: dict[str, Any]) -> Verdict:
     if flag(mine, "shares_storage"):
         return fail(f"{_for(case)}your copy shares its storage with `t` (same `untyped_storage().data_ptr()`); expected new memory.")
+    return PASS
+
+
+def _separate_calls(got: Mapping[str, Any]) -> Verdict:
+    if got.get("calls_share") is True:
+        return fail("Two calls of `independent_copy` on tensors of one shape and dtype returned copies that share "
+                    "memory. Expected each call to return memory of its own.")
+    return PASS
+
+
+def _later_calls(got: Mapping[str, Any]) -> Verdict:
+    if got.get("second_call_wrote_first") is True:
+        return fail("A second call of `independent_copy` changed the copy the first call returned. Expected a copy "
+                    "that no later call writes into.")
     return PASS
 
 

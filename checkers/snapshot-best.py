@@ -6,7 +6,10 @@ builds a small model with a BatchNorm (so it has buffers), trains it one step, t
 learner's snapshot, then trains three more steps with SGD and momentum, and measures, key
 by key of the model's own ``state_dict()``: whether the snapshot holds the key with the
 same bits at the moment it was taken, whether those bits are unchanged after training,
-and whether ``model.load_state_dict(snapshot)`` then puts the model back exactly.
+and whether ``model.load_state_dict(snapshot)`` then puts the model back exactly. Last, it
+trains again and takes a second snapshot: the first must still hold what it held (one
+dict or one set of tensors reused for every call makes the "best" snapshot follow the
+latest one, which no single call shows).
 """
 
 from __future__ import annotations
@@ -16,7 +19,7 @@ from typing import Annotated, Any, Mapping
 from pydantic import Field
 
 from graders.checker import (
-    PASS, Flags, RaisedRecord, Schema, Verdict, bools, errored, explain_raised, fail, field, sentence,
+    PASS, Flags, RaisedRecord, Schema, Verdict, bools, errored, explain_raised, fail, field, first_failure, sentence,
 )
 
 CHECKS = ("same-state", "buffers", "unchanged-after-training", "restores")
@@ -36,6 +39,9 @@ class Observations(Schema):
     unchanged: Flags | None = None
     restore_raised: RaisedRecord | None = None
     restored: Flags | None = None
+    # Per key: does the first snapshot still hold its bits after a second call of snapshot()?
+    kept_after_second: Flags | None = None
+    second_raised: RaisedRecord | None = None  # the second call of snapshot() raised
 
 
 def observe(fn: Any, seed: int) -> dict[str, Any]:
@@ -75,7 +81,24 @@ def observe(fn: Any, seed: int) -> dict[str, Any]:
     if loaded.raised:
         return record | {"restore_raised": loaded.raised.to_json()}
     now = model.state_dict()
-    return record | {"restored": [M.bits(now[k]) == at_snapshot[k] for k in keys]}
+    record["restored"] = [M.bits(now[k]) == at_snapshot[k] for k in keys]
+    return record | _second_snapshot(fn, model, opt, X, Y, snap, keys, at_snapshot, M)
+
+
+def _second_snapshot(
+    fn: Any, model: Any, opt: Any, X: Any, Y: Any, snap: Any, keys: list[str], at_snapshot: dict[str, bytes], M: Any
+) -> dict[str, Any]:
+    """Train on from the restored state and snapshot again: is the first snapshot, read anew
+    from the dict the learner returned, still what it was?"""
+    _train(model, opt, X, Y, STEPS, M)
+    second = M.call(fn, model)
+    if second.raised:
+        return {"second_raised": second.raised.to_json()}
+    kept = []
+    for k in keys:
+        value = dict.__getitem__(snap, k) if dict.__contains__(snap, k) else None
+        kept.append(value is None or M.kind_of(value) != "tensor" or M.bits(value) == at_snapshot[k])
+    return {"kept_after_second": kept}
 
 
 def _optimizer(model: Any) -> Any:
@@ -103,7 +126,7 @@ def judge(got: Mapping[str, Any], ref: Mapping[str, Any]) -> dict[str, Verdict]:
     return {
         "same-state": _same_state(keys, got, present),
         "buffers": _buffers(buffers, got, present),
-        "unchanged-after-training": _unchanged(keys, got),
+        "unchanged-after-training": first_failure([_unchanged(keys, got), _kept(keys, got)]),
         "restores": _restores(got, len(keys)),
     }
 
@@ -134,6 +157,20 @@ def _unchanged(keys: list[str], got: Mapping[str, Any]) -> Verdict:
         return fail(f"After {STEPS} more training steps, your snapshot's `{moved[0]}` has changed: it shares memory with the "
                     f"model ({len(moved)} of {len(keys)} entries do). `state_dict()` returns the model's own tensors; copy "
                     "them (`copy.deepcopy`, or `clone()` each one).")
+    return PASS
+
+
+def _kept(keys: list[str], got: Mapping[str, Any]) -> Verdict:
+    if got.get("second_raised"):
+        return fail(sentence(explain_raised(got["second_raised"], f"A second call of {CALL}, after more training,"))
+                    + " Expected a snapshot on every call.")
+    if got.get("kept_after_second") is None:
+        return PASS
+    moved = [k for k, ok in zip(keys, bools(got, "kept_after_second", len(keys))) if not ok]
+    if moved:
+        return fail(f"A second call of `snapshot(model)`, after more training, changed your first snapshot's "
+                    f"`{moved[0]}`: both snapshots are one dict, or share its tensors. Expected each call to return "
+                    "a snapshot of its own, which later calls leave alone.")
     return PASS
 
 

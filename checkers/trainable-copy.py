@@ -2,8 +2,9 @@
 
 Inputs cover what breaks half-right answers: a non-leaf (computed from a tensor that
 requires grad, so a recorded ``clone()`` stays in its graph), a leaf that requires grad, a
-view into a larger tensor, a tensor that requires no grad, and a float64 tensor (a copy
-keeps the dtype). Per input, the child measures
+view into a larger tensor, a tensor that requires no grad, a float64 tensor (a copy
+keeps the dtype), and a 0-dim tensor that requires grad (``out[:] = t`` cannot index it, a
+scalar loss's parameter is one). Per input, the child measures
 the returned value and its flags, whether it shares the input's storage, whether an update
 of it under ``no_grad`` (what an optimizer does) shows in ``t``, and, after a backward from
 it with a known upstream gradient, its own ``.grad`` and whether any gradient reached ``t``
@@ -31,6 +32,7 @@ CASES = (
     ("view", "a view into a larger tensor"),
     ("plain", "a tensor that requires no grad"),
     ("float64", "a float64 tensor"),
+    ("0-dim", "a 0-dim tensor that requires grad"),
 )
 
 
@@ -68,8 +70,9 @@ def _inputs(g: Any, M: Any) -> list[tuple[Any, tuple[Any, ...]]]:
     leaf = M.randn(2, 3, generator=g, requires_grad=True)
     base = M.randn(4, 5, generator=g)
     wide = M.randn(3, generator=g, dtype=torch.float64, requires_grad=True)
+    scalar = M.randn(generator=g, requires_grad=True)
     return [(weights * 2, (weights,)), (leaf, (leaf,)), (base[1:3, 2:], ()), (M.randn(4, generator=g), ()),
-            (wide * 3, (wide,))]
+            (wide * 3, (wide,)), (scalar, (scalar,))]
 
 
 def _calls_share(fn: Any, g: Any, M: Any) -> bool | None:

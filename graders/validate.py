@@ -7,6 +7,7 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 
 from .course.glossary import glossary_problems
+from .course.indented import indented_code_problems
 from .course.marks import duplicate_ids
 from .course.model import SECTIONS
 from .course.prompts import two_question_problems
@@ -49,7 +50,7 @@ def validate_course(
     loaded = load(course)
     problems = untranslated(loaded) + unlabelled(loaded) + every_combination(loaded)
     problems += glossary_problems(loaded) + rename_problems(loaded)
-    problems += two_question_problems(loaded)
+    problems += two_question_problems(loaded) + indented_code_problems(loaded)
     if truth:
         with open_session(course, isolation=isolation) as session:
             # Every variant of every exercise runs through torch.

@@ -630,3 +630,38 @@ def test_validate_reports_a_prompt_that_asks_two_questions(
         else []
     )
     assert [line for line in lines if "asks" in line] == expected
+
+
+FENCED_PROMPT = "      en: |\n        ```python\n        b = a.clone()\n        ```\n{line}\n"
+
+
+@pytest.mark.parametrize(
+    ("line", "reported"),
+    [
+        pytest.param("        Is it `True`?", False, id="flush-with-the-fence"),
+        pytest.param("            Is it `True`?", True, id="indented-after-the-fence"),
+        pytest.param("\n            Is it `True`?", True, id="indented-after-a-blank-line"),
+        pytest.param(
+            "        Two lines:\n            is it `True`?", False, id="a-paragraph-goes-on"
+        ),
+    ],
+)
+def test_validate_reports_a_prose_line_markdown_shows_as_code(
+    tmp_path: Path, line: str, reported: bool
+) -> None:
+    # After a closing fence (or a blank line) a line indented 4 spaces is an indented code
+    # block to CommonMark: the question under a snippet would read as one more line of code.
+    exercise = BILINGUAL_EXERCISE.replace(
+        '      en: "a.data_ptr() == b.data_ptr()?"\n', FENCED_PROMPT.format(line=line)
+    )
+    course_file = lone_course(tmp_path, course=LABELLED_COURSE, exercise=exercise)
+    result = CliRunner().invoke(main, ["validate", "--no-truth", "--course", str(course_file)])
+    lines = [line.removeprefix("error: ") for line in result.output.splitlines()]
+    found = [line for line in lines if "shows it as code" in line]
+    at = 5 if line.startswith("\n") else 4
+    expected = [
+        f"exercises/clone-basics.yml:12:7: questions[0].prompt.en: line {at} ('Is it `True`?') "
+        "is indented 4 spaces or more after a code block or a blank line, so Markdown shows "
+        "it as code; unindent it (code goes in a fenced block)"
+    ]
+    assert (found, result.exit_code) == ((expected, 2) if reported else ([], 0))

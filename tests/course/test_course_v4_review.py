@@ -1,7 +1,9 @@
 """Course v4's review (issue 48), each finding held by a test: right answers in the forms
 torch prints are marked right, no explanation claims what torch contradicts, no prompt
-states its answer or asks two questions, imprecise texts say what is true, and the
-Chinese texts keep the glossary's one word for in-place."""
+states its answer or asks two questions, imprecise texts say what is true, the Chinese
+texts keep the glossary's one word for in-place and for non-leaf, no prose line renders as
+code, and the explanations of a linear model's input gradient, mark_dirty on a leaf and
+sqrt's backward at 0 say what torch does."""
 
 from __future__ import annotations
 
@@ -15,7 +17,8 @@ from graders.answers.compare import compare
 from graders.answers.judging import BY_VALUE
 from graders.answers.parse import parse_answer
 from graders.answers.values import Value
-from graders.course.glossary import glossary_problems
+from graders.course.glossary import glossary_problems, other_renderings, terms
+from graders.course.indented import indented_code_problems
 from graders.course.prompts import two_question_problems
 from graders.kinds.load import LoadedCourse, load_course
 from graders.kinds.predict.child.task import compute
@@ -74,7 +77,7 @@ def test_a_culprit_is_right_in_every_form_torch_prints_it(
 
 
 def test_the_nan_fix_the_course_gives_is_the_one_that_works(loaded: LoadedCourse) -> None:
-    # torch: a where on the output alone still sends 0 * inf back; guarding the input works.
+    # torch: a where on the output alone still sends 0 / 0 back; guarding the input works.
     z = torch.zeros(1, requires_grad=True)
     torch.where(z > 0, z.sqrt(), 0).sum().backward()
     assert torch.isnan(z.grad).all()
@@ -110,3 +113,75 @@ def test_chinese_texts_keep_one_word_for_in_place(loaded: LoadedCourse) -> None:
     in_place = next(t for t in loaded.course.glossary if t.term == "in-place")
     assert set(in_place.forbidden.get("zh", [])) >= {"就地", "原地"}
     assert [problem.message for problem in glossary_problems(loaded)] == []
+
+
+def test_a_linear_model_s_input_gradient_has_a_graph_only_a_constant_has_none(
+    loaded: LoadedCourse,
+) -> None:
+    # torch: for nn.Linear the gradient with respect to x is computed from the weight, so it
+    # has a graph and a penalty on it trains the weight; only a constant factor has none.
+    torch.manual_seed(0)
+    lin, x = torch.nn.Linear(3, 1), torch.randn(4, 3, requires_grad=True)
+    (g,) = torch.autograd.grad(lin(x).sum(), x, create_graph=True)
+    assert type(g.grad_fn).__name__ == "MmBackward0"
+    (g**2).sum().backward()
+    assert lin.weight.grad is not None and lin.weight.grad.abs().sum() > 0
+    c = torch.tensor(3.0, requires_grad=True)
+    assert torch.autograd.grad(3 * c, c, create_graph=True)[0].grad_fn is None
+    explain = _texts(loaded, "double-backward", "linear-create-graph", "explain")
+    assert (
+        "having no graph for it" not in explain["en"] and "根本没有它的计算图" not in explain["zh"]
+    )
+    assert all("MmBackward0" in text and "nn.Linear" in text for text in explain.values())
+
+
+def test_mark_dirty_on_a_leaf_raises_after_forward_wrote_it(loaded: LoadedCourse) -> None:
+    class AddOne(torch.autograd.Function):
+        @staticmethod
+        def forward(ctx: Any, t: torch.Tensor) -> torch.Tensor:
+            t.add_(1)
+            ctx.mark_dirty(t)
+            return t
+
+        @staticmethod
+        def backward(ctx: Any, grad: torch.Tensor) -> torch.Tensor:
+            return grad
+
+    x = torch.tensor([0.0, 1.0], requires_grad=True)
+    with pytest.raises(RuntimeError, match="leaf Variable that requires grad"):
+        AddOne.apply(x)
+    assert torch.equal(x.detach(), torch.tensor([1.0, 2.0]))  # written, though refused
+    explain = _texts(loaded, "custom-function", "dirty-input-history", "explain")
+    assert (
+        "as any in-place" not in explain["en"] and "和任何 in-place 操作一样" not in explain["zh"]
+    )
+    assert all("`[0., 1.]`" in text and "`[1., 2.]`" in text for text in explain.values())
+
+
+def test_no_prose_line_renders_as_code(loaded: LoadedCourse) -> None:
+    assert [problem.message for problem in indented_code_problems(loaded)] == []
+
+
+def test_chinese_texts_keep_one_word_for_non_leaf(loaded: LoadedCourse) -> None:
+    non_leaf = next(t for t in loaded.course.glossary if t.term == "non-leaf")
+    assert "非叶子节点" in non_leaf.forbidden.get("zh", [])
+    reported = other_renderings("读取非叶子节点的 `.grad`", terms(loaded, "zh"))
+    assert [(term.source, word) for term, word in reported] == [("non-leaf", "非叶子节点")]
+    assert [problem.message for problem in glossary_problems(loaded)] == []
+
+
+def test_sqrt_s_backward_at_zero_is_zero_over_zero(loaded: LoadedCourse) -> None:
+    # torch's SqrtBackward0 computes grad / (2 * result): 0 / 0 = NaN for an incoming 0,
+    # 1 / 0 = inf for an incoming 1. There is no "0 * inf" in it.
+    for incoming, expected in ((0.0, "nan"), (1.0, "inf")):
+        z = torch.zeros(1, requires_grad=True)
+        z.sqrt().backward(torch.tensor([incoming]))
+        assert str(z.grad.item()) == expected
+    q_ids = ("nan-without-anomaly-mode", "nan-culprit")
+    texts = [t for q in q_ids for t in _texts(loaded, "anomaly-detection", q, "explain").values()]
+    texts += [
+        m.explain
+        for language in ("en", "zh")
+        for m in _question(loaded, "anomaly-detection", q_ids[0], language).misconceptions
+    ]
+    assert texts and all("0 · inf" not in t and "0 / 0" in t for t in texts)
