@@ -31,6 +31,7 @@ from ..course.model import Shown
 from ..course.visibility import closes
 from ..errors import UsageError
 from ..gradebook import requests as review
+from ..gradebook.adjustments import WITHDRAWN
 from ..gradebook.service_tables import GRADED
 from ..i18n import N_
 from ..results import QuestionResult, format_points
@@ -296,6 +297,8 @@ def _eligible(service: Service, who: Identity, attempt: Attempt) -> datetime:
     if attempt.status != GRADED or attempt.graded_at is None or not attempt.counts:
         raise Refused(403, Refusal(N_("Only a graded attempt can be reviewed.")))
     assignment = service.assignment(attempt.assignment)
+    if service.queue.dropped(assignment.id, attempt.student):  # no form (``review.ask`` says it)
+        raise Refused(403, Refusal(WITHDRAWN, {"assignment": assignment.id}))
     if shown_to(service.queue, who, assignment) is not Shown.FULL:
         text = N_("Review requests for {assignment} open when its expected answers are shown.")
         raise Refused(403, Refusal(text, {"assignment": assignment.id}))
