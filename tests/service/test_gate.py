@@ -178,3 +178,40 @@ def test_every_route_reads_a_body_only_up_to_its_bound(served: Any, chunked: boo
         assert "larger than the 256 KiB" in answer.text, answer.text
     small = client.post("/api/later", content=b"x" * 1000, headers=bearer(ada))
     assert small.text == "read 1000 bytes"  # under the bound: read as sent
+
+
+async def listed(request: Request) -> Response:
+    """A GET route added after the headers were written: it shows something."""
+    return PlainTextResponse("grades")
+
+
+def test_every_answer_but_the_static_files_and_the_keys_is_kept_by_no_cache(served: Any) -> None:
+    # Pages and API answers hold grades: none is stored by a browser or a proxy, on every
+    # route the app has, one added later, and its refusals; the style and the LMS's key set
+    # (max-age: LMSs fetch it) may be kept.
+    client, service = served
+    client.app.router.routes.append(Route("/later", listed))
+    prof = tokens(service, "prof", role="instructor")["prof"]
+    seen = []
+    for route in client.app.routes:
+        if "GET" not in (getattr(route, "methods", None) or ()):
+            continue
+        path = route.path.replace("{assignment}", "ps1").replace("{id:int}", "1")
+        seen.append(path)
+        for headers in ({}, bearer(prof)):
+            answer = client.get(path, headers=headers)
+            kept = answer.headers.get("cache-control")
+            if path == "/lti/jwks":
+                assert kept is not None and "max-age" in kept, answer.headers
+            else:
+                assert kept == "no-store", (path, answer.status_code, kept)
+    assert {"/assignments", "/instructor", "/api/submissions/1", "/later"} <= set(seen)
+    assert client.get("/no-such-page").headers["cache-control"] == "no-store"
+    style = client.get("/static/" + _a_static_file())
+    assert style.status_code == 200 and "no-store" not in style.headers.get("cache-control", "")
+
+
+def _a_static_file() -> str:
+    from graders.service.pages import STATIC
+
+    return sorted(p.name for p in Path(STATIC).iterdir() if p.is_file())[0]
