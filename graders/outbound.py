@@ -28,7 +28,6 @@ from __future__ import annotations
 import contextlib
 import http.client
 import ipaddress
-import json
 import socket
 import threading
 import time
@@ -36,6 +35,8 @@ from collections.abc import Collection, Mapping
 from dataclasses import dataclass
 from typing import Any
 from urllib.parse import urljoin, urlsplit
+
+from .json_text import read_json, whole_number
 
 MAX_REDIRECTS = 5
 CHUNK = 64 * 1024
@@ -70,7 +71,8 @@ class Answer:
         return next((v for k, v in reversed(self.headers) if k.lower() == wanted), None)
 
     def json(self) -> Any:
-        return json.loads(self.body.decode("utf-8")) if self.body else None
+        """The body's JSON value (None when empty); ``ValueError`` when it is not JSON."""
+        return read_json(self.body) if self.body else None
 
 
 def origin(url: str) -> str:
@@ -163,8 +165,8 @@ def _once(
         sock = connection.sock  # the response reads it, also once the connection let it go
         _give(sock, url, deadline)
         response = connection.getresponse()
-        length = response.getheader("content-length", "")
-        if length.isdigit() and int(length) > limits.max_bytes:
+        length = whole_number(response.getheader("content-length"))
+        if length is not None and length > limits.max_bytes:
             raise _too_large(url, limits)
         read = bytearray()
         while True:

@@ -369,3 +369,25 @@ def test_a_withdrawn_learner_asks_for_no_review(tmp_path: Path) -> None:
         assert (
             client.get(f"/api/submissions/{attempt}/requests", headers=bearer(token)).json() == []
         )
+
+
+def test_a_body_nested_too_deeply_is_not_json_to_take(tmp_path: Path) -> None:
+    root = _course(tmp_path)
+    with in_process(root, workers=0) as (client, service):
+        token = tokens(service, "ada")["ada"]
+        deep = "[" * 8000 + "]" * 8000
+        headers = bearer(token) | {"Content-Type": "application/json"}
+        refused = client.post("/api/submissions/1/requests", content=deep, headers=headers)
+        assert refused.status_code == 422, refused.text
+        assert "Send JSON" in refused.json()["error"]
+
+
+@pytest.mark.parametrize("body", ["not json", "[1, 2]", '{"question": 1}'])
+def test_a_body_that_is_not_a_request_is_told_what_to_send(tmp_path: Path, body: str) -> None:
+    root = _course(tmp_path)
+    with in_process(root, workers=0) as (client, service):
+        token = tokens(service, "ada")["ada"]
+        headers = bearer(token) | {"Content-Type": "application/json"}
+        refused = client.post("/api/submissions/1/requests", content=body, headers=headers)
+        assert refused.status_code == 422, refused.text
+        assert '"question": "<exercise>/<question>"' in refused.json()["error"]
