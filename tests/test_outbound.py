@@ -31,7 +31,7 @@ class Hostile:
                 hostile.seen.append(dict(self.headers))
                 behaviour(self)
 
-            do_POST = do_GET
+            do_POST = do_PUT = do_GET
 
             def log_message(self, *args: Any) -> None:
                 pass
@@ -202,12 +202,29 @@ def test_a_credential_stays_on_its_origin_when_redirected(hostile: Any, status: 
     home = hostile(away)
     limits = Limits(deadline_s=10, max_bytes=1024)
     sent = {"Authorization": "Bearer secret", "Cookie": "s=1", "Accept": "application/json"}
-    answer = fetch("POST", home.url + "/poll", headers=sent, body=b"x", limits=limits)
+    if status in (307, 308):  # the method and the body would go on: neither is sent there
+        with pytest.raises(OutboundError, match="another origin, with the request's body"):
+            fetch("POST", home.url + "/poll", headers=sent, body=b"x", limits=limits)
+        assert elsewhere.seen == []
+        answer = fetch("GET", home.url + "/poll", headers=sent, limits=limits)  # no body
+    else:
+        answer = fetch("POST", home.url + "/poll", headers=sent, body=b"x", limits=limits)
     assert answer.status == 200 and answer.url == elsewhere.url + "/taken"
     (there,) = elsewhere.seen
     assert "Authorization" not in there and "Cookie" not in there
     assert there["Accept"] == "application/json"
     assert home.seen[0]["Authorization"] == "Bearer secret"
+
+
+@pytest.mark.parametrize("status", [301, 302, 307, 308])
+def test_a_body_never_goes_to_another_origin_by_a_redirect(hostile: Any, status: int) -> None:
+    # Whatever the method: a PUT redirected by a 301 keeps its method and body too.
+    elsewhere = hostile(_answer(200, b"{}"))
+    home = hostile(_answer(status, b"", Location=elsewhere.url + "/taken"))
+    limits = Limits(deadline_s=10, max_bytes=1024)
+    with pytest.raises(OutboundError, match="another origin"):
+        fetch("PUT", home.url, body=b"the notebook", limits=limits)
+    assert elsewhere.seen == []
 
 
 def test_a_redirect_within_the_origin_keeps_the_credential(hostile: Any) -> None:
