@@ -17,7 +17,9 @@ LMS (its keys, access tokens, grades and rosters: ``service.lti``) both go throu
   bytes were read (or at once, by its ``Content-Length``); memory stays bounded.
 - **Credentials stay on their origin**: a redirect within the origin is followed with the
   request's headers (at most ``MAX_REDIRECTS``); to another origin, without the headers
-  named in ``credentials`` (``Authorization``, ``Cookie``); never from https to http.
+  named in ``credentials`` (``Authorization``, ``Cookie``), and never with the request's
+  body (a 307 or 308 that would re-send it elsewhere, the notebook of ``graders submit`` or
+  the LMS token request's signed assertion, is refused); never from https to http.
 
 Only the standard library (``http.client``): a learner's install has nothing more, and the
 service's calls are small JSON documents that need no more.
@@ -28,7 +30,6 @@ from __future__ import annotations
 import contextlib
 import http.client
 import ipaddress
-import json
 import socket
 import threading
 import time
@@ -36,6 +37,8 @@ from collections.abc import Collection, Mapping
 from dataclasses import dataclass
 from typing import Any
 from urllib.parse import urljoin, urlsplit
+
+from .json_text import read_json, whole_number
 
 MAX_REDIRECTS = 5
 CHUNK = 64 * 1024
@@ -70,7 +73,8 @@ class Answer:
         return next((v for k, v in reversed(self.headers) if k.lower() == wanted), None)
 
     def json(self) -> Any:
-        return json.loads(self.body.decode("utf-8")) if self.body else None
+        """The body's JSON value (None when empty); ``ValueError`` when it is not JSON."""
+        return read_json(self.body) if self.body else None
 
 
 def origin(url: str) -> str:
@@ -123,11 +127,16 @@ def fetch(
         target = checked_url(urljoin(url, location))
         if urlsplit(url).scheme == "https" and urlsplit(target).scheme != "https":
             raise OutboundError(f"{url} redirected to {target}: not followed (https to http)")
-        if origin(target) != home:  # the credentials belong to the origin they were sent to
-            sent = {k: v for k, v in sent.items() if k.lower() not in credentials}
         if answer.status == 303 or (answer.status in (301, 302) and method == "POST"):
             method, body = "GET", None
             sent = {k: v for k, v in sent.items() if k.lower() != "content-type"}
+        if origin(target) != home:  # the credentials belong to the origin they were sent to
+            if body is not None:  # so does a body: a notebook, a signed client assertion
+                raise OutboundError(
+                    f"{url} redirected to {target}, another origin, with the request's body: "
+                    "not followed (the body is for the address it was sent to only)"
+                )
+            sent = {k: v for k, v in sent.items() if k.lower() not in credentials}
         url = target
     raise OutboundError(f"{url}: more than {MAX_REDIRECTS} redirects: not followed further")
 
@@ -163,8 +172,8 @@ def _once(
         sock = connection.sock  # the response reads it, also once the connection let it go
         _give(sock, url, deadline)
         response = connection.getresponse()
-        length = response.getheader("content-length", "")
-        if length.isdigit() and int(length) > limits.max_bytes:
+        length = whole_number(response.getheader("content-length"))
+        if length is not None and length > limits.max_bytes:
             raise _too_large(url, limits)
         read = bytearray()
         while True:

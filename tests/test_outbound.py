@@ -31,7 +31,7 @@ class Hostile:
                 hostile.seen.append(dict(self.headers))
                 behaviour(self)
 
-            do_POST = do_GET
+            do_POST = do_PUT = do_GET
 
             def log_message(self, *args: Any) -> None:
                 pass
@@ -202,12 +202,29 @@ def test_a_credential_stays_on_its_origin_when_redirected(hostile: Any, status: 
     home = hostile(away)
     limits = Limits(deadline_s=10, max_bytes=1024)
     sent = {"Authorization": "Bearer secret", "Cookie": "s=1", "Accept": "application/json"}
-    answer = fetch("POST", home.url + "/poll", headers=sent, body=b"x", limits=limits)
+    if status in (307, 308):  # the method and the body would go on: neither is sent there
+        with pytest.raises(OutboundError, match="another origin, with the request's body"):
+            fetch("POST", home.url + "/poll", headers=sent, body=b"x", limits=limits)
+        assert elsewhere.seen == []
+        answer = fetch("GET", home.url + "/poll", headers=sent, limits=limits)  # no body
+    else:
+        answer = fetch("POST", home.url + "/poll", headers=sent, body=b"x", limits=limits)
     assert answer.status == 200 and answer.url == elsewhere.url + "/taken"
     (there,) = elsewhere.seen
     assert "Authorization" not in there and "Cookie" not in there
     assert there["Accept"] == "application/json"
     assert home.seen[0]["Authorization"] == "Bearer secret"
+
+
+@pytest.mark.parametrize("status", [301, 302, 307, 308])
+def test_a_body_never_goes_to_another_origin_by_a_redirect(hostile: Any, status: int) -> None:
+    # Whatever the method: a PUT redirected by a 301 keeps its method and body too.
+    elsewhere = hostile(_answer(200, b"{}"))
+    home = hostile(_answer(status, b"", Location=elsewhere.url + "/taken"))
+    limits = Limits(deadline_s=10, max_bytes=1024)
+    with pytest.raises(OutboundError, match="another origin"):
+        fetch("PUT", home.url, body=b"the notebook", limits=limits)
+    assert elsewhere.seen == []
 
 
 def test_a_redirect_within_the_origin_keeps_the_credential(hostile: Any) -> None:
@@ -300,4 +317,78 @@ def test_every_request_graders_makes_goes_through_outbound() -> None:
                 and node.attr in HTTPX_CALLS
             ):
                 found.append(f"{path.relative_to(package)}:{node.lineno} calls httpx.{node.attr}")
+    assert found == []
+
+
+DEEP = b"[" * 100_000 + b"]" * 100_000
+
+
+def _answer(status: int, body: bytes, **headers: str) -> Callable[[BaseHTTPRequestHandler], None]:
+    def answer(handler: BaseHTTPRequestHandler) -> None:
+        if "content-length" in handler.headers:
+            handler.rfile.read(int(handler.headers["content-length"]))
+        handler.send_response(status)
+        for name, value in {"Content-Length": str(len(body)), **headers}.items():
+            handler.send_header(name.replace("_", "-"), value)
+        handler.end_headers()
+        handler.wfile.write(body)
+
+    return answer
+
+
+@pytest.mark.parametrize(
+    ("behaviour", "raised"),
+    [
+        pytest.param(_answer(202, DEEP), "Unreachable", id="a-202-nested-too-deeply"),
+        pytest.param(_answer(500, b'{"error": ' + DEEP + b"}"), "Answered", id="a-deep-error"),
+        pytest.param(
+            _answer(429, b'{"error": "wait", "reason": "too-soon"}', Retry_After="\u00b2"),
+            "Answered",
+            id="retry-after-not-ascii-digits",
+        ),
+        pytest.param(_answer(200, b"{}", Content_Length="\u00b2"), "Unreachable", id="length-²"),
+    ],
+)
+def test_every_answer_that_is_not_a_success_is_answered_or_unreachable(
+    hostile: Any, behaviour: Any, raised: str
+) -> None:
+    # graders submit's promise: one sentence for the learner, never a traceback, whatever
+    # the server at that address sends.
+    from graders.notebook import service_client
+
+    server = hostile(behaviour)
+    client = service_client.ServiceClient(server.url, "token", "en")
+    with pytest.raises((service_client.Answered, service_client.Unreachable)) as caught:
+        client.upload("ps1", "ps1.ipynb", b"{}")
+    assert type(caught.value).__name__ == raised
+    if isinstance(caught.value, service_client.Answered):
+        assert caught.value.retry_after is None
+
+
+def test_every_json_from_the_network_is_read_by_one_reader() -> None:
+    """A request's body and a server's answer are read by ``graders.json_text`` (a route or
+    call site added later included): ``json.loads`` there misses RecursionError."""
+    import ast
+    from pathlib import Path
+
+    package = Path(__file__).resolve().parent.parent / "graders"
+    # What the tool itself wrote to the gradebook: its keys, a key set read_json read.
+    own = {"service/lti/keys.py", "service/lti/platforms.py"}
+    found = []
+    for path in sorted(
+        [
+            *(package / "service").rglob("*.py"),
+            package / "outbound.py",
+            package / "notebook" / "service_client.py",
+        ]
+    ):
+        name = str(path.relative_to(package))
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            if not isinstance(node, ast.Call) or not isinstance(node.func, ast.Attribute):
+                continue
+            target = node.func.value
+            if node.func.attr == "loads" and isinstance(target, ast.Name) and name not in own:
+                found.append(f"{name}:{node.lineno} calls {target.id}.loads")
+            if node.func.attr == "json" and isinstance(target, ast.Name) and target.id == "request":
+                found.append(f"{name}:{node.lineno} calls request.json()")
     assert found == []

@@ -21,6 +21,7 @@ from datetime import datetime
 from sqlalchemy import select
 from sqlalchemy.engine import Connection
 
+from ..i18n import N_
 from ..results import Extension, Override, QuestionResult, StudentResult
 from .term_tables import EVERY_ASSIGNMENT, DropRow, ExtensionRow, OverrideRow
 
@@ -132,6 +133,11 @@ def extended_due_dates(conn: Connection, course: str, assignment: str) -> list[d
     dropped left out): the key may reach none of them before their own late cutoff."""
     dropped = dropped_students(conn, course, assignment)
     return [due for s, due in due_dates(conn, course, assignment).items() if s not in dropped]
+
+
+# What a withdrawn learner is told of anything they would hand in or ask (an upload, a
+# review request): said in one place, as ``dropped_students`` decides it in one.
+WITHDRAWN = N_("You were withdrawn from {assignment}.")
 
 
 def dropped_students(conn: Connection, course: str, assignment: str) -> set[str]:

@@ -8,8 +8,10 @@ an instructor accepts it (points, by an override), has it graded again, or decli
 
 A request is tied to one question of one attempt in the learner's own variant, and is
 refused with a sentence saying why (``RequestRefused``): the course takes none, the
-question is at full marks, the window closed, the learner's requests for the assignment are
-used up, or the same question is asked about already. Each request and each answer is in
+question is at full marks, the window closed, the learner was withdrawn from the assignment,
+their requests for it are used up, or the same question is asked about already. Those last
+three are checked under the learner's lock an upload takes (``databases.learner_lock``), so
+requests asked at once cannot pass the limit together. Each request and each answer is in
 the audit trail (``graders history``); the learner's reason is text wherever it is shown.
 """
 
@@ -28,6 +30,8 @@ from ..errors import UsageError
 from ..i18n import N_
 from ..results import QuestionResult, format_points
 from . import audit
+from .adjustments import WITHDRAWN, dropped_students
+from .databases import learner_lock
 from .overrides import Decision, set_override
 from .term_tables import RegradeRequestRow
 
@@ -123,7 +127,10 @@ def ask(
             N_("Review requests for {assignment} closed at {time}."),
             {"assignment": asked.assignment, "time": closes.isoformat(timespec="minutes")},
         )
-    with engine.begin() as conn:
+    # The learner's lock, as an upload's: requests asked at once are counted one by one.
+    with learner_lock(engine, course, asked.assignment, asked.student) as conn:
+        if asked.student in dropped_students(conn, course, asked.assignment):
+            raise RequestRefused(WITHDRAWN, {"assignment": asked.assignment})
         mine = _of(course, asked.assignment, asked.student)
         used = conn.execute(
             select(func.count()).select_from(RegradeRequestRow).where(*mine)

@@ -15,13 +15,13 @@ came at all, ``Unreachable``; ``submit`` turns them into one sentence for the le
 
 from __future__ import annotations
 
-import json
 import secrets
 import urllib.parse
 from collections.abc import Mapping
 from typing import Any
 
 from .. import __version__
+from ..json_text import read_json, whole_number
 from ..outbound import Answer, Limits, OutboundError, checked_url, fetch
 
 MULTIPART_FIELD = "notebook"  # the form field the service reads (service.uploads.FIELD)
@@ -145,11 +145,11 @@ def _answered(answer: Answer) -> Answered:
 
 
 def _retry_after(value: str | None) -> int | None:
-    return int(value) if value and value.strip().isdigit() else None
+    return whole_number(value)  # seconds; an HTTP date or '²' is no number of them
 
 
 def _json(raw: bytes) -> dict[str, Any]:
-    data = json.loads(raw.decode("utf-8")) if raw else {}
+    data = read_json(raw) if raw else {}
     if not isinstance(data, dict):
         raise ValueError("not a JSON object")
     return data

@@ -44,7 +44,12 @@ SECURITY_HEADERS = {
     "img-src 'self' data:; frame-ancestors {frames}; form-action 'self'; base-uri 'none'",
     "x-content-type-options": "nosniff",
     "referrer-policy": "same-origin",
+    # Pages and answers hold grades, feedback, tokens' forms: no cache keeps them (a shared
+    # computer's browser, a proxy). What may be kept says so itself (``/lti/jwks``).
+    "cache-control": "no-store",
 }
+# The style and script: the same for everyone, kept as a browser likes.
+PUBLIC = ("/static/",)
 
 
 def create_app(service: Service) -> Starlette:
@@ -139,7 +144,8 @@ async def _internal_error(request: Request, exc: Exception) -> Response:
 
 
 class SecurityHeaders:
-    """Adds ``SECURITY_HEADERS`` to every response that does not set its own."""
+    """Adds ``SECURITY_HEADERS`` to every response that does not set its own, on every route,
+    a route added later included (``Cache-Control`` not under ``PUBLIC``)."""
 
     def __init__(self, app: ASGIApp, frames: Callable[[], str] = lambda: "'none'") -> None:
         self.app, self.frames = app, frames
@@ -149,6 +155,8 @@ class SecurityHeaders:
             await self.app(scope, receive, send)
             return
 
+        public = str(scope.get("path", "")).startswith(PUBLIC)
+
         async def with_headers(message: ASGIMessage) -> None:
             if message["type"] == "http.response.start":
                 names = {name.lower() for name, _ in message.get("headers", [])}
@@ -156,7 +164,7 @@ class SecurityHeaders:
                 extra = [
                     (name.encode(), value.replace("{frames}", frames).encode())
                     for name, value in SECURITY_HEADERS.items()
-                    if name.encode() not in names
+                    if name.encode() not in names and not (public and name == "cache-control")
                 ]
                 message["headers"] = [*message.get("headers", []), *extra]
             await send(message)

@@ -22,6 +22,7 @@ from datetime import datetime
 
 from ..course.model import Assignment
 from ..course.times import time_text, zone_of
+from ..gradebook.adjustments import WITHDRAWN
 from ..gradebook.service_tables import FAILED, GRADED
 from ..grading.pipeline import apply_late_policy
 from ..i18n import N_
@@ -74,9 +75,7 @@ def refusal(
     """Why a learner whose attempts so far are ``earlier`` may not hand in now, or None."""
     ident = assignment.id
     if dropped:
-        return Refused(
-            403, Refusal(N_("You were withdrawn from {assignment}."), {"assignment": ident})
-        )
+        return Refused(403, Refusal(WITHDRAWN, {"assignment": ident}))
     if now >= closes:
         when = time_text(closes, zone_of(assignment))
         text = N_("{assignment} closed at {time}: it takes no more submissions.")

@@ -6,17 +6,23 @@ may bring the course's notebook limit and a form's worth more; every other reque
 a review request, an LMS's launch, at most ``OTHER_BYTES``. A route added later gets the
 small bound unless it is an upload route (``UPLOADS``): it fails closed. Past the bound the
 answer is 413, saying the limit, in the reader's language, and nothing more is read.
+
+A route that reads JSON reads it with ``json_body``, the one reader of a request's JSON:
+what is not a JSON value (malformed, not UTF-8, nested past what the parser's stack holds)
+is the route's 422, never a 500 (``graders.json_text``).
 """
 
 from __future__ import annotations
 
 import re
 from collections.abc import Callable
+from typing import Any
 
 from starlette.requests import Request
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from ..i18n import N_
+from ..json_text import read_json
 from .gate import Refuse
 from .refusals import Refusal, Refused
 
@@ -81,3 +87,12 @@ class BodyLimit:
         )
         response = await self.refuse(request, refused)
         await response(scope, receive, send)
+
+
+async def json_body(request: Request, unreadable: Refusal) -> Any:
+    """The JSON value of ``request``'s body (read within its bound); ``Refused(422,
+    unreadable)`` when the body holds none."""
+    try:
+        return read_json(await request.body())
+    except ValueError:
+        raise Refused(422, unreadable) from None

@@ -7,11 +7,13 @@ changes something (a ``POST``, ``PUT``, ``PATCH`` or ``DELETE``: sign-in, sign-o
 language, an upload, an LTI hand-off, an instructor's action, and any route added later)
 is let through only when
 
-- it carries ``Authorization: Bearer`` (the API and ``graders submit``: a browser never adds
-  that header to another site's form; under ``/api/`` nothing else is taken: 401), or its
-  path is one a protocol posts from another site by design (``Exemptions.cross_site``: an
-  LMS's OIDC login and launch, which carry their own proof: the signed id_token, the state
-  and the nonce); else
+- it is under ``/api/`` and carries ``Authorization: Bearer`` (the API and ``graders
+  submit``, known by that token alone: a browser never adds that header to another site's
+  form; under ``/api/`` nothing else is taken: 401; elsewhere a Bearer header exempts
+  nothing, so a page's form, sign-out included, needs its form token whatever headers come
+  with it), or its path is one a protocol posts from another site by design
+  (``Exemptions.cross_site``: an LMS's OIDC login and launch, which carry their own proof:
+  the signed id_token, the state and the nonce); else
 - the browser says it comes from this origin (``Sec-Fetch-Site: same-origin``, or an
   ``Origin`` that is the service's: another site's page is refused even with a token); and
 - its form carries the form token (``csrf``) of the browser's session or, before sign-in,
@@ -116,7 +118,10 @@ class FormGate:
 
     async def _judge(self, request: Request, receive: Receive) -> tuple[Refusal | None, Receive]:
         path = request.url.path
-        if path in self.exemptions.cross_site or says_bearer(request):
+        # The API identifies by its token alone (``identify``): a browser never adds that
+        # header to another site's form. A page's form needs its form token whatever else
+        # comes with it: a made-up Bearer header beside a browser's cookie proves nothing.
+        if path in self.exemptions.cross_site or path.startswith(API):
             return None, receive
         problem = self._origin_problem(request)
         if problem is not None or path in self.exemptions.own_token:

@@ -31,7 +31,7 @@ from dataclasses import dataclass, replace
 from datetime import UTC, datetime
 from typing import Any
 
-from sqlalchemy import func, insert, select, text, update
+from sqlalchemy import func, insert, select, update
 from sqlalchemy.engine import Connection, Engine
 from sqlalchemy.orm import aliased
 
@@ -40,6 +40,7 @@ from ..course.visibility import closes
 from ..gradebook import store as gradebook
 from ..gradebook.accommodations import extra_attempts
 from ..gradebook.adjustments import dropped_students, due_dates
+from ..gradebook.databases import learner_lock, writing
 from ..gradebook.service_tables import FAILED, GRADED, GRADING, QUEUED, AttemptRow
 from ..i18n import N_
 from ..results import StudentResult
@@ -457,37 +458,8 @@ class Queue:
         self, assignment: str, student: str, durable: bool = False
     ) -> Iterator[Connection]:
         """A write transaction in which no other change of this learner's attempts runs."""
-        with writing(self.engine, durable) as conn:
-            if conn.dialect.name == "postgresql":
-                key = f"{self.course}/{assignment}/{student}".encode()
-                number = int.from_bytes(hashlib.sha256(key).digest()[:8], "big", signed=True)
-                conn.execute(text("SELECT pg_advisory_xact_lock(:key)"), {"key": number})
+        with learner_lock(self.engine, self.course, assignment, student, durable) as conn:
             yield conn
-
-
-@contextmanager
-def writing(engine: Engine, durable: bool = False) -> Iterator[Connection]:
-    """A write transaction, committed at the end; SQLite's writer lock is taken first, so
-    what the transaction reads cannot change before it writes.
-
-    ``durable``: on disk at the commit even if the machine loses power. The gradebook's
-    SQLite commits are durable against a crash of the process only (``synchronous=NORMAL``:
-    a batch grades again what a power cut lost); an upload answered 202 must survive both,
-    so its commit waits for the disk (``synchronous=FULL``, this transaction only).
-    """
-    with engine.connect() as conn:
-        sqlite = conn.dialect.name == "sqlite"
-        if sqlite and durable:
-            conn.exec_driver_sql("PRAGMA synchronous=FULL")
-        try:
-            if sqlite:
-                conn.exec_driver_sql("BEGIN IMMEDIATE")
-            yield conn
-            conn.commit()
-        finally:
-            if sqlite and durable:
-                conn.rollback()  # nothing left open: a pragma runs outside transactions
-                conn.exec_driver_sql("PRAGMA synchronous=NORMAL")
 
 
 def _held(attempt_id: int, server: str | None) -> tuple[Any, ...]:

@@ -31,10 +31,12 @@ from ..course.model import Shown
 from ..course.visibility import closes
 from ..errors import UsageError
 from ..gradebook import requests as review
+from ..gradebook.adjustments import WITHDRAWN
 from ..gradebook.service_tables import GRADED
 from ..i18n import N_
 from ..results import QuestionResult, format_points
 from .attempts import Attempt
+from .bodies import json_body
 from .identity import Identity
 from .refusals import Refusal, Refused
 from .state import API_WAYS, PAGE_WAYS, Service, service_of
@@ -46,6 +48,9 @@ if TYPE_CHECKING:
     from .queue import Queue
 
 MAX_BODY = 16_384  # a request's JSON or form: a question id and a reason
+# A field, not part of the sentence: its braces would be format()'s placeholders (a 500).
+SEND_JSON = N_("Send JSON {example}.")
+EXAMPLE = '{"question": "<exercise>/<question>", "reason": "..."}'
 # How the learner's page names each status of a request.
 REQUEST_WORDS = {
     review.OPEN: N_("waiting for your instructor"),
@@ -162,8 +167,7 @@ async def api_ask(request: Request) -> Response:
     body = await _json(request)
     question, reason = body.get("question"), body.get("reason")
     if not isinstance(question, str) or not isinstance(reason, str):
-        text = N_('Send JSON {"question": "<exercise>/<question>", "reason": "..."}.')
-        raise Refused(422, Refusal(text))
+        raise Refused(422, Refusal(SEND_JSON, {"example": EXAMPLE}))
     attempt_id = int(request.path_params["id"])
     made = await run_in_threadpool(ask, service, who, attempt_id, question, reason)
     return JSONResponse(made.to_json(), 201, headers={"Location": request.url.path})
@@ -296,6 +300,8 @@ def _eligible(service: Service, who: Identity, attempt: Attempt) -> datetime:
     if attempt.status != GRADED or attempt.graded_at is None or not attempt.counts:
         raise Refused(403, Refusal(N_("Only a graded attempt can be reviewed.")))
     assignment = service.assignment(attempt.assignment)
+    if service.queue.dropped(assignment.id, attempt.student):  # no form (``review.ask`` says it)
+        raise Refused(403, Refusal(WITHDRAWN, {"assignment": assignment.id}))
     if shown_to(service.queue, who, assignment) is not Shown.FULL:
         text = N_("Review requests for {assignment} open when its expected answers are shown.")
         raise Refused(403, Refusal(text, {"assignment": assignment.id}))
@@ -317,18 +323,13 @@ def _as_graded(
 
 
 async def _json(request: Request) -> dict[str, Any]:
-    import json
-
     body = await request.body()
     if len(body) > MAX_BODY:
         raise Refused(
             413, Refusal(N_("A review request is at most {max} bytes."), {"max": MAX_BODY})
         )
-    try:
-        data = json.loads(body)
-    except (ValueError, UnicodeDecodeError):
-        data = None
+    unreadable = Refusal(SEND_JSON, {"example": EXAMPLE})
+    data = await json_body(request, unreadable)  # the body again: Starlette keeps it
     if not isinstance(data, dict):
-        text = N_('Send JSON {"question": "<exercise>/<question>", "reason": "..."}.')
-        raise Refused(422, Refusal(text))
+        raise Refused(422, unreadable)
     return data

@@ -23,8 +23,9 @@ from datetime import UTC, datetime, timedelta
 from sqlalchemy import insert, select, update
 from sqlalchemy.engine import Engine
 
+from ..gradebook.databases import writing
 from ..gradebook.service_tables import GRADING, AttemptRow, ServerRow
-from .queue import REQUEUED, writing
+from .queue import REQUEUED
 
 BEAT_S = 5.0  # how often a process says it is alive
 LEASE_S = 30.0  # how long another machine's silent process is still taken as alive

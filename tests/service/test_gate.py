@@ -53,8 +53,8 @@ def test_a_route_added_later_is_behind_the_gate(served: Any) -> None:
     assert sent.status_code == 200 and "'what': 'x'" in sent.text  # the body reached it whole
     multipart = client.post("/added", data={"csrf": token}, files={"f": ("a.txt", b"z" * 9000)})
     assert multipart.status_code == 200 and "'csrf'" in multipart.text
-    ada = tokens(service, "ada")["ada"]
-    assert client.post("/added", data={"what": "x"}, headers=bearer(ada)).status_code == 200
+    ada = tokens(service, "ada")["ada"]  # a page's route: a token exempts it from nothing
+    assert client.post("/added", data={"what": "x"}, headers=bearer(ada)).status_code == 403
     assert client.post("/added", data={"csrf": "é" * 64}).status_code == 403  # not a 500
 
 
@@ -121,9 +121,34 @@ def test_an_uploads_token_is_read_without_reading_the_notebook(served: Any) -> N
 
 
 @pytest.mark.parametrize("sent", ["Bearer made-up", "Bearer "], ids=["made-up", "empty"])
+def test_a_pages_form_needs_its_token_whatever_bearer_header_comes_with_it(
+    served: Any, sent: str
+) -> None:
+    # Every form of the pages, and a route added later: a Bearer header beside the
+    # browser's cookie exempts none of them (sign-out ended the cookie's session).
+    from service_helpers import signed_in
+
+    client, service = served
+    signed_in(client, tokens(service, "ada")["ada"])
+    pages = [
+        route.path.replace("{assignment}", "ps1").replace("{id:int}", "1")
+        for route in client.app.routes
+        if set(getattr(route, "methods", None) or ()) & set(UNSAFE)
+        and not route.path.startswith("/api/")
+        and route.path not in EXEMPTIONS.cross_site
+        and route.path not in EXEMPTIONS.own_token
+    ]
+    assert {"/sign-in", "/sign-out", "/language", "/added"} <= set(pages)
+    for path in pages:
+        refused = client.post(path, data={"what": "x"}, headers={"Authorization": sent})
+        assert refused.status_code == 403, (path, refused.status_code)
+    assert client.get("/api/assignments/ps1/submissions").status_code == 200  # still signed in
+
+
+@pytest.mark.parametrize("sent", ["Bearer made-up", "Bearer "], ids=["made-up", "empty"])
 def test_a_request_that_says_bearer_is_not_spoken_for_by_a_cookie(served: Any, sent: str) -> None:
-    # The gate lets a request that says Bearer pass without a form token: it is then who its
-    # token says, or nobody, never the browser's session beside it.
+    # The gate lets an API request that says Bearer pass without a form token: it is then
+    # who its token says, or nobody, never the browser's session beside it.
     from service_helpers import signed_in
     from small_course import RIGHT, notebook
 
@@ -135,7 +160,7 @@ def test_a_request_that_says_bearer_is_not_spoken_for_by_a_cookie(served: Any, s
         files={"notebook": ("ps1.ipynb", notebook(RIGHT), "application/x-ipynb+json")},
         follow_redirects=False,
     )
-    assert page.headers.get("location", "").startswith("/sign-in"), (page.status_code, page.text)
+    assert page.status_code == 403, (page.status_code, page.text)  # a page's form: no token
     api = client.post(
         "/api/assignments/ps1/submissions",
         headers={"Authorization": sent},
@@ -178,3 +203,40 @@ def test_every_route_reads_a_body_only_up_to_its_bound(served: Any, chunked: boo
         assert "larger than the 256 KiB" in answer.text, answer.text
     small = client.post("/api/later", content=b"x" * 1000, headers=bearer(ada))
     assert small.text == "read 1000 bytes"  # under the bound: read as sent
+
+
+async def listed(request: Request) -> Response:
+    """A GET route added after the headers were written: it shows something."""
+    return PlainTextResponse("grades")
+
+
+def test_every_answer_but_the_static_files_and_the_keys_is_kept_by_no_cache(served: Any) -> None:
+    # Pages and API answers hold grades: none is stored by a browser or a proxy, on every
+    # route the app has, one added later, and its refusals; the style and the LMS's key set
+    # (max-age: LMSs fetch it) may be kept.
+    client, service = served
+    client.app.router.routes.append(Route("/later", listed))
+    prof = tokens(service, "prof", role="instructor")["prof"]
+    seen = []
+    for route in client.app.routes:
+        if "GET" not in (getattr(route, "methods", None) or ()):
+            continue
+        path = route.path.replace("{assignment}", "ps1").replace("{id:int}", "1")
+        seen.append(path)
+        for headers in ({}, bearer(prof)):
+            answer = client.get(path, headers=headers)
+            kept = answer.headers.get("cache-control")
+            if path == "/lti/jwks":
+                assert kept is not None and "max-age" in kept, answer.headers
+            else:
+                assert kept == "no-store", (path, answer.status_code, kept)
+    assert {"/assignments", "/instructor", "/api/submissions/1", "/later"} <= set(seen)
+    assert client.get("/no-such-page").headers["cache-control"] == "no-store"
+    style = client.get("/static/" + _a_static_file())
+    assert style.status_code == 200 and "no-store" not in style.headers.get("cache-control", "")
+
+
+def _a_static_file() -> str:
+    from graders.service.pages import STATIC
+
+    return sorted(p.name for p in Path(STATIC).iterdir() if p.is_file())[0]

@@ -304,3 +304,90 @@ def test_a_learner_who_reads_chinese_asks_and_reads_the_answers_in_chinese(
     assert "已拒绝" in page and "detach() 会离开计算图" in page
     history = CliRunner().invoke(main, ["history", "li", *course]).output
     assert "request-accepted" in history and "request-declined" in history
+
+
+def _asked(question: str, now: Any) -> Any:
+    from graders.gradebook import requests as review
+    from graders.results import QuestionResult, Status
+
+    graded = QuestionResult(question, Status.WRONG, 0.0, 1.0)
+    return review.Asked("ps1", "ada", 1, question, "why", graded, now, now)
+
+
+@pytest.mark.parametrize(
+    ("before", "at_once", "taken"),
+    [
+        pytest.param((), ["x/q"] * 8, 1, id="one-question-asked-8-times"),
+        pytest.param(("x/a", "x/b"), [f"x/q{i}" for i in range(5)], 1, id="the-last-of-3"),
+    ],
+)
+def test_requests_asked_at_once_keep_the_limits(
+    gradebook_url: str, before: tuple[str, ...], at_once: list[str], taken: int
+) -> None:
+    # The count and the duplicate are checked under the learner's lock uploads take: on
+    # SQLite the writer lock, on PostgreSQL the learner's advisory lock.
+    import threading
+    from concurrent.futures import ThreadPoolExecutor
+    from datetime import UTC, datetime
+
+    from graders.course.model import RegradeRequestPolicy
+    from graders.gradebook import requests as review
+    from graders.gradebook import store as gradebook
+
+    engine = gradebook.open_gradebook(gradebook_url)
+    policy = RegradeRequestPolicy(per_assignment=3, window_days=7)
+    now = datetime.now(UTC)
+    for question in before:
+        review.ask(engine, "tiny", policy, _asked(question, now))
+    start = threading.Barrier(len(at_once))
+
+    def ask(question: str) -> bool:
+        start.wait()
+        try:
+            review.ask(engine, "tiny", policy, _asked(question, now))
+        except review.RequestRefused:
+            return False
+        return True
+
+    with ThreadPoolExecutor(len(at_once)) as pool:
+        done = list(pool.map(ask, at_once))
+    assert done.count(True) == taken
+    assert len(review.listed(engine, "tiny", student="ada")) == len(before) + taken
+
+
+def test_a_withdrawn_learner_asks_for_no_review(tmp_path: Path) -> None:
+    # As an upload is refused: the rule is where the request is taken (gradebook.requests),
+    # and the attempt page offers no form.
+    root = _course(tmp_path)
+    with in_process(root) as (client, service):
+        token = tokens(service, "ada")["ada"]
+        attempt = _hand_in(client, token)
+        dropped = CliRunner().invoke(main, ["drop", "ada", "ps1", "--course", str(root)])
+        assert dropped.exit_code == 0, dropped.output
+        refused = _ask(client, token, attempt, "clone-basics/shares")
+        assert refused.status_code == 403 and "withdrawn" in refused.json()["error"]
+        assert (
+            client.get(f"/api/submissions/{attempt}/requests", headers=bearer(token)).json() == []
+        )
+
+
+def test_a_body_nested_too_deeply_is_not_json_to_take(tmp_path: Path) -> None:
+    root = _course(tmp_path)
+    with in_process(root, workers=0) as (client, service):
+        token = tokens(service, "ada")["ada"]
+        deep = "[" * 8000 + "]" * 8000
+        headers = bearer(token) | {"Content-Type": "application/json"}
+        refused = client.post("/api/submissions/1/requests", content=deep, headers=headers)
+        assert refused.status_code == 422, refused.text
+        assert "Send JSON" in refused.json()["error"]
+
+
+@pytest.mark.parametrize("body", ["not json", "[1, 2]", '{"question": 1}'])
+def test_a_body_that_is_not_a_request_is_told_what_to_send(tmp_path: Path, body: str) -> None:
+    root = _course(tmp_path)
+    with in_process(root, workers=0) as (client, service):
+        token = tokens(service, "ada")["ada"]
+        headers = bearer(token) | {"Content-Type": "application/json"}
+        refused = client.post("/api/submissions/1/requests", content=body, headers=headers)
+        assert refused.status_code == 422, refused.text
+        assert '"question": "<exercise>/<question>"' in refused.json()["error"]

@@ -13,6 +13,7 @@ the old roster said of each (its section, its ids) where the LMS says nothing.
 
 from __future__ import annotations
 
+import logging
 from collections.abc import Iterator
 from dataclasses import dataclass, fields, replace
 from pathlib import Path
@@ -26,10 +27,13 @@ from ...gradebook.lti_tables import LtiContextRow, LtiPlatformRow
 from ...gradebook.service_tables import LEARNER
 from ...intake.roster import ROSTER_FILE, Roster, RosterEntry, find_roster
 from ...kinds.load import LoadedCourse
+from ..refusals import Refused
 from .keys import ToolKeys
 from .people import People, role_of
 from .platforms import Platforms
 from .services import ServiceCalls, pages
+
+log = logging.getLogger("graders.service.lti")
 
 MEMBERSHIPS = "application/vnd.ims.lti-nrps.v2.membershipcontainer+json"
 NRPS_SCOPES = ("https://purl.imsglobal.org/spec/lti-nrps/scope/contextmembership.readonly",)
@@ -99,7 +103,13 @@ def _entry(people: People, member: dict[str, Any]) -> RosterEntry | None:
     }
     if role_of(str(r) for r in member.get("roles", [])) != LEARNER:
         return None  # a teacher of the bound LMS course: not on the roster
-    _user, who = people.identity(sub, LEARNER, person)
+    try:
+        _user, who = people.identity(sub, LEARNER, person)
+    except Refused as refused:  # an id that is someone else's, or none at all: left out
+        log.warning(
+            "LMS member %r is left out of the roster: %s", sub, refused.message.in_language("en")
+        )
+        return None
     return RosterEntry(
         student=who.student,
         name=person.get("name", ""),

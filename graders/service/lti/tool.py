@@ -5,11 +5,14 @@ launch stores, and the passback that runs beside the grader.
     state, nonce = tool.begin_login(platform, target)      # kept server-side, single use
     accepted = tool.accept_launch(id_token, state, known, tool_url)  # checked, then stored
 
-A launch is checked completely before anything is written: a refused one stores nothing
-(its login's state stays unused until it expires). Then, in this order: the login's state
-is used up (two posts of one launch: one wins), the LMS user is remembered as a learner,
-the LMS course and its services' endpoints, and for a learner's launch of an assignment
-the line item and their outcome, so that their grade of record goes back from now on.
+A launch is checked completely, then stored in one transaction, so that a refused one
+stores nothing (its login's state stays unused until it expires; a first instructor launch
+refused binds no LMS course). In that transaction, in this order: the login's state is
+used up (two posts of one launch: one wins), the role decided (binding the LMS course on a
+platform's first instructor launch), the LMS user remembered as a learner (refused when the
+id is someone else's: ``People.bind``), the LMS course and its services' endpoints, and for
+a learner's launch of an assignment the line item and their outcome, so that their grade of
+record goes back from now on.
 """
 
 from __future__ import annotations
@@ -136,74 +139,78 @@ class LtiTool:
             target=row.target_link_uri,
             tool_url=tool_url,
         )
-        role = self.role_here(platform, launch)
-        if launch.message_type == DEEP_LINKING and role != INSTRUCTOR:
-            text = N_("Only the course's instructors may add assignments.")
-            raise Refused(403, Refusal(text))
         assignment = launch.custom.get("assignment")
         if launch.message_type != DEEP_LINKING and assignment and not known_assignment(assignment):
             text = N_("There is no assignment '{assignment}' in this course.")
             raise Refused(404, Refusal(text, {"assignment": assignment}))
-        self._use(row.state_digest)
         people = People(self.engine, platform, find_roster(self.loaded.root))
-        user_id, who = people.identity(launch.sub, role, launch.person)
+        # One transaction: a refusal past this point (a deep link by a learner, a learner id
+        # someone else holds) rolls back the login's use, the LMS course's binding and all.
         with self.engine.begin() as conn:
+            self._use(conn, row.state_digest)
+            role, bound_now = self.role_here(conn, platform, launch)
+            if launch.message_type == DEEP_LINKING and role != INSTRUCTOR:
+                text = N_("Only the course's instructors may add assignments.")
+                raise Refused(403, Refusal(text))
+            user_id, who = people.bind(conn, launch.sub, role, launch.person)
             context = self._context(conn, platform, launch)
+            if bound_now and context is not None:
+                conn.execute(
+                    update(LtiContextRow).where(LtiContextRow.id == context).values(bound=True)
+                )
             if context is not None and assignment and not who.instructor:
                 self._outcome(conn, context, launch, assignment, user_id, who.student)
+        if bound_now:
+            log.warning(
+                "the course is now bound to LMS course %r (%s) of %s: its first instructor launch",
+                launch.context_id,
+                launch.context_title,
+                platform.issuer,
+            )
         self.wake()
         return Accepted(launch, platform, who)
 
-    def role_here(self, platform: Platform, launch: Launch) -> str:
-        """What the launch's person is in this course: the one place an LMS role becomes a
-        role here. An LMS's teaching role counts only in an LMS course the course is bound
-        to (``graders lti add-platform --context``, or the first instructor launch of a
-        platform none is bound to yet); from another LMS course (a sandbox course a learner
-        made on the same LMS), or with no LMS course at all, the person is a learner.
-        Institution and system roles never count (``people.role_of``)."""
+    def role_here(self, conn: Connection, platform: Platform, launch: Launch) -> tuple[str, bool]:
+        """What the launch's person is in this course, and whether their launch binds the
+        course to its LMS course (the caller binds it with the rest of what it stores): the
+        one place an LMS role becomes a role here. An LMS's teaching role counts only in an
+        LMS course the course is bound to (``graders lti add-platform --context``, or the
+        first instructor launch of a platform none is bound to yet); from another LMS course
+        (a sandbox course a learner made on the same LMS), or with no LMS course at all, the
+        person is a learner. Institution and system roles never count (``people.role_of``)."""
         if role_of(launch.roles) != INSTRUCTOR:
-            return LEARNER
+            return LEARNER, False
         if launch.context_id is None:
             log.warning(
                 "an instructor's launch from %s without an LMS course: a learner here",
                 platform.issuer,
             )
-            return LEARNER
-        with self.engine.begin() as conn:
-            bound = set(
-                conn.execute(
-                    select(LtiContextRow.context_id).where(
-                        LtiContextRow.platform_id == platform.id, LtiContextRow.bound.is_(True)
-                    )
-                ).scalars()
-            )
-            if launch.context_id in bound:
-                return INSTRUCTOR
-            if bound:
-                log.warning(
-                    "an instructor of LMS course %r of %s, which this course is not bound to, "
-                    "launched it: a learner here (graders lti add-platform --context binds one)",
-                    launch.context_id,
-                    platform.issuer,
+            return LEARNER, False
+        bound = set(
+            conn.execute(
+                select(LtiContextRow.context_id).where(
+                    LtiContextRow.platform_id == platform.id, LtiContextRow.bound.is_(True)
                 )
-                return LEARNER
-            row = self._context(conn, platform, launch)
-            conn.execute(update(LtiContextRow).where(LtiContextRow.id == row).values(bound=True))
-        log.warning(
-            "the course is now bound to LMS course %r (%s) of %s: its first instructor launch",
-            launch.context_id,
-            launch.context_title,
-            platform.issuer,
+            ).scalars()
         )
-        return INSTRUCTOR
+        if launch.context_id in bound:
+            return INSTRUCTOR, False
+        if bound:
+            log.warning(
+                "an instructor of LMS course %r of %s, which this course is not bound to, "
+                "launched it: a learner here (graders lti add-platform --context binds one)",
+                launch.context_id,
+                platform.issuer,
+            )
+            return LEARNER, False
+        return INSTRUCTOR, True
 
-    def _use(self, state_digest: str) -> None:
-        with self.engine.begin() as conn:
-            used = conn.execute(
-                update(LtiStateRow)
-                .where(LtiStateRow.state_digest == state_digest, LtiStateRow.used_at.is_(None))
-                .values(used_at=datetime.now(UTC))
-            ).rowcount
+    def _use(self, conn: Connection, state_digest: str) -> None:
+        used = conn.execute(
+            update(LtiStateRow)
+            .where(LtiStateRow.state_digest == state_digest, LtiStateRow.used_at.is_(None))
+            .values(used_at=datetime.now(UTC))
+        ).rowcount
         if used != 1:  # the same launch posted twice at once: the other one won
             text = N_("This sign-in was already used: open the assignment again from your LMS.")
             raise Refused(401, Refusal(text))

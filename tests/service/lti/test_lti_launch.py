@@ -339,6 +339,71 @@ def test_an_lms_user_is_the_rosters_student_and_stays_so(tmp_path: Path) -> None
         assert "Signed in as alovelace" in launch(tool.browser(), lms, "ada").text
 
 
+def test_a_refused_first_instructor_launch_binds_no_lms_course(tmp_path: Path) -> None:
+    # The platform's first instructor launch binds its LMS course, but only a launch that
+    # is taken: one naming an assignment the course lacks stores nothing, the binding too.
+    with tool_and_lms(tmp_path) as (tool, lms):
+        browser = tool.browser()
+        action, fields = start(browser, lms, "ida", "no-such-assignment")
+        refused = browser.post(action, data=fields)
+        assert refused.status_code == 404
+        assert {table: tool.count(table) for table in STORED} == dict.fromkeys(STORED, 0)
+
+
+def _eve(lms: Platform, login: str) -> None:
+    lms.users["eve"] = User("u-eve-9", "Eve", "eve@example.org", login)
+
+
+def _ada_launched(tool: Any, lms: Platform) -> None:
+    launch(tool.browser(), lms, "ada")
+
+
+def _ada_minted(tool: Any, lms: Platform) -> None:
+    tool.service.credentials.mint(["ada"], "learner")
+
+
+@pytest.mark.parametrize(
+    ("before", "login"),
+    [
+        pytest.param(_ada_launched, "ada", id="another-lms-user-s"),
+        pytest.param(_ada_minted, "ada", id="a-minted-token-s"),
+        pytest.param(_ada_launched, "Ada", id="differs-in-case-only"),
+        pytest.param(lambda tool, lms: None, "ida", id="the-instructor-s-token"),
+    ],
+)
+def test_a_new_lms_user_never_becomes_a_learner_someone_else_is(
+    tmp_path: Path, before: Callable[[Any, Platform], None], login: str
+) -> None:
+    # A new LMS user whose login name is another person's learner id here (eve, login
+    # 'ada'): she would read ada's work, hand in as ada, and get ada's grade in the LMS.
+    with tool_and_lms(tmp_path) as (tool, lms):
+        tool.service.credentials.mint(["ida"], "instructor")
+        before(tool, lms)
+        _eve(lms, login)
+        stored = {table: tool.count(table) for table in STORED}
+        browser = tool.browser()
+        action, fields = start(browser, lms, "eve")
+        refused = browser.post(action, data=fields)
+        assert refused.status_code == 403, refused.text
+        assert "is someone else's already. Ask your instructor" in html.unescape(refused.text)
+        assert "graders_session" not in refused.headers.get("set-cookie", "")
+        assert {table: tool.count(table) for table in STORED} == stored
+
+
+def test_the_roster_s_student_with_a_minted_token_is_who_the_roster_says(tmp_path: Path) -> None:
+    # The instructor's roster binds the LMS user to its student, token or not; a second LMS
+    # user the roster would bind to the same student is refused.
+    with tool_and_lms(tmp_path) as (tool, lms):
+        roster = "student,name,email\nalovelace,Ada Lovelace,ada@example.org\n"
+        (tool.root / "roster.csv").write_text(roster, encoding="utf-8")
+        tool.service.credentials.mint(["alovelace"], "learner")
+        assert "Signed in as alovelace" in launch(tool.browser(), lms, "ada").text
+        lms.users["eve"] = User("u-eve-9", "Eve", "ada@example.org", "eve")
+        browser = tool.browser()
+        action, fields = start(browser, lms, "eve")
+        assert browser.post(action, data=fields).status_code == 403
+
+
 def _teacher(lms: Platform, name: str) -> None:
     lms.users[name] = User(
         f"u-{name}", name.title(), f"{name}@example.org", name, [INSTRUCTOR_ROLE]
