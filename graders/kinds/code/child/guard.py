@@ -43,7 +43,14 @@ from typing import Any, NamedTuple
 
 import torch
 
-from .learner import LEARNER_FILE, REFUSALS, forget_refusals, tampering
+from .learner import (
+    LEARNER_FILE,
+    REFUSALS,
+    SCAN_CODE,
+    forget_refusals,
+    learners_function,
+    tampering,
+)
 from .snapshot import Snapshot, changed_functions, restore
 
 DIRECT = frozenset(
@@ -244,7 +251,10 @@ def from_learner(
 
 # What makes a function do something else than it was written to: set on a function that
 # is not the learner's own (the guard's, the checker's, a library's), it is evidence,
-# whatever route reached the function (Python raises the audit event on every route).
+# whatever route reached the function (Python raises the audit event on every route). The
+# learner's own include those library code made for it during the job
+# (``learner.learners_function``: ``collections.namedtuple`` sets its ``__new__``'s
+# defaults).
 FUNCTION_PARTS = frozenset({"__code__", "__defaults__", "__kwdefaults__"})
 
 
@@ -254,10 +264,11 @@ def _rewired(
     function: Any = types.FunctionType,
     type: Any = type,
     len: Any = len,
+    learners: Any = learners_function,
 ) -> bool:
     if len(args) < 2 or args[1] not in parts or type(args[0]) is not function:
         return False
-    return not from_learner(args[0])
+    return not (from_learner(args[0]) or learners(args[0]))
 
 
 def _learner_on_stack(frame: Any, learner: str = LEARNER_FILE) -> bool:
@@ -294,6 +305,7 @@ def _hook(events: list[str], busy: list[bool]) -> Callable[[str, tuple[Any, ...]
         not_available: Any = NOT_AVAILABLE,
         refuse: Any = REFUSALS.refuse,
         rewired: Any = _rewired,
+        scan: Any = SCAN_CODE,
     ) -> None:
         if busy[0] or event == "builtins.id":
             return  # an event the checks below raise themselves
@@ -301,7 +313,9 @@ def _hook(events: list[str], busy: list[bool]) -> Callable[[str, tuple[Any, ...]
         refusal = None
         try:
             caller = getframe(1)
-            if event in direct:
+            if caller.f_code is scan:
+                refused = False  # ``learner.made_here`` lists the young objects: the grader's
+            elif event in direct:
                 refused = caller.f_code.co_filename == learner
             elif event in anywhere or event.startswith("ctypes.") or private_file(event, args):
                 refused = on_stack(caller)
