@@ -37,6 +37,7 @@ import _thread
 import functools
 import importlib
 import sys
+import threading
 import types
 from collections.abc import Callable
 from typing import Any, NamedTuple
@@ -139,6 +140,14 @@ def arm(before: Snapshot) -> Armed:
         _INSTALLED[0] = True
     events.clear()
     forget_refusals()
+    # The threads there now are the grader's (the main thread, the task's own): each is
+    # judged by its stack. One started later was started by learner code, or for it (a
+    # pool's worker, whose stack holds no frame of learner code): learner context, always.
+    # Until the job's last check (``violations``): where the process lives on (the
+    # in-process fake), its later threads are not a job's.
+    _GRADERS_THREADS.clear()
+    _GRADERS_THREADS.update(t.ident for t in threading.enumerate())
+    _JOB[0] = True
     threads = _thread._count()
     dtype = torch.get_default_dtype()
 
@@ -166,14 +175,22 @@ def arm(before: Snapshot) -> Armed:
         tampering: Any = tampering,
         list: Any = list,
         dict: Any = dict,
+        job: list[bool] = _JOB,
     ) -> list[str]:
         checkpoint()
         # Functions once, at the end: a swapped code measured wrong, and it is evidence.
         found = tampering() + events + restore(before) + functions(before)
         left_running(threads)
+        job[0] = False
         return [*dict.fromkeys(found)]
 
     return Armed(violations, checkpoint, _global_state)
+
+
+def job_over() -> None:
+    """The job's learner code is done (``task.run`` returns): threads are judged by their
+    stack again (where the process lives on: the in-process fake)."""
+    _JOB[0] = False
 
 
 def left_running(threads: int, count: Any = _thread._count) -> None:
@@ -271,7 +288,21 @@ def _rewired(
     return not (from_learner(args[0]) or learners(args[0]))
 
 
-def _learner_on_stack(frame: Any, learner: str = LEARNER_FILE) -> bool:
+_GRADERS_THREADS: set[int | None] = set()  # see ``arm``
+_JOB = [False]  # a job's learner code may be running: from ``arm`` to its ``violations``
+
+
+def _learner_on_stack(
+    frame: Any,
+    learner: str = LEARNER_FILE,
+    ident: Any = _thread.get_ident,
+    graders: set[int | None] = _GRADERS_THREADS,
+    job: list[bool] = _JOB,
+) -> bool:
+    """Is learner code running here: a frame of its on the stack, or, during a job, a thread
+    the grader did not start (``arm``)?"""
+    if job[0] and ident() not in graders:
+        return True
     while frame is not None:
         if frame.f_code.co_filename == learner:
             return True

@@ -308,10 +308,106 @@ def _remember(code: types.CodeType) -> None:
             _remember(const)
 
 
+def plain_type(node: ast.AST, in_string: bool = False) -> bool:
+    """Is ``node`` a plain type expression: names, public attribute chains, subscripts of
+    those, ``|``, constants, and (outside a string) strings that are plain in turn? Library
+    code evaluates a string annotation with the real ``eval`` (``typing.get_type_hints``,
+    which ``functools.singledispatch`` calls), so nothing but a type may be written there;
+    and a string inside one would be evaluated as written, unrewritten (``_annotation``)."""
+    if isinstance(node, ast.Name):
+        return not node.id.startswith("__")
+    if isinstance(node, ast.Attribute):
+        return (
+            not node.attr.startswith("_")
+            and isinstance(node.value, (ast.Name, ast.Attribute))
+            and plain_type(node.value, in_string)
+        )
+    if isinstance(node, ast.Subscript):
+        literal = _dotted_last(node.value) == "Literal"  # its arguments are never evaluated
+        return (
+            isinstance(node.value, (ast.Name, ast.Attribute))
+            and plain_type(node.value, in_string)
+            and (literal and _constants(node.slice) or plain_type(node.slice, in_string))
+        )
+    if isinstance(node, (ast.Tuple, ast.List)):  # Callable[[int, str], int], Dict[str, int]
+        return all(plain_type(e, in_string) for e in node.elts)
+    if isinstance(node, ast.BinOp):
+        return (
+            isinstance(node.op, ast.BitOr)
+            and plain_type(node.left, in_string)
+            and plain_type(node.right, in_string)
+        )
+    if isinstance(node, ast.Constant):
+        if not isinstance(node.value, str):
+            return node.value is None or isinstance(node.value, (int, float, bytes, type(...)))
+        inner = _parsed(node.value)
+        return not in_string and inner is not None and plain_type(inner, True)
+    return False
+
+
+def _parsed(text: str) -> ast.expr | None:
+    try:
+        return ast.parse(text.strip(), LEARNER_FILE, "eval").body
+    except SyntaxError:
+        return None
+
+
+def _dotted_last(node: ast.AST) -> str:
+    return node.id if isinstance(node, ast.Name) else getattr(node, "attr", "")
+
+
+def _constants(node: ast.AST) -> bool:
+    elts = node.elts if isinstance(node, ast.Tuple) else [node]
+    return all(isinstance(e, ast.Constant) for e in elts)
+
+
 class _Rewriter(ast.NodeTransformer):
     def __init__(self, allowed: frozenset[str]) -> None:
         self.allowed = allowed
         self.classes: list[str] = []
+        self.strings = False  # ``from __future__ import annotations``: every one a string
+
+    def visit_Module(self, node: ast.Module) -> ast.AST:
+        self.strings = any(
+            isinstance(s, ast.ImportFrom)
+            and s.module == "__future__"
+            and any(a.name == "annotations" for a in s.names)
+            for s in node.body
+        )
+        return self.generic_visit(node)
+
+    def _annotation(self, node: ast.expr | None, line: int | None) -> None:
+        """An annotation library code may evaluate as a string must be a plain type (every
+        one under ``from __future__ import annotations``, else every string in one), and
+        each string is rewritten as learner source is: ``typing`` then evaluates
+        ``__graders_attr__(torch, 'Tensor')``, its reads guarded as learner code's are."""
+        if node is None:
+            return
+        literal = {
+            id(c)
+            for n in ast.walk(node)
+            if isinstance(n, ast.Subscript) and _dotted_last(n.value) == "Literal"
+            for c in ast.walk(n.slice)
+        }
+        strings = [
+            c
+            for c in ast.walk(node)
+            if isinstance(c, ast.Constant) and isinstance(c.value, str) and id(c) not in literal
+        ]
+        if (self.strings and not plain_type(node, True)) or not all(map(plain_type, strings)):
+            raise InvalidSource(
+                "an annotation in graded code must be a type (names, dots and brackets), "
+                "not an expression",
+                line,
+            )
+        for c in strings:
+            inner = _parsed(str(c.value))
+            if inner is not None:
+                c.value = ast.unparse(self.visit(inner))
+
+    def visit_AnnAssign(self, node: ast.AnnAssign) -> ast.AST:
+        self._annotation(node.annotation, node.lineno)
+        return self.generic_visit(node)
 
     def visit_ClassDef(self, node: ast.ClassDef) -> ast.AST:
         self._name(node.name, node)
@@ -329,6 +425,7 @@ class _Rewriter(ast.NodeTransformer):
 
     def visit_FunctionDef(self, node: ast.FunctionDef) -> ast.AST:
         self._name(node.name, node)
+        self._annotation(node.returns, node.lineno)
         if self.classes and node.name in ATTRIBUTE_HOOKS:
             # Such a hook answers any name, the protocols of raw memory included.
             raise InvalidSource(f"a class in graded code may not define `{node.name}`", node.lineno)
@@ -409,6 +506,7 @@ class _Rewriter(ast.NodeTransformer):
 
     def visit_arg(self, node: ast.arg) -> ast.AST:
         self._name(node.arg, node)
+        self._annotation(node.annotation, getattr(node, "lineno", None))
         return self.generic_visit(node)
 
     def visit_Constant(self, node: ast.Constant) -> ast.AST:

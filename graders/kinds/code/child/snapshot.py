@@ -150,7 +150,26 @@ def namespaces(
                 and v.__dict__.get("__module__") in defined_here
             ):
                 classes[id(v)] = v
-    return [{m.__name__: m for m in mods}, *mods, *classes.values()]
+    # Every other module too, its dict only (a counter read each, as the others): copy's
+    # ``__reduce__`` state sets attributes on any module it is handed
+    # (``torch.nn.modules.batchnorm.F``), and no list of modules is the whole.
+    watched = {id(m) for m in mods}
+    others = [
+        m for m in list(modules.values()) if type(m) is types.ModuleType and id(m) not in watched
+    ]
+    return [{m.__name__: m for m in mods}, *mods, *classes.values(), *others]
+
+
+# What a module's code calls: in a module that is not watched whole, only such values are
+# compared (its data, a lock ``threading`` remakes after a fork, a cache, is its own).
+CODE_TYPES = (types.ModuleType, type, types.FunctionType, types.BuiltinFunctionType)
+
+
+def _watched_whole(ns: Any) -> bool:
+    """A namespace whose every value is compared: a class, or a module grading relies on."""
+    return not isinstance(ns, types.ModuleType) or (
+        ns.__name__ in WATCHED_MODULES or ns.__name__.startswith(JUDGE_PREFIXES)
+    )
 
 
 def snapshot(spaces: list[Any]) -> Snapshot:
@@ -163,6 +182,8 @@ def snapshot(spaces: list[Any]) -> Snapshot:
     frozen = []
     for ns in spaces:
         items = ns if isinstance(ns, dict) else vars(ns)
+        if not _watched_whole(ns):
+            items = {k: v for k, v in list(items.items()) if isinstance(v, CODE_TYPES)}
         counter = _counter_of(id(_real_dict(ns))) if _COUNTERS else None
         version = _counter_value(counter) if counter is not None else None
         frozen.append((ns, counter, version, tuple(items), tuple(items.values())))
@@ -171,10 +192,11 @@ def snapshot(spaces: list[Any]) -> Snapshot:
 
 def _judge_functions(spaces: list[Any]) -> list[types.FunctionType]:
     """The Python functions the watched modules and classes hold (methods, static and class
-    methods, properties' accessors included)."""
+    methods, properties' accessors included): torch's, the grader's and the checkers'
+    (every other module's dict is compared, its functions are not)."""
     found: dict[int, types.FunctionType] = {}
     for ns in spaces:
-        if isinstance(ns, dict):
+        if isinstance(ns, dict) or not _watched_whole(ns):
             continue
         for value in list(vars(ns).values()):
             kind = type(value)
@@ -306,6 +328,8 @@ def restore(
             changed += _changed_keys(modules, modules, keys, values)
             continue
         now = vars(ns)
+        if ns is builtins and len(now) > len(keys):
+            changed += _added_keys(now, keys)  # a new builtin is a name everywhere
         # The same keys with the same values, in the same order (new ones may follow).
         if (
             len(now) >= len(keys)
@@ -386,6 +410,14 @@ def _changed_keys(
         changed.append(f"replaced {_label(ns)}.{key}")
         _put_back(ns, key, value)
     return changed
+
+
+def _added_keys(now: dict[str, Any], keys: tuple[str, ...]) -> list[str]:
+    """Keys ``now`` has that ``keys`` had not: each removed, their names."""
+    added = [key for key in list(now) if key not in keys]
+    for key in added:
+        now.pop(key, None)
+    return [f"added builtins.{key}" for key in added]
 
 
 def _put_back(

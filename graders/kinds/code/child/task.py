@@ -99,6 +99,8 @@ def run(payload: dict[str, Any]) -> dict[str, Any]:
         return _judged(payload, armed)
     except NotAllowed:  # raised where no try of the learner's could catch it (a handler)
         return {"status": "integrity", "reasons": tampering()[:10] or ["tampered"]}
+    finally:
+        guard.job_over()
 
 
 def _judged(payload: dict[str, Any], armed: guard.Armed) -> dict[str, Any]:

@@ -1,7 +1,7 @@
-"""What is the learner's own (``learner.made_here``): what was made since its namespace was,
-whoever made it; what existed before stays the grader's, whatever learner code calls it.
-
-In this process, not in the sandbox: the guards' rules alone (no audit hook is armed here).
+"""The guard's rules one by one, in this process, not in the sandbox (no audit hook is armed
+here): what is the learner's own (``learner.made_here``: what was made since its namespace
+was, whoever made it; what existed before stays the grader's, whatever learner code calls
+it); annotations library code may evaluate; what the snapshot watches.
 """
 
 from __future__ import annotations
@@ -14,6 +14,7 @@ import pytest
 import torch  # noqa: F401 - imported before any namespace, as in the sandbox's warm process
 
 from graders.kinds.code.child.learner import (
+    InvalidSource,
     NotAllowed,
     compile_learner,
     forget_refusals,
@@ -94,3 +95,61 @@ def test_a_class_hook_of_a_class_not_the_learners_is_not_available() -> None:
     with pytest.raises(AttributeError):
         run("import typing\ntyping.Generic.__init_subclass__()")
     assert tampering() == []
+
+
+@pytest.mark.parametrize(
+    "source",
+    [
+        'def f(x: "int", y: "list[torch.Tensor] | None") -> "dict[str, Callable[[int], int]]":\n'
+        "    pass",
+        "from __future__ import annotations\ndef f(x: torch.Tensor) -> Literal['a b']:\n    pass",
+        'x: "int.real" = 1',
+    ],
+)
+def test_an_annotation_that_is_a_type_compiles(source: str) -> None:
+    compile_learner(source)
+
+
+@pytest.mark.parametrize(
+    "source",
+    [
+        'def f(x: "[1][0]"):\n    pass',  # evaluated by typing.get_type_hints: not a type
+        'def f(x: list["a.__class__"]):\n    pass',  # nested strings are evaluated too
+        "x: \"Optional['T']\" = 1",  # a string in a string is evaluated unrewritten
+        'x: "g()" = 1',
+        "from __future__ import annotations\ndef f(x: g()):\n    pass",
+    ],
+)
+def test_an_annotation_library_code_may_evaluate_must_be_a_type(source: str) -> None:
+    with pytest.raises(InvalidSource) as refused:
+        compile_learner(source)
+    assert refused.value.lineno is not None
+
+
+def test_a_string_annotation_is_evaluated_through_the_guards() -> None:
+    import typing
+
+    found = run('import torch\ndef f(x: "torch.Tensor", y: "torch.sys"):\n    pass')
+    assert found["f"].__annotations__["x"] == "__graders_attr__(torch, 'Tensor')"
+    with pytest.raises(ImportError):  # torch.sys: not available, as in learner code
+        typing.get_type_hints(found["f"])
+
+
+def test_a_key_added_to_builtins_is_reported_and_removed() -> None:
+    import builtins
+
+    from graders.kinds.code.child import snapshot
+
+    before = snapshot.snapshot([builtins])
+    builtins._graders_test_kept = 1  # type: ignore[attr-defined]
+    assert snapshot.restore(before) == ["added builtins._graders_test_kept"]
+    assert not hasattr(builtins, "_graders_test_kept")
+
+
+def test_every_module_is_watched_not_only_the_listed_ones() -> None:
+    import sys
+
+    from graders.kinds.code.child import snapshot
+
+    spaces = snapshot.namespaces()
+    assert all(m in spaces for m in list(sys.modules.values()) if type(m) is type(sys))
