@@ -146,7 +146,9 @@ def arm(before: Snapshot) -> Armed:
     # Until the job's last check (``violations``): where the process lives on (the
     # in-process fake), its later threads are not a job's.
     _GRADERS_THREADS.clear()
-    _GRADERS_THREADS.update(t.ident for t in threading.enumerate())
+    # This thread too: the sandbox starts the task's with ``_thread``, which ``threading``
+    # does not list.
+    _GRADERS_THREADS.update([_thread.get_ident(), *(t.ident for t in threading.enumerate())])
     _JOB[0] = True
     threads = _thread._count()
     dtype = torch.get_default_dtype()

@@ -106,6 +106,9 @@ Snapshot = tuple[tuple[Entry, ...], Functions]
 # code, defaults, kwdefaults, closure (checked by a probe at import); PyCellObject: the
 # head, then its reference.
 FUNCTION_FIELDS_OFFSET, FIELDS_BYTES = 48, 32
+# The object head's type pointer: a function whose type was swapped for a class of the
+# learner's (raw memory) runs that class's ``__call__``; compared as the fields are.
+TYPE_OFFSET, TYPE_BYTES = 8, 8
 CELL_REF_OFFSET, CELL_BYTES = 16, 8
 PAGE_BITS = 12  # a span read at once stays within one page of memory (mapped if one field is)
 _counter_value = ctypes._SimpleCData.__dict__["value"].__get__
@@ -222,6 +225,7 @@ def _functions(functions: list[types.FunctionType]) -> Functions:
         return Functions(tuple(functions), objects, contents, (), None, array.array("Q"), b"")
     fields = sorted(
         [(i, id(f) + FUNCTION_FIELDS_OFFSET, FIELDS_BYTES) for i, f in enumerate(functions)]
+        + [(i, id(f) + TYPE_OFFSET, TYPE_BYTES) for i, f in enumerate(functions)]
         + [
             (i, id(cell) + CELL_REF_OFFSET, CELL_BYTES)
             for i, f in enumerate(functions)
@@ -280,7 +284,12 @@ def _raw_reads_work() -> bool:
     expected = [id(probe.__code__), id(probe.__defaults__), id(probe.__kwdefaults__), id(cells)]
     fields = ctypes.string_at(id(probe) + FUNCTION_FIELDS_OFFSET, FIELDS_BYTES)
     cell = ctypes.string_at(id(cells[0]) + CELL_REF_OFFSET, CELL_BYTES)
-    return list(array.array("Q", fields)) == expected and array.array("Q", cell)[0] == id(x)
+    kind = ctypes.string_at(id(probe) + TYPE_OFFSET, TYPE_BYTES)
+    return (
+        list(array.array("Q", fields)) == expected
+        and array.array("Q", cell)[0] == id(x)
+        and array.array("Q", kind)[0] == id(types.FunctionType)
+    )
 
 
 _RAW_READS_WORK = _raw_reads_work()
@@ -366,7 +375,8 @@ def changed_functions(
             i
             for i, f in enumerate(fs.functions)
             if not (
-                f.__code__ is fs.objects[i][0]
+                type(f) is types.FunctionType
+                and f.__code__ is fs.objects[i][0]
                 and f.__defaults__ is fs.objects[i][1]
                 and f.__kwdefaults__ is fs.objects[i][2]
                 and f.__closure__ is fs.objects[i][3]
@@ -375,13 +385,16 @@ def changed_functions(
         }
     changed = []
     for i in sorted(which):
-        changed.append(f"changed the function {_label(fs.functions[i])}")
+        # Put back first: a function's swapped type would answer its name with its own code.
         _put_back_function(fs.functions[i], fs.objects[i], fs.contents[i])
+        changed.append(f"changed the function {_label(fs.functions[i])}")
     return changed
 
 
 def _put_back_function(f: Any, objects: tuple[Any, ...], contents: tuple[Any, ...]) -> None:
     code, defaults, kwdefaults, closure = objects
+    if type(f) is not types.FunctionType:  # its type pointer was swapped: written back
+        ctypes.c_void_p.from_address(id(f) + TYPE_OFFSET).value = id(types.FunctionType)
     try:
         f.__code__, f.__defaults__, f.__kwdefaults__ = code, defaults, kwdefaults
         for cell, value in zip(closure or (), contents, strict=True):
