@@ -34,6 +34,7 @@ saved-tensor hooks, global module and optimizer hooks).
 from __future__ import annotations
 
 import _thread
+import builtins
 import functools
 import importlib
 import sys
@@ -52,7 +53,7 @@ from .learner import (
     learners_function,
     tampering,
 )
-from .snapshot import Snapshot, changed_functions, restore
+from .snapshot import Snapshot, added_builtins, changed_functions, restore
 
 DIRECT = frozenset(
     {
@@ -152,6 +153,8 @@ def arm(before: Snapshot) -> Armed:
     _JOB[0] = True
     threads = _thread._count()
     dtype = torch.get_default_dtype()
+    names = tuple(vars(builtins))  # now, not at the snapshot: where the process lives on
+    # (the in-process fake), what it added to builtins since is not a job's
 
     # Bound now: nothing learner code does later can change what these names mean here.
     def checkpoint(
@@ -159,6 +162,7 @@ def arm(before: Snapshot) -> Armed:
         restore: Any = restore,
         set_dtype: Any = torch.set_default_dtype,
         global_state: Any = _global_state,
+        added: Any = added_builtins,
     ) -> None:
         """After every return from learner code, before the checker measures anything: what
         was replaced is put back, and global state learner code left (a hook, a mode, a
@@ -166,6 +170,7 @@ def arm(before: Snapshot) -> Armed:
         state when the learner code was called (``global_state()``), a checker's own."""
         set_dtype(dtype)  # torch.set_default_dtype is allowed; it also swaps torch.Storage
         events.extend(restore(before))
+        events.extend(added(names))
         events.extend(
             found for found in global_state() if found not in had or found == FROM_GRADED_CODE
         )

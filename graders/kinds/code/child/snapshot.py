@@ -186,7 +186,8 @@ def snapshot(spaces: list[Any]) -> Snapshot:
     for ns in spaces:
         items = ns if isinstance(ns, dict) else vars(ns)
         if not _watched_whole(ns):
-            items = {k: v for k, v in list(items.items()) if isinstance(v, CODE_TYPES)}
+            # type(), not isinstance: a value's own __class__ may warn or run code.
+            items = {k: v for k, v in list(items.items()) if issubclass(type(v), CODE_TYPES)}
         counter = _counter_of(id(_real_dict(ns))) if _COUNTERS else None
         version = _counter_value(counter) if counter is not None else None
         frozen.append((ns, counter, version, tuple(items), tuple(items.values())))
@@ -337,8 +338,6 @@ def restore(
             changed += _changed_keys(modules, modules, keys, values)
             continue
         now = vars(ns)
-        if ns is builtins and len(now) > len(keys):
-            changed += _added_keys(now, keys)  # a new builtin is a name everywhere
         # The same keys with the same values, in the same order (new ones may follow).
         if (
             len(now) >= len(keys)
@@ -425,8 +424,14 @@ def _changed_keys(
     return changed
 
 
-def _added_keys(now: dict[str, Any], keys: tuple[str, ...]) -> list[str]:
-    """Keys ``now`` has that ``keys`` had not: each removed, their names."""
+_BUILTINS = vars(builtins)
+
+
+def added_builtins(keys: tuple[str, ...], now: Any = _BUILTINS, len: Any = len) -> list[str]:
+    """Names in ``builtins`` that ``keys`` (its names when the job began) had not: each
+    removed, and named. A new builtin is a name in every module, where one was missing."""
+    if len(now) <= len(keys):
+        return []
     added = [key for key in list(now) if key not in keys]
     for key in added:
         now.pop(key, None)
