@@ -110,6 +110,10 @@ SAFE_DUNDERS = frozenset(
         "__version__",
     }
 )
+# The hooks a class statement runs (``super().__init_subclass__(**kwargs)``, as the data
+# model's documentation writes it): read only on a class of the learner's, an instance of
+# one, or a ``super()`` of either (``Guards._own_class``), where they run on that class.
+CLASS_HOOKS = frozenset({"__init_subclass__", "__set_name__", "__class_getitem__"})
 # ``object.__setattr__`` and friends: handed out guarded (``Guards._setter``), so that the
 # documented idioms (a frozen dataclass's ``__post_init__``, ``super().__setattr__`` in a
 # module) work on the learner's own objects and nothing else.
@@ -122,7 +126,7 @@ OWN_DUNDERS = frozenset(
 # Private names of allowed modules that are as good as public: read-only functions that
 # torch.optim itself calls (its "foreach" implementations).
 PUBLIC_PRIVATES = {"torch": ("_foreach_",)}
-NAMES_OK = SAFE_DUNDERS | {"__all__", "__slots__", "__match_args__", "__post_init__"}
+NAMES_OK = SAFE_DUNDERS | CLASS_HOOKS | {"__all__", "__slots__", "__match_args__", "__post_init__"}
 # Hooks a class of graded code may not define: they answer any name (the protocols of raw
 # memory included) or any isinstance check (so a class pattern would read any attribute
 # of any object).

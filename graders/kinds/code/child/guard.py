@@ -34,17 +34,26 @@ saved-tensor hooks, global module and optimizer hooks).
 from __future__ import annotations
 
 import _thread
+import builtins
 import functools
 import importlib
 import sys
+import threading
 import types
 from collections.abc import Callable
 from typing import Any, NamedTuple
 
 import torch
 
-from .learner import LEARNER_FILE, REFUSALS, forget_refusals, tampering
-from .snapshot import Snapshot, changed_functions, restore
+from .learner import (
+    LEARNER_FILE,
+    REFUSALS,
+    SCAN_CODE,
+    forget_refusals,
+    learners_function,
+    tampering,
+)
+from .snapshot import Snapshot, added_builtins, changed_functions, restore
 
 DIRECT = frozenset(
     {
@@ -132,8 +141,20 @@ def arm(before: Snapshot) -> Armed:
         _INSTALLED[0] = True
     events.clear()
     forget_refusals()
+    # The threads there now are the grader's (the main thread, the task's own): each is
+    # judged by its stack. One started later was started by learner code, or for it (a
+    # pool's worker, whose stack holds no frame of learner code): learner context, always.
+    # Until the job's last check (``violations``): where the process lives on (the
+    # in-process fake), its later threads are not a job's.
+    _GRADERS_THREADS.clear()
+    # This thread too: the sandbox starts the task's with ``_thread``, which ``threading``
+    # does not list.
+    _GRADERS_THREADS.update([_thread.get_ident(), *(t.ident for t in threading.enumerate())])
+    _JOB[0] = True
     threads = _thread._count()
     dtype = torch.get_default_dtype()
+    names = tuple(vars(builtins))  # now, not at the snapshot: where the process lives on
+    # (the in-process fake), what it added to builtins since is not a job's
 
     # Bound now: nothing learner code does later can change what these names mean here.
     def checkpoint(
@@ -141,6 +162,7 @@ def arm(before: Snapshot) -> Armed:
         restore: Any = restore,
         set_dtype: Any = torch.set_default_dtype,
         global_state: Any = _global_state,
+        added: Any = added_builtins,
     ) -> None:
         """After every return from learner code, before the checker measures anything: what
         was replaced is put back, and global state learner code left (a hook, a mode, a
@@ -148,6 +170,7 @@ def arm(before: Snapshot) -> Armed:
         state when the learner code was called (``global_state()``), a checker's own."""
         set_dtype(dtype)  # torch.set_default_dtype is allowed; it also swaps torch.Storage
         events.extend(restore(before))
+        events.extend(added(names))
         events.extend(
             found for found in global_state() if found not in had or found == FROM_GRADED_CODE
         )
@@ -159,14 +182,22 @@ def arm(before: Snapshot) -> Armed:
         tampering: Any = tampering,
         list: Any = list,
         dict: Any = dict,
+        job: list[bool] = _JOB,
     ) -> list[str]:
         checkpoint()
         # Functions once, at the end: a swapped code measured wrong, and it is evidence.
         found = tampering() + events + restore(before) + functions(before)
         left_running(threads)
+        job[0] = False
         return [*dict.fromkeys(found)]
 
     return Armed(violations, checkpoint, _global_state)
+
+
+def job_over() -> None:
+    """The job's learner code is done (``task.run`` returns): threads are judged by their
+    stack again (where the process lives on: the in-process fake)."""
+    _JOB[0] = False
 
 
 def left_running(threads: int, count: Any = _thread._count) -> None:
@@ -244,7 +275,10 @@ def from_learner(
 
 # What makes a function do something else than it was written to: set on a function that
 # is not the learner's own (the guard's, the checker's, a library's), it is evidence,
-# whatever route reached the function (Python raises the audit event on every route).
+# whatever route reached the function (Python raises the audit event on every route). The
+# learner's own include those library code made for it during the job
+# (``learner.learners_function``: ``collections.namedtuple`` sets its ``__new__``'s
+# defaults).
 FUNCTION_PARTS = frozenset({"__code__", "__defaults__", "__kwdefaults__"})
 
 
@@ -254,13 +288,28 @@ def _rewired(
     function: Any = types.FunctionType,
     type: Any = type,
     len: Any = len,
+    learners: Any = learners_function,
 ) -> bool:
     if len(args) < 2 or args[1] not in parts or type(args[0]) is not function:
         return False
-    return not from_learner(args[0])
+    return not (from_learner(args[0]) or learners(args[0]))
 
 
-def _learner_on_stack(frame: Any, learner: str = LEARNER_FILE) -> bool:
+_GRADERS_THREADS: set[int | None] = set()  # see ``arm``
+_JOB = [False]  # a job's learner code may be running: from ``arm`` to its ``violations``
+
+
+def _learner_on_stack(
+    frame: Any,
+    learner: str = LEARNER_FILE,
+    ident: Any = _thread.get_ident,
+    graders: set[int | None] = _GRADERS_THREADS,
+    job: list[bool] = _JOB,
+) -> bool:
+    """Is learner code running here: a frame of its on the stack, or, during a job, a thread
+    the grader did not start (``arm``)?"""
+    if job[0] and ident() not in graders:
+        return True
     while frame is not None:
         if frame.f_code.co_filename == learner:
             return True
@@ -294,6 +343,7 @@ def _hook(events: list[str], busy: list[bool]) -> Callable[[str, tuple[Any, ...]
         not_available: Any = NOT_AVAILABLE,
         refuse: Any = REFUSALS.refuse,
         rewired: Any = _rewired,
+        scan: Any = SCAN_CODE,
     ) -> None:
         if busy[0] or event == "builtins.id":
             return  # an event the checks below raise themselves
@@ -301,7 +351,9 @@ def _hook(events: list[str], busy: list[bool]) -> Callable[[str, tuple[Any, ...]
         refusal = None
         try:
             caller = getframe(1)
-            if event in direct:
+            if caller.f_code is scan:
+                refused = False  # ``learner.made_here`` lists the young objects: the grader's
+            elif event in direct:
                 refused = caller.f_code.co_filename == learner
             elif event in anywhere or event.startswith("ctypes.") or private_file(event, args):
                 refused = on_stack(caller)

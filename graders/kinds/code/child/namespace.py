@@ -21,6 +21,7 @@ from collections.abc import Iterable
 from typing import Any
 
 from .allowlist import (
+    CLASS_HOOKS,
     DEFAULT_IMPORTS,
     EVALUATES,
     FORMATTERS,
@@ -37,7 +38,6 @@ from .imports import Imports
 from .learner import (  # the originals, taken before any learner code ran
     ATTR,
     BOUND,
-    LEARNER_CLASSES,
     LEARNER_CODE,
     LEARNER_FILE,
     REFUSALS,
@@ -53,12 +53,14 @@ from .learner import (  # the originals, taken before any learner code ran
     allows,
     compile_learner,
     is_a,
+    learners,
+    made_here,
     module_name,
+    own_from_now,
     reachable,
 )
 
 _super_self = vars(super)["__self__"].__get__
-_function_code = vars(types.FunctionType)["__code__"].__get__
 _FORMATTER = string.Formatter()
 _PROC_SELF = re.compile(r"/proc/(self|thread-self|\d+)(/|$)")
 
@@ -103,6 +105,8 @@ class Guards:
         ):
             raise REFUSALS.tamper(f"looked inside a generator's frame (`.{name}`)")
         if name.startswith("__") and name.endswith("__"):
+            if name in CLASS_HOOKS and self._own_class(obj):
+                return
             if name not in SAFE_DUNDERS and name not in SETTERS:
                 raise REFUSALS.refuse("name", f"{_label(obj)}.{name}")
         elif name.startswith("_") and self._closed(obj) and not self._public(obj, name):
@@ -112,19 +116,24 @@ class Guards:
 
     def _closed(self, obj: Any) -> bool:
         """Modules, classes and functions keep their private names: instances may be inspected."""
-        return (
-            is_a(
-                obj,
-                (
-                    types.ModuleType,
-                    type,
-                    types.FunctionType,
-                    types.BuiltinFunctionType,
-                    types.MethodType,
-                ),
-            )
-            and id(obj) not in LEARNER_CLASSES
-        )
+        return is_a(
+            obj,
+            (
+                types.ModuleType,
+                type,
+                types.FunctionType,
+                types.BuiltinFunctionType,
+                types.MethodType,
+            ),
+        ) and not learners(obj)
+
+    def _own_class(self, obj: Any) -> bool:
+        """Is the class ``obj`` speaks for (itself, its type, a ``super()``'s object's) the
+        learner's? A class hook (``__init_subclass__``) read there runs on that class
+        only, whichever class of its MRO defines it: on the grader's, ``typing.Generic``'s
+        would rewrite the grader's class."""
+        target = _super_self(obj) if _real_type(obj) is super else obj
+        return made_here(target if is_a(target, type) else _real_type(target))
 
     def _public(self, obj: Any, name: str) -> bool:
         """A private name that is as good as public: torch's read-only functions that
@@ -192,7 +201,7 @@ class Guards:
             raise REFUSALS.tamper(
                 f"changed `{module_name(obj)}.{name}`: graded code may not change modules"
             )
-        if is_a(obj, type) and id(obj) not in LEARNER_CLASSES:
+        if is_a(obj, type) and not made_here(obj):
             raise REFUSALS.tamper(
                 f"changed the class `{_label(obj)}` (`.{name}`): "
                 "graded code may change only its own classes"
@@ -209,12 +218,9 @@ class Guards:
         return obj
 
     def _own(self, obj: Any) -> bool:
-        """Did learner code create ``obj``: one of its classes, an instance of one, one of its
-        functions?"""
-        kind = _real_type(obj)
-        if id(obj) in LEARNER_CLASSES or id(kind) in LEARNER_CLASSES:
-            return True
-        return kind is types.FunctionType and id(_function_code(obj)) in LEARNER_CODE
+        """Is ``obj`` the learner's (``learner.learners``): one of its classes or functions,
+        an instance of one, or an object made on its behalf (a namedtuple's field)?"""
+        return learners(obj)
 
     def bound(self, *values: Any) -> bool:
         """What a class pattern bound (read by the interpreter, not through ``attr``), held to
@@ -315,19 +321,22 @@ class Guards:
         frame = frame.f_back if frame.f_code is Guards.vars.__code__ else frame
         return {k: v for k, v in frame.f_locals.items() if k != "__builtins__"}
 
-    def build_class(self, func: Any, name: str, *bases: Any, **kwargs: Any) -> Any:
+    # Positional-only: a class statement's keywords (``name=``, ``func=``) are the class's,
+    # passed on to its metaclass and ``__init_subclass__``, never these parameters.
+    def build_class(self, func: Any, name: str, /, *bases: Any, **kwargs: Any) -> Any:
         cls = _real_build_class(func, name, *bases, **kwargs)
         self.admit_class(cls)
         return cls
 
-    def admit_class(self, cls: Any) -> None:
+    def admit_class(self, cls: Any, /) -> None:
+        """Which class is the learner's is decided by when it was made (``made_here``): one
+        a metaclass hands back that existed before stays the grader's."""
         if is_a(cls, type):
             found = [n for n in RAW_MEMORY if n in type.__dict__["__dict__"].__get__(cls)]
             if found:
                 raise REFUSALS.tamper(
                     f"defined `{found[0]}`, which hands raw memory to numpy or torch"
                 )
-            LEARNER_CLASSES[id(cls)] = cls
 
     def open(
         self,
@@ -386,5 +395,6 @@ def _label(obj: Any) -> str:
 
 def namespace(allowed: Iterable[str] = DEFAULT_IMPORTS) -> tuple[dict[str, Any], Guards]:
     """A fresh module namespace for learner code, with its guarded builtins."""
+    own_from_now()  # what exists now is the grader's; what learner code makes, its own
     guards = Guards(allowed)
     return {"__name__": "__main__", "__builtins__": guards.builtins}, guards

@@ -106,6 +106,9 @@ Snapshot = tuple[tuple[Entry, ...], Functions]
 # code, defaults, kwdefaults, closure (checked by a probe at import); PyCellObject: the
 # head, then its reference.
 FUNCTION_FIELDS_OFFSET, FIELDS_BYTES = 48, 32
+# The object head's type pointer: a function whose type was swapped for a class of the
+# learner's (raw memory) runs that class's ``__call__``; compared as the fields are.
+TYPE_OFFSET, TYPE_BYTES = 8, 8
 CELL_REF_OFFSET, CELL_BYTES = 16, 8
 PAGE_BITS = 12  # a span read at once stays within one page of memory (mapped if one field is)
 _counter_value = ctypes._SimpleCData.__dict__["value"].__get__
@@ -150,7 +153,26 @@ def namespaces(
                 and v.__dict__.get("__module__") in defined_here
             ):
                 classes[id(v)] = v
-    return [{m.__name__: m for m in mods}, *mods, *classes.values()]
+    # Every other module too, its dict only (a counter read each, as the others): copy's
+    # ``__reduce__`` state sets attributes on any module it is handed
+    # (``torch.nn.modules.batchnorm.F``), and no list of modules is the whole.
+    watched = {id(m) for m in mods}
+    others = [
+        m for m in list(modules.values()) if type(m) is types.ModuleType and id(m) not in watched
+    ]
+    return [{m.__name__: m for m in mods}, *mods, *classes.values(), *others]
+
+
+# What a module's code calls: in a module that is not watched whole, only such values are
+# compared (its data, a lock ``threading`` remakes after a fork, a cache, is its own).
+CODE_TYPES = (types.ModuleType, type, types.FunctionType, types.BuiltinFunctionType)
+
+
+def _watched_whole(ns: Any) -> bool:
+    """A namespace whose every value is compared: a class, or a module grading relies on."""
+    return not isinstance(ns, types.ModuleType) or (
+        ns.__name__ in WATCHED_MODULES or ns.__name__.startswith(JUDGE_PREFIXES)
+    )
 
 
 def snapshot(spaces: list[Any]) -> Snapshot:
@@ -163,6 +185,9 @@ def snapshot(spaces: list[Any]) -> Snapshot:
     frozen = []
     for ns in spaces:
         items = ns if isinstance(ns, dict) else vars(ns)
+        if not _watched_whole(ns):
+            # type(), not isinstance: a value's own __class__ may warn or run code.
+            items = {k: v for k, v in list(items.items()) if issubclass(type(v), CODE_TYPES)}
         counter = _counter_of(id(_real_dict(ns))) if _COUNTERS else None
         version = _counter_value(counter) if counter is not None else None
         frozen.append((ns, counter, version, tuple(items), tuple(items.values())))
@@ -171,10 +196,11 @@ def snapshot(spaces: list[Any]) -> Snapshot:
 
 def _judge_functions(spaces: list[Any]) -> list[types.FunctionType]:
     """The Python functions the watched modules and classes hold (methods, static and class
-    methods, properties' accessors included)."""
+    methods, properties' accessors included): torch's, the grader's and the checkers'
+    (every other module's dict is compared, its functions are not)."""
     found: dict[int, types.FunctionType] = {}
     for ns in spaces:
-        if isinstance(ns, dict):
+        if isinstance(ns, dict) or not _watched_whole(ns):
             continue
         for value in list(vars(ns).values()):
             kind = type(value)
@@ -200,6 +226,7 @@ def _functions(functions: list[types.FunctionType]) -> Functions:
         return Functions(tuple(functions), objects, contents, (), None, array.array("Q"), b"")
     fields = sorted(
         [(i, id(f) + FUNCTION_FIELDS_OFFSET, FIELDS_BYTES) for i, f in enumerate(functions)]
+        + [(i, id(f) + TYPE_OFFSET, TYPE_BYTES) for i, f in enumerate(functions)]
         + [
             (i, id(cell) + CELL_REF_OFFSET, CELL_BYTES)
             for i, f in enumerate(functions)
@@ -258,7 +285,12 @@ def _raw_reads_work() -> bool:
     expected = [id(probe.__code__), id(probe.__defaults__), id(probe.__kwdefaults__), id(cells)]
     fields = ctypes.string_at(id(probe) + FUNCTION_FIELDS_OFFSET, FIELDS_BYTES)
     cell = ctypes.string_at(id(cells[0]) + CELL_REF_OFFSET, CELL_BYTES)
-    return list(array.array("Q", fields)) == expected and array.array("Q", cell)[0] == id(x)
+    kind = ctypes.string_at(id(probe) + TYPE_OFFSET, TYPE_BYTES)
+    return (
+        list(array.array("Q", fields)) == expected
+        and array.array("Q", cell)[0] == id(x)
+        and array.array("Q", kind)[0] == id(types.FunctionType)
+    )
 
 
 _RAW_READS_WORK = _raw_reads_work()
@@ -342,7 +374,8 @@ def changed_functions(
             i
             for i, f in enumerate(fs.functions)
             if not (
-                f.__code__ is fs.objects[i][0]
+                type(f) is types.FunctionType
+                and f.__code__ is fs.objects[i][0]
                 and f.__defaults__ is fs.objects[i][1]
                 and f.__kwdefaults__ is fs.objects[i][2]
                 and f.__closure__ is fs.objects[i][3]
@@ -351,13 +384,16 @@ def changed_functions(
         }
     changed = []
     for i in sorted(which):
-        changed.append(f"changed the function {_label(fs.functions[i])}")
+        # Put back first: a function's swapped type would answer its name with its own code.
         _put_back_function(fs.functions[i], fs.objects[i], fs.contents[i])
+        changed.append(f"changed the function {_label(fs.functions[i])}")
     return changed
 
 
 def _put_back_function(f: Any, objects: tuple[Any, ...], contents: tuple[Any, ...]) -> None:
     code, defaults, kwdefaults, closure = objects
+    if type(f) is not types.FunctionType:  # its type pointer was swapped: written back
+        ctypes.c_void_p.from_address(id(f) + TYPE_OFFSET).value = id(types.FunctionType)
     try:
         f.__code__, f.__defaults__, f.__kwdefaults__ = code, defaults, kwdefaults
         for cell, value in zip(closure or (), contents, strict=True):
@@ -386,6 +422,20 @@ def _changed_keys(
         changed.append(f"replaced {_label(ns)}.{key}")
         _put_back(ns, key, value)
     return changed
+
+
+_BUILTINS = vars(builtins)
+
+
+def added_builtins(keys: tuple[str, ...], now: Any = _BUILTINS, len: Any = len) -> list[str]:
+    """Names in ``builtins`` that ``keys`` (its names when the job began) had not: each
+    removed, and named. A new builtin is a name in every module, where one was missing."""
+    if len(now) <= len(keys):
+        return []
+    added = [key for key in list(now) if key not in keys]
+    for key in added:
+        now.pop(key, None)
+    return [f"added builtins.{key}" for key in added]
 
 
 def _put_back(

@@ -31,6 +31,7 @@ keeper, a process that never runs learner code.
 
 from __future__ import annotations
 
+import importlib
 import sys
 from typing import Any
 
@@ -77,6 +78,11 @@ def _warm_up() -> None:
     # torch.compile wraps optimizer and module internals the first time it runs (and takes
     # ~1.5 s to import): done here, it is torch's own set-up, paid once per fork server.
     torch.compile(lambda x: x * 2, backend="eager")(torch.ones(2))
+    # Every module the default list allows, imported here: what a first import makes during
+    # a job would count as made for the learner (``learner.made_here``), its classes the
+    # learner's to change.
+    for name in DEFAULT_IMPORTS:
+        importlib.import_module(name.removesuffix(".*"))
 
 
 _warm_up()
@@ -93,6 +99,8 @@ def run(payload: dict[str, Any]) -> dict[str, Any]:
         return _judged(payload, armed)
     except NotAllowed:  # raised where no try of the learner's could catch it (a handler)
         return {"status": "integrity", "reasons": tampering()[:10] or ["tampered"]}
+    finally:
+        guard.job_over()
 
 
 def _judged(payload: dict[str, Any], armed: guard.Armed) -> dict[str, Any]:

@@ -1,0 +1,155 @@
+"""The guard's rules one by one, in this process, not in the sandbox (no audit hook is armed
+here): what is the learner's own (``learner.made_here``: what was made since its namespace
+was, whoever made it; what existed before stays the grader's, whatever learner code calls
+it); annotations library code may evaluate; what the snapshot watches.
+"""
+
+from __future__ import annotations
+
+import gc
+from collections.abc import Iterator
+from typing import Any
+
+import pytest
+import torch  # noqa: F401 - imported before any namespace, as in the sandbox's warm process
+
+from graders.kinds.code.child.learner import (
+    InvalidSource,
+    NotAllowed,
+    compile_learner,
+    forget_refusals,
+    learners,
+    made_here,
+    own_from_now,
+    tampering,
+)
+from graders.kinds.code.child.namespace import namespace
+
+
+@pytest.fixture(autouse=True)
+def _thawed() -> Iterator[None]:
+    forget_refusals()
+    yield
+    gc.unfreeze()  # the namespace froze this (test) process's heap: give it back
+
+
+def run(source: str) -> dict[str, Any]:
+    globals_, _guards = namespace()
+    exec(compile_learner(source), globals_)
+    return globals_
+
+
+class Before:
+    pass
+
+
+def test_an_object_is_new_iff_made_after_the_namespace_and_the_answer_stays() -> None:
+    old = Before()
+    own_from_now()
+
+    class After:
+        pass
+
+    assert made_here(After) and made_here(After)  # the second answer from the cache
+    assert not made_here(Before) and not made_here(old) and not made_here(Before)
+    assert learners(After()) and not learners(old)
+
+
+@pytest.mark.parametrize(
+    "source",
+    [
+        # Classes library code makes for the learner: written by the learner afterwards.
+        "import collections\nP = collections.namedtuple('P', 'a')\nP.__doc__ += '!'\nP.n = 1",
+        "import dataclasses\nD = dataclasses.make_dataclass('D', ['x'])\nD.count = 0",
+        "from dataclasses import dataclass\n@dataclass(slots=True)\nclass S:\n    x: int\nS.n = 1",
+        # A class written by its metaclass before the class statement returned.
+        "class M(type):\n    def __new__(m, n, b, ns):\n        c = super().__new__(m, n, b, ns)\n"
+        "        c.tag = n\n        return c\nclass C(metaclass=M):\n    pass\nC.tag = 'x'",
+        # A class hook called through super(), with a keyword called like build_class's own.
+        "class A:\n    def __init_subclass__(cls, /, func=None, **kw):\n"
+        "        super().__init_subclass__(**kw)\n        cls.func = func\n"
+        "class B(A, func=1):\n    pass\nassert B.func == 1",
+    ],
+)
+def test_what_library_code_makes_on_the_learners_behalf_is_its_own(source: str) -> None:
+    run(source)
+    assert tampering() == []
+
+
+@pytest.mark.parametrize(
+    "source",
+    [
+        # A metaclass (a function) handing back a class that existed before.
+        "import torch\ndef adopt(n, b, ns):\n    return torch.nn.Linear\n"
+        "class A(metaclass=adopt):\n    pass\nA.forward = None",
+        "import collections\ncollections.OrderedDict.extra = 1",
+    ],
+)
+def test_a_class_that_existed_before_stays_the_graders(source: str) -> None:
+    with pytest.raises(NotAllowed):
+        run(source)
+    assert tampering()
+
+
+def test_a_class_hook_of_a_class_not_the_learners_is_not_available() -> None:
+    with pytest.raises(AttributeError):
+        run("import typing\ntyping.Generic.__init_subclass__()")
+    assert tampering() == []
+
+
+@pytest.mark.parametrize(
+    "source",
+    [
+        'def f(x: "int", y: "list[torch.Tensor] | None") -> "dict[str, Callable[[int], int]]":\n'
+        "    pass",
+        "from __future__ import annotations\ndef f(x: torch.Tensor) -> Literal['a b']:\n    pass",
+        'x: "int.real" = 1',
+    ],
+)
+def test_an_annotation_that_is_a_type_compiles(source: str) -> None:
+    compile_learner(source)
+
+
+@pytest.mark.parametrize(
+    "source",
+    [
+        'def f(x: "[1][0]"):\n    pass',  # evaluated by typing.get_type_hints: not a type
+        'def f(x: list["a.__class__"]):\n    pass',  # nested strings are evaluated too
+        "x: \"Optional['T']\" = 1",  # a string in a string is evaluated unrewritten
+        'x: "g()" = 1',
+        "from __future__ import annotations\ndef f(x: g()):\n    pass",
+    ],
+)
+def test_an_annotation_library_code_may_evaluate_must_be_a_type(source: str) -> None:
+    with pytest.raises(InvalidSource) as refused:
+        compile_learner(source)
+    assert refused.value.lineno is not None
+
+
+def test_a_string_annotation_is_evaluated_through_the_guards() -> None:
+    import typing
+
+    found = run('import torch\ndef f(x: "torch.Tensor", y: "torch.sys"):\n    pass')
+    assert found["f"].__annotations__["x"] == "__graders_attr__(torch, 'Tensor')"
+    with pytest.raises(ImportError):  # torch.sys: not available, as in learner code
+        typing.get_type_hints(found["f"])
+
+
+def test_a_key_added_to_builtins_is_reported_and_removed() -> None:
+    import builtins
+
+    from graders.kinds.code.child import snapshot
+
+    before = tuple(vars(builtins))
+    builtins._graders_test_kept = 1  # type: ignore[attr-defined]
+    assert snapshot.added_builtins(before) == ["added builtins._graders_test_kept"]
+    assert not hasattr(builtins, "_graders_test_kept")
+
+
+def test_every_module_is_watched_not_only_the_listed_ones() -> None:
+    import sys
+
+    from graders.kinds.code.child import snapshot
+
+    spaces = snapshot.namespaces()
+    assert all(m in spaces for m in list(sys.modules.values()) if type(m) is type(sys))
