@@ -193,8 +193,14 @@ def learner_lock(
     attempts left, a review request and the requests left). SQLite: its writer lock;
     PostgreSQL: an advisory lock per learner, so other learners' writes go on."""
     with writing(engine, durable) as conn:
-        if conn.dialect.name == "postgresql":
-            key = f"{course}/{assignment}/{student}".encode()
-            number = int.from_bytes(hashlib.sha256(key).digest()[:8], "big", signed=True)
-            conn.execute(text("SELECT pg_advisory_xact_lock(:key)"), {"key": number})
+        hold(conn, f"{course}/{assignment}/{student}")
         yield conn
+
+
+def hold(conn: Connection, key: str) -> None:
+    """Until ``conn``'s transaction ends, no other transaction holding ``key`` runs beside
+    it: PostgreSQL's advisory lock of the key's hash (SQLite's writer lock, taken by
+    ``writing``, already serialises every writer)."""
+    if conn.dialect.name == "postgresql":
+        number = int.from_bytes(hashlib.sha256(key.encode()).digest()[:8], "big", signed=True)
+        conn.execute(text("SELECT pg_advisory_xact_lock(:key)"), {"key": number})

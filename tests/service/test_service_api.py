@@ -463,13 +463,13 @@ def test_a_client_that_goes_away_mid_upload_is_an_info_line_on_every_route(
     with in_process(course_to_serve(tmp_path)) as (client, service):
         ada = tokens(service, "ada")["ada"]
         app = client.app
-        app.router.routes.append(Route("/new-route", echo, methods=["POST"]))
+        app.router.routes.append(Route("/api/new-route", echo, methods=["POST"]))
         multipart = [
             (b"authorization", f"Bearer {ada}".encode()),
             (b"content-type", b"multipart/form-data; boundary=b"),
         ]
         with caplog.at_level(logging.INFO, logger="graders.service"):
-            for path in ("/api/assignments/ps1/submissions", "/new-route"):
+            for path in ("/api/assignments/ps1/submissions", "/api/new-route"):
                 assert asyncio.run(_disconnecting_request(app, path, multipart)) == 400
         gone = [r for r in caplog.records if "the client went away" in r.getMessage()]
         assert [r.levelno for r in gone] == [logging.INFO, logging.INFO]

@@ -24,6 +24,7 @@ from sqlalchemy import ColumnElement, insert, select, update
 from sqlalchemy.engine import Connection, Engine
 
 from ...errors import UsageError
+from ...gradebook.databases import hold
 from ...gradebook.lti_tables import LtiPlatformRow, LtiUserRow
 from ...gradebook.service_tables import INSTRUCTOR, LEARNER, TOKEN, CredentialRow
 from ...i18n import N_
@@ -87,6 +88,8 @@ class People:
             )
             return found.id, Identity(found.student, role)
         student, by_roster = self._learner(sub, person)
+        # Two new users claiming one id at once (PostgreSQL): one is bound, one refused.
+        hold(conn, f"lti-learner/{case_key(student)}")
         holder = self._taken(conn, student, by_roster)
         if holder is not None:
             log.warning(
