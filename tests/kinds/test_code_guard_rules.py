@@ -1,5 +1,5 @@
 """The guard's rules one by one, in this process, not in the sandbox (no audit hook is armed
-here): what is the learner's own (``learner.made_here``: what was made since its namespace
+here): what is the learner's own (``ownership.made_here``: what was made since its namespace
 was, whoever made it; what existed before stays the grader's, whatever learner code calls
 it); annotations library code may evaluate; what the snapshot watches.
 """
@@ -18,12 +18,10 @@ from graders.kinds.code.child.learner import (
     NotAllowed,
     compile_learner,
     forget_refusals,
-    learners,
-    made_here,
-    own_from_now,
     tampering,
 )
 from graders.kinds.code.child.namespace import namespace
+from graders.kinds.code.child.ownership import learners, made_here, own_from_now
 
 
 @pytest.fixture(autouse=True)

@@ -48,11 +48,10 @@ import torch
 from .learner import (
     LEARNER_FILE,
     REFUSALS,
-    SCAN_CODE,
     forget_refusals,
-    learners_function,
     tampering,
 )
+from .ownership import SCAN_CODE, learners_function
 from .snapshot import Snapshot, added_builtins, changed_functions, restore
 
 DIRECT = frozenset(
@@ -277,7 +276,7 @@ def from_learner(
 # is not the learner's own (the guard's, the checker's, a library's), it is evidence,
 # whatever route reached the function (Python raises the audit event on every route). The
 # learner's own include those library code made for it during the job
-# (``learner.learners_function``: ``collections.namedtuple`` sets its ``__new__``'s
+# (``ownership.learners_function``: ``collections.namedtuple`` sets its ``__new__``'s
 # defaults).
 FUNCTION_PARTS = frozenset({"__code__", "__defaults__", "__kwdefaults__"})
 
@@ -352,7 +351,7 @@ def _hook(events: list[str], busy: list[bool]) -> Callable[[str, tuple[Any, ...]
         try:
             caller = getframe(1)
             if caller.f_code is scan:
-                refused = False  # ``learner.made_here`` lists the young objects: the grader's
+                refused = False  # ``ownership.made_here`` lists the young objects: the grader's
             elif event in direct:
                 refused = caller.f_code.co_filename == learner
             elif event in anywhere or event.startswith("ctypes.") or private_file(event, args):

@@ -40,13 +40,10 @@ from __future__ import annotations
 import ast
 import builtins
 import dis
-import gc
 import importlib
-import operator
 import sys
 import types
 from collections.abc import Iterable
-from itertools import repeat
 from typing import TYPE_CHECKING, Any
 
 from .allowlist import (
@@ -56,6 +53,7 @@ from .allowlist import (
     NAMES_OK,
     RAW_MEMORY,
 )
+from .annotations import dotted_last, parsed, plain_type
 
 if TYPE_CHECKING:
     from ....said import Told
@@ -146,76 +144,7 @@ _real_build_class, _real_isinstance, _real_import = (
 )
 _module_name: Any = vars(types.ModuleType)["__dict__"].__get__
 _getframe = sys._getframe
-_function_code = vars(types.FunctionType)["__code__"].__get__
-_globals = vars(types.FunctionType)["__globals__"].__get__
 _IMPORT_NAME = dis.opmap["IMPORT_NAME"]
-
-
-# -- what is the learner's own ---------------------------------------------------------------
-#
-# One rule: an object made since the learner's namespace was made (``own_from_now``, just
-# before learner code runs) is the learner's; what existed before is the grader's. It
-# covers what library code makes on the learner's behalf (a namedtuple's class and its
-# ``__new__``, a ``dataclass(slots=True)`` rebuild, a class a learner metaclass writes to
-# before ``__build_class__`` returns) as well as what learner code makes itself, and it
-# keeps out what a learner merely names (a metaclass returning ``nn.BatchNorm1d``).
-# ``gc.freeze()`` moves every object the collector tracks into its permanent generation,
-# which ``gc.get_objects()`` does not list: an object is new iff that list holds it. Classes,
-# functions, modules and instances of classes with a ``__dict__`` are always tracked; an
-# untracked object counts as the grader's (refusing, never admitting, by mistake). The
-# grader and the course's checkers define their classes at import, none during a job.
-_NEW: set[int] = set()  # ids found new: only a new object can ever reuse such an id
-_OLD: dict[int, Any] = {}  # id -> object found old, kept alive so that its id stays its own
-_freeze, _tracked, _young = gc.freeze, gc.is_tracked, gc.get_objects
-
-
-def own_from_now() -> None:
-    """What exists now is the grader's; what is made from now on, the learner's."""
-    _freeze()
-    _NEW.clear()
-    _OLD.clear()
-
-
-def made_here(obj: Any) -> bool:
-    """Was ``obj`` made since ``own_from_now``? (Never calls anything of ``obj``'s.) A scan
-    of the young objects once per object asked about, then a lookup: a class written in a
-    loop stays fast."""
-    key = id(obj)
-    if key in _NEW:
-        return True
-    if _OLD.get(key, _NEW) is obj:
-        return False
-    if _tracked(obj) and _scan(obj):
-        _NEW.add(key)
-        return True
-    _OLD[key] = obj
-    return False
-
-
-def _scan(
-    obj: Any, same: Any = operator.is_, any: Any = any, map: Any = map, repeat: Any = repeat
-) -> bool:
-    # The audit hook lets this frame's ``gc.get_objects`` pass (``guard``): the grader's own.
-    return bool(any(map(same, _young(), repeat(obj))))
-
-
-SCAN_CODE = _scan.__code__
-
-
-def learners_function(f: Any) -> bool:
-    """Is the function ``f`` the learner's: compiled from its source, or made since it
-    started and running in a namespace made since (a namedtuple's ``__new__``, a dataclass's
-    ``__init__``)? A closure of the grader's made during the job runs in the grader's
-    module, which is older: it stays the grader's."""
-    return id(_function_code(f)) in LEARNER_CODE or (made_here(f) and made_here(_globals(f)))
-
-
-def learners(obj: Any) -> bool:
-    """Is ``obj`` the learner's own: a function by ``learners_function``, anything else made
-    since it started, or an instance of a class that was?"""
-    if _real_type(obj) is types.FunctionType:
-        return learners_function(obj)
-    return made_here(obj) or made_here(_real_type(obj))
 
 
 def tampering() -> list[str]:
@@ -308,59 +237,6 @@ def _remember(code: types.CodeType) -> None:
             _remember(const)
 
 
-def plain_type(node: ast.AST, in_string: bool = False) -> bool:
-    """Is ``node`` a plain type expression: names, public attribute chains, subscripts of
-    those, ``|``, constants, and (outside a string) strings that are plain in turn? Library
-    code evaluates a string annotation with the real ``eval`` (``typing.get_type_hints``,
-    which ``functools.singledispatch`` calls), so nothing but a type may be written there;
-    and a string inside one would be evaluated as written, unrewritten (``_annotation``)."""
-    if isinstance(node, ast.Name):
-        return not node.id.startswith("__")
-    if isinstance(node, ast.Attribute):
-        return (
-            not node.attr.startswith("_")
-            and isinstance(node.value, (ast.Name, ast.Attribute))
-            and plain_type(node.value, in_string)
-        )
-    if isinstance(node, ast.Subscript):
-        literal = _dotted_last(node.value) == "Literal"  # its arguments are never evaluated
-        return (
-            isinstance(node.value, (ast.Name, ast.Attribute))
-            and plain_type(node.value, in_string)
-            and (literal and _constants(node.slice) or plain_type(node.slice, in_string))
-        )
-    if isinstance(node, (ast.Tuple, ast.List)):  # Callable[[int, str], int], Dict[str, int]
-        return all(plain_type(e, in_string) for e in node.elts)
-    if isinstance(node, ast.BinOp):
-        return (
-            isinstance(node.op, ast.BitOr)
-            and plain_type(node.left, in_string)
-            and plain_type(node.right, in_string)
-        )
-    if isinstance(node, ast.Constant):
-        if not isinstance(node.value, str):
-            return node.value is None or isinstance(node.value, (int, float, bytes, type(...)))
-        inner = _parsed(node.value)
-        return not in_string and inner is not None and plain_type(inner, True)
-    return False
-
-
-def _parsed(text: str) -> ast.expr | None:
-    try:
-        return ast.parse(text.strip(), LEARNER_FILE, "eval").body
-    except SyntaxError:
-        return None
-
-
-def _dotted_last(node: ast.AST) -> str:
-    return node.id if isinstance(node, ast.Name) else getattr(node, "attr", "")
-
-
-def _constants(node: ast.AST) -> bool:
-    elts = node.elts if isinstance(node, ast.Tuple) else [node]
-    return all(isinstance(e, ast.Constant) for e in elts)
-
-
 class _Rewriter(ast.NodeTransformer):
     def __init__(self, allowed: frozenset[str]) -> None:
         self.allowed = allowed
@@ -386,7 +262,7 @@ class _Rewriter(ast.NodeTransformer):
         literal = {
             id(c)
             for n in ast.walk(node)
-            if isinstance(n, ast.Subscript) and _dotted_last(n.value) == "Literal"
+            if isinstance(n, ast.Subscript) and dotted_last(n.value) == "Literal"
             for c in ast.walk(n.slice)
         }
         strings = [
@@ -401,7 +277,7 @@ class _Rewriter(ast.NodeTransformer):
                 line,
             )
         for c in strings:
-            inner = _parsed(str(c.value))
+            inner = parsed(str(c.value))
             if inner is not None:
                 c.value = ast.unparse(self.visit(inner))
 

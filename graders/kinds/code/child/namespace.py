@@ -53,12 +53,10 @@ from .learner import (  # the originals, taken before any learner code ran
     allows,
     compile_learner,
     is_a,
-    learners,
-    made_here,
     module_name,
-    own_from_now,
     reachable,
 )
+from .ownership import learners, made_here, own_from_now
 
 _super_self = vars(super)["__self__"].__get__
 _FORMATTER = string.Formatter()
@@ -218,7 +216,7 @@ class Guards:
         return obj
 
     def _own(self, obj: Any) -> bool:
-        """Is ``obj`` the learner's (``learner.learners``): one of its classes or functions,
+        """Is ``obj`` the learner's (``ownership.learners``): one of its classes or functions,
         an instance of one, or an object made on its behalf (a namedtuple's field)?"""
         return learners(obj)
 

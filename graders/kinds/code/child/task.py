@@ -79,7 +79,7 @@ def _warm_up() -> None:
     # ~1.5 s to import): done here, it is torch's own set-up, paid once per fork server.
     torch.compile(lambda x: x * 2, backend="eager")(torch.ones(2))
     # Every module the default list allows, imported here: what a first import makes during
-    # a job would count as made for the learner (``learner.made_here``), its classes the
+    # a job would count as made for the learner (``ownership.made_here``), its classes the
     # learner's to change.
     for name in DEFAULT_IMPORTS:
         importlib.import_module(name.removesuffix(".*"))
