@@ -7,7 +7,9 @@ it); annotations library code may evaluate; what the snapshot watches.
 from __future__ import annotations
 
 import gc
-from collections.abc import Iterator
+import sys
+import threading
+from collections.abc import Callable, Iterator
 from typing import Any
 
 import pytest
@@ -151,3 +153,51 @@ def test_every_module_is_watched_not_only_the_listed_ones() -> None:
 
     spaces = snapshot.namespaces()
     assert all(m in spaces for m in list(sys.modules.values()) if type(m) is type(sys))
+
+
+def _where_a_new_thread_runs(start: Callable[[Callable[[], None]], None]) -> bool:
+    """Arm the guard as a job does, start a thread with ``start``, and say whether code that
+    thread runs (no learner frame on its stack) is judged learner context."""
+    from graders.kinds.code.child import guard, task
+
+    judged: list[bool] = []
+    guard.arm(task._BEFORE)
+    try:
+        start(lambda: judged.append(guard._learner_on_stack(sys._getframe())))
+    finally:
+        guard.job_over()
+    return judged[0]
+
+
+def _thread_started_here(target: Callable[[], None]) -> None:
+    thread = threading.Thread(target=target)
+    thread.start()
+    thread.join()
+
+
+def test_a_thread_the_grader_starts_while_a_job_runs_is_the_graders() -> None:
+    # Where the process lives on (the in-process fake), a batch's pool starts a thread while
+    # another thread's job runs: its reads are not the job's learner's.
+    assert _where_a_new_thread_runs(_thread_started_here) is False
+
+
+def test_a_thread_learner_code_starts_is_the_learners_whatever_its_stack_shows() -> None:
+    from graders.kinds.code.child.learner import LEARNER_FILE
+
+    def from_learner_code(target: Callable[[], None]) -> None:
+        starts = compile("start(target)", LEARNER_FILE, "exec")
+        exec(starts, {"start": _thread_started_here, "target": target})
+
+    assert _where_a_new_thread_runs(from_learner_code) is True
+
+
+def test_one_threads_check_does_not_switch_the_hook_off_for_another() -> None:
+    from graders.kinds.code.child import guard
+    from graders.kinds.code.child.learner import LEARNER_FILE
+
+    events: list[str] = []
+    # Another thread is inside the hook (its own event being checked) when this one's comes.
+    hook = guard._hook(events, busy={threading.get_ident() + 1})
+    with pytest.raises(RuntimeError, match="gc.get_referrers is not allowed"):
+        exec(compile("hook('gc.get_referrers', ())", LEARNER_FILE, "exec"), {"hook": hook})
+    assert events == ["used gc.get_referrers"]

@@ -136,7 +136,7 @@ def arm(before: Snapshot) -> Armed:
     """
     events = _EVENTS
     if not _INSTALLED[0]:
-        sys.addaudithook(_hook(events, [False]))
+        sys.addaudithook(_hook(events, set()))
         _INSTALLED[0] = True
     events.clear()
     forget_refusals()
@@ -306,7 +306,7 @@ def _learner_on_stack(
     job: list[bool] = _JOB,
 ) -> bool:
     """Is learner code running here: a frame of its on the stack, or, during a job, a thread
-    the grader did not start (``arm``)?"""
+    the grader did not start (``arm``, ``_thread_of``)?"""
     if job[0] and ident() not in graders:
         return True
     while frame is not None:
@@ -314,6 +314,42 @@ def _learner_on_stack(
             return True
         frame = frame.f_back
     return False
+
+
+def _thread_of(
+    start: Any,
+    on_stack: Any = _learner_on_stack,
+    getframe: Any = sys._getframe,
+    ident: Any = _thread.get_ident,
+    graders: set[int | None] = _GRADERS_THREADS,
+) -> Callable[..., Any]:
+    """``threading``'s way to start a thread, which also says whose the thread is: one the
+    grader's code starts during a job (where the process lives on, a batch's pool starts its
+    threads while another thread's job runs) is the grader's, as the threads there at
+    ``arm`` are. The new thread says so itself, by its own ident, before anything else runs
+    in it, and unsays it when done (the ident may be given to a learner's thread next). A
+    thread learner code starts, by this way or ``_thread``'s, is not listed: learner
+    context. Installed in the warm process, before the snapshot: learner code that replaces
+    it is seen."""
+
+    def start_new_thread(function: Any, args: Any, kwargs: Any = None) -> Any:
+        if on_stack(getframe(1)):
+            return start(function, args, kwargs or {})
+
+        def graders_thread(*args: Any, **kwargs: Any) -> Any:
+            me = ident()
+            graders.add(me)
+            try:
+                return function(*args, **kwargs)
+            finally:
+                graders.discard(me)
+
+        return start(graders_thread, args, kwargs or {})
+
+    return start_new_thread
+
+
+threading._start_new_thread = _thread_of(_thread.start_new_thread)  # type: ignore[attr-defined]
 
 
 def _private_file(
@@ -327,7 +363,7 @@ def _private_file(
     )
 
 
-def _hook(events: list[str], busy: list[bool]) -> Callable[[str, tuple[Any, ...]], None]:
+def _hook(events: list[str], busy: set[int]) -> Callable[[str, tuple[Any, ...]], None]:
     # Everything the hook calls is bound here, so replacing a module attribute later cannot
     # switch it off; and it calls nothing learner code may have defined.
     def hook(
@@ -343,10 +379,14 @@ def _hook(events: list[str], busy: list[bool]) -> Callable[[str, tuple[Any, ...]
         refuse: Any = REFUSALS.refuse,
         rewired: Any = _rewired,
         scan: Any = SCAN_CODE,
+        ident: Any = _thread.get_ident,
     ) -> None:
-        if busy[0] or event == "builtins.id":
+        me = ident()
+        # Each thread's own: a flag of the process's would let one thread's events pass
+        # unchecked while another thread's are being checked.
+        if me in busy or event == "builtins.id":
             return  # an event the checks below raise themselves
-        busy[0] = True
+        busy.add(me)
         refusal = None
         try:
             caller = getframe(1)
@@ -367,7 +407,7 @@ def _hook(events: list[str], busy: list[bool]) -> Callable[[str, tuple[Any, ...]
                     "opened the process's own files" if event == "open" else f"used {event}"
                 )
         finally:
-            busy[0] = False
+            busy.discard(me)
         if refusal is not None:
             raise refusal
         if refused:
