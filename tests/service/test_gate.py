@@ -240,3 +240,39 @@ def _a_static_file() -> str:
     from graders.service.pages import STATIC
 
     return sorted(p.name for p in Path(STATIC).iterdir() if p.is_file())[0]
+
+
+async def elsewhere(request: Request) -> Response:
+    """A route added after the redirect rule was written: it builds its address from the
+    request, as ``url_for`` does."""
+    from starlette.responses import RedirectResponse
+
+    return RedirectResponse(str(request.url_for("later_home")), 303)
+
+
+def test_no_redirect_goes_where_the_requests_host_says(served: Any) -> None:
+    # Every route's slash variant (Starlette's redirect), one added later, one that builds
+    # its address from the request: a foreign Host names no Location; the path stays.
+    client, service = served
+    client.app.router.routes.append(Route("/later-home", listed, name="later_home"))
+    client.app.router.routes.append(Route("/later-away", elsewhere))
+    prof = tokens(service, "prof", role="instructor")["prof"]
+    foreign = {"Host": "evil.example"} | bearer(prof)
+    seen = []
+    for route in client.app.routes:
+        methods = getattr(route, "methods", None) or ()
+        if not route.path.startswith("/") or not methods:
+            continue
+        path = route.path.replace("{assignment}", "ps1").replace("{id:int}", "1")
+        for variant in (path + "/", path + "/?next=x"):
+            answer = client.get(variant, headers=foreign, follow_redirects=False)
+            located = answer.headers.get("location", "")
+            assert "evil.example" not in located, (variant, located)
+            if answer.status_code in (307, 308) and route.path != "/":
+                assert located.split("?")[0] == path, (variant, located)
+                seen.append(path)
+    assert {"/assignments", "/instructor", "/later-home", "/lti/jwks"} <= set(seen)
+    away = client.get("/later-away", headers=foreign, follow_redirects=False)
+    assert away.headers["location"] == "/later-home"
+    twice = client.get("//evil.example/", headers=foreign, follow_redirects=False)
+    assert not twice.headers.get("location", "/").startswith("//")
