@@ -1,10 +1,14 @@
 """The form gate as a rule: every state-changing request, on every route the service has
 and on one added after it was written, comes from the service's own page (its origin and
-its form token) or is an API call with a Bearer token; the exemptions are named with why."""
+its form token) or is an API call with a Bearer token; the exemptions are named with why.
+The web surface's other rules, each on every route and one added later: a body read up to
+its bound, no answer kept by a cache, no redirect to the request's Host, no GET that writes
+or grades."""
 
 from __future__ import annotations
 
 import re
+from contextvars import ContextVar
 from pathlib import Path
 from typing import Any
 
@@ -276,3 +280,93 @@ def test_no_redirect_goes_where_the_requests_host_says(served: Any) -> None:
     assert away.headers["location"] == "/later-home"
     twice = client.get("//evil.example/", headers=foreign, follow_redirects=False)
     assert not twice.headers.get("location", "/").startswith("//")
+
+
+SAFE = ("GET", "HEAD")
+_SERVING: ContextVar[str] = ContextVar("serving", default="")
+WRITES = ("INSERT", "UPDATE", "DELETE", "REPLACE")
+
+
+class Watched:
+    """The app, with each request's method and path known to what it calls, in the thread
+    pool too (a context variable: Starlette's ``run_in_threadpool`` carries it there)."""
+
+    def __init__(self, app: Any) -> None:
+        self.app = app
+
+    async def __call__(self, scope: Any, receive: Any, send: Any) -> None:
+        serving = f"{scope.get('method', '')} {scope.get('path', '')}"
+        token = _SERVING.set(serving)
+        try:
+            await self.app(scope, receive, send)
+        finally:
+            _SERVING.reset(token)
+
+
+def a_get_that_writes(request: Request) -> Response:
+    """A GET route added after the rule was written: it stores something (as a login
+    initiation or a preview that graded did)."""
+    service = request.app.state.service
+    service.credentials.mint(["prefetched"], "learner")
+    return PlainTextResponse("stored")
+
+
+@pytest.mark.sandbox
+def test_no_get_writes_to_the_gradebook_or_grades(tmp_path: Path) -> None:
+    # A GET must be safe: a link prefetcher, or another site's <img> with the instructor's
+    # cookie, starts nothing. Every GET route of the app (a review request and its attempt
+    # there to be previewed, an instructor asking by cookie and by token) writes no row and
+    # grades nothing; a GET route added here that writes is caught.
+    from service_helpers import signed_in
+    from small_course import WRONG, notebook
+    from sqlalchemy import event
+    from starlette.testclient import TestClient
+
+    from graders.service.gate import SAFE as GATE_SAFE
+
+    root = course_to_serve(
+        tmp_path, feedback="{before_due: full, after_due: full}", requests="{per_assignment: 2}"
+    )
+    with in_process(root) as (client, service):
+        client.app.router.routes.append(Route("/later-stores", a_get_that_writes))
+        ada = tokens(service, "ada")["ada"]
+        prof = tokens(service, "prof", role="instructor")["prof"]
+        files = {"notebook": ("ps1.ipynb", notebook(WRONG), "application/x-ipynb+json")}
+        sent = client.post("/api/assignments/ps1/submissions", files=files, headers=bearer(ada))
+        attempt = sent.json()["id"]
+        graded = client.get(f"/api/submissions/{attempt}?wait=30", headers=bearer(ada)).json()
+        assert graded["status"] == "graded", graded
+        asked = client.post(
+            f"/api/submissions/{attempt}/requests",
+            json={"question": "clone-basics/shares", "reason": "I think so"},
+            headers=bearer(ada),
+        )
+        assert asked.status_code == 201 and asked.json()["id"] == 1, asked.text
+        service.lti.keys.signing()  # the tool's key, made once on its first use
+
+        done: list[str] = []
+        site = service.grader.site
+        grade = site.grade
+        site.grade = lambda *a: (done.append("graded: " + _SERVING.get()), grade(*a))[1]
+
+        def watch(_c: Any, _cur: Any, statement: str, *_rest: Any) -> None:
+            serving = _SERVING.get()
+            if serving.split(" ")[0] in SAFE and statement.lstrip().upper().startswith(WRITES):
+                done.append(f"{serving}: {statement.split()[0:3]}")
+
+        event.listen(service.engine, "before_cursor_execute", watch)
+        browser = TestClient(Watched(client.app))  # the same service, its lifespan running
+        signed_in(browser, prof)
+        seen = []
+        for route in client.app.routes:
+            if "GET" not in (getattr(route, "methods", None) or ()):
+                continue
+            path = route.path.replace("{assignment}", "ps1").replace("{id:int}", str(attempt))
+            seen.append(path)
+            for headers in ({}, bearer(prof)):
+                browser.get(path, headers=headers, follow_redirects=False)
+        browser.get("/requests/1/preview", follow_redirects=False)  # the old link's address
+        event.remove(service.engine, "before_cursor_execute", watch)
+    assert {"/instructor", "/lti/login", "/lti/continue", "/later-stores"} <= set(seen)
+    assert set(GATE_SAFE) >= set(SAFE)
+    assert done and all(d.startswith("GET /later-stores") for d in done), done
