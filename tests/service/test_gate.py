@@ -315,14 +315,16 @@ def a_get_that_writes(request: Request) -> Response:
 def test_no_get_writes_to_the_gradebook_or_grades(tmp_path: Path) -> None:
     # A GET must be safe: a link prefetcher, or another site's <img> with the instructor's
     # cookie, starts nothing. Every GET route of the app (a review request and its attempt
-    # there to be previewed, an instructor asking by cookie and by token) writes no row and
-    # grades nothing; a GET route added here that writes is caught.
+    # there to be previewed, an instructor asking by cookie and by token, an LMS's login
+    # initiation) writes no row and grades nothing; a GET route added here that writes is
+    # caught.
     from service_helpers import signed_in
     from small_course import WRONG, notebook
     from sqlalchemy import event
     from starlette.testclient import TestClient
 
     from graders.service.gate import SAFE as GATE_SAFE
+    from graders.service.lti.platforms import Platforms, Registration
 
     root = course_to_serve(
         tmp_path, feedback="{before_due: full, after_due: full}", requests="{per_assignment: 2}"
@@ -343,6 +345,19 @@ def test_no_get_writes_to_the_gradebook_or_grades(tmp_path: Path) -> None:
         )
         assert asked.status_code == 201 and asked.json()["id"] == 1, asked.text
         service.lti.keys.signing()  # the tool's key, made once on its first use
+        lms = "https://lms.example.org"
+        Platforms(service.engine, service.course.id).add(
+            Registration(lms, "c-1", "d-1", f"{lms}/auth", f"{lms}/token", f"{lms}/jwks")
+        )
+        asked = {  # what a GET may carry: an LMS's login initiation, a frame's pass
+            "/lti/login": {
+                "iss": lms,
+                "login_hint": "ada",
+                "client_id": "c-1",
+                "target_link_uri": "http://testserver/lti/launch",
+            },
+            "/lti/continue": {"pass": "made-up", "window": "new"},
+        }
 
         done: list[str] = []
         site = service.grader.site
@@ -364,7 +379,10 @@ def test_no_get_writes_to_the_gradebook_or_grades(tmp_path: Path) -> None:
             path = route.path.replace("{assignment}", "ps1").replace("{id:int}", str(attempt))
             seen.append(path)
             for headers in ({}, bearer(prof)):
-                browser.get(path, headers=headers, follow_redirects=False)
+                answer = browser.get(
+                    path, params=asked.get(path), headers=headers, follow_redirects=False
+                )
+                assert path != "/lti/login" or answer.status_code == 302, answer.text
         browser.get("/requests/1/preview", follow_redirects=False)  # the old link's address
         event.remove(service.engine, "before_cursor_execute", watch)
     assert {"/instructor", "/lti/login", "/lti/continue", "/later-stores"} <= set(seen)
