@@ -6,9 +6,10 @@ keys, launches under way, who each LMS user is here, and the grades sent back.
                      deployment is refused)
     lti_keys         the tool's own key pairs: the newest unretired one signs, every one not
                      retired long ago is published (a platform may hold an old one a while)
-    lti_states       each login under way: state and nonce, and the tool's URL the login
-                     asked to launch (``target_link_uri``), kept here (an LMS iframe may lose
-                     a cookie), used once, expiring
+    lti_states       each login's state a launch used up (its SHA-256), with its nonce and
+                     the tool's URL the login asked to launch (``target_link_uri``), kept
+                     till the state expires: used once; a login initiation writes no row
+                     (its state is a token the tool signed)
     lti_users        an LMS user (platform, ``sub``) and the learner id they are here
     lti_contexts     an LMS course linked to this course, with its services' endpoints
     lti_line_items   an assignment's column in an LMS course's gradebook (its URL once known)
@@ -82,8 +83,9 @@ class LtiKeyRow(Base):
 
 
 class LtiStateRow(Base):
-    """A login under way: the state sent to the platform (its SHA-256), the nonce, and the
-    ``target_link_uri`` of the login initiation (the launch's claim must say the same)."""
+    """A login's state, used up by its launch (its SHA-256), the nonce, and the
+    ``target_link_uri`` of the login initiation, kept till it expires: a second launch with
+    it is refused. Stored by the launch only (an older version stored it at the login)."""
 
     __tablename__ = "lti_states"
 

@@ -31,6 +31,7 @@ from starlette.types import Message as ASGIMessage
 from ..i18n import N_
 from .bodies import BodyLimit
 from .gate import FormGate
+from .redirects import OwnRedirects
 from .refusals import Refusal, Refused
 from .state import Service, service_of
 from .uploads import upload_limit
@@ -93,6 +94,8 @@ def create_app(service: Service) -> Starlette:
         },
         middleware=[
             Middleware(SecurityHeaders, frames=service.lti.frame_ancestors),
+            # Every redirect, on every route and Starlette's own: never to the request's Host.
+            Middleware(OwnRedirects, origins=own),
             # Every request's body, on every route, now and later: read up to its bound.
             Middleware(
                 BodyLimit, refuse=_refused, upload_bytes=lambda: upload_limit(service.max_bytes)

@@ -5,7 +5,11 @@ open review requests, the queue; the class list as CSV; the class report. Instru
     /instructor[?status=S]          the class lists (filtered by status), requests, the queue
     /assignments/{a}/class.csv      one assignment's class list as CSV
     /assignments/{a}/report         the class report of an assignment
-    /requests/{id}/preview          a review request's attempt graded again, saved nowhere
+    POST /requests/{id}/preview     a review request's attempt graded again, saved nowhere
+
+The preview is a ``POST`` (the instructor page's button, through the form gate like every
+change): it grades, and a ``GET`` does no work a link prefetcher or another site's
+``<img>`` could start (``tests/service/test_gate.py`` walks every ``GET`` route so).
 """
 
 from __future__ import annotations
@@ -39,7 +43,7 @@ def routes() -> list[BaseRoute]:
         Route("/instructor", instructor_page),
         Route("/assignments/{assignment}/report", report_page),
         Route("/assignments/{assignment}/class.csv", class_csv),
-        Route("/requests/{id:int}/preview", request_preview),
+        Route("/requests/{id:int}/preview", request_preview, methods=["POST"]),
     ]
 
 

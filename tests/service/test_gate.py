@@ -1,10 +1,14 @@
 """The form gate as a rule: every state-changing request, on every route the service has
 and on one added after it was written, comes from the service's own page (its origin and
-its form token) or is an API call with a Bearer token; the exemptions are named with why."""
+its form token) or is an API call with a Bearer token; the exemptions are named with why.
+The web surface's other rules, each on every route and one added later: a body read up to
+its bound, no answer kept by a cache, no redirect to the request's Host, no GET that writes
+or grades."""
 
 from __future__ import annotations
 
 import re
+from contextvars import ContextVar
 from pathlib import Path
 from typing import Any
 
@@ -240,3 +244,147 @@ def _a_static_file() -> str:
     from graders.service.pages import STATIC
 
     return sorted(p.name for p in Path(STATIC).iterdir() if p.is_file())[0]
+
+
+async def elsewhere(request: Request) -> Response:
+    """A route added after the redirect rule was written: it builds its address from the
+    request, as ``url_for`` does."""
+    from starlette.responses import RedirectResponse
+
+    return RedirectResponse(str(request.url_for("later_home")), 303)
+
+
+def test_no_redirect_goes_where_the_requests_host_says(served: Any) -> None:
+    # Every route's slash variant (Starlette's redirect), one added later, one that builds
+    # its address from the request: a foreign Host names no Location; the path stays.
+    client, service = served
+    client.app.router.routes.append(Route("/later-home", listed, name="later_home"))
+    client.app.router.routes.append(Route("/later-away", elsewhere))
+    prof = tokens(service, "prof", role="instructor")["prof"]
+    foreign = {"Host": "evil.example"} | bearer(prof)
+    seen = []
+    for route in client.app.routes:
+        methods = getattr(route, "methods", None) or ()
+        if not route.path.startswith("/") or not methods:
+            continue
+        path = route.path.replace("{assignment}", "ps1").replace("{id:int}", "1")
+        for variant in (path + "/", path + "/?next=x"):
+            answer = client.get(variant, headers=foreign, follow_redirects=False)
+            located = answer.headers.get("location", "")
+            assert "evil.example" not in located, (variant, located)
+            if answer.status_code in (307, 308) and route.path != "/":
+                assert located.split("?")[0] == path, (variant, located)
+                seen.append(path)
+    assert {"/assignments", "/instructor", "/later-home", "/lti/jwks"} <= set(seen)
+    away = client.get("/later-away", headers=foreign, follow_redirects=False)
+    assert away.headers["location"] == "/later-home"
+    twice = client.get("//evil.example/", headers=foreign, follow_redirects=False)
+    assert not twice.headers.get("location", "/").startswith("//")
+
+
+SAFE = ("GET", "HEAD")
+_SERVING: ContextVar[str] = ContextVar("serving", default="")
+WRITES = ("INSERT", "UPDATE", "DELETE", "REPLACE")
+
+
+class Watched:
+    """The app, with each request's method and path known to what it calls, in the thread
+    pool too (a context variable: Starlette's ``run_in_threadpool`` carries it there)."""
+
+    def __init__(self, app: Any) -> None:
+        self.app = app
+
+    async def __call__(self, scope: Any, receive: Any, send: Any) -> None:
+        serving = f"{scope.get('method', '')} {scope.get('path', '')}"
+        token = _SERVING.set(serving)
+        try:
+            await self.app(scope, receive, send)
+        finally:
+            _SERVING.reset(token)
+
+
+def a_get_that_writes(request: Request) -> Response:
+    """A GET route added after the rule was written: it stores something (as a login
+    initiation or a preview that graded did)."""
+    service = request.app.state.service
+    service.credentials.mint(["prefetched"], "learner")
+    return PlainTextResponse("stored")
+
+
+@pytest.mark.sandbox
+def test_no_get_writes_to_the_gradebook_or_grades(tmp_path: Path) -> None:
+    # A GET must be safe: a link prefetcher, or another site's <img> with the instructor's
+    # cookie, starts nothing. Every GET route of the app (a review request and its attempt
+    # there to be previewed, an instructor asking by cookie and by token, an LMS's login
+    # initiation) writes no row and grades nothing; a GET route added here that writes is
+    # caught.
+    from service_helpers import signed_in
+    from small_course import WRONG, notebook
+    from sqlalchemy import event
+    from starlette.testclient import TestClient
+
+    from graders.service.gate import SAFE as GATE_SAFE
+    from graders.service.lti.platforms import Platforms, Registration
+
+    root = course_to_serve(
+        tmp_path, feedback="{before_due: full, after_due: full}", requests="{per_assignment: 2}"
+    )
+    with in_process(root) as (client, service):
+        client.app.router.routes.append(Route("/later-stores", a_get_that_writes))
+        ada = tokens(service, "ada")["ada"]
+        prof = tokens(service, "prof", role="instructor")["prof"]
+        files = {"notebook": ("ps1.ipynb", notebook(WRONG), "application/x-ipynb+json")}
+        sent = client.post("/api/assignments/ps1/submissions", files=files, headers=bearer(ada))
+        attempt = sent.json()["id"]
+        graded = client.get(f"/api/submissions/{attempt}?wait=30", headers=bearer(ada)).json()
+        assert graded["status"] == "graded", graded
+        asked = client.post(
+            f"/api/submissions/{attempt}/requests",
+            json={"question": "clone-basics/shares", "reason": "I think so"},
+            headers=bearer(ada),
+        )
+        assert asked.status_code == 201 and asked.json()["id"] == 1, asked.text
+        service.lti.keys.signing()  # the tool's key, made once on its first use
+        lms = "https://lms.example.org"
+        Platforms(service.engine, service.course.id).add(
+            Registration(lms, "c-1", "d-1", f"{lms}/auth", f"{lms}/token", f"{lms}/jwks")
+        )
+        asked = {  # what a GET may carry: an LMS's login initiation, a frame's pass
+            "/lti/login": {
+                "iss": lms,
+                "login_hint": "ada",
+                "client_id": "c-1",
+                "target_link_uri": "http://testserver/lti/launch",
+            },
+            "/lti/continue": {"pass": "made-up", "window": "new"},
+        }
+
+        done: list[str] = []
+        site = service.grader.site
+        grade = site.grade
+        site.grade = lambda *a: (done.append("graded: " + _SERVING.get()), grade(*a))[1]
+
+        def watch(_c: Any, _cur: Any, statement: str, *_rest: Any) -> None:
+            serving = _SERVING.get()
+            if serving.split(" ")[0] in SAFE and statement.lstrip().upper().startswith(WRITES):
+                done.append(f"{serving}: {statement.split()[0:3]}")
+
+        event.listen(service.engine, "before_cursor_execute", watch)
+        browser = TestClient(Watched(client.app))  # the same service, its lifespan running
+        signed_in(browser, prof)
+        seen = []
+        for route in client.app.routes:
+            if "GET" not in (getattr(route, "methods", None) or ()):
+                continue
+            path = route.path.replace("{assignment}", "ps1").replace("{id:int}", str(attempt))
+            seen.append(path)
+            for headers in ({}, bearer(prof)):
+                answer = browser.get(
+                    path, params=asked.get(path), headers=headers, follow_redirects=False
+                )
+                assert path != "/lti/login" or answer.status_code == 302, answer.text
+        browser.get("/requests/1/preview", follow_redirects=False)  # the old link's address
+        event.remove(service.engine, "before_cursor_execute", watch)
+    assert {"/instructor", "/lti/login", "/lti/continue", "/later-stores"} <= set(seen)
+    assert set(GATE_SAFE) >= set(SAFE)
+    assert done and all(d.startswith("GET /later-stores") for d in done), done

@@ -226,7 +226,12 @@ def test_a_key_fixed_later_is_previewed_then_saved_by_a_regrade(tmp_path: Path) 
     assert answered.exit_code == 2 and "a preview answers nothing" in answered.output
     with in_process(root) as (client, service):  # restarted with the fixed key
         signed_in(client, prof, new_browser=True)
-        page = client.get(f"/requests/{made['id']}/preview")
+        # The instructor page's button posts it, through the form gate: a GET grades nothing.
+        desk = client.get("/instructor").text
+        assert f'action="/requests/{made["id"]}/preview"' in desk
+        preview = f"/requests/{made['id']}/preview"
+        assert client.get(preview).status_code == 405
+        page = client.post(preview, data={"csrf": form_token(desk)})
         assert page.status_code == 200, page.text
         assert re.search(r'class="changed">\s*<td><strong>clone-basics/shares', page.text)
         unchanged = client.get(f"/api/submissions/{attempt}", headers=bearer(ada)).json()
@@ -243,7 +248,7 @@ def test_a_key_fixed_later_is_previewed_then_saved_by_a_regrade(tmp_path: Path) 
         assert (mine[0]["status"], mine[0]["answer"]) == ("regraded", "key fixed")
         # The same term read in Chinese: the preview page, then the learner's own page.
         zh = {"Accept-Language": "zh"}
-        again = client.get(f"/requests/{made['id']}/preview", headers=zh).text
+        again = client.post(preview, data={"csrf": form_token(desk)}, headers=zh).text
         assert "每道题，重新评分前后" in again and "保存：重新评分" in again
         signed_in(client, ada, new_browser=True)
         for language, status in (("zh", "已重新评分"), ("en", "graded again")):

@@ -5,6 +5,8 @@ assertion), every one not retired is published at ``/lti/jwks``.
     keys.signing()           # the key to sign with (made on first use)
     keys.rotate()            # a new signing key; the old one stays published a while
     keys.public_set()        # {"keys": [...]}: the public halves, for the JWKS route
+    token = keys.sign(claims)                # a JWT signed by the signing key
+    claims = keys.read(token, "graders ...")  # the tool's own JWT for that purpose, checked
 
 A rotated key is kept published for ``KEEP_PUBLISHED`` so that a platform that cached
 the old key set still checks what was signed just before the rotation.
@@ -17,7 +19,9 @@ import secrets
 from datetime import UTC, datetime, timedelta
 from typing import Any
 
-from joserfc.jwk import RSAKey
+from joserfc import jwt
+from joserfc.errors import JoseError
+from joserfc.jwk import KeySet, RSAKey
 from sqlalchemy import insert, select, update
 from sqlalchemy.engine import Engine
 
@@ -25,6 +29,10 @@ from ...gradebook.lti_tables import LtiKeyRow
 
 KEY_BITS = 2048  # RS256, what every LMS accepts
 KEEP_PUBLISHED = timedelta(days=7)
+
+
+class NotOurs(ValueError):
+    """A token the tool did not sign for this purpose, or whose time is over."""
 
 
 class ToolKeys:
@@ -81,3 +89,23 @@ class ToolKeys:
             ).scalars()
             found = [RSAKey.import_key(json.loads(row)) for row in rows]
         return {"keys": [key.as_dict(private=False) for key in found]}
+
+    def sign(self, claims: dict[str, Any]) -> str:
+        """``claims`` as a JWT (RS256) signed by the signing key."""
+        key = self.signing()
+        return jwt.encode({"alg": "RS256", "kid": key.kid, "typ": "JWT"}, claims, key)
+
+    def read(self, token: str, purpose: str) -> dict[str, Any]:
+        """The claims of a JWT the tool signed for ``purpose`` (its ``iss`` and ``aud``)
+        with a published key, before its ``exp``; ``NotOurs`` otherwise."""
+        try:
+            published = KeySet.import_key_set(self.public_set())  # type: ignore[arg-type]
+            claims = jwt.decode(token, published, algorithms=["RS256"]).claims
+            jwt.JWTClaimsRegistry(
+                iss={"essential": True, "value": purpose},
+                aud={"essential": True, "value": purpose},
+                exp={"essential": True},
+            ).validate(claims)
+        except (JoseError, ValueError, KeyError, TypeError) as error:
+            raise NotOurs(str(error)) from None
+        return dict(claims)

@@ -3,7 +3,8 @@ and the deep-linking picker.
 
     GET|POST /lti/login       third-party initiated login: a redirect to the platform's
                               authorization endpoint (state, nonce and the target_link_uri,
-                              which must be the tool's own, kept server-side)
+                              which must be the tool's own, in a state the tool
+                              signs: a login initiation stores nothing)
     POST     /lti/launch      the platform's id_token: a resource link opens its assignment
                               signed in; a deep-linking request opens the picker
     GET      /lti/jwks        the tool's public keys

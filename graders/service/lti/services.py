@@ -32,7 +32,6 @@ from typing import Any
 from urllib.parse import urlencode, urljoin
 
 import httpx
-from joserfc import jwt
 from tenacity import (
     RetryCallState,
     Retrying,
@@ -170,7 +169,6 @@ class ServiceCalls:
 
     def assertion(self) -> str:
         """The tool's signed claim to be the platform's client (five minutes, used once)."""
-        key = self.keys.signing()
         now = int(time.time())
         claims = {
             "iss": self.platform.client_id,
@@ -180,7 +178,7 @@ class ServiceCalls:
             "exp": now + 300,
             "jti": secrets.token_urlsafe(16),
         }
-        return jwt.encode({"alg": "RS256", "kid": key.kid, "typ": "JWT"}, claims, key)
+        return self.keys.sign(claims)
 
 
 def pages(

@@ -2,13 +2,16 @@
 launch stores, and the passback that runs beside the grader.
 
     tool = LtiTool(engine, loaded)
-    state, nonce = tool.begin_login(platform, target)      # kept server-side, single use
+    state, nonce = tool.begin_login(platform, target)      # signed, stored nowhere
     accepted = tool.accept_launch(id_token, state, known, tool_url)  # checked, then stored
 
 A launch is checked completely, then stored in one transaction, so that a refused one
 stores nothing (its login's state stays unused until it expires; a first instructor launch
-refused binds no LMS course). In that transaction, in this order: the login's state is
-used up (two posts of one launch: one wins), the role decided (binding the LMS course on a
+refused binds no LMS course). A login initiation stores nothing (anyone may send one): its
+state is a token the tool signed, carrying the nonce and the ``target_link_uri``, and it
+is first stored when a launch the platform signed uses it up, kept as used until it
+expires. In that transaction, in this order: the login's state is used up (two posts of
+one launch: one wins), the role decided (binding the LMS course on a
 platform's first instructor launch), the LMS user remembered as a learner (refused when the
 id is someone else's: ``People.bind``), the LMS course and its services' endpoints, and for
 a learner's launch of an assignment the line item and their outcome, so that their grade of
@@ -24,10 +27,11 @@ import threading
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
-from datetime import UTC, datetime, timedelta
+from datetime import UTC, datetime
 
 from sqlalchemy import delete, insert, select, update
 from sqlalchemy.engine import Connection, Engine
+from sqlalchemy.exc import IntegrityError
 
 from ...gradebook.lti_tables import (
     PENDING,
@@ -43,13 +47,14 @@ from ...kinds.load import LoadedCourse
 from ...notebook.parts import place_exercises
 from ..identity import Identity
 from ..refusals import Refusal, Refused
-from .keys import ToolKeys
+from .keys import NotOurs, ToolKeys
 from .messages import DEEP_LINKING, Launch, checked_launch
 from .passback import Passback
 from .people import People, role_of
 from .platforms import Platform, Platforms
 
 LOGIN_MINUTES = 10  # how long a login may take at the platform (a slow SSO page)
+STATE_PURPOSE = "graders lti login"  # the ``iss`` and ``aud`` of a login's signed state
 FRAMES_CACHE_S = 30.0
 DEBOUNCE_S = 1.0
 log = logging.getLogger("graders.service.lti")
@@ -57,6 +62,17 @@ LOGIN_GONE = N_(
     "This sign-in from your LMS has expired or was already used: open the assignment again "
     "from the LMS."
 )
+
+
+@dataclass(frozen=True)
+class Login:
+    """A login a launch answers, as its signed state says."""
+
+    digest: str
+    platform_id: int
+    nonce: str
+    target_link_uri: str
+    expires_at: datetime
 
 
 @dataclass(frozen=True)
@@ -94,24 +110,43 @@ class LtiTool:
         return round(sum(p.points for p in place_exercises(self.loaded, found)), 4)
 
     def begin_login(self, platform: Platform, target_link_uri: str) -> tuple[str, str]:
-        """A new login's (state, nonce), kept for ``LOGIN_MINUTES`` with the
-        ``target_link_uri`` it asked for (its launch must claim the same)."""
-        state, nonce = secrets.token_urlsafe(32), secrets.token_urlsafe(32)
-        now = datetime.now(UTC)
-        with self.engine.begin() as conn:
-            # Logins that expired go as new ones come: the table holds the live ones.
-            conn.execute(delete(LtiStateRow).where(LtiStateRow.expires_at <= now))
-            conn.execute(
-                insert(LtiStateRow).values(
-                    state_digest=digest(state),
-                    nonce=nonce,
-                    platform_id=platform.id,
-                    target_link_uri=target_link_uri,
-                    expires_at=now + timedelta(minutes=LOGIN_MINUTES),
-                    used_at=None,
-                )
+        """A new login's (state, nonce), stored nowhere: the state is a token the tool signs,
+        carrying the platform, the nonce and the ``target_link_uri`` the login asked for
+        (its launch must claim the same), good for ``LOGIN_MINUTES``. A login initiation is
+        a GET anyone may send: it writes no row (``tests/service/lti/test_lti_launch.py``)."""
+        nonce = secrets.token_urlsafe(32)
+        now = int(time.time())
+        claims = {
+            "iss": STATE_PURPOSE,
+            "aud": STATE_PURPOSE,
+            "iat": now,
+            "exp": now + LOGIN_MINUTES * 60,
+            "platform": platform.id,
+            "nonce": nonce,
+            "target": target_link_uri,
+        }
+        return self.keys.sign(claims), nonce
+
+    def _login(self, state: str) -> Login:
+        """The login a launch's ``state`` answers: signed by the tool, in its time, unused."""
+        try:
+            claims = self.keys.read(state, STATE_PURPOSE)
+            login = Login(
+                digest(state),
+                int(claims["platform"]),
+                str(claims["nonce"]),
+                str(claims["target"]),
+                datetime.fromtimestamp(int(claims["exp"]), UTC),
             )
-        return state, nonce
+        except (NotOurs, KeyError, TypeError, ValueError):
+            raise Refused(401, Refusal(LOGIN_GONE)) from None
+        with self.engine.connect() as conn:
+            used = conn.execute(
+                select(LtiStateRow.used_at).where(LtiStateRow.state_digest == login.digest)
+            ).first()
+        if used is not None or login.platform_id not in {p.id for p in self.platforms.all()}:
+            raise Refused(401, Refusal(LOGIN_GONE))
+        return login
 
     def accept_launch(
         self,
@@ -122,13 +157,7 @@ class LtiTool:
     ) -> Accepted:
         """The launch ``id_token`` answering the login ``state``, checked, then stored;
         ``tool_url`` is the tool's base URL (its launch must lead there)."""
-        with self.engine.connect() as conn:
-            row = conn.execute(
-                select(LtiStateRow).where(LtiStateRow.state_digest == digest(state))
-            ).one_or_none()
-        if row is None or row.used_at is not None or row.expires_at <= datetime.now(UTC):
-            text = LOGIN_GONE
-            raise Refused(401, Refusal(text))
+        row = self._login(state)
         platform = self.platforms.get(row.platform_id)
         launch = checked_launch(
             id_token,
@@ -147,7 +176,7 @@ class LtiTool:
         # One transaction: a refusal past this point (a deep link by a learner, a learner id
         # someone else holds) rolls back the login's use, the LMS course's binding and all.
         with self.engine.begin() as conn:
-            self._use(conn, row.state_digest)
+            self._use(conn, row)
             role, bound_now = self.role_here(conn, platform, launch)
             if launch.message_type == DEEP_LINKING and role != INSTRUCTOR:
                 text = N_("Only the course's instructors may add assignments.")
@@ -205,15 +234,25 @@ class LtiTool:
             return LEARNER, False
         return INSTRUCTOR, True
 
-    def _use(self, conn: Connection, state_digest: str) -> None:
-        used = conn.execute(
-            update(LtiStateRow)
-            .where(LtiStateRow.state_digest == state_digest, LtiStateRow.used_at.is_(None))
-            .values(used_at=datetime.now(UTC))
-        ).rowcount
-        if used != 1:  # the same launch posted twice at once: the other one won
+    def _use(self, conn: Connection, login: Login) -> None:
+        """The login's state used up: kept, as used, until it expires (a row a launch the
+        platform signed writes, never a login initiation); those expired go as new come."""
+        now = datetime.now(UTC)
+        conn.execute(delete(LtiStateRow).where(LtiStateRow.expires_at <= now))
+        try:
+            conn.execute(
+                insert(LtiStateRow).values(
+                    state_digest=login.digest,
+                    nonce=login.nonce,
+                    platform_id=login.platform_id,
+                    target_link_uri=login.target_link_uri,
+                    expires_at=login.expires_at,
+                    used_at=now,
+                )
+            )
+        except IntegrityError:  # the same launch posted twice at once: the other one won
             text = N_("This sign-in was already used: open the assignment again from your LMS.")
-            raise Refused(401, Refusal(text))
+            raise Refused(401, Refusal(text)) from None
 
     def _context(self, conn: Connection, platform: Platform, launch: Launch) -> int | None:
         """The LMS course's row (made or brought up to date), with its services' endpoints."""

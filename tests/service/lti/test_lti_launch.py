@@ -148,6 +148,37 @@ def test_an_unknown_lms_and_an_unknown_deployment_cannot_start_a_login(tmp_path:
         assert tool.count("lti_states") == 0
 
 
+def test_a_login_initiation_stores_nothing_and_its_launch_still_signs_in(tmp_path: Path) -> None:
+    # Anyone may send an LMS's login initiation (a GET naming a registered issuer): many of
+    # them write no row of any table; the state is the tool's signed token, refused when
+    # altered, and used once, by a launch the platform signed, which still signs in.
+    from graders.gradebook.tables import Base
+
+    with tool_and_lms(tmp_path) as (tool, lms):
+        browser = tool.browser()
+        tool.service.lti.keys.signing()  # the tool's key: made once, on its first use
+
+        def rows() -> dict[str, int]:
+            return {table: tool.count(table) for table in Base.metadata.tables}
+
+        before = rows()
+        for _ in range(25):
+            assert browser.get("/lti/login", params=lms.login_fields("ada")).status_code == 302
+            assert browser.post("/lti/login", data=lms.login_fields("ada")).status_code == 302
+        assert rows() == before
+        action, fields = start(browser, lms, "ada")
+        altered = fields | {"state": fields["state"][:-6] + ("A" * 6)}
+        refused = browser.post(action, data=altered)
+        assert refused.status_code == 401, refused.text
+        assert "expired or was already used" in html.unescape(refused.text)
+        assert rows() == before
+        signed_in = browser.post(action, data=fields)
+        assert signed_in.status_code == 303 and "graders_session" in browser.cookies
+        assert tool.count("lti_states") == before["lti_states"] + 1  # used: kept till it expires
+        again = tool.browser().post(action, data=fields)
+        assert again.status_code == 401 and "expired or was already used" in again.text
+
+
 def test_a_login_for_a_target_elsewhere_is_refused_and_not_redirected_to(
     tmp_path: Path,
 ) -> None:
