@@ -50,7 +50,7 @@ docs: install
 validate: install
 	$(VENV)/bin/graders validate
 
-# graders' own words (graders/i18n.py): extracted from the code and templates into the
+# graders' own words (graders/i18n/catalogues.py): extracted from the code and templates into the
 # template, merged into each language's catalogue (a new message comes untranslated, and
 # tests/test_messages.py names it until it is translated), then compiled into the .mo
 # files graders reads (committed: a learner's install needs no Babel).

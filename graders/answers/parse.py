@@ -11,8 +11,8 @@ node kinds; there is no eval, exec or compile of code. Accepted forms:
 - ``torch.Size([3, 4])``, a dtype ``torch.float32`` (aliases such as ``torch.long`` too).
 - A bare name (``RuntimeError``, ``MulBackward0``), ``<MulBackward0>`` or
   ``<MulBackward0 object at 0x7f...>``: compare decides what the name means.
-- ``no error`` in any course language's words (``spelling.NO_ERROR_PHRASES``: ``no
-  exception``, ``没有报错``, ``不报错`` ...; any case, an optional final period), the whole
+- ``no error`` in the words of any language graders knows (``spelling.no_error_phrases``:
+  ``no exception``, ``没有报错``, ``不报错`` ...; any case, an optional final period), the whole
   answer or an element of a tuple or a list (``(True, no error)``).
 - What a person writes that Python spells otherwise (``spelling``): a traceback's last
   line ``RuntimeError: message``, ``Runtime Error``, ``runtimeerror``, ``true``,
@@ -59,7 +59,7 @@ from .keyboard import Unread, normalised, unread_character
 from .literal_reader import MAX_DEPTH, LiteralReader
 from .refusals import ACCEPTED_FORMS, AnswerSyntaxError
 from .render import render_answer
-from .spelling import NO_ERROR_PHRASES, exception_answer, is_no_error
+from .spelling import exception_answer, is_no_error, no_error_phrases
 from .values import Name, NoError, Opaque, Scalar, Value
 from .words import in_words, is_word, number_in_words
 
@@ -71,7 +71,7 @@ __all__ = [
     "render_answer",
     "is_writable",
     "ACCEPTED_FORMS",
-    "NO_ERROR_PHRASES",
+    "no_error_phrases",
 ]
 
 MAX_CHARS = 10_000
@@ -162,24 +162,25 @@ def _angle_or_string(match: re.Match[str]) -> str:
     return match["str"] or match["name"]
 
 
-# "no error" as an element of a tuple or a list, (True, no error): joined into one name
-# (no_error) that the literal reader reads as no error, as the whole answer is read.
-_SPACED_PHRASES = sorted(
-    (p for phrases in NO_ERROR_PHRASES.values() for p in phrases if " " in p), key=len, reverse=True
-)
-_PHRASE_OR_STRING = re.compile(
-    r"""(?P<str>'(?:[^'\\\n]|\\.)*'|"(?:[^"\\\n]|\\.)*")"""
-    r"|(?<=[(\[,])(?P<space>\s*)(?P<phrase>"
-    + "|".join(r"\s+".join(map(re.escape, p.split())) for p in _SPACED_PHRASES)
-    + r")(?=\s*[,)\]])",
-    re.IGNORECASE,
-)
+@lru_cache(maxsize=4)
+def _phrase_or_string(phrases: tuple[str, ...]) -> re.Pattern[str]:
+    """A string, or a "no error" of ``phrases`` written in words apart that is an element
+    of a tuple or a list (True, no error)."""
+    spaced = sorted((p for p in phrases if " " in p), key=len, reverse=True)
+    return re.compile(
+        r"""(?P<str>'(?:[^'\\\n]|\\.)*'|"(?:[^"\\\n]|\\.)*")"""
+        r"|(?<=[(\[,])(?P<space>\s*)(?P<phrase>"
+        + "|".join(r"\s+".join(map(re.escape, p.split())) for p in spaced)
+        + r")(?=\s*[,)\]])",
+        re.IGNORECASE,
+    )
 
 
 def _one_word_phrases(source: str) -> str:
-    """``source`` with each "no error" that is an element of a tuple or a list written as
-    one name, ``no_error`` (Python reads no phrase), strings kept as they are."""
-    return _PHRASE_OR_STRING.sub(
+    """``source`` with each "no error" that is an element of a tuple or a list joined into
+    one name, ``no_error`` (Python reads no phrase; the literal reader reads that name as
+    no error, as the whole answer is read), strings kept as they are."""
+    return _phrase_or_string(no_error_phrases()).sub(
         lambda m: m["str"] or m["space"] + "_".join(m["phrase"].split()), source
     )
 

@@ -1,0 +1,69 @@
+"""The languages graders knows, in one place: each module's ``Language``, by its code.
+
+The built-in ones are listed in ``BUILT_IN``, English (the language the messages are
+written in) first; ``register`` adds another (a test's toy language, a plugin's). Whoever
+needs a language's knowledge asks here: ``languages()`` for all of them (the answers
+layer reads every language's keyboard and words), ``language(code)`` for one, the names
+by code (``AUTONYMS``, ``ENGLISH_NAMES``) for menus and listings (a code without a language
+shows as itself), and the marks that end a sentence or a question in any of them.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator, Mapping
+
+from . import en, zh
+from .language import Language
+
+BUILT_IN: tuple[Language, ...] = (en.LANGUAGE, zh.LANGUAGE)
+LANGUAGES: dict[str, Language] = {known.code: known for known in BUILT_IN}
+
+
+def register(language: Language) -> Language:
+    """Make ``language`` known under its code (replacing one of that code). Register
+    before answers are read: an answer once read is remembered as it was read."""
+    LANGUAGES[language.code] = language
+    return language
+
+
+def languages() -> tuple[Language, ...]:
+    """Every language known, the built-in ones first, in the order they were registered
+    (the order their words are tried in)."""
+    return tuple(LANGUAGES.values())
+
+
+def language(code: str) -> Language | None:
+    """The language of ``code`` exactly (``zh``), or None."""
+    return LANGUAGES.get(code)
+
+
+def full_stops() -> tuple[str, ...]:
+    """What ends a sentence, in every language known: ``.`` and each language's own."""
+    return (".", *(lang.full_stop for lang in LANGUAGES.values() if lang.full_stop))
+
+
+def question_marks() -> tuple[str, ...]:
+    """What ends a question, in every language known: ``?`` and each language's own."""
+    return ("?", *(lang.question_mark for lang in LANGUAGES.values() if lang.question_mark))
+
+
+class _Names(Mapping[str, str]):
+    """A language's name by its code, as the registry has it when read."""
+
+    def __init__(self, which: str) -> None:
+        self._which = which
+
+    def __getitem__(self, code: str) -> str:
+        return str(getattr(LANGUAGES[code], self._which))
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(LANGUAGES)
+
+    def __len__(self) -> int:
+        return len(LANGUAGES)
+
+
+# Each language named in its own words (what a learner picks on a page) and in English
+# (what the README and the audit write); ``.get(code, code)`` shows an unknown one's code.
+AUTONYMS: Mapping[str, str] = _Names("autonym")
+ENGLISH_NAMES: Mapping[str, str] = _Names("english_name")
