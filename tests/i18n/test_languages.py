@@ -16,7 +16,14 @@ from graders.answers.parse import AnswerSyntaxError, parse_answer, read_answer
 from graders.answers.spelling import is_no_error, no_error_phrases
 from graders.answers.values import Name, NoError, Scalar, Sequence
 from graders.course.prompts import questions_in
-from graders.i18n import AUTONYMS, ENGLISH_NAMES, punctuated, registry
+from graders.i18n import (
+    AUTONYMS,
+    ENGLISH_NAMES,
+    SOURCE_LANGUAGE,
+    catalogued_languages,
+    punctuated,
+    registry,
+)
 from graders.i18n.language import Keyboard, Language, Words
 
 TOY_NUMBERS = {"unu": 1, "du": 2, "tri": 3}
@@ -51,6 +58,13 @@ def test_the_built_in_languages_are_offered_by_their_names() -> None:
     assert dict(ENGLISH_NAMES) == {"en": "English", "zh": "Chinese"}
     assert AUTONYMS.get("fr", "fr") == "fr"  # a code graders knows no language of: itself
     assert punctuated("; ", "zh") == "；" and punctuated("; ", "en") == "; "
+
+
+def test_every_language_with_a_catalogue_is_one_graders_knows_and_the_other_way() -> None:
+    # A language is its module and its catalogue: one without the other is half added
+    # (a catalogue with no name for the menu, or words read with no messages to speak).
+    built_in = {lang.code for lang in registry.BUILT_IN}
+    assert {SOURCE_LANGUAGE, *catalogued_languages()} == built_in
 
 
 def test_a_toy_language_registered_outside_graders_is_offered(toy_language: Language) -> None:
