@@ -53,6 +53,8 @@ from functools import lru_cache
 
 from .. import syntax
 from ..i18n import N_, current_language
+from ..i18n.language import Language
+from ..i18n.registry import languages
 from ..said import Told, say
 from .judging import cap
 from .keyboard import Unread, normalised, unread_character
@@ -99,14 +101,15 @@ def parse_answer(text: str) -> Value:
 def read_answer(text: str) -> ReadAnswer:
     """The value of an answer literal, with the notes its spelling deserves (in the
     language spoken: ``i18n.speaking``)."""
-    return _read_answer(text, current_language())
+    return _read_answer(text, current_language(), languages())
 
 
 @lru_cache(maxsize=4096)
-def _read_answer(text: str, language: str) -> ReadAnswer:
+def _read_answer(text: str, language: str, known: tuple[Language, ...]) -> ReadAnswer:
     # Remembered (values are frozen): a class writes the same few answers many times; per
-    # language, as the notes are words. An answer that cannot be read raises each time, as
-    # exceptions are not remembered.
+    # language, as the notes are words, and per set of languages known (``known``: their
+    # keyboards and words are read), so one registered later is read from then on. An
+    # answer that cannot be read raises each time, as exceptions are not remembered.
     if len(text) > MAX_CHARS:
         raise AnswerSyntaxError(say("it is longer than {limit} characters", limit=MAX_CHARS))
     written = text.strip().replace("\u2212", "-")  # a typographic minus, pasted from a page
@@ -115,7 +118,7 @@ def _read_answer(text: str, language: str) -> ReadAnswer:
         raise AnswerSyntaxError(say("it is empty"))
     labelled = _GRAD_FN_LABEL.fullmatch(source)
     if labelled:  # grad_fn=<SelectBackward0>, as torch prints it inside a tensor
-        read = _read_answer(labelled["value"], language)
+        read = _read_answer(labelled["value"], language, known)
         said = say(GRAD_FN_LABEL, answer=cap(labelled["value"]))
         return ReadAnswer(read.value, (said, *read.notes))
     try:
@@ -126,7 +129,7 @@ def _read_answer(text: str, language: str) -> ReadAnswer:
             raise
         unnoted = exc
     try:
-        read = _read_answer(head, language)
+        read = _read_answer(head, language, known)
     except AnswerSyntaxError:
         raise unnoted from None  # the note was not what kept it from being read
     return ReadAnswer(read.value, (*read.notes, say(NOTE_AFTER, answer=cap(head))))

@@ -20,8 +20,10 @@ LANGUAGES: dict[str, Language] = {known.code: known for known in BUILT_IN}
 
 
 def register(language: Language) -> Language:
-    """Make ``language`` known under its code (replacing one of that code). Register
-    before answers are read: an answer once read is remembered as it was read."""
+    """Make ``language`` known under its code (replacing one of that code): its words
+    and keyboard are read in every answer ``answers.parse`` reads from then on. Register
+    at import: a caller that remembers what it read (the predict kind, by a cell's text)
+    does not read it again."""
     LANGUAGES[language.code] = language
     return language
 

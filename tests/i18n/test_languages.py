@@ -101,3 +101,13 @@ def test_a_language_unknown_to_the_registry_is_not_read() -> None:
     assert not is_no_error("neniu eraro")
     with pytest.raises(AnswerSyntaxError):
         parse_answer("(1⸴ 2)")
+    assert parse_answer("ne") == Name("ne")  # a name, as any word graders does not read
+
+
+def test_an_answer_read_before_a_language_is_registered_is_read_again_after(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    assert parse_answer("jes") == Name("jes")  # read, and remembered
+    monkeypatch.setattr(registry, "LANGUAGES", dict(registry.LANGUAGES))
+    registry.register(TOY)
+    assert parse_answer("jes") == Scalar(True)
