@@ -166,9 +166,10 @@ def _angle_or_string(match: re.Match[str]) -> str:
 
 
 @lru_cache(maxsize=4)
-def _phrase_or_string(phrases: tuple[str, ...]) -> re.Pattern[str]:
-    """A string, or a "no error" of ``phrases`` written in words apart that is an element
-    of a tuple or a list (True, no error)."""
+def _phrase_or_string(known: tuple[Language, ...]) -> re.Pattern[str]:
+    """A string, or a "no error" of a language ``known`` written in words apart that is an
+    element of a tuple or a list (True, no error)."""
+    phrases = (p for lang in known for p in lang.words.no_error)
     spaced = sorted((p for p in phrases if " " in p), key=len, reverse=True)
     return re.compile(
         r"""(?P<str>'(?:[^'\\\n]|\\.)*'|"(?:[^"\\\n]|\\.)*")"""
@@ -183,7 +184,7 @@ def _one_word_phrases(source: str) -> str:
     """``source`` with each "no error" that is an element of a tuple or a list joined into
     one name, ``no_error`` (Python reads no phrase; the literal reader reads that name as
     no error, as the whole answer is read), strings kept as they are."""
-    return _phrase_or_string(no_error_phrases()).sub(
+    return _phrase_or_string(languages()).sub(
         lambda m: m["str"] or m["space"] + "_".join(m["phrase"].split()), source
     )
 

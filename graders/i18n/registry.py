@@ -16,37 +16,43 @@ from . import en, zh
 from .language import Language
 
 BUILT_IN: tuple[Language, ...] = (en.LANGUAGE, zh.LANGUAGE)
-LANGUAGES: dict[str, Language] = {known.code: known for known in BUILT_IN}
+# Every language known, in order: a tuple, replaced whole by ``register``, so that what
+# the readers derive from it is remembered per tuple (every answer asks, several times).
+LANGUAGES: tuple[Language, ...] = BUILT_IN
 
 
 def register(language: Language) -> Language:
-    """Make ``language`` known under its code (replacing one of that code): its words
-    and keyboard are read in every answer ``answers.parse`` reads from then on. Register
-    at import: a caller that remembers what it read (the predict kind, by a cell's text)
-    does not read it again."""
-    LANGUAGES[language.code] = language
+    """Make ``language`` known under its code (in the place of one of that code, else
+    last): its words and keyboard are read in every answer ``answers.parse`` reads from
+    then on. Register at import: a caller that remembers what it read (the predict kind,
+    by a cell's text) does not read it again."""
+    global LANGUAGES
+    if language.code in (known.code for known in LANGUAGES):
+        LANGUAGES = tuple(language if k.code == language.code else k for k in LANGUAGES)
+    else:
+        LANGUAGES = (*LANGUAGES, language)
     return language
 
 
 def languages() -> tuple[Language, ...]:
     """Every language known, the built-in ones first, in the order they were registered
     (the order their words are tried in)."""
-    return tuple(LANGUAGES.values())
+    return LANGUAGES
 
 
 def language(code: str) -> Language | None:
     """The language of ``code`` exactly (``zh``), or None."""
-    return LANGUAGES.get(code)
+    return next((known for known in LANGUAGES if known.code == code), None)
 
 
 def full_stops() -> tuple[str, ...]:
     """What ends a sentence, in every language known: ``.`` and each language's own."""
-    return (".", *(lang.full_stop for lang in LANGUAGES.values() if lang.full_stop))
+    return (".", *(lang.full_stop for lang in LANGUAGES if lang.full_stop))
 
 
 def question_marks() -> tuple[str, ...]:
     """What ends a question, in every language known: ``?`` and each language's own."""
-    return ("?", *(lang.question_mark for lang in LANGUAGES.values() if lang.question_mark))
+    return ("?", *(lang.question_mark for lang in LANGUAGES if lang.question_mark))
 
 
 class _Names(Mapping[str, str]):
@@ -56,10 +62,13 @@ class _Names(Mapping[str, str]):
         self._which = which
 
     def __getitem__(self, code: str) -> str:
-        return str(getattr(LANGUAGES[code], self._which))
+        known = language(code)
+        if known is None:
+            raise KeyError(code)
+        return str(getattr(known, self._which))
 
     def __iter__(self) -> Iterator[str]:
-        return iter(LANGUAGES)
+        return iter([known.code for known in LANGUAGES])
 
     def __len__(self) -> int:
         return len(LANGUAGES)

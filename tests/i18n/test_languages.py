@@ -48,7 +48,7 @@ TOY = Language(
 
 @pytest.fixture
 def toy_language(monkeypatch: pytest.MonkeyPatch) -> Iterator[Language]:
-    monkeypatch.setattr(registry, "LANGUAGES", dict(registry.LANGUAGES))  # put back after
+    monkeypatch.setattr(registry, "LANGUAGES", registry.LANGUAGES)  # put back after
     yield registry.register(TOY)
 
 
@@ -108,6 +108,6 @@ def test_an_answer_read_before_a_language_is_registered_is_read_again_after(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
     assert parse_answer("jes") == Name("jes")  # read, and remembered
-    monkeypatch.setattr(registry, "LANGUAGES", dict(registry.LANGUAGES))
+    monkeypatch.setattr(registry, "LANGUAGES", registry.LANGUAGES)
     registry.register(TOY)
     assert parse_answer("jes") == Scalar(True)
