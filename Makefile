@@ -50,7 +50,7 @@ docs: install
 validate: install
 	$(VENV)/bin/graders validate
 
-# graders' own words (graders/i18n.py): extracted from the code and templates into the
+# graders' own words (graders/i18n/catalogues.py): extracted from the code and templates into the
 # template, merged into each language's catalogue (a new message comes untranslated, and
 # tests/test_messages.py names it until it is translated), then compiled into the .mo
 # files graders reads (committed: a learner's install needs no Babel).
@@ -58,7 +58,7 @@ POT := graders/locale/graders.pot
 messages: install
 	$(VENV)/bin/pybabel -q extract -F babel.cfg -k N_ -k say -k say_n:1,2 --no-location --sort-output -w 100 \
 	  --project autograd-graders --version 0.1.0 -o $(POT) \
-	  --header-comment "# Translations template of graders' own words (graders/i18n.py): make messages." .
+	  --header-comment "# Translations template of graders' own words (graders/i18n/): make messages." .
 	$(VENV)/bin/pybabel -q update -i $(POT) -d graders/locale -D graders \
 	  --ignore-obsolete -w 100
 	$(VENV)/bin/pybabel -q compile -d graders/locale -D graders

@@ -17,13 +17,15 @@ import pytest
 PACKAGE = Path(__file__).resolve().parent.parent / "graders"
 
 LAYERS: tuple[tuple[str, ...], ...] = (
+    # What graders knows of languages (catalogues, names, keyboards, words): knowledge that
+    # every layer reads and that needs nothing of graders.
+    ("graders.i18n",),
     # The package's root: the values every layer passes (errors, the results document,
-    # graders' own words) and one thread-safe parser.
+    # what graders tells a learner) and one thread-safe parser.
     (
         "graders.errors",
         "graders.results",
         "graders.results_upgrade",
-        "graders.i18n",
         "graders.said",
         "graders.syntax",
         "graders.outbound",  # every request to another server, under one set of rules
@@ -281,11 +283,14 @@ def test_named_rules(importer: str, forbidden: str) -> None:
     assert found == []
 
 
-def test_the_sandbox_imports_nothing_of_graders() -> None:
+# Folders under every layer: the sandbox runs learner code, so it holds nothing of graders;
+# the language knowledge is read by every layer (the answers layer in a sandbox child too).
+@pytest.mark.parametrize("folder", ["graders.sandbox", "graders.i18n"])
+def test_a_folder_under_every_layer_imports_nothing_else_of_graders(folder: str) -> None:
     found = [
         f"{m}:{line} imports {t}"
         for m, line, t in graders_imports()
-        if m.startswith("graders.sandbox") and not t.startswith("graders.sandbox")
+        if m.startswith(folder) and not t.startswith(folder)
     ]
     assert found == []
 

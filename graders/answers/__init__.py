@@ -5,6 +5,8 @@ running it), after ``keyboard`` has read a keyboard's punctuation as ASCII; ``re
 writes a value back as the literal a learner would type; ``compare`` judges an answer
 against a truth, by value (``by_value``) unless the question keeps its type strict;
 ``from_torch`` describes torch objects as values (next to torch, in a sandbox child).
+What each language's keyboard types and its words (``keyboard``, ``words``, ``spelling``
+read them) come from ``graders.i18n``'s registry: no module here names a language.
 Nothing here executes learner text.
 """
 

@@ -29,7 +29,7 @@ from .values import (
     listed_shape,
     nested_shape,
 )
-from .words import english_number, word
+from .words import word, worded_number
 
 MAX_DEPTH = 32
 MAX_ELEMENTS = 4096  # nodes; well below what parse.MAX_CHARS allows (~5000)
@@ -264,7 +264,7 @@ class LiteralReader:
             and " " not in self._text(node)
         ):
             return None
-        return english_number(f"{node.left.id}-{node.right.id}")
+        return worded_number(f"{node.left.id}-{node.right.id}")
 
     def _worded(self, written: str, value: bool | int) -> bool | int:
         """``yes``, ``two``, ``是`` inside a tuple or a list: the value meant (read by

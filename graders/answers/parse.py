@@ -11,8 +11,8 @@ node kinds; there is no eval, exec or compile of code. Accepted forms:
 - ``torch.Size([3, 4])``, a dtype ``torch.float32`` (aliases such as ``torch.long`` too).
 - A bare name (``RuntimeError``, ``MulBackward0``), ``<MulBackward0>`` or
   ``<MulBackward0 object at 0x7f...>``: compare decides what the name means.
-- ``no error`` in any course language's words (``spelling.NO_ERROR_PHRASES``: ``no
-  exception``, ``没有报错``, ``不报错`` ...; any case, an optional final period), the whole
+- ``no error`` in the words of any language graders knows (``spelling.no_error_phrases``:
+  ``no exception``, ``没有报错``, ``不报错`` ...; any case, an optional final period), the whole
   answer or an element of a tuple or a list (``(True, no error)``).
 - What a person writes that Python spells otherwise (``spelling``): a traceback's last
   line ``RuntimeError: message``, ``Runtime Error``, ``runtimeerror``, ``true``,
@@ -53,13 +53,15 @@ from functools import lru_cache
 
 from .. import syntax
 from ..i18n import N_, current_language
+from ..i18n.language import Language
+from ..i18n.registry import languages
 from ..said import Told, say
 from .judging import cap
 from .keyboard import Unread, normalised, unread_character
 from .literal_reader import MAX_DEPTH, LiteralReader
 from .refusals import ACCEPTED_FORMS, AnswerSyntaxError
 from .render import render_answer
-from .spelling import NO_ERROR_PHRASES, exception_answer, is_no_error
+from .spelling import exception_answer, is_no_error, no_error_phrases
 from .values import Name, NoError, Opaque, Scalar, Value
 from .words import in_words, is_word, number_in_words
 
@@ -71,7 +73,7 @@ __all__ = [
     "render_answer",
     "is_writable",
     "ACCEPTED_FORMS",
-    "NO_ERROR_PHRASES",
+    "no_error_phrases",
 ]
 
 MAX_CHARS = 10_000
@@ -99,14 +101,15 @@ def parse_answer(text: str) -> Value:
 def read_answer(text: str) -> ReadAnswer:
     """The value of an answer literal, with the notes its spelling deserves (in the
     language spoken: ``i18n.speaking``)."""
-    return _read_answer(text, current_language())
+    return _read_answer(text, current_language(), languages())
 
 
 @lru_cache(maxsize=4096)
-def _read_answer(text: str, language: str) -> ReadAnswer:
+def _read_answer(text: str, language: str, known: tuple[Language, ...]) -> ReadAnswer:
     # Remembered (values are frozen): a class writes the same few answers many times; per
-    # language, as the notes are words. An answer that cannot be read raises each time, as
-    # exceptions are not remembered.
+    # language, as the notes are words, and per set of languages known (``known``: their
+    # keyboards and words are read), so one registered later is read from then on. An
+    # answer that cannot be read raises each time, as exceptions are not remembered.
     if len(text) > MAX_CHARS:
         raise AnswerSyntaxError(say("it is longer than {limit} characters", limit=MAX_CHARS))
     written = text.strip().replace("\u2212", "-")  # a typographic minus, pasted from a page
@@ -115,7 +118,7 @@ def _read_answer(text: str, language: str) -> ReadAnswer:
         raise AnswerSyntaxError(say("it is empty"))
     labelled = _GRAD_FN_LABEL.fullmatch(source)
     if labelled:  # grad_fn=<SelectBackward0>, as torch prints it inside a tensor
-        read = _read_answer(labelled["value"], language)
+        read = _read_answer(labelled["value"], language, known)
         said = say(GRAD_FN_LABEL, answer=cap(labelled["value"]))
         return ReadAnswer(read.value, (said, *read.notes))
     try:
@@ -126,7 +129,7 @@ def _read_answer(text: str, language: str) -> ReadAnswer:
             raise
         unnoted = exc
     try:
-        read = _read_answer(head, language)
+        read = _read_answer(head, language, known)
     except AnswerSyntaxError:
         raise unnoted from None  # the note was not what kept it from being read
     return ReadAnswer(read.value, (*read.notes, say(NOTE_AFTER, answer=cap(head))))
@@ -162,24 +165,26 @@ def _angle_or_string(match: re.Match[str]) -> str:
     return match["str"] or match["name"]
 
 
-# "no error" as an element of a tuple or a list, (True, no error): joined into one name
-# (no_error) that the literal reader reads as no error, as the whole answer is read.
-_SPACED_PHRASES = sorted(
-    (p for phrases in NO_ERROR_PHRASES.values() for p in phrases if " " in p), key=len, reverse=True
-)
-_PHRASE_OR_STRING = re.compile(
-    r"""(?P<str>'(?:[^'\\\n]|\\.)*'|"(?:[^"\\\n]|\\.)*")"""
-    r"|(?<=[(\[,])(?P<space>\s*)(?P<phrase>"
-    + "|".join(r"\s+".join(map(re.escape, p.split())) for p in _SPACED_PHRASES)
-    + r")(?=\s*[,)\]])",
-    re.IGNORECASE,
-)
+@lru_cache(maxsize=4)
+def _phrase_or_string(known: tuple[Language, ...]) -> re.Pattern[str]:
+    """A string, or a "no error" of a language ``known`` written in words apart that is an
+    element of a tuple or a list (True, no error)."""
+    phrases = (p for lang in known for p in lang.words.no_error)
+    spaced = sorted((p for p in phrases if " " in p), key=len, reverse=True)
+    return re.compile(
+        r"""(?P<str>'(?:[^'\\\n]|\\.)*'|"(?:[^"\\\n]|\\.)*")"""
+        r"|(?<=[(\[,])(?P<space>\s*)(?P<phrase>"
+        + "|".join(r"\s+".join(map(re.escape, p.split())) for p in spaced)
+        + r")(?=\s*[,)\]])",
+        re.IGNORECASE,
+    )
 
 
 def _one_word_phrases(source: str) -> str:
-    """``source`` with each "no error" that is an element of a tuple or a list written as
-    one name, ``no_error`` (Python reads no phrase), strings kept as they are."""
-    return _PHRASE_OR_STRING.sub(
+    """``source`` with each "no error" that is an element of a tuple or a list joined into
+    one name, ``no_error`` (Python reads no phrase; the literal reader reads that name as
+    no error, as the whole answer is read), strings kept as they are."""
+    return _phrase_or_string(languages()).sub(
         lambda m: m["str"] or m["space"] + "_".join(m["phrase"].split()), source
     )
 

@@ -8,10 +8,13 @@ A teaching assistant reading answers by hand accepts these, so the parser does t
 - an exception class written with spaces or in another case: ``Runtime Error``,
   ``runtimeerror``, ``out of memory error``;
 - ``true``, ``false`` and ``none`` in any case, for ``True``, ``False`` and ``None``;
-- "no error" in the words of each course language (``NO_ERROR_PHRASES``): ``no exception``,
-  ``没有报错``, ``不报错`` ... wherever the grammar takes ``no error`` (the whole answer, with
-  or without a full stop). ``None`` for no error is the comparison's business: it is
-  also the value ``None``.
+- "no error" in the words of each language graders knows (``no_error_phrases``, from each
+  language's ``Words.no_error`` in ``graders.i18n``): ``no exception``, ``没有报错``,
+  ``不报错`` ... wherever the grammar takes ``no error`` (the whole answer, with or without
+  a full stop). ``None`` for no error is the comparison's business: it is also the value
+  ``None``;
+- an exception class in a sentence of any of those languages (``raises RuntimeError``,
+  ``抛出 RuntimeError``: each language's ``Words.raises``) or with a note in parentheses.
 
 Each reading comes with a one-line note for the learner's feedback, saying how Python
 writes it. Nothing here runs any text.
@@ -22,8 +25,11 @@ from __future__ import annotations
 import builtins
 import re
 from dataclasses import dataclass
+from functools import lru_cache
 
 from ..i18n import N_
+from ..i18n.language import Language
+from ..i18n.registry import languages
 from ..said import Told, say
 
 # Builtin exception and warning classes by their case-folded name, to restore Python's case.
@@ -37,41 +43,29 @@ _TRACEBACK_LINE = re.compile(r"(?P<cls>[A-Za-z_][\w]*(?:\.[A-Za-z_]\w*)*)[ \t]*:
 _PHRASE = re.compile(r"[A-Za-z][A-Za-z0-9_]*(?:[ \t]+[A-Za-z0-9_]+){0,5}")
 _TRACEBACK_START = re.compile(r"(?:Traceback \(most recent call last\)|-{10,})")
 _CLASS = r"(?P<cls>[A-Za-z_][A-Za-z0-9_]*(?:\.[A-Za-z_][A-Za-z0-9_]*)*)"
-# A class in a sentence, or with a note: "raises RuntimeError", "a RuntimeError is raised",
-# "抛出 RuntimeError", "RuntimeError (multiple views)". The class is graded, not the words.
-_RAISED = tuple(
-    re.compile(pattern, re.IGNORECASE)
-    for pattern in (
-        rf"(?:it\s+|this\s+|that\s+)?(?:raises|raise|raised|throws|throw|gives)\s+"
-        rf"(?:an?\s+|the\s+)?{_CLASS}",
-        rf"(?:an?\s+|the\s+)?{_CLASS}\s+(?:is\s+|gets\s+|will\s+be\s+)?(?:raised|thrown)",
-        rf"(?:会\s*)?(?:抛出|报|引发|触发|产生)(?:了)?\s*{_CLASS}(?:\s*(?:异常|错误))?",
-        rf"{_CLASS}\s*\([^()]*\)",
-    )
-)
+# A class with a note, in any language: "RuntimeError (multiple views)".
+_WITH_NOTE = ("", r"\s*\([^()]*\)")
 CONSTANTS: dict[str, bool | None] = {"true": True, "false": False, "none": None}
-# How learners say "no error" in each course language; compared without case and spaces.
-NO_ERROR_PHRASES: dict[str, tuple[str, ...]] = {
-    "en": ("no error", "no errors", "no exception", "no exceptions", "no error raised"),
-    "zh": (
-        "没有报错",
-        "没报错",
-        "无报错",
-        "不报错",
-        "不会报错",
-        "没有错误",
-        "没错误",
-        "无错误",
-        "没有异常",
-        "无异常",
-        "不抛出异常",
-        "没有抛出异常",
-        "不会抛出异常",
-    ),
-}
-_NO_ERROR_KEYS = frozenset(
-    "".join(p.split()) for phrases in NO_ERROR_PHRASES.values() for p in phrases
-)
+
+
+def no_error_phrases() -> tuple[str, ...]:
+    """How learners say "no error", in every language graders knows."""
+    return tuple(p for lang in languages() for p in lang.words.no_error)
+
+
+@lru_cache(maxsize=4)
+def _no_error_keys(known: tuple[Language, ...]) -> frozenset[str]:
+    # Compared without case and spaces.
+    return frozenset("".join(p.casefold().split()) for lang in known for p in lang.words.no_error)
+
+
+@lru_cache(maxsize=4)
+def _raised(known: tuple[Language, ...]) -> tuple[re.Pattern[str], ...]:
+    """A class in a sentence, or with a note: "raises RuntimeError", "a RuntimeError is
+    raised", "抛出 RuntimeError", "RuntimeError (multiple views)". The class is graded,
+    not the words."""
+    forms = [*(form for lang in known for form in lang.words.raises), _WITH_NOTE]
+    return tuple(re.compile(before + _CLASS + after, re.IGNORECASE) for before, after in forms)
 
 
 @dataclass(frozen=True)
@@ -109,7 +103,7 @@ def exception_answer(source: str) -> Respelled | None:
 
 def _raised_class(source: str) -> Respelled | None:
     """The class of "raises RuntimeError", "抛出 RuntimeError", "RuntimeError (a note)"."""
-    for pattern in _RAISED:
+    for pattern in _raised(languages()):
         match = pattern.fullmatch(source.strip())
         found = _class_in(match["cls"], N_WORDS_AROUND) if match else None
         if found is not None:
@@ -133,8 +127,8 @@ def _class_in(dotted: str, note: str) -> Respelled | None:
 
 
 def is_no_error(source: str) -> bool:
-    """Whether ``source`` says "no error" in one of the course languages' words."""
-    return "".join(source.casefold().rstrip(".").split()) in _NO_ERROR_KEYS
+    """Whether ``source`` says "no error" in the words of one of the languages known."""
+    return "".join(source.casefold().rstrip(".").split()) in _no_error_keys(languages())
 
 
 def constant_note(ident: str) -> Told:

@@ -18,6 +18,7 @@ from typing import Any
 from ..answers.compare import compare
 from ..answers.values import TensorValue, from_json
 from ..i18n import N_
+from ..i18n.registry import full_stops
 from ..said import Told, as_catalogued, joined, say
 
 RUNGS = ("shape", "dtype", "requires_grad", "values")
@@ -51,7 +52,7 @@ def errored(raised: Any, what: str) -> Verdict:
 def sentence(text: Told) -> Told:
     """``text`` ending with a full stop (a message of the learner's may not have one)."""
     # Read in the language spoken: the sentence ends with the learner's message, if any.
-    if str(text).endswith((".", "!", "?", "。")):
+    if str(text).endswith((*full_stops(), "!", "?")):
         return text
     return say("{clause}.", clause=text)
 

@@ -3,8 +3,8 @@
 "How many entries are zero? And what does ``int(...)`` give?" has two readings, and a
 misconception matches only one of them; a learner cannot know which the key answers. A
 prompt whose prose (outside code, template expressions and quoted messages, as the
-glossary reads it) holds more than one question mark, ASCII or full-width, is reported at
-its place, in each language.
+glossary reads it) holds more than one question mark, ASCII or any language's own
+(``？``), is reported at its place, in each language.
 """
 
 from __future__ import annotations
@@ -12,19 +12,18 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from ..errors import Problem
+from ..i18n.registry import question_marks
 from .glossary import prose
 from .marks import dotted
 
 if TYPE_CHECKING:
     from ..kinds.load import LoadedCourse
 
-QUESTION_MARKS = ("?", "？")
-
 
 def questions_in(text: str) -> int:
     """How many question marks ``text`` has outside code and quotations."""
     left = prose(text)
-    return sum(left.count(mark) for mark in QUESTION_MARKS)
+    return sum(left.count(mark) for mark in question_marks())
 
 
 def two_question_problems(loaded: LoadedCourse) -> list[Problem]:

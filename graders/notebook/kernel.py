@@ -17,6 +17,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from ..answers.keyboard import comment_marks
 from ..kinds.predict.answer_cell import TARGET, extract_answer, py_string
 
 CELL_KEY = "answers-as-text"
@@ -36,7 +37,7 @@ def as_read(source: str) -> str | None:
     only ``answer =`` is left); None (run as written) for any other cell."""
     found = extract_answer(source)
     lines = [line.strip() for line in source.splitlines()]
-    first = next((line for line in lines if line and not line.startswith(("#", "＃"))), "")
+    first = next((line for line in lines if line and not line.startswith(comment_marks())), "")
     if found.malformed or found.ignored or not first.startswith(TARGET):
         return None
     return f"answer = {py_string('...' if found.text is None else found.text)}\n"

@@ -23,7 +23,6 @@ from graders.answers.parse import (
     render_answer,
 )
 from graders.answers.render import DTYPES
-from graders.answers.spelling import NO_ERROR_PHRASES
 from graders.answers.values import (
     DtypeValue,
     ExceptionValue,
@@ -37,6 +36,7 @@ from graders.answers.values import (
     TensorValue,
     Value,
 )
+from graders.i18n.registry import languages
 from graders.said import render, told
 
 
@@ -360,9 +360,9 @@ def test_the_unread_character_is_named_in_the_learner_s_language() -> None:
 
 
 def test_every_course_language_s_no_error_phrases_are_read_as_no_error() -> None:
-    assert set(NO_ERROR_PHRASES) >= {"en", "zh"}
-    for phrases in NO_ERROR_PHRASES.values():
-        for phrase in phrases:
+    assert {lang.code for lang in languages() if lang.words.no_error} >= {"en", "zh"}
+    for lang in languages():
+        for phrase in lang.words.no_error:
             assert parse_answer(phrase) == NoError(), phrase
             assert parse_answer(phrase.upper() + "。") == NoError(), phrase
 

@@ -20,7 +20,8 @@ from graders.answers.values import (
     TensorValue,
     Value,
 )
-from graders.answers.words import _CHINESE_BOOLS, ENGLISH, chinese_number, word
+from graders.answers.words import word
+from graders.i18n import en, zh
 from graders.kinds.base import ExerciseAnswers
 from graders.kinds.predict.judge import grade_question
 from graders.kinds.predict.model import Question
@@ -47,9 +48,10 @@ def graded(text: str, truth: Value, *, run: bool = False) -> str:
 # -- 1. A word reads the same as the whole answer and inside a tuple or a list -------------
 
 VOCABULARY = [
-    *ENGLISH,
+    *en.BOOLEANS,
+    *en.NUMBERS,
     *(w.upper() for w in ("yes", "two", "twice")),
-    *_CHINESE_BOOLS,
+    *zh.BOOLEANS,
     *("thirty-five", "Forty-Five", "ninety-nine", "twenty-one"),
     *("零", "〇", "一", "两", "十", "十二", "二十", "三十五", "九十九"),
 ]
@@ -73,7 +75,7 @@ def test_a_word_reads_the_same_alone_and_inside_a_tuple_or_a_list(written: str) 
 
 
 def test_every_chinese_numeral_to_ninety_nine_is_a_word() -> None:
-    numerals = {chinese_number(t) for t in _every_chinese_numeral()}
+    numerals = {zh.number(t) for t in _every_chinese_numeral()}
     assert numerals == set(range(100))
 
 

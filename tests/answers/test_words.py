@@ -10,7 +10,7 @@ from graders.answers.compare import compare
 from graders.answers.judging import BY_VALUE
 from graders.answers.parse import AnswerSyntaxError, read_answer
 from graders.answers.values import ExceptionValue, Name, NoError, Scalar, Sequence, Value
-from graders.answers.words import chinese_number
+from graders.i18n.zh import number as chinese_number
 
 RUNTIME = ExceptionValue("RuntimeError", "a view of a leaf Variable ...")
 

@@ -15,7 +15,7 @@ from __future__ import annotations
 import re
 from collections.abc import Iterator
 
-from ...answers.parse import NO_ERROR_PHRASES
+from ...answers.parse import no_error_phrases
 from ...answers.values import NoError, Scalar, Value
 from ...course.marks import Marks, PathKey, dotted
 from ...course.templating import other_languages
@@ -62,7 +62,7 @@ def _forms(value: Value, literal: str) -> tuple[str, ...]:
     """How a text may state the answer: its literal, and "no error" in every course
     language's words for a statement that raises nothing."""
     if isinstance(value, NoError):
-        return tuple(dict.fromkeys([literal, *(p for ps in NO_ERROR_PHRASES.values() for p in ps)]))
+        return tuple(dict.fromkeys([literal, *no_error_phrases()]))
     return (literal,)
 
 

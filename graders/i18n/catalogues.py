@@ -22,13 +22,11 @@ from contextvars import ContextVar
 from functools import lru_cache
 from pathlib import Path
 
+from . import registry
+
 DOMAIN = "graders"
-LOCALE_DIR = Path(__file__).resolve().parent / "locale"
+LOCALE_DIR = Path(__file__).resolve().parent.parent / "locale"
 SOURCE_LANGUAGE = "en"  # the language of the messages in the code
-# Each language graders has a catalogue for, named in its own words (what a learner picks
-# on a page) and in English (what the README and the audit write); others show their code.
-AUTONYMS = {"en": "English", "zh": "中文"}
-ENGLISH_NAMES = {"en": "English", "zh": "Chinese"}
 _current: ContextVar[str] = ContextVar("graders_language", default=SOURCE_LANGUAGE)
 
 
@@ -57,15 +55,12 @@ def ngettext(singular: str, plural: str, count: int) -> str:
     return translations(_current.get()).ngettext(singular, plural, count)
 
 
-# The marks between the parts a line joins, as each language writes them: Chinese writes
-# full-width ones with no space after. A language not listed writes English's.
-_PUNCTUATION = {"zh": {"; ": "；", ", ": "，", ": ": "："}}
-
-
 def punctuated(mark: str, language: str | None = None) -> str:
     """``mark`` (``"; "``, ``", "`` or ``": "`` between two parts of a line) as ``language``
-    writes it (default: the language spoken now); any other mark as it is."""
-    return _PUNCTUATION.get(language or _current.get(), {}).get(mark, mark)
+    writes it (default: the language spoken now; its ``punctuation``); any other mark, and
+    a mark in a language that writes it as English does, as it is."""
+    writes = registry.language(language or _current.get())
+    return writes.punctuation.get(mark, mark) if writes else mark
 
 
 def N_(message: str) -> str:
