@@ -1,6 +1,10 @@
-"""``graders export``: one assignment's grades from the gradebook, as an LMS imports them.
+"""``graders export``: one assignment's grades from the gradebook, in one format.
 
-    export_assignment(loaded, "ps1", "canvas")  ->  Export (the file's text, who was left out)
+    export_assignment(loaded, "ps1", ExportRequest("canvas"))
+        ->  Export (the file's text, who was left out)
+
+The format is any one-file format of ``exports.formats`` (an LMS's import, the plain CSV,
+grades.csv, JUnit, the results document), with the options it declares.
 
 The gradebook's results are held against the roster (``roster_check.on_roster``), so a
 roster given after the last ``autograde`` run still lists its missing students. The file
@@ -9,7 +13,8 @@ is made a student at a time (``Export.lines``).
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from collections.abc import Mapping
+from dataclasses import dataclass, field
 from pathlib import Path
 
 from ..errors import UsageError
@@ -18,7 +23,8 @@ from ..gradebook.roster_check import on_roster
 from ..grading.pipeline import planned_items
 from ..intake.roster import find_roster
 from ..kinds.load import LoadedCourse, get_assignment
-from .lms import Export, ExportOptions, export
+from .formats import ExportContext, get_format
+from .lms import Export, export
 from .results_files import default_out_dir
 
 
@@ -26,16 +32,20 @@ from .results_files import default_out_dir
 class ExportRequest:
     """What to export and how to name the assignment for the LMS."""
 
-    fmt: str  # canvas, moodle or csv
+    fmt: str  # a format's name (exports.formats): canvas, moodle, csv, ...
     db_url: str | None = None
     roster_path: Path | None = None  # default: roster.csv beside course.yml, if there
     column: str | None = None  # the assignment's column header; default: its id
     lms_assignment: str | None = None  # the LMS's assignment id: column "<id> (<lms id>)"
-    identifier: str | None = None  # Moodle's user field (email, idnumber, username)
+    # The format's own options (Moodle's identifier), each one it declares.
+    options: Mapping[str, str | None] = field(default_factory=dict)
 
 
 def export_assignment(loaded: LoadedCourse, assignment: str, request: ExportRequest) -> Export:
-    """The export of ``assignment``'s grades; ``UsageError`` when nothing is graded yet."""
+    """The export of ``assignment``'s grades; ``UsageError`` when nothing is graded yet, or
+    for a format or option that is not one (before any work)."""
+    form = get_format(request.fmt)
+    chosen = form.checked(request.options)
     get_assignment(loaded, assignment)
     roster = find_roster(loaded.root, request.roster_path)
     url = gradebook.existing_url(request.db_url, loaded.root)
@@ -49,10 +59,12 @@ def export_assignment(loaded: LoadedCourse, assignment: str, request: ExportRequ
         f"{assignment} ({request.lms_assignment})" if request.lms_assignment else assignment
     )
     points = sum(p for _, p in planned_items(loaded, assignment))
-    options = ExportOptions(column, points, roster, request.identifier)
-    return export(on_roster(results, roster), request.fmt, options)
+    context = ExportContext(column, points, roster, chosen, loaded)
+    return export(on_roster(results, roster), form, context)
 
 
 def default_export_path(loaded: LoadedCourse, assignment: str, fmt: str) -> Path:
-    """``autograded/<assignment>/<assignment>-<format>.csv`` in the course folder."""
-    return default_out_dir(loaded, assignment) / f"{assignment}-{fmt}.csv"
+    """``autograded/<assignment>/<assignment>-<format><suffix>`` in the course folder
+    (``ps1-canvas.csv``)."""
+    suffix = get_format(fmt).suffix
+    return default_out_dir(loaded, assignment) / f"{assignment}-{fmt}{suffix}"
