@@ -61,7 +61,8 @@ def format_options(command: F) -> F:
     type=click.Path(dir_okay=False, path_type=Path),
     default=None,
     help="The file to write ('-': standard output); default: "
-    "autograded/ASSIGNMENT/ASSIGNMENT-FORMAT.csv (.json, .xml) in the course folder.",
+    "autograded/ASSIGNMENT/ASSIGNMENT-FORMAT.csv (.json, .xml: the format's) in the course "
+    "folder.",
 )
 @course_option
 @db_option

@@ -6,14 +6,16 @@
 The format is any one-file format of ``exports.formats`` (an LMS's import, the plain CSV,
 grades.csv, JUnit, the results document), with the options it declares.
 
-The gradebook's results are held against the roster (``roster_check.on_roster``), so a
-roster given after the last ``autograde`` run still lists its missing students. The file
-is made a student at a time (``Export.lines``).
+An LMS's import leaves some learners out, or writes them blank (``exports.lms``): the
+``Export`` says who and why; a learner ``drop``ped has no grade to write and is listed as
+left out, whatever the format. The gradebook's results are held against the roster
+(``roster_check.on_roster``), so a roster given after the last ``autograde`` run still
+lists its missing students. The file is made a student at a time (``Export.lines``).
 """
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -23,8 +25,9 @@ from ..gradebook.roster_check import on_roster
 from ..grading.pipeline import planned_items
 from ..intake.roster import find_roster
 from ..kinds.load import LoadedCourse, get_assignment
-from .formats import ExportContext, get_format
-from .lms import Export, export
+from ..results import ClassResults, file_pieces
+from .formats import ExportContext, ExportFormat, get_format
+from .lms import LmsFile
 from .results_files import default_out_dir
 
 
@@ -68,3 +71,49 @@ def default_export_path(loaded: LoadedCourse, assignment: str, fmt: str) -> Path
     (``ps1-canvas.csv``)."""
     suffix = get_format(fmt).suffix
     return default_out_dir(loaded, assignment) / f"{assignment}-{fmt}{suffix}"
+
+
+@dataclass(frozen=True)
+class Export:
+    """An export file, and what it had to leave out or blank, with why.
+
+    ``lines()`` reads the class again, a student at a time: a file of any size is written
+    as it is made, never held.
+    """
+
+    results: ClassResults
+    form: ExportFormat
+    context: ExportContext
+    rows: int  # students written
+    left_out: tuple[tuple[str, str], ...] = ()  # (student, why)
+    blank: tuple[str, ...] = ()  # students written without a score
+    by_name: tuple[str, ...] = ()  # written without an id: the LMS can match them by name only
+
+    def lines(self) -> Iterator[str]:
+        """The file a piece at a time (a pass over the class)."""
+        file = self.form.one_file_of(self.results, self.context)
+        return (piece for piece in file_pieces(file, self.results.students()) if piece)
+
+    @property
+    def text(self) -> str:
+        """The whole file as one text (for a few students)."""
+        return "".join(self.lines())
+
+
+def export(results: ClassResults, form: ExportFormat, context: ExportContext) -> Export:
+    """The export of ``results`` in the one-file format ``form``: a pass over the class says
+    who is left out (an LMS's import leaves some out), ``Export.lines`` writes it."""
+    file = form.one_file_of(results, context)
+    rows, left_out, blank, by_name = 0, [], [], []
+    if isinstance(file, LmsFile):
+        for s in results.students():
+            line = file.line(s)
+            rows += line.row is not None
+            left_out += [(s.student, line.left_out)] if line.left_out else []
+            blank += [s.student] if line.blank else []
+            by_name += [s.student] if line.by_name else []
+    else:
+        rows = results.count  # a file of every learner's results
+    # A dropped learner has no grade to write, and the instructor is told so, as for the rest.
+    left_out += [(student, "dropped (graders drop)") for student in sorted(results.dropped)]
+    return Export(results, form, context, rows, tuple(left_out), tuple(blank), tuple(by_name))

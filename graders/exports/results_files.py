@@ -130,7 +130,7 @@ class GradescopeFiles:
     policy: FeedbackPolicy | None
     languages: LearnerLanguages | None
     names: dict[str, dict[str, str]] = field(default_factory=dict)  # language -> labels
-    owners: set[str] = field(default_factory=set)
+    owners: set[str] = field(init=False)  # who gets a file: one per name
 
     def __post_init__(self) -> None:
         self.owners = file_owners(self.results)

@@ -7,6 +7,7 @@
                a student folder's only notebook: folders that learners (or a script of
                the instructor's) filled
     lms        an LMS's bulk download: one flat folder, the student in each file's name
+               (as any registered LMS names it: ``lms/``, ``intake.lms_download``)
 
 Without ``--layout``, a folder is nbgrader's when it is laid out as above, or when it
 holds a ``submitted/`` folder laid out so and nothing beside it is a submission; anything

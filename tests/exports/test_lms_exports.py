@@ -23,8 +23,7 @@ from stored_text import english
 from graders.batch.autograde import Summary, autograde
 from graders.cli import main
 from graders.errors import UsageError
-from graders.exports.from_gradebook import ExportRequest, export_assignment
-from graders.exports.lms import Export
+from graders.exports.from_gradebook import Export, ExportRequest, export_assignment
 from graders.gradebook import store as gradebook
 from graders.intake.roster import ROSTER_FILE, load_roster
 from graders.results import ClassResults, ResultsDocument

@@ -15,7 +15,7 @@ import pytest
 
 from graders.errors import SpecError
 from graders.exports.formats import ExportContext, get_format
-from graders.exports.lms import export
+from graders.exports.from_gradebook import export
 from graders.intake.lms_download import pattern_help
 from graders.intake.roster import Roster, RosterEntry, load_roster
 from graders.lms.contract import Download, ExportOptions, Line, Lms, LmsExport
