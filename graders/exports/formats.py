@@ -23,6 +23,10 @@ output is ever held whole. ``autograde`` and ``regrade`` write the formats marke
 ``in_outputs`` into the outputs folder, all in one pass (``results_files.write_outputs``);
 ``graders export`` writes any one-file format, with the options it declares.
 
+An option is declared by its format (``ExportOption``: ``--NAME`` on ``graders export``,
+its choices checked before any work); its type is ``lms.contract``'s, for every format,
+since an LMS's module declares its export's options and ``lms/`` sits below ``exports/``.
+
 Writers are named by module (``"graders.exports.junit:junit_file"``) and imported when a
 file is written, so listing the formats (``graders --help``) loads none of them.
 """
