@@ -35,7 +35,7 @@ class FormatChoice(click.Choice[str]):
 
 
 def _formats_help() -> str:
-    return "The format: " + "; ".join(f"{f.name}: {f.about}" for f in formats() if f.one_file)
+    return "; ".join(f"{f.name}: {f.about}" for f in formats() if f.one_file) + "."
 
 
 def format_options(command: F) -> F:

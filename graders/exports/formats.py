@@ -130,21 +130,21 @@ class ExportFormat:
 BUILTIN: tuple[ExportFormat, ...] = (
     ExportFormat(
         "results",
-        "the results document (JSON), which every other output is made from",
+        "the results document (JSON), every other output's source",
         ".json",
         "graders.exports.results_files:results_json",
         in_outputs="results.json",
     ),
     ExportFormat(
         "grades",
-        "the instructor's table: points per question, late factor, total, overrides",
+        "the instructor's table, points per question (grades.csv)",
         ".csv",
         "graders.exports.results_files:grades_file",
         in_outputs="grades.csv",
     ),
     ExportFormat(
         "junit",
-        "JUnit XML: a test suite per learner, a test case per question",
+        "JUnit XML, a test case per question",
         ".xml",
         "graders.exports.junit:junit_file",
         in_outputs="junit.xml",
@@ -160,7 +160,7 @@ BUILTIN: tuple[ExportFormat, ...] = (
 # After the LMSs' imports: one grade per learner, with the roster's ids.
 PLAIN = ExportFormat(
     "csv",
-    "one grade per learner with the roster's ids, for any spreadsheet or LMS",
+    "one grade per learner with the roster's ids, for any other system",
     ".csv",
     "graders.exports.lms:plain_file",
 )

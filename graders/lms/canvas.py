@@ -84,6 +84,6 @@ CANVAS = register(
         Download(
             FILE_NAME, "<name>_<id>_<file id>_<file>, as Canvas names the files of a bulk download"
         ),
-        LmsExport("Canvas's Gradebook import (Grades > Import)", head, line),
+        LmsExport("Canvas's Gradebook import", head, line),
     )
 )
