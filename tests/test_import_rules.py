@@ -31,6 +31,8 @@ LAYERS: tuple[tuple[str, ...], ...] = (
         "graders.outbound",  # every request to another server, under one set of rules
         "graders.json_text",  # JSON another program sent, read by one rule
     ),
+    # What graders knows of each LMS's files (names, columns): knowledge the intake reads.
+    ("graders.lms",),
     ("graders.intake",),  # the door: outside text, names, ids and rosters checked once
     ("graders.course",),  # the course as data: no kind, no session
     ("graders.answers",),  # the literal grammar: never executes anything

@@ -15,6 +15,7 @@ from typing import TYPE_CHECKING
 import click
 
 from ..errors import ExitCode
+from ..exports.formats import outputs_listed
 from . import course_option, exit_with, isolation_option, main, pages_lang_option
 from .batch_options import cluster_option, db_option, layout_option, times_option
 from .batch_output import batch_exit_code, print_summary, printable
@@ -39,7 +40,7 @@ if TYPE_CHECKING:
     "out_dir",
     type=click.Path(file_okay=False, path_type=Path),
     default=None,
-    help="Where results.json, grades.csv, junit.xml and gradescope/ go; default: "
+    help=f"Where {outputs_listed()} go; default: "
     "autograded/ASSIGNMENT/ in the course folder. With several assignments, OUT/ASSIGNMENT/.",
 )
 @click.option(

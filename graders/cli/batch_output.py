@@ -7,6 +7,7 @@ from typing import TYPE_CHECKING
 import click
 
 from ..errors import ExitCode
+from ..exports.formats import output_names
 from ..intake.identity import lookalike_note
 
 if TYPE_CHECKING:
@@ -67,7 +68,7 @@ def print_summary(summary: Summary) -> None:
         "those items score 0):",
         [f"{printable(student)}: {', '.join(items)}" for student, items in summary.crashed],
     )
-    click.echo(f"outputs: {summary.out_dir} (results.json, grades.csv, junit.xml, gradescope/)")
+    click.echo(f"outputs: {summary.out_dir} ({', '.join(output_names())})")
     click.echo(f"gradebook: {shown_url(summary.db_url)}")
     _print_bugs(summary)
 

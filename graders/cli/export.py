@@ -1,34 +1,68 @@
-"""``graders export``: an assignment's grades as Canvas, Moodle or a plain CSV imports them."""
+"""``graders export``: an assignment's grades in any one-file format (an LMS's import, a
+plain CSV, ...); the formats and their options are the registry's (``exports.formats``)."""
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from pathlib import Path
+from typing import Any, TypeVar
 
 import click
 
-from ..exports.lms import FORMATS, MOODLE_IDENTIFIERS
+from ..exports.formats import all_options, formats
 from . import course_option, main
 from .batch_options import db_option
 from .batch_output import printable
 from .roster import roster_option
 
+F = TypeVar("F", bound=Callable[..., Any])
+
+
+class FormatChoice(click.Choice[str]):
+    """The one-file formats registered when the command runs (a format registered after the
+    command was made is one too)."""
+
+    def __init__(self) -> None:
+        super().__init__([])
+
+    @property
+    def choices(self) -> tuple[str, ...]:
+        return tuple(f.name for f in formats() if f.one_file)
+
+    @choices.setter
+    def choices(self, _: object) -> None:
+        pass  # click sets it once, to the empty list above
+
+
+def _formats_help() -> str:
+    return "; ".join(f"{f.name}: {f.about}" for f in formats() if f.one_file) + "."
+
+
+def format_options(command: F) -> F:
+    """A ``--NAME`` for each option a format declares (Moodle's ``--identifier``)."""
+    for name, (option, owners) in reversed(all_options().items()):
+        whose = ", ".join(f.title or f.name for f in owners)
+        command = click.option(
+            f"--{name}",
+            name.replace("-", "_"),
+            type=click.Choice(option.choices),
+            default=None,
+            help=f"{whose}: {option.help}",
+        )(command)
+    return command
+
 
 @main.command("export")
 @click.argument("assignment")
-@click.option(
-    "--format",
-    "fmt",
-    type=click.Choice(FORMATS),
-    required=True,
-    help="Canvas, Moodle, or a plain CSV.",
-)
+@click.option("--format", "fmt", type=FormatChoice(), required=True, help=_formats_help())
 @click.option(
     "-o",
     "--output",
     type=click.Path(dir_okay=False, path_type=Path),
     default=None,
     help="The file to write ('-': standard output); default: "
-    "autograded/ASSIGNMENT/ASSIGNMENT-FORMAT.csv in the course folder.",
+    "autograded/ASSIGNMENT/ASSIGNMENT-FORMAT.csv (.json, .xml: the format's) in the course "
+    "folder.",
 )
 @course_option
 @db_option
@@ -41,13 +75,7 @@ from .roster import roster_option
     help="The LMS's id of the assignment: the column becomes 'ASSIGNMENT (ID)', as Canvas "
     "names it.",
 )
-@click.option(
-    "--identifier",
-    type=click.Choice(list(MOODLE_IDENTIFIERS)),
-    default=None,
-    help="Moodle: the user field students are matched by; default: email with a roster, "
-    "else username.",
-)
+@format_options
 def export_grades(
     assignment: str,
     fmt: str,
@@ -57,15 +85,17 @@ def export_grades(
     roster_path: Path | None,
     column: str | None,
     lms_assignment: str | None,
-    identifier: str | None,
+    **format_chosen: str | None,
 ) -> None:
-    """Write ASSIGNMENT's grades from the gradebook as a file an LMS imports as it is."""
+    """Write ASSIGNMENT's grades from the gradebook as a file an LMS (or another tool)
+    imports as it is."""
     from ..exports.from_gradebook import ExportRequest, default_export_path, export_assignment
     from ..exports.results_files import write_atomic
     from ..session import load
 
     loaded = load(course)
-    request = ExportRequest(fmt, db_url, roster_path, column, lms_assignment, identifier)
+    chosen = {name.replace("_", "-"): value for name, value in format_chosen.items()}
+    request = ExportRequest(fmt, db_url, roster_path, column, lms_assignment, chosen)
     result = export_assignment(loaded, assignment, request)
     if output is not None and str(output) == "-":
         for line in result.lines():

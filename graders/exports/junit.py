@@ -17,7 +17,7 @@ import re
 import xml.etree.ElementTree as ET
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
-from typing import Any, Literal
+from typing import TYPE_CHECKING, Any, Literal
 
 from ..i18n import _
 from ..results import (
@@ -33,6 +33,9 @@ from ..results import (
     format_points,
 )
 from .status_names import status_name
+
+if TYPE_CHECKING:
+    from .formats import ExportContext
 
 Family = Literal["xunit2", "legacy"]
 FAMILIES: tuple[Family, ...] = ("xunit2", "legacy")
@@ -52,6 +55,14 @@ def junit_pieces(results: ClassResults, family: Family = "xunit2") -> Iterator[s
     tree. Two passes: the counts the root carries, then the suites."""
     counts = class_counts(results.students())
     return file_pieces(JunitFile(results, counts, family), results.students())
+
+
+def junit_file(results: ClassResults, context: ExportContext) -> JunitFile:
+    """junit.xml (xunit2) of a class, its root's counts from the outline read before, else
+    counted now."""
+    outline = context.outline
+    counts = outline.junit_counts if outline else class_counts(results.students())
+    return JunitFile(results, counts)
 
 
 @dataclass

@@ -1,9 +1,11 @@
-"""Files made from a class's results: grades.csv, JUnit XML, Gradescope results.
+"""The outputs folder of a class's results, and the writers of results.json, grades.csv and
+Gradescope's results.
 
     write_outputs(results, out)   ->  out/results.json, out/grades.csv, out/junit.xml,
                                       out/gradescope/<student>.json
 
-Every file is written a student at a time from a pass over the class's results
+The files are the formats ``exports.formats`` marks ``in_outputs``, in its order. Every
+file is written a student at a time from a pass over the class's results
 (``ClassResults``: the gradebook's, read a student at a time), so writing the outputs of
 a class holds one student's results whatever its size. Every file is written whole or not
 at all (a temporary file renamed into place), so a batch killed while exporting leaves the
@@ -16,9 +18,9 @@ import json
 import os
 from collections.abc import Iterable, Iterator
 from contextlib import ExitStack, contextmanager
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TextIO
+from typing import TextIO, cast
 
 from ..course.learner_language import LearnerLanguages
 from ..course.model import FeedbackPolicy
@@ -38,8 +40,9 @@ from ..results import (
 )
 from ..submissions.folder import safe_student
 from .csv_writer import csv_text
+from .formats import ExportContext, LearnerFiles, outputs
 from .gradescope_results import gradescope_result
-from .junit import Counts, JunitFile, junit_xml
+from .junit import Counts, junit_xml
 
 __all__ = [
     "OUT_DIR",
@@ -70,21 +73,14 @@ def write_outputs(results: ClassResults, out: Path, loaded: LoadedCourse | None 
     a student at a time. With the course (``loaded``), each Gradescope result follows the
     assignment's feedback policy and speaks its learner's language, as their feedback page
     does; without, the default policy and the language grading spoke."""
-    found = loaded.course.assignment(results.assignment) if loaded else None
-    policy = found.feedback if found else None
-    languages = LearnerLanguages(loaded, results.assignment) if loaded and found else None
-    names: dict[str, dict[str, str]] = {}  # language -> item id -> the notebook's label
     out.mkdir(parents=True, exist_ok=True)
-    outline = Outline.of(results)
-    files: dict[str, ClassFile] = {
-        "results.json": DocumentJson(results),
-        "grades.csv": GradesCsv(outline.question_ids, outline.with_roster),
-        "junit.xml": JunitFile(results, outline.junit_counts),
-    }
-    for dropped in results.dropped:  # a withdrawn student's earlier file must not linger
-        if safe_student(dropped):
-            (out / "gradescope" / f"{dropped}.json").unlink(missing_ok=True)
-    owners = file_owners(results)
+    context = ExportContext(loaded=loaded, outline=Outline.of(results))
+    made = [(f, f.make(results, context)) for f in outputs()]
+    files = {f.in_outputs or f.name: cast(ClassFile, m) for f, m in made if f.one_file}
+    per_learner = [cast(LearnerFiles, m) for f, m in made if not f.one_file]
+    for each in per_learner:  # a withdrawn student's earlier file must not linger
+        for stale in each.stale():
+            (out / stale).unlink(missing_ok=True)
     with ExitStack() as stack:
         sinks = {name: stack.enter_context(atomic_file(out / name)) for name in files}
         for name, file in files.items():
@@ -92,12 +88,62 @@ def write_outputs(results: ClassResults, out: Path, loaded: LoadedCourse | None 
         for student in results.students():
             for name, file in files.items():
                 sinks[name].write(file.student(student))
-            # A missing student handed nothing in: there is no autograder result to show them.
-            if student.student in owners and student.status is not SubmissionStatus.MISSING:
-                path = out / "gradescope" / f"{student.student}.json"
-                write_atomic(path, _gradescope_json(student, policy, languages, names) + "\n")
+            for each in per_learner:
+                if (written := each.file(student)) is not None:
+                    write_atomic(out / written[0], written[1])
         for name, file in files.items():
-            sinks[name].write(file.tail() + ("\n" if name == "results.json" else ""))
+            sinks[name].write(file.tail())
+
+
+def results_json(results: ClassResults, context: ExportContext) -> ClassFile:
+    """results.json: the document as ``ResultsDocument.dumps`` writes it, and a line end."""
+    return _EndedJson(results)
+
+
+@dataclass
+class _EndedJson(DocumentJson):
+    def tail(self) -> str:
+        return super().tail() + "\n"  # a file's last line ends, as every text file's
+
+
+def grades_file(results: ClassResults, context: ExportContext) -> ClassFile:
+    """grades.csv (``GradesCsv``), its columns from the outline read before, else read now."""
+    outline = context.outline or Outline.of(results)
+    return GradesCsv(outline.question_ids, outline.with_roster)
+
+
+def gradescope_files(results: ClassResults, context: ExportContext) -> LearnerFiles:
+    """A Gradescope results.json per learner who handed work in (``GradescopeFiles``)."""
+    loaded = context.loaded
+    found = loaded.course.assignment(results.assignment) if loaded else None
+    languages = LearnerLanguages(loaded, results.assignment) if loaded and found else None
+    return GradescopeFiles(results, found.feedback if found else None, languages)
+
+
+@dataclass
+class GradescopeFiles:
+    """``gradescope/<student>.json``: one per learner with a file of their own (one per
+    name, whatever the disk's case), none for one who handed nothing in; a dropped
+    learner's earlier file is removed."""
+
+    results: ClassResults
+    policy: FeedbackPolicy | None
+    languages: LearnerLanguages | None
+    names: dict[str, dict[str, str]] = field(default_factory=dict)  # language -> labels
+    owners: set[str] = field(init=False)  # who gets a file: one per name
+
+    def __post_init__(self) -> None:
+        self.owners = file_owners(self.results)
+
+    def stale(self) -> Iterable[str]:
+        return [f"gradescope/{d}.json" for d in self.results.dropped if safe_student(d)]
+
+    def file(self, s: StudentResult) -> tuple[str, str] | None:
+        # A missing student handed nothing in: there is no autograder result to show them.
+        if s.student not in self.owners or s.status is SubmissionStatus.MISSING:
+            return None
+        text = _gradescope_json(s, self.policy, self.languages, self.names)
+        return f"gradescope/{s.student}.json", text + "\n"
 
 
 @dataclass(frozen=True)

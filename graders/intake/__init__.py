@@ -8,6 +8,7 @@
                 each cell with its line and column
     roster      the class roster: who should hand in, and how each LMS knows them
     lms_download  the learner in each file name of an LMS's "download all submissions"
+                (each registered LMS's names: ``lms/``)
 
 Everything from outside (a notebook, an answers file, a folder or file name, an LMS
 name, a roster row, a time row) passes one of these before the rest of graders holds it;

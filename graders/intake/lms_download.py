@@ -1,15 +1,9 @@
-"""Files of an LMS's "download all submissions": one flat folder, the student in each name.
+"""Files of an LMS's "download all submissions": one flat folder, the learner in each name.
 
-Canvas names every file of a submission
-
-    <name>[_late]_<user id>_<file id>_<file name as uploaded>     lovelaceada_1234_56789_ps1.ipynb
-    [late_]anon_<anonymous id>_<file id>_<file name>              (an anonymously graded assignment)
-
-where ``<name>`` is the student's sortable name in lower case without spaces or
-punctuation, and ``late`` (any case) marks a submission Canvas counted late by its own
-due date; the marker is recognised, never used as a submission time. The ``<file id>``
-may be absent (``alice_1234_ps1.ipynb``). The student is the roster's student whose
-``lms_id`` is the user id; without such a roster entry, it is ``<name>``.
+Each LMS's names are its own (``lms.canvas``: ``lovelaceada_1234_56789_ps1.ipynb``); a name
+is read by the first registered LMS whose download pattern it matches (``lms.registry``).
+The student is the roster's student whose ``lms_id`` is the name's LMS user id; without
+such a roster entry, it is the name the LMS wrote (or an anonymised learner's id).
 """
 
 from __future__ import annotations
@@ -19,18 +13,24 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path
 
+from ..lms.registry import registered
 from .identity import student_id
 from .roster import Roster
 
-CANVAS_FILE = re.compile(
-    # The anonymous form first: `anon_x8Ue3_456_ps1.ipynb` would also read as a student
-    # named "anon_x8Ue3" with user id 456.
-    r"^(?:(?:late_)?(?P<anon>anon_[A-Za-z0-9]+)"
-    r"|(?P<name>.+?)(?:_late)?_(?P<user>\d+))"
-    r"(?:_(?P<file_id>\d+))?_(?P<original>.+)$",
-    re.IGNORECASE,
-)
-PATTERN_HELP = "<name>_<id>_<file id>_<file>, as Canvas names the files of a bulk download"
+
+def patterns() -> list[re.Pattern[str]]:
+    """Every registered LMS's download names, in the registry's order."""
+    return [lms.download.pattern for lms in registered() if lms.download]
+
+
+def pattern_help() -> str:
+    """How the download names read, for a message: each LMS's, joined."""
+    return "; or ".join(lms.download.shown for lms in registered() if lms.download)
+
+
+def downloaded_name(name: str) -> re.Match[str] | None:
+    """The match of ``name`` with the first LMS's download names it follows, else None."""
+    return next((m for p in patterns() if (m := p.match(name)) is not None), None)
 
 
 @dataclass(frozen=True)
@@ -49,14 +49,16 @@ class LmsFile:
 
 def parse_lms_file(path: Path, roster: Roster | None = None) -> LmsFile | None:
     """Whose file ``path`` is, from its name; None when the name follows no known pattern."""
-    match = CANVAS_FILE.match(student_id(path.name))
+    match = downloaded_name(student_id(path.name))
     if match is None:
         return None
-    if match["anon"]:
-        return LmsFile(path, match["anon"], None, match["original"])
-    listed = roster.by_lms_id(match["user"]) if roster else None
+    found = match.groupdict()
+    if found.get("anon"):
+        return LmsFile(path, found["anon"], None, match["original"])
+    user = found.get("user")
+    listed = roster.by_lms_id(user) if roster and user else None
     student = listed.student if listed else match["name"]
-    return LmsFile(path, student, match["user"], match["original"])
+    return LmsFile(path, student, user, match["original"])
 
 
 def by_student(files: Iterable[LmsFile]) -> dict[str, list[LmsFile]]:

@@ -27,7 +27,7 @@ from pathlib import Path
 
 from ..said import Told, say
 from .identity import RULE, id_problem
-from .lms_download import PATTERN_HELP, LmsFile, ambiguity
+from .lms_download import LmsFile, ambiguity, pattern_help
 from .text import cannot_read, shown
 
 #: Entries that are never a learner's work: an editor's copies, git's and a Mac's files.
@@ -128,7 +128,7 @@ def loose_error(name: str) -> Told:
     return say(
         "{name} is not in a student folder, and its name is not an LMS download's ({pattern})",
         name=name,
-        pattern=PATTERN_HELP,
+        pattern=pattern_help(),
     )
 
 

@@ -6,11 +6,12 @@
 
 ``student`` is graders' id for the student, the name of their submission folder, and
 the only column required; the others may be left out or empty. ``lms_id`` is the LMS's
-own user id (Canvas's "ID"), ``sis_user_id`` and ``sis_login_id`` the institution's ids
-that Canvas shows as "SIS User ID" and "SIS Login ID" (Moodle's "ID number" and
-"username"). ``language``, when given, is the course language a learner's own notebook
-is released in (``graders release --roster``: one release serves a class of both
-languages). ``extra_hours``, ``time_factor`` and ``extra_attempts`` are a learner's
+own user id, ``sis_user_id`` and ``sis_login_id`` the institution's ids; each LMS's
+names for these columns are its module's (``lms.canvas``: "ID", "SIS User ID", "SIS Login
+ID"; ``lms.moodle``: "ID number", "Username"), and a header that names a column as an
+LMS does is told which column it is. ``language``, when given, is the course language a
+learner's own notebook is released in (``graders release --roster``: one release serves a
+class of both languages). ``extra_hours``, ``time_factor`` and ``extra_attempts`` are a learner's
 standing accommodation, as ``graders accommodate`` gives one (a rule set by the command
 counts over the roster's). The file is read whole and every problem is reported at once as
 ``roster.csv:LINE:COLUMN: message``.
@@ -22,6 +23,7 @@ from dataclasses import dataclass, fields
 from pathlib import Path
 
 from ..errors import Location, Problem, SpecError, UsageError, did_you_mean
+from ..lms.registry import registered
 from .csv_rows import Record, Unreadable, read_records
 from .identity import RULE, case_key, id_problem, lookalike_note, lookalikes, student_id
 
@@ -134,7 +136,7 @@ def _header_problems(shown: str, header: Record) -> list[Problem]:
         if not key:
             continue  # spreadsheet programs write trailing empty columns
         if key not in COLUMNS:
-            hint = did_you_mean(key, list(COLUMNS))
+            hint = _lms_name(key) or did_you_mean(key, list(COLUMNS))
             problems.append(
                 Problem(
                     where, f"unknown column {name!r}{hint}; the columns are {', '.join(COLUMNS)}"
@@ -151,6 +153,16 @@ def _header_problems(shown: str, header: Record) -> list[Problem]:
             )
         )
     return problems
+
+
+def _lms_name(key: str) -> str:
+    """`` ({LMS}'s 'X' is the roster's 'y')`` when ``key`` is an LMS's name of a roster
+    column, else empty."""
+    for lms in registered():
+        for column, name in lms.roster_names.items():
+            if name.lower() == key:
+                return f" ({lms.title}'s {name!r} is the roster's {column!r})"
+    return ""
 
 
 def _entry(

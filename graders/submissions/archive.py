@@ -21,7 +21,7 @@ from pathlib import Path, PurePosixPath
 
 from ..errors import UsageError
 from ..intake.identity import student_id
-from ..intake.lms_download import CANVAS_FILE
+from ..intake.lms_download import downloaded_name
 from ..notebook.read import MAX_NOTEBOOK_BYTES
 from .folder_layout import one_learner
 
@@ -140,5 +140,5 @@ def _submissions_root(folder: Path, assignment: str | None) -> Path:
     if len(entries) != 1 or not entries[0].is_dir() or one_learner(entries[0], assignment):
         return folder
     inner = entries[0]
-    holds_students = any(p.is_dir() or CANVAS_FILE.match(p.name) for p in inner.iterdir())
+    holds_students = any(p.is_dir() or downloaded_name(p.name) for p in inner.iterdir())
     return inner if holds_students else folder

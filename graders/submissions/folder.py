@@ -30,7 +30,7 @@ from pathlib import Path, PurePosixPath
 from ..errors import UsageError
 from ..intake import notebook_choice
 from ..intake.identity import RULE, id_problem, safe_student, student_id
-from ..intake.lms_download import CANVAS_FILE, PATTERN_HELP, by_student, parse_lms_file
+from ..intake.lms_download import by_student, downloaded_name, parse_lms_file, pattern_help
 from ..intake.notebook_choice import IGNORED
 from ..intake.roster import Roster
 from ..intake.text import Refused, os_name, shown
@@ -89,7 +89,7 @@ def find_submissions(
     if not found:
         raise UsageError(
             f"no student folders in {base} (expected {base}/<student>/{assignment}.ipynb, "
-            f"or notebooks named {PATTERN_HELP})"
+            f"or notebooks named {pattern_help()})"
         )
     merged = _one_per_student(found)
     return with_lookalikes(one_regardless_of_case(merged, roster), roster, known)
@@ -118,7 +118,7 @@ def _top_level(layout: Layout) -> tuple[list[Path], list[Path], list[Path], list
             refused.append(Found(shown(p.name), None, shown(p.name), error=told(exc)))
             continue
         is_folder = p.is_dir() and not p.is_symlink()
-        if not is_folder and layout.downloads and CANVAS_FILE.match(p.name):
+        if not is_folder and layout.downloads and downloaded_name(p.name):
             downloaded.append(p)
         elif layout.folders and (p.is_dir() or p.is_symlink()):
             folders.append(p)

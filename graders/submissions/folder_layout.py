@@ -7,6 +7,7 @@
                a student folder's only notebook: folders that learners (or a script of
                the instructor's) filled
     lms        an LMS's bulk download: one flat folder, the student in each file's name
+               (as any registered LMS names it: ``lms/``, ``intake.lms_download``)
 
 Without ``--layout``, a folder is nbgrader's when it is laid out as above, or when it
 holds a ``submitted/`` folder laid out so and nothing beside it is a submission; anything
@@ -28,7 +29,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from pathlib import Path
 
-from ..intake.lms_download import CANVAS_FILE
+from ..intake.lms_download import downloaded_name
 from ..intake.notebook_choice import IGNORED
 from .times import TIMESTAMP_FILE
 
@@ -111,7 +112,7 @@ def _nbgrader_course_root(folder: Path) -> bool:
         return False
     beside = [p for p in entries(folder) if p.name != NBGRADER_ROOT]
     return not any(
-        _notebook(p) or (p.is_file() and CANVAS_FILE.match(p.name)) or _holds_notebooks(p)
+        _notebook(p) or (p.is_file() and downloaded_name(p.name)) or _holds_notebooks(p)
         for p in beside
     )
 

@@ -13,6 +13,7 @@ import re
 import xml.etree.ElementTree as ET
 from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 import pytest
 from click.testing import CliRunner
@@ -22,8 +23,7 @@ from stored_text import english
 from graders.batch.autograde import Summary, autograde
 from graders.cli import main
 from graders.errors import UsageError
-from graders.exports.from_gradebook import ExportRequest, export_assignment
-from graders.exports.lms import Export
+from graders.exports.from_gradebook import Export, ExportRequest, export_assignment
 from graders.gradebook import store as gradebook
 from graders.intake.roster import ROSTER_FILE, load_roster
 from graders.results import ClassResults, ResultsDocument
@@ -68,7 +68,7 @@ def rows(text: str) -> list[list[str]]:
     return list(csv.reader(io.StringIO(text)))
 
 
-def exported(ws: Session, fmt: str, **options: str | Path) -> tuple[list[list[str]], Export]:
+def exported(ws: Session, fmt: str, **options: Any) -> tuple[list[list[str]], Export]:
     result = export_assignment(ws.loaded, "ps1", ExportRequest(fmt, **options))
     return rows(result.text), result
 
@@ -147,7 +147,8 @@ def test_moodle_export_names_each_student_by_the_chosen_field(
     assert sorted(why) == ["cy", "dee", "zed"]
     assert why["cy"] == "no email address in the roster" and why["zed"] == "not on the roster"
     assert why["dee"].startswith("ungradable: ") and "not a notebook" in why["dee"]
-    by_id, _ = exported(workspace, "moodle", identifier="idnumber", column="Problem set 1")
+    chosen = {"identifier": "idnumber"}
+    by_id, _ = exported(workspace, "moodle", options=chosen, column="Problem set 1")
     assert by_id[0] == ["ID number", "Full name", "Problem set 1"]
     assert [r[0] for r in by_id[1:]] == ["S-1001", "S-1002", "S-1003", "S-1005"]
 
