@@ -15,9 +15,11 @@ course, and each task names the one it grades by its course key.
 
 Only the course and what the batch prepared (truths, reference observations: computed once
 by the batch, never by a worker) come with the plugin; notebooks come as their bytes, so no
-worker needs the batch's file systems. What goes back is plain data: each student's results
-as JSON, which the batch parses and validates before saving it. Learner code runs only in
-this worker's sandbox children, which hand back validated JSON, as in a run on one machine.
+worker needs the batch's file systems, and are graded from them (``grading.handed_in``:
+read as their files would be, never written to disk). What goes back is plain data: each
+student's results as JSON, which the batch parses and validates before saving it. Learner
+code runs only in this worker's sandbox children, which hand back validated JSON, as in a
+run on one machine.
 """
 
 from __future__ import annotations

@@ -20,7 +20,7 @@ from ..said import Told, paragraphs, say
 from .counted import counted_cell
 from .read import (
     MAX_NOTEBOOK_BYTES,
-    Handed,
+    FileOrBytes,
     Shown,
     answer_cells,
     read_notebook,
@@ -30,7 +30,7 @@ from .read import (
 
 
 def read_submission(
-    notebook: Handed,
+    notebook: FileOrBytes,
     assignment_id: str,
     loaded: LoadedCourse,
     student: str,

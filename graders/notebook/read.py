@@ -3,11 +3,10 @@
 A notebook is read from its file or from its bytes as handed in (an upload, a cluster's
 task: never written to disk to be read), with the same checks and the same messages, each
 naming it as its learner knows it. Nothing here executes anything or trusts the file: the
-size is checked before reading,
-the bytes must be UTF-8, the JSON must be an nbformat 4 notebook holding only text that
-can be stored (``intake.text``: valid JSON may still escape half a character). Outputs are never
-looked at. Answer cells are found by ``metadata.graders``, never by position, so moved,
-added or split cells do not matter.
+size is checked before reading, the bytes must be UTF-8, the JSON must be an nbformat 4
+notebook holding only text that can be stored (``intake.text``: valid JSON may still escape
+half a character). Outputs are never looked at. Answer cells are found by
+``metadata.graders``, never by position, so moved, added or split cells do not matter.
 """
 
 from __future__ import annotations
@@ -38,7 +37,7 @@ MAX_VALUES = 200_000  # strings, numbers, literals and containers together
 VALUES_CHECKED_FROM = 1024 * 1024
 # A notebook as handed in: the file that holds it, or its bytes (an upload, a cluster's
 # task); and how a message names it (the name its learner knows it by).
-Handed: TypeAlias = Path | bytes
+FileOrBytes: TypeAlias = Path | bytes
 Shown: TypeAlias = str | Path
 _JSON_STRING = re.compile(r'"[^"\\]*+(?:\\.[^"\\]*+)*+"')
 
@@ -70,7 +69,7 @@ class NotebookAnswers:
 
 
 def read_notebook(
-    notebook: Handed, max_bytes: int = MAX_NOTEBOOK_BYTES, *, name: Shown | None = None
+    notebook: FileOrBytes, max_bytes: int = MAX_NOTEBOOK_BYTES, *, name: Shown | None = None
 ) -> dict[str, Any]:
     """The notebook (a file, or its bytes as handed in) as JSON data; ``SubmissionError``
     saying why it cannot be. Its messages name it ``name``: the name the learner knows it
@@ -164,7 +163,7 @@ def _check_shape(path: Shown, text: str) -> None:
         )
 
 
-def shown_name(notebook: Handed, name: Shown | None = None) -> Shown:
+def shown_name(notebook: FileOrBytes, name: Shown | None = None) -> Shown:
     """How messages name ``notebook``: ``name``, else a file's path (bytes need a name)."""
     if name is not None:
         return name
