@@ -29,7 +29,7 @@ from typing import Any
 
 PHASES = (  # (module, attribute, label): wrapped in place for the run
     ("graders.batch.autograde", "plan_batch", "plan: find, prepare truths, key notebooks"),
-    ("graders.grading.handed_in", "grade_found", "worker: read + grade one submission"),
+    ("graders.grading.handed_in", "grade_notebook", "worker: read + grade one submission"),
     ("graders.notebook.collect", "read_submission", "worker:   read notebook -> answers"),
     ("graders.kinds.predict", "PredictKind.grade", "worker:   predictions (one exercise)"),
     ("graders.kinds.code.kind", "CodeKind.grade", "worker:   code exercise (one, sandbox counted)"),

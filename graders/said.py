@@ -36,7 +36,7 @@ from __future__ import annotations
 
 import sys
 from collections.abc import Callable, Iterable, Mapping
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 from typing import Any, TypeAlias
 from typing import Literal as Only
 
@@ -202,29 +202,6 @@ def capitalized(text: str | Said) -> str | Said:
 def decapitalized(text: str | Said) -> str | Said:
     """``text`` with its first letter lower-cased (a sentence that goes on after a colon)."""
     return text[:1].lower() + text[1:] if isinstance(text, str) else Cased(text, "lower")
-
-
-def replaced(part: Told, old: str, new: str) -> Told:
-    """``part`` with ``old`` written ``new`` in its fields and literals (a path shown as the
-    learner knows it, say): graders' sentences around them are left to the catalogue."""
-    found = _replaced(part, old, new)
-    return found if isinstance(found, (str, *_PARTS)) else part
-
-
-def _replaced(part: Field, old: str, new: str) -> Field:
-    if isinstance(part, str):
-        return part.replace(old, new)
-    if isinstance(part, Message):
-        fields = tuple((name, _replaced(value, old, new)) for name, value in part.fields)
-        return replace(part, fields=fields)
-    if isinstance(part, Literal):
-        others = tuple((k, t.replace(old, new)) for k, t in part.translations)
-        return Literal(part.text.replace(old, new), others)
-    if isinstance(part, Cased):
-        return replace(part, part=_part(_replaced(part.part, old, new)))
-    if isinstance(part, Text):
-        return replace(part, parts=tuple(_part(_replaced(p, old, new)) for p in part.parts))
-    return part
 
 
 def render(part: Field, language: str, authors: Authors | None = None) -> str:

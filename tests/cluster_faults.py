@@ -23,17 +23,17 @@ class KillsItsWorker(WorkerPlugin):
     def setup(self, worker: Any) -> None:
         from graders.batch import cluster_worker
 
-        real = cluster_worker.grade_found
+        real = cluster_worker.grade_notebook
         students = self.students
 
-        def grade_found(prep: Any, loaded: Any, found: Any) -> Any:
-            if found.student in students:
+        def grade_notebook(prep: Any, loaded: Any, handed_in: Any) -> Any:
+            if handed_in.student in students:
                 # kill -9 of itself, as KillsItsWorkerOnce does: os._exit(1) once left a
                 # worker whose connection had closed unreaped for 300 s in CI.
                 os.kill(os.getpid(), signal.SIGKILL)
-            return real(prep, loaded, found)
+            return real(prep, loaded, handed_in)
 
-        cluster_worker.grade_found = grade_found  # type: ignore[assignment]
+        cluster_worker.grade_notebook = grade_notebook  # type: ignore[assignment]
 
 
 class OtherTorch(WorkerPlugin):
@@ -58,16 +58,18 @@ class KillsItsWorkerOnce(WorkerPlugin):
     def setup(self, worker: Any) -> None:
         from graders.batch import cluster_worker
 
-        real = cluster_worker.grade_found
+        real = cluster_worker.grade_notebook
         folder, students = self.folder, self.students
 
-        def grade_found(prep: Any, loaded: Any, found: Any) -> Any:
-            if found.student in students:
+        def grade_notebook(prep: Any, loaded: Any, handed_in: Any) -> Any:
+            if handed_in.student in students:
                 try:
-                    os.close(os.open(os.path.join(folder, found.student), os.O_CREAT | os.O_EXCL))
+                    os.close(
+                        os.open(os.path.join(folder, handed_in.student), os.O_CREAT | os.O_EXCL)
+                    )
                 except FileExistsError:
-                    return real(prep, loaded, found)  # killed once already: graded now
+                    return real(prep, loaded, handed_in)  # killed once already: graded now
                 os.kill(os.getpid(), signal.SIGKILL)
-            return real(prep, loaded, found)
+            return real(prep, loaded, handed_in)
 
-        cluster_worker.grade_found = grade_found  # type: ignore[assignment]
+        cluster_worker.grade_notebook = grade_notebook  # type: ignore[assignment]

@@ -16,7 +16,7 @@ from typing import TYPE_CHECKING, Any
 
 from .. import __version__
 from ..errors import GraderError
-from ..grading.handed_in import grade_found
+from ..grading.handed_in import grade_notebook
 from ..grading.key import course_key
 from ..grading.pipeline import ungradable
 from ..kinds.cache import torch_version
@@ -228,7 +228,8 @@ class ClusterRun:
     def _save_here(self, found: Found, key: str) -> None:
         self.owner.stats.local += 1
         prep = self.plan.prep_for(found.student)
-        self._save_once(found, key, *grade_found(prep, self.session.loaded, found), None)
+        graded = grade_notebook(prep, self.session.loaded, found.handed_in())
+        self._save_once(found, key, *graded, None)
 
     def _save_once(
         self, found: Found, key: str, result: StudentResult, retry: bool, level: str | None

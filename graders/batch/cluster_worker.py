@@ -15,20 +15,20 @@ course, and each task names the one it grades by its course key.
 
 Only the course and what the batch prepared (truths, reference observations: computed once
 by the batch, never by a worker) come with the plugin; notebooks come as their bytes, so no
-worker needs the batch's file systems. What goes back is plain data: each student's results
-as JSON, which the batch parses and validates before saving it. Learner code runs only in
-this worker's sandbox children, which hand back validated JSON, as in a run on one machine.
+worker needs the batch's file systems, and are graded from them (``grading.handed_in``:
+read as their files would be, never written to disk). What goes back is plain data: each
+student's results as JSON, which the batch parses and validates before saving it. Learner
+code runs only in this worker's sandbox children, which hand back validated JSON, as in a
+run on one machine.
 """
 
 from __future__ import annotations
 
-import os
 import shutil
 import signal
 import tempfile
 import threading
 import time
-import uuid
 from collections.abc import Mapping
 from dataclasses import dataclass
 from datetime import datetime
@@ -38,18 +38,16 @@ from typing import TYPE_CHECKING, Any, TypedDict
 from distributed import WorkerPlugin, get_worker
 
 from .. import __version__
-from ..grading.handed_in import grade_found
+from ..grading.handed_in import HandedIn, grade_notebook
 from ..grading.key import course_key
 from ..grading.pipeline import PreparedAssignment, prepare_assignment
 from ..kinds.cache import torch_version
 from ..kinds.load import COURSE_FILE, EXERCISES_DIR, LoadedCourse
 from ..session import Session, start_session
-from ..submissions.folder import Found
 
 if TYPE_CHECKING:
     from distributed import Worker
 
-SPOOL_DIR = ".graders-spool"  # inside the course folder, which the sandbox hides from learners
 
 # (student, source, submitted_at and the student's own due date as ISO 8601 or None, the
 # notebook's bytes)
@@ -163,7 +161,6 @@ class GradingPlugin(WorkerPlugin):
         self._folder = Path(tempfile.mkdtemp(prefix="graders-", dir=base))
         root = self._folder / "course"
         _write_files(root, self.files)
-        (root / SPOOL_DIR).mkdir(mode=0o700)
         self._session = start_session(
             root / COURSE_FILE, isolation=self.isolation, workers=max(1, threads), cache=False
         )
@@ -184,23 +181,11 @@ class GradingPlugin(WorkerPlugin):
         self, prep: PreparedAssignment, loaded: LoadedCourse, item: Shipped
     ) -> tuple[str, str, bool]:
         student, source, submitted_at, due, raw = item
-        path = self._spool(raw)
-        try:
-            when = datetime.fromisoformat(submitted_at) if submitted_at else None
-            mine = prep.due_on(datetime.fromisoformat(due) if due else None)  # an extension
-            result, retry = grade_found(mine, loaded, Found(student, path, source, when))
-        finally:
-            path.unlink(missing_ok=True)
+        when = datetime.fromisoformat(submitted_at) if submitted_at else None
+        mine = prep.due_on(datetime.fromisoformat(due) if due else None)  # an extension
+        # Its bytes are read as its file would be, on the batch's machine: nothing is spooled.
+        result, retry = grade_notebook(mine, loaded, HandedIn(student, raw, source, when))
         return student, result.dumps(), retry
-
-    def _spool(self, raw: bytes) -> Path:
-        # The notebook as a private file, so it is read exactly as on the batch's machine.
-        assert self._session is not None
-        path = self._session.loaded.root / SPOOL_DIR / f"{uuid.uuid4().hex}.ipynb"
-        fd = os.open(path, os.O_CREAT | os.O_EXCL | os.O_WRONLY, 0o600)
-        with os.fdopen(fd, "wb") as handle:
-            handle.write(raw)
-        return path
 
 
 def grade_batch(plugin: str, expected_key: str, shipped: list[Shipped]) -> Reply:

@@ -2,7 +2,9 @@
 
     ThreadExecutor(workers).grade(...)      # the default: ``workers`` threads here
 
-Each submission is read and graded by ``grading.handed_in.grade_found``, as everywhere else.
+Each submission is read and graded by ``grading.handed_in.grade_notebook``, as everywhere
+else: what the folder scan found is handed to it as the learner handed it in
+(``Found.handed_in``).
 
 An executor grades a plan's submissions wherever it likes and hands the grades to
 ``save`` in the calling thread the moment they are ready (those that finished together,
@@ -19,7 +21,7 @@ from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Protocol
 
-from ..grading.handed_in import grade_found
+from ..grading.handed_in import grade_notebook
 from ..results import StudentResult
 from ..submissions.folder import Found
 
@@ -77,7 +79,7 @@ class ThreadExecutor:
             for found, key in plan.todo:
                 # Each student with their own due date (an extension), if they have one.
                 prep = plan.prep_for(found.student)
-                future = pool.submit(grade_found, prep, session.loaded, found)
+                future = pool.submit(grade_notebook, prep, session.loaded, found.handed_in())
                 futures[future] = (found, key)
                 future.add_done_callback(finished.put)
             left = len(futures)

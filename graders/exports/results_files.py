@@ -25,7 +25,7 @@ from typing import TextIO, cast
 from ..course.learner_language import LearnerLanguages
 from ..course.model import FeedbackPolicy
 from ..i18n import speaking
-from ..intake.identity import one_file_each
+from ..intake.identity import one_file_each, safe_student
 from ..kinds.load import LoadedCourse
 from ..notebook.parts import question_names
 from ..results import (
@@ -38,7 +38,6 @@ from ..results import (
     SubmissionStatus,
     file_pieces,
 )
-from ..submissions.folder import safe_student
 from .csv_writer import csv_text
 from .formats import ExportContext, LearnerFiles, outputs
 from .gradescope_results import gradescope_result

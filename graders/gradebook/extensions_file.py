@@ -22,8 +22,8 @@ from pydantic import AwareDatetime, Field, ValidationError, model_validator
 from ..course.marks import Marks, dotted, read_yaml
 from ..course.model import Ident, Strict
 from ..errors import Location, Problem, SpecError, did_you_mean
+from ..intake.identity import safe_student
 from ..kinds.load import LoadedCourse
-from ..submissions.folder import safe_student
 
 EXTENSIONS_FILE = "extensions.yml"
 

@@ -1,11 +1,14 @@
 """One handed-in notebook, read and graded: what every way of grading a notebook shares.
 
-    grade_found(prep, loaded, found)   # (result, retry next run?); never raises
+    grade_notebook(prep, loaded, handed_in)   # (result, retry next run?); never raises
 
-A batch's threads and its cluster workers, the service's grading sites and ``graders ci``
-(the pytest plugin and Gradescope with it) all grade a notebook through this one function,
-so a learner gets the same grade, and the same words, wherever it was graded. It needs no
-gradebook: one notebook graded alone imports nothing of storage.
+What is handed in (``submissions.handed_in.HandedIn``) is the student, their notebook as
+its file or its bytes, the name they know it by and its submission time. A batch's threads
+(each ``Found`` of the folder scan, ``Found.handed_in``) and its cluster workers (the bytes
+shipped), the service's grading sites (the upload's bytes, never written to disk) and
+``graders ci`` (the pytest plugin and Gradescope with it) all grade a notebook through this
+one function, so a learner gets the same grade, and the same words, wherever it was graded.
+It needs no gradebook: one notebook graded alone imports nothing of storage.
 """
 
 from __future__ import annotations
@@ -17,40 +20,44 @@ from ..errors import SubmissionError
 from ..kinds.load import LoadedCourse
 from ..notebook import collect
 from ..results import StudentResult, SubmissionStatus
-from ..said import replaced, say, told
-from ..submissions.folder import Found
+from ..said import say, told
+from ..submissions.handed_in import HandedIn
 from .pipeline import PreparedAssignment, grade_submission, internal_failure, ungradable
+
+__all__ = ["HandedIn", "grade_notebook"]
 
 log = logging.getLogger(__name__)
 
 
-def grade_found(
-    prep: PreparedAssignment, loaded: LoadedCourse, found: Found
+def grade_notebook(
+    prep: PreparedAssignment, loaded: LoadedCourse, handed_in: HandedIn
 ) -> tuple[StudentResult, bool]:
     """Read and grade one student's notebook; also says whether to retry it next run.
 
-    Never raises: a notebook that cannot be read is that student's ``ungradable`` result.
+    Never raises: a notebook that cannot be read is that student's ``ungradable`` result,
+    in words that name it as the learner knows it (``handed_in.source``); a bug of the
+    reader's is their ``internal`` result, graded again at the next run.
     """
-    if found.error is not None or found.path is None:
-        return ungradable(found.student, found.error or say("no notebook")), False
+    student, notebook = handed_in.student, handed_in.notebook
+    if handed_in.error is not None or notebook is None:
+        return ungradable(student, handed_in.error or say("no notebook")), False
     try:
-        sub = collect.read_submission(found.path, prep.assignment.id, loaded, found.student)
+        sub = collect.read_submission(
+            notebook, prep.assignment.id, loaded, student, name=handed_in.source
+        )
     except SubmissionError as exc:
-        # The learner knows their notebook by its place in what they handed in.
-        reason = replaced(told(exc), str(found.path), found.source)
-        return ungradable(found.student, reason, exc.language), False
+        return ungradable(student, told(exc), exc.language), False
     except Exception as exc:  # noqa: BLE001 - a reader bug costs this student, and is retried
-        log.error("internal error while reading %s", found.source, exc_info=True)
+        log.error("internal error while reading %s", handed_in.source, exc_info=True)
         return internal_failure(
-            found.student,
+            student,
             say(
                 "internal error while reading {path}: {detail}",
-                path=found.source,
+                path=handed_in.source,
                 detail=f"{type(exc).__name__}: {exc}",
             ),
         ), True
-    result = grade_submission(
-        prep, replace(sub, student=found.student, submitted_at=found.submitted_at)
-    )
+    sub = replace(sub, student=student, submitted_at=handed_in.submitted_at)
+    result = grade_submission(prep, sub)
     # A failure of graders' own is worth another try; the submission's own problems are not.
     return result, result.status is SubmissionStatus.INTERNAL

@@ -113,7 +113,7 @@ def graded_learner(assignment: str, folder: Path | None = None) -> str | None:
     folder = folder or Path.cwd()
     if os.environ.get(EXECUTION_ENV) != "autograde" or folder.name != assignment:
         return None
-    from ..submissions.folder import safe_student
+    from ..intake.identity import safe_student
 
     student = folder.parent.name
     return student if student and safe_student(student) else None

@@ -1,5 +1,7 @@
 """A submitted notebook -> a ``Submission``: answers as text, code as source, nothing run.
 
+The notebook comes as its file or as its bytes (``read``: the same checks, the same words).
+
 Answer cells are found by ``metadata.graders``; a deleted cell leaves its question
 unanswered, a duplicated one counts once (the last copy holding a readable answer,
 ``counted``) with a note saying which, and a cell that is not ``answer = <prediction>``
@@ -18,23 +20,29 @@ from ..said import Told, paragraphs, say
 from .counted import counted_cell
 from .read import (
     MAX_NOTEBOOK_BYTES,
+    FileOrBytes,
+    Shown,
     answer_cells,
     read_notebook,
     released_for,
+    shown_name,
 )
 
 
 def read_submission(
-    path: Path,
+    notebook: FileOrBytes,
     assignment_id: str,
     loaded: LoadedCourse,
     student: str,
     *,
+    name: Shown | None = None,
     max_bytes: int = MAX_NOTEBOOK_BYTES,
 ) -> Submission:
-    """Read one student's notebook for ``assignment_id``; ``SubmissionError`` if unreadable."""
-    path = Path(path)
-    found = answer_cells(path, read_notebook(path, max_bytes))
+    """Read one student's notebook (its file, or its bytes) for ``assignment_id``;
+    ``SubmissionError`` if unreadable, naming it ``name`` (by default, the file's path)."""
+    notebook = notebook if isinstance(notebook, bytes) else Path(notebook)
+    path = shown_name(notebook, name)
+    found = answer_cells(path, read_notebook(notebook, max_bytes, name=path))
     released_in = found.meta.get("language")
     # The learner's notebook says it: one of the course's languages, or none at all.
     language = released_in if released_in in loaded.course.languages else None

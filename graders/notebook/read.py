@@ -1,10 +1,12 @@
 """Read a notebook as plain JSON, defensively, and find its answer cells by metadata.
 
-Nothing here executes anything or trusts the file: the size is checked before reading,
-the bytes must be UTF-8, the JSON must be an nbformat 4 notebook holding only text that
-can be stored (``intake.text``: valid JSON may still escape half a character). Outputs are never
-looked at. Answer cells are found by ``metadata.graders``, never by position, so moved,
-added or split cells do not matter.
+A notebook is read from its file or from its bytes as handed in (an upload, a cluster's
+task: never written to disk to be read), with the same checks and the same messages, each
+naming it as its learner knows it. Nothing here executes anything or trusts the file: the
+size is checked before reading, the bytes must be UTF-8, the JSON must be an nbformat 4
+notebook holding only text that can be stored (``intake.text``: valid JSON may still escape
+half a character). Outputs are never looked at. Answer cells are found by
+``metadata.graders``, never by position, so moved, added or split cells do not matter.
 """
 
 from __future__ import annotations
@@ -13,7 +15,7 @@ import json
 import re
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeAlias
 
 from ..errors import SubmissionError
 from ..intake.text import Refused, cannot_read, check_json
@@ -33,6 +35,10 @@ MAX_VALUES = 200_000  # strings, numbers, literals and containers together
 # A JSON string, matched without keeping a way back (possessive): the ordinary pattern keeps
 # one for each escape, and 20 MB of escapes took over 400 MB to match.
 VALUES_CHECKED_FROM = 1024 * 1024
+# A notebook as handed in: the file that holds it, or its bytes (an upload, a cluster's
+# task); and how a message names it (the name its learner knows it by).
+FileOrBytes: TypeAlias = Path | bytes
+Shown: TypeAlias = str | Path
 _JSON_STRING = re.compile(r'"[^"\\]*+(?:\\.[^"\\]*+)*+"')
 
 
@@ -62,9 +68,19 @@ class NotebookAnswers:
         return found if isinstance(found, str) and found.strip() else key
 
 
-def read_notebook(path: Path, max_bytes: int = MAX_NOTEBOOK_BYTES) -> dict[str, Any]:
-    """The notebook at ``path`` as JSON data; ``SubmissionError`` saying why it cannot be."""
-    raw = _read_bytes(path, max_bytes)
+def read_notebook(
+    notebook: FileOrBytes, max_bytes: int = MAX_NOTEBOOK_BYTES, *, name: Shown | None = None
+) -> dict[str, Any]:
+    """The notebook (a file, or its bytes as handed in) as JSON data; ``SubmissionError``
+    saying why it cannot be. Its messages name it ``name``: the name the learner knows it
+    by (a file's path when none is given). Bytes and the file that holds them read the same,
+    with the same messages: the size is checked before either is read further."""
+    path = shown_name(notebook, name)
+    if isinstance(notebook, bytes):
+        _check_size(len(notebook), path, max_bytes)
+        raw = notebook
+    else:
+        raw = _read_bytes(notebook, path, max_bytes)
     try:
         text = raw.decode("utf-8-sig")
     except UnicodeDecodeError as exc:
@@ -102,11 +118,11 @@ def read_notebook(path: Path, max_bytes: int = MAX_NOTEBOOK_BYTES) -> dict[str, 
         check_json(data, str(path), text, skip=_cell_source)
     except Refused as exc:
         raise SubmissionError(told(exc)) from exc
-    notebook: dict[str, Any] = data  # _check_format made sure it is one
-    return notebook
+    checked: dict[str, Any] = data  # _check_format made sure it is one
+    return checked
 
 
-def answer_cells(path: Path, data: dict[str, Any]) -> NotebookAnswers:
+def answer_cells(path: Shown, data: dict[str, Any]) -> NotebookAnswers:
     """Every cell whose ``metadata.graders`` names a question or a code exercise."""
     cells: dict[str, list[AnswerCell]] = {}
     for index, cell in enumerate(data["cells"]):
@@ -123,7 +139,7 @@ def answer_cells(path: Path, data: dict[str, Any]) -> NotebookAnswers:
     return NotebookAnswers(cells, meta if isinstance(meta, dict) else {})
 
 
-def _check_shape(path: Path, text: str) -> None:
+def _check_shape(path: Shown, text: str) -> None:
     """Refuse a document of more values than a notebook holds (``MAX_VALUES``,
     ``MAX_CONTAINERS``), counted before it is parsed, outside its strings."""
     if len(text) < VALUES_CHECKED_FROM:
@@ -147,22 +163,36 @@ def _check_shape(path: Path, text: str) -> None:
         )
 
 
-def _read_bytes(path: Path, max_bytes: int) -> bytes:
-    try:
-        size = path.stat().st_size
-        if size > max_bytes:
-            raise SubmissionError(
-                say(
-                    "{path}: {size} is larger than the {limit} a notebook may be (clear the "
-                    "outputs and save again)",
-                    path=path,
-                    size=size_text(size),
-                    limit=size_text(max_bytes),
-                )
+def shown_name(notebook: FileOrBytes, name: Shown | None = None) -> Shown:
+    """How messages name ``notebook``: ``name``, else a file's path (bytes need a name)."""
+    if name is not None:
+        return name
+    if isinstance(notebook, bytes):
+        raise TypeError("a notebook handed in as bytes needs the name its learner knows it by")
+    return notebook
+
+
+def _check_size(size: int, path: Shown, max_bytes: int) -> None:
+    """Refuse a notebook of ``size`` bytes that is empty or larger than ``max_bytes``."""
+    if size > max_bytes:
+        raise SubmissionError(
+            say(
+                "{path}: {size} is larger than the {limit} a notebook may be (clear the "
+                "outputs and save again)",
+                path=path,
+                size=size_text(size),
+                limit=size_text(max_bytes),
             )
-        if size == 0:
-            raise SubmissionError(say("{path}: the file is empty", path=path))
-        with path.open("rb") as f:
+        )
+    if size == 0:
+        raise SubmissionError(say("{path}: the file is empty", path=path))
+
+
+def _read_bytes(file: Path, path: Shown, max_bytes: int) -> bytes:
+    """The bytes of ``file`` (named ``path`` in messages), its size checked before reading."""
+    try:
+        _check_size(file.stat().st_size, path, max_bytes)
+        with file.open("rb") as f:
             raw = f.read(max_bytes + 1)  # a file that grew after stat() is still capped
     except OSError as exc:
         raise SubmissionError(cannot_read(path, exc)) from exc
@@ -178,7 +208,7 @@ def _read_bytes(path: Path, max_bytes: int) -> bytes:
 
 
 def released_for(
-    path: Path, found: NotebookAnswers, assignment: str | None, language: str | None = None
+    path: Shown, found: NotebookAnswers, assignment: str | None, language: str | None = None
 ) -> str | None:
     """The assignment a released notebook declares; ``SubmissionError`` when it declares
     another than ``assignment`` (when one is asked for) or holds no answer cell at all.
@@ -215,7 +245,7 @@ def size_text(size: int) -> str:
     return f"{size} bytes"
 
 
-def _check_format(path: Path, data: Any) -> None:
+def _check_format(path: Shown, data: Any) -> None:
     if not isinstance(data, dict) or "cells" not in data and "worksheets" not in data:
         raise SubmissionError(
             say("{path}: not a notebook: JSON without notebook 'cells'", path=path)
@@ -241,7 +271,7 @@ def _check_format(path: Path, data: Any) -> None:
         raise SubmissionError(say("{path}: not a notebook: 'cells' is not a list", path=path))
 
 
-def _answer_cell(path: Path, index: int, cell: dict[str, Any]) -> AnswerCell | None:
+def _answer_cell(path: Shown, index: int, cell: dict[str, Any]) -> AnswerCell | None:
     meta = cell.get("metadata")
     tag = meta.get(META_KEY) if isinstance(meta, dict) else None
     if not isinstance(tag, dict):
@@ -253,7 +283,7 @@ def _answer_cell(path: Path, index: int, cell: dict[str, Any]) -> AnswerCell | N
     return AnswerCell(index, key, reader, cell_source(path, index, cell), dict(tag))
 
 
-def cell_source(path: Path, index: int, cell: dict[str, Any]) -> str:
+def cell_source(path: Shown, index: int, cell: dict[str, Any]) -> str:
     """A cell's source as one string (nbformat allows a string or a list of lines)."""
     source = cell.get("source", "")
     if isinstance(source, list) and all(isinstance(line, str) for line in source):

@@ -26,10 +26,10 @@ from ..exports.results_files import file_owners, write_atomic
 from ..gradebook import store as gradebook
 from ..gradebook.adjustments import extended_due_dates
 from ..i18n import N_, _, current_language, speaking
+from ..intake.identity import safe_student
 from ..kinds.load import LoadedCourse, get_assignment
 from ..notebook.parts import assignment_labels, exercise_headings
 from ..results import STATUS_WORDS, StudentResult, SubmissionStatus
-from ..submissions.folder import safe_student
 from .course_info import course_info
 from .feedback_view import ADJUSTED, feedback_view, short_label, shown_status
 from .learner_setup import learner_context

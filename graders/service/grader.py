@@ -10,11 +10,11 @@ grading each where the service grades (``sites``): the session's warm sandbox, a
 
 The queue in the gradebook is the bound: a thread claims an attempt only when it is free,
 so the site never holds more attempts than the threads the site asked for, however many
-wait. A notebook is graded from its bytes in the gradebook, with the server's receive time
-as its submission time, by ``grading.handed_in.grade_found`` (so it is read and graded
-exactly as in a batch), and saved here, wherever it was graded: the grade of record, the
-late policy and the attempts are the same on both sites. One log line per attempt:
-learner, assignment, status, points, seconds.
+wait. A notebook is graded from its bytes in the gradebook (never written to disk), with
+the server's receive time as its submission time, by ``grading.handed_in.grade_notebook``
+(so it is read and graded exactly as in a batch), and saved here, wherever it was graded:
+the grade of record, the late policy and the attempts are the same on both sites. One log
+line per attempt: learner, assignment, status, points, seconds.
 """
 
 from __future__ import annotations

@@ -19,21 +19,17 @@ again; one that stopped its grader ``queue.MAX_TRIES`` times fails (it costs no 
 from __future__ import annotations
 
 import logging
-import shutil
-import tempfile
 import threading
 import uuid
 from collections.abc import Mapping
 from contextlib import ExitStack
 from dataclasses import dataclass
-from pathlib import Path
 from typing import TYPE_CHECKING, Any, Protocol
 
-from ..grading.handed_in import grade_found
+from ..grading.handed_in import HandedIn, grade_notebook
 from ..grading.pipeline import PreparedAssignment
 from ..results import StudentResult
 from ..session import Session
-from ..submissions.folder import Found
 from .queue import Claimed
 
 if TYPE_CHECKING:
@@ -74,11 +70,11 @@ class Site(Protocol):
 
 
 class Here:
-    """The session's warm sandbox on this machine, ``workers`` notebooks at a time."""
+    """The session's warm sandbox on this machine, ``workers`` notebooks at a time; each
+    upload is read from its bytes, never written to disk."""
 
     def __init__(self, session: Session, workers: int) -> None:
         self.session, self.workers = session, workers
-        self._scratch = Path(tempfile.mkdtemp(prefix="graders-serve-"))
 
     def open(self, prepared: Mapping[str, PreparedAssignment]) -> int:
         # The sandbox's warm servers start now: the first learner does not wait for them.
@@ -86,18 +82,14 @@ class Here:
         return self.workers
 
     def grade(self, claimed: Claimed, prep: PreparedAssignment) -> Graded:
-        path = self._scratch / f"{claimed.id}" / f"{claimed.assignment}.ipynb"
-        path.parent.mkdir()
-        path.write_bytes(claimed.notebook)
-        try:
-            found = Found(claimed.student, path, claimed.filename, claimed.received_at)
-            result, retry = grade_found(prep, self.session.loaded, found)
-        finally:
-            shutil.rmtree(path.parent, ignore_errors=True)
+        handed_in = HandedIn(
+            claimed.student, claimed.notebook, claimed.filename, claimed.received_at
+        )
+        result, retry = grade_notebook(prep, self.session.loaded, handed_in)
         return Graded(result, retry, self.session.isolation)
 
     def close(self) -> None:
-        shutil.rmtree(self._scratch, ignore_errors=True)
+        """Nothing to clean: a notebook graded here was never written anywhere."""
 
 
 class OnCluster:

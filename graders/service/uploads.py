@@ -13,12 +13,10 @@ uploaded it.
 
 from __future__ import annotations
 
-import tempfile
 import unicodedata
 from collections.abc import AsyncGenerator
 from dataclasses import dataclass
 from datetime import datetime
-from pathlib import Path
 
 from starlette.datastructures import FormData, UploadFile
 from starlette.formparsers import MultiPartException, MultiPartParser
@@ -29,7 +27,7 @@ from ..i18n import N_
 from ..kinds.load import LoadedCourse
 from ..notebook.collect import read_submission
 from ..notebook.read import size_text
-from ..said import replaced, told
+from ..said import told
 from .queue import Upload
 from .refusals import Refusal, Refused
 
@@ -67,6 +65,9 @@ async def read_form(request: Request, max_bytes: int) -> Form:
     if not kind.lower().startswith("multipart/form-data"):
         raise Refused(422, _ask_for_the_field())
     parser = MultiPartParser(request.headers, _capped(request, limit), max_files=1, max_fields=8)
+    # The notebook is kept in memory whole (``Form.data``, at most ``limit``): spooled past
+    # Starlette's 1 MB to a temporary file, it would be written to disk for no reader.
+    parser.spool_max_size = limit
     try:
         form = await parser.parse()
     except TooLarge:
@@ -88,13 +89,11 @@ def checked(
     if form.data is None:
         raise Refused(422, _ask_for_the_field())
     filename = upload_name(form.filename, f"{assignment}.ipynb")
-    with tempfile.TemporaryDirectory(prefix="graders-upload-") as folder:
-        path = Path(folder) / "upload.ipynb"
-        path.write_bytes(form.data)
-        try:
-            read_submission(path, assignment, loaded, student)
-        except SubmissionError as exc:
-            raise Refused(422, _reason(exc, str(path), filename)) from exc
+    try:
+        # Its bytes, read as grading reads them: nothing of the notebook is written to disk.
+        read_submission(form.data, assignment, loaded, student, name=filename)
+    except SubmissionError as exc:
+        raise Refused(422, _reason(exc)) from exc
     return Upload(assignment, filename, form.data, received_at)
 
 
@@ -147,7 +146,7 @@ def _ask_for_the_field() -> Refusal:
     return Refusal(text, {"field": FIELD})
 
 
-def _reason(exc: SubmissionError, path: str, filename: str) -> Refusal:
-    """Grading's reason, with the file named as the learner uploaded it (a message of its
+def _reason(exc: SubmissionError) -> Refusal:
+    """Grading's reason, which names the file as the learner uploaded it (a message of its
     own, so a field: it is rendered in the reader's language with the refusal)."""
-    return Refusal("{reason}", {"reason": replaced(told(exc), path, filename)})
+    return Refusal("{reason}", {"reason": told(exc)})

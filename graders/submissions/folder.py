@@ -18,6 +18,7 @@ never from a file a learner could have put in their folder (it is noted, not rea
 from the notebook's modification time. Nothing here reads a notebook: a student whose
 folder name is unsafe, whose notebook is missing, or who handed in several becomes a
 ``Found`` with an ``error`` naming what was found, and the rest of the batch goes on.
+A ``Found`` is what grading takes through ``Found.handed_in`` (``handed_in.HandedIn``).
 """
 
 from __future__ import annotations
@@ -29,7 +30,7 @@ from pathlib import Path, PurePosixPath
 
 from ..errors import UsageError
 from ..intake import notebook_choice
-from ..intake.identity import RULE, id_problem, safe_student, student_id
+from ..intake.identity import RULE, id_problem, student_id
 from ..intake.lms_download import by_student, downloaded_name, parse_lms_file, pattern_help
 from ..intake.notebook_choice import IGNORED
 from ..intake.roster import Roster
@@ -37,9 +38,10 @@ from ..intake.text import Refused, os_name, shown
 from ..said import Told, say, told
 from .class_ids import one_regardless_of_case, with_lookalikes
 from .folder_layout import Layout, recognise
+from .handed_in import HandedIn
 from .times import learners_time_file, recorded_time
 
-__all__ = ["Found", "find_one", "find_submissions", "safe_student", "submissions_base"]
+__all__ = ["Found", "find_one", "find_submissions", "submissions_base"]
 
 
 @dataclass(frozen=True)
@@ -53,6 +55,10 @@ class Found:
     error: Told | None = None
     ignored_time: str | None = None  # a time file in the learner's own folder, not read
     looks_like: tuple[str, ...] = ()  # other ids (of the folder or the roster) it looks like
+
+    def handed_in(self) -> HandedIn:
+        """What this student handed in, as grading takes it (with the folder's time)."""
+        return HandedIn(self.student, self.path, self.source, self.submitted_at, self.error)
 
 
 def find_submissions(

@@ -9,7 +9,8 @@ from pathlib import Path
 import pytest
 
 from graders.errors import UsageError
-from graders.submissions.folder import find_submissions, safe_student
+from graders.intake.identity import safe_student
+from graders.submissions.folder import find_submissions
 from graders.submissions.times import parse_timestamp
 
 UTC = UTC

@@ -3,7 +3,7 @@
     doc = grade_notebook(course, Path("ps1.ipynb"), "ps1")   # a results document, one student
 
 The truths are prepared once (``prepare_assignment``), the notebook is read and graded by
-``grading.handed_in.grade_found``, as ``graders autograde`` grades each of a class, so a CI
+``grading.handed_in.grade_notebook``, as ``graders autograde`` grades each of a class, so a CI
 job, the pytest plugin and Gradescope give the same points as the instructor's batch. The
 late policy applies when the caller gives a submission time (``graders ci`` does:
 Gradescope's record, else the time grading runs).
@@ -26,7 +26,7 @@ from ...kinds.cache import torch_version
 from ...kinds.load import COURSE_FILE, LoadedCourse, get_assignment
 from ...results import ResultsDocument, StudentResult
 from ...said import told
-from ...submissions.folder import Found
+from ...submissions.handed_in import HandedIn
 from .learner import SOURCES, learner_from
 
 if TYPE_CHECKING:
@@ -173,13 +173,13 @@ def grade_notebook(
         assignment = resolve_assignment(loaded, notebook, assignment)
         student = learner_of(loaded, assignment, student, student_from)
         others = loaded.course.other_assignments(assignment)
-        found = replace(locate(notebook, assignment, student, others), submitted_at=submitted_at)
-        if found.error is not None:
+        handed = replace(locate(notebook, assignment, student, others), submitted_at=submitted_at)
+        if handed.error is not None:
             # Nothing to grade: no need to start torch to say so.
-            return _document(loaded, assignment, None, ungradable(student, found.error))
+            return _document(loaded, assignment, None, ungradable(student, handed.error))
         with open_session(loaded, isolation=isolation, runner=early) as session:
             session.warm_for(assignment)
-            return grade_in(session, found, assignment)
+            return grade_in(session, handed, assignment)
 
 
 @contextmanager
@@ -261,15 +261,15 @@ def in_learner_language(
 
 def locate(
     notebook: Path, assignment: str, student: str = DEFAULT_STUDENT, others: Collection[str] = ()
-) -> Found:
-    """The notebook to grade as autograde's ``Found``: a path, or why there is none."""
+) -> HandedIn:
+    """The notebook to grade, as handed in: a path, or why there is none."""
     try:
         path = find_notebook(notebook, assignment, others)
     except SubmissionError as exc:
-        return Found(student, None, str(notebook), error=told(exc))
+        return HandedIn(student, None, str(notebook), error=told(exc))
     # Messages name the notebook as the learner knows it: inside the folder handed in.
     shown = path.relative_to(notebook).as_posix() if notebook.is_dir() else str(notebook)
-    return Found(student, path, shown)
+    return HandedIn(student, path, shown)
 
 
 def _runs_code(notebook: Path) -> bool:
@@ -289,15 +289,15 @@ def _runs_code(notebook: Path) -> bool:
     return any(getattr(get_kind(kind), "runs_jobs", False) for kind in kinds)
 
 
-def grade_in(session: Session, found: Found, assignment: str) -> ResultsDocument:
-    """Grade ``found`` in an open workspace, with ``grading.handed_in.grade_found``."""
-    from ...grading.handed_in import grade_found
+def grade_in(session: Session, handed: HandedIn, assignment: str) -> ResultsDocument:
+    """Grade ``handed`` in an open workspace, with ``grading.handed_in.grade_notebook``."""
+    from ...grading import handed_in
     from ...grading.pipeline import prepare_assignment
 
     prep = prepare_assignment(session.loaded, assignment, session.ctx)
-    result, _ = grade_found(prep, session.loaded, found)
-    if found.submitted_at is not None:  # the time the late policy counted from
-        result = replace(result, submitted_at=found.submitted_at.isoformat(timespec="seconds"))
+    result, _ = handed_in.grade_notebook(prep, session.loaded, handed)
+    if handed.submitted_at is not None:  # the time the late policy counted from
+        result = replace(result, submitted_at=handed.submitted_at.isoformat(timespec="seconds"))
     return _document(session.loaded, assignment, session.isolation, result)
 
 
