@@ -18,8 +18,8 @@ import statistics
 import time
 from pathlib import Path
 
+from graders.course.load import load_course
 from graders.kinds.base import Context, ExerciseAnswers
-from graders.kinds.load import load_course
 from graders.kinds.registry import sandbox_modules
 from graders.sandbox import Job, Limits, open_runner
 

@@ -18,7 +18,7 @@ _PUBLIC = {
     "check": "graders.notebook.check",
     "compare": "graders.answers.compare",
     "grade_submission": "graders.grading.pipeline",
-    "load_course": "graders.kinds.load",
+    "load_course": "graders.course.load",
     "open_session": "graders.session",
     "parse_answer": "graders.answers.parse",
     "prepare_assignment": "graders.grading.pipeline",

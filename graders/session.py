@@ -16,8 +16,9 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from .course.load import find_course, load_course
+from .course.loaded import LoadedCourse, get_assignment
 from .kinds.base import Context, JobRunner
-from .kinds.load import LoadedCourse, find_course, get_assignment, load_course
 from .kinds.registry import sandbox_modules
 
 if TYPE_CHECKING:

@@ -8,6 +8,7 @@ from pathlib import Path
 
 from .course.glossary import glossary_problems
 from .course.indented import indented_code_problems
+from .course.loaded import LoadedCourse
 from .course.marks import duplicate_ids
 from .course.model import SECTIONS
 from .course.prompts import two_question_problems
@@ -15,8 +16,8 @@ from .course.renames import rename_problems
 from .course.text import language_problems
 from .course.variants import expand
 from .errors import Problem, SpecError, did_you_mean
-from .kinds.load import LoadedCourse
-from .kinds.prepare import prepare_variants, self_test_problems, variant_problems
+from .grading.prepare import prepare_variants, self_test_problems, variant_problems
+from .kinds.registry import kind_of
 from .session import load, open_session
 
 
@@ -79,7 +80,7 @@ def unlabelled(loaded: LoadedCourse) -> list[Problem]:
         return []
     declared: dict[str, list[str]] = {}
     for exercise_id, ex in loaded.exercises.items():
-        for found in ex.kind.misconceptions(ex.exercise).values():
+        for found in kind_of(ex).misconceptions(ex.exercise).values():
             for m in found:
                 declared.setdefault(m.name, []).append(exercise_id)
     names = [m.name for m in labels]

@@ -23,9 +23,9 @@ from lti_platform import Platform, User, form_of
 from service_helpers import course_to_serve, free_port
 from sqlalchemy import func, select
 
+from graders.course.load import load_course
 from graders.gradebook.tables import Base
 from graders.kinds.base import Context
-from graders.kinds.load import load_course
 from graders.sandbox import InProcessRunner
 from graders.service.lti.platforms import Platforms, Registration
 from graders.session import Session

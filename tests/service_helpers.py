@@ -34,10 +34,10 @@ from notebook_helpers import fill
 from small_course import small_course
 from sqlalchemy import create_engine, text
 
+from graders.course.load import load_course
 from graders.gradebook import store as gradebook
 from graders.gradebook.service_tables import LEARNER
 from graders.kinds.base import Context
-from graders.kinds.load import load_course
 from graders.sandbox import InProcessRunner
 from graders.session import Session
 

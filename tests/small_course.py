@@ -21,8 +21,8 @@ from typing import Any
 import nbformat
 import yaml
 
+from graders.course.load import load_course
 from graders.kinds.base import Context
-from graders.kinds.load import load_course
 from graders.session import Session
 
 REPO = Path(__file__).resolve().parent.parent

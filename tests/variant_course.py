@@ -20,9 +20,10 @@ from pathlib import Path
 import yaml
 from small_course import REPO, _english, small_course, text
 
+from graders.course.load import load_course
+from graders.course.loaded import LoadedCourse
 from graders.course.variants import learner_variant
 from graders.kinds.base import Context
-from graders.kinds.load import LoadedCourse, load_course
 from graders.session import Session
 
 SCALED = """\

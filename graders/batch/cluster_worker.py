@@ -38,11 +38,12 @@ from typing import TYPE_CHECKING, Any, TypedDict
 from distributed import WorkerPlugin, get_worker
 
 from .. import __version__
+from ..course.load import COURSE_FILE, EXERCISES_DIR
+from ..course.loaded import LoadedCourse
 from ..grading.handed_in import grade_found
 from ..grading.key import course_key
 from ..grading.pipeline import PreparedAssignment, prepare_assignment
 from ..kinds.cache import torch_version
-from ..kinds.load import COURSE_FILE, EXERCISES_DIR, LoadedCourse
 from ..session import Session, start_session
 from ..submissions.folder import Found
 

@@ -14,6 +14,7 @@ from pathlib import Path
 
 from sqlalchemy.engine import Engine
 
+from ..course.loaded import LoadedCourse, get_assignment
 from ..errors import UsageError
 from ..exports.results_files import default_out_dir, write_outputs
 from ..gradebook import audit
@@ -22,7 +23,6 @@ from ..gradebook.adjustments import dropped_from_course, dropped_students
 from ..gradebook.batch_sources import BatchSource, last_source
 from ..gradebook.roster_check import on_roster
 from ..intake.roster import Roster, find_roster
-from ..kinds.load import LoadedCourse, get_assignment
 from ..results import StudentResult, format_points
 from ..session import Session
 from ..submissions.archive import opened_submissions

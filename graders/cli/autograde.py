@@ -87,8 +87,8 @@ def autograde(
     """
     from ..batch.autograde import autograde as run_batch
     from ..batch.cluster import ClusterExecutor
+    from ..course.loaded import get_assignment
     from ..intake.roster import find_roster
-    from ..kinds.load import get_assignment
     from ..session import load, open_session
 
     names = tuple(dict.fromkeys(assignments))
@@ -170,8 +170,8 @@ def feedback(
 ) -> None:
     """Write one self-contained HTML feedback page per student of ASSIGNMENT, from the gradebook."""
     from ..batch.autograde import default_out_dir
+    from ..course.loaded import get_assignment
     from ..gradebook.store import existing_url
-    from ..kinds.load import get_assignment
     from ..reports.feedback import write_feedback
     from ..session import load
 

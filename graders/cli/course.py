@@ -74,9 +74,9 @@ def audit(course: Path | None, as_json: bool, markdown: bool, isolation: str) ->
     """What the course holds, and what the article printed against what today's torch gives."""
     from ..course.contents import course_contents
     from ..course.contents import markdown as contents_markdown
+    from ..grading.prepare import prepare_exercises
     from ..kinds.cache import torch_version
     from ..kinds.predict.audit import audit_course
-    from ..kinds.prepare import prepare_exercises
     from ..session import load, open_session
     from .tables import contents_table, drift_table, print_table
 

@@ -11,9 +11,9 @@ from . import main, pages_lang_option
 from .ci import min_score_option
 
 if TYPE_CHECKING:
+    from ..course.loaded import LoadedCourse
     from ..integrations.ci.github import Written
     from ..integrations.ci.report import Threshold
-    from ..kinds.load import LoadedCourse
 
 
 @main.command("init-ci")

@@ -105,7 +105,7 @@ def tool_config(base_url: str, lms: str, course: Path | None) -> None:
 @db_option
 def sync(assignment: str | None, course: Path | None, db_url: str | None) -> None:
     """Send every LTI learner's grade of record of ASSIGNMENT (all: none given) again."""
-    from ..kinds.load import get_assignment
+    from ..course.loaded import get_assignment
     from ..service.lti.keys import ToolKeys
     from ..service.lti.passback import Passback
     from ..service.lti.platforms import Platforms

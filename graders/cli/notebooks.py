@@ -11,9 +11,9 @@ from ..errors import ExitCode
 from . import course_option, exit_with, isolation_option, lang_option, main
 
 if TYPE_CHECKING:
+    from ..course.loaded import LoadedCourse
     from ..grading.learner_release import LearnerRelease
     from ..grading.pipeline import PreparedAssignment
-    from ..kinds.load import LoadedCourse
     from ..notebook.release import Released
 
 
@@ -69,9 +69,9 @@ def release(
     notebook's own (introduction, instructions, headings). With --service, learners
     submit from the notebook (`graders.submit()`) and read the feedback there.
     """
+    from ..course.loaded import get_assignment
     from ..grading.pipeline import answer_key, prepare_assignment
     from ..i18n import speaking
-    from ..kinds.load import get_assignment
     from ..notebook.release import write_release
     from ..session import open_session
 

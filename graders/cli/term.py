@@ -17,7 +17,7 @@ from .batch_output import batch_exit_code, print_summary, printable
 if TYPE_CHECKING:
     from sqlalchemy.engine import Engine
 
-    from ..kinds.load import LoadedCourse
+    from ..course.loaded import LoadedCourse
     from ..session import Session
 
 by_option = click.option(
@@ -59,9 +59,9 @@ def extend(
     db_url: str | None,
 ) -> None:
     """Give STUDENT their own due date for ASSIGNMENT (--days N or --until TIME)."""
+    from ..course.loaded import get_assignment
     from ..course.times import time_text, zone_of
     from ..gradebook import audit, extensions
-    from ..kinds.load import get_assignment
     from ..session import load
 
     loaded = load(course)
@@ -181,8 +181,8 @@ def override(
 
     The points survive every regrade; --clear removes them.
     """
+    from ..course.loaded import get_assignment
     from ..gradebook import audit, overrides
-    from ..kinds.load import get_assignment
     from ..session import load
 
     loaded = load(course)
@@ -244,9 +244,9 @@ def regrade(
     latest autograde read (or --submissions)."""
     from ..batch.regrade import RegradeRequest
     from ..batch.regrade import regrade as run_regrade
+    from ..course.loaded import get_assignment
     from ..gradebook import audit
     from ..gradebook import store as gradebook
-    from ..kinds.load import get_assignment
     from ..session import open_session
     from . import exit_with
 
@@ -284,8 +284,8 @@ def drop(
 
     The grade they had is kept in the audit trail (graders history STUDENT).
     """
+    from ..course.loaded import get_assignment
     from ..gradebook import audit, drops
-    from ..kinds.load import get_assignment
     from ..session import load
 
     loaded = load(course)

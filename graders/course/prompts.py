@@ -16,7 +16,7 @@ from .glossary import prose
 from .marks import dotted
 
 if TYPE_CHECKING:
-    from ..kinds.load import LoadedCourse
+    from .loaded import LoadedCourse
 
 QUESTION_MARKS = ("?", "？")
 

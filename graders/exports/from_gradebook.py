@@ -12,12 +12,12 @@ from __future__ import annotations
 from dataclasses import dataclass
 from pathlib import Path
 
+from ..course.loaded import LoadedCourse, get_assignment
 from ..errors import UsageError
 from ..gradebook import store as gradebook
 from ..gradebook.roster_check import on_roster
 from ..grading.pipeline import planned_items
 from ..intake.roster import find_roster
-from ..kinds.load import LoadedCourse, get_assignment
 from .lms import Export, ExportOptions, export
 from .results_files import default_out_dir
 

@@ -21,10 +21,10 @@ from pathlib import Path
 from typing import TextIO
 
 from ..course.learner_language import LearnerLanguages
+from ..course.loaded import LoadedCourse
 from ..course.model import FeedbackPolicy
 from ..i18n import speaking
 from ..intake.identity import one_file_each
-from ..kinds.load import LoadedCourse
 from ..notebook.parts import question_names
 from ..results import (
     NOT_GRADED,

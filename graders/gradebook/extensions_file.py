@@ -19,10 +19,10 @@ from typing import Any
 
 from pydantic import AwareDatetime, Field, ValidationError, model_validator
 
+from ..course.loaded import LoadedCourse
 from ..course.marks import Marks, dotted, read_yaml
 from ..course.model import Ident, Strict
 from ..errors import Location, Problem, SpecError, did_you_mean
-from ..kinds.load import LoadedCourse
 from ..submissions.folder import safe_student
 
 EXTENSIONS_FILE = "extensions.yml"

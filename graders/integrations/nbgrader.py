@@ -191,7 +191,7 @@ def entry_source(entry: Any) -> str:
 def course_file() -> Path:
     """The course.yml to grade with: ``$GRADERS_COURSE``, else the nearest course above
     the current folder whose id is the one the release's pointer file names."""
-    from ..kinds.load import find_course
+    from ..course.load import find_course
 
     env = os.environ.get(COURSE_ENV)
     if env:
@@ -259,7 +259,7 @@ def _course_id_of(path: Path, mtime_ns: int, size: int) -> str | None:
 
 
 def _course_yml(folder: Path) -> Path:
-    from ..kinds.load import COURSE_FILE
+    from ..course.load import COURSE_FILE
 
     return folder / COURSE_FILE
 
@@ -309,8 +309,8 @@ def _base(prep: PreparedAssignment) -> PreparedAssignment:
 
 def _shown(course: Path, assignment: str, graded: StudentResult) -> StudentResult:
     """``graded`` as its learner may read it today, in their notebook's language."""
+    from ..course.loaded import get_assignment
     from ..course.visibility import seen_by_learner, shown_at
-    from ..kinds.load import get_assignment
 
     loaded = _session(course).loaded
     visible = seen_by_learner(graded, shown_at(get_assignment(loaded, assignment)))

@@ -42,8 +42,8 @@ from ..errors import user_errors
 from .ci.learner import SOURCES
 
 if TYPE_CHECKING:
+    from ..course.loaded import LoadedCourse
     from ..course.model import Assignment
-    from ..kinds.load import LoadedCourse
     from ..results import ResultsDocument
     from ..session import LazyRunner
 
@@ -216,8 +216,8 @@ class Grading:
     def _started(
         cls, config: pytest.Config, given: Path, loaded: LoadedCourse, early: LazyRunner | None
     ) -> Grading:
+        from ..course.loaded import get_assignment
         from ..grading.pipeline import planned_items
-        from ..kinds.load import get_assignment
         from .ci.notebook import find_notebook, learner_of, resolve_assignment
 
         assignment = resolve_assignment(loaded, given, config.getoption("graders_assignment"))

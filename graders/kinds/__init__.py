@@ -1,11 +1,12 @@
-"""Exercise kinds: the contract (``base``), the registry, and the built-in kinds.
+"""Exercise kinds: the contract (``contract``, the values it passes in ``base``), the
+registry, and the built-in kinds.
 
-``base`` says what every kind answers for; ``registry`` finds a kind by its YAML
-``kind`` or by the tag of an answer cell; ``load`` reads a course's files, each exercise
-by its kind, and ``exercise_schema`` describes them for editors; ``notebook_side`` is what
-kinds share to lay out and read back notebook cells; ``cache`` and ``prepare`` compute
-each exercise's state once.
-``predict/`` and ``code/`` are the kinds.
+``contract`` says what every kind answers for; ``registry`` finds a kind by its YAML
+``kind`` or by the tag of an answer cell, and registers each kind with the course too
+(``course.kinds``: the course reads exercise files with a kind's model, and imports no
+kind); ``exercise_schema`` describes exercise files for editors; ``notebook_side`` is what
+kinds share to lay out and read back notebook cells; ``cache`` keeps what kinds compute in
+torch. ``predict/`` and ``code/`` are the kinds.
 
 Importing this package imports no kind: the registry imports the built-in kinds when it
 is first asked for one, and a notebook's reader imports only each kind's cells module

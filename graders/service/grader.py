@@ -24,10 +24,10 @@ import threading
 import time
 from collections.abc import Callable
 
+from ..course.loaded import get_assignment
 from ..gradebook.service_tables import FAILED, GRADED
 from ..grading.pipeline import PreparedAssignment, prepare_assignment
 from ..kinds.cache import torch_version
-from ..kinds.load import get_assignment
 from ..results import StudentResult, format_points
 from ..session import Session
 from .queue import Claimed, Queue

@@ -95,7 +95,7 @@ def regrade_served(
 def preview_request(session: Session, engine: Engine, found: RegradeRequest) -> Preview:
     """The attempt a review request is about graded again here against today's key, as the
     service would grade it, beside its grade as it stands; nothing is saved or queued."""
-    from ..kinds.load import get_assignment
+    from ..course.loaded import get_assignment
     from .requests import graded_again
 
     queue = Queue(engine, session.loaded.course.id, renamed=session.loaded.renamed)

@@ -27,9 +27,9 @@ from small_course import (
 from stored_text import english
 
 from graders.batch.autograde import Summary, autograde
+from graders.course.load import load_course
 from graders.gradebook import store as gradebook
 from graders.kinds.base import Context
-from graders.kinds.load import load_course
 from graders.results import StudentResult
 from graders.session import Session
 

@@ -22,10 +22,11 @@ from graders.answers.compare import compare
 from graders.answers.parse import parse_answer
 from graders.batch.autograde import autograde
 from graders.cli import main
-from graders.course.variants import ExerciseVariant, learner_variant
+from graders.course.load import load_course
+from graders.course.loaded import ExerciseVariant, LoadedCourse
+from graders.course.variants import learner_variant
 from graders.grading.pipeline import answer_key, for_learner, prepare_assignment
 from graders.kinds.base import Context
-from graders.kinds.load import LoadedCourse, load_course
 from graders.kinds.predict.child.task import compute
 from graders.kinds.predict.truth import Truths, _payload
 from graders.sandbox import InProcessRunner

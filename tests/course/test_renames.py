@@ -10,13 +10,14 @@ from click.testing import CliRunner
 from small_course import notebook, small_course, text
 
 from graders.cli import main
+from graders.course.load import load_course
+from graders.course.loaded import LoadedCourse
 from graders.course.params import chosen, variant_number
 from graders.course.renames import rename_problems
 from graders.course.variants import learner_variant
 from graders.gradebook import store as gradebook
 from graders.gradebook.overrides import Decision, set_override
 from graders.grading.pipeline import Submission, grade_submission, prepare_assignment
-from graders.kinds.load import LoadedCourse, load_course
 from graders.notebook.collect import read_submission
 from graders.results import QuestionResult, Status, StudentResult
 from graders.sandbox import InProcessRunner

@@ -20,10 +20,10 @@ from small_course import RIGHT, hand_in, notebook, open_small_course, students
 
 from graders.batch.autograde import autograde
 from graders.cli import main
+from graders.course.load import load_course
 from graders.errors import SpecError
 from graders.gradebook import accommodations
 from graders.gradebook.store import default_url, open_gradebook
-from graders.kinds.load import load_course
 from graders.service.queue import Queue
 from graders.session import Session
 

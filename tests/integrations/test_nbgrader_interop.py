@@ -28,10 +28,10 @@ from notebook_helpers import copy_course, load_nb, save_nb
 from walkthrough import STUDENTS
 from what_starts import starts
 
+from graders.course.load import load_course
 from graders.errors import UsageError
 from graders.grading.pipeline import answer_key, grade_submission, prepare_assignment
 from graders.integrations.nbgrader import close_sessions
-from graders.kinds.load import load_course
 from graders.nbgrader import NotCorrect, answer_text, check, saved_notebook
 from graders.notebook.cells import cell_id
 from graders.notebook.collect import read_submission

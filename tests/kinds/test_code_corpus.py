@@ -25,6 +25,8 @@ import pytest
 import yaml
 from what_starts import starts
 
+from graders.course.load import load_course
+from graders.course.loaded import LoadedCourse
 from graders.course.model import CourseLimits
 from graders.grading.answers_files import grade_answer_files
 from graders.grading.pipeline import (
@@ -38,7 +40,6 @@ from graders.kinds.base import Context, ExerciseAnswers
 from graders.kinds.code.child.allowlist import DEFAULT_IMPORTS
 from graders.kinds.code.child.learner import reachable
 from graders.kinds.code.reference import Reference
-from graders.kinds.load import LoadedCourse, load_course
 from graders.kinds.registry import sandbox_modules
 from graders.results import QuestionResult
 from graders.sandbox import SandboxError, open_runner

@@ -15,12 +15,12 @@ from small_course import hand_in, notebook
 from variant_course import CODE_EXERCISES, code_variant_course, two_learners
 
 from graders.batch.autograde import autograde
+from graders.course.load import load_course
 from graders.course.templating import names_in, templated
 from graders.course.variants import learner_variant
 from graders.errors import SpecError
 from graders.grading.pipeline import answer_key, for_learner, prepare_assignment
 from graders.kinds.base import Context
-from graders.kinds.load import load_course
 from graders.sandbox import InProcessRunner, Job, Outcome
 from graders.session import Session
 from graders.validate import validate_course

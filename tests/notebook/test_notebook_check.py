@@ -16,9 +16,9 @@ from notebook_helpers import answer_index, copy_course, fill, save_nb
 from what_starts import starts
 
 from graders.cli import main
+from graders.course.load import load_course
 from graders.errors import SubmissionError, UsageError
 from graders.grading.pipeline import answer_key, prepare_assignment
-from graders.kinds.load import load_course
 from graders.notebook import check as check_module
 from graders.notebook.cells import cell_id
 from graders.notebook.check import check, check_notebook, find_notebook
@@ -371,7 +371,7 @@ NEVER_IMPORTED_BY_CHECK = (
     "graders.kinds.code.model",
     "graders.course.model",
     "graders.session",
-    "graders.kinds.load",
+    "graders.course.load",
     "graders.grading.pipeline",
     "graders.kinds.predict.kind",
     "graders.kinds.predict.truth",

@@ -13,6 +13,8 @@ from notebook_helpers import answer_index, copy_course, fill, load_nb, save_nb
 from walkthrough import STUDENTS, Student
 from what_starts import starts
 
+from graders.course.load import load_course
+from graders.course.loaded import LoadedCourse
 from graders.course.variants import learner_course
 from graders.errors import SubmissionError
 from graders.grading.pipeline import (
@@ -22,7 +24,6 @@ from graders.grading.pipeline import (
     grade_submission,
     prepare_assignment,
 )
-from graders.kinds.load import LoadedCourse, load_course
 from graders.notebook.collect import read_submission
 from graders.notebook.release import instructor_notebook, student_notebook, write_release
 from graders.results import Status

@@ -18,12 +18,13 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import TYPE_CHECKING, NamedTuple
 
+from ...course.load import COURSE_FILE
+from ...course.loaded import LoadedCourse, get_assignment
 from ...course.variants import varied_exercises
 from ...errors import SubmissionError, UsageError
 from ...grading.pipeline import ungradable
 from ...intake import notebook_choice
 from ...kinds.cache import torch_version
-from ...kinds.load import COURSE_FILE, LoadedCourse, get_assignment
 from ...results import ResultsDocument, StudentResult
 from ...said import told
 from ...submissions.folder import Found

@@ -10,12 +10,13 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from ...course.kinds import Item
 from ...course.marks import Marks
 from ...errors import Problem
 from ...i18n import _
 from ...results import QuestionResult
 from ...said import Told
-from ..base import Context, DeclaredMisconception, ExerciseAnswers, Item, Reading, Submission
+from ..base import Context, DeclaredMisconception, ExerciseAnswers, Reading, Submission
 from ..notebook_side import Part, Placed
 from ..registry import register
 from . import cells, checks
