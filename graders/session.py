@@ -19,7 +19,7 @@ from typing import TYPE_CHECKING
 from .course.load import find_course, load_course
 from .course.loaded import LoadedCourse, get_assignment
 from .kinds.base import Context, JobRunner
-from .kinds.registry import sandbox_modules
+from .kinds.registry import sandbox_modules, task_modules
 
 if TYPE_CHECKING:
     from .sandbox import Job, Outcome, Runner
@@ -122,7 +122,9 @@ class LazyRunner:
         with self._lock:
             if self._runner is None and self._starting is None and not self._closed:
                 level, workers, hide = self._args
-                self._starting = begin_runner(level, workers=workers, hide=hide)
+                self._starting = begin_runner(
+                    level, workers=workers, hide=hide, preload=task_modules()
+                )
                 if self._closed:  # closed while it started: nobody else would stop it
                     self._starting.close()
 
@@ -136,7 +138,9 @@ class LazyRunner:
                     raise SandboxError("the runner is closed")
 
                 level, workers, hide = self._args
-                starting = self._starting or begin_runner(level, workers=workers, hide=hide)
+                starting = self._starting or begin_runner(
+                    level, workers=workers, hide=hide, preload=task_modules()
+                )
                 self._starting = None
                 self._runner = starting.finish_start(self._modules or {})
             return self._runner

@@ -33,6 +33,7 @@ if TYPE_CHECKING:
     from .cluster_worker import Reply, Shipped
     from .plan import Plan
 
+
 class Owner(Protocol):
     """What a run reads of the executor that opened it (``cluster.ClusterExecutor``)."""
 

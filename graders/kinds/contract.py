@@ -104,6 +104,10 @@ class NotebookSide(Protocol):
     def cell_problem(self, source: str, meta: Mapping[str, Any]) -> Told | None:
         """For the pre-submit check: None unanswered, "" readable, else why it cannot be read."""
 
+    def kernel_answer(self, value: Any) -> str | None:
+        """A value an nbgrader test cell passes (the learner's object in the kernel) as the
+        text of this kind's answer cell; None: unanswered."""
+
 
 class ReportSide(Protocol[E_in]):
     """What a class report asks: how the kind's answers aggregate."""

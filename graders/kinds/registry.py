@@ -86,8 +86,8 @@ def all_kinds() -> list[AnyKind]:
 def cell_readers() -> tuple[CellReader, ...]:
     """How each built-in kind's answer cells are found and read, in the built-in order."""
     readers = []
-    for name, (_kind, cells) in BUILTIN_KINDS.items():
-        module = import_module(cells)
+    for name, builtin in BUILTIN_KINDS.items():
+        module = import_module(builtin.cells)
         readers.append(CellReader(name, module.CELL_TAG, module.read_cell, module.cell_problem))
     return tuple(readers)
 
@@ -113,10 +113,17 @@ def sandbox_modules(exercises: Iterable[Any], root: Path) -> dict[str, tuple[str
     return found
 
 
+def task_modules() -> tuple[str, ...]:
+    """The modules the built-in kinds' jobs name, for the warm fork servers to import
+    before forking; known without importing a kind (the sandbox starts before the course
+    is read)."""
+    return tuple(m for builtin in BUILTIN_KINDS.values() for m in builtin.task_modules)
+
+
 def _load_builtin_kinds() -> None:
     # Imported here, not at module level: the kinds import the registry.
-    for module, _cells in BUILTIN_KINDS.values():
-        import_module(module)
+    for builtin in BUILTIN_KINDS.values():
+        import_module(builtin.kind)
 
 
 # The course asks for a kind by its YAML name: the built-in ones are registered then.

@@ -32,7 +32,8 @@ from graders.course.load import load_course
 from graders.errors import UsageError
 from graders.grading.pipeline import answer_key, grade_submission, prepare_assignment
 from graders.integrations.nbgrader import close_sessions
-from graders.nbgrader import NotCorrect, answer_text, check, saved_notebook
+from graders.kinds.predict.cells import kernel_answer
+from graders.nbgrader import NotCorrect, check, saved_notebook
 from graders.notebook.cells import cell_id
 from graders.notebook.collect import read_submission
 from graders.notebook.release import student_notebook, write_release
@@ -282,7 +283,7 @@ def test_check_without_a_course_says_where_it_looked(
     ],
 )
 def test_answer_values_become_the_literals_torch_prints(value: Any, text: str | None) -> None:
-    assert answer_text(value) == text
+    assert kernel_answer(value) == text
 
 
 def test_a_course_id_changed_between_cells_is_read_again(nbgrader_folder: Path) -> None:

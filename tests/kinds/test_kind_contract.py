@@ -90,6 +90,9 @@ class Complete:
     def cell_problem(self, source: str, meta: Mapping[str, Any]) -> Any:
         return None
 
+    def kernel_answer(self, value: Any) -> str | None:
+        return None
+
     def misconceptions(self, exercise: Any) -> dict[str, tuple[Any, ...]]:
         return {}
 
@@ -193,6 +196,7 @@ CALLERS: dict[str, tuple[type, ...]] = {
     "graders.kinds": PARTS,  # the kinds layer itself: load, prepare, registry
     "graders.grading": (CourseSide, GradingSide),
     "graders.notebook": (CourseSide, NotebookSide),
+    "graders.integrations": (CourseSide, NotebookSide),  # nbgrader's test cells' values
     "graders.reports": (CourseSide, NotebookSide, ReportSide),  # a learner's own cells
     "graders.validate": (CourseSide, ReportSide),  # misconceptions checked against truths
 }

@@ -245,6 +245,9 @@ class CodeKind:
     def cell_problem(self, source: str, meta: Mapping[str, Any]) -> Told | None:
         return code_layout.cell_problem(source, meta)
 
+    def kernel_answer(self, value: Any) -> str | None:
+        return code_layout.kernel_answer(value)
+
     def files(self, exercise: CodeExercise) -> list[str]:
         return [f"{SOLUTIONS_DIR}/{exercise.solution}", exercise.checker]
 

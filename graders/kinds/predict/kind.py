@@ -117,6 +117,9 @@ class PredictKind:
     def cell_problem(self, source: str, meta: Mapping[str, Any]) -> Told | None:
         return cells.cell_problem(source, meta)
 
+    def kernel_answer(self, value: Any) -> str | None:
+        return cells.kernel_answer(value)
+
     def files(self, exercise: PredictExercise) -> list[str]:
         return []  # everything a prediction needs is in its exercise file
 
