@@ -262,7 +262,7 @@ def write_class(
 
 def course_facts(course: Path, assignment: str) -> tuple[dict[str, list[str]], dict[str, str]]:
     """Item id -> its misconceptions' answers; code exercise id -> its entry function."""
-    from graders.session import load
+    from graders.workspace import load
 
     loaded = load(course)
     wrong: dict[str, list[str]] = {}

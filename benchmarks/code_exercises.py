@@ -18,9 +18,9 @@ import statistics
 import time
 from pathlib import Path
 
+from graders.course.load import load_course
 from graders.kinds.base import Context, ExerciseAnswers
-from graders.kinds.load import load_course
-from graders.kinds.registry import sandbox_modules
+from graders.kinds.registry import sandbox_modules, task_modules
 from graders.sandbox import Job, Limits, open_runner
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -34,7 +34,7 @@ def main() -> None:
     loaded = load_course(ROOT / "course.yml")
     code = [ex for ex in loaded.exercises.values() if ex.kind.name == "code"]
     modules = sandbox_modules(loaded.exercises.values(), loaded.root)  # the course's checkers
-    runner = open_runner(args.isolation, hide=(str(ROOT),), modules=modules)
+    runner = open_runner(args.isolation, hide=(str(ROOT),), modules=modules, preload=task_modules())
     try:
         ctx = Context(loaded.course, loaded.root, _Timed(runner), None)
         print(

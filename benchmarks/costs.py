@@ -36,8 +36,8 @@ from graders.grading.pipeline import (
     prepare_assignment,
 )
 from graders.notebook.collect import read_submission
-from graders.session import open_session
 from graders.submissions.folder import find_submissions
+from graders.workspace import open_workspace
 
 
 def main(argv: list[str] | None = None) -> None:
@@ -56,7 +56,7 @@ def measure(
 ) -> dict[str, Any]:
     """Every figure of the module docstring, for the first ``limit`` submissions."""
     found = [f for f in find_submissions(submissions, assignment) if f.path is not None][:limit]
-    with open_session(course, workers=1) as ws:
+    with open_workspace(course, workers=1) as ws:
         prep = prepare_assignment(ws.loaded, assignment, ws.ctx)
         subs, read_wall, read_cpu = _timed_all(
             lambda f: read_submission(f.path, assignment, ws.loaded, f.student), found

@@ -33,8 +33,8 @@ PHASES = (  # (module, attribute, label): wrapped in place for the run
     ("graders.notebook.collect", "read_submission", "worker:   read notebook -> answers"),
     ("graders.kinds.predict", "PredictKind.grade", "worker:   predictions (one exercise)"),
     ("graders.kinds.code.kind", "CodeKind.grade", "worker:   code exercise (one, sandbox counted)"),
-    ("graders.session", "LazyRunner.run_all", "worker:   a submission's sandbox jobs, together"),
-    ("graders.session", "LazyRunner.run", "worker:     sandbox job alone (fork, run, wait)"),
+    ("graders.workspace", "LazyRunner.run_all", "worker:   a submission's sandbox jobs, together"),
+    ("graders.workspace", "LazyRunner.run", "worker:     sandbox job alone (fork, run, wait)"),
     ("graders.batch.autograde", "gradebook.record", "main: save one grade (gradebook)"),
     (
         "graders.batch.autograde",
@@ -97,7 +97,7 @@ def main(argv: list[str] | None = None) -> None:
     args = _parser().parse_args(argv)
     started = time.perf_counter()
     from graders.batch import autograde
-    from graders.session import open_session
+    from graders.workspace import open_workspace
 
     imported = time.perf_counter() - started
     phases = Phases()
@@ -106,7 +106,7 @@ def main(argv: list[str] | None = None) -> None:
     db = f"sqlite:///{args.work / 'profile-gradebook.db'}"
     for stale in args.work.glob("profile-gradebook.db*"):
         stale.unlink()
-    with open_session(args.course, workers=args.workers) as ws:
+    with open_workspace(args.course, workers=args.workers) as ws:
         plan = autograde.plan_batch(
             ws, args.assignment, args.submissions, db_url=db, out_dir=args.work / "profile-out"
         )

@@ -89,9 +89,9 @@ def _write_class(
     from graders.course.variants import learner_course
     from graders.grading.pipeline import answer_key, for_learner, prepare_assignment
     from graders.notebook.release import student_notebook
-    from graders.session import open_session
+    from graders.workspace import open_workspace
 
-    with open_session(course) as session:
+    with open_workspace(course) as session:
         loaded = session.loaded
         prep = prepare_assignment(loaded, assignment, session.ctx)
         released = json.loads(json.dumps(student_notebook(loaded, prep.assignment)))
@@ -119,7 +119,7 @@ def _facts(loaded: Any, assignment: str) -> tuple[dict[str, list[str]], dict[str
 def _varied(course: Path, assignment: str) -> str:
     """``2 predict + 1 code``: the assignment's exercises with parameters, by kind."""
     from graders.course.variants import varied_exercises
-    from graders.session import load
+    from graders.workspace import load
 
     loaded = load(course)
     kinds = [loaded.exercises[e].kind.name for e in varied_exercises(loaded, assignment)]

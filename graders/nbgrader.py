@@ -4,6 +4,6 @@ Every notebook ``graders release`` has written imports this module, so it stays 
 where those notebooks look for it; the bridge itself is ``integrations.nbgrader``.
 """
 
-from .integrations.nbgrader import NotCorrect, answer_text, check, entry_source, saved_notebook
+from .integrations.nbgrader import NotCorrect, check, saved_notebook
 
-__all__ = ["NotCorrect", "answer_text", "check", "entry_source", "saved_notebook"]
+__all__ = ["NotCorrect", "check", "saved_notebook"]

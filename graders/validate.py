@@ -8,6 +8,7 @@ from pathlib import Path
 
 from .course.glossary import glossary_problems
 from .course.indented import indented_code_problems
+from .course.loaded import LoadedCourse
 from .course.marks import duplicate_ids
 from .course.model import SECTIONS
 from .course.prompts import two_question_problems
@@ -15,13 +16,13 @@ from .course.renames import rename_problems
 from .course.text import language_problems
 from .course.variants import expand
 from .errors import Problem, SpecError, did_you_mean
-from .kinds.load import LoadedCourse
-from .kinds.prepare import prepare_variants, self_test_problems, variant_problems
-from .session import load, open_session
+from .grading.prepare import prepare_variants, self_test_problems, variant_problems
+from .kinds.registry import kind_of
+from .workspace import load, open_workspace
 
 
 @dataclass(frozen=True)
-class CourseSummary:
+class CourseCounts:
     """What a valid course holds, for the one-line report."""
 
     exercises: int
@@ -45,14 +46,14 @@ class CourseSummary:
 
 def validate_course(
     course: Path | None, *, truth: bool = True, isolation: str = "auto"
-) -> CourseSummary:
+) -> CourseCounts:
     """Validate the course; raise ``SpecError`` with every problem found."""
     loaded = load(course)
     problems = untranslated(loaded) + unlabelled(loaded) + every_combination(loaded)
     problems += glossary_problems(loaded) + rename_problems(loaded)
     problems += two_question_problems(loaded) + indented_code_problems(loaded)
     if truth:
-        with open_session(course, isolation=isolation) as session:
+        with open_workspace(course, isolation=isolation) as session:
             # Every variant of every exercise runs through torch.
             states = prepare_variants(loaded, loaded.exercises, session.ctx)
             problems += variant_problems(loaded, states)
@@ -79,7 +80,7 @@ def unlabelled(loaded: LoadedCourse) -> list[Problem]:
         return []
     declared: dict[str, list[str]] = {}
     for exercise_id, ex in loaded.exercises.items():
-        for found in ex.kind.misconceptions(ex.exercise).values():
+        for found in kind_of(ex).misconceptions(ex.exercise).values():
             for m in found:
                 declared.setdefault(m.name, []).append(exercise_id)
     names = [m.name for m in labels]
@@ -108,7 +109,7 @@ def every_combination(loaded: LoadedCourse) -> list[Problem]:
     return problems
 
 
-def _summary(loaded: LoadedCourse, truth: bool) -> CourseSummary:
+def _summary(loaded: LoadedCourse, truth: bool) -> CourseCounts:
     by_section: Counter[str] = Counter()
     items = 0
     for ex in loaded.exercises.values():
@@ -121,7 +122,7 @@ def _summary(loaded: LoadedCourse, truth: bool) -> CourseSummary:
             key=lambda kv: SECTIONS.index(kv[0]) if kv[0] in SECTIONS else len(SECTIONS),
         )
     )
-    return CourseSummary(
+    return CourseCounts(
         len(loaded.exercises),
         items,
         len(loaded.course.assignments),

@@ -9,7 +9,7 @@ from pathlib import Path
 import yaml
 from shared_truths import share_truths
 
-from graders.session import load
+from graders.workspace import load
 
 REPO = Path(__file__).resolve().parent.parent
 WRONG = "sigmoid-through-data/x-grad"  # answered with its declared misconception

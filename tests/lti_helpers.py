@@ -23,12 +23,12 @@ from lti_platform import Platform, User, form_of
 from service_helpers import course_to_serve, free_port
 from sqlalchemy import func, select
 
+from graders.course.load import load_course
 from graders.gradebook.tables import Base
 from graders.kinds.base import Context
-from graders.kinds.load import load_course
 from graders.sandbox import InProcessRunner
 from graders.service.lti.platforms import Platforms, Registration
-from graders.session import Session
+from graders.workspace import Workspace
 
 
 class Tool:
@@ -41,7 +41,7 @@ class Tool:
         self.url = f"http://127.0.0.1:{self.port}"
         loaded = load_course(root / "course.yml")
         self.runner = InProcessRunner()
-        session = Session(
+        session = Workspace(
             loaded, Context(loaded.course, loaded.root, self.runner, root / ".graders-cache")
         )
         self.service = Service(session, db_url, workers=1, base_url=self.url, lti_every_s=0.2)

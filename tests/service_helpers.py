@@ -34,12 +34,12 @@ from notebook_helpers import fill
 from small_course import small_course
 from sqlalchemy import create_engine, text
 
+from graders.course.load import load_course
 from graders.gradebook import store as gradebook
 from graders.gradebook.service_tables import LEARNER
 from graders.kinds.base import Context
-from graders.kinds.load import load_course
 from graders.sandbox import InProcessRunner
-from graders.session import Session
+from graders.workspace import Workspace
 
 REPO = Path(__file__).resolve().parent.parent
 FUTURE = "2099-10-05T23:59:00+00:00"
@@ -156,7 +156,7 @@ def in_process(
 
     loaded = load_course(root / "course.yml")
     runner = InProcessRunner()
-    session = Session(
+    session = Workspace(
         loaded, Context(loaded.course, loaded.root, runner, loaded.root / ".graders-cache")
     )
     url = db_url or f"sqlite:///{root / 'gradebook.db'}"

@@ -21,9 +21,9 @@ from typing import Any
 import nbformat
 import yaml
 
+from graders.course.load import load_course
 from graders.kinds.base import Context
-from graders.kinds.load import load_course
-from graders.session import Session
+from graders.workspace import Workspace
 
 REPO = Path(__file__).resolve().parent.parent
 SMALL_COURSE = REPO / "tests" / "data" / "small-course"
@@ -189,14 +189,14 @@ def hand_in(
 
 
 @contextmanager
-def open_small_course(root: Path) -> Iterator[Session]:
+def open_small_course(root: Path) -> Iterator[Workspace]:
     """The small course copied to ``root``, opened with the in-process runner."""
     from graders.sandbox import InProcessRunner
 
     loaded = load_course(small_course(root) / "course.yml")
     runner = InProcessRunner()
     try:
-        yield Session(
+        yield Workspace(
             loaded, Context(loaded.course, loaded.root, runner, loaded.root / ".graders-cache")
         )
     finally:

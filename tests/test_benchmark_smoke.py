@@ -21,8 +21,8 @@ from notebook_helpers import copy_course
 
 from graders.notebook.collect import read_submission
 from graders.notebook.release import student_notebook
-from graders.session import load
 from graders.submissions.folder import find_submissions
+from graders.workspace import load
 
 BENCHMARKS = Path(__file__).resolve().parent.parent / "benchmarks"
 sys.path.insert(0, str(BENCHMARKS))

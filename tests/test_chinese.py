@@ -26,7 +26,7 @@ from notebook_helpers import fill, load_nb, save_nb
 from what_starts import starts
 
 from graders.cli import main
-from graders.session import load
+from graders.workspace import load
 
 # Its many in-process commands share one warm sandbox (tests/warm_sandbox.py).
 pytestmark = pytest.mark.usefixtures("warm_sandbox")

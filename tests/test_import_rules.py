@@ -2,7 +2,8 @@
 
 Layers, bottom to top, one per folder; a module may import from its own layer and the
 layers below it, never above, and no module is in an import circle. Imports under
-``if TYPE_CHECKING:`` are annotations only and do not count.
+``if TYPE_CHECKING:`` are annotations only: they do not count for layers, but they do for
+circles (two modules that name each other's types are one purpose, or miss a third).
 """
 
 from __future__ import annotations
@@ -34,14 +35,15 @@ LAYERS: tuple[tuple[str, ...], ...] = (
     # What graders knows of each LMS's files (names, columns): knowledge the intake reads.
     ("graders.lms",),
     ("graders.intake",),  # the door: outside text, names, ids and rosters checked once
-    ("graders.course",),  # the course as data: no kind, no session
+    ("graders.course",),  # the course as loaded, and what it asks of a kind: no kind
     ("graders.answers",),  # the literal grammar: never executes anything
     ("graders.checker",),  # the toolkit a course's checkers are written with
-    ("graders.kinds",),  # the kinds, and the course read by kind
+    ("graders.kinds",),  # the kind contract, its registry, and the kinds
     ("graders.notebook",),
-    ("graders.session", "graders.validate"),  # a course opened for work, and checked whole
+    ("graders.workspace",),  # a course opened for work
     ("graders.submissions",),  # a class's handed-in work, found and read
     ("graders.grading",),  # the pipeline: truths once, one submission graded
+    ("graders.validate",),  # the course checked whole: its truths prepared as grading does
     ("graders.gradebook",),  # storage, and the instructor's decisions kept there
     ("graders.exports",),  # files for other tools
     ("graders.batch",),  # orchestration: a whole class graded
@@ -61,23 +63,30 @@ def module_name(path: Path) -> str:
     return ".".join(parts[:-1] if parts[-1] == "__init__" else parts)
 
 
-def imports(path: Path) -> Iterator[tuple[int, str]]:
-    """(line, absolute module) of every import in ``path`` that runs (not TYPE_CHECKING)."""
+def imports(path: Path, types: bool = False) -> Iterator[tuple[int, str]]:
+    """(line, absolute module) of every import in ``path`` that runs; with ``types``, those
+    under TYPE_CHECKING too."""
     # Each file is parsed once for the module's many rules (seconds each otherwise).
-    yield from _imports_read(str(path), str(PACKAGE), path.stat().st_mtime_ns)
+    yield from _imports_read(str(path), str(PACKAGE), path.stat().st_mtime_ns, types)
 
 
 @cache
-def _imports_read(path: str, package: str, mtime_ns: int) -> tuple[tuple[int, str], ...]:
-    return tuple(_parsed_imports(Path(path)))
+def _imports_read(
+    path: str, package: str, mtime_ns: int, types: bool
+) -> tuple[tuple[int, str], ...]:
+    return tuple(_parsed_imports(Path(path), types))
 
 
-def _parsed_imports(path: Path) -> Iterator[tuple[int, str]]:
+def _parsed_imports(path: Path, types: bool) -> Iterator[tuple[int, str]]:
     tree = ast.parse(path.read_text(encoding="utf-8"))
     package = module_name(path).split(".")
     if path.name != "__init__.py":
         package = package[:-1]
-    skipped = {id(n) for node in ast.walk(tree) if _type_checking(node) for n in ast.walk(node)}
+    skipped = (
+        set()
+        if types
+        else {id(n) for node in ast.walk(tree) if _type_checking(node) for n in ast.walk(node)}
+    )
     for node in ast.walk(tree):
         if id(node) in skipped:
             continue
@@ -105,9 +114,9 @@ def layer(module: str) -> int | None:
     return best[0] if best else None
 
 
-def graders_imports() -> Iterator[tuple[str, int, str]]:
+def graders_imports(types: bool = False) -> Iterator[tuple[str, int, str]]:
     for path in sorted(PACKAGE.rglob("*.py")):
-        for line, target in imports(path):
+        for line, target in imports(path, types):
             if target == "graders" or target.startswith("graders."):
                 yield module_name(path), line, target
 
@@ -138,9 +147,10 @@ def test_a_layer_is_a_folder_or_a_module_of_the_root() -> None:
 
 
 def test_no_module_is_in_an_import_circle() -> None:
-    # A circle, even one closed by an import inside a function, means two modules are one
-    # purpose or a third is missing: either way neither can be read or tested alone.
-    assert circles(import_graph(PACKAGE)) == []
+    # A circle, even one closed by an import inside a function or by types only, means two
+    # modules are one purpose or a third is missing: either way neither can be read or
+    # tested alone.
+    assert circles(import_graph(PACKAGE, types=True)) == []
 
 
 @pytest.mark.parametrize(
@@ -203,7 +213,16 @@ def test_the_circle_finder_sees_one(tmp_path: Path) -> None:
     (package / "batch" / "plan.py").write_text("def f():\n    from .run import go\n")
     (package / "batch" / "run.py").write_text("from . import plan\n")
     (package / "batch" / "alone.py").write_text("from .run import go\n")
+    (package / "batch" / "typed.py").write_text(
+        "from typing import TYPE_CHECKING\nif TYPE_CHECKING:\n    from .alone import x\n"
+    )
+    (package / "batch" / "alone2.py").write_text("from .typed import y\n")
+    (package / "batch" / "alone.py").write_text("from .run import go\nfrom .alone2 import z\n")
     assert circles(_graph_as(package)) == [["graders.batch.plan", "graders.batch.run"]]
+    assert circles(_graph_as(package, types=True)) == [
+        ["graders.batch.alone", "graders.batch.alone2", "graders.batch.typed"],
+        ["graders.batch.plan", "graders.batch.run"],
+    ]
 
 
 @pytest.mark.parametrize(("folder", "most"), [("graders", 30), ("graders/batch", 12)])
@@ -218,11 +237,12 @@ def test_a_folder_holds_few_modules(folder: str, most: int) -> None:
     assert crowded == {}
 
 
-def import_graph(package: Path) -> dict[str, set[str]]:
-    """Module -> the graders modules it imports where it runs (any line, not TYPE_CHECKING)."""
+def import_graph(package: Path, types: bool = False) -> dict[str, set[str]]:
+    """Module -> the graders modules it imports where it runs (any line), and with ``types``
+    those it names under TYPE_CHECKING."""
     modules = {module_name(p) for p in package.rglob("*.py")}
     graph: dict[str, set[str]] = {m: set() for m in modules}
-    for module, _, target in graders_imports():
+    for module, _, target in graders_imports(types):
         while target not in modules and "." in target:
             target = target.rpartition(".")[0]  # `from x import name`: the module is x
         if target in modules and target != module:
@@ -258,11 +278,11 @@ def circles(graph: dict[str, set[str]]) -> list[list[str]]:
     return sorted(found)
 
 
-def _graph_as(package: Path) -> dict[str, set[str]]:
+def _graph_as(package: Path, types: bool = False) -> dict[str, set[str]]:
     global PACKAGE
     saved, PACKAGE = PACKAGE, package
     try:
-        return import_graph(package)
+        return import_graph(package, types)
     finally:
         PACKAGE = saved
 

@@ -51,7 +51,7 @@ def text_of(html: str) -> str:
 
 def misses(root: Path, key: dict[str, str], nb: dict[str, Any]) -> dict[str, str]:
     """An answer for every cell of ``nb`` that earns nothing."""
-    from graders.session import load
+    from graders.workspace import load
 
     loaded = load(root)
     declared = {

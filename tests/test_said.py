@@ -42,7 +42,7 @@ from graders.said import (
 from graders.sandbox import verdict
 from graders.sandbox.protocol import FrameError, decode_line
 from graders.sandbox.words import Words
-from graders.session import load
+from graders.workspace import load
 
 REPO = Path(__file__).resolve().parent.parent
 SCHEMA_1 = Path(__file__).parent / "data" / "results-schema-1.json"  # written by schema 1's code

@@ -11,11 +11,13 @@ from typing import Any
 import pytest
 
 from graders.sandbox import runner as runner_module
-from graders.session import LazyRunner
+from graders.workspace import LazyRunner
 
 
 class SlowStart:
     """A stand-in for the fork servers: starting takes until the test says so."""
+
+    isolation = "plain"
 
     def __init__(self, may_finish: threading.Event, began: threading.Event) -> None:
         self.closed = False
@@ -65,3 +67,36 @@ def test_a_start_after_close_starts_nothing(monkeypatch: pytest.MonkeyPatch) -> 
         if thread.name == "graders-sandbox-start":
             thread.join(timeout=30)
     assert made == []
+
+
+def test_the_fork_servers_import_the_task_modules_the_kinds_registry_names(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    # The sandbox names no kind: what its warm servers import comes from the registry's
+    # table, so a kind added there is preloaded with no change to the sandbox.
+    from graders import kinds
+
+    toy = kinds.Builtin("toy.kind", "toy.cells", ("toy.child.task",))
+    monkeypatch.setitem(kinds.BUILTIN_KINDS, "toy", toy)
+    asked: list[tuple[str, ...]] = []
+
+    def begin_runner(*args: Any, preload: tuple[str, ...] = (), **kwargs: Any) -> SlowStart:
+        asked.append(tuple(preload))
+        ready = threading.Event()
+        ready.set()
+        return SlowStart(ready, threading.Event())
+
+    monkeypatch.setattr(runner_module, "begin_runner", begin_runner)
+    lazy = LazyRunner("auto", 1, (), modules={})
+    try:
+        lazy.isolation  # noqa: B018 - asking starts it
+    finally:
+        lazy.close()
+    assert asked == [
+        (
+            "graders.kinds.predict.child.task",
+            "graders.kinds.code.child.task",
+            "graders.kinds.code.returned",
+            "toy.child.task",
+        )
+    ]

@@ -11,8 +11,8 @@ from lone_course import BILINGUAL_COURSE, BILINGUAL_EXERCISE, lone_course
 from small_course import small_course, text
 
 from graders.cli import main
+from graders.course.load import load_course
 from graders.errors import SpecError
-from graders.kinds.load import load_course
 
 # Its many in-process commands share one warm sandbox (tests/warm_sandbox.py).
 pytestmark = pytest.mark.usefixtures("warm_sandbox")

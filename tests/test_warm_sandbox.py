@@ -11,7 +11,7 @@ from typing import Any
 import pytest
 from ci_support import write_course
 
-from graders.session import early_runner, open_session
+from graders.workspace import early_runner, open_workspace
 
 pytestmark = pytest.mark.usefixtures("warm_sandbox")
 
@@ -21,9 +21,9 @@ def test_every_way_a_command_starts_its_sandbox_finds_the_shared_one(
 ) -> None:
     course = write_course(tmp_path / "course")
     levels = []
-    with open_session(course) as session:
+    with open_workspace(course) as session:
         levels.append(session.ctx.runner.isolation)  # started on first use
-    with open_session(course, runner=early_runner(course)) as session:
+    with open_workspace(course, runner=early_runner(course)) as session:
         levels.append(session.ctx.runner.isolation)  # started before the course was read
     assert len(warm_sandbox) == 1, sorted(warm_sandbox)
     assert levels[0] == levels[1]

@@ -20,10 +20,11 @@ from pathlib import Path
 import yaml
 from small_course import REPO, _english, small_course, text
 
+from graders.course.load import load_course
+from graders.course.loaded import LoadedCourse
 from graders.course.variants import learner_variant
 from graders.kinds.base import Context
-from graders.kinds.load import LoadedCourse, load_course
-from graders.session import Session
+from graders.workspace import Workspace
 
 SCALED = """\
 id: scaled-grad
@@ -72,14 +73,16 @@ def variant_course(root: Path, files: dict[str, str] | None = None) -> Path:
 
 
 @contextmanager
-def open_variant_course(root: Path) -> Iterator[Session]:
+def open_variant_course(root: Path) -> Iterator[Workspace]:
     """The course opened with the in-process runner."""
     from graders.sandbox import InProcessRunner
 
     loaded = load_course(variant_course(root) / "course.yml")
     runner = InProcessRunner()
     try:
-        yield Session(loaded, Context(loaded.course, loaded.root, runner, root / ".graders-cache"))
+        yield Workspace(
+            loaded, Context(loaded.course, loaded.root, runner, root / ".graders-cache")
+        )
     finally:
         runner.close()
 

@@ -25,12 +25,12 @@ from ..gradebook.roster_check import on_roster, record_missing
 from ..intake.roster import Roster
 from ..kinds.cache import torch_version
 from ..results import NOT_GRADED
-from ..session import Session
 from ..submissions.archive import opened_submissions
+from ..workspace import Workspace
 from .executor import Ended, Executor, Ready, ThreadExecutor
 from .plan import Plan, plan_batch
 from .progress import Reporter, Silent
-from .run_summary import Summary, Tally, summarize
+from .run_summary import RunTally, Summary, summarize
 
 __all__ = [
     "Plan",
@@ -46,7 +46,7 @@ __all__ = [
 
 def grade_plan(
     plan: Plan,
-    session: Session,
+    session: Workspace,
     *,
     workers: int = 1,
     reporter: Reporter | None = None,
@@ -87,7 +87,7 @@ def grade_plan(
             plan.roster,
         )
         write_outputs(results, plan.out_dir, session.loaded)
-    tally = Tally(
+    tally = RunTally(
         frozenset(f.student for f, _ in plan.keyed),
         batch.graded,
         plan.skipped,
@@ -105,7 +105,7 @@ def grade_plan(
 
 
 def autograde(
-    session: Session,
+    session: Workspace,
     assignment: str,
     submissions: Path,
     *,
@@ -145,7 +145,7 @@ def autograde(
 class _Batch:
     """Has an executor grade the plan; saves each grade it hands back, in this thread."""
 
-    def __init__(self, plan: Plan, session: Session, engine: Engine, reporter: Reporter) -> None:
+    def __init__(self, plan: Plan, session: Workspace, engine: Engine, reporter: Reporter) -> None:
         self.plan, self.session, self.engine, self.reporter = plan, session, engine, reporter
         self.run_id = gradebook.start_run(
             engine, plan.course, plan.assignment, torch_version(), session.isolation

@@ -35,7 +35,7 @@ from .executor import Ended, Save
 if TYPE_CHECKING:
     from distributed import Client
 
-    from ..session import Session
+    from ..workspace import Workspace
     from .plan import Plan
 
 LOCAL_HOST = "127.0.0.1"
@@ -62,7 +62,7 @@ class ClusterExecutor:
         self.patience_s = patience_s  # how long a cluster without workers is waited for
         self.stats = ClusterStats()
 
-    def grade(self, plan: Plan, session: Session, save: Save, stop: threading.Event) -> Ended:
+    def grade(self, plan: Plan, session: Workspace, save: Save, stop: threading.Event) -> Ended:
         with self._connected() as client:
             return ClusterRun(self, client, plan, session, save).go(stop)
 

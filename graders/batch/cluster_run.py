@@ -12,7 +12,7 @@ import time
 from collections import deque
 from dataclasses import dataclass, field
 from datetime import datetime
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Protocol
 
 from .. import __version__
 from ..errors import GraderError
@@ -29,10 +29,20 @@ from .executor import STOP_POLL_S, Ended, Ready, Save
 if TYPE_CHECKING:
     from distributed import Client, Future
 
-    from ..session import Session
-    from .cluster import ClusterExecutor
+    from ..workspace import Workspace
     from .cluster_worker import Reply, Shipped
     from .plan import Plan
+
+
+class Owner(Protocol):
+    """What a run reads of the executor that opened it (``cluster.ClusterExecutor``)."""
+
+    address: str
+    isolation: str
+    batch_size: int | None
+    patience_s: float
+    stats: ClusterStats
+
 
 LOCAL_PREFIX = "local:"  # --cluster local:N: a LocalCluster of the batch's own
 IN_FLIGHT_PER_THREAD = 2  # batches queued per worker thread: enough to never leave one idle
@@ -67,7 +77,7 @@ class ClusterRun:
     """One batch on the cluster: send notebooks in batches, save each result once."""
 
     def __init__(
-        self, owner: ClusterExecutor, client: Client, plan: Plan, session: Session, save: Save
+        self, owner: Owner, client: Client, plan: Plan, session: Workspace, save: Save
     ) -> None:
         self.owner, self.client, self.plan, self.session = owner, client, plan, session
         self.save = save

@@ -38,12 +38,13 @@ from typing import TYPE_CHECKING, Any, TypedDict
 from distributed import WorkerPlugin, get_worker
 
 from .. import __version__
+from ..course.load import COURSE_FILE, EXERCISES_DIR
+from ..course.loaded import LoadedCourse
 from ..grading.handed_in import HandedIn, grade_notebook
 from ..grading.key import course_key
 from ..grading.pipeline import PreparedAssignment, prepare_assignment
 from ..kinds.cache import torch_version
-from ..kinds.load import COURSE_FILE, EXERCISES_DIR, LoadedCourse
-from ..session import Session, start_session
+from ..workspace import Workspace, start_session
 
 if TYPE_CHECKING:
     from distributed import Worker
@@ -114,7 +115,7 @@ class GradingPlugin(WorkerPlugin):
         self.isolation = isolation
         self.error: str | None = None
         self._folder: Path | None = None
-        self._session: Session | None = None
+        self._session: Workspace | None = None
         self._preps: dict[str, PreparedAssignment] = {}  # course key -> its assignment
 
     def setup(self, worker: Worker) -> None:

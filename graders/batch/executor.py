@@ -26,7 +26,7 @@ from ..results import StudentResult
 from ..submissions.folder import Found
 
 if TYPE_CHECKING:
-    from ..session import Session
+    from ..workspace import Workspace
     from .plan import Plan
 
 STOP_POLL_S = 0.2  # how often a waiting batch looks whether it was asked to stop
@@ -59,7 +59,7 @@ class Ended:
 class Executor(Protocol):
     """Grades what a plan says somewhere, handing each grade to ``save`` as it comes."""
 
-    def grade(self, plan: Plan, session: Session, save: Save, stop: threading.Event) -> Ended:
+    def grade(self, plan: Plan, session: Workspace, save: Save, stop: threading.Event) -> Ended:
         """Grade ``plan.todo``; return early, with ``stopped``, once ``stop`` is set."""
 
 
@@ -69,7 +69,7 @@ class ThreadExecutor:
     def __init__(self, workers: int = 1) -> None:
         self.workers = max(1, workers)
 
-    def grade(self, plan: Plan, session: Session, save: Save, stop: threading.Event) -> Ended:
+    def grade(self, plan: Plan, session: Workspace, save: Save, stop: threading.Event) -> Ended:
         pool = ThreadPoolExecutor(max_workers=self.workers, thread_name_prefix="autograde")
         # Each grade lands in this queue as it finishes: waiting on it costs nothing per
         # submission still pending (waiting on the set of futures cost the whole set each time).

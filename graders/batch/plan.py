@@ -11,6 +11,7 @@ from dataclasses import dataclass, field, replace
 from datetime import datetime
 from pathlib import Path
 
+from ..course.loaded import get_assignment
 from ..errors import UsageError
 from ..exports.results_files import default_out_dir
 from ..gradebook import store as gradebook
@@ -22,10 +23,9 @@ from ..gradebook.roster_check import RosterCheck, check_roster
 from ..grading.key import course_key, keyed_submission
 from ..grading.pipeline import PreparedAssignment, prepare_assignment
 from ..intake.roster import Roster
-from ..kinds.load import get_assignment
-from ..session import Session
 from ..submissions.folder import Found, find_submissions
 from ..submissions.times import read_times_file, with_times
+from ..workspace import Workspace
 
 
 @dataclass(frozen=True)
@@ -76,7 +76,7 @@ class Plan:
 
 
 def plan_batch(
-    session: Session,
+    session: Workspace,
     assignment: str,
     submissions: Path,
     *,

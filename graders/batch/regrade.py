@@ -14,6 +14,7 @@ from pathlib import Path
 
 from sqlalchemy.engine import Engine
 
+from ..course.loaded import LoadedCourse, get_assignment
 from ..errors import UsageError
 from ..exports.results_files import default_out_dir, write_outputs
 from ..gradebook import audit
@@ -22,10 +23,9 @@ from ..gradebook.adjustments import dropped_from_course, dropped_students
 from ..gradebook.batch_sources import BatchSource, last_source
 from ..gradebook.roster_check import on_roster
 from ..intake.roster import Roster, find_roster
-from ..kinds.load import LoadedCourse, get_assignment
 from ..results import StudentResult, format_points
-from ..session import Session
 from ..submissions.archive import opened_submissions
+from ..workspace import Workspace
 from .autograde import grade_plan
 from .plan import plan_batch
 from .run_summary import Summary
@@ -53,7 +53,7 @@ class RegradeRequest:
 
 
 def regrade(
-    session: Session, assignment: str, request: RegradeRequest, db_url: str | None = None
+    session: Workspace, assignment: str, request: RegradeRequest, db_url: str | None = None
 ) -> Regraded:
     """Grade one student's notebook again, even if unchanged, and record it in the audit."""
     get_assignment(session.loaded, assignment)

@@ -43,7 +43,7 @@ class Summary:
 
 
 @dataclass(frozen=True)
-class Tally:
+class RunTally:
     """What one run found and did, beside what the gradebook holds."""
 
     present: frozenset[str]  # students of the folder that were graded or skipped
@@ -60,7 +60,7 @@ class Tally:
 
 
 def summarize(
-    results: ClassResults, tally: Tally, where: tuple[Path, str], interrupted: bool
+    results: ClassResults, tally: RunTally, where: tuple[Path, str], interrupted: bool
 ) -> Summary:
     """The summary of a run, from the class's results it wrote and its own tally (a pass
     over the students, keeping only what the summary lists)."""

@@ -88,9 +88,9 @@ def autograde(
     """
     from ..batch.autograde import autograde as run_batch
     from ..batch.cluster import ClusterExecutor
+    from ..course.loaded import get_assignment
     from ..intake.roster import find_roster
-    from ..kinds.load import get_assignment
-    from ..session import load, open_session
+    from ..workspace import load, open_workspace
 
     names = tuple(dict.fromkeys(assignments))
     if times is not None and len(names) > 1:
@@ -106,7 +106,7 @@ def autograde(
     interrupted = False
     try:
         with (
-            open_session(loaded, isolation=isolation, workers=workers) as session,
+            open_workspace(loaded, isolation=isolation, workers=workers) as session,
             _stop_on_ctrl_c(stop),
         ):
             for name in names:
@@ -171,10 +171,10 @@ def feedback(
 ) -> None:
     """Write one self-contained HTML feedback page per student of ASSIGNMENT, from the gradebook."""
     from ..batch.autograde import default_out_dir
+    from ..course.loaded import get_assignment
     from ..gradebook.store import existing_url
-    from ..kinds.load import get_assignment
     from ..reports.feedback import write_feedback
-    from ..session import load
+    from ..workspace import load
 
     loaded = load(course)
     get_assignment(loaded, assignment)

@@ -155,6 +155,7 @@ def ci(
     the notebook was released in (or --lang), but the last line, which scripts read.
     """
     from .. import __version__
+    from ..course.loaded import get_assignment
     from ..grading.pipeline import hit_a_bug
     from ..i18n import speaking
     from ..intake.text import shown as printable_text
@@ -165,9 +166,8 @@ def ci(
         in_learner_language,
     )
     from ..integrations.ci.report import Reports, log_lines, outcome, write_reports
-    from ..kinds.load import get_assignment
-    from ..session import load
     from ..submissions.times import ci_time
+    from ..workspace import load
     from . import bug_request
 
     started = time.monotonic()

@@ -47,10 +47,10 @@ def key(
 ) -> None:
     """Print the answer key of ASSIGNMENT, computed by running torch."""
     from ..grading.pipeline import answer_key, for_learner, prepare_assignment
-    from ..session import open_session
+    from ..workspace import open_workspace
     from .tables import key_table, print_table
 
-    with open_session(course, isolation=isolation) as session:
+    with open_workspace(course, isolation=isolation) as session:
         prep = prepare_assignment(session.loaded, assignment, session.ctx)
         answers = answer_key(for_learner(prep, student) if student else prep)
     if as_json:
@@ -74,16 +74,16 @@ def audit(course: Path | None, as_json: bool, markdown: bool, isolation: str) ->
     """What the course holds, and what the article printed against what today's torch gives."""
     from ..course.contents import course_contents
     from ..course.contents import markdown as contents_markdown
+    from ..grading.prepare import prepare_exercises
     from ..kinds.cache import torch_version
     from ..kinds.predict.audit import audit_course
-    from ..kinds.prepare import prepare_exercises
-    from ..session import load, open_session
+    from ..workspace import load, open_workspace
     from .tables import contents_table, drift_table, print_table
 
     if markdown:
         click.echo(contents_markdown(course_contents(load(course))), nl=False)
         return
-    with open_session(course, isolation=isolation) as session:
+    with open_workspace(course, isolation=isolation) as session:
         truths = prepare_exercises(session.loaded, session.loaded.exercises, session.ctx)
     contents = course_contents(session.loaded)
     drifts = audit_course(session.loaded, truths)

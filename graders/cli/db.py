@@ -26,7 +26,7 @@ def upgrade(course: Path | None, db_url: str | None) -> None:
     from ..gradebook import store as gradebook
     from ..gradebook.databases import shown_url
     from ..gradebook.databases import upgrade as migrate
-    from ..session import load
+    from ..workspace import load
 
     url = db_url or gradebook.existing_url(None, load(course).root)
     before, after = migrate(url)

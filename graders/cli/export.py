@@ -91,7 +91,7 @@ def export_grades(
     imports as it is."""
     from ..exports.from_gradebook import ExportRequest, default_export_path, export_assignment
     from ..exports.results_files import write_atomic
-    from ..session import load
+    from ..workspace import load
 
     loaded = load(course)
     chosen = {name.replace("_", "-"): value for name, value in format_chosen.items()}

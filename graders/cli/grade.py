@@ -64,7 +64,7 @@ def _bug_reported() -> None:
 @isolation_option
 def demo(course: Path | None, isolation: str) -> None:
     """Grade the bundled example answers of the first assignment and print the table."""
-    from ..session import load
+    from ..workspace import load
 
     loaded = load(course)
     first = loaded.course.assignments[0].id
@@ -91,11 +91,11 @@ def grade_files_document(
     from ..grading.answers_files import grade_answer_files
     from ..grading.pipeline import prepare_assignment
     from ..kinds.cache import torch_version
-    from ..session import open_session
     from ..submissions.times import read_times_file
+    from ..workspace import open_workspace
 
     handed_in = read_times_file(times) if times is not None else {}
-    with open_session(course, isolation=isolation, workers=workers) as session:
+    with open_workspace(course, isolation=isolation, workers=workers) as session:
         prep = prepare_assignment(session.loaded, assignment, session.ctx)
         results = grade_answer_files(prep, files, workers, handed_in)
         graded_at = datetime.now(UTC).isoformat(timespec="seconds")

@@ -11,9 +11,9 @@ from . import main, pages_lang_option
 from .ci import min_score_option
 
 if TYPE_CHECKING:
+    from ..course.loaded import LoadedCourse
     from ..integrations.ci.github import Written
     from ..integrations.ci.report import Threshold
-    from ..kinds.load import LoadedCourse
 
 
 @main.command("init-ci")
@@ -96,7 +96,7 @@ def init_ci(
         default_notebook,
         resolve_assignment,
     )
-    from ..session import load
+    from ..workspace import load
 
     loaded = load(course)
     min_score = None if minimum is None else str(minimum)
@@ -194,7 +194,7 @@ def gradescope(
 ) -> None:
     """Build a Gradescope autograder zip for ASSIGNMENT (setup.sh, run_autograder, the course)."""
     from ..integrations.ci.gradescope import build_autograder, default_zip
-    from ..session import load
+    from ..workspace import load
 
     built = build_autograder(
         load(course),

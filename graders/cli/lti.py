@@ -88,7 +88,7 @@ def rotate_key(course: Path | None, db_url: str | None) -> None:
 def tool_config(base_url: str, lms: str, course: Path | None) -> None:
     """Print what an LMS administrator enters: Canvas's developer key JSON, Moodle's fields."""
     from ..service.lti.tool_config import canvas_key, moodle_fields
-    from ..session import load
+    from ..workspace import load
 
     loaded = load(course)
     if lms == "canvas":
@@ -105,7 +105,7 @@ def tool_config(base_url: str, lms: str, course: Path | None) -> None:
 @db_option
 def sync(assignment: str | None, course: Path | None, db_url: str | None) -> None:
     """Send every LTI learner's grade of record of ASSIGNMENT (all: none given) again."""
-    from ..kinds.load import get_assignment
+    from ..course.loaded import get_assignment
     from ..service.lti.keys import ToolKeys
     from ..service.lti.passback import Passback
     from ..service.lti.platforms import Platforms
@@ -140,7 +140,7 @@ def roster(course: Path | None, db_url: str | None) -> None:
 
 def _opened(course: Path | None, db_url: str | None):  # type: ignore[no-untyped-def]
     from ..gradebook import store as gradebook
-    from ..session import load
+    from ..workspace import load
 
     loaded = load(course)
     return loaded, gradebook.open_gradebook(db_url or gradebook.default_url(loaded.root))

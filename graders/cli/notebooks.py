@@ -11,9 +11,9 @@ from ..errors import ExitCode
 from . import course_option, exit_with, isolation_option, lang_option, main
 
 if TYPE_CHECKING:
+    from ..course.loaded import LoadedCourse
     from ..grading.learner_release import LearnerRelease
     from ..grading.pipeline import PreparedAssignment
-    from ..kinds.load import LoadedCourse
     from ..notebook.release import Released
 
 
@@ -69,14 +69,14 @@ def release(
     notebook's own (introduction, instructions, headings). With --service, learners
     submit from the notebook (`graders.submit()`) and read the feedback there.
     """
+    from ..course.loaded import get_assignment
     from ..grading.pipeline import answer_key, prepare_assignment
     from ..i18n import speaking
-    from ..kinds.load import get_assignment
     from ..notebook.release import write_release
-    from ..session import open_session
+    from ..workspace import open_workspace
 
     service = _checked_service(service)
-    with open_session(course, isolation=isolation) as session:
+    with open_workspace(course, isolation=isolation) as session:
         language = session.loaded.language(lang)
         # Computing the key also fills the truth cache that nbgrader's test cells read.
         prep = prepare_assignment(session.loaded, assignment, session.ctx)

@@ -55,8 +55,8 @@ def report(
     Without ASSIGNMENT, summarise every graded assignment of the course (ps1, ps2, ...).
     The page loads nothing from the network; it reads the same offline and on a phone.
     """
+    from ..course.loaded import get_assignment
     from ..i18n import speaking
-    from ..kinds.load import get_assignment
     from ..reports.build import (
         by_term,
         default_out,
@@ -68,7 +68,7 @@ def report(
         write_course,
     )
     from ..reports.course_info import course_info
-    from ..session import load
+    from ..workspace import load
 
     loaded = load(course)
     language = loaded.language(lang)

@@ -34,7 +34,7 @@ def list_requests(
     """List learners' review requests (open ones unless --all), one line each, id first."""
     from ..gradebook import requests as review
     from ..gradebook.store import existing_url, open_gradebook
-    from ..session import load
+    from ..workspace import load
 
     loaded = load(course)
     engine = open_gradebook(existing_url(db_url, loaded.root))
@@ -84,7 +84,7 @@ def answer_request(
     from ..gradebook import audit
     from ..gradebook import requests as review
     from ..gradebook.store import existing_url, open_gradebook
-    from ..session import load
+    from ..workspace import load
 
     loaded = load(course)
     url = existing_url(db_url, loaded.root)
@@ -123,7 +123,7 @@ def _regraded(
     then the request answered with the grade before and after."""
     from ..gradebook import requests as review
     from ..gradebook.store import open_gradebook
-    from ..session import open_session
+    from ..workspace import open_workspace
 
     if found.attempt is None:
         raise UsageError(
@@ -132,7 +132,7 @@ def _regraded(
         )
     from ..service.regrade import regrade_served
 
-    with open_session(course, isolation=isolation, workers=1) as session:
+    with open_workspace(course, isolation=isolation, workers=1) as session:
         engine = open_gradebook(url)
         done = regrade_served(
             session,
@@ -159,13 +159,13 @@ def _show_preview(course: Path | None, url: str, found: RegradeRequest, isolatio
     from ..gradebook.store import open_gradebook
     from ..results import format_points
     from ..service.regrade import preview_request
-    from ..session import open_session
+    from ..workspace import open_workspace
 
     if found.attempt is None:
         raise UsageError(
             f"request {found.id} is about a batch grade: nothing stored to grade again"
         )
-    with open_session(course, isolation=isolation, workers=1) as session:
+    with open_workspace(course, isolation=isolation, workers=1) as session:
         shown = preview_request(session, open_gradebook(url), found)
     click.echo(
         f"request {found.id}: {found.student} {found.assignment}, submission {found.attempt} "

@@ -77,7 +77,7 @@ def serve(
     from ..gradebook import store as gradebook
     from ..gradebook.databases import shown_url
     from ..service.run import serve as run
-    from ..session import load, open_session
+    from ..workspace import load, open_workspace
 
     if cluster is not None:
         from ..batch.cluster import check_address
@@ -102,7 +102,7 @@ def serve(
     )
     # With --cluster, the session here only prepares the truths: its sandbox starts only if
     # a truth is not in the cache yet.
-    with open_session(loaded, isolation=isolation, workers=max(1, workers or 1)) as session:
+    with open_workspace(loaded, isolation=isolation, workers=max(1, workers or 1)) as session:
         run(
             session,
             url,
@@ -132,7 +132,7 @@ def token(
     from ..gradebook import store as gradebook
     from ..gradebook.service_tables import INSTRUCTOR, LEARNER
     from ..service.identity import Credentials
-    from ..session import load
+    from ..workspace import load
 
     loaded = load(course)
     engine = gradebook.open_gradebook(db_url or gradebook.default_url(loaded.root))

@@ -17,8 +17,8 @@ from .batch_output import batch_exit_code, print_summary, printable
 if TYPE_CHECKING:
     from sqlalchemy.engine import Engine
 
-    from ..kinds.load import LoadedCourse
-    from ..session import Session
+    from ..course.loaded import LoadedCourse
+    from ..workspace import Workspace
 
 by_option = click.option(
     "--by",
@@ -59,10 +59,10 @@ def extend(
     db_url: str | None,
 ) -> None:
     """Give STUDENT their own due date for ASSIGNMENT (--days N or --until TIME)."""
+    from ..course.loaded import get_assignment
     from ..course.times import time_text, zone_of
     from ..gradebook import audit, extensions
-    from ..kinds.load import get_assignment
-    from ..session import load
+    from ..workspace import load
 
     loaded = load(course)
     chosen = get_assignment(loaded, assignment)
@@ -127,7 +127,7 @@ def accommodate(
     is later. Shown again with no option but STUDENT.
     """
     from ..gradebook import accommodations, audit
-    from ..session import load
+    from ..workspace import load
 
     loaded = load(course)
     engine = _gradebook(loaded, db_url, create=True)
@@ -181,9 +181,9 @@ def override(
 
     The points survive every regrade; --clear removes them.
     """
+    from ..course.loaded import get_assignment
     from ..gradebook import audit, overrides
-    from ..kinds.load import get_assignment
-    from ..session import load
+    from ..workspace import load
 
     loaded = load(course)
     get_assignment(loaded, assignment)
@@ -244,13 +244,13 @@ def regrade(
     latest autograde read (or --submissions)."""
     from ..batch.regrade import RegradeRequest
     from ..batch.regrade import regrade as run_regrade
+    from ..course.loaded import get_assignment
     from ..gradebook import audit
     from ..gradebook import store as gradebook
-    from ..kinds.load import get_assignment
-    from ..session import open_session
+    from ..workspace import open_workspace
     from . import exit_with
 
-    with open_session(course, isolation=isolation, workers=1) as session:
+    with open_workspace(course, isolation=isolation, workers=1) as session:
         get_assignment(session.loaded, assignment)
         url = db_url or gradebook.default_url(session.loaded.root)
         if submissions is None and _served(url, session.loaded.course.id, assignment, student):
@@ -284,9 +284,9 @@ def drop(
 
     The grade they had is kept in the audit trail (graders history STUDENT).
     """
+    from ..course.loaded import get_assignment
     from ..gradebook import audit, drops
-    from ..kinds.load import get_assignment
-    from ..session import load
+    from ..workspace import load
 
     loaded = load(course)
     engine = _gradebook(loaded, db_url, create=True)
@@ -332,7 +332,7 @@ def history(student: str, assignment: str | None, course: Path | None, db_url: s
     from ..course.times import time_text, zone_of
     from ..gradebook import audit
     from ..gradebook.store import existing_url, open_gradebook
-    from ..session import load
+    from ..workspace import load
 
     loaded = load(course)
     engine = open_gradebook(existing_url(db_url, loaded.root))
@@ -403,7 +403,7 @@ def _served(url: str, course: str, assignment: str, student: str) -> bool:
 
 
 def _regrade_served(
-    session: Session, url: str, assignment: str, student: str, every: bool, by: str
+    session: Workspace, url: str, assignment: str, student: str, every: bool, by: str
 ) -> None:
     from ..gradebook import store as gradebook
     from ..results import format_points

@@ -24,7 +24,7 @@ def variant(student: str, exercise: str, course: Path | None, as_json: bool) -> 
     """
     from ..course.params import describe
     from ..course.variants import assigned
-    from ..session import load
+    from ..workspace import load
 
     found = assigned(load(course), student, exercise)
     if as_json:

@@ -17,7 +17,7 @@ from ..i18n import ENGLISH_NAMES
 from .model import SECTIONS
 
 if TYPE_CHECKING:
-    from ..kinds.load import LoadedCourse
+    from .loaded import LoadedCourse
 
 NUMBERS = ("no", "one", "two", "three", "four", "five", "six", "seven", "eight", "nine", "ten")
 

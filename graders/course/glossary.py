@@ -32,7 +32,7 @@ from .marks import Marks, PathKey, dotted
 from .text import Translatable
 
 if TYPE_CHECKING:
-    from ..kinds.load import LoadedCourse
+    from .loaded import LoadedCourse
 
 # What is not prose: a term inside these is code or a quotation, and stays as written.
 _NOT_PROSE = re.compile(

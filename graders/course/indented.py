@@ -19,7 +19,7 @@ from ..errors import Problem
 from .marks import dotted
 
 if TYPE_CHECKING:
-    from ..kinds.load import LoadedCourse
+    from .loaded import LoadedCourse
 
 
 @cache

@@ -24,7 +24,7 @@ from ..results import QuestionResult, StudentResult
 from ..said import Authored, Authors, Text, render
 
 if TYPE_CHECKING:
-    from ..kinds.load import LoadedCourse
+    from .loaded import LoadedCourse
     from .marks import PathKey
 
 

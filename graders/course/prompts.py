@@ -17,7 +17,7 @@ from .glossary import prose
 from .marks import dotted
 
 if TYPE_CHECKING:
-    from ..kinds.load import LoadedCourse
+    from .loaded import LoadedCourse
 
 
 def questions_in(text: str) -> int:

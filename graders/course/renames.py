@@ -25,7 +25,7 @@ from typing import TYPE_CHECKING
 from ..errors import Problem
 
 if TYPE_CHECKING:
-    from ..kinds.load import LoadedCourse, LoadedExercise
+    from .loaded import LoadedCourse, LoadedExercise
 
 
 def former_ids(loaded: LoadedCourse) -> dict[str, str]:

@@ -15,27 +15,13 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from ..errors import Problem, did_you_mean
+from .loaded import ExerciseVariant, LoadedCourse, LoadedExercise
 from .marks import Marks, PathKey, dotted
 from .params import chosen, combinations, describe, variant_number
 from .templating import names_in, other_languages, render, render_model, templated
 
 if TYPE_CHECKING:
-    from ..kinds.load import LoadedCourse, LoadedExercise
     from .model import Course, ExerciseBase
-
-
-@dataclass(frozen=True)
-class ExerciseVariant:
-    """One variant of an exercise: its number (1 is the base), values and rendered model."""
-
-    number: int
-    values: Mapping[str, Any]
-    exercise: Any  # the kind's model, every template rendered with ``values``
-
-    @property
-    def label(self) -> str:
-        """``2 (scale=3)``: the variant as tables and messages name it."""
-        return f"{self.number} ({describe(self.values)})"
 
 
 def template_problems(exercise: ExerciseBase, marks: Marks) -> list[Problem]:

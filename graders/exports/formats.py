@@ -45,8 +45,8 @@ from ..results import ClassFile, ClassResults, StudentResult
 from .lms import lms_writer
 
 if TYPE_CHECKING:
+    from ..course.loaded import LoadedCourse
     from ..intake.roster import Roster
-    from ..kinds.load import LoadedCourse
     from .results_files import Outline
 
 

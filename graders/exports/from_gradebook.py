@@ -19,12 +19,12 @@ from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from ..course.loaded import LoadedCourse, get_assignment
 from ..errors import UsageError
 from ..gradebook import store as gradebook
 from ..gradebook.roster_check import on_roster
 from ..grading.pipeline import planned_items
 from ..intake.roster import find_roster
-from ..kinds.load import LoadedCourse, get_assignment
 from ..results import ClassResults, file_pieces
 from .formats import ExportContext, ExportFormat, get_format
 from .lms import LmsFile

@@ -23,10 +23,10 @@ from pathlib import Path
 from typing import TextIO, cast
 
 from ..course.learner_language import LearnerLanguages
+from ..course.loaded import LoadedCourse
 from ..course.model import FeedbackPolicy
 from ..i18n import speaking
 from ..intake.identity import one_file_each, safe_student
-from ..kinds.load import LoadedCourse
 from ..notebook.parts import question_names
 from ..results import (
     NOT_GRADED,

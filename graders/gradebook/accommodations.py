@@ -29,10 +29,10 @@ from datetime import datetime, timedelta
 from sqlalchemy import ColumnElement, delete, insert, select
 from sqlalchemy.engine import Connection, Engine
 
+from ..course.loaded import LoadedCourse
 from ..course.model import Assignment
 from ..errors import UsageError
 from ..intake.roster import find_roster
-from ..kinds.load import LoadedCourse
 from . import audit
 from .extensions import restate
 from .term_tables import BY_ACCOMMODATION, EVERY_ASSIGNMENT, AccommodationRow, ExtensionRow

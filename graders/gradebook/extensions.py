@@ -18,11 +18,11 @@ from datetime import datetime, timedelta
 from sqlalchemy import ColumnElement, delete, insert, select
 from sqlalchemy.engine import Connection, Engine
 
+from ..course.loaded import LoadedCourse
 from ..course.model import Assignment
 from ..course.times import time_text, zone_of
 from ..errors import UsageError
 from ..grading.pipeline import apply_late_policy
-from ..kinds.load import LoadedCourse
 from ..results import NOT_GRADED
 from . import audit, saved_grades
 from .adjustments import due_dates

@@ -19,11 +19,11 @@ from typing import Any
 
 from pydantic import AwareDatetime, Field, ValidationError, model_validator
 
+from ..course.loaded import LoadedCourse
 from ..course.marks import Marks, dotted, read_yaml
 from ..course.model import Ident, Strict
 from ..errors import Location, Problem, SpecError, did_you_mean
 from ..intake.identity import safe_student
-from ..kinds.load import LoadedCourse
 
 EXTENSIONS_FILE = "extensions.yml"
 

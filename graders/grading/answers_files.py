@@ -32,7 +32,7 @@ from typing import Any
 import yaml
 
 from ..errors import SubmissionError
-from ..intake.text import Refused, check_json
+from ..intake.text import TextRefused, check_json
 from ..kinds.base import Submission
 from ..kinds.registry import all_kinds
 from ..results import StudentResult
@@ -117,7 +117,7 @@ def _load(path: Path) -> dict[str, Any]:
         )
     try:
         check_json(data, str(path))
-    except Refused as exc:
+    except TextRefused as exc:
         raise SubmissionError(told(exc)) from exc
     return data
 

@@ -16,8 +16,8 @@ from __future__ import annotations
 import logging
 from dataclasses import replace
 
+from ..course.loaded import LoadedCourse
 from ..errors import SubmissionError
-from ..kinds.load import LoadedCourse
 from ..notebook import collect
 from ..results import StudentResult, SubmissionStatus
 from ..said import say, told

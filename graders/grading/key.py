@@ -17,6 +17,7 @@ from .. import __version__
 from ..i18n import SOURCE_LANGUAGE
 from ..intake.text import cannot_read
 from ..kinds.cache import torch_version
+from ..kinds.registry import kind_of
 from ..notebook.read import MAX_NOTEBOOK_BYTES
 from ..said import render
 from ..submissions.folder import Found
@@ -35,7 +36,7 @@ def course_key(prep: PreparedAssignment) -> str:
     course = prep.ctx.course
     variants = {  # written only when set: a course without variants keeps its grading keys
         "variants": [
-            [ex.loaded.exercise.id, [ex.loaded.kind.fingerprint(v) for v in ex.variants]]
+            [ex.loaded.exercise.id, [kind_of(ex.loaded).fingerprint(v) for v in ex.variants]]
             for ex in prep.exercises
             if ex.variants
         ]
@@ -50,7 +51,7 @@ def course_key(prep: PreparedAssignment) -> str:
                 [
                     ex.loaded.exercise.id,
                     ex.loaded.exercise.content_hash(),
-                    ex.loaded.kind.fingerprint(ex.prepared),
+                    kind_of(ex.loaded).fingerprint(ex.prepared),
                 ]
                 for ex in prep.exercises
             ],

@@ -19,8 +19,8 @@ from pathlib import Path
 import nbformat
 from nbformat import NotebookNode
 
+from ..course.loaded import LoadedCourse
 from ..course.variants import learner_course, learner_variant
-from ..kinds.load import LoadedCourse
 from ..notebook import META_KEY
 from ..notebook.release import instructor_notebook, student_notebook
 from .pipeline import PreparedAssignment, answer_key, for_learner

@@ -17,16 +17,17 @@ from dataclasses import dataclass, field, replace
 from datetime import datetime
 from typing import TYPE_CHECKING, Any
 
+from ..course.loaded import LoadedCourse, LoadedExercise, get_assignment
 from ..course.model import Assignment, Course
 from ..course.times import time_text
 from ..course.variants import learner_variant
 from ..kinds.base import Context, Submission
-from ..kinds.load import LoadedCourse, LoadedExercise, get_assignment
 from ..kinds.notebook_side import points_scale
-from ..kinds.prefetch import run_ahead
-from ..kinds.prepare import prepare_variants
+from ..kinds.registry import kind_of
 from ..results import QuestionResult, Status, StudentResult, SubmissionStatus
 from ..said import Said, paragraphs, say
+from .prefetch import run_ahead
+from .prepare import prepare_variants
 
 if TYPE_CHECKING:
     from ..sandbox import Job
@@ -142,7 +143,7 @@ def answer_key(prep: PreparedAssignment) -> dict[str, str]:
     """Answer key -> the literal (or solution source) that earns full marks, in course order."""
     key: dict[str, str] = {}
     for ex in prep.exercises:
-        key.update(ex.loaded.kind.key(ex.loaded.exercise, ex.prepared))
+        key.update(kind_of(ex.loaded).key(ex.loaded.exercise, ex.prepared))
     return key
 
 
@@ -189,7 +190,7 @@ def internal_failure(student: str, reason: str | Said) -> StudentResult:
 
 
 def _jobs(ex: PreparedExercise, sub: Submission, ctx: Context) -> list[Job]:
-    exercise, kind = ex.loaded.exercise, ex.loaded.kind
+    exercise, kind = ex.loaded.exercise, kind_of(ex.loaded)
     try:
         return kind.jobs(exercise, ex.prepared, kind.given(exercise, sub), ctx)
     except Exception:  # noqa: BLE001 - grading the exercise reports it, for this exercise only
@@ -197,7 +198,7 @@ def _jobs(ex: PreparedExercise, sub: Submission, ctx: Context) -> list[Job]:
 
 
 def _grade_exercise(ex: PreparedExercise, sub: Submission, ctx: Context) -> list[QuestionResult]:
-    exercise, kind = ex.loaded.exercise, ex.loaded.kind
+    exercise, kind = ex.loaded.exercise, kind_of(ex.loaded)
     try:
         results = kind.grade(exercise, ex.prepared, kind.given(exercise, sub), ctx)
     except Exception as exc:  # noqa: BLE001 - costs this exercise, not the submission

@@ -27,7 +27,7 @@ from ..said import Told, say
 _SURROGATE_ESCAPE = re.compile(r"\\u[dD][89a-fA-F][0-9a-fA-F]{2}")
 
 
-class Refused(ValueError):
+class TextRefused(ValueError):
     """Outside text that graders cannot take, with why and where (said to the reader)."""
 
 
@@ -62,12 +62,12 @@ def _only_escaped_bytes(text: str) -> bool:
 
 
 def os_name(name: str, shown_as: str | None = None) -> str:
-    """A name read from the file system, as graders' own text; ``Refused`` when it is not
+    """A name read from the file system, as graders' own text; ``TextRefused`` when it is not
     UTF-8 (``shown_as``: how messages name it, by default the name itself)."""
     at = unstorable_at(name)
     if at is None:
         return name
-    raise Refused(
+    raise TextRefused(
         say(
             "{name}: the name is not UTF-8 text (byte {byte} at character {index}): rename it",
             name=shown(shown_as or name),
@@ -100,7 +100,7 @@ def check_text(value: str, shown_as: str, where: Told) -> None:
     encode it."""
     at = unstorable_at(value)
     if at is not None:
-        raise Refused(
+        raise TextRefused(
             say(
                 "{path}: {where} holds {char}, half of a character (a lone surrogate), "
                 "which is not text: remove it and save again",

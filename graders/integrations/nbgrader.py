@@ -47,9 +47,7 @@ never runs them: use it where the grade must be trusted.
 from __future__ import annotations
 
 import atexit
-import inspect
 import json
-import linecache
 import os
 import warnings
 from dataclasses import replace
@@ -59,7 +57,6 @@ from typing import TYPE_CHECKING, Any
 
 from ..errors import SubmissionError, UsageError
 from ..i18n import speaking
-from ..kinds.code.cells import code_source
 from ..notebook import META_KEY, POINTER_FILE
 
 if TYPE_CHECKING:
@@ -67,7 +64,7 @@ if TYPE_CHECKING:
     from ..grading.pipeline import PreparedAssignment
     from ..kinds.base import Submission
     from ..results import QuestionResult, StudentResult
-    from ..session import Session
+    from ..workspace import Workspace
 
 COURSE_ENV = "GRADERS_COURSE"
 EXECUTION_ENV = "NBGRADER_EXECUTION"  # nbgrader sets it while it runs notebooks
@@ -133,6 +130,7 @@ def saved_notebook(assignment: str, folder: Path | None = None) -> Path | None:
 def _submission(course: Path, assignment: str, item: str, answer: Any, student: str) -> Submission:
     """What the learner answered, from the saved notebook (or, failing that, the kernel)."""
     from ..kinds.base import Submission
+    from ..kinds.registry import kind_of
     from ..notebook.collect import read_submission
 
     notebook = saved_notebook(assignment)
@@ -143,11 +141,12 @@ def _submission(course: Path, assignment: str, item: str, answer: Any, student: 
             f"graders cannot find the notebook of assignment '{assignment}' in {Path.cwd()}: "
             f"save it there as {assignment}.ipynb"
         )
-    exercise_id, _, question = item.partition("/")
-    if question:
-        return Submission(student, assignment, answers=_given(item, answer_text(answer)))
-    source = code_source(entry_source(answer))
-    return Submission(student, assignment, answers=_given(exercise_id, source))
+    # The item's exercise says how its kind turns the kernel's value into an answer's text.
+    exercise = _session(course).loaded.exercises.get(item.partition("/")[0])
+    if exercise is None:
+        raise UsageError(f"'{item}' is not an exercise or question of the course")
+    text = kind_of(exercise).kernel_answer(answer)
+    return Submission(student, assignment, answers=_given(item, text))
 
 
 def _declares(path: Path, assignment: str) -> bool:
@@ -161,37 +160,10 @@ def _declares(path: Path, assignment: str) -> bool:
     return isinstance(tag, dict) and tag.get("assignment") == assignment
 
 
-def answer_text(answer: Any) -> str | None:
-    """A Python value as the answer literal a learner would type (None: unanswered)."""
-    if answer is Ellipsis:
-        return None
-    if isinstance(answer, str):
-        return answer  # the literal itself, as in a notebook cell read by `graders grade`
-    if isinstance(answer, type) and issubclass(answer, BaseException):
-        return answer.__name__
-    if isinstance(answer, BaseException):
-        return type(answer).__name__
-    return repr(answer)  # torch prints tensors, sizes, dtypes and grad_fns as literals
-
-
-def entry_source(entry: Any) -> str:
-    """The source a learner wrote for a code exercise: the whole cell defining ``entry``."""
-    if isinstance(entry, str):
-        return entry
-    filename = getattr(getattr(entry, "__code__", None), "co_filename", "")
-    lines = linecache.getlines(filename) if filename else []
-    if lines:
-        return "".join(lines)  # IPython keeps each cell's source in linecache
-    try:
-        return inspect.getsource(entry)
-    except (OSError, TypeError):
-        return ""
-
-
 def course_file() -> Path:
     """The course.yml to grade with: ``$GRADERS_COURSE``, else the nearest course above
     the current folder whose id is the one the release's pointer file names."""
-    from ..kinds.load import find_course
+    from ..course.load import find_course
 
     env = os.environ.get(COURSE_ENV)
     if env:
@@ -259,17 +231,17 @@ def _course_id_of(path: Path, mtime_ns: int, size: int) -> str | None:
 
 
 def _course_yml(folder: Path) -> Path:
-    from ..kinds.load import COURSE_FILE
+    from ..course.load import COURSE_FILE
 
     return folder / COURSE_FILE
 
 
-_SESSIONS: dict[Path, Session] = {}
+_SESSIONS: dict[Path, Workspace] = {}
 
 
-def _session(course: Path) -> Session:
+def _session(course: Path) -> Workspace:
     """The course opened once per kernel (each test cell reuses it)."""
-    from ..session import start_session
+    from ..workspace import start_session
 
     if course not in _SESSIONS:  # the kernel keeps it for every later test cell
         _SESSIONS[course] = start_session(course)
@@ -309,8 +281,8 @@ def _base(prep: PreparedAssignment) -> PreparedAssignment:
 
 def _shown(course: Path, assignment: str, graded: StudentResult) -> StudentResult:
     """``graded`` as its learner may read it today, in their notebook's language."""
+    from ..course.loaded import get_assignment
     from ..course.visibility import seen_by_learner, shown_at
-    from ..kinds.load import get_assignment
 
     loaded = _session(course).loaded
     visible = seen_by_learner(graded, shown_at(get_assignment(loaded, assignment)))

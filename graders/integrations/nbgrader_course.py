@@ -38,7 +38,7 @@ if TYPE_CHECKING:
     # ``linked_course`` in every kernel nbgrader starts.
     from nbformat import NotebookNode
 
-    from ..kinds.load import LoadedCourse
+    from ..course.loaded import LoadedCourse
     from ..notebook.release import Released
 
 LINK_FILE = "graders-course-folder.json"

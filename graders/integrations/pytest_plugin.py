@@ -42,10 +42,10 @@ from ..errors import user_errors
 from .ci.learner import SOURCES
 
 if TYPE_CHECKING:
+    from ..course.loaded import LoadedCourse
     from ..course.model import Assignment
-    from ..kinds.load import LoadedCourse
     from ..results import ResultsDocument
-    from ..session import LazyRunner
+    from ..workspace import LazyRunner
 
 STATE = pytest.StashKey["Grading"]()
 #: pytest's JUnit families that allow properties inside a test case.
@@ -199,7 +199,7 @@ class Grading:
     def start(cls, config: pytest.Config, given: Path) -> Grading:
         """Load the course (fast, no torch) and find what the notebook is to be graded on;
         the sandbox starts warming first when the notebook has code to run."""
-        from ..session import load
+        from ..workspace import load
         from .ci.notebook import start_early
 
         course = _course(config, given)
@@ -216,8 +216,8 @@ class Grading:
     def _started(
         cls, config: pytest.Config, given: Path, loaded: LoadedCourse, early: LazyRunner | None
     ) -> Grading:
+        from ..course.loaded import get_assignment
         from ..grading.pipeline import planned_items
-        from ..kinds.load import get_assignment
         from .ci.notebook import find_notebook, learner_of, resolve_assignment
 
         assignment = resolve_assignment(loaded, given, config.getoption("graders_assignment"))

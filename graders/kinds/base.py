@@ -1,7 +1,6 @@
 """The values passed between graders and its exercise kinds (the contract itself, which
 says who asks a kind what, is ``contract``).
 
-    Item            one gradable unit of an exercise (a question, a code check)
     Submission      what one learner handed in for one assignment, as plain data
     ExerciseAnswers what a submission says about one exercise
     Context         what kinds need of the outside world to prepare and grade
@@ -24,19 +23,6 @@ if TYPE_CHECKING:
     # not pay for the course's models.
     from ..course.model import Course
     from ..sandbox import Job, Outcome
-
-
-@dataclass(frozen=True)
-class Item:
-    """One gradable unit of an exercise: a question or a code check."""
-
-    id: str  # "<exercise-id>/<question-or-check-id>"
-    points: float
-    prompt: str
-    section: str | None = None  # the article section it cites; None: the exercise's
-    # The ids the item had before under this exercise's current or former ids (the
-    # exercise's own renames alone are the course's to apply: ``course/renames.py``).
-    formerly: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True)

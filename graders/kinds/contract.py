@@ -29,8 +29,9 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Protocol, TypeVar, runtime_checkable
 
+from ..course.kinds import CourseSide
 from ..said import Told
-from .base import Context, DeclaredMisconception, ExerciseAnswers, Item, Reading, Submission
+from .base import Context, DeclaredMisconception, ExerciseAnswers, Reading, Submission
 
 if TYPE_CHECKING:
     from ..course.marks import Marks
@@ -43,27 +44,6 @@ if TYPE_CHECKING:
 E = TypeVar("E", bound="ExerciseBase")
 E_in = TypeVar("E_in", bound="ExerciseBase", contravariant=True)  # a part that only reads E
 P = TypeVar("P")
-
-
-class CourseSide(Protocol[E]):
-    """What any layer may ask of a kind: what its exercises are, as the course holds them."""
-
-    name: str  # the YAML `kind`
-    model: type[E]
-    answers_section: str  # the mapping of an answers file (YAML) that holds its answers
-    runs_jobs: bool  # whether grading runs sandbox jobs: one notebook's grader warms it early
-
-    def check(self, exercise: E, marks: Marks, root: Path) -> list[Problem]:
-        """Problems the model cannot see (code that does not parse, missing files)."""
-
-    def items(self, exercise: E) -> list[Item]:
-        """The gradable items, in order."""
-
-    def answer_keys(self, exercise: E) -> list[str]:
-        """The keys of the exercise's answer cells, in notebook order."""
-
-    def files(self, exercise: E) -> list[str]:
-        """Course files the exercise needs besides its own, relative to the course folder."""
 
 
 class GradingSide(Protocol[E_in, P]):
@@ -88,7 +68,7 @@ class GradingSide(Protocol[E_in, P]):
         """The sandbox jobs ``grade`` will run for these answers (none for most kinds).
 
         The pipeline runs a submission's jobs together, in one child where it can
-        (``kinds.prefetch``), before it calls ``grade``.
+        (``grading.prefetch``), before it calls ``grade``.
         """
 
     def grade(
@@ -123,6 +103,10 @@ class NotebookSide(Protocol):
 
     def cell_problem(self, source: str, meta: Mapping[str, Any]) -> Told | None:
         """For the pre-submit check: None unanswered, "" readable, else why it cannot be read."""
+
+    def kernel_answer(self, value: Any) -> str | None:
+        """A value an nbgrader test cell passes (the learner's object in the kernel) as the
+        text of this kind's answer cell; None: unanswered."""
 
 
 class ReportSide(Protocol[E_in]):

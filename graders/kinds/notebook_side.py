@@ -15,7 +15,7 @@ from .. import syntax
 from ..i18n import N_, _, ngettext
 
 if TYPE_CHECKING:
-    from .load import LoadedExercise
+    from ..course.loaded import LoadedExercise
 
 Role = Literal["intro", "exercise", "setup", "prompt", "answer"]
 

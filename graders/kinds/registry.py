@@ -16,11 +16,13 @@ from importlib import import_module
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, TypeVar
 
+from ..course import kinds as course_kinds
 from . import BUILTIN_KINDS
 from .base import CellReader
 from .contract import Capabilities, capabilities_of, unfulfilled
 
 if TYPE_CHECKING:
+    from ..course.loaded import LoadedExercise
     from .contract import AnyKind
 
 KINDS: dict[str, AnyKind] = {}
@@ -43,6 +45,7 @@ def register(cls: type[K]) -> type[K]:
     instance: Any = cls()
     KINDS[instance.name] = instance
     CAPABLE[instance.name] = capabilities_of(instance)
+    course_kinds.register(instance)  # the course reads its exercise files with it
     return cls
 
 
@@ -55,6 +58,13 @@ def get_kind(name: str) -> AnyKind | None:
     """The kind registered under ``name``, loading the built-in kinds first."""
     _load_builtin_kinds()
     return KINDS.get(name)
+
+
+def kind_of(loaded: LoadedExercise) -> AnyKind:
+    """The whole kind of a loaded exercise (the course holds only its ``CourseSide``)."""
+    kind = get_kind(loaded.kind.name)
+    assert kind is not None, "a loaded exercise's kind is registered"  # loaded through it
+    return kind
 
 
 def known_kinds() -> list[str]:
@@ -76,8 +86,8 @@ def all_kinds() -> list[AnyKind]:
 def cell_readers() -> tuple[CellReader, ...]:
     """How each built-in kind's answer cells are found and read, in the built-in order."""
     readers = []
-    for name, (_kind, cells) in BUILTIN_KINDS.items():
-        module = import_module(cells)
+    for name, builtin in BUILTIN_KINDS.items():
+        module = import_module(builtin.cells)
         readers.append(CellReader(name, module.CELL_TAG, module.read_cell, module.cell_problem))
     return tuple(readers)
 
@@ -103,7 +113,18 @@ def sandbox_modules(exercises: Iterable[Any], root: Path) -> dict[str, tuple[str
     return found
 
 
+def task_modules() -> tuple[str, ...]:
+    """The modules the built-in kinds' jobs name, for the warm fork servers to import
+    before forking; known without importing a kind (the sandbox starts before the course
+    is read)."""
+    return tuple(m for builtin in BUILTIN_KINDS.values() for m in builtin.task_modules)
+
+
 def _load_builtin_kinds() -> None:
     # Imported here, not at module level: the kinds import the registry.
-    for module, _cells in BUILTIN_KINDS.values():
-        import_module(module)
+    for builtin in BUILTIN_KINDS.values():
+        import_module(builtin.kind)
+
+
+# The course asks for a kind by its YAML name: the built-in ones are registered then.
+course_kinds.add_finder(_load_builtin_kinds)

@@ -12,10 +12,11 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from ..course.loaded import LoadedCourse, get_assignment
 from ..intake.text import shown, unstorable_at
 from ..kinds.base import Submission
 from ..kinds.contract import AnyKind
-from ..kinds.load import LoadedCourse, get_assignment
+from ..kinds.registry import kind_of
 from ..said import Told, paragraphs, say
 from .counted import counted_cell
 from .read import (
@@ -80,7 +81,7 @@ def expected_keys(loaded: LoadedCourse, assignment_id: str) -> dict[str, AnyKind
     expected: dict[str, AnyKind] = {}
     for item in get_assignment(loaded, assignment_id).exercises:
         ex = loaded.exercises[item.id]
-        expected.update((key, ex.kind) for key in ex.kind.answer_keys(ex.exercise))
+        expected.update((key, kind_of(ex)) for key in ex.kind.answer_keys(ex.exercise))
     return expected
 
 

@@ -10,12 +10,12 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 
+from ..course.loaded import LoadedCourse
 from ..course.model import Assignment, LatePolicy, in_article, section_label
 from ..course.times import time_text
 from ..i18n import N_, _, ngettext
-from ..kinds.load import LoadedCourse
 from ..kinds.notebook_side import Part, Placed, points_scale, points_text
-from ..kinds.registry import all_kinds
+from ..kinds.registry import all_kinds, kind_of
 from . import LABEL_SEPARATOR
 
 CHECK_HINT = N_("""\
@@ -40,7 +40,7 @@ def assignment_parts(
     """Every part of ``assignment``'s notebook, in order (``key`` may be empty); the
     nbgrader flavour's introduction also says what `nbgrader validate` does not tell."""
     placed = place_exercises(loaded, assignment)
-    body = [part for p in placed for part in p.loaded.kind.layout(p, key)]
+    body = [part for p in placed for part in kind_of(p.loaded).layout(p, key)]
     hints = how_to_answer({p.loaded.kind.name for p in placed})
     if nbgrader:
         hints.append(_(NBGRADER_NOTE))
@@ -63,7 +63,7 @@ def assignment_labels(loaded: LoadedCourse, assignment: Assignment) -> dict[str,
     labels: dict[str, str] = {}
     for p in place_exercises(loaded, assignment):
         title = p.loaded.exercise.title
-        names = p.loaded.kind.labels(p)
+        names = kind_of(p.loaded).labels(p)
         labels.update((key, f"{name}{LABEL_SEPARATOR}{title}") for key, name in names.items())
     return labels
 

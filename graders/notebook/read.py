@@ -18,7 +18,7 @@ from pathlib import Path
 from typing import Any, TypeAlias
 
 from ..errors import SubmissionError
-from ..intake.text import Refused, cannot_read, check_json
+from ..intake.text import TextRefused, cannot_read, check_json
 from ..kinds.base import CellReader
 from ..kinds.registry import kind_of_cell
 from ..said import say, told
@@ -116,7 +116,7 @@ def read_notebook(
         # A cell's source is the learner's: half a character in an answer costs that
         # answer only (``collect``); outputs are never read; the rest must be text.
         check_json(data, str(path), text, skip=_cell_source)
-    except Refused as exc:
+    except TextRefused as exc:
         raise SubmissionError(told(exc)) from exc
     checked: dict[str, Any] = data  # _check_format made sure it is one
     return checked

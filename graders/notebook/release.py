@@ -33,10 +33,10 @@ import nbformat
 from nbformat import NotebookNode
 from nbformat.v4 import new_notebook
 
+from ..course.loaded import LoadedCourse
 from ..course.model import Assignment
 from ..errors import UsageError
 from ..i18n import N_, _, current_language
-from ..kinds.load import LoadedCourse
 from ..kinds.notebook_side import Part
 from . import META_KEY, POINTER_FILE
 from .cells import cell_id, code, markdown, nbgrader_meta

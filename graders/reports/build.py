@@ -11,9 +11,9 @@ from __future__ import annotations
 from collections.abc import Collection, Iterable, Mapping, Sequence
 from pathlib import Path
 
+from ..course.loaded import LoadedCourse
 from ..errors import UsageError
 from ..exports.results_files import OUT_DIR
-from ..kinds.load import LoadedCourse
 from ..results import ClassResults, ResultsDocument
 from .course_info import CourseInfo
 from .csvtables import write_assignment_csv, write_course_csv

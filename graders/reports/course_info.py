@@ -16,11 +16,12 @@ from typing import TYPE_CHECKING, Any
 
 from ..course.times import zone_of
 from ..kinds.base import DeclaredMisconception
+from ..kinds.registry import kind_of
 from ..notebook import LABEL_SEPARATOR
 from ..notebook.parts import assignment_labels
 
 if TYPE_CHECKING:
-    from ..kinds.load import LoadedCourse
+    from ..course.loaded import LoadedCourse
 
 
 @dataclass(frozen=True)
@@ -92,7 +93,7 @@ def course_info(loaded: LoadedCourse) -> CourseInfo:
     """Copy sections, titles, prompts and misconceptions out of a loaded course."""
     items: dict[str, ItemInfo] = {}
     for ex in loaded.exercises.values():
-        declared = ex.kind.misconceptions(ex.exercise)
+        declared = kind_of(ex).misconceptions(ex.exercise)
         lines = _item_lines(ex, loaded.root)
         for item in ex.kind.items(ex.exercise):
             items[item.id] = ItemInfo(
@@ -101,7 +102,7 @@ def course_info(loaded: LoadedCourse) -> CourseInfo:
                 exercise_title=ex.exercise.title,
                 section=item.section or ex.exercise.section,
                 prompt=item.prompt.strip(),
-                literal=ex.kind.literal_answers,
+                literal=kind_of(ex).literal_answers,
                 misconceptions=declared.get(item.id, ()),
                 where=lines.get(item.id, ""),
             )

@@ -18,6 +18,7 @@ from typing import Any
 from jinja2 import Template
 
 from ..course.learner_language import LearnerLanguages
+from ..course.loaded import LoadedCourse, get_assignment
 from ..course.model import Shown
 from ..course.times import zone_of
 from ..course.visibility import seen_by_learner, shown_at
@@ -27,7 +28,6 @@ from ..gradebook import store as gradebook
 from ..gradebook.adjustments import extended_due_dates
 from ..i18n import N_, _, current_language, speaking
 from ..intake.identity import safe_student
-from ..kinds.load import LoadedCourse, get_assignment
 from ..notebook.parts import assignment_labels, exercise_headings
 from ..results import STATUS_WORDS, StudentResult, SubmissionStatus
 from .course_info import course_info

@@ -12,9 +12,10 @@ from typing import TYPE_CHECKING, Any
 
 from ..course.variants import learner_course
 from ..kinds.notebook_side import Placed
+from ..kinds.registry import kind_of
 
 if TYPE_CHECKING:
-    from ..kinds.load import LoadedCourse
+    from ..course.loaded import LoadedCourse
 
 
 def learner_context(loaded: LoadedCourse, assignment: str, student: str) -> dict[str, Any]:
@@ -30,7 +31,7 @@ def learner_context(loaded: LoadedCourse, assignment: str, student: str) -> dict
     mine = learner_course(loaded, student)
     for number, exercise_id in enumerate(varied, start=1):
         ex = mine.exercises[exercise_id]
-        parts = ex.kind.layout(Placed(number, ex, 1.0, loaded.course.seed), {})
+        parts = kind_of(ex).layout(Placed(number, ex, 1.0, loaded.course.seed), {})
         setups[exercise_id] = "\n".join(p.text for p in parts if p.role == "setup")
         titles[exercise_id] = ex.exercise.title
         prompts.update({item.id: item.prompt for item in ex.kind.items(ex.exercise)})

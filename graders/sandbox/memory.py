@@ -28,7 +28,7 @@ _OOM_KILL = re.compile(rb"^oom_kill (\d+)$", re.M)
 
 
 @dataclass(frozen=True)
-class Layout:
+class CgroupLayout:
     """Where a cgroup version keeps its memory files."""
 
     version: int
@@ -36,8 +36,8 @@ class Layout:
     events_file: str  # holds the line "oom_kill N"
 
 
-V1 = Layout(1, ("memory.limit_in_bytes", "memory.memsw.limit_in_bytes"), "memory.oom_control")
-V2 = Layout(2, ("memory.max", "memory.swap.max"), "memory.events")
+V1 = CgroupLayout(1, ("memory.limit_in_bytes", "memory.memsw.limit_in_bytes"), "memory.oom_control")
+V2 = CgroupLayout(2, ("memory.max", "memory.swap.max"), "memory.events")
 
 
 class JobMemory:
@@ -77,7 +77,7 @@ class JobMemory:
 class Cgroups:
     """The runner's side: one cgroup per fork server under a group of this runner's own."""
 
-    def __init__(self, base: Path, layout: Layout) -> None:
+    def __init__(self, base: Path, layout: CgroupLayout) -> None:
         self.base, self.layout = base, layout
         self.made: list[Path] = []
         self.fds: list[int] = []
@@ -137,7 +137,7 @@ class Cgroups:
         self.made.clear()
 
 
-def _candidates() -> list[tuple[Layout, Path]]:
+def _candidates() -> list[tuple[CgroupLayout, Path]]:
     """Where this process may make cgroups: beside itself in v2, in v1's memory hierarchy."""
     own = _own_cgroups()
     found = []

@@ -19,11 +19,6 @@ from .paths import View, make_view
 from .scratch import remove_tree
 from .worker import Worker
 
-DEFAULT_PRELOAD = (
-    "graders.kinds.predict.child.task",
-    "graders.kinds.code.child.task",
-    "graders.kinds.code.returned",
-)  # the task modules of truths and code exercises, and the keeper's check of the latter
 MAX_WORKERS = 64
 UID_BASE = 1_000_000_000  # children's uids: far above any system or human account
 
@@ -159,7 +154,7 @@ def open_runner(
     require_full: bool = False,
     *,
     task_paths: Iterable[str] = (),
-    preload: Iterable[str] = DEFAULT_PRELOAD,
+    preload: Iterable[str] = (),
     modules: Sources | None = None,
     tmp_mib: int = 256,
 ) -> ForkServerRunner:
@@ -188,7 +183,7 @@ def begin_runner(
     require_full: bool = False,
     *,
     task_paths: Iterable[str] = (),
-    preload: Iterable[str] = DEFAULT_PRELOAD,
+    preload: Iterable[str] = (),
     tmp_mib: int = 256,
 ) -> ForkServerRunner:
     """``open_runner`` without waiting: the servers start warming now, and the runner takes

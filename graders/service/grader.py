@@ -24,12 +24,12 @@ import threading
 import time
 from collections.abc import Callable
 
+from ..course.loaded import get_assignment
 from ..gradebook.service_tables import FAILED, GRADED
 from ..grading.pipeline import PreparedAssignment, prepare_assignment
 from ..kinds.cache import torch_version
-from ..kinds.load import get_assignment
 from ..results import StudentResult, format_points
-from ..session import Session
+from ..workspace import Workspace
 from .queue import Claimed, Queue
 from .servers import BEAT_S, Me, Servers
 from .sites import CannotGrade, Site
@@ -44,7 +44,7 @@ class Grader:
 
     def __init__(
         self,
-        session: Session,
+        session: Workspace,
         queue: Queue,
         servers: Servers,
         site: Site,

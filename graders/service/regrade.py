@@ -25,7 +25,7 @@ from ..gradebook import store as gradebook
 from ..gradebook.requests import RegradeRequest
 from ..gradebook.service_tables import FAILED, GRADED
 from ..results import StudentResult, format_points
-from ..session import Session
+from ..workspace import Workspace
 from .grader import Grader
 from .queue import Queue
 from .requests import Preview
@@ -54,7 +54,7 @@ def served_attempts(engine: Engine, course: str, assignment: str, student: str) 
 
 
 def regrade_served(
-    session: Session,
+    session: Workspace,
     engine: Engine,
     assignment: str,
     student: str,
@@ -92,10 +92,10 @@ def regrade_served(
     return RegradedServed(tuple(ids), before, after)
 
 
-def preview_request(session: Session, engine: Engine, found: RegradeRequest) -> Preview:
+def preview_request(session: Workspace, engine: Engine, found: RegradeRequest) -> Preview:
     """The attempt a review request is about graded again here against today's key, as the
     service would grade it, beside its grade as it stands; nothing is saved or queued."""
-    from ..kinds.load import get_assignment
+    from ..course.loaded import get_assignment
     from .requests import graded_again
 
     queue = Queue(engine, session.loaded.course.id, renamed=session.loaded.renamed)

@@ -20,7 +20,7 @@ from types import FrameType
 
 import uvicorn
 
-from ..session import Session
+from ..workspace import Workspace
 from .app import create_app
 from .state import Service
 
@@ -41,7 +41,7 @@ class Server(uvicorn.Server):
 
 
 def serve(
-    session: Session,
+    session: Workspace,
     db_url: str,
     *,
     host: str = "127.0.0.1",

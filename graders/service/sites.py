@@ -29,7 +29,7 @@ from typing import TYPE_CHECKING, Any, Protocol
 from ..grading.handed_in import HandedIn, grade_notebook
 from ..grading.pipeline import PreparedAssignment
 from ..results import StudentResult
-from ..session import Session
+from ..workspace import Workspace
 from .queue import Claimed
 
 if TYPE_CHECKING:
@@ -40,7 +40,7 @@ IN_FLIGHT_PER_THREAD = 2  # attempts sent per worker thread: one graded, one wai
 
 
 @dataclass(frozen=True)
-class Graded:
+class AttemptGrade:
     """What grading an attempt gave, wherever it ran."""
 
     result: StudentResult
@@ -60,7 +60,7 @@ class Site(Protocol):
         """Get ready to grade the course's assignments: how many attempts to grade at once."""
         ...
 
-    def grade(self, claimed: Claimed, prep: PreparedAssignment) -> Graded:
+    def grade(self, claimed: Claimed, prep: PreparedAssignment) -> AttemptGrade:
         """Grade one attempt against ``prep`` (the assignment under the learner's due date)."""
         ...
 
@@ -73,7 +73,7 @@ class Here:
     """The session's warm sandbox on this machine, ``workers`` notebooks at a time; each
     upload is read from its bytes, never written to disk."""
 
-    def __init__(self, session: Session, workers: int) -> None:
+    def __init__(self, session: Workspace, workers: int) -> None:
         self.session, self.workers = session, workers
 
     def open(self, prepared: Mapping[str, PreparedAssignment]) -> int:
@@ -81,12 +81,12 @@ class Here:
         log.info("ready to grade, isolation %s", self.session.ctx.runner.isolation)
         return self.workers
 
-    def grade(self, claimed: Claimed, prep: PreparedAssignment) -> Graded:
+    def grade(self, claimed: Claimed, prep: PreparedAssignment) -> AttemptGrade:
         handed_in = HandedIn(
             claimed.student, claimed.notebook, claimed.filename, claimed.received_at
         )
         result, retry = grade_notebook(prep, self.session.loaded, handed_in)
-        return Graded(result, retry, self.session.isolation)
+        return AttemptGrade(result, retry, self.session.isolation)
 
     def close(self) -> None:
         """Nothing to clean: a notebook graded here was never written anywhere."""
@@ -98,7 +98,7 @@ class OnCluster:
 
     def __init__(
         self,
-        session: Session,
+        session: Workspace,
         address: str,
         *,
         isolation: str = "auto",
@@ -146,7 +146,7 @@ class OnCluster:
         )
         return self.at_once or threads * IN_FLIGHT_PER_THREAD
 
-    def grade(self, claimed: Claimed, prep: PreparedAssignment) -> Graded:
+    def grade(self, claimed: Claimed, prep: PreparedAssignment) -> AttemptGrade:
         from ..batch.cluster_worker import grade_batch
 
         client = self._client
@@ -197,10 +197,10 @@ def _answer(future: Future[Any], address: str) -> Any:
         raise
 
 
-def _graded(reply: Any, claimed: Claimed) -> Graded:
+def _graded(reply: Any, claimed: Claimed) -> AttemptGrade:
     # Parsed and validated here: the worker's JSON is data, never trusted as objects.
     [(student, text, retry)] = reply["results"]
     result = StudentResult.parse(text)
     if student != claimed.student or result.student != claimed.student:
         raise ValueError(f"a worker answered for {student!r}, not {claimed.student!r}")
-    return Graded(result, bool(retry), reply["isolation"])
+    return AttemptGrade(result, bool(retry), reply["isolation"])

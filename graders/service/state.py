@@ -23,7 +23,7 @@ from ..gradebook.accommodations import sync as sync_accommodations
 from ..i18n import N_
 from ..intake.roster import ROSTER_FILE, load_roster
 from ..notebook.read import MAX_NOTEBOOK_BYTES
-from ..session import Session
+from ..workspace import Workspace
 from .grader import Grader
 from .identity import Authenticator, BearerToken, Credentials, Identity, SessionCookie, identify
 from .lti.tool import LtiTool
@@ -41,7 +41,7 @@ class Service:
 
     def __init__(
         self,
-        session: Session,
+        session: Workspace,
         db_url: str,
         *,
         workers: int | None = 1,
@@ -159,7 +159,7 @@ class Service:
 
 
 def _site(
-    session: Session, workers: int | None, cluster: str | None, isolation: str
+    session: Workspace, workers: int | None, cluster: str | None, isolation: str
 ) -> Site | None:
     """Where this process grades: a cluster (``workers`` at once, by default twice its
     threads), else here (``workers`` at once); nowhere with ``workers=0``."""

@@ -22,9 +22,9 @@ from starlette.datastructures import FormData, UploadFile
 from starlette.formparsers import MultiPartException, MultiPartParser
 from starlette.requests import Request
 
+from ..course.loaded import LoadedCourse
 from ..errors import SubmissionError
 from ..i18n import N_
-from ..kinds.load import LoadedCourse
 from ..notebook.collect import read_submission
 from ..notebook.read import size_text
 from ..said import told

@@ -34,7 +34,7 @@ from ..intake.identity import RULE, id_problem, student_id
 from ..intake.lms_download import by_student, downloaded_name, parse_lms_file, pattern_help
 from ..intake.notebook_choice import IGNORED
 from ..intake.roster import Roster
-from ..intake.text import Refused, os_name, shown
+from ..intake.text import TextRefused, os_name, shown
 from ..said import Told, say, told
 from .class_ids import one_regardless_of_case, with_lookalikes
 from .folder_layout import Layout, recognise
@@ -120,7 +120,7 @@ def _top_level(layout: Layout) -> tuple[list[Path], list[Path], list[Path], list
             continue
         try:
             os_name(p.name)
-        except Refused as exc:
+        except TextRefused as exc:
             refused.append(Found(shown(p.name), None, shown(p.name), error=told(exc)))
             continue
         is_folder = p.is_dir() and not p.is_symlink()
@@ -141,7 +141,7 @@ def find_one(
     name = student_dir.name
     try:
         student = student_id(os_name(name))
-    except Refused as exc:
+    except TextRefused as exc:
         return Found(shown(name), None, shown(name), error=told(exc))
     problem = id_problem(student)
     if problem is not None:

@@ -24,7 +24,7 @@ from graders.grading.pipeline import (
 from graders.results import QuestionResult
 from graders.said import render
 from graders.sandbox import InProcessRunner
-from graders.session import open_session
+from graders.workspace import open_workspace
 
 TYPED = """\
 id: clone-basics
@@ -52,7 +52,7 @@ questions:
 @pytest.fixture(scope="module")
 def prepared(tmp_path_factory: pytest.TempPathFactory) -> Iterator[PreparedAssignment]:
     root = small_course(tmp_path_factory.mktemp("typed"), {"exercises/clone-basics.yml": TYPED})
-    with open_session(root / "course.yml", runner=InProcessRunner()) as ws:
+    with open_workspace(root / "course.yml", runner=InProcessRunner()) as ws:
         yield prepare_assignment(ws.loaded, "ps1", ws.ctx)
 
 

@@ -27,15 +27,15 @@ from small_course import (
 from stored_text import english
 
 from graders.batch.autograde import Summary, autograde
+from graders.course.load import load_course
 from graders.gradebook import store as gradebook
 from graders.kinds.base import Context
-from graders.kinds.load import load_course
 from graders.results import StudentResult
-from graders.session import Session
+from graders.workspace import Workspace
 
 
 @pytest.fixture
-def workspace(tmp_path: Path) -> Iterator[Session]:
+def workspace(tmp_path: Path) -> Iterator[Workspace]:
     with open_small_course(tmp_path / "course") as ws:
         yield ws
 
@@ -54,12 +54,12 @@ class Recorder:
         self.results.append(result)
 
 
-def run(ws: Session, folder: Path, **options) -> tuple[Summary, dict]:
+def run(ws: Workspace, folder: Path, **options) -> tuple[Summary, dict]:
     summary = autograde(ws, "ps1", folder, **options)
     return summary, json.loads((summary.out_dir / "results.json").read_text())
 
 
-def test_a_class_is_graded_saved_and_exported(workspace: Session, tmp_path: Path) -> None:
+def test_a_class_is_graded_saved_and_exported(workspace: Workspace, tmp_path: Path) -> None:
     subs = tmp_path / "subs"
     hand_in(subs, "ada", notebook(RIGHT))
     hand_in(subs, "bob", notebook(WRONG))
@@ -91,7 +91,7 @@ def test_a_class_is_graded_saved_and_exported(workspace: Session, tmp_path: Path
     assert (workspace.loaded.root / "gradebook.db").is_file()
 
 
-def test_a_second_run_grades_nothing_unless_forced(workspace: Session, tmp_path: Path) -> None:
+def test_a_second_run_grades_nothing_unless_forced(workspace: Workspace, tmp_path: Path) -> None:
     subs = tmp_path / "subs"
     hand_in(subs, "ada", notebook(RIGHT))
     hand_in(subs, "bob", notebook(WRONG))
@@ -103,7 +103,7 @@ def test_a_second_run_grades_nothing_unless_forced(workspace: Session, tmp_path:
     assert (forced.graded, forced.skipped) == (2, 0)
 
 
-def test_only_a_changed_notebook_is_graded_again(workspace: Session, tmp_path: Path) -> None:
+def test_only_a_changed_notebook_is_graded_again(workspace: Workspace, tmp_path: Path) -> None:
     subs = tmp_path / "subs"
     hand_in(subs, "ada", notebook(RIGHT))
     hand_in(subs, "bob", notebook(WRONG))
@@ -116,7 +116,7 @@ def test_only_a_changed_notebook_is_graded_again(workspace: Session, tmp_path: P
     assert students(doc)["bob"]["score"] == 6.0
 
 
-def test_a_fixed_exercise_grades_everyone_again(workspace: Session, tmp_path: Path) -> None:
+def test_a_fixed_exercise_grades_everyone_again(workspace: Workspace, tmp_path: Path) -> None:
     subs = tmp_path / "subs"
     hand_in(subs, "ada", notebook(RIGHT))
     run(workspace, subs)
@@ -124,7 +124,7 @@ def test_a_fixed_exercise_grades_everyone_again(workspace: Session, tmp_path: Pa
     fixed = text("exercises/clone-basics.yml").replace("clone copies.", "clone() copies the data.")
     small_course(root, {"exercises/clone-basics.yml": fixed})
     loaded = load_course(root / "course.yml")
-    fixed = Session(
+    fixed = Workspace(
         loaded, Context(loaded.course, root, workspace.ctx.runner, workspace.ctx.cache_dir)
     )
     summary, doc = run(fixed, subs)
@@ -133,7 +133,7 @@ def test_a_fixed_exercise_grades_everyone_again(workspace: Session, tmp_path: Pa
 
 
 def test_the_results_document_covers_the_whole_gradebook(
-    workspace: Session, tmp_path: Path
+    workspace: Workspace, tmp_path: Path
 ) -> None:
     hand_in(tmp_path / "morning", "ada", notebook(RIGHT))
     hand_in(tmp_path / "evening", "bob", notebook(WRONG))
@@ -152,7 +152,7 @@ def test_the_results_document_covers_the_whole_gradebook(
     ids=["on-time", "one-day-late", "past-cutoff"],
 )
 def test_the_late_policy_uses_the_times_file(
-    workspace: Session, tmp_path: Path, when: datetime, factor: float, status: str
+    workspace: Workspace, tmp_path: Path, when: datetime, factor: float, status: str
 ) -> None:
     hand_in(tmp_path / "subs", "ada", notebook(RIGHT), when=ON_TIME)  # the mtime never counts
     times = tmp_path / "times.csv"
@@ -164,7 +164,7 @@ def test_the_late_policy_uses_the_times_file(
     assert summary.all_graded and summary.late == (factor < 1)
 
 
-def test_nbgrader_timestamp_wins_over_the_file_time(workspace: Session, tmp_path: Path) -> None:
+def test_nbgrader_timestamp_wins_over_the_file_time(workspace: Workspace, tmp_path: Path) -> None:
     course_root = tmp_path / "nbgrader-course"
     hand_in(
         course_root / "submitted" / "ada" / "ps1", "", notebook(RIGHT), name="clone-basics.ipynb"
@@ -176,7 +176,7 @@ def test_nbgrader_timestamp_wins_over_the_file_time(workspace: Session, tmp_path
     assert students(doc)["ada"]["late_factor"] == 0.75
 
 
-def test_a_changed_timestamp_is_graded_again(workspace: Session, tmp_path: Path) -> None:
+def test_a_changed_timestamp_is_graded_again(workspace: Workspace, tmp_path: Path) -> None:
     folder = tmp_path / "subs" / "ada" / "ps1"
     hand_in(tmp_path / "subs" / "ada", "ps1", notebook(RIGHT), name="work.ipynb")
     (folder / "timestamp.txt").write_text("2026-10-05 12:00:00 UTC")
@@ -186,7 +186,7 @@ def test_a_changed_timestamp_is_graded_again(workspace: Session, tmp_path: Path)
     assert summary.graded == 1 and students(doc)["ada"]["late_factor"] == 0.75
 
 
-def test_gradebook_url_and_out_dir_can_be_chosen(workspace: Session, tmp_path: Path) -> None:
+def test_gradebook_url_and_out_dir_can_be_chosen(workspace: Workspace, tmp_path: Path) -> None:
     hand_in(tmp_path / "subs", "ada", notebook(RIGHT))
     url = f"sqlite:///{tmp_path / 'elsewhere.db'}"
     summary, _ = run(workspace, tmp_path / "subs", db_url=url, out_dir=tmp_path / "out")
@@ -196,7 +196,7 @@ def test_gradebook_url_and_out_dir_can_be_chosen(workspace: Session, tmp_path: P
 
 
 def test_a_reader_failure_is_internal_and_retried(
-    workspace: Session, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+    workspace: Workspace, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     import graders.notebook.collect as collect
 
@@ -214,7 +214,7 @@ def test_a_reader_failure_is_internal_and_retried(
 
 
 def test_an_interrupted_batch_keeps_what_it_saved_and_resumes(
-    workspace: Session, tmp_path: Path
+    workspace: Workspace, tmp_path: Path
 ) -> None:
     subs = tmp_path / "subs"
     for i in range(6):
@@ -243,7 +243,7 @@ def test_an_interrupted_batch_keeps_what_it_saved_and_resumes(
 
 
 def test_a_stop_request_ends_the_batch_and_a_rerun_goes_on(
-    workspace: Session, tmp_path: Path
+    workspace: Workspace, tmp_path: Path
 ) -> None:
     subs = tmp_path / "subs"
     for i in range(4):

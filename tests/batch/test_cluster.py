@@ -28,7 +28,7 @@ from graders.batch.autograde import Summary, autograde
 from graders.batch.cluster import ClusterError, ClusterExecutor
 from graders.gradebook import store as gradebook
 from graders.results import StudentResult
-from graders.session import open_session
+from graders.workspace import open_workspace
 
 distributed = pytest.importorskip("distributed")
 
@@ -73,7 +73,7 @@ def subs(course: Path) -> Path:
 @pytest.fixture(scope="module")
 def on_one_machine(course: Path, subs: Path) -> dict[str, Any]:
     """The class graded here, two threads, into SQLite: what the cluster must match."""
-    with open_session(course, workers=2) as session:
+    with open_workspace(course, workers=2) as session:
         summary = autograde(
             session,
             "ps2",
@@ -164,7 +164,7 @@ def test_a_class_graded_on_a_cluster_into_postgresql_gets_the_same_document(
 ) -> None:
     url = postgres.new_database()
     recorder = Recorder()
-    with open_session(course) as session:
+    with open_workspace(course) as session:
         summary = autograde(
             session,
             "ps2",
@@ -188,7 +188,7 @@ def test_a_class_graded_on_a_cluster_into_postgresql_gets_the_same_document(
     assert {q["status"] for q in by["eve"]["questions"] if q["id"].startswith("independent")} == {
         "timeout"
     }
-    with open_session(course) as session:  # run again: nothing has changed
+    with open_workspace(course) as session:  # run again: nothing has changed
         again = autograde(session, "ps2", subs, db_url=url, executor=ClusterExecutor("local:2"))
     assert (again.graded, again.skipped) == (0, CLASS_SIZE)
 
@@ -215,7 +215,7 @@ def test_a_worker_killed_mid_batch_costs_nothing_and_no_one_is_saved_twice(
     url = postgres.new_database()
     recorder = Recorder(on_first=kill_a_busy_worker)
     executor = ClusterExecutor("local:2", client=local_cluster, batch_size=3)
-    with open_session(course) as session:
+    with open_workspace(course) as session:
         summary = autograde(
             session,
             "ps2",
@@ -247,7 +247,7 @@ def test_a_notebook_that_kills_every_worker_is_ungradable_and_retried_next_run(
     local_cluster.register_plugin(KillsItsWorker(*killers), name="kills-its-worker")
     url = postgres.new_database()
     executor = ClusterExecutor("local:2", client=local_cluster, batch_size=3)
-    with open_session(course) as session:
+    with open_workspace(course) as session:
         summary = autograde(
             session, "ps2", folder, db_url=url, out_dir=tmp_path / "out", executor=executor
         )
@@ -273,7 +273,7 @@ def test_a_cluster_left_without_workers_stops_the_batch_with_a_reason(
             n_workers=0, host="127.0.0.1", dashboard_address="127.0.0.1:0"
         ) as cluster,
         distributed.Client(cluster) as client,
-        open_session(course) as session,
+        open_workspace(course) as session,
     ):
         executor = ClusterExecutor("local:2", client=client, patience_s=1.0)
         summary = autograde(
@@ -294,7 +294,7 @@ def test_a_worker_with_another_torch_stops_the_run_before_it_grades(
     hand_in(tmp_path / "subs", "ada", notebook(RIGHT), name="ps2.ipynb")
     local_cluster.register_plugin(OtherTorch(), name="other-torch")
     executor = ClusterExecutor("local:2", client=local_cluster)
-    with open_session(course) as session, pytest.raises(ClusterError) as raised:
+    with open_workspace(course) as session, pytest.raises(ClusterError) as raised:
         autograde(
             session,
             "ps2",

@@ -24,8 +24,8 @@ from graders.errors import SpecError, UsageError
 from graders.gradebook import store as gradebook
 from graders.intake.roster import load_roster
 from graders.said import render
-from graders.session import Session
 from graders.submissions.times import read_times_file
+from graders.workspace import Workspace
 
 # Its many in-process commands share one warm sandbox (tests/warm_sandbox.py).
 pytestmark = pytest.mark.usefixtures("warm_sandbox")
@@ -69,13 +69,13 @@ def hand_in_bytes(folder: Path, name: bytes, text: str, file: bytes = b"ps1.ipyn
         handle.write(text)
 
 
-def run(ws: Session, folder: Path, **options: Any) -> tuple[Summary, dict[str, Any]]:
+def run(ws: Workspace, folder: Path, **options: Any) -> tuple[Summary, dict[str, Any]]:
     summary = autograde(ws, "ps1", folder, **options)
     return summary, json.loads((summary.out_dir / "results.json").read_text(encoding="utf-8"))
 
 
 @pytest.fixture(scope="module")
-def hostile(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[Session, Path, Summary]]:
+def hostile(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[Workspace, Path, Summary]]:
     root = tmp_path_factory.mktemp("hostile")
     folder = root / "subs"
     for name in ("amy", "bob", "cy"):

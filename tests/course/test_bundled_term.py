@@ -15,7 +15,7 @@ import pytest
 from click.testing import CliRunner
 
 from graders.cli import main
-from graders.kinds.load import load_course
+from graders.course.load import load_course
 from graders.submissions.times import TIMESTAMP_FILE
 
 

@@ -20,9 +20,10 @@ import pytest
 from graders.answers.compare import compare
 from graders.answers.parse import parse_answer, render_answer
 from graders.answers.values import ExceptionValue, GradFnValue, NoError, Value
+from graders.course.load import load_course
+from graders.course.loaded import LoadedCourse
 from graders.course.model import BEYOND, SECTIONS, in_article
 from graders.course.text import text_paths
-from graders.kinds.load import LoadedCourse, load_course
 from graders.kinds.predict.audit import audit_course
 from graders.kinds.predict.child.task import compute
 from graders.kinds.predict.truth import Truths

@@ -19,8 +19,9 @@ from graders.answers.parse import parse_answer
 from graders.answers.values import Value
 from graders.course.glossary import glossary_problems, other_renderings, terms
 from graders.course.indented import indented_code_problems
+from graders.course.load import load_course
+from graders.course.loaded import LoadedCourse
 from graders.course.prompts import two_question_problems
-from graders.kinds.load import LoadedCourse, load_course
 from graders.kinds.predict.child.task import compute
 from graders.kinds.predict.truth import Truths
 

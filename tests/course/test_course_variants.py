@@ -22,14 +22,15 @@ from graders.answers.compare import compare
 from graders.answers.parse import parse_answer
 from graders.batch.autograde import autograde
 from graders.cli import main
-from graders.course.variants import ExerciseVariant, learner_variant
+from graders.course.load import load_course
+from graders.course.loaded import ExerciseVariant, LoadedCourse
+from graders.course.variants import learner_variant
 from graders.grading.pipeline import answer_key, for_learner, prepare_assignment
 from graders.kinds.base import Context
-from graders.kinds.load import LoadedCourse, load_course
 from graders.kinds.predict.child.task import compute
 from graders.kinds.predict.truth import Truths, _payload
 from graders.sandbox import InProcessRunner
-from graders.session import Session
+from graders.workspace import Workspace
 
 REPO = Path(__file__).resolve().parent.parent.parent
 MIN_PARAMETERISED = 8
@@ -153,7 +154,7 @@ def test_two_learners_get_their_own_notebooks_and_grades(tmp_path: Path) -> None
     roster.write_text(f"student,name\n{ada},Ada\n{bob},Bob\n", encoding="utf-8")
     # Truths computed here fill the cache that `graders release` then reads.
     ctx = Context(loaded.course, course, InProcessRunner(), course / ".graders-cache")
-    session = Session(loaded, ctx)
+    session = Workspace(loaded, ctx)
     prep = prepare_assignment(loaded, ASSIGNMENT, ctx)
     keys = {s: answer_key(for_learner(prep, s)) for s in (ada, bob)}
     varying = [

@@ -10,17 +10,18 @@ from click.testing import CliRunner
 from small_course import notebook, small_course, text
 
 from graders.cli import main
+from graders.course.load import load_course
+from graders.course.loaded import LoadedCourse
 from graders.course.params import chosen, variant_number
 from graders.course.renames import rename_problems
 from graders.course.variants import learner_variant
 from graders.gradebook import store as gradebook
 from graders.gradebook.overrides import Decision, set_override
 from graders.grading.pipeline import Submission, grade_submission, prepare_assignment
-from graders.kinds.load import LoadedCourse, load_course
 from graders.notebook.collect import read_submission
 from graders.results import QuestionResult, Status, StudentResult
 from graders.sandbox import InProcessRunner
-from graders.session import open_session
+from graders.workspace import open_workspace
 
 REPO = Path(__file__).resolve().parent.parent.parent
 # clone-basics, renamed clone-intro; its question `shares`, renamed `memory`.
@@ -69,7 +70,7 @@ def test_every_former_id_names_an_item_today(loaded: LoadedCourse) -> None:
 def test_answers_given_under_the_old_ids_grade_as_under_the_new(
     loaded: LoadedCourse, answers: dict[str, str]
 ) -> None:
-    with open_session(loaded, runner=InProcessRunner()) as session:
+    with open_workspace(loaded, runner=InProcessRunner()) as session:
         prep = prepare_assignment(loaded, "ps1", session.ctx)
         result = grade_submission(prep, Submission("ada", "ps1", answers))
     assert {q.id: q.status for q in result.questions} == {k: Status.CORRECT for k in NEW}

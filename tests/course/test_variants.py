@@ -14,10 +14,10 @@ from click.testing import CliRunner
 from variant_course import SCALED, variant_course
 
 from graders.cli import main
+from graders.course.load import load_course
 from graders.course.params import Range, chosen, combinations, values_of, variant_number
 from graders.course.variants import learner_variant
 from graders.errors import SpecError
-from graders.kinds.load import load_course
 from graders.validate import validate_course
 
 

@@ -14,10 +14,10 @@ from click.testing import CliRunner
 from markupsafe import escape
 
 from graders.cli import main
+from graders.course.load import load_course
 from graders.course.model import Assignment, FeedbackPolicy, Shown
 from graders.course.visibility import closes, gradescope_visibility, seen_by_learner, shown_at
 from graders.errors import SpecError
-from graders.kinds.load import load_course
 from graders.results import QuestionResult, Status, StudentResult
 
 WRONG = QuestionResult(

@@ -20,13 +20,14 @@ from pathlib import Path
 import pytest
 from class_documents import class_document
 
-from graders.batch.run_summary import Tally, summarize
+from graders.batch.run_summary import RunTally, summarize
+from graders.course.load import load_course
+from graders.course.loaded import LoadedCourse
 from graders.exports.from_gradebook import ExportRequest, export_assignment
 from graders.exports.results_files import write_atomic, write_outputs
 from graders.gradebook import store as gradebook
 from graders.gradebook.roster_check import on_roster
 from graders.intake.roster import load_roster
-from graders.kinds.load import LoadedCourse, load_course
 from graders.reports.build import write_assignment, write_course
 from graders.reports.course_info import course_info
 from graders.reports.feedback import write_feedback
@@ -126,7 +127,7 @@ def _export(loaded: LoadedCourse, out: Path) -> None:
 
 def _summary(loaded: LoadedCourse, out: Path) -> None:
     present = frozenset(f"s{i:03d}" for i in range(CLASS))
-    summarize(_results(loaded), Tally(present, 0, CLASS, (), CLASS, (), ()), (out, ""), False)
+    summarize(_results(loaded), RunTally(present, 0, CLASS, (), CLASS, (), ()), (out, ""), False)
 
 
 OUTPUTS: dict[str, Callable[[LoadedCourse, Path], None]] = {

@@ -32,7 +32,7 @@ from graders.exports.from_gradebook import ExportRequest, export_assignment
 from graders.exports.results_files import write_outputs
 from graders.lms.contract import ExportOption
 from graders.results import ClassFile, ClassResults, StudentResult
-from graders.session import Session
+from graders.workspace import Workspace
 
 
 @dataclass(frozen=True)
@@ -68,7 +68,7 @@ def toy() -> Iterator[ExportFormat]:
 
 
 @pytest.fixture
-def graded(tmp_path: Path) -> Iterator[Session]:
+def graded(tmp_path: Path) -> Iterator[Workspace]:
     with open_small_course(tmp_path / "course") as ws:
         subs = tmp_path / "subs"
         hand_in(subs, "ada", notebook(RIGHT))
@@ -96,7 +96,7 @@ def test_the_outputs_folder_holds_a_registered_output(toy: ExportFormat, tmp_pat
     assert len(lines) == len(doc.students) + 2
 
 
-def test_graders_export_writes_a_registered_format(toy: ExportFormat, graded: Session) -> None:
+def test_graders_export_writes_a_registered_format(toy: ExportFormat, graded: Workspace) -> None:
     root = str(graded.loaded.root)
     args = ["export", "ps1", "--format", "toy", "--course", root]
     result = CliRunner().invoke(main, args)
@@ -106,7 +106,7 @@ def test_graders_export_writes_a_registered_format(toy: ExportFormat, graded: Se
     assert "wrote 2 students" in result.output
 
 
-def test_a_format_checks_the_options_it_declares(toy: ExportFormat, graded: Session) -> None:
+def test_a_format_checks_the_options_it_declares(toy: ExportFormat, graded: Workspace) -> None:
     loud = export_assignment(graded.loaded, "ps1", ExportRequest("toy", options={"shout": "yes"}))
     assert loud.text == "# toy\nADA 6\nBOB 1\n# end\n"
     with pytest.raises(UsageError, match="unknown toy shout 'maybe': one of yes, no"):
@@ -115,6 +115,6 @@ def test_a_format_checks_the_options_it_declares(toy: ExportFormat, graded: Sess
         export_assignment(graded.loaded, "ps1", ExportRequest("canvas", options={"shout": "no"}))
 
 
-def test_a_format_of_a_file_per_learner_is_not_one_file(graded: Session) -> None:
+def test_a_format_of_a_file_per_learner_is_not_one_file(graded: Workspace) -> None:
     with pytest.raises(UsageError, match="gradescope writes a file per learner"):
         export_assignment(graded.loaded, "ps1", ExportRequest("gradescope"))

@@ -27,7 +27,7 @@ from graders.exports.from_gradebook import Export, ExportRequest, export_assignm
 from graders.gradebook import store as gradebook
 from graders.intake.roster import ROSTER_FILE, load_roster
 from graders.results import ClassResults, ResultsDocument
-from graders.session import Session
+from graders.workspace import Workspace
 
 # Canvas's Gradebook import, as its guide documents and its own export writes it: these five
 # columns, then one column per assignment ("Name (assignment id)"), then a row whose first
@@ -44,7 +44,7 @@ ROSTER = (
 
 
 @pytest.fixture
-def workspace(tmp_path: Path) -> Iterator[Session]:
+def workspace(tmp_path: Path) -> Iterator[Workspace]:
     with open_small_course(tmp_path / "course") as ws:
         (ws.loaded.root / ROSTER_FILE).write_text(ROSTER, encoding="utf-8")
         yield ws
@@ -59,7 +59,7 @@ def a_class(folder: Path) -> Path:
     return folder
 
 
-def graded(ws: Session, tmp_path: Path) -> Summary:
+def graded(ws: Workspace, tmp_path: Path) -> Summary:
     roster = load_roster(ws.loaded.root / ROSTER_FILE)
     return autograde(ws, "ps1", a_class(tmp_path / "subs"), roster=roster)
 
@@ -68,13 +68,13 @@ def rows(text: str) -> list[list[str]]:
     return list(csv.reader(io.StringIO(text)))
 
 
-def exported(ws: Session, fmt: str, **options: Any) -> tuple[list[list[str]], Export]:
+def exported(ws: Workspace, fmt: str, **options: Any) -> tuple[list[list[str]], Export]:
     result = export_assignment(ws.loaded, "ps1", ExportRequest(fmt, **options))
     return rows(result.text), result
 
 
 def test_the_run_lists_the_missing_and_flags_those_not_on_the_roster(
-    workspace: Session, tmp_path: Path
+    workspace: Workspace, tmp_path: Path
 ) -> None:
     summary = graded(workspace, tmp_path)
     assert (summary.missing, summary.unlisted) == (("eve",), ("zed",))
@@ -96,7 +96,7 @@ def test_the_run_lists_the_missing_and_flags_those_not_on_the_roster(
 
 
 def test_missing_is_in_the_gradebook_until_the_student_hands_in(
-    workspace: Session, tmp_path: Path
+    workspace: Workspace, tmp_path: Path
 ) -> None:
     summary = graded(workspace, tmp_path)
     saved = gradebook.grading_keys(gradebook.open_gradebook(summary.db_url), "tiny", "ps1")
@@ -111,7 +111,7 @@ def test_missing_is_in_the_gradebook_until_the_student_hands_in(
 
 
 def test_canvas_export_of_a_five_student_roster_with_one_missing(
-    workspace: Session, tmp_path: Path
+    workspace: Workspace, tmp_path: Path
 ) -> None:
     graded(workspace, tmp_path)
     table, result = exported(workspace, "canvas", lms_assignment="98765")
@@ -132,7 +132,7 @@ def test_canvas_export_of_a_five_student_roster_with_one_missing(
 
 
 def test_moodle_export_names_each_student_by_the_chosen_field(
-    workspace: Session, tmp_path: Path
+    workspace: Workspace, tmp_path: Path
 ) -> None:
     graded(workspace, tmp_path)
     table, result = exported(workspace, "moodle")
@@ -153,7 +153,9 @@ def test_moodle_export_names_each_student_by_the_chosen_field(
     assert [r[0] for r in by_id[1:]] == ["S-1001", "S-1002", "S-1003", "S-1005"]
 
 
-def test_plain_csv_has_everyone_with_the_roster_columns(workspace: Session, tmp_path: Path) -> None:
+def test_plain_csv_has_everyone_with_the_roster_columns(
+    workspace: Workspace, tmp_path: Path
+) -> None:
     graded(workspace, tmp_path)
     _, result = exported(workspace, "csv")
     by = {r["student"]: r for r in csv.DictReader(io.StringIO(result.text))}
@@ -170,7 +172,7 @@ def test_plain_csv_has_everyone_with_the_roster_columns(workspace: Session, tmp_
 
 
 def test_a_roster_given_after_the_run_still_lists_its_missing(
-    workspace: Session, tmp_path: Path
+    workspace: Workspace, tmp_path: Path
 ) -> None:
     autograde(workspace, "ps1", a_class(tmp_path / "subs"))  # no roster given to the run
     later = tmp_path / "later.csv"
@@ -194,14 +196,14 @@ def test_without_a_roster_graders_id_is_the_login(tmp_path: Path) -> None:
     assert moodle[0][0] == "Username" and moodle[1] == ["ada", "ada", "6"]
 
 
-def test_a_spreadsheet_formula_in_a_name_is_defused(workspace: Session, tmp_path: Path) -> None:
+def test_a_spreadsheet_formula_in_a_name_is_defused(workspace: Workspace, tmp_path: Path) -> None:
     (workspace.loaded.root / ROSTER_FILE).write_text('student,name\nada,"=HYPERLINK(""x"")"\n')
     autograde(workspace, "ps1", a_class(tmp_path / "subs"))
     table, _ = exported(workspace, "canvas")
     assert table[2][0] == '\'=HYPERLINK("x")'
 
 
-def test_exporting_before_anything_is_graded_says_so(workspace: Session) -> None:
+def test_exporting_before_anything_is_graded_says_so(workspace: Workspace) -> None:
     with pytest.raises(UsageError, match="no gradebook"):
         exported(workspace, "canvas")
     gradebook.open_gradebook(gradebook.default_url(workspace.loaded.root))
@@ -210,7 +212,7 @@ def test_exporting_before_anything_is_graded_says_so(workspace: Session) -> None
 
 
 def test_the_export_command_writes_the_file_and_says_who_was_left_out(
-    workspace: Session, tmp_path: Path
+    workspace: Workspace, tmp_path: Path
 ) -> None:
     graded(workspace, tmp_path)
     root = str(workspace.loaded.root)
@@ -229,7 +231,7 @@ def test_the_export_command_writes_the_file_and_says_who_was_left_out(
 
 
 def test_a_broken_roster_stops_the_export_with_its_place(
-    workspace: Session, tmp_path: Path
+    workspace: Workspace, tmp_path: Path
 ) -> None:
     graded(workspace, tmp_path)
     (workspace.loaded.root / ROSTER_FILE).write_text("student,name\nada,Ada,extra\n")
@@ -240,7 +242,7 @@ def test_a_broken_roster_stops_the_export_with_its_place(
 
 
 def test_missing_students_get_no_feedback_page_and_count_as_unread_in_the_report(
-    workspace: Session, tmp_path: Path
+    workspace: Workspace, tmp_path: Path
 ) -> None:
     from graders.reports.course_info import course_info
     from graders.reports.feedback import write_feedback
@@ -259,7 +261,7 @@ def test_missing_students_get_no_feedback_page_and_count_as_unread_in_the_report
 
 
 def test_a_zipped_canvas_download_is_graded_under_the_rosters_ids(
-    workspace: Session, tmp_path: Path
+    workspace: Workspace, tmp_path: Path
 ) -> None:
     import zipfile
 

@@ -20,12 +20,12 @@ from small_course import RIGHT, hand_in, notebook, open_small_course, students
 
 from graders.batch.autograde import autograde
 from graders.cli import main
+from graders.course.load import load_course
 from graders.errors import SpecError
 from graders.gradebook import accommodations
 from graders.gradebook.store import default_url, open_gradebook
-from graders.kinds.load import load_course
 from graders.service.queue import Queue
-from graders.session import Session
+from graders.workspace import Workspace
 
 # ps1 is due 2026-10-05T23:59Z (0.25 off per started day, 0 after 2 days); both hand in a
 # day and a half late: without an accommodation that is x0.5, with 48 extra hours on time.
@@ -34,7 +34,7 @@ TIMES = "student,submitted_at\nada,2026-10-07T10:00:00Z\nbob,2026-10-07T10:00:00
 
 @dataclass
 class Term:
-    session: Session
+    session: Workspace
     subs: Path
     times: Path
 

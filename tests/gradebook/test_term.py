@@ -23,7 +23,7 @@ from small_course import RIGHT, WRONG, hand_in, notebook, open_small_course, stu
 
 from graders.batch.autograde import Summary, autograde
 from graders.cli import main
-from graders.session import Session
+from graders.workspace import Workspace
 
 # The small course's ps1 is due 2026-10-05T23:59Z: 0.25 off per started day, 0 after 2 days.
 TIMES = (
@@ -38,7 +38,7 @@ TIMES = (
 class Term:
     """The small course, a graded class of three, and the files the commands write."""
 
-    session: Session
+    session: Workspace
     subs: Path
     times: Path
 

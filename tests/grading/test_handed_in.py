@@ -10,10 +10,10 @@ from pathlib import Path
 import pytest
 from small_course import ON_TIME, RIGHT, WRONG, notebook, open_small_course
 
+from graders.course.loaded import LoadedCourse
 from graders.errors import SubmissionError
 from graders.grading.handed_in import HandedIn, grade_notebook
 from graders.grading.pipeline import PreparedAssignment, prepare_assignment
-from graders.kinds.load import LoadedCourse
 from graders.notebook import collect
 from graders.results import StudentResult, SubmissionStatus
 

@@ -19,12 +19,12 @@ from graders.grading.pipeline import answer_key, for_learner, prepare_assignment
 from graders.kinds.base import Context
 from graders.kinds.predict.child.task import compute
 from graders.sandbox import InProcessRunner, Job, Outcome
-from graders.session import Session
+from graders.workspace import Workspace
 
 SCALED_ITEMS = ("scaled-grad/grad", "scaled-grad/shape", "scaled-grad/total")
 
 
-def grade(ws: Session, folder: Path, answers: dict[str, dict[str, str]]) -> dict[str, Any]:
+def grade(ws: Workspace, folder: Path, answers: dict[str, dict[str, str]]) -> dict[str, Any]:
     """Hand in one notebook per learner with ``answers``, autograde, read results.json."""
     for student, given in answers.items():
         hand_in(folder, student, notebook({k: json.dumps(v) for k, v in given.items()}))

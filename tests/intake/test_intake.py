@@ -18,7 +18,7 @@ from graders.intake.identity import (
     student_id,
 )
 from graders.intake.lookalikes import skeleton
-from graders.intake.text import Refused, check_json, os_name, shown, unstorable_at
+from graders.intake.text import TextRefused, check_json, os_name, shown, unstorable_at
 
 # --- text that cannot be stored ------------------------------------------------------------
 
@@ -34,7 +34,7 @@ from graders.intake.text import Refused, check_json, os_name, shown, unstorable_
     ],
 )
 def test_json_holding_half_a_character_is_refused_naming_where(document: str, where: str) -> None:
-    with pytest.raises(Refused) as caught:
+    with pytest.raises(TextRefused) as caught:
         check_json(json.loads(document), "ada/ps1.ipynb", document)
     message = str(caught.value)
     assert message.startswith(f"ada/ps1.ipynb: {where} holds \\u")
@@ -59,7 +59,7 @@ def test_a_document_nested_as_deep_as_json_allows_is_walked() -> None:
     data: object = "\ud800"
     for _ in range(5000):
         data = [data]
-    with pytest.raises(Refused, match="lone surrogate"):
+    with pytest.raises(TextRefused, match="lone surrogate"):
         check_json(data, "deep.ipynb")
 
 
@@ -77,7 +77,7 @@ def test_a_file_name_that_is_not_utf8_is_refused_and_shown_as_its_bytes(
     name = os.fsdecode(raw)
     assert unstorable_at(name) is not None
     assert shown(name) == expected
-    with pytest.raises(Refused) as caught:
+    with pytest.raises(TextRefused) as caught:
         os_name(name)
     assert str(caught.value).startswith(f"{expected}: the name is not UTF-8 text")
 

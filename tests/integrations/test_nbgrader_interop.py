@@ -28,15 +28,16 @@ from notebook_helpers import copy_course, load_nb, save_nb
 from walkthrough import STUDENTS
 from what_starts import starts
 
+from graders.course.load import load_course
 from graders.errors import UsageError
 from graders.grading.pipeline import answer_key, grade_submission, prepare_assignment
 from graders.integrations.nbgrader import close_sessions
-from graders.kinds.load import load_course
-from graders.nbgrader import NotCorrect, answer_text, check, saved_notebook
+from graders.kinds.predict.cells import kernel_answer
+from graders.nbgrader import NotCorrect, check, saved_notebook
 from graders.notebook.cells import cell_id
 from graders.notebook.collect import read_submission
 from graders.notebook.release import student_notebook, write_release
-from graders.session import open_session
+from graders.workspace import open_workspace
 
 BIN = Path(sys.executable).parent
 NBGRADER_CONFIG = """\
@@ -87,7 +88,7 @@ def autograded(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Any]:
     tmp = tmp_path_factory.mktemp("nbgrader")
     course = copy_course(tmp / "course")
     root = course / "nbgrader-course"
-    with open_session(course) as ws:  # one sandbox for the release and our own grading
+    with open_workspace(course) as ws:  # one sandbox for the release and our own grading
         prep = prepare_assignment(ws.loaded, "nb1", ws.ctx)
         key = answer_key(prep)  # also fills the truth cache the test cells read
         written = write_release(ws.loaded, prep.assignment, key, tmp / "out")
@@ -178,7 +179,7 @@ def nbgrader_folder(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator
     a test cell runs next to the release's pointer file; the sandbox ``check`` started (in
     the background, as in a kernel) is stopped with the test, not left to a later one."""
     course = copy_course(tmp_path / "course")
-    with open_session(course) as ws:
+    with open_workspace(course) as ws:
         answer_key(prepare_assignment(ws.loaded, "nb1", ws.ctx))
     folder = course / "nbgrader" / "autograded" / "ada" / "nb1"
     folder.mkdir(parents=True)
@@ -282,7 +283,7 @@ def test_check_without_a_course_says_where_it_looked(
     ],
 )
 def test_answer_values_become_the_literals_torch_prints(value: Any, text: str | None) -> None:
-    assert answer_text(value) == text
+    assert kernel_answer(value) == text
 
 
 def test_a_course_id_changed_between_cells_is_read_again(nbgrader_folder: Path) -> None:

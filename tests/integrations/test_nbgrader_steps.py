@@ -59,7 +59,7 @@ def nbgrader(root: Path, *args: str) -> None:
 def learners_off_base(course: Path, count: int) -> list[str]:
     """Learner ids whose variant of every exercise with parameters is not the base one."""
     from graders.course.variants import learner_variant
-    from graders.session import load
+    from graders.workspace import load
 
     loaded = load(course)
     varied = [ex for ex in loaded.exercises.values() if ex.variants]
@@ -88,7 +88,7 @@ def answers(key: dict[str, str], entries: dict[str, str], wrong: bool) -> dict[s
 
 def code_entries(course: Path) -> dict[str, str]:
     """Code exercise id -> the function its cell defines."""
-    from graders.session import load
+    from graders.workspace import load
 
     exercises = load(course).exercises.values()
     return {e.exercise.id: e.exercise.entry for e in exercises if hasattr(e.exercise, "entry")}

@@ -25,6 +25,8 @@ import pytest
 import yaml
 from what_starts import starts
 
+from graders.course.load import load_course
+from graders.course.loaded import LoadedCourse
 from graders.course.model import CourseLimits
 from graders.grading.answers_files import grade_answer_files
 from graders.grading.pipeline import (
@@ -38,8 +40,7 @@ from graders.kinds.base import Context, ExerciseAnswers
 from graders.kinds.code.child.allowlist import DEFAULT_IMPORTS
 from graders.kinds.code.child.learner import reachable
 from graders.kinds.code.reference import Reference
-from graders.kinds.load import LoadedCourse, load_course
-from graders.kinds.registry import sandbox_modules
+from graders.kinds.registry import sandbox_modules, task_modules
 from graders.results import QuestionResult
 from graders.sandbox import SandboxError, open_runner
 
@@ -69,7 +70,11 @@ def env(
         update={"limits": CourseLimits(timeout_s=TIMEOUT_S, memory_mib=2048)}
     )
     runner = open_runner(
-        "auto", workers=2, hide=(str(loaded.root.resolve()),), modules=modules_of(loaded)
+        "auto",
+        workers=2,
+        hide=(str(loaded.root.resolve()),),
+        modules=modules_of(loaded),
+        preload=task_modules(),
     )
     try:
         yield loaded, Context(course, loaded.root, runner, tmp_path_factory.mktemp("cache"))
@@ -425,7 +430,11 @@ def level_env(
     loaded, ctx = env
     try:
         runner = open_runner(
-            request.param, workers=1, hide=(str(loaded.root.resolve()),), modules=modules_of(loaded)
+            request.param,
+            workers=1,
+            hide=(str(loaded.root.resolve()),),
+            modules=modules_of(loaded),
+            preload=task_modules(),
         )
     except SandboxError as exc:
         pytest.skip(f"{request.param} is not available here: {exc}")

@@ -14,13 +14,13 @@ from typing import Any
 import pytest
 
 from graders.checker import Malformed, tensor_verdict
+from graders.course.load import load_course
 from graders.errors import SpecError
 from graders.kinds.base import Context, ExerciseAnswers
 from graders.kinds.code.checkers import load_checker
 from graders.kinds.code.outcome import judge_outcome
 from graders.kinds.code.reference import Reference
 from graders.kinds.code.returned import check as keeper_check
-from graders.kinds.load import load_course
 from graders.results import Status
 from graders.sandbox import Outcome
 

@@ -15,15 +15,15 @@ from small_course import hand_in, notebook
 from variant_course import CODE_EXERCISES, code_variant_course, two_learners
 
 from graders.batch.autograde import autograde
+from graders.course.load import load_course
 from graders.course.templating import names_in, templated
 from graders.course.variants import learner_variant
 from graders.errors import SpecError
 from graders.grading.pipeline import answer_key, for_learner, prepare_assignment
 from graders.kinds.base import Context
-from graders.kinds.load import load_course
 from graders.sandbox import InProcessRunner, Job, Outcome
-from graders.session import Session
 from graders.validate import validate_course
+from graders.workspace import Workspace
 
 MAX_PS3 = 6 + 3  # safe-sgd-step's checks, then straight-through's
 
@@ -40,18 +40,18 @@ class CountingRunner(InProcessRunner):
         return super().run_all(jobs)
 
 
-def open_course(root: Path, runner: InProcessRunner) -> Session:
+def open_course(root: Path, runner: InProcessRunner) -> Workspace:
     loaded = load_course(code_variant_course(root) / "course.yml")
-    return Session(loaded, Context(loaded.course, loaded.root, runner, root / ".graders-cache"))
+    return Workspace(loaded, Context(loaded.course, loaded.root, runner, root / ".graders-cache"))
 
 
-def keys_of(ws: Session, students: Sequence[str]) -> dict[str, dict[str, str]]:
+def keys_of(ws: Workspace, students: Sequence[str]) -> dict[str, dict[str, str]]:
     """Each learner's answer key of ps3: their variant's reference solution per exercise."""
     prep = prepare_assignment(ws.loaded, "ps3", ws.ctx)
     return {s: answer_key(for_learner(prep, s)) for s in students}
 
 
-def graded(ws: Session, folder: Path, code: dict[str, dict[str, str]]) -> dict[str, Any]:
+def graded(ws: Workspace, folder: Path, code: dict[str, dict[str, str]]) -> dict[str, Any]:
     for student, sources in code.items():
         hand_in(folder, student, notebook({}, sources), name="ps3.ipynb")
     summary = autograde(ws, "ps3", folder, db_url=f"sqlite:///{folder}.db", force=True)

@@ -15,8 +15,8 @@ import jsonschema
 import pytest
 import yaml
 
+from graders.course.load import load_exercise
 from graders.kinds.exercise_schema import exercise_schema
-from graders.kinds.load import load_exercise
 
 REPO = Path(__file__).resolve().parent.parent.parent
 CHECK_JSONSCHEMA = Path(sys.executable).parent / "check-jsonschema"

@@ -16,15 +16,15 @@ from graders.errors import SpecError
 from graders.grading.pipeline import Submission, answer_key, grade_submission, prepare_assignment
 from graders.results import ResultsDocument
 from graders.sandbox import InProcessRunner
-from graders.session import open_session
 from graders.validate import validate_course
+from graders.workspace import open_workspace
 
 
 @pytest.fixture(scope="module")
 def prepared(tmp_path_factory: pytest.TempPathFactory):
     course = write_course(tmp_path_factory.mktemp("course"))
     # Predictions only: the in-process fake computes the same truths without a sandbox.
-    with open_session(course, runner=InProcessRunner()) as ws:
+    with open_workspace(course, runner=InProcessRunner()) as ws:
         yield prepare_assignment(ws.loaded, "ps1", ws.ctx)
 
 
@@ -224,7 +224,7 @@ def test_truths_are_identical_across_runs(tmp_path: Path) -> None:
     course = write_course(tmp_path)
     keys = []
     for _ in range(2):
-        with open_session(course, cache=False, runner=InProcessRunner()) as ws:
+        with open_workspace(course, cache=False, runner=InProcessRunner()) as ws:
             keys.append(answer_key(prepare_assignment(ws.loaded, "ps1", ws.ctx)))
     assert keys[0] == keys[1]
 
@@ -284,7 +284,7 @@ def test_a_question_s_own_section_is_the_one_its_result_cites(tmp_path: Path) ->
     )
     assert marked != text("exercises/clone-basics.yml")
     course = small_course(tmp_path / "course", files={"exercises/clone-basics.yml": marked})
-    with open_session(course, runner=InProcessRunner()) as ws:
+    with open_workspace(course, runner=InProcessRunner()) as ws:
         prep = prepare_assignment(ws.loaded, "ps1", ws.ctx)
         result = grade_submission(prep, Submission("ada", "ps1", answers={}))
     sections = {q.id: q.section for q in result.questions}

@@ -10,12 +10,13 @@ from typing import Any
 
 import pytest
 
+from graders.course import kinds as course_kinds
+from graders.course.kinds import CourseSide
 from graders.kinds import registry
 from graders.kinds.code.kind import CodeKind
 from graders.kinds.contract import (
     PARTS,
     Capabilities,
-    CourseSide,
     GradingSide,
     NotebookSide,
     ReportSide,
@@ -89,6 +90,9 @@ class Complete:
     def cell_problem(self, source: str, meta: Mapping[str, Any]) -> Any:
         return None
 
+    def kernel_answer(self, value: Any) -> str | None:
+        return None
+
     def misconceptions(self, exercise: Any) -> dict[str, tuple[Any, ...]]:
         return {}
 
@@ -97,6 +101,7 @@ class Complete:
 def empty_registry(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(registry, "KINDS", {})
     monkeypatch.setattr(registry, "CAPABLE", {})
+    monkeypatch.setattr(course_kinds, "_KINDS", dict(course_kinds._KINDS))
 
 
 def test_the_built_in_kinds_fulfil_every_part() -> None:
@@ -191,6 +196,7 @@ CALLERS: dict[str, tuple[type, ...]] = {
     "graders.kinds": PARTS,  # the kinds layer itself: load, prepare, registry
     "graders.grading": (CourseSide, GradingSide),
     "graders.notebook": (CourseSide, NotebookSide),
+    "graders.integrations": (CourseSide, NotebookSide),  # nbgrader's test cells' values
     "graders.reports": (CourseSide, NotebookSide, ReportSide),  # a learner's own cells
     "graders.validate": (CourseSide, ReportSide),  # misconceptions checked against truths
 }
@@ -202,13 +208,17 @@ def part_of(member: str) -> type | None:
 
 
 def kind_calls(path: Path) -> Iterator[tuple[int, str]]:
-    """(line, member) of each ``<...>.kind.<member>`` or ``kind.<member>`` in ``path``."""
+    """(line, member) of each ``<...>.kind.<member>``, ``kind.<member>`` or
+    ``kind_of(...).<member>`` in ``path``."""
     for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
         if not isinstance(node, ast.Attribute) or part_of(node.attr) is None:
             continue
         owner = node.value
-        if (isinstance(owner, ast.Name) and owner.id == "kind") or (
-            isinstance(owner, ast.Attribute) and owner.attr == "kind"
+        whole = isinstance(owner, ast.Call) and ast.unparse(owner.func).endswith("kind_of")
+        if (
+            (isinstance(owner, ast.Name) and owner.id == "kind")
+            or whole
+            or (isinstance(owner, ast.Attribute) and owner.attr == "kind")
         ):
             yield node.lineno, node.attr
 
@@ -245,5 +255,32 @@ def test_the_scan_finds_a_call_from_the_wrong_folder(tmp_path: Path) -> None:
     report.parent.mkdir(parents=True)
     report.write_text("def f(ex):\n    return ex.kind.grade(ex.exercise, None, None, None)\n")
     assert list(kind_calls(report)) == [(2, "grade")]
+    report.write_text("def f(ex):\n    return kind_of(ex).grade(ex.exercise, None, None, None)\n")
+    assert list(kind_calls(report)) == [(2, "grade")]
     assert part_of("grade") is GradingSide
     assert GradingSide not in allowed_parts("graders.reports.bad")
+
+
+@pytest.mark.usefixtures("empty_registry")
+def test_a_new_kind_registered_reads_its_own_exercise_files(tmp_path: Path) -> None:
+    # The course reads exercise files through what kinds register (course/kinds.py), never
+    # by importing a kind: a kind registered here is read as the built-in ones are.
+    from graders.course.load import load_exercise
+    from graders.course.model import ExerciseBase
+
+    class PollModel(ExerciseBase):
+        options: list[str]
+
+    class Poll(Complete):
+        name = "poll"
+        model = PollModel  # type: ignore[assignment]
+
+    register(Poll)
+    path = tmp_path / "exercises" / "favourite.yml"
+    path.parent.mkdir()
+    body = "id: favourite\ntitle: Which?\nsection: §1a\nkind: poll\noptions: [a, b]\n"
+    path.write_text(body, encoding="utf-8")
+    loaded, problems = load_exercise(path, tmp_path)
+    assert problems == [] and loaded is not None
+    assert loaded.exercise.options == ["a", "b"] and loaded.kind.name == "poll"
+    assert registry.kind_of(loaded) is registry.KINDS["poll"]

@@ -16,15 +16,15 @@ from notebook_helpers import answer_index, copy_course, fill, save_nb
 from what_starts import starts
 
 from graders.cli import main
+from graders.course.load import load_course
 from graders.errors import SubmissionError, UsageError
 from graders.grading.pipeline import answer_key, prepare_assignment
-from graders.kinds.load import load_course
 from graders.notebook import check as check_module
 from graders.notebook.cells import cell_id
 from graders.notebook.check import check, check_notebook, find_notebook
 from graders.notebook.kernel import CELL_KEY
 from graders.notebook.release import student_notebook
-from graders.session import open_session
+from graders.workspace import open_workspace
 
 SAVED = 1_790_000_000  # a fixed mtime, so two reports can be compared whole
 
@@ -36,7 +36,7 @@ def released(
 ) -> Iterator[tuple[dict[str, Any], dict[str, str]]]:
     """The student notebook of nb1 (as JSON) and the key computed by torch."""
     course = copy_course(tmp_path_factory.mktemp("check") / "course")
-    with open_session(course) as ws:
+    with open_workspace(course) as ws:
         key = answer_key(prepare_assignment(ws.loaded, "nb1", ws.ctx))
     loaded = load_course(course / "course.yml")
     nb = student_notebook(loaded, loaded.course.assignments[0])
@@ -370,8 +370,8 @@ NEVER_IMPORTED_BY_CHECK = (
     "graders.kinds.code.checkers",
     "graders.kinds.code.model",
     "graders.course.model",
-    "graders.session",
-    "graders.kinds.load",
+    "graders.workspace",
+    "graders.course.load",
     "graders.grading.pipeline",
     "graders.kinds.predict.kind",
     "graders.kinds.predict.truth",

@@ -13,6 +13,8 @@ from notebook_helpers import answer_index, copy_course, fill, load_nb, save_nb
 from walkthrough import STUDENTS, Student
 from what_starts import starts
 
+from graders.course.load import load_course
+from graders.course.loaded import LoadedCourse
 from graders.course.variants import learner_course
 from graders.errors import SubmissionError
 from graders.grading.pipeline import (
@@ -22,11 +24,10 @@ from graders.grading.pipeline import (
     grade_submission,
     prepare_assignment,
 )
-from graders.kinds.load import LoadedCourse, load_course
 from graders.notebook.collect import read_submission
 from graders.notebook.release import instructor_notebook, student_notebook, write_release
 from graders.results import Status
-from graders.session import open_session
+from graders.workspace import open_workspace
 
 
 @pytest.fixture(scope="module")
@@ -36,7 +37,7 @@ def graded(
 ) -> Iterator[tuple[LoadedCourse, PreparedAssignment, dict[str, str]]]:
     """The test course's nb1, prepared (truths from torch), and its key."""
     course = copy_course(tmp_path_factory.mktemp("collect") / "course")
-    with open_session(course) as ws:
+    with open_workspace(course) as ws:
         prep = prepare_assignment(ws.loaded, "nb1", ws.ctx)
         yield ws.loaded, prep, answer_key(prep)
 
@@ -62,7 +63,7 @@ def test_the_repository_course_key_earns_full_marks_in_every_released_notebook(
     """Per assignment: the instructor notebook, and the student notebook filled by metadata.
 
     The notebooks are those of the learner graded ("key"), in their variants."""
-    with open_session(course_file) as ws:
+    with open_workspace(course_file) as ws:
         mine = learner_course(ws.loaded, "key")
         for assignment in ws.loaded.course.assignments:
             prep = for_learner(prepare_assignment(ws.loaded, assignment.id, ws.ctx), "key")

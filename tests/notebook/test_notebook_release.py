@@ -14,9 +14,9 @@ from notebook_helpers import GOLDEN, copy_course, load_nb
 from what_starts import starts
 
 from graders.cli import main
+from graders.course.load import load_course
 from graders.course.model import LatePolicy
 from graders.errors import UsageError
-from graders.kinds.load import load_course
 from graders.kinds.notebook_side import Part
 from graders.notebook import parts as layout
 from graders.notebook.cells import cell_id

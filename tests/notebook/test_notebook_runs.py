@@ -28,7 +28,7 @@ from graders.notebook.cells import cell_id
 from graders.notebook.check import check_notebook
 from graders.notebook.kernel import CELL_KEY
 from graders.notebook.release import student_notebook
-from graders.session import open_session
+from graders.workspace import open_workspace
 
 pytestmark = pytest.mark.server  # a Jupyter kernel runs each notebook
 
@@ -70,7 +70,7 @@ ANSWER_FORMS = [
 def released(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[dict[str, Any], dict]]:
     """The student notebook of nb1 (as JSON) and the key computed by torch."""
     course = copy_course(tmp_path_factory.mktemp("runs") / "course")
-    with open_session(course) as ws:
+    with open_workspace(course) as ws:
         key = answer_key(prepare_assignment(ws.loaded, "nb1", ws.ctx))
     nb = student_notebook(ws.loaded, ws.loaded.course.assignments[0])
     yield json.loads(json.dumps(nb)), key

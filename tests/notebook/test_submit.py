@@ -21,8 +21,8 @@ from submit_helpers import FakeService, graded_json, released_notebook
 from what_starts import starts
 
 from graders.cli import main
+from graders.course.load import load_course
 from graders.errors import SubmissionError, SubmitError
-from graders.kinds.load import load_course
 from graders.notebook.release import SUBMIT_CALL, student_notebook
 from graders.notebook.submit import submit, submit_notebook
 from graders.notebook.tokens import TokenStore, config_folder

@@ -14,8 +14,8 @@ from gradebook_rows import record_results
 from small_course import small_course
 
 from graders.cli import main
+from graders.course.load import load_course
 from graders.gradebook import store as gradebook
-from graders.kinds.load import load_course
 from graders.reports.author_text import prose
 from graders.reports.feedback import write_feedback
 from graders.results import QuestionResult, Status, StudentResult, SubmissionStatus

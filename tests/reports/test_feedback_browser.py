@@ -27,7 +27,7 @@ from graders.gradebook import store as gradebook
 from graders.grading.pipeline import Submission, answer_key, grade_submission, prepare_assignment
 from graders.kinds.base import Context
 from graders.sandbox import InProcessRunner
-from graders.session import load
+from graders.workspace import load
 
 REPO = Path(__file__).resolve().parent.parent.parent
 CODE = "import torch\n\n\ndef independent_copy(t):\n    return t.detach()  # no copy\n"

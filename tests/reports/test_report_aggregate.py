@@ -22,7 +22,7 @@ from typing import Any
 import pytest
 from class_documents import COPIES, CSM, CUTS, ITEMS, class_document
 
-from graders.kinds.load import load_course
+from graders.course.load import load_course
 from graders.reports.aggregate import (
     StudentRow,
     hardest_first,

@@ -37,7 +37,7 @@ from graders.kinds.base import Context
 from graders.reports.charts import number
 from graders.reports.course_info import CourseInfo, course_info
 from graders.sandbox import InProcessRunner
-from graders.session import load
+from graders.workspace import load
 
 # Nothing in the background while the report's screenshots are taken.
 QUIET = ["--disable-background-networking", "--disable-component-update", "--disable-sync"]

@@ -17,15 +17,9 @@ from pathlib import Path
 
 import yaml
 
+from ...course.load import COURSE_FILE, EXERCISES_DIR, load_course
+from ...course.loaded import LoadedCourse, LoadedExercise, get_assignment
 from ...errors import SpecError, UsageError
-from ...kinds.load import (
-    COURSE_FILE,
-    EXERCISES_DIR,
-    LoadedCourse,
-    LoadedExercise,
-    get_assignment,
-    load_course,
-)
 
 
 @dataclass(frozen=True)

@@ -38,10 +38,10 @@ import shutil
 from dataclasses import dataclass
 from pathlib import Path
 
+from ...course.loaded import LoadedCourse, get_assignment
 from ...course.model import Shown
 from ...errors import UsageError
 from ...i18n import SOURCE_LANGUAGE, speaking
-from ...kinds.load import LoadedCourse, get_assignment
 from .bundle import Bundle, solution_files, write_course_bundle
 from .notebook import VENDORED_COURSE
 from .templates import command, render

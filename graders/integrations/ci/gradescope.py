@@ -27,9 +27,9 @@ import zipfile
 from dataclasses import dataclass
 from pathlib import Path
 
+from ...course.loaded import LoadedCourse
 from ...errors import UsageError
 from ...intake.roster import ROSTER_FILE, find_roster
-from ...kinds.load import LoadedCourse
 from .bundle import write_course_bundle
 from .learner import ROSTER_COLUMNS
 from .templates import render

@@ -18,19 +18,20 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import TYPE_CHECKING, NamedTuple
 
+from ...course.load import COURSE_FILE
+from ...course.loaded import LoadedCourse, get_assignment
 from ...course.variants import varied_exercises
 from ...errors import SubmissionError, UsageError
 from ...grading.pipeline import ungradable
 from ...intake import notebook_choice
 from ...kinds.cache import torch_version
-from ...kinds.load import COURSE_FILE, LoadedCourse, get_assignment
 from ...results import ResultsDocument, StudentResult
 from ...said import told
 from ...submissions.handed_in import HandedIn
 from .learner import SOURCES, learner_from
 
 if TYPE_CHECKING:
-    from ...session import LazyRunner, Session
+    from ...workspace import LazyRunner, Workspace
 
 #: Where ``graders init-ci`` puts the course in a student repository.
 VENDORED_COURSE = Path(".graders") / "course"
@@ -164,7 +165,7 @@ def grade_notebook(
     it, one starts here, before a course given as a folder is read.
     Raises ``UsageError``/``SpecError`` only for a wrong command line or a broken course.
     """
-    from ...session import load, open_session
+    from ...workspace import load, open_workspace
 
     with ExitStack() as stack:
         if early is None and not isinstance(course, LoadedCourse):
@@ -177,7 +178,7 @@ def grade_notebook(
         if handed.error is not None:
             # Nothing to grade: no need to start torch to say so.
             return _document(loaded, assignment, None, ungradable(student, handed.error))
-        with open_session(loaded, isolation=isolation, runner=early) as session:
+        with open_workspace(loaded, isolation=isolation, runner=early) as session:
             session.warm_for(assignment)
             return grade_in(session, handed, assignment)
 
@@ -201,7 +202,7 @@ def early_sandbox(
 def start_early(course: Path | None, notebook: Path, isolation: str = "auto") -> LazyRunner | None:
     """``early_sandbox`` for a caller that closes it itself (the pytest plugin's session):
     the sandbox warming from now on, or None when ``notebook`` has no code answer cell."""
-    from ...session import early_runner
+    from ...workspace import early_runner
 
     return early_runner(course, isolation) if _runs_code(notebook) else None
 
@@ -289,7 +290,7 @@ def _runs_code(notebook: Path) -> bool:
     return any(getattr(get_kind(kind), "runs_jobs", False) for kind in kinds)
 
 
-def grade_in(session: Session, handed: HandedIn, assignment: str) -> ResultsDocument:
+def grade_in(session: Workspace, handed: HandedIn, assignment: str) -> ResultsDocument:
     """Grade ``handed`` in an open workspace, with ``grading.handed_in.grade_notebook``."""
     from ...grading import handed_in
     from ...grading.pipeline import prepare_assignment

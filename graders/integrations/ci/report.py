@@ -41,7 +41,7 @@ Labels = Mapping[str, str]
 MARK = {"correct": "✓", "wrong": "✗", "unanswered": "–", "invalid": "?"}  # anything else: "!"
 
 
-class Outcome(IntEnum):
+class CiExit(IntEnum):
     """Exit codes of ``graders ci``."""
 
     PASSED = 0  # graded, and the score reaches the minimum
@@ -78,14 +78,14 @@ def student_of(doc: ResultsDocument) -> StudentResult:
     return doc.students[0]
 
 
-def outcome(doc: ResultsDocument, minimum: Threshold | None) -> Outcome:
+def outcome(doc: ResultsDocument, minimum: Threshold | None) -> CiExit:
     """Passed, below the minimum, or ungradable."""
     s = student_of(doc)
     if s.status in NOT_GRADED:
-        return Outcome.UNGRADABLE
+        return CiExit.UNGRADABLE
     if minimum is not None and round(s.score, 4) + 1e-9 < minimum.points(round(s.max_score, 4)):
-        return Outcome.BELOW
-    return Outcome.PASSED
+        return CiExit.BELOW
+    return CiExit.PASSED
 
 
 def score_line(score: float, max_score: float) -> str:
@@ -193,7 +193,7 @@ def _verdict_line(doc: ResultsDocument, minimum: Threshold | None) -> str:
     line = score_line(s.score, s.max_score)
     if minimum is None:
         return line
-    verdict = _("passed") if outcome(doc, minimum) is Outcome.PASSED else _("not reached")
+    verdict = _("passed") if outcome(doc, minimum) is CiExit.PASSED else _("not reached")
     lowest = format_points(minimum.points(s.max_score))
     return line + " " + _("(minimum {minimum}: {verdict})").format(minimum=lowest, verdict=verdict)
 

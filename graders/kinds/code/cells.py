@@ -8,6 +8,8 @@ it runs here (the sandbox runs it when grading).
 from __future__ import annotations
 
 import ast
+import inspect
+import linecache
 from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any
 
@@ -164,3 +166,23 @@ def _is_ellipsis(stmt: ast.stmt) -> bool:
         and isinstance(stmt.value, ast.Constant)
         and stmt.value.value is Ellipsis
     )
+
+
+def kernel_answer(entry: Any) -> str | None:
+    """A test cell's value as this cell's answer: the learner's function (or its source)
+    as the whole cell that defines it, without nbgrader's stub (None: no code)."""
+    return code_source(_entry_source(entry))
+
+
+def _entry_source(entry: Any) -> str:
+    """The source a learner wrote for a code exercise: the whole cell defining ``entry``."""
+    if isinstance(entry, str):
+        return entry
+    filename = getattr(getattr(entry, "__code__", None), "co_filename", "")
+    lines = linecache.getlines(filename) if filename else []
+    if lines:
+        return "".join(lines)  # IPython keeps each cell's source in linecache
+    try:
+        return inspect.getsource(entry)
+    except (OSError, TypeError):
+        return ""

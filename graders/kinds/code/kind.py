@@ -28,12 +28,13 @@ from dataclasses import replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from ...course.kinds import Item
 from ...course.marks import Marks
 from ...errors import Problem
 from ...i18n import N_, _
 from ...results import QuestionResult, Status
 from ...said import Told, paragraphs, say
-from ..base import Context, DeclaredMisconception, ExerciseAnswers, Item, Reading, Submission
+from ..base import Context, DeclaredMisconception, ExerciseAnswers, Reading, Submission
 from ..cache import cached, course_limits
 from ..notebook_side import Part, Placed
 from ..registry import register
@@ -243,6 +244,9 @@ class CodeKind:
 
     def cell_problem(self, source: str, meta: Mapping[str, Any]) -> Told | None:
         return code_layout.cell_problem(source, meta)
+
+    def kernel_answer(self, value: Any) -> str | None:
+        return code_layout.kernel_answer(value)
 
     def files(self, exercise: CodeExercise) -> list[str]:
         return [f"{SOLUTIONS_DIR}/{exercise.solution}", exercise.checker]

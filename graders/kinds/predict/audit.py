@@ -30,7 +30,7 @@ from .model import PredictExercise
 from .truth import TorchWarning, Truth, Truths
 
 if TYPE_CHECKING:
-    from ..load import LoadedCourse
+    from ...course.loaded import LoadedCourse
 
 VERDICTS = ("same", "renamed", "new warning", "changed")
 

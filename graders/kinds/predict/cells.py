@@ -170,3 +170,16 @@ def _notes(extracted: Extracted) -> tuple[Told, ...]:
 def _short(text: str) -> str:
     line = " ".join(text.split())
     return line if len(line) <= 60 else line[:57] + "..."
+
+
+def kernel_answer(answer: Any) -> str | None:
+    """A Python value as the answer literal a learner would type (None: unanswered)."""
+    if answer is Ellipsis:
+        return None
+    if isinstance(answer, str):
+        return answer  # the literal itself, as in a notebook cell read by `graders grade`
+    if isinstance(answer, type) and issubclass(answer, BaseException):
+        return answer.__name__
+    if isinstance(answer, BaseException):
+        return type(answer).__name__
+    return repr(answer)  # torch prints tensors, sizes, dtypes and grad_fns as literals

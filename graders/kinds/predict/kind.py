@@ -10,12 +10,13 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from ...course.kinds import Item
 from ...course.marks import Marks
 from ...errors import Problem
 from ...i18n import _
 from ...results import QuestionResult
 from ...said import Told
-from ..base import Context, DeclaredMisconception, ExerciseAnswers, Item, Reading, Submission
+from ..base import Context, DeclaredMisconception, ExerciseAnswers, Reading, Submission
 from ..notebook_side import Part, Placed
 from ..registry import register
 from . import cells, checks
@@ -115,6 +116,9 @@ class PredictKind:
 
     def cell_problem(self, source: str, meta: Mapping[str, Any]) -> Told | None:
         return cells.cell_problem(source, meta)
+
+    def kernel_answer(self, value: Any) -> str | None:
+        return cells.kernel_answer(value)
 
     def files(self, exercise: PredictExercise) -> list[str]:
         return []  # everything a prediction needs is in its exercise file

@@ -43,7 +43,7 @@ class Asked:
 
 
 @dataclass(frozen=True)
-class Item:
+class LinkedAssignment:
     """The link chosen: an assignment, its title and points, and the tool's launch URL."""
 
     assignment: str
@@ -90,7 +90,7 @@ def read_ticket(keys: ToolKeys, ticket: str) -> Asked:
         raise Refused(403, Refusal(text)) from None
 
 
-def response(keys: ToolKeys, asked: Asked, item: Item) -> str:
+def response(keys: ToolKeys, asked: Asked, item: LinkedAssignment) -> str:
     """The signed ``LtiDeepLinkingResponse``: one resource link to ``item``."""
     now = int(time.time())
     link: dict[str, Any] = {

@@ -231,7 +231,7 @@ async def deep_link(request: Request) -> Response:
         deep_linking.read_ticket, service.lti.keys, str(form.get("ticket", ""))
     )
     assignment = service.assignment(str(form.get("assignment", "")))
-    item = deep_linking.Item(
+    item = deep_linking.LinkedAssignment(
         assignment.id,
         str(assignment.title),
         service.lti.points(assignment.id),

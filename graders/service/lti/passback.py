@@ -34,6 +34,7 @@ from urllib.parse import urlsplit, urlunsplit
 from sqlalchemy import select, text, update
 from sqlalchemy.engine import Engine
 
+from ...course.loaded import LoadedCourse
 from ...gradebook import audit
 from ...gradebook import store as gradebook
 from ...gradebook.lti_tables import (
@@ -44,7 +45,6 @@ from ...gradebook.lti_tables import (
     LtiOutcomeRow,
     LtiUserRow,
 )
-from ...kinds.load import LoadedCourse
 from ...results import ResultsDocument
 from .keys import ToolKeys
 from .platforms import Platforms

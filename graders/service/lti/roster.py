@@ -22,11 +22,11 @@ from typing import Any
 from sqlalchemy import select
 from sqlalchemy.engine import Engine
 
+from ...course.loaded import LoadedCourse
 from ...exports.csv_writer import csv_text
 from ...gradebook.lti_tables import LtiContextRow, LtiPlatformRow
 from ...gradebook.service_tables import LEARNER
 from ...intake.roster import ROSTER_FILE, Roster, RosterEntry, find_roster
-from ...kinds.load import LoadedCourse
 from ..refusals import Refused
 from .keys import ToolKeys
 from .people import People, role_of

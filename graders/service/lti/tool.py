@@ -33,6 +33,7 @@ from sqlalchemy import delete, insert, select, update
 from sqlalchemy.engine import Connection, Engine
 from sqlalchemy.exc import IntegrityError
 
+from ...course.loaded import LoadedCourse
 from ...gradebook.lti_tables import (
     PENDING,
     LtiContextRow,
@@ -43,7 +44,6 @@ from ...gradebook.lti_tables import (
 from ...gradebook.service_tables import INSTRUCTOR, LEARNER
 from ...i18n import N_
 from ...intake.roster import find_roster
-from ...kinds.load import LoadedCourse
 from ...notebook.parts import place_exercises
 from ..identity import Identity
 from ..refusals import Refusal, Refused

@@ -16,7 +16,7 @@ from stored_text import english
 from graders.cli import main
 from graders.grading.pipeline import answer_key, prepare_assignment
 from graders.sandbox import InProcessRunner
-from graders.session import open_session
+from graders.workspace import open_workspace
 
 XSD = Path(__file__).resolve().parent.parent.parent / "data" / "schemas" / "junit-10.xsd"
 
@@ -27,7 +27,7 @@ def course(tmp_path_factory: pytest.TempPathFactory) -> Path:
 
 
 def test_the_notebooks_of_these_tests_answer_what_torch_computes(course: Path) -> None:
-    with open_session(course, runner=InProcessRunner()) as ws:  # ci1: predictions only
+    with open_workspace(course, runner=InProcessRunner()) as ws:  # ci1: predictions only
         assert answer_key(prepare_assignment(ws.loaded, "ci1", ws.ctx)) == KEY
 
 

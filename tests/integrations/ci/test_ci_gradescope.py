@@ -26,7 +26,7 @@ from click.testing import CliRunner
 
 from graders.batch.autograde import autograde
 from graders.cli import main
-from graders.session import open_session
+from graders.workspace import open_workspace
 
 DETACH_TITLE = "detach() shares memory"
 ANSWERS = {
@@ -106,7 +106,7 @@ def test_run_autograder_gives_the_total_autograde_gives(
     submissions.mkdir(parents=True)
     shutil.copy(notebook, submissions / "ci2.ipynb")
     out = tmp_path / "out"
-    with open_session(course) as ws:
+    with open_workspace(course) as ws:
         autograde(
             ws, "ci2", submissions.parent, db_url=f"sqlite:///{tmp_path / 'gb.db'}", out_dir=out
         )

@@ -13,9 +13,9 @@ from graders.errors import SubmissionError, UsageError
 from graders.grading.pipeline import planned_items
 from graders.integrations.ci.bundle import solution_files, write_course_bundle
 from graders.integrations.ci.notebook import find_notebook, resolve_assignment
-from graders.integrations.ci.report import Outcome, Threshold, log_lines, outcome, step_summary
+from graders.integrations.ci.report import CiExit, Threshold, log_lines, outcome, step_summary
 from graders.results import QuestionResult, ResultsDocument, Status, StudentResult, SubmissionStatus
-from graders.session import load
+from graders.workspace import load
 
 
 @pytest.fixture(scope="module")
@@ -66,20 +66,20 @@ def doc_with(
 @pytest.mark.parametrize(
     "score, minimum, expected",
     [
-        (6, None, Outcome.PASSED),
-        (0, None, Outcome.PASSED),
-        (5, "5", Outcome.PASSED),
-        (4.5, "5", Outcome.BELOW),
-        (3, "50%", Outcome.PASSED),
-        (2.9, "50%", Outcome.BELOW),
+        (6, None, CiExit.PASSED),
+        (0, None, CiExit.PASSED),
+        (5, "5", CiExit.PASSED),
+        (4.5, "5", CiExit.BELOW),
+        (3, "50%", CiExit.PASSED),
+        (2.9, "50%", CiExit.BELOW),
     ],
 )
-def test_outcome(score: float, minimum: str | None, expected: Outcome) -> None:
+def test_outcome(score: float, minimum: str | None, expected: CiExit) -> None:
     assert outcome(doc_with(score), Threshold.parse(minimum) if minimum else None) is expected
 
 
 def test_an_ungradable_notebook_is_its_own_outcome_whatever_the_minimum() -> None:
-    assert outcome(doc_with(0, 0, "ungradable"), None) is Outcome.UNGRADABLE
+    assert outcome(doc_with(0, 0, "ungradable"), None) is CiExit.UNGRADABLE
 
 
 def test_the_log_ends_with_the_score_line() -> None:
@@ -186,7 +186,7 @@ def sandbox_events(monkeypatch: pytest.MonkeyPatch) -> list[object]:
     ("modules", names) (the course's modules handed to the warming servers). The servers
     are a fake that runs nothing at all: each job is refused (``SandboxError``)."""
     import graders.sandbox.runner as runner_module
-    import graders.session as session_module
+    import graders.workspace as session_module
     from graders.sandbox import SandboxError
 
     happened: list[object] = []

@@ -20,7 +20,7 @@ from graders.cli import main
 from graders.cli.ci import ci
 from graders.grading.pipeline import answer_key, for_learner, prepare_assignment
 from graders.integrations.ci.learner import SOURCES
-from graders.session import open_session
+from graders.workspace import open_workspace
 
 # Its many in-process commands share one warm sandbox (tests/warm_sandbox.py).
 pytestmark = pytest.mark.usefixtures("warm_sandbox")
@@ -33,7 +33,7 @@ def setting(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, str, str, P
     """The course, two learners with different variants, and a notebook of the first's code."""
     root = tmp_path_factory.mktemp("ci-variants")
     course = code_variant_course(root / "course")
-    with open_session(course) as ws:
+    with open_workspace(course) as ws:
         ada, bob = two_learners(ws.loaded, *CODE_EXERCISES)
         prep = prepare_assignment(ws.loaded, "ps3", ws.ctx)  # fills the truth cache
         key = answer_key(for_learner(prep, ada))

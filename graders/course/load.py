@@ -1,4 +1,4 @@
-"""Read ``course.yml`` and ``exercises/*.yml`` into validated models.
+"""Read ``course.yml`` and ``exercises/*.yml`` into validated models (``loaded``).
 
 Validation happens once, early and all at once: every problem in every file is
 collected and raised together as a ``SpecError``, each as ``path:line:column: message``.
@@ -6,104 +6,26 @@ collected and raised together as a ``SpecError``, each as ``path:line:column: me
 
 from __future__ import annotations
 
-from dataclasses import dataclass, replace
-from functools import cached_property
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
 from pydantic import BaseModel, ValidationError
 
-from ..course.marks import Marks, duplicate_ids, read_yaml
-from ..course.marks import dotted as _dotted
-from ..course.model import SECTIONS, Assignment, Course, ExerciseBase, not_a_section
-from ..course.params import combinations
-from ..course.templating import render_model
-from ..course.text import DEFAULT_LANGUAGES, declared_languages, model_in, split_texts, with_texts
-from ..course.variants import ExerciseVariant, expand, template_problems
-from ..errors import Location, Problem, SpecError, UsageError, did_you_mean
-from .contract import AnyKind
-from .registry import get_kind, known_kinds
+from ..errors import Problem, SpecError, UsageError, did_you_mean
+from .kinds import CourseSide, kind_named, kind_names
+from .loaded import LoadedCourse, LoadedExercise
+from .marks import Marks, duplicate_ids, read_yaml
+from .marks import dotted as _dotted
+from .model import SECTIONS, Course, ExerciseBase, not_a_section
+from .params import combinations
+from .renames import former_ids
+from .templating import render_model
+from .text import DEFAULT_LANGUAGES, declared_languages, model_in, split_texts, with_texts
+from .variants import expand, template_problems
 
 COURSE_FILE = "course.yml"
 EXERCISES_DIR = "exercises"
-
-
-@dataclass(frozen=True)
-class LoadedExercise:
-    """An exercise, the kind that grades it, and where its values are in its file.
-
-    An exercise with ``params`` is its base variant here; ``template`` is the exercise as
-    written and ``variants`` every variant the course allows (``course/variants.py``).
-    """
-
-    exercise: Any  # the kind's model, a subclass of ExerciseBase
-    kind: AnyKind
-    marks: Marks
-    template: Any = None  # the model as written, with its templates; None without params
-    variants: tuple[ExerciseVariant, ...] = ()
-
-    def in_language(self, language: str) -> LoadedExercise:
-        """The same exercise, each of its variants too, with every text in ``language``."""
-        return replace(
-            self,
-            exercise=self.exercise.in_language(language),
-            template=self.template.in_language(language) if self.template else None,
-            variants=tuple(
-                replace(v, exercise=v.exercise.in_language(language)) for v in self.variants
-            ),
-        )
-
-
-@dataclass(frozen=True)
-class LoadedCourse:
-    """A whole course, valid: every exercise an assignment names exists."""
-
-    root: Path
-    course: Course
-    marks: Marks
-    exercises: dict[str, LoadedExercise]
-
-    @cached_property
-    def renamed(self) -> dict[str, str]:
-        """Every id an exercise, an answer key or an item had before -> its id now."""
-        from ..course.renames import former_ids
-
-        return former_ids(self)
-
-    def language(self, chosen: str | None) -> str:
-        """The language a command speaks: ``chosen`` (one of the course's), else the default."""
-        if chosen is None:
-            return self.course.languages[0]
-        if chosen not in self.course.languages:
-            raise UsageError(
-                f"--lang {chosen}: the course has no language '{chosen}' "
-                f"(its languages: {', '.join(self.course.languages)})"
-            )
-        return chosen
-
-    def in_language(self, language: str) -> LoadedCourse:
-        """The same course with every text in ``language`` (else in the default language)."""
-        if language not in self.course.languages:
-            raise UsageError(
-                f"the course has no language '{language}' "
-                f"(its languages: {', '.join(self.course.languages)})"
-            )
-        if language == self.course.languages[0]:
-            return self  # its models hold the default language's texts already
-        exercises = {i: e.in_language(language) for i, e in self.exercises.items()}
-        return replace(self, course=self.course.in_language(language), exercises=exercises)
-
-
-def get_assignment(loaded: LoadedCourse, assignment_id: str) -> Assignment:
-    """The assignment named on the command line, or a usage error with a hint."""
-    found = loaded.course.assignment(assignment_id)
-    if found is None:
-        ids = [a.id for a in loaded.course.assignments]
-        hint = did_you_mean(assignment_id, ids)
-        raise UsageError(
-            f"no assignment '{assignment_id}' in the course{hint}; assignments: {', '.join(ids)}"
-        )
-    return found
 
 
 def find_course(course: Path | None) -> Path:
@@ -134,7 +56,8 @@ def load_course(course_file: Path) -> LoadedCourse:
     if problems:
         raise SpecError(problems)
     assert course is not None
-    return LoadedCourse(root, course, marks, exercises)
+    whole = LoadedCourse(root, course, marks, exercises)
+    return replace(whole, renamed=former_ids(whole))
 
 
 def load_exercise(
@@ -180,18 +103,18 @@ def _load_course_file(
     return course, marks, problems, languages
 
 
-def _kind_of(data: dict[str, Any], marks: Marks, problems: list[Problem]) -> AnyKind | None:
+def _kind_of(data: dict[str, Any], marks: Marks, problems: list[Problem]) -> CourseSide[Any] | None:
     name = data.get("kind")
     if name is None:
         problems.append(
             Problem(
-                marks.at(()), f"missing required field 'kind' (one of: {', '.join(known_kinds())})"
+                marks.at(()), f"missing required field 'kind' (one of: {', '.join(kind_names())})"
             )
         )
         return None
-    kind = get_kind(str(name))
+    kind = kind_named(str(name))
     if kind is None:
-        hint = did_you_mean(str(name), known_kinds())
+        hint = did_you_mean(str(name), kind_names())
         problems.append(Problem(marks.at(("kind",)), f"kind: unknown kind '{name}'{hint}"))
     return kind
 
@@ -289,8 +212,3 @@ def _shown(path: Path, root: Path) -> str:
         return str(path.resolve().relative_to(root.resolve()))
     except ValueError:
         return str(path)
-
-
-def location_of(loaded: LoadedExercise, *key: Any) -> Location:
-    """Where ``key`` is in an exercise's file (for problems found after loading)."""
-    return loaded.marks.at(key)

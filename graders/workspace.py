@@ -1,7 +1,7 @@
 """A course opened for work: its validated files, a sandbox runner and a truth cache.
 
-Every entry point that grades opens one ``Session``: the CLI commands, ``graders ci``
-and the pytest plugin (``with open_session(...) as session``), and nbgrader's test cells
+Every entry point that grades opens one ``Workspace``: the CLI commands, ``graders ci``
+and the pytest plugin (``with open_workspace(...) as session``), and nbgrader's test cells
 (one session per kernel, closed at exit). The runner (a warm fork server) starts on the
 first job, so work that the cache answers never pays for it, and stops when the session
 closes, whatever happened.
@@ -16,9 +16,10 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from .course.load import find_course, load_course
+from .course.loaded import LoadedCourse, get_assignment
 from .kinds.base import Context, JobRunner
-from .kinds.load import LoadedCourse, find_course, get_assignment, load_course
-from .kinds.registry import sandbox_modules
+from .kinds.registry import sandbox_modules, task_modules
 
 if TYPE_CHECKING:
     from .sandbox import Job, Outcome, Runner
@@ -29,7 +30,7 @@ CACHE_DIR = ".graders-cache"
 
 
 @dataclass(frozen=True)
-class Session:
+class Workspace:
     """Everything a command needs to prepare truths and grade: the course and its context."""
 
     loaded: LoadedCourse
@@ -121,7 +122,9 @@ class LazyRunner:
         with self._lock:
             if self._runner is None and self._starting is None and not self._closed:
                 level, workers, hide = self._args
-                self._starting = begin_runner(level, workers=workers, hide=hide)
+                self._starting = begin_runner(
+                    level, workers=workers, hide=hide, preload=task_modules()
+                )
                 if self._closed:  # closed while it started: nobody else would stop it
                     self._starting.close()
 
@@ -135,7 +138,9 @@ class LazyRunner:
                     raise SandboxError("the runner is closed")
 
                 level, workers, hide = self._args
-                starting = self._starting or begin_runner(level, workers=workers, hide=hide)
+                starting = self._starting or begin_runner(
+                    level, workers=workers, hide=hide, preload=task_modules()
+                )
                 self._starting = None
                 self._runner = starting.finish_start(self._modules or {})
             return self._runner
@@ -164,7 +169,7 @@ def start_session(
     workers: int = 1,
     cache: bool = True,
     runner: JobRunner | None = None,
-) -> Session:
+) -> Workspace:
     """Load the course and prepare a sandbox (started on first use); close it when done.
 
     ``course`` is a folder (None: found from here), or a course a command already loaded.
@@ -180,18 +185,18 @@ def start_session(
         runner.give_modules(modules)  # an early sandbox (``early_runner``), warming already
     runner = runner or LazyRunner(isolation, workers, (str(loaded.root.resolve()),), modules)
     cache_dir = loaded.root / CACHE_DIR if cache else None
-    return Session(loaded, Context(loaded.course, loaded.root, runner, cache_dir))
+    return Workspace(loaded, Context(loaded.course, loaded.root, runner, cache_dir))
 
 
 @contextmanager
-def open_session(
+def open_workspace(
     course: Path | LoadedCourse | None,
     *,
     isolation: str = "auto",
     workers: int = 1,
     cache: bool = True,
     runner: JobRunner | None = None,
-) -> Iterator[Session]:
+) -> Iterator[Workspace]:
     """``start_session`` as a ``with`` block: the sandbox always stops on exit."""
     session = start_session(
         course, isolation=isolation, workers=workers, cache=cache, runner=runner

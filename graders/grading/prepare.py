@@ -8,11 +8,11 @@ from dataclasses import replace
 from typing import TYPE_CHECKING, Any
 
 from ..errors import Problem
-from .registry import capabilities
+from ..kinds.registry import capabilities, kind_of
 
 if TYPE_CHECKING:
-    from .base import Context
-    from .load import LoadedCourse
+    from ..course.loaded import LoadedCourse
+    from ..kinds.base import Context
 
 MAX_PARALLEL = 4  # exercises prepared at once (each may hold a sandbox child)
 
@@ -23,7 +23,7 @@ def prepare_exercises(loaded: LoadedCourse, ids: Iterable[str], ctx: Context) ->
 
     def prepare(exercise_id: str) -> Any:
         ex = loaded.exercises[exercise_id]
-        return ex.kind.prepare(ex.exercise, ctx)
+        return kind_of(ex).prepare(ex.exercise, ctx)
 
     with ThreadPoolExecutor(max_workers=MAX_PARALLEL) as pool:
         return dict(zip(unique, pool.map(prepare, unique), strict=True))
@@ -39,9 +39,9 @@ def prepare_variants(
     def prepare(exercise_id: str) -> tuple[Any, ...]:
         ex = loaded.exercises[exercise_id]
         if not ex.variants:
-            return (ex.kind.prepare(ex.exercise, ctx),)
+            return (kind_of(ex).prepare(ex.exercise, ctx),)
         # Together: the variants of one exercise are independent steps of one warm child.
-        return tuple(ex.kind.prepare_many([v.exercise for v in ex.variants], ctx))
+        return tuple(kind_of(ex).prepare_many([v.exercise for v in ex.variants], ctx))
 
     with ThreadPoolExecutor(max_workers=MAX_PARALLEL) as pool:
         return dict(zip(unique, pool.map(prepare, unique), strict=True))
@@ -55,11 +55,11 @@ def variant_problems(
     for exercise_id, states in prepared.items():
         ex = loaded.exercises[exercise_id]
         if not ex.variants:
-            problems += ex.kind.problems(ex.exercise, states[0], ex.marks)
+            problems += kind_of(ex).problems(ex.exercise, states[0], ex.marks)
             continue
         seen: set[str] = set()
         for variant, state in zip(ex.variants, states, strict=True):
-            for problem in ex.kind.problems(variant.exercise, state, ex.marks):
+            for problem in kind_of(ex).problems(variant.exercise, state, ex.marks):
                 if str(problem) not in seen:
                     seen.add(str(problem))
                     problems.append(
@@ -73,7 +73,7 @@ def preparation_problems(loaded: LoadedCourse, prepared: Mapping[str, Any]) -> l
     problems: list[Problem] = []
     for exercise_id, state in prepared.items():
         ex = loaded.exercises[exercise_id]
-        problems += ex.kind.problems(ex.exercise, state, ex.marks)
+        problems += kind_of(ex).problems(ex.exercise, state, ex.marks)
     return problems
 
 
@@ -86,7 +86,7 @@ def self_test_problems(
 
     def self_test(exercise_id: str) -> list[Problem]:
         ex = loaded.exercises[exercise_id]
-        tested = capabilities(ex.kind).self_testing
+        tested = capabilities(kind_of(ex)).self_testing
         if tested is None:
             return []
         test = tested.self_test

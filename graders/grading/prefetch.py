@@ -16,8 +16,8 @@ from dataclasses import replace
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
+    from ..kinds.base import Context, JobRunner
     from ..sandbox import Job, Outcome
-    from .base import Context, JobRunner
 
 
 class Prefetched:
