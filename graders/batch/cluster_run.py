@@ -23,7 +23,7 @@ from ..kinds.cache import torch_version
 from ..notebook.read import MAX_NOTEBOOK_BYTES
 from ..results import StudentResult
 from ..said import say
-from ..submissions.folder import Found
+from ..submissions.found import Found
 from .executor import STOP_POLL_S, Ended, Ready, Save
 
 if TYPE_CHECKING:

@@ -23,7 +23,7 @@ from typing import TYPE_CHECKING, Protocol
 
 from ..grading.handed_in import grade_notebook
 from ..results import StudentResult
-from ..submissions.folder import Found
+from ..submissions.found import Found
 
 if TYPE_CHECKING:
     from ..workspace import Workspace

@@ -23,7 +23,8 @@ from ..gradebook.roster_check import RosterCheck, check_roster
 from ..grading.key import course_key, keyed_submission
 from ..grading.pipeline import PreparedAssignment, prepare_assignment
 from ..intake.roster import Roster
-from ..submissions.folder import Found, find_submissions
+from ..submissions.folder import find_submissions
+from ..submissions.found import Found
 from ..submissions.times import read_times_file, with_times
 from ..workspace import Workspace
 

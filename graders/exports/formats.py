@@ -33,48 +33,17 @@ file is written, so listing the formats (``graders --help``) loads none of them.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable, Mapping
-from dataclasses import dataclass, field
+from collections.abc import Mapping
+from dataclasses import dataclass
 from importlib import import_module
-from typing import TYPE_CHECKING, Protocol, cast
+from typing import cast
 
 from ..errors import UsageError
 from ..lms.contract import ExportOption
 from ..lms.registry import registered
-from ..results import ClassFile, ClassResults, StudentResult
+from ..results import ClassFile, ClassResults
+from .contract import ExportContext, LearnerFiles, Writer
 from .lms import lms_writer
-
-if TYPE_CHECKING:
-    from ..course.loaded import LoadedCourse
-    from ..intake.roster import Roster
-    from .results_files import Outline
-
-
-class LearnerFiles(Protocol):
-    """A format of a file per learner, written as the learners are read."""
-
-    def stale(self) -> Iterable[str]:
-        """Paths (relative to the outputs folder) of files that must not linger."""
-        ...
-
-    def file(self, s: StudentResult) -> tuple[str, str] | None:
-        """The learner's file: its relative path and text; None when they get none."""
-        ...
-
-
-@dataclass(frozen=True)
-class ExportContext:
-    """What a writer may need beyond the results; each takes what it reads."""
-
-    column: str = ""  # an import's assignment column
-    points_possible: float = 0.0  # what the assignment is worth
-    roster: Roster | None = None
-    chosen: Mapping[str, str] = field(default_factory=dict)  # the format's options, as given
-    loaded: LoadedCourse | None = None  # the course: feedback policy, learners' languages
-    outline: Outline | None = None  # the class's question ids and counts, if already read
-
-
-Writer = Callable[[ClassResults, ExportContext], "ClassFile | LearnerFiles"]
 
 
 @dataclass(frozen=True)

@@ -26,7 +26,8 @@ from ..gradebook.roster_check import on_roster
 from ..grading.pipeline import planned_items
 from ..intake.roster import find_roster
 from ..results import ClassResults, file_pieces
-from .formats import ExportContext, ExportFormat, get_format
+from .contract import ExportContext
+from .formats import ExportFormat, get_format
 from .lms import LmsFile
 from .results_files import default_out_dir
 

@@ -35,7 +35,7 @@ from ..results import (
 from .status_names import status_name
 
 if TYPE_CHECKING:
-    from .formats import ExportContext
+    from .contract import ExportContext
 
 Family = Literal["xunit2", "legacy"]
 FAMILIES: tuple[Family, ...] = ("xunit2", "legacy")

@@ -16,12 +16,12 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from ..intake.roster import Roster, RosterEntry
-from ..lms.contract import ExportOptions, Line, LmsExport
+from ..lms.contract import ExportOptions, Line, LmsExport, RosterRow
 from ..results import ClassResults, StudentResult, format_points
 from .csv_writer import csv_text
 
 if TYPE_CHECKING:
-    from .formats import ExportContext, Writer
+    from .contract import ExportContext, Writer
 
 PLAIN_COLUMNS = (
     "student",
@@ -77,7 +77,7 @@ def lms_writer(form: LmsExport) -> Writer:
     return make
 
 
-def _plain_line(s: StudentResult, entry: RosterEntry, options: ExportOptions) -> Line:
+def _plain_line(s: StudentResult, entry: RosterRow, options: ExportOptions) -> Line:
     """Every student with the roster's columns, status, score and whether they are listed."""
     e = entry
     listed = "" if s.on_roster is None else ("yes" if s.on_roster else "no")

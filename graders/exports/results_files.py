@@ -38,8 +38,9 @@ from ..results import (
     SubmissionStatus,
     file_pieces,
 )
+from .contract import ExportContext, LearnerFiles, Outline
 from .csv_writer import csv_text
-from .formats import ExportContext, LearnerFiles, outputs
+from .formats import outputs
 from .gradescope_results import gradescope_result
 from .junit import Counts, junit_xml
 
@@ -73,7 +74,7 @@ def write_outputs(results: ClassResults, out: Path, loaded: LoadedCourse | None 
     assignment's feedback policy and speaks its learner's language, as their feedback page
     does; without, the default policy and the language grading spoke."""
     out.mkdir(parents=True, exist_ok=True)
-    context = ExportContext(loaded=loaded, outline=Outline.of(results))
+    context = ExportContext(loaded=loaded, outline=outline_of(results))
     made = [(f, f.make(results, context)) for f in outputs()]
     files = {f.in_outputs or f.name: cast(ClassFile, m) for f, m in made if f.one_file}
     per_learner = [cast(LearnerFiles, m) for f, m in made if not f.one_file]
@@ -107,7 +108,7 @@ class _EndedJson(DocumentJson):
 
 def grades_file(results: ClassResults, context: ExportContext) -> ClassFile:
     """grades.csv (``GradesCsv``), its columns from the outline read before, else read now."""
-    outline = context.outline or Outline.of(results)
+    outline = context.outline or outline_of(results)
     return GradesCsv(outline.question_ids, outline.with_roster)
 
 
@@ -145,24 +146,16 @@ class GradescopeFiles:
         return f"gradescope/{s.student}.json", text + "\n"
 
 
-@dataclass(frozen=True)
-class Outline:
+def outline_of(results: ClassResults) -> Outline:
     """What the output files' heads say of the whole class, from one pass over it."""
-
-    question_ids: list[str]  # in assignment order
-    with_roster: bool  # grades.csv has a roster column
-    junit_counts: tuple[int, int, int]
-
-    @classmethod
-    def of(cls, results: ClassResults) -> Outline:
-        ids: dict[str, None] = {}
-        with_roster = False
-        counts = Counts()
-        for s in results.students():
-            ids.update((q.id, None) for q in s.questions)
-            with_roster = with_roster or s.on_roster is not None
-            counts.add(s)
-        return cls(list(ids), with_roster, counts.totals())
+    ids: dict[str, None] = {}
+    with_roster = False
+    counts = Counts()
+    for s in results.students():
+        ids.update((q.id, None) for q in s.questions)
+        with_roster = with_roster or s.on_roster is not None
+        counts.add(s)
+    return Outline(list(ids), with_roster, counts.totals())
 
 
 def file_owners(results: ClassResults) -> set[str]:
@@ -216,7 +209,7 @@ def atomic_file(path: Path) -> Iterator[TextIO]:
 def grades_csv(doc: ResultsDocument) -> str:
     """grades.csv of a document held in memory, as one text."""
     results = ClassResults.of(doc)
-    outline = Outline.of(results)
+    outline = outline_of(results)
     file = GradesCsv(outline.question_ids, outline.with_roster)
     return "".join(file_pieces(file, results.students()))
 

@@ -20,7 +20,7 @@ from ..kinds.cache import torch_version
 from ..kinds.registry import kind_of
 from ..notebook.read import MAX_NOTEBOOK_BYTES
 from ..said import render
-from ..submissions.folder import Found
+from ..submissions.found import Found
 from .pipeline import PreparedAssignment
 
 HASH_CHUNK = 1 << 20

@@ -29,14 +29,10 @@ notebook nobody could read.
 from __future__ import annotations
 
 import re
-from typing import TYPE_CHECKING
 
 from ..results import StudentResult, format_points
-from .contract import Download, ExportOptions, Line, Lms, LmsExport, lms_score
+from .contract import Download, ExportOptions, Line, Lms, LmsExport, RosterRow, lms_score
 from .registry import register
-
-if TYPE_CHECKING:
-    from ..intake.roster import RosterEntry
 
 FILE_NAME = re.compile(
     # The anonymous form first: `anon_x8Ue3_456_ps1.ipynb` would also read as a student
@@ -65,7 +61,7 @@ def head(options: ExportOptions) -> list[list[object]]:
     return [[*COLUMNS, options.column], points]
 
 
-def line(s: StudentResult, entry: RosterEntry, options: ExportOptions) -> Line:
+def line(s: StudentResult, entry: RosterRow, options: ExportOptions) -> Line:
     """One row per student on the roster (or every student, without one)."""
     if s.on_roster is False:
         return Line(None, "not on the roster")

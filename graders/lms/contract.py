@@ -9,7 +9,7 @@
     Line       what an export makes of one learner: their row, or why they are left out
 
 An export's functions receive typed values (a ``StudentResult``, the learner's
-``RosterEntry``, the ``ExportOptions``) and return rows of cells; the CSV writer, the
+``RosterRow``, the ``ExportOptions``) and return rows of cells; the CSV writer, the
 roster's reading and the pass over the class are the layers' above.
 """
 
@@ -18,12 +18,29 @@ from __future__ import annotations
 import re
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING
+from typing import Protocol
 
 from ..results import NOT_GRADED, StudentResult, format_points
 
-if TYPE_CHECKING:
-    from ..intake.roster import RosterEntry
+
+class RosterRow(Protocol):
+    """What an LMS's export reads of a learner's roster row (``intake.roster.RosterEntry``,
+    whose layer reads the LMSs' column names from here: the row's type is not named)."""
+
+    @property
+    def student(self) -> str: ...
+    @property
+    def name(self) -> str: ...
+    @property
+    def email(self) -> str: ...
+    @property
+    def section(self) -> str: ...
+    @property
+    def sis_user_id(self) -> str: ...
+    @property
+    def sis_login_id(self) -> str: ...
+    @property
+    def lms_id(self) -> str: ...
 
 
 @dataclass(frozen=True)
@@ -78,7 +95,7 @@ class LmsExport:
 
     about: str  # one line, for the command line's list of formats
     head: Callable[[ExportOptions], list[list[object]]]
-    line: Callable[[StudentResult, RosterEntry, ExportOptions], Line]
+    line: Callable[[StudentResult, RosterRow, ExportOptions], Line]
     options: tuple[ExportOption, ...] = ()
 
 

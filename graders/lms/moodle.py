@@ -14,14 +14,9 @@ Moodle's bulk download is not read by name: its folders are read as learners' fo
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
-
 from ..results import StudentResult
-from .contract import ExportOption, ExportOptions, Line, Lms, LmsExport, lms_score
+from .contract import ExportOption, ExportOptions, Line, Lms, LmsExport, RosterRow, lms_score
 from .registry import register
-
-if TYPE_CHECKING:
-    from ..intake.roster import RosterEntry
 
 ROSTER_NAMES = {"email": "Email address", "sis_user_id": "ID number", "sis_login_id": "Username"}
 # "Identify user by": each of Moodle's user fields, and the roster's column it is read from.
@@ -42,7 +37,7 @@ def head(options: ExportOptions) -> list[list[object]]:
     return [[ROSTER_NAMES[IDENTIFIERS[identifier(options)]], "Full name", options.column]]
 
 
-def line(s: StudentResult, entry: RosterEntry, options: ExportOptions) -> Line:
+def line(s: StudentResult, entry: RosterRow, options: ExportOptions) -> Line:
     """The identifier column, the name, the grade."""
     field = IDENTIFIERS[identifier(options)]
     # Without a roster, graders' id is the best guess at a username.

@@ -19,7 +19,7 @@ from ..said import Told, say
 
 if TYPE_CHECKING:
     from ..intake.roster import Roster
-    from .folder import Found
+    from .found import Found
 
 
 def one_regardless_of_case(found: list[Found], roster: Roster | None) -> list[Found]:

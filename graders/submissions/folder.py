@@ -24,8 +24,7 @@ A ``Found`` is what grading takes through ``Found.handed_in`` (``handed_in.Hande
 from __future__ import annotations
 
 from collections.abc import Collection
-from dataclasses import dataclass, replace
-from datetime import datetime
+from dataclasses import replace
 from pathlib import Path, PurePosixPath
 
 from ..errors import UsageError
@@ -35,30 +34,13 @@ from ..intake.lms_download import by_student, downloaded_name, parse_lms_file, p
 from ..intake.notebook_choice import IGNORED
 from ..intake.roster import Roster
 from ..intake.text import TextRefused, os_name, shown
-from ..said import Told, say, told
+from ..said import say, told
 from .class_ids import one_regardless_of_case, with_lookalikes
 from .folder_layout import Layout, recognise
-from .handed_in import HandedIn
+from .found import Found
 from .times import learners_time_file, recorded_time
 
 __all__ = ["Found", "find_one", "find_submissions", "submissions_base"]
-
-
-@dataclass(frozen=True)
-class Found:
-    """One student's entry in the submissions folder: a notebook, or why there is none."""
-
-    student: str
-    path: Path | None  # the notebook, when exactly one was found
-    source: str  # where it is, relative to the submissions folder (for messages)
-    submitted_at: datetime | None = None
-    error: Told | None = None
-    ignored_time: str | None = None  # a time file in the learner's own folder, not read
-    looks_like: tuple[str, ...] = ()  # other ids (of the folder or the roster) it looks like
-
-    def handed_in(self) -> HandedIn:
-        """What this student handed in, as grading takes it (with the folder's time)."""
-        return HandedIn(self.student, self.path, self.source, self.submitted_at, self.error)
 
 
 def find_submissions(

@@ -34,7 +34,7 @@ from ..intake.csv_rows import Unreadable, read_records
 from ..intake.identity import RULE, case_key, id_problem, student_id
 
 if TYPE_CHECKING:
-    from .folder import Found  # which imports this module
+    from .found import Found
 
 TIMESTAMP_FILE = "timestamp.txt"
 GRADESCOPE_METADATA = "submission_metadata.json"

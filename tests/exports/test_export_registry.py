@@ -19,8 +19,8 @@ from small_course import RIGHT, WRONG, hand_in, notebook, open_small_course
 from graders.batch.autograde import autograde
 from graders.cli import main
 from graders.errors import UsageError
+from graders.exports.contract import ExportContext
 from graders.exports.formats import (
-    ExportContext,
     ExportFormat,
     formats,
     get_format,

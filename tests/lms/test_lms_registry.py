@@ -14,7 +14,8 @@ from pathlib import Path
 import pytest
 
 from graders.errors import SpecError
-from graders.exports.formats import ExportContext, get_format
+from graders.exports.contract import ExportContext
+from graders.exports.formats import get_format
 from graders.exports.from_gradebook import export
 from graders.intake.lms_download import pattern_help
 from graders.intake.roster import Roster, RosterEntry, load_roster
