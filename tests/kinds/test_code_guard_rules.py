@@ -201,3 +201,21 @@ def test_one_threads_check_does_not_switch_the_hook_off_for_another() -> None:
     with pytest.raises(RuntimeError, match="gc.get_referrers is not allowed"):
         exec(compile("hook('gc.get_referrers', ())", LEARNER_FILE, "exec"), {"hook": hook})
     assert events == ["used gc.get_referrers"]
+
+
+def test_where_the_process_lives_on_a_job_is_judged_against_the_state_it_starts_in(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    # The in-process fake runs jobs inside a test runner, which swaps module attributes of
+    # its own for each test (pytest: warnings' and assertions' hooks): after the warm
+    # snapshot was taken, that is not the job's doing.
+    import warnings
+
+    from graders.kinds.code.child import guard, task
+
+    monkeypatch.setattr(warnings, "_showwarnmsg_impl", lambda message: None)
+    armed = guard.arm(task._before())
+    try:
+        assert armed.violations() == []
+    finally:
+        guard.job_over()

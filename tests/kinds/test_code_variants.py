@@ -103,6 +103,7 @@ def test_the_checker_builds_each_variants_inputs_from_its_values(tmp_path: Path)
         ws = open_course(tmp_path / "course", runner)
         prep = prepare_assignment(ws.loaded, "ps3", ws.ctx)
     (rounding,) = (e for e in prep.exercises if e.loaded.exercise.id == "straight-through")
+    assert [s.error for s in rounding.variants] == [None] * len(rounding.variants)
     shapes = [state.observations["cases"][1]["out"]["shape"] for state in rounding.variants]
     assert shapes == [v.values["shape"] for v in rounding.loaded.variants]
     assert len({json.dumps(s) for s in shapes}) > 1
