@@ -117,14 +117,9 @@ class LazyRunner:
                     runner.close()
 
     def _begin(self) -> None:
-        from .sandbox.runner import begin_runner
-
         with self._lock:
             if self._runner is None and self._starting is None and not self._closed:
-                level, workers, hide = self._args
-                self._starting = begin_runner(
-                    level, workers=workers, hide=hide, preload=task_modules()
-                )
+                self._starting = self._warming()
                 if self._closed:  # closed while it started: nobody else would stop it
                     self._starting.close()
 
@@ -132,24 +127,26 @@ class LazyRunner:
         with self._lock:
             if self._runner is None:
                 from .sandbox import SandboxError
-                from .sandbox.runner import begin_runner
 
                 if self._closed:  # a late start_soon thread: nothing may start any more
                     raise SandboxError("the runner is closed")
-
-                level, workers, hide = self._args
-                starting = self._starting or begin_runner(
-                    level, workers=workers, hide=hide, preload=task_modules()
-                )
+                starting = self._starting or self._warming()
                 self._starting = None
                 self._runner = starting.finish_start(self._modules or {})
             return self._runner
+
+    def _warming(self) -> ForkServerRunner:
+        """Fork servers that start warming now, importing every kind's task modules."""
+        from .sandbox.runner import begin_runner
+
+        level, workers, hide = self._args
+        return begin_runner(level, workers=workers, hide=hide, preload=task_modules())
 
 
 def early_runner(course: Path | None, isolation: str = "auto") -> LazyRunner:
     """A sandbox that starts warming now, before its course is read (one notebook's grader:
     the seconds of torch's warm-up pass while the course loads); hand it to
-    ``start_session(..., runner=...)``, which gives it the course's modules. Raises
+    ``start_workspace(..., runner=...)``, which gives it the course's modules. Raises
     ``UsageError`` when there is no course there."""
     root = find_course(course).parent
     runner = LazyRunner(isolation, 1, (str(root.resolve()),))
@@ -162,7 +159,7 @@ def load(course: Path | None) -> LoadedCourse:
     return load_course(find_course(course))
 
 
-def start_session(
+def start_workspace(
     course: Path | LoadedCourse | None,
     *,
     isolation: str = "auto",
@@ -197,8 +194,8 @@ def open_workspace(
     cache: bool = True,
     runner: JobRunner | None = None,
 ) -> Iterator[Workspace]:
-    """``start_session`` as a ``with`` block: the sandbox always stops on exit."""
-    session = start_session(
+    """``start_workspace`` as a ``with`` block: the sandbox always stops on exit."""
+    session = start_workspace(
         course, isolation=isolation, workers=workers, cache=cache, runner=runner
     )
     try:

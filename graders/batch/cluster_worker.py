@@ -44,7 +44,7 @@ from ..grading.handed_in import HandedIn, grade_notebook
 from ..grading.key import course_key
 from ..grading.pipeline import PreparedAssignment, prepare_assignment
 from ..kinds.cache import torch_version
-from ..workspace import Workspace, start_session
+from ..workspace import Workspace, start_workspace
 
 if TYPE_CHECKING:
     from distributed import Worker
@@ -162,7 +162,7 @@ class GradingPlugin(WorkerPlugin):
         self._folder = Path(tempfile.mkdtemp(prefix="graders-", dir=base))
         root = self._folder / "course"
         _write_files(root, self.files)
-        self._session = start_session(
+        self._session = start_workspace(
             root / COURSE_FILE, isolation=self.isolation, workers=max(1, threads), cache=False
         )
         for assignment, shipped in self.assignments.items():

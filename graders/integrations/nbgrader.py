@@ -241,10 +241,10 @@ _SESSIONS: dict[Path, Workspace] = {}
 
 def _session(course: Path) -> Workspace:
     """The course opened once per kernel (each test cell reuses it)."""
-    from ..workspace import start_session
+    from ..workspace import start_workspace
 
     if course not in _SESSIONS:  # the kernel keeps it for every later test cell
-        _SESSIONS[course] = start_session(course)
+        _SESSIONS[course] = start_workspace(course)
     return _SESSIONS[course]
 
 

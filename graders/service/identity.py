@@ -7,7 +7,7 @@
 Identity is one pluggable step, "who is this request": each ``Authenticator`` reads what
 its kind of request carries (the API's ``Authorization: Bearer``, the pages' session
 cookie) and the first that knows the request says who it is. Signing in starts a session
-(``start_session``): the pages sign in with a token today; LTI 1.3 will start sessions
+(``start_workspace``): the pages sign in with a token today; LTI 1.3 will start sessions
 from a platform's launch the same way, with its learner ids held to the same rule as every
 other (``learner_id``).
 
@@ -163,7 +163,7 @@ class Credentials:
             row = conn.execute(query).one_or_none()
         return None if row is None else Identity(row.student, row.role)
 
-    def start_session(self, who: Identity) -> str:
+    def start_workspace(self, who: Identity) -> str:
         """A new page session for ``who``: the secret its cookie carries."""
         secret = secrets.token_urlsafe(32)
         now = datetime.now(UTC)

@@ -99,7 +99,7 @@ async def sign_in(request: Request) -> Response:
     if who is None:
         message = Refusal(N_("This token is not valid: check it, or ask your instructor."))
         return await sign_in_page(request, message.in_language(service.language(request)), 401)
-    secret = await run_in_threadpool(service.credentials.start_session, who)
+    secret = await run_in_threadpool(service.credentials.start_workspace, who)
     response = RedirectResponse(_next(request), 303)
     response.set_cookie(
         SESSION_COOKIE,

@@ -14,7 +14,7 @@ and the deep-linking picker.
     POST     /lti/continue    that page's form: the pass spent, this browser signed in
     POST     /lti/deep-link   the picker's choice: the signed answer, posted to the platform
 
-A launch signs the person in as a token's sign-in does (``Credentials.start_session``), in
+A launch signs the person in as a token's sign-in does (``Credentials.start_workspace``), in
 the browser that began the login only: ``/lti/login`` leaves a cookie named after its state
 (``login_cookie``), and a launch whose browser does not send it back (someone else's launch
 posted from another site: a login CSRF; or a browser that keeps no cookie in frames) signs
@@ -158,7 +158,7 @@ async def launch(request: Request) -> Response:
         query = urlencode({"next": _target(accepted), "pass": handoff})
         response = RedirectResponse(f"/lti/continue?{query}", 303)
     if began_here:
-        secret = await run_in_threadpool(service.credentials.start_session, who)
+        secret = await run_in_threadpool(service.credentials.start_workspace, who)
         _sign_in(request, response, secret)
         # Spent: expired with the attributes it was set with (a __Host- or partitioned
         # cookie is only replaced by one set the same way).
@@ -211,7 +211,7 @@ async def continue_here(request: Request) -> Response:
     who = await run_in_threadpool(service.credentials.take, str(form.get("pass", "")))
     if who is None:
         raise Refused(401, Refusal(LOGIN_GONE))
-    secret = await run_in_threadpool(service.credentials.start_session, who)
+    secret = await run_in_threadpool(service.credentials.start_workspace, who)
     response = RedirectResponse(wanted if _local(wanted) else "/assignments", 303)
     _sign_in(request, response, secret)
     return response
