@@ -33,8 +33,12 @@ PHASES = (  # (module, attribute, label): wrapped in place for the run
     ("graders.notebook.collect", "read_submission", "worker:   read notebook -> answers"),
     ("graders.kinds.predict", "PredictKind.grade", "worker:   predictions (one exercise)"),
     ("graders.kinds.code.kind", "CodeKind.grade", "worker:   code exercise (one, sandbox counted)"),
-    ("graders.workspace", "LazyRunner.run_all", "worker:   a submission's sandbox jobs, together"),
-    ("graders.workspace", "LazyRunner.run", "worker:     sandbox job alone (fork, run, wait)"),
+    (
+        "graders.sandbox.runner",
+        "LazyRunner.run_all",
+        "worker:   a submission's jobs, together",
+    ),
+    ("graders.sandbox.runner", "LazyRunner.run", "worker:     sandbox job alone (fork, run, wait)"),
     ("graders.batch.autograde", "gradebook.record", "main: save one grade (gradebook)"),
     (
         "graders.batch.autograde",

@@ -6,12 +6,13 @@ servers ran on, unowned, until the process exited (a kernel's test cell, a test)
 from __future__ import annotations
 
 import threading
+from pathlib import Path
 from typing import Any
 
 import pytest
 
 from graders.sandbox import runner as runner_module
-from graders.workspace import LazyRunner
+from graders.sandbox.runner import LazyRunner
 
 
 class SlowStart:
@@ -42,7 +43,7 @@ def test_a_close_during_a_background_start_stops_what_that_start_made(
         return made[-1]
 
     monkeypatch.setattr(runner_module, "begin_runner", begin_runner)
-    lazy = LazyRunner("auto", 1, (), modules={})
+    lazy = LazyRunner("auto", 1, (), (), modules={})
     lazy.start_soon()
     assert began.wait(timeout=30)
     closing = threading.Thread(target=lazy.close)
@@ -58,7 +59,7 @@ def test_a_close_during_a_background_start_stops_what_that_start_made(
 def test_a_start_after_close_starts_nothing(monkeypatch: pytest.MonkeyPatch) -> None:
     made: list[str] = []
     monkeypatch.setattr(runner_module, "begin_runner", lambda *a, **k: made.append("started"))
-    lazy = LazyRunner("auto", 1, ())
+    lazy = LazyRunner("auto", 1, (), ())
     lazy.close()
     lazy.start_soon()
     lazy.give_modules({})
@@ -70,13 +71,14 @@ def test_a_start_after_close_starts_nothing(monkeypatch: pytest.MonkeyPatch) -> 
 
 
 def test_the_fork_servers_import_the_task_modules_the_kinds_registry_names(
-    monkeypatch: pytest.MonkeyPatch,
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path
 ) -> None:
     # The sandbox names no kind: what its warm servers import comes from the registry's
     # table, so a kind added there is preloaded with no change to the sandbox.
     from graders import kinds
+    from graders.integrations.ci.early import early_runner
 
-    toy = kinds.Builtin("toy.kind", "toy.cells", ("toy.child.task",))
+    toy = kinds.Builtin("toy.kind", "toy.cells", ("toy.child.task",), runs_jobs=True)
     monkeypatch.setitem(kinds.BUILTIN_KINDS, "toy", toy)
     asked: list[tuple[str, ...]] = []
 
@@ -87,9 +89,11 @@ def test_the_fork_servers_import_the_task_modules_the_kinds_registry_names(
         return SlowStart(ready, threading.Event())
 
     monkeypatch.setattr(runner_module, "begin_runner", begin_runner)
-    lazy = LazyRunner("auto", 1, (), modules={})
+    (tmp_path / "course.yml").write_text("", encoding="utf-8")  # found, never read
+    lazy = early_runner(tmp_path)  # one notebook's sandbox, started before its course is read
+    lazy.give_modules({})
     try:
-        lazy.isolation  # noqa: B018 - asking starts it
+        lazy.isolation  # noqa: B018 - asking finishes the start
     finally:
         lazy.close()
     assert asked == [
@@ -100,3 +104,13 @@ def test_the_fork_servers_import_the_task_modules_the_kinds_registry_names(
             "toy.child.task",
         )
     ]
+
+
+def test_the_kinds_table_says_which_kinds_run_jobs_as_the_kinds_do() -> None:
+    # One notebook's grader reads the table, not the kind, to start the sandbox first.
+    from graders.kinds import BUILTIN_KINDS
+    from graders.kinds.registry import get_kind, runs_jobs
+
+    for name, builtin in BUILTIN_KINDS.items():
+        kind = get_kind(name)
+        assert kind is not None and builtin.runs_jobs is kind.runs_jobs is runs_jobs(name), name

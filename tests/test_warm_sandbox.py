@@ -11,7 +11,8 @@ from typing import Any
 import pytest
 from ci_support import write_course
 
-from graders.workspace import early_runner, open_workspace
+from graders.integrations.ci.early import early_runner
+from graders.workspace import open_workspace
 
 pytestmark = pytest.mark.usefixtures("warm_sandbox")
 

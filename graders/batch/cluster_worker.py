@@ -38,7 +38,7 @@ from typing import TYPE_CHECKING, Any, TypedDict
 from distributed import WorkerPlugin, get_worker
 
 from .. import __version__
-from ..course.load import COURSE_FILE, EXERCISES_DIR
+from ..course.files import COURSE_FILE, EXERCISES_DIR
 from ..course.loaded import LoadedCourse
 from ..grading.handed_in import HandedIn, grade_notebook
 from ..grading.key import course_key

@@ -154,27 +154,28 @@ def ci(
     (no expected answers before it closes, by default). Everything is said in the language
     the notebook was released in (or --lang), but the last line, which scripts read.
     """
-    from .. import __version__
-    from ..course.loaded import get_assignment
-    from ..grading.pipeline import hit_a_bug
-    from ..i18n import speaking
-    from ..intake.text import shown as printable_text
-    from ..integrations.ci.notebook import (
-        course_path,
-        early_sandbox,
-        grade_notebook,
-        in_learner_language,
-    )
-    from ..integrations.ci.report import Reports, log_lines, outcome, write_reports
-    from ..submissions.times import ci_time
-    from ..workspace import load
-    from . import bug_request
+    # The sandbox first, with nothing imported but what starts it: torch's warm-up is most
+    # of what one notebook costs, and the imports below, the record and the course are read
+    # while it runs.
+    from ..integrations.ci.early import course_path, early_sandbox
 
     started = time.monotonic()
     try:
-        # Read before grading: an unreadable record or an unknown language is a usage error.
-        when = None if no_late else ci_time(notebook)
         with early_sandbox(course_path(course), notebook, isolation) as early:
+            from .. import __version__
+            from ..course.loaded import get_assignment
+            from ..grading.pipeline import hit_a_bug
+            from ..i18n import speaking
+            from ..intake.text import shown as printable_text
+            from ..integrations.ci.notebook import grade_notebook, in_learner_language
+            from ..integrations.ci.report import Reports, log_lines, outcome, write_reports
+            from ..submissions.times import ci_time
+            from ..workspace import load
+            from . import bug_request
+
+            # Read before grading: an unreadable record or an unknown language is a usage
+            # error.
+            when = None if no_late else ci_time(notebook)
             loaded = load(course_path(course))  # once: every step below reads this course
             if lang is not None:
                 loaded.language(lang)

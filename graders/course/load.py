@@ -12,7 +12,8 @@ from typing import Any
 
 from pydantic import BaseModel, ValidationError
 
-from ..errors import Problem, SpecError, UsageError, did_you_mean
+from ..errors import Problem, SpecError, did_you_mean
+from .files import EXERCISES_DIR
 from .kinds import CourseSide, kind_named, kind_names
 from .loaded import LoadedCourse, LoadedExercise
 from .marks import Marks, duplicate_ids, read_yaml
@@ -23,19 +24,6 @@ from .renames import former_ids
 from .templating import render_model
 from .text import DEFAULT_LANGUAGES, declared_languages, model_in, split_texts, with_texts
 from .variants import expand, template_problems
-
-COURSE_FILE = "course.yml"
-EXERCISES_DIR = "exercises"
-
-
-def find_course(course: Path | None) -> Path:
-    """The course.yml to use: ``--course PATH`` (file or folder) or the current folder's."""
-    path = Path(course) if course else Path.cwd()
-    if path.is_dir():
-        path = path / COURSE_FILE
-    if not path.is_file():
-        raise UsageError(f"no course file at {path} (run inside a course folder or pass --course)")
-    return path
 
 
 def load_course(course_file: Path) -> LoadedCourse:

@@ -163,7 +163,7 @@ def _declares(path: Path, assignment: str) -> bool:
 def course_file() -> Path:
     """The course.yml to grade with: ``$GRADERS_COURSE``, else the nearest course above
     the current folder whose id is the one the release's pointer file names."""
-    from ..course.load import find_course
+    from ..course.files import find_course
 
     env = os.environ.get(COURSE_ENV)
     if env:
@@ -231,7 +231,7 @@ def _course_id_of(path: Path, mtime_ns: int, size: int) -> str | None:
 
 
 def _course_yml(folder: Path) -> Path:
-    from ..course.load import COURSE_FILE
+    from ..course.files import COURSE_FILE
 
     return folder / COURSE_FILE
 

@@ -45,7 +45,7 @@ if TYPE_CHECKING:
     from ..course.loaded import LoadedCourse
     from ..course.model import Assignment
     from ..results import ResultsDocument
-    from ..workspace import LazyRunner
+    from ..sandbox.runner import LazyRunner
 
 STATE = pytest.StashKey["Grading"]()
 #: pytest's JUnit families that allow properties inside a test case.
@@ -200,7 +200,7 @@ class Grading:
         """Load the course (fast, no torch) and find what the notebook is to be graded on;
         the sandbox starts warming first when the notebook has code to run."""
         from ..workspace import load
-        from .ci.notebook import start_early
+        from .ci.early import start_early
 
         course = _course(config, given)
         # Started before the course is read: torch's warm-up passes while it loads.

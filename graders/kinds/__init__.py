@@ -24,6 +24,8 @@ class Builtin(NamedTuple):
     # ``cell_problem`` (the kind's own methods delegate to the same functions)
     task_modules: tuple[str, ...]  # what its jobs name: tasks and the keeper's checks,
     # imported by the warm fork servers before they fork (a child imports nothing new)
+    runs_jobs: bool  # the kind's own ``runs_jobs``, known before it is imported: one
+    # notebook's grader starts the sandbox before anything else when an answer runs code
 
 
 # The built-in kinds, in the spirit of pytest's default_plugins, by their YAML `kind`.
@@ -32,10 +34,12 @@ BUILTIN_KINDS = {
         "graders.kinds.predict.kind",
         "graders.kinds.predict.cells",
         ("graders.kinds.predict.child.task",),
+        runs_jobs=False,
     ),
     "code": Builtin(
         "graders.kinds.code.kind",
         "graders.kinds.code.cells",
         ("graders.kinds.code.child.task", "graders.kinds.code.returned"),
+        runs_jobs=True,
     ),
 }

@@ -120,6 +120,13 @@ def task_modules() -> tuple[str, ...]:
     return tuple(m for builtin in BUILTIN_KINDS.values() for m in builtin.task_modules)
 
 
+def runs_jobs(kind: str) -> bool:
+    """Whether grading an answer of ``kind`` runs sandbox jobs; for a built-in kind, known
+    without importing it (one notebook's grader asks before it imports anything else)."""
+    builtin = BUILTIN_KINDS.get(kind)
+    return builtin.runs_jobs if builtin is not None else getattr(get_kind(kind), "runs_jobs", False)
+
+
 def _load_builtin_kinds() -> None:
     # Imported here, not at module level: the kinds import the registry.
     for builtin in BUILTIN_KINDS.values():

@@ -134,6 +134,17 @@ def choose(level: str, view: View, tmp_mib: int, require_full: bool) -> Launch:
     )
 
 
+def first_choice(level: str, view: View, tmp_mib: int, require_full: bool) -> Launch | None:
+    """The launch ``choose`` tries first, not yet probed (a runner starts its servers with
+    it while the probe runs); None when ``choose`` would refuse it unprobed: its program
+    missing, the level unknown or not the full isolation required."""
+    candidate = AUTO_ORDER[0] if level == "auto" else level
+    if candidate not in ISOLATION_LEVELS or (require_full and candidate not in FULL_LEVELS):
+        return None
+    launch = launch_for(candidate, view, tmp_mib)
+    return launch if not launch.prefix or os.path.exists(launch.prefix[0]) else None
+
+
 @functools.cache
 def probe(launch: Launch, view: View) -> str | None:
     """None when ``launch`` works on this machine, else why not (run once per process)."""

@@ -1,4 +1,5 @@
-"""``open_runner``: a pool of warm fork servers behind the ``Runner`` interface."""
+"""``open_runner``: a pool of warm fork servers behind the ``Runner`` interface; ``LazyRunner``,
+the same started on its first job or in the background."""
 
 from __future__ import annotations
 
@@ -11,8 +12,15 @@ from collections.abc import Iterable, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from typing import Any
 
-from .contract import Job, Outcome, SandboxError
-from .isolation import BASE_ENV, PRIVATE_SCRATCH, Launch, choose
+from .contract import Job, Outcome, Runner, SandboxError
+from .isolation import (
+    BASE_ENV,
+    PRIVATE_SCRATCH,
+    Launch,
+    choose,
+    first_choice,
+    probe,
+)
 from .memory import Cgroups
 from .modules import Sources
 from .paths import View, make_view
@@ -193,13 +201,32 @@ def begin_runner(
         raise ValueError(f"workers must be between 1 and {MAX_WORKERS}, got {workers}")
     task_paths = [os.path.realpath(p) for p in task_paths]
     view = make_view(hide, task_paths)
-    launch = choose(level, view, tmp_mib, require_full)
+    preload = list(preload)
+    # The servers start at the first level to try while its probe runs beside them (a
+    # probe is a Python started in that launch: a tenth of a second that would otherwise
+    # come before the seconds of warm-up); only a level the probe refuses costs a restart.
+    first = first_choice(level, view, tmp_mib, require_full)
+    if first is not None:
+        try:
+            started = _begin_at(first, workers, view, task_paths, preload)
+        except (OSError, SandboxError):
+            started = None  # choose() below says why, from the probe
+        if started is not None:
+            if probe(first, view) is None:
+                return started
+            started.close()
+    return _begin_at(choose(level, view, tmp_mib, require_full), workers, view, task_paths, preload)
+
+
+def _begin_at(
+    launch: Launch, workers: int, view: View, task_paths: list[str], preload: list[str]
+) -> ForkServerRunner:
     host_scratch = None if launch.private_tmp else tempfile.mkdtemp(prefix="graders-sandbox-")
     base = {
         **launch.server_config(view),
         "env": BASE_ENV,
         "task_paths": task_paths,
-        "preload": list(preload),
+        "preload": preload,
         "scratch_root": PRIVATE_SCRATCH if host_scratch is None else host_scratch,
     }
     configs = [{**base, "uid": _child_uid(launch, index)} for index in range(workers)]
@@ -258,3 +285,92 @@ def _child_uid(launch: Launch, index: int) -> int | None:
     if not launch.confine or os.geteuid() != 0:
         return None
     return UID_BASE + (os.getpid() % 10_000_000) * MAX_WORKERS + index
+
+
+class LazyRunner:
+    """A ``Runner`` that starts the sandbox on the first job, so that cached work never
+    pays the seconds of warm-up; or sooner (``start_soon``), even before the course's
+    modules are known (``give_modules``): its servers then warm while the course is read.
+    A workspace's runner; one notebook's grader starts it first of all
+    (``integrations.ci.early``), before the rest of graders is imported."""
+
+    def __init__(
+        self,
+        level: str,
+        workers: int,
+        hide: tuple[str, ...],
+        preload: tuple[str, ...],
+        modules: Sources | None = None,
+    ) -> None:
+        self._args = (level, workers, hide, preload)
+        self._modules = modules  # None until the course is read
+        self._starting: ForkServerRunner | None = None  # servers warming, modules not sent
+        self._runner: Runner | None = None
+        self._closed = False
+        self._lock = threading.Lock()
+
+    @property
+    def started(self) -> bool:
+        return self._runner is not None
+
+    def give_modules(self, modules: Sources) -> None:
+        """The course's modules the servers install (``sandbox_modules``), once it is read."""
+        self._modules = modules
+
+    def start_soon(self) -> None:
+        """Start the sandbox now, in a thread, while the caller does what needs no sandbox
+        (one notebook: its course read, its truths read, its predictions graded); the first
+        job waits for it only as long as it still takes."""
+        threading.Thread(
+            target=self._start_quietly, name="graders-sandbox-start", daemon=True
+        ).start()
+
+    def _start_quietly(self) -> None:
+        try:
+            if self._modules is None:
+                self._begin()  # the rest when the first job comes, with the course's modules
+            else:
+                self._get()
+        except Exception:  # noqa: BLE001 - the first job starts it again, and says why not
+            return
+
+    @property
+    def isolation(self) -> str:
+        return self._get().isolation
+
+    def run(self, job: Job) -> Outcome:
+        return self._get().run(job)
+
+    def run_all(self, jobs: Sequence[Job]) -> list[Outcome]:
+        return self._get().run_all(jobs)
+
+    def close(self) -> None:
+        # Under the lock: a start under way (``start_soon``'s thread) finishes first and is
+        # stopped here, so nothing this runner started outlives its close.
+        with self._lock:
+            self._closed = True
+            for runner in (self._runner, self._starting):
+                if runner is not None:
+                    runner.close()
+
+    def _begin(self) -> None:
+        with self._lock:
+            if self._runner is None and self._starting is None and not self._closed:
+                self._starting = self._warming()
+                if self._closed:  # closed while it started: nobody else would stop it
+                    self._starting.close()
+
+    def _get(self) -> Runner:
+        with self._lock:
+            if self._runner is None:
+                if self._closed:  # a late start_soon thread: nothing may start any more
+                    raise SandboxError("the runner is closed")
+                starting = self._starting or self._warming()
+                self._starting = None
+                self._runner = starting.finish_start(self._modules or {})
+            return self._runner
+
+    def _warming(self) -> ForkServerRunner:
+        """Fork servers that start warming now, importing the ``preload`` modules."""
+        level, workers, hide, preload = self._args
+        return begin_runner(level, workers=workers, hide=hide, preload=preload)

@@ -17,7 +17,8 @@ from pathlib import Path
 
 import yaml
 
-from ...course.load import COURSE_FILE, EXERCISES_DIR, load_course
+from ...course.files import COURSE_FILE, EXERCISES_DIR
+from ...course.load import load_course
 from ...course.loaded import LoadedCourse, LoadedExercise, get_assignment
 from ...errors import SpecError, UsageError
 

@@ -43,7 +43,7 @@ from ...course.model import Shown
 from ...errors import UsageError
 from ...i18n import SOURCE_LANGUAGE, speaking
 from .bundle import Bundle, solution_files, write_course_bundle
-from .notebook import VENDORED_COURSE
+from .early import VENDORED_COURSE
 from .templates import command, render
 from .wheel import build_wheel
 

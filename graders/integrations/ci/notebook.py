@@ -11,14 +11,14 @@ Gradescope's record, else the time grading runs).
 
 from __future__ import annotations
 
-from collections.abc import Collection, Iterator
-from contextlib import ExitStack, contextmanager
+from collections.abc import Collection
+from contextlib import ExitStack
 from dataclasses import replace
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import TYPE_CHECKING, NamedTuple
 
-from ...course.load import COURSE_FILE
+from ...course.files import COURSE_FILE
 from ...course.loaded import LoadedCourse, get_assignment
 from ...course.variants import varied_exercises
 from ...errors import SubmissionError, UsageError
@@ -28,23 +28,14 @@ from ...kinds.cache import torch_version
 from ...results import ResultsDocument, StudentResult
 from ...said import told
 from ...submissions.handed_in import HandedIn
+from .early import VENDORED_COURSE, course_path, early_sandbox
 from .learner import SOURCES, learner_from
 
 if TYPE_CHECKING:
-    from ...workspace import LazyRunner, Workspace
+    from ...sandbox.runner import LazyRunner
+    from ...workspace import Workspace
 
-#: Where ``graders init-ci`` puts the course in a student repository.
-VENDORED_COURSE = Path(".graders") / "course"
 DEFAULT_STUDENT = "student"
-
-
-def course_path(course: Path | None, here: Path | None = None) -> Path | None:
-    """The course to grade with: the one named, else ``.graders/course`` of ``here`` (the
-    current folder), else None: the current folder's own course."""
-    if course is not None:
-        return course
-    vendored = (here or Path()) / VENDORED_COURSE
-    return vendored if (vendored / COURSE_FILE).is_file() else None
 
 
 def course_near(notebook: Path) -> Path | None:
@@ -183,30 +174,6 @@ def grade_notebook(
             return grade_in(session, handed, assignment)
 
 
-@contextmanager
-def early_sandbox(
-    course: Path | None, notebook: Path, isolation: str = "auto"
-) -> Iterator[LazyRunner | None]:
-    """A sandbox that starts warming now, before the course is read, when ``notebook``
-    has an answer cell of a kind that runs code (``grade_notebook(..., early=...)`` then
-    uses it); None when it has none. Stopped on exit. The seconds of torch's warm-up pass
-    while the course loads: they are most of what one notebook costs."""
-    runner = start_early(course, notebook, isolation)
-    try:
-        yield runner
-    finally:
-        if runner is not None:
-            runner.close()
-
-
-def start_early(course: Path | None, notebook: Path, isolation: str = "auto") -> LazyRunner | None:
-    """``early_sandbox`` for a caller that closes it itself (the pytest plugin's session):
-    the sandbox warming from now on, or None when ``notebook`` has no code answer cell."""
-    from ...workspace import early_runner
-
-    return early_runner(course, isolation) if _runs_code(notebook) else None
-
-
 def learner_of(
     loaded: LoadedCourse,
     assignment: str,
@@ -271,23 +238,6 @@ def locate(
     # Messages name the notebook as the learner knows it: inside the folder handed in.
     shown = path.relative_to(notebook).as_posix() if notebook.is_dir() else str(notebook)
     return HandedIn(student, path, shown)
-
-
-def _runs_code(notebook: Path) -> bool:
-    """Whether ``notebook``, read before its course is, has an answer cell of a kind that
-    runs jobs in the sandbox: then the sandbox starts at once. Only a hint, and a cheap one:
-    a folder, or a file that cannot be read, says no, and grading reads it again as usual."""
-    from ...kinds.registry import get_kind
-    from ...notebook.read import answer_cells, read_notebook
-
-    try:
-        if not notebook.is_file():
-            return False
-        cells = answer_cells(notebook, read_notebook(notebook)).cells.values()
-    except (SubmissionError, OSError, ValueError):
-        return False  # grading reads it again, and says what is wrong with it
-    kinds = {cell.reader.kind for found in cells for cell in found}
-    return any(getattr(get_kind(kind), "runs_jobs", False) for kind in kinds)
 
 
 def grade_in(session: Workspace, handed: HandedIn, assignment: str) -> ResultsDocument:

@@ -214,10 +214,10 @@ def sandbox_events(monkeypatch: pytest.MonkeyPatch) -> list[object]:
     def begin_runner(*args: object, **kwargs: object) -> Warming:
         return Warming()
 
-    real_start, real_load = session_module.LazyRunner.start_soon, session_module.load
+    real_start, real_load = runner_module.LazyRunner.start_soon, session_module.load
     monkeypatch.setattr(runner_module, "begin_runner", begin_runner)
     monkeypatch.setattr(
-        session_module.LazyRunner, "start_soon", lambda s: (happened.append("start"), real_start(s))
+        runner_module.LazyRunner, "start_soon", lambda s: (happened.append("start"), real_start(s))
     )
     monkeypatch.setattr(
         session_module, "load", lambda c: (happened.append("read"), real_load(c))[1]
@@ -258,3 +258,50 @@ def test_graders_ci_starts_the_sandbox_before_it_reads_the_course_when_the_noteb
     sandbox_events.clear()
     ci(write_notebook(tmp_path / "ci1.ipynb", KEY, "ci1"))
     assert sandbox_events[:1] == ["read"], sandbox_events  # the truths may start it, once read
+
+
+# Run in a fresh interpreter, where nothing is imported yet: what `graders ci` has imported
+# when it asks for the sandbox (the servers' begin, faked: it refuses, and ci says so).
+_IMPORTED_AT_START = """
+import json, sys
+import graders.sandbox.runner as runner_module
+from graders.sandbox import SandboxError
+
+def begin_runner(*args, **kwargs):
+    print(json.dumps(sorted(m for m in sys.modules if m.startswith(("graders", "pydantic")))))
+    raise SandboxError("the test's fake sandbox starts nothing")
+
+runner_module.begin_runner = begin_runner
+from graders.cli import main
+sys.argv = ["graders", "ci", sys.argv[1], "--course", sys.argv[2]]
+main()
+"""
+
+
+def test_graders_ci_starts_the_sandbox_before_it_imports_what_grading_needs(
+    course: Path, tmp_path: Path
+) -> None:
+    """Half a second of imports (the course's models, the grading pipeline, the kinds, the
+    reports) pass while torch warms: when the servers are asked to start, none of it is
+    imported."""
+    import json
+    import subprocess
+    import sys
+
+    done = subprocess.run(
+        [sys.executable, "-c", _IMPORTED_AT_START, str(ci2_with_code(tmp_path)), str(course)],
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    imported = set(json.loads(done.stdout.splitlines()[0]))
+    assert "graders.sandbox.runner" in imported  # the start was asked for
+    later = {
+        "pydantic",  # the course's models
+        "graders.course.loaded",
+        "graders.grading.pipeline",
+        "graders.kinds.code.kind",
+        "graders.integrations.ci.notebook",
+        "graders.integrations.ci.report",
+    }
+    assert not later & imported, later & imported
