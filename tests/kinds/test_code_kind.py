@@ -16,6 +16,7 @@ import pytest
 from graders.checker import Malformed, tensor_verdict
 from graders.course.load import load_course
 from graders.errors import SpecError
+from graders.grading.truth_cache import TruthCache
 from graders.kinds.base import Context, ExerciseAnswers
 from graders.kinds.code.checkers import load_checker
 from graders.kinds.code.outcome import judge_outcome
@@ -470,7 +471,8 @@ def test_a_missing_sample_is_a_problem_for_validate_not_for_loading(tmp_path: Pa
     loaded = load_course(make_course(tmp_path, exercise=EXERCISE.replace("checks:", sample)))
     ex = loaded.exercises["copy"]
     ctx = Context(loaded.course, tmp_path, None, None)  # type: ignore[arg-type]  # never used
-    problems = ex.kind.self_test(ex.exercise, Reference(SOLUTION), ctx, ex.marks)
+    store = TruthCache(None, loaded.course.seed)  # nothing kept: nothing is run
+    problems = ex.kind.self_test(ex.exercise, Reference(SOLUTION), ctx, ex.marks, store)
     assert [str(p) for p in problems] == [
         "exercises/copy.yml:14:6: samples[0].file: no file samples/none.py"
     ]

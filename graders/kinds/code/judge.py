@@ -15,7 +15,6 @@ from typing import TYPE_CHECKING, Any
 from ...results import QuestionResult, Status
 from ...said import Told, authored, paragraphs, say
 from ..base import Context
-from ..cache import course_limits
 from .checkers import Checker, digest
 from .child.allowlist import DEFAULT_IMPORTS
 from .model import Check, CodeExercise
@@ -38,7 +37,7 @@ MIN_CPU_BUDGET_S = 1.0
 
 def budget_s(exercise: CodeExercise, prepared: Reference, ctx: Context) -> float:
     """The exercise's time budget: its own, else a multiple of the reference's time."""
-    cap = course_limits(ctx).timeout_s
+    cap = ctx.limits.timeout_s
     if exercise.timeout_s is not None:
         return min(exercise.timeout_s, cap)
     took = cap if prepared.took_s is None else prepared.took_s
@@ -105,9 +104,7 @@ def checker_job(
     from ...sandbox import Job
 
     # One process: learner code may not fork or exec (the keeper counts one process's CPU).
-    limits = replace(
-        course_limits(ctx), timeout_s=timeout_s, cpu_s=cpu_s or timeout_s, may_fork=False
-    )
+    limits = replace(ctx.limits, timeout_s=timeout_s, cpu_s=cpu_s or timeout_s, may_fork=False)
     payload = {
         "checker": checker.name,
         "source": source,

@@ -16,7 +16,14 @@ from ...errors import Problem
 from ...i18n import _
 from ...results import QuestionResult
 from ...said import Told
-from ..base import Context, DeclaredMisconception, ExerciseAnswers, Reading, Submission
+from ..base import (
+    Context,
+    DeclaredMisconception,
+    ExerciseAnswers,
+    Reading,
+    Submission,
+    TruthStore,
+)
 from ..notebook_side import Part, Placed
 from ..registry import register
 from . import cells, checks
@@ -57,11 +64,13 @@ class PredictKind:
             for q in exercise.questions
         ]
 
-    def prepare(self, exercise: PredictExercise, ctx: Context) -> Truths:
-        return compute_truths(exercise, ctx)
+    def prepare(self, exercise: PredictExercise, ctx: Context, store: TruthStore) -> Truths:
+        return compute_truths(exercise, ctx, store)
 
-    def prepare_many(self, exercises: Sequence[PredictExercise], ctx: Context) -> list[Truths]:
-        return compute_truths_many(exercises, ctx)  # one warm child for all variants
+    def prepare_many(
+        self, exercises: Sequence[PredictExercise], ctx: Context, store: TruthStore
+    ) -> list[Truths]:
+        return compute_truths_many(exercises, ctx, store)  # one warm child for all variants
 
     def fingerprint(self, prepared: Truths) -> Any:
         return prepared.raw
