@@ -18,10 +18,10 @@ from graders.course.load import load_course
 from graders.errors import SpecError
 from graders.grading.truth_cache import TruthCache
 from graders.kinds.base import Context, ExerciseAnswers
-from graders.kinds.code.checkers import load_checker
+from graders.kinds.code.checker_file import load_checker
 from graders.kinds.code.outcome import judge_outcome
 from graders.kinds.code.reference import Reference
-from graders.kinds.code.returned import check as keeper_check
+from graders.kinds.code.returned import vet_returned
 from graders.results import Status
 from graders.sandbox import Outcome
 
@@ -325,7 +325,7 @@ def test_outcome_becomes_one_status_and_message(
 )
 def test_the_keeper_refuses_results_the_harness_does_not_write(result: dict[str, Any]) -> None:
     with pytest.raises(ValueError):
-        keeper_check({}, result)
+        vet_returned({}, result)
 
 
 class FakeRunner:
@@ -338,7 +338,7 @@ class FakeRunner:
 
     def run(self, job: Any) -> Outcome:
         try:
-            return outcome(result=keeper_check(job.payload, dict(self.result)))
+            return outcome(result=vet_returned(job.payload, dict(self.result)))
         except ValueError as exc:
             return outcome("integrity", message=str(exc))
 

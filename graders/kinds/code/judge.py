@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING, Any
 from ...results import QuestionResult, Status
 from ...said import Told, authored, paragraphs, say
 from ..base import Context
-from .checkers import Checker, digest
+from .checker_file import Checker, digest
 from .child.allowlist import DEFAULT_IMPORTS
 from .model import Check, CodeExercise
 from .outcome import FORGED, Judged, judge_outcome
@@ -26,7 +26,8 @@ from .sources import read_source, variant_values
 if TYPE_CHECKING:
     from ...sandbox import Job
 
-TASK, CHECK = "graders.kinds.code.child.task:run", "graders.kinds.code.returned:check"
+TASK = "graders.kinds.code.child.task:run"
+CHECK = "graders.kinds.code.returned:vet_returned"  # the keeper's check of what it returns
 # The floor is for a busy machine: the reference's time was measured once, maybe on a quiet
 # one, and a correct answer must not time out when the class is graded beside other work.
 MIN_BUDGET_S, BUDGET_FACTOR = 2.0, 50.0

@@ -46,8 +46,7 @@ from ..base import (
 from ..notebook_side import Part, Placed
 from ..registry import register
 from . import cells as code_layout
-from .checkers import CheckerError, load_checker, sandbox_module
-from .checks import course_problems
+from .checker_file import CheckerError, load_checker, sandbox_module
 from .judge import (
     all_checks,
     budget_s,
@@ -63,6 +62,7 @@ from .judge import (
 from .model import SOLUTIONS_DIR, CodeExercise
 from .reference import Reference
 from .sources import read_source
+from .validation import course_problems
 
 if TYPE_CHECKING:
     from ...sandbox import Job

@@ -26,7 +26,7 @@ from ..base import (
 )
 from ..notebook_side import Part, Placed
 from ..registry import register
-from . import cells, checks
+from . import cells, validation
 from .held_back import key_in_texts
 from .judge import grade_question
 from .model import PredictExercise
@@ -49,7 +49,7 @@ class PredictKind:
     answers_section = "answers"  # item id -> literal
 
     def check(self, exercise: PredictExercise, marks: Marks, root: Path) -> list[Problem]:
-        return checks.file_problems(exercise, marks)
+        return validation.file_problems(exercise, marks)
 
     def items(self, exercise: PredictExercise) -> list[Item]:
         names = (exercise.id, *exercise.formerly)
@@ -76,7 +76,7 @@ class PredictKind:
         return prepared.raw
 
     def problems(self, exercise: PredictExercise, prepared: Truths, marks: Marks) -> list[Problem]:
-        return checks.truth_problems(exercise, prepared, marks) + key_in_texts(
+        return validation.truth_problems(exercise, prepared, marks) + key_in_texts(
             exercise, prepared, marks
         )
 
