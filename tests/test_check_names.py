@@ -37,3 +37,10 @@ def test_only_the_public_functions_are_named_check() -> None:
             if isinstance(node, ast.FunctionDef) and node.name == "check":
                 found.add((str(path.relative_to(PACKAGE.parent)), node.name))
     assert found == PUBLIC_CHECKS
+
+
+def test_no_member_of_the_kind_contract_is_named_check() -> None:
+    # A kind's validate rules are its file_problems: "check" would be the learner's check too.
+    from graders.kinds.contract import CAPABILITIES, PARTS, members
+
+    assert [p.__name__ for p in (*PARTS, *CAPABILITIES) if AMBIGUOUS & set(members(p))] == []

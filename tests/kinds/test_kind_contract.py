@@ -39,7 +39,7 @@ class Complete:
     cell_tag = "complete"
     literal_answers = False
 
-    def check(self, exercise: Any, marks: Any, root: Path) -> list[Any]:
+    def file_problems(self, exercise: Any, marks: Any, root: Path) -> list[Any]:
         return []
 
     def items(self, exercise: Any) -> list[Any]:

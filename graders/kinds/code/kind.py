@@ -81,7 +81,7 @@ class CodeKind:
     name = "code"
     model = CodeExercise
 
-    def check(self, exercise: CodeExercise, marks: Marks, root: Path) -> list[Problem]:
+    def file_problems(self, exercise: CodeExercise, marks: Marks, root: Path) -> list[Problem]:
         return course_problems(exercise, marks, root)
 
     def items(self, exercise: CodeExercise) -> list[Item]:

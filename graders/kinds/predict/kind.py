@@ -48,7 +48,7 @@ class PredictKind:
     runs_jobs = False  # predictions are parsed and compared here
     answers_section = "answers"  # item id -> literal
 
-    def check(self, exercise: PredictExercise, marks: Marks, root: Path) -> list[Problem]:
+    def file_problems(self, exercise: PredictExercise, marks: Marks, root: Path) -> list[Problem]:
         return validation.file_problems(exercise, marks)
 
     def items(self, exercise: PredictExercise) -> list[Item]:
