@@ -15,7 +15,7 @@ _PUBLIC = {
     "GraderError": "graders.errors",
     "SpecError": "graders.errors",
     "Submission": "graders.kinds.base",
-    "check": "graders.notebook.check",
+    "check": "graders.notebook.presubmit",
     "compare": "graders.answers.compare",
     "grade_submission": "graders.grading.pipeline",
     "load_course": "graders.course.load",

@@ -22,8 +22,8 @@ from ..exports.results_files import default_out_dir, write_outputs
 from ..gradebook import store as gradebook
 from ..gradebook.batch_sources import remember_source
 from ..gradebook.roster_check import on_roster, record_missing
+from ..grading.torch_side import torch_version
 from ..intake.roster import Roster
-from ..kinds.cache import torch_version
 from ..results import NOT_GRADED
 from ..submissions.archive import opened_submissions
 from ..workspace import Workspace

@@ -19,7 +19,7 @@ from ..errors import GraderError
 from ..grading.handed_in import grade_notebook
 from ..grading.key import course_key
 from ..grading.pipeline import ungradable
-from ..kinds.cache import torch_version
+from ..grading.torch_side import torch_version
 from ..notebook.read import MAX_NOTEBOOK_BYTES
 from ..results import StudentResult
 from ..said import say

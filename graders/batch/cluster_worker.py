@@ -43,7 +43,7 @@ from ..course.loaded import LoadedCourse
 from ..grading.handed_in import HandedIn, grade_notebook
 from ..grading.key import course_key
 from ..grading.pipeline import PreparedAssignment, prepare_assignment
-from ..kinds.cache import torch_version
+from ..grading.torch_side import torch_version
 from ..workspace import Workspace, start_workspace
 
 if TYPE_CHECKING:

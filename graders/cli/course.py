@@ -75,7 +75,7 @@ def audit(course: Path | None, as_json: bool, markdown: bool, isolation: str) ->
     from ..course.contents import course_contents
     from ..course.contents import markdown as contents_markdown
     from ..grading.prepare import prepare_exercises
-    from ..kinds.cache import torch_version
+    from ..grading.torch_side import torch_version
     from ..kinds.predict.audit import audit_course
     from ..workspace import load, open_workspace
     from .tables import contents_table, drift_table, print_table

@@ -90,7 +90,7 @@ def grade_files_document(
     """Grade answers files and build the results document; ``times`` is a times file."""
     from ..grading.answers_files import grade_answer_files
     from ..grading.pipeline import prepare_assignment
-    from ..kinds.cache import torch_version
+    from ..grading.torch_side import torch_version
     from ..submissions.times import read_times_file
     from ..workspace import open_workspace
 

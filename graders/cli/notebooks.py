@@ -201,7 +201,7 @@ def _release_per_learner(
     return written
 
 
-@main.command()
+@main.command("check")
 @click.argument("notebook", type=click.Path(path_type=Path, dir_okay=False))
 @click.option(
     "--assignment",
@@ -215,12 +215,12 @@ def _release_per_learner(
     metavar="LANG",
     help="The language to answer in; default: the one the notebook was released in.",
 )
-def check(notebook: Path, assignment: str | None, lang: str | None) -> None:
+def presubmit_check(notebook: Path, assignment: str | None, lang: str | None) -> None:
     """Say which answers in NOTEBOOK the grader cannot read (never whether they are right).
 
     Exit status 1 when some answer cannot be read.
     """
-    from ..notebook.check import check_notebook
+    from ..notebook.presubmit import check_notebook
 
     report = check_notebook(notebook, assignment, lang)
     click.echo(report.text())

@@ -47,8 +47,9 @@ class CourseSide(Protocol[E]):
     answers_section: str  # the mapping of an answers file (YAML) that holds its answers
     runs_jobs: bool  # whether grading runs sandbox jobs: one notebook's grader warms it early
 
-    def check(self, exercise: E, marks: Marks, root: Path) -> list[Problem]:
-        """Problems the model cannot see (code that does not parse, missing files)."""
+    def file_problems(self, exercise: E, marks: Marks, root: Path) -> list[Problem]:
+        """Problems of the exercise's files the model cannot see (code that does not
+        parse, missing files): what ``graders validate`` reports before torch runs."""
 
     def items(self, exercise: E) -> list[Item]:
         """The gradable items, in order."""

@@ -66,14 +66,14 @@ def load_exercise(
         return None, problems
     problems += _common_checks(exercise, path, marks)
     if not exercise.params:
-        problems += kind.check(exercise, marks, root)
+        problems += kind.file_problems(exercise, marks, root)
         return (LoadedExercise(exercise, kind, marks) if not problems else None), problems
     # Templates are checked as templates; the code they render to, in the base variant.
     problems += template_problems(exercise, marks)
     if problems:
         return None, problems
     base = render_model(exercise, combinations(exercise.params)[0])
-    problems += kind.check(base, marks, root)
+    problems += kind.file_problems(base, marks, root)
     return (LoadedExercise(base, kind, marks, exercise) if not problems else None), problems
 
 

@@ -97,7 +97,7 @@ def expand(
     found = variants_of(template, course)
     seen: set[str] = set()
     for variant in found[1:]:  # the base was checked when the file was loaded
-        for problem in loaded.kind.check(variant.exercise, loaded.marks, root):
+        for problem in loaded.kind.file_problems(variant.exercise, loaded.marks, root):
             if str(problem) not in seen:
                 seen.add(str(problem))
                 problems.append(replace(problem, message=f"{problem.message} ({variant.label})"))

@@ -16,8 +16,8 @@ from dataclasses import dataclass, replace
 from sqlalchemy import delete, insert
 from sqlalchemy.engine import Engine
 
+from ..grading.torch_side import torch_version
 from ..intake.roster import Roster
-from ..kinds.cache import torch_version
 from ..results import ClassResults, ResultsDocument, StudentResult, SubmissionStatus
 from ..said import Text
 from . import store as gradebook

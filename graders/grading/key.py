@@ -16,12 +16,12 @@ from pathlib import Path
 from .. import __version__
 from ..i18n import SOURCE_LANGUAGE
 from ..intake.text import cannot_read
-from ..kinds.cache import torch_version
 from ..kinds.registry import kind_of
 from ..notebook.read import MAX_NOTEBOOK_BYTES
 from ..said import render
 from ..submissions.found import Found
 from .pipeline import PreparedAssignment
+from .torch_side import torch_version
 
 HASH_CHUNK = 1 << 20
 

@@ -1,4 +1,9 @@
-"""Preparing exercises: each kind's state computed once, in parallel, each in its own child."""
+"""Preparing exercises: each kind's state computed once, in parallel, each in its own child.
+
+Grading owns the truth cache (``truth_cache``): each kind is handed the course's as a
+``TruthStore``, keeps what it computes in it by the keys it chooses, and never knows where
+it lives or when an entry is stale.
+"""
 
 from __future__ import annotations
 
@@ -9,6 +14,7 @@ from typing import TYPE_CHECKING, Any
 
 from ..errors import Problem
 from ..kinds.registry import capabilities, kind_of
+from .truth_cache import TruthCache
 
 if TYPE_CHECKING:
     from ..course.loaded import LoadedCourse
@@ -20,10 +26,11 @@ MAX_PARALLEL = 4  # exercises prepared at once (each may hold a sandbox child)
 def prepare_exercises(loaded: LoadedCourse, ids: Iterable[str], ctx: Context) -> dict[str, Any]:
     """Exercise id -> its kind's prepared state, for every exercise named in ``ids``."""
     unique = list(dict.fromkeys(ids))
+    store = TruthCache.of(ctx)
 
     def prepare(exercise_id: str) -> Any:
         ex = loaded.exercises[exercise_id]
-        return kind_of(ex).prepare(ex.exercise, ctx)
+        return kind_of(ex).prepare(ex.exercise, ctx, store)
 
     with ThreadPoolExecutor(max_workers=MAX_PARALLEL) as pool:
         return dict(zip(unique, pool.map(prepare, unique), strict=True))
@@ -35,13 +42,14 @@ def prepare_variants(
     """Exercise id -> the prepared state of each of its variants, in variant order (the base
     first); for an exercise without variants, its one state."""
     unique = list(dict.fromkeys(ids))
+    store = TruthCache.of(ctx)
 
     def prepare(exercise_id: str) -> tuple[Any, ...]:
         ex = loaded.exercises[exercise_id]
         if not ex.variants:
-            return (kind_of(ex).prepare(ex.exercise, ctx),)
+            return (kind_of(ex).prepare(ex.exercise, ctx, store),)
         # Together: the variants of one exercise are independent steps of one warm child.
-        return tuple(kind_of(ex).prepare_many([v.exercise for v in ex.variants], ctx))
+        return tuple(kind_of(ex).prepare_many([v.exercise for v in ex.variants], ctx, store))
 
     with ThreadPoolExecutor(max_workers=MAX_PARALLEL) as pool:
         return dict(zip(unique, pool.map(prepare, unique), strict=True))
@@ -83,6 +91,7 @@ def self_test_problems(
     """What the exercises' own samples say about their checkers, in every variant
     (``validate`` only; a kind without samples has nothing to say), run in parallel like
     preparing. ``prepared`` is each exercise's states, as ``prepare_variants`` gives them."""
+    store = TruthCache.of(ctx)
 
     def self_test(exercise_id: str) -> list[Problem]:
         ex = loaded.exercises[exercise_id]
@@ -91,11 +100,11 @@ def self_test_problems(
             return []
         test = tested.self_test
         if not ex.variants:
-            return list(test(ex.exercise, prepared[exercise_id][0], ctx, ex.marks))
+            return list(test(ex.exercise, prepared[exercise_id][0], ctx, ex.marks, store))
         # A problem of several variants is reported once, naming each variant it is in.
         found: dict[str, tuple[Problem, list[str]]] = {}
         for variant, state in zip(ex.variants, prepared[exercise_id], strict=True):
-            for problem in test(variant.exercise, state, ctx, ex.marks):
+            for problem in test(variant.exercise, state, ctx, ex.marks, store):
                 found.setdefault(str(problem), (problem, []))[1].append(variant.label)
         return [
             replace(problem, message=f"{problem.message} ({'; '.join(labels)})")

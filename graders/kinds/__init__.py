@@ -5,8 +5,9 @@ registry, and the built-in kinds.
 ``kind`` or by the tag of an answer cell, and registers each kind with the course too
 (``course.kinds``: the course reads exercise files with a kind's model, and imports no
 kind); ``exercise_schema`` describes exercise files for editors; ``notebook_side`` is what
-kinds share to lay out and read back notebook cells; ``cache`` keeps what kinds compute in
-torch. ``predict/`` and ``code/`` are the kinds.
+kinds share to lay out and read back notebook cells. What a kind computes in torch is kept
+by its caller (``base.TruthStore``: grading's truth cache), never here. ``predict/`` and
+``code/`` are the kinds.
 
 Importing this package imports no kind: the registry imports the built-in kinds when it
 is first asked for one, and a notebook's reader imports only each kind's cells module

@@ -4,6 +4,8 @@ says who asks a kind what, is ``contract``).
     Submission      what one learner handed in for one assignment, as plain data
     ExerciseAnswers what a submission says about one exercise
     Context         what kinds need of the outside world to prepare and grade
+    TruthStore      where what a kind prepares in torch is kept between runs (the
+                    caller's: grading's truth cache fulfils it)
     Reading         what one answer cell says, read without running it
     CellReader      a kind's answer cells as a notebook's reader finds and reads them
 """
@@ -22,7 +24,7 @@ if TYPE_CHECKING:
     # Types only: a notebook's reader (the learner's check) imports this module and must
     # not pay for the course's models.
     from ..course.model import Course
-    from ..sandbox import Job, Outcome
+    from ..sandbox import Job, Limits, Outcome
 
 
 @dataclass(frozen=True)
@@ -109,7 +111,44 @@ class Context:
     course: Course
     root: Path
     runner: JobRunner
+    # Where the course keeps what torch computed (None: nothing kept). Grading's truth cache
+    # reads it; a kind never does: it is handed a ``TruthStore``.
     cache_dir: Path | None
+
+    @property
+    def limits(self) -> Limits:
+        """The sandbox limits the course asks for (a job may narrow them)."""
+        from ..sandbox import Limits
+
+        limits = self.course.limits
+        return Limits(
+            timeout_s=limits.timeout_s, cpu_s=limits.timeout_s, memory_mib=limits.memory_mib
+        )
+
+
+JSONResult = dict[str, Any]
+
+
+class TruthStore(Protocol):
+    """Where what a kind computes in torch is kept between runs: the caller's to decide.
+
+    A kind names an entry (an exercise id, or one with a suffix of the kind's) and the hash
+    of everything its result depends on, and says how to compute it; the store decides
+    where the result is kept and when it is stale (``grading.truth_cache`` adds the course's
+    seed and the torch version). A result holding an ``error`` is never kept: a crash or a
+    timeout may be the machine's, not the course's.
+    """
+
+    def cached(self, name: str, key: str, compute: Callable[[], JSONResult]) -> JSONResult:
+        """``compute()``'s result, or the one kept for this name and key."""
+
+    def cached_many(
+        self,
+        entries: Sequence[tuple[str, str]],
+        compute: Callable[[list[int]], list[JSONResult]],
+    ) -> list[JSONResult]:
+        """``cached`` for several (name, key) entries: ``compute`` gets the indexes of
+        those not kept, and computes them together."""
 
 
 @dataclass(frozen=True)

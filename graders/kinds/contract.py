@@ -6,8 +6,9 @@ which kind an exercise is. Every kind fulfils four parts, each asked by its own 
 
     CourseSide     every layer      its model, the problems the model cannot see, its
                                     items, answer keys and the course files it needs
-    GradingSide    grading          its state prepared in torch once, a submission's
-                                    answers, its sandbox jobs and their grading, the key
+    GradingSide    grading          its state prepared in torch once (kept by the
+                                    caller's ``TruthStore``), a submission's answers,
+                                    its sandbox jobs and their grading, the key
     NotebookSide   notebooks        its cells laid out, named, and read back
     ReportSide     reports          how its answers aggregate in a class report
 
@@ -31,7 +32,14 @@ from typing import TYPE_CHECKING, Any, Protocol, TypeVar, runtime_checkable
 
 from ..course.kinds import CourseSide
 from ..said import Told
-from .base import Context, DeclaredMisconception, ExerciseAnswers, Reading, Submission
+from .base import (
+    Context,
+    DeclaredMisconception,
+    ExerciseAnswers,
+    Reading,
+    Submission,
+    TruthStore,
+)
 
 if TYPE_CHECKING:
     from ..course.marks import Marks
@@ -49,10 +57,11 @@ P = TypeVar("P")
 class GradingSide(Protocol[E_in, P]):
     """What the grading pipeline asks: ``P`` is the kind's prepared state, a frozen value."""
 
-    def prepare(self, exercise: E_in, ctx: Context) -> P:
-        """Compute, in torch, what answers are judged against (cached on disk)."""
+    def prepare(self, exercise: E_in, ctx: Context, store: TruthStore) -> P:
+        """Compute, in torch, what answers are judged against, through ``store`` (the
+        caller's: it keeps each result between runs, keyed as the kind says)."""
 
-    def prepare_many(self, exercises: Sequence[E_in], ctx: Context) -> list[P]:
+    def prepare_many(self, exercises: Sequence[E_in], ctx: Context, store: TruthStore) -> list[P]:
         """``prepare`` for the variants of one exercise (together, where the kind can)."""
 
     def fingerprint(self, prepared: P) -> Any:
@@ -131,8 +140,11 @@ PARTS: tuple[type, ...] = (CourseSide, GradingSide, NotebookSide, ReportSide)
 class SelfTesting(Protocol):
     """Optional: the exercise carries samples of learner work that ``validate`` grades."""
 
-    def self_test(self, exercise: Any, prepared: Any, ctx: Context, marks: Marks) -> list[Problem]:
-        """Every sample graded, and where it went otherwise than it expects."""
+    def self_test(
+        self, exercise: Any, prepared: Any, ctx: Context, marks: Marks, store: TruthStore
+    ) -> list[Problem]:
+        """Every sample graded, and where it went otherwise than it expects (kept in
+        ``store`` like what ``prepare`` computes)."""
 
 
 @runtime_checkable

@@ -12,8 +12,8 @@ The modules are small and ordered by the direction data flows:
   read by its kind (``Kind.read_cell``), never run;
 - ``counted`` which of a question's answer cells counts, when there are several;
 - ``runall``  which cells would stop Jupyter's Run All (read, never run);
-- ``check``   the learner's pre-submit check: which answers cannot be read
-  (``check_report`` writes it for the learner);
+- ``presubmit`` the learner's pre-submit check (``graders check``, ``graders.check()``):
+  which answers cannot be read (``presubmit_report`` writes it for the learner);
 - ``submit``  the learner hands the saved notebook in to ``graders serve`` and reads its
   feedback (``service_client`` speaks the API with the standard library, ``tokens`` keeps
   the learner's token, ``submit_report`` writes the feedback for the learner).

@@ -36,7 +36,7 @@ from ..course.times import offset_text
 from ..errors import GraderError, SubmitError
 from ..i18n import _, speaking
 from . import META_KEY
-from .check import check_notebook, find_notebook, running_shell
+from .presubmit import check_notebook, find_notebook, running_shell
 from .service_client import Answered, ServiceClient, Unreachable, service_url
 from .submit_report import FAILED, GRADED, Feedback
 from .tokens import NoToken, Source, Token, TokenStore, ask_hidden, learner_token

@@ -27,7 +27,7 @@ from collections.abc import Callable
 from ..course.loaded import get_assignment
 from ..gradebook.service_tables import FAILED, GRADED
 from ..grading.pipeline import PreparedAssignment, prepare_assignment
-from ..kinds.cache import torch_version
+from ..grading.torch_side import torch_version
 from ..results import StudentResult, format_points
 from ..workspace import Workspace
 from .queue import Claimed, Queue

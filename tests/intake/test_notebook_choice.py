@@ -19,7 +19,7 @@ import pytest
 
 from graders.errors import SubmissionError, UsageError
 from graders.integrations.ci import notebook as ci
-from graders.notebook import check as learner
+from graders.notebook import presubmit as learner
 from graders.submissions.folder import find_submissions
 
 ASSIGNMENT = "ps1"

@@ -36,6 +36,7 @@ from graders.grading.pipeline import (
     grade_submission,
     prepare_assignment,
 )
+from graders.grading.prepare import prepare_exercises
 from graders.kinds.base import Context, ExerciseAnswers
 from graders.kinds.code.child.allowlist import DEFAULT_IMPORTS
 from graders.kinds.code.child.learner import reachable
@@ -85,10 +86,7 @@ def env(
 @pytest.fixture(scope="module")
 def prepared(env: tuple[LoadedCourse, Context]) -> dict[str, Reference]:
     loaded, ctx = env
-    return {
-        ex: loaded.exercises[ex].kind.prepare(loaded.exercises[ex].exercise, ctx)
-        for ex in CODE_EXERCISES
-    }
+    return prepare_exercises(loaded, CODE_EXERCISES, ctx)
 
 
 def base_variants_only(loaded: LoadedCourse) -> LoadedCourse:

@@ -16,11 +16,12 @@ import pytest
 from graders.checker import Malformed, tensor_verdict
 from graders.course.load import load_course
 from graders.errors import SpecError
+from graders.grading.truth_cache import TruthCache
 from graders.kinds.base import Context, ExerciseAnswers
-from graders.kinds.code.checkers import load_checker
+from graders.kinds.code.checker_file import load_checker
 from graders.kinds.code.outcome import judge_outcome
 from graders.kinds.code.reference import Reference
-from graders.kinds.code.returned import check as keeper_check
+from graders.kinds.code.returned import vet_returned
 from graders.results import Status
 from graders.sandbox import Outcome
 
@@ -324,7 +325,7 @@ def test_outcome_becomes_one_status_and_message(
 )
 def test_the_keeper_refuses_results_the_harness_does_not_write(result: dict[str, Any]) -> None:
     with pytest.raises(ValueError):
-        keeper_check({}, result)
+        vet_returned({}, result)
 
 
 class FakeRunner:
@@ -337,7 +338,7 @@ class FakeRunner:
 
     def run(self, job: Any) -> Outcome:
         try:
-            return outcome(result=keeper_check(job.payload, dict(self.result)))
+            return outcome(result=vet_returned(job.payload, dict(self.result)))
         except ValueError as exc:
             return outcome("integrity", message=str(exc))
 
@@ -470,7 +471,8 @@ def test_a_missing_sample_is_a_problem_for_validate_not_for_loading(tmp_path: Pa
     loaded = load_course(make_course(tmp_path, exercise=EXERCISE.replace("checks:", sample)))
     ex = loaded.exercises["copy"]
     ctx = Context(loaded.course, tmp_path, None, None)  # type: ignore[arg-type]  # never used
-    problems = ex.kind.self_test(ex.exercise, Reference(SOLUTION), ctx, ex.marks)
+    store = TruthCache(None, loaded.course.seed)  # nothing kept: nothing is run
+    problems = ex.kind.self_test(ex.exercise, Reference(SOLUTION), ctx, ex.marks, store)
     assert [str(p) for p in problems] == [
         "exercises/copy.yml:14:6: samples[0].file: no file samples/none.py"
     ]

@@ -39,7 +39,7 @@ class Complete:
     cell_tag = "complete"
     literal_answers = False
 
-    def check(self, exercise: Any, marks: Any, root: Path) -> list[Any]:
+    def file_problems(self, exercise: Any, marks: Any, root: Path) -> list[Any]:
         return []
 
     def items(self, exercise: Any) -> list[Any]:
@@ -51,10 +51,10 @@ class Complete:
     def files(self, exercise: Any) -> list[str]:
         return []
 
-    def prepare(self, exercise: Any, ctx: Any) -> None:
+    def prepare(self, exercise: Any, ctx: Any, store: Any) -> None:
         return None
 
-    def prepare_many(self, exercises: Sequence[Any], ctx: Any) -> list[None]:
+    def prepare_many(self, exercises: Sequence[Any], ctx: Any, store: Any) -> list[None]:
         return [None for _ in exercises]
 
     def fingerprint(self, prepared: Any) -> Any:
@@ -284,3 +284,35 @@ def test_a_new_kind_registered_reads_its_own_exercise_files(tmp_path: Path) -> N
     assert problems == [] and loaded is not None
     assert loaded.exercise.options == ["a", "b"] and loaded.kind.name == "poll"
     assert registry.kind_of(loaded) is registry.KINDS["poll"]
+
+
+@pytest.mark.usefixtures("empty_registry")
+def test_a_new_kind_prepares_through_the_store_grading_keeps(tmp_path: Path) -> None:
+    # Grading owns the truth cache: a kind registered here keeps what it computes by handing
+    # it to the store it is given, and a second run computes nothing.
+    from types import SimpleNamespace
+
+    from graders.grading.prepare import prepare_exercises
+    from graders.kinds.base import Context
+
+    computed: list[str] = []
+
+    class Costly(Complete):
+        name = "costly"
+
+        def prepare(self, exercise: Any, ctx: Any, store: Any) -> int:
+            def compute() -> dict[str, Any]:
+                computed.append(exercise.id)
+                return {"answer": 42}
+
+            return int(store.cached(exercise.id, "content", compute)["answer"])
+
+    register(Costly)
+    exercise = SimpleNamespace(exercise=SimpleNamespace(id="big"), kind=registry.KINDS["costly"])
+    loaded: Any = SimpleNamespace(exercises={"big": exercise})
+    course: Any = SimpleNamespace(seed=0)
+    ctx = Context(course, tmp_path, None, tmp_path / "cache")  # type: ignore[arg-type]
+    assert prepare_exercises(loaded, ["big"], ctx) == {"big": 42}
+    assert prepare_exercises(loaded, ["big"], ctx) == {"big": 42}
+    assert computed == ["big"]
+    assert len(list((tmp_path / "cache" / "truth").glob("big-content-s0-torch*.json"))) == 1

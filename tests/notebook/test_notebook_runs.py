@@ -25,8 +25,8 @@ from graders.answers.parse import read_answer
 from graders.grading.pipeline import answer_key, prepare_assignment
 from graders.kinds.predict.answer_cell import extract_answer
 from graders.notebook.cells import cell_id
-from graders.notebook.check import check_notebook
 from graders.notebook.kernel import CELL_KEY
+from graders.notebook.presubmit import check_notebook
 from graders.notebook.release import student_notebook
 from graders.workspace import open_workspace
 

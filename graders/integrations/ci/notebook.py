@@ -23,8 +23,8 @@ from ...course.loaded import LoadedCourse, get_assignment
 from ...course.variants import varied_exercises
 from ...errors import SubmissionError, UsageError
 from ...grading.pipeline import ungradable
+from ...grading.torch_side import torch_version
 from ...intake import notebook_choice
-from ...kinds.cache import torch_version
 from ...results import ResultsDocument, StudentResult
 from ...said import told
 from ...submissions.handed_in import HandedIn

@@ -15,8 +15,8 @@ from typing import Any
 from jinja2 import Environment, PackageLoader, StrictUndefined
 
 from ... import __version__
+from ...grading.torch_side import torch_version
 from ...i18n import _, ngettext
-from ...kinds.cache import torch_version
 from .actions import uses
 
 

@@ -15,8 +15,7 @@ from typing import TYPE_CHECKING, Any
 from ...results import QuestionResult, Status
 from ...said import Told, authored, paragraphs, say
 from ..base import Context
-from ..cache import course_limits
-from .checkers import Checker, digest
+from .checker_file import Checker, digest
 from .child.allowlist import DEFAULT_IMPORTS
 from .model import Check, CodeExercise
 from .outcome import FORGED, Judged, judge_outcome
@@ -27,7 +26,8 @@ from .sources import read_source, variant_values
 if TYPE_CHECKING:
     from ...sandbox import Job
 
-TASK, CHECK = "graders.kinds.code.child.task:run", "graders.kinds.code.returned:check"
+TASK = "graders.kinds.code.child.task:run"
+CHECK = "graders.kinds.code.returned:vet_returned"  # the keeper's check of what it returns
 # The floor is for a busy machine: the reference's time was measured once, maybe on a quiet
 # one, and a correct answer must not time out when the class is graded beside other work.
 MIN_BUDGET_S, BUDGET_FACTOR = 2.0, 50.0
@@ -38,7 +38,7 @@ MIN_CPU_BUDGET_S = 1.0
 
 def budget_s(exercise: CodeExercise, prepared: Reference, ctx: Context) -> float:
     """The exercise's time budget: its own, else a multiple of the reference's time."""
-    cap = course_limits(ctx).timeout_s
+    cap = ctx.limits.timeout_s
     if exercise.timeout_s is not None:
         return min(exercise.timeout_s, cap)
     took = cap if prepared.took_s is None else prepared.took_s
@@ -105,9 +105,7 @@ def checker_job(
     from ...sandbox import Job
 
     # One process: learner code may not fork or exec (the keeper counts one process's CPU).
-    limits = replace(
-        course_limits(ctx), timeout_s=timeout_s, cpu_s=cpu_s or timeout_s, may_fork=False
-    )
+    limits = replace(ctx.limits, timeout_s=timeout_s, cpu_s=cpu_s or timeout_s, may_fork=False)
     payload = {
         "checker": checker.name,
         "source": source,

@@ -2,8 +2,9 @@
 
     prepare: the reference solution runs through the exercise's checker (a file of the
              course, ``checker: checkers/<id>.py``) in a clean child; its observations and
-             its time are cached like truths (per content, checker, seed and torch
-             version). ``validate`` also grades the exercise's ``samples``.
+             its time are kept like truths, in the ``TruthStore`` grading hands in (per
+             content and checker; the store adds seed and torch version). ``validate``
+             also grades the exercise's ``samples``.
     grade:   the learner's source runs through the same checker in a fresh child, which
              returns plain JSON observations (never a score, never a reference value);
              the sandbox's keeper holds them to the checker's ``Observations``; the
@@ -34,13 +35,18 @@ from ...errors import Problem
 from ...i18n import N_, _
 from ...results import QuestionResult, Status
 from ...said import Told, paragraphs, say
-from ..base import Context, DeclaredMisconception, ExerciseAnswers, Reading, Submission
-from ..cache import cached, course_limits
+from ..base import (
+    Context,
+    DeclaredMisconception,
+    ExerciseAnswers,
+    Reading,
+    Submission,
+    TruthStore,
+)
 from ..notebook_side import Part, Placed
 from ..registry import register
 from . import cells as code_layout
-from .checkers import CheckerError, load_checker, sandbox_module
-from .checks import course_problems
+from .checker_file import CheckerError, load_checker, sandbox_module
 from .judge import (
     all_checks,
     budget_s,
@@ -56,6 +62,7 @@ from .judge import (
 from .model import SOLUTIONS_DIR, CodeExercise
 from .reference import Reference
 from .sources import read_source
+from .validation import course_problems
 
 if TYPE_CHECKING:
     from ...sandbox import Job
@@ -74,7 +81,7 @@ class CodeKind:
     name = "code"
     model = CodeExercise
 
-    def check(self, exercise: CodeExercise, marks: Marks, root: Path) -> list[Problem]:
+    def file_problems(self, exercise: CodeExercise, marks: Marks, root: Path) -> list[Problem]:
         return course_problems(exercise, marks, root)
 
     def items(self, exercise: CodeExercise) -> list[Item]:
@@ -87,12 +94,12 @@ class CodeKind:
         except CheckerError:
             return {}  # check() reports it
 
-    def prepare(self, exercise: CodeExercise, ctx: Context) -> Reference:
+    def prepare(self, exercise: CodeExercise, ctx: Context, store: TruthStore) -> Reference:
         source = read_source(exercise, ctx.root / SOLUTIONS_DIR / exercise.solution)
         checker = load_checker(ctx.root / exercise.checker)
 
         def observe_reference() -> dict[str, Any]:
-            judged, took = run_checker(exercise, checker, source, ctx, course_limits(ctx).timeout_s)
+            judged, took = run_checker(exercise, checker, source, ctx, ctx.limits.timeout_s)
             if judged.observations is None:
                 return Reference(source, error=str(judged.message)).as_json()
             observed = Reference(source, judged.observations, took)
@@ -100,11 +107,13 @@ class CodeKind:
             return replace(observed, failures=tuple(fails)).as_json()
 
         key = content_hash(exercise, source, checker, ctx)
-        return Reference.from_json(cached(ctx, exercise.id, key, observe_reference))
+        return Reference.from_json(store.cached(exercise.id, key, observe_reference))
 
-    def prepare_many(self, exercises: Sequence[CodeExercise], ctx: Context) -> list[Reference]:
+    def prepare_many(
+        self, exercises: Sequence[CodeExercise], ctx: Context, store: TruthStore
+    ) -> list[Reference]:
         # Each reference runs alone: its time sets the budget of learners' code.
-        return [self.prepare(exercise, ctx) for exercise in exercises]
+        return [self.prepare(exercise, ctx, store) for exercise in exercises]
 
     def problems(self, exercise: CodeExercise, prepared: Reference, marks: Marks) -> list[Problem]:
         where = marks.at(("solution",))
@@ -122,10 +131,15 @@ class CodeKind:
         ]
 
     def self_test(
-        self, exercise: CodeExercise, prepared: Reference, ctx: Context, marks: Marks
+        self,
+        exercise: CodeExercise,
+        prepared: Reference,
+        ctx: Context,
+        marks: Marks,
+        store: TruthStore,
     ) -> list[Problem]:
         """Every sample graded, and where it went otherwise than it expects (``validate``
-        only: grading never pays for samples). Cached like the reference."""
+        only: grading never pays for samples). Kept in ``store`` like the reference."""
         if prepared.error or not exercise.samples:
             return []
         # Checked here, not when loading: grading needs no sample (a CI bundle has none).
@@ -138,8 +152,7 @@ class CodeKind:
             return missing
         checker = load_checker(ctx.root / exercise.checker)
         key = content_hash(exercise, prepared.solution, checker, ctx) + samples_hash(exercise, ctx)
-        found = cached(
-            ctx,
+        found = store.cached(
             f"{exercise.id}-samples",
             key,
             lambda: {"outcomes": sample_outcomes(exercise, checker, prepared, ctx)},

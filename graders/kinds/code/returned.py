@@ -1,4 +1,4 @@
-"""The keeper's check of what a code exercise's sandbox child returns.
+"""The keeper vets what a code exercise's sandbox child returns (``vet_returned``).
 
 The child (``child/task.py``) ran learner code; what it wrote back is only a claim. This
 module runs in the sandbox's keeper, a process that never runs learner code, and holds the
@@ -6,7 +6,8 @@ claim to the one shape the task writes (a ``status`` and its fields) and, for ob
 to the checker's ``Observations`` model. Anything else is a ``ValueError``, which the keeper
 reports as a malformed result — never as a pass.
 
-    Job(task="graders.kinds.code.child.task:run", check="graders.kinds.code.returned:check")
+    Job(task="graders.kinds.code.child.task:run",
+        check="graders.kinds.code.returned:vet_returned")
 """
 
 from __future__ import annotations
@@ -25,7 +26,7 @@ STATUSES: dict[str, dict[str, type]] = {
 }
 
 
-def check(payload: dict[str, Any], result: dict[str, Any]) -> dict[str, Any]:
+def vet_returned(payload: dict[str, Any], result: dict[str, Any]) -> dict[str, Any]:
     """Keeper side: ``result`` has the shape ``run`` writes and the checker's ``Observations``,
     or ``ValueError``. Runs in the keeper, which never ran learner code."""
     status = result.get("status")
@@ -37,14 +38,14 @@ def check(payload: dict[str, Any], result: dict[str, Any]) -> dict[str, Any]:
     if status == "integrity" and not all(type(r) is str for r in result["reasons"]):
         raise ValueError("reasons must be text")
     if status == "error" and "refused" in result:
-        _check_refused(result["refused"])
+        _vet_refused(result["refused"])
     model = getattr(sys.modules[str(payload["checker"])], "Observations", None)
     if status == "ok" and model is not None:
         return {**result, "observations": validated(model, result["observations"])}
     return result
 
 
-def _check_refused(records: Any) -> None:
+def _vet_refused(records: Any) -> None:
     if type(records) is not list or not 0 < len(records) <= 10:
         raise ValueError("refused must be a short list")
     for record in records:

@@ -22,7 +22,7 @@ def variant_values(exercise: CodeExercise) -> dict[str, Any]:
 
 def in_variant(exercise: CodeExercise, source: str) -> str:
     """``source`` (a solution's or a sample's) as the variant ``exercise`` asks it (Jinja
-    errors propagate: ``checks`` reports them when the course is loaded)."""
+    errors propagate: ``validation`` reports them when the course is loaded)."""
     if not exercise.params:
         return source
     from ...course.templating import render

@@ -16,10 +16,17 @@ from ...errors import Problem
 from ...i18n import _
 from ...results import QuestionResult
 from ...said import Told
-from ..base import Context, DeclaredMisconception, ExerciseAnswers, Reading, Submission
+from ..base import (
+    Context,
+    DeclaredMisconception,
+    ExerciseAnswers,
+    Reading,
+    Submission,
+    TruthStore,
+)
 from ..notebook_side import Part, Placed
 from ..registry import register
-from . import cells, checks
+from . import cells, validation
 from .held_back import key_in_texts
 from .judge import grade_question
 from .model import PredictExercise
@@ -41,8 +48,8 @@ class PredictKind:
     runs_jobs = False  # predictions are parsed and compared here
     answers_section = "answers"  # item id -> literal
 
-    def check(self, exercise: PredictExercise, marks: Marks, root: Path) -> list[Problem]:
-        return checks.file_problems(exercise, marks)
+    def file_problems(self, exercise: PredictExercise, marks: Marks, root: Path) -> list[Problem]:
+        return validation.file_problems(exercise, marks)
 
     def items(self, exercise: PredictExercise) -> list[Item]:
         names = (exercise.id, *exercise.formerly)
@@ -57,17 +64,19 @@ class PredictKind:
             for q in exercise.questions
         ]
 
-    def prepare(self, exercise: PredictExercise, ctx: Context) -> Truths:
-        return compute_truths(exercise, ctx)
+    def prepare(self, exercise: PredictExercise, ctx: Context, store: TruthStore) -> Truths:
+        return compute_truths(exercise, ctx, store)
 
-    def prepare_many(self, exercises: Sequence[PredictExercise], ctx: Context) -> list[Truths]:
-        return compute_truths_many(exercises, ctx)  # one warm child for all variants
+    def prepare_many(
+        self, exercises: Sequence[PredictExercise], ctx: Context, store: TruthStore
+    ) -> list[Truths]:
+        return compute_truths_many(exercises, ctx, store)  # one warm child for all variants
 
     def fingerprint(self, prepared: Truths) -> Any:
         return prepared.raw
 
     def problems(self, exercise: PredictExercise, prepared: Truths, marks: Marks) -> list[Problem]:
-        return checks.truth_problems(exercise, prepared, marks) + key_in_texts(
+        return validation.truth_problems(exercise, prepared, marks) + key_in_texts(
             exercise, prepared, marks
         )
 

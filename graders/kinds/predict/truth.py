@@ -1,6 +1,7 @@
 """The truths of a predict exercise: computed by torch in a sandbox child, then typed.
 
-The child (``graders.kinds.predict.child.task``) returns plain JSON, which is what the cache stores.
+The child (``graders.kinds.predict.child.task``) returns plain JSON, which is what the
+caller's ``TruthStore`` keeps (grading's truth cache).
 ``Truths`` is that JSON decoded once per batch: every student's answers are compared with
 the same truths, so decoding and rendering them once, not once per student and question,
 is most of what grading a prediction would otherwise cost.
@@ -14,11 +15,10 @@ from typing import TYPE_CHECKING, Any
 
 from ...answers.render import render_answer
 from ...answers.values import Value, from_json
-from ..cache import cached_many, course_limits
 
 if TYPE_CHECKING:
     from ...sandbox import Outcome
-    from ..base import Context
+    from ..base import Context, TruthStore
     from .model import PredictExercise
 
 TRUTH_TASK = "graders.kinds.predict.child.task:compute"
@@ -65,28 +65,31 @@ def _truth(entry: Mapping[str, Any]) -> Truth:
     return Truth(value, render_answer(value), warnings)
 
 
-def compute_truths(exercise: PredictExercise, ctx: Context) -> Truths:
-    """Run the exercise through torch in a sandbox child (cached). Never raises for torch
-    errors: a child that failed as a whole gives ``Truths.error``, reported by ``validate``."""
-    return compute_truths_many([exercise], ctx)[0]
+def compute_truths(exercise: PredictExercise, ctx: Context, store: TruthStore) -> Truths:
+    """Run the exercise through torch in a sandbox child (kept in ``store``, by the
+    exercise's content hash). Never raises for torch errors: a child that failed as a whole
+    gives ``Truths.error``, reported by ``validate``."""
+    return compute_truths_many([exercise], ctx, store)[0]
 
 
-def compute_truths_many(exercises: Sequence[PredictExercise], ctx: Context) -> list[Truths]:
-    """The truths of several exercises (the variants of one), each cached on its own; those
-    the cache lacks are computed together, as the steps of one warm child (``run_all``)."""
+def compute_truths_many(
+    exercises: Sequence[PredictExercise], ctx: Context, store: TruthStore
+) -> list[Truths]:
+    """The truths of several exercises (the variants of one), each kept on its own; those
+    ``store`` lacks are computed together, as the steps of one warm child (``run_all``)."""
     entries = [(e.id, e.content_hash()) for e in exercises]
 
     def run_in_torch(missing: list[int]) -> list[dict[str, Any]]:
         from ...sandbox import Job
 
-        limits = course_limits(ctx)
+        limits = ctx.limits
         jobs = [
             Job(task=TRUTH_TASK, payload=_payload(exercises[i], ctx.course.seed), limits=limits)
             for i in missing
         ]
         return [_result(outcome) for outcome in ctx.runner.run_all(jobs)]
 
-    return [Truths.from_json(raw) for raw in cached_many(ctx, entries, run_in_torch)]
+    return [Truths.from_json(raw) for raw in store.cached_many(entries, run_in_torch)]
 
 
 def _payload(exercise: PredictExercise, seed: int) -> dict[str, Any]:

@@ -1,7 +1,8 @@
 """The sandbox task of code exercises: run learner source, call its function through the
 course's checker, return observations (the keeper checks them: ``code/returned.py``).
 
-    Job(task="graders.kinds.code.child.task:run", check="graders.kinds.code.returned:check",
+    Job(task="graders.kinds.code.child.task:run",
+        check="graders.kinds.code.returned:vet_returned",
         payload={"checker": "<module name>", "source": "...", "entry": "freeze", "seed": 0,
                  "imports": [...], "params": {...}})
 
@@ -9,7 +10,7 @@ course's checker, return observations (the keeper checks them: ``code/returned.p
 checker's ``observe`` then takes them as its third argument.
 
 The checker is a module of the course, registered in the warm fork server before it
-forks (``checkers.sandbox_modules``), so children find it in ``sys.modules`` already
+forks (``checker_file.sandbox_module``), so children find it in ``sys.modules`` already
 imported. Order matters: the guard is armed (audit hook; the snapshot of torch and the
 grader's modules was taken at import, in the warm process) before the learner's source is
 even compiled, and the source is compiled under the allowlist (``learner``); after the top
@@ -25,7 +26,7 @@ The result is plain JSON with one ``status``:
 ``error`` (+ ``raised``: the top level of the learner's code raised; or ``unmeasurable``:
 what the learner's function left behind broke the measurement; or ``refused``: what it used
 that graded code may not, ``[{kind, name, line}]``), ``integrity`` (+ ``reasons``).
-``returned.check`` holds that shape, and the checker's ``Observations``, in the sandbox's
+``returned.vet_returned`` holds that shape, and the checker's ``Observations``, in the sandbox's
 keeper, a process that never runs learner code.
 """
 

@@ -19,10 +19,10 @@ from graders.cli import main
 from graders.course.load import load_course
 from graders.errors import SubmissionError, UsageError
 from graders.grading.pipeline import answer_key, prepare_assignment
-from graders.notebook import check as check_module
+from graders.notebook import presubmit
 from graders.notebook.cells import cell_id
-from graders.notebook.check import check, check_notebook, find_notebook
 from graders.notebook.kernel import CELL_KEY
+from graders.notebook.presubmit import check, check_notebook, find_notebook
 from graders.notebook.release import student_notebook
 from graders.workspace import open_workspace
 
@@ -331,7 +331,7 @@ def test_without_a_session_the_only_notebook_in_the_folder_is_checked(
     released, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     monkeypatch.delenv("JPY_SESSION_NAME", raising=False)
-    monkeypatch.setattr(check_module, "running_shell", lambda: None)
+    monkeypatch.setattr(presubmit, "running_shell", lambda: None)
     _saved(released[0], tmp_path / "only.ipynb")
     assert find_notebook(tmp_path) == tmp_path / "only.ipynb"
     _saved(released[0], tmp_path / "second.ipynb")
@@ -367,7 +367,7 @@ NEVER_IMPORTED_BY_CHECK = (
     "graders.sandbox",
     "graders.checker",
     "graders.kinds.code.kind",
-    "graders.kinds.code.checkers",
+    "graders.kinds.code.checker_file",
     "graders.kinds.code.model",
     "graders.course.model",
     "graders.workspace",

@@ -17,7 +17,7 @@ from ... import syntax
 from ...course.marks import Marks, duplicate_ids
 from ...course.params import describe
 from ...errors import Location, Problem
-from .checkers import CheckerError, load_checker
+from .checker_file import CheckerError, load_checker
 from .judge import check_ids
 from .model import SOLUTIONS_DIR, CodeExercise
 from .sources import read_source, variant_values

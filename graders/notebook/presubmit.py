@@ -24,8 +24,8 @@ from ..errors import SubmissionError, UsageError
 from ..i18n import SOURCE_LANGUAGE, _, speaking
 from ..intake import notebook_choice
 from ..said import Told, render, say, told
-from .check_report import CheckReport, Finding
 from .counted import counted_cell, ordinal
+from .presubmit_report import CheckReport, Finding
 from .read import (
     AnswerCell,
     NotebookAnswers,
