@@ -241,12 +241,19 @@ def locate(
 
 
 def grade_in(session: Workspace, handed: HandedIn, assignment: str) -> ResultsDocument:
-    """Grade ``handed`` in an open workspace, with ``grading.handed_in.grade_notebook``."""
+    """Grade ``handed`` in an open workspace, as ``grading.handed_in.grade_notebook`` does;
+    the assignment's truths are prepared only once the notebook is read (one that cannot be
+    read is told so without starting torch)."""
     from ...grading import handed_in
     from ...grading.pipeline import prepare_assignment
+    from ...kinds.base import Submission
 
-    prep = prepare_assignment(session.loaded, assignment, session.ctx)
-    result, _ = handed_in.grade_notebook(prep, session.loaded, handed)
+    read = handed_in.read_handed_in(assignment, session.loaded, handed)
+    if isinstance(read, Submission):
+        read = handed_in.grade_read(
+            prepare_assignment(session.loaded, assignment, session.ctx), read
+        )
+    result, _ = read
     if handed.submitted_at is not None:  # the time the late policy counted from
         result = replace(result, submitted_at=handed.submitted_at.isoformat(timespec="seconds"))
     return _document(session.loaded, assignment, session.isolation, result)
