@@ -396,6 +396,9 @@ REFUSED_ATTACKS = {
     "independent-copy__error__format_reads_private_fields",
     "independent-copy__error__stack_summary_captures_locals",
     "independent-copy__invalid__match_keyword_reads_globals",
+    "independent-copy__error__annotations_set_at_run_time",
+    "independent-copy__error__annotation_name_bound_to_built_string",
+    "independent-copy__error__argument_validation_evaluates_built_alias",
 }
 MISJUDGED_BEFORE = {
     "independent-copy__pass__traceback_print_exc",

@@ -219,3 +219,24 @@ def test_where_the_process_lives_on_a_job_is_judged_against_the_state_it_starts_
         assert armed.violations() == []
     finally:
         guard.job_over()
+
+
+def test_a_type_typing_compiles_while_learner_code_runs_is_one_the_compiler_wrote() -> None:
+    # The audit hook's gate at typing.ForwardRef's compile (guard._forward_reference_typed)
+    # holds text made at run time to what the compiler leaves of a checked annotation.
+    from graders.kinds.code.child.annotations import compiled_type
+
+    found = run('import torch\ndef f(x: "list[torch.Tensor] | None", y: "int"):\n    pass')
+    for written in found["f"].__annotations__.values():
+        assert compiled_type(written, "__graders_attr__")
+    for made in [
+        "torch.sys.modules",  # plain, but read unguarded
+        "__graders_attr__(torch, '_C')",  # a private name, guarded or not
+        "__graders_attr__(g(), 'x')",
+        "[found.append(1), int][-1]",
+        "__builtins__",
+        "Optional['torch.Tensor']",
+    ]:
+        assert not compiled_type(made, "__graders_attr__"), made
+    assert compiled_type("Node", "__graders_attr__")
+    assert compiled_type("List[Node]", "__graders_attr__")

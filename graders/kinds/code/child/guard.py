@@ -40,12 +40,15 @@ import importlib
 import sys
 import threading
 import types
+import typing
 from collections.abc import Callable
 from typing import Any, NamedTuple
 
 import torch
 
+from .annotations import compiled_type, plain_text
 from .learner import (
+    ATTR,
     LEARNER_FILE,
     REFUSALS,
     forget_refusals,
@@ -93,6 +96,11 @@ NOT_AVAILABLE = {
     "socket.bind": "network",
 }
 PRIVATE_FILES = ("/mem", "/fd/", "/environ", "/maps", "/pagemap")
+# Where every string ``typing`` evaluates as a type passes: ``ForwardRef`` compiles it
+# (``get_type_hints``, ``singledispatch``'s ``register``, ``List["..."]``), and the real
+# ``eval`` runs the code later. Taken at import, in the warm process: a code object, not a
+# name learner code could shadow.
+FORWARD_REF = typing.ForwardRef.__init__.__code__
 _C = torch._C
 _module_hooks = importlib.import_module("torch.nn.modules.module")
 _optimizer_hooks = importlib.import_module("torch.optim.optimizer")
@@ -363,6 +371,46 @@ def _private_file(
     )
 
 
+def _forward_reference_typed(
+    frame: Any,
+    source: Any,
+    type: Any = type,
+    str: Any = str,
+    bytes: Any = bytes,
+    learner: str = LEARNER_FILE,
+    compiled: Any = compiled_type,
+    plain: Any = plain_text,
+    guarded_read: str = ATTR,
+) -> bool:
+    """May ``typing.ForwardRef`` (``frame``, its ``__init__``) compile ``source`` while
+    learner code runs? The compiler let the learner's annotations through as plain types
+    whose reads are guarded (``annotations.compiled_type``); a text made at run time (a
+    name bound to a built string, ``__annotations__`` set, ``List[text]``) is held to the
+    same rule here, where every such text passes. Text of a library's own source (a
+    module first imported during the job writing ``Optional["Foo"]``) is that library's,
+    and a plain type as written is enough: the very string object is a constant of a code
+    object running between the learner's frame and typing."""
+    if type(source) is bytes:  # compile() hands the audit hook its text as UTF-8
+        try:
+            source = source.decode()
+        except UnicodeDecodeError:
+            return False
+    if type(source) is not str:
+        return False
+    arg = frame.f_locals.get("arg")
+    caller = frame.f_back
+    while type(arg) is str and caller is not None and caller.f_code.co_filename != learner:
+        if any(c is arg for c in caller.f_code.co_consts):
+            return bool(plain(source))
+        caller = caller.f_back
+    return bool(compiled(source, guarded_read))
+
+
+def _shown(source: Any, type: Any = type, bytes: Any = bytes, str: Any = str) -> str:
+    text = source.decode(errors="replace") if type(source) is bytes else source
+    return text[:80] if type(text) is str else "?"
+
+
 def _hook(events: list[str], busy: set[int]) -> Callable[[str, tuple[Any, ...]], None]:
     # Everything the hook calls is bound here, so replacing a module attribute later cannot
     # switch it off; and it calls nothing learner code may have defined.
@@ -380,6 +428,9 @@ def _hook(events: list[str], busy: set[int]) -> Callable[[str, tuple[Any, ...]],
         rewired: Any = _rewired,
         scan: Any = SCAN_CODE,
         ident: Any = _thread.get_ident,
+        forward_ref: Any = FORWARD_REF,
+        typed: Any = _forward_reference_typed,
+        shown: Any = _shown,
     ) -> None:
         me = ident()
         # Each thread's own: a flag of the process's would let one thread's events pass
@@ -400,6 +451,13 @@ def _hook(events: list[str], busy: set[int]) -> Callable[[str, tuple[Any, ...]],
                 refused = on_stack(caller)
             elif event in not_available and on_stack(caller):
                 refused, refusal = False, refuse(not_available[event], event)
+            elif (
+                event == "compile"
+                and caller.f_code is forward_ref
+                and on_stack(caller)
+                and not typed(caller, args[0])
+            ):
+                refused, refusal = False, refuse("annotation", shown(args[0]))
             else:
                 refused = False
             if refused:

@@ -65,7 +65,16 @@ RESERVED = "__graders"
 
 MAX_REFUSED = 10
 # What can be not available, and the exception learner code gets for each.
-REFUSED_KINDS = ("import", "name", "process", "network", "pickle", "descriptor", "thread")
+REFUSED_KINDS = (
+    "import",
+    "name",
+    "process",
+    "network",
+    "pickle",
+    "descriptor",
+    "thread",
+    "annotation",
+)
 
 
 class NotAllowed(BaseException):
@@ -92,6 +101,7 @@ _EXCEPTIONS: dict[str, type[Exception]] = {
     "pickle": NotPermitted,
     "descriptor": NotPermitted,
     "thread": NotPermitted,
+    "annotation": NotPermitted,
 }
 _SAID = {
     "import": "the module `{name}` is not available in graded code "
@@ -102,6 +112,8 @@ _SAID = {
     "pickle": "graded code may not load pickled objects ({name})",
     "descriptor": "graded code may not open a file by its descriptor number ({name})",
     "thread": "graded code must not leave a thread running ({name})",
+    "annotation": "a type given as text in graded code must be written in its source, "
+    "not made while it runs ({name})",
 }
 
 
