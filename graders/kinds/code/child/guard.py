@@ -160,6 +160,7 @@ def arm(before: Snapshot) -> Armed:
     _JOB[0] = True
     threads = _thread._count()
     dtype = torch.get_default_dtype()
+    device = _device_context()
     names = tuple(vars(builtins))  # now, not at the snapshot: where the process lives on
     # (the in-process fake), what it added to builtins since is not a job's
 
@@ -168,6 +169,8 @@ def arm(before: Snapshot) -> Armed:
         had: tuple[str, ...] = (),
         restore: Any = restore,
         set_dtype: Any = torch.set_default_dtype,
+        set_device: Any = torch.set_default_device,
+        device_context: Any = _device_context,
         global_state: Any = _global_state,
         added: Any = added_builtins,
     ) -> None:
@@ -176,6 +179,11 @@ def arm(before: Snapshot) -> Armed:
         trace function) is evidence now, even if it is gone by the end. ``had``: the global
         state when the learner code was called (``global_state()``), a checker's own."""
         set_dtype(dtype)  # torch.set_default_dtype is allowed; it also swaps torch.Storage
+        # torch.set_default_device is allowed too (torch's docs call it at the top of a
+        # script): it is a torch function mode of torch's own, put back like the dtype
+        # before the modes left behind are judged.
+        if device_context() is not device:
+            set_device(None if device is None else device.device)
         events.extend(restore(before))
         events.extend(added(names))
         events.extend(
@@ -199,6 +207,14 @@ def arm(before: Snapshot) -> Armed:
         return [*dict.fromkeys(found)]
 
     return Armed(violations, checkpoint, _global_state)
+
+
+def _device_context(
+    local: Any = torch._GLOBAL_DEVICE_CONTEXT,
+    getattr: Any = getattr,
+) -> Any:
+    """The mode ``torch.set_default_device`` keeps for this thread (None: none set)."""
+    return getattr(local, "device_context", None)
 
 
 def job_over() -> None:

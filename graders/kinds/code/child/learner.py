@@ -50,6 +50,7 @@ from .allowlist import (
     ATTRIBUTE_HOOKS,
     DEFAULT_IMPORTS,
     EVALUATES,
+    INTERPRETER_ATTRIBUTES,
     NAMES_OK,
     RAW_MEMORY,
 )
@@ -325,7 +326,7 @@ class _Rewriter(ast.NodeTransformer):
     def visit_MatchClass(self, node: ast.MatchClass) -> ast.AST:
         # The interpreter reads a keyword pattern's attribute from the subject itself.
         for name in node.kwd_attrs:
-            if name.startswith("_"):
+            if name.startswith("_") or name in INTERPRETER_ATTRIBUTES:
                 raise InvalidSource(
                     f"a match pattern in graded code may not read `{name}`", node.lineno
                 )
