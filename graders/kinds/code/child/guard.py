@@ -37,6 +37,7 @@ import _thread
 import builtins
 import functools
 import importlib
+import os
 import sys
 import threading
 import types
@@ -96,6 +97,24 @@ NOT_AVAILABLE = {
     "socket.bind": "network",
 }
 PRIVATE_FILES = ("/mem", "/fd/", "/environ", "/maps", "/pagemap")
+# The doors from an object into a frame: Python raises ``object.__getattr__`` on each read,
+# whoever reads (a match pattern, ``functools.update_wrapper`` reading the name its caller
+# chose, a template formatted by library code). With learner code on the stack such a read
+# is evidence; a traceback's frame read by code that only turns it into text (``traceback``,
+# which ``logging.exception`` uses, torch's own error reports, and the one place grader
+# code reads a learner's exception, ``sandbox/raised.py``) is not, as those never hand the
+# frame back.
+FRAME_DOORS = {
+    "gi_frame": "a generator's",
+    "cr_frame": "a coroutine's",
+    "ag_frame": "an async generator's",
+    "tb_frame": "a traceback's",
+}
+TRACEBACK_READERS = (
+    importlib.import_module("traceback").__file__ or "?",
+    os.path.dirname(torch.__file__ or "?") + os.sep,
+    importlib.import_module("graders.sandbox.raised").__file__ or "?",
+)
 # Where every string ``typing`` evaluates as a type passes: ``ForwardRef`` compiles it
 # (``get_type_hints``, ``singledispatch``'s ``register``, ``List["..."]``), and the real
 # ``eval`` runs the code later. Taken at import, in the warm process: a code object, not a
@@ -444,6 +463,8 @@ def _hook(events: list[str], busy: set[int]) -> Callable[[str, tuple[Any, ...]],
         rewired: Any = _rewired,
         scan: Any = SCAN_CODE,
         ident: Any = _thread.get_ident,
+        doors: Any = FRAME_DOORS,
+        readers: tuple[str, ...] = TRACEBACK_READERS,
         forward_ref: Any = FORWARD_REF,
         typed: Any = _forward_reference_typed,
         shown: Any = _shown,
@@ -465,6 +486,10 @@ def _hook(events: list[str], busy: set[int]) -> Callable[[str, tuple[Any, ...]],
                 refused = on_stack(caller)
             elif event == "object.__setattr__" and rewired(args):
                 refused = on_stack(caller)
+            elif event == "object.__getattr__" and len(args) > 1 and args[1] in doors:
+                refused = on_stack(caller) and not (
+                    args[1] == "tb_frame" and caller.f_code.co_filename.startswith(readers)
+                )
             elif event in not_available and on_stack(caller):
                 refused, refusal = False, refuse(not_available[event], event)
             elif (
@@ -478,7 +503,11 @@ def _hook(events: list[str], busy: set[int]) -> Callable[[str, tuple[Any, ...]],
                 refused = False
             if refused:
                 events.append(
-                    "opened the process's own files" if event == "open" else f"used {event}"
+                    "opened the process's own files"
+                    if event == "open"
+                    else f"looked inside {doors[args[1]]} frame (`.{args[1]}`)"
+                    if event == "object.__getattr__"
+                    else f"used {event}"
                 )
         finally:
             busy.discard(me)
