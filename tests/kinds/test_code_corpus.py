@@ -394,6 +394,10 @@ REFUSED_ATTACKS = {
     "independent-copy__error__format_reads_private_fields",
     "independent-copy__error__stack_summary_captures_locals",
     "independent-copy__invalid__match_keyword_reads_globals",
+    "independent-copy__error__annotations_set_at_run_time",
+    "independent-copy__error__annotation_name_bound_to_built_string",
+    "independent-copy__error__argument_validation_evaluates_built_alias",
+    "independent-copy__invalid__nested_match_binds_a_name_read_through_frames",
 }
 MISJUDGED_BEFORE = {
     "independent-copy__pass__traceback_print_exc",
@@ -409,6 +413,7 @@ MISJUDGED_BEFORE = {
     "independent-copy__partial__thread_started_and_joined",
     "freeze-module__pass__batchnorm_isinstance",
     "safe-sgd-step__pass__foreach_like_torch_optim",
+    "independent-copy__pass__default_device_cpu_at_top_level",
 }
 TRUST_CASES = sorted(
     p

@@ -219,3 +219,61 @@ def test_where_the_process_lives_on_a_job_is_judged_against_the_state_it_starts_
         assert armed.violations() == []
     finally:
         guard.job_over()
+
+
+def test_a_type_typing_compiles_while_learner_code_runs_is_one_the_compiler_wrote() -> None:
+    # The audit hook's gate at typing.ForwardRef's compile (guard._forward_reference_typed)
+    # holds text made at run time to what the compiler leaves of a checked annotation.
+    from graders.kinds.code.child.annotations import compiled_type
+
+    found = run('import torch\ndef f(x: "list[torch.Tensor] | None", y: "int"):\n    pass')
+    for written in found["f"].__annotations__.values():
+        assert compiled_type(written, "__graders_attr__")
+    for made in [
+        "torch.sys.modules",  # plain, but read unguarded
+        "__graders_attr__(torch, '_C')",  # a private name, guarded or not
+        "__graders_attr__(g(), 'x')",
+        "[found.append(1), int][-1]",
+        "__builtins__",
+        "Optional['torch.Tensor']",
+    ]:
+        assert not compiled_type(made, "__graders_attr__"), made
+    assert compiled_type("Node", "__graders_attr__")
+    assert compiled_type("List[Node]", "__graders_attr__")
+
+
+@pytest.mark.parametrize(
+    "source",
+    [
+        # A generator's own frame, named in a template: read through the guards.
+        "def walk():\n    yield '{0.gi_frame.f_back}'.format(steps)\nsteps = walk()\nnext(steps)",
+        # A traceback handed to an exit callback (no name reached it): the same read.
+        "import contextlib\nwith contextlib.ExitStack() as stack:\n"
+        "    stack.push(lambda kind, exc, tb: '{0.tb_frame}'.format(tb) and False)\n"
+        "    raise KeyError('x')",
+        "def walk():\n    yield '{frame.gi_frame}'.format_map({'frame': steps})\n"
+        "steps = walk()\nnext(steps)",
+    ],
+)
+def test_a_format_template_reads_through_the_guards(source: str) -> None:
+    with pytest.raises((NotAllowed, KeyError)):
+        run(source)
+    assert tampering()
+
+
+def test_a_format_template_reads_what_an_attribute_read_may() -> None:
+    found = run(
+        "import torch\nt = torch.zeros(2)\n"
+        "text = '{0.shape} {0.dtype!r:>14} {1[a]}'.format(t, {'a': 1})\n"
+        "mapped = '{t.shape}'.format_map({'t': t})\n"
+        "plain = str.format('{0.real}', 3)"
+    )
+    assert found["text"] == "torch.Size([2])  torch.float32 1"
+    assert found["mapped"] == "torch.Size([2])" and found["plain"] == "3"
+    assert tampering() == []
+
+
+@pytest.mark.parametrize("name", ["gi_frame", "f_back", "tb_frame", "cr_frame", "f_locals"])
+def test_a_class_pattern_may_not_read_an_attribute_of_a_frame_or_generator(name: str) -> None:
+    with pytest.raises(InvalidSource):
+        compile_learner(f"match x:\n    case object(a=object({name}=found)):\n        pass")

@@ -39,6 +39,10 @@ NOT_AVAILABLE = {
         "your code left a thread running after it returned; join it first "
         "(for example `with ThreadPoolExecutor() as pool:`)"
     ),
+    "annotation": N_(
+        "a type given as text (`{name}`) must be a type written in your code's annotations, "
+        "not text made while it runs: write the annotation itself, or a class's name"
+    ),
 }
 MAX_SAID_REFUSALS = 3
 FORGED = N_(

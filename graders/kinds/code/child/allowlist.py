@@ -152,6 +152,18 @@ EVALUATES = frozenset(
 FORMATTERS = frozenset({"format", "format_map"})
 INERT_TYPES = (types.FrameType, types.TracebackType, types.CodeType, types.CellType)
 GENERATOR_PREFIXES = ("gi_", "cr_", "ag_")
+GENERATOR_TYPES = (types.GeneratorType, types.CoroutineType, types.AsyncGeneratorType)
+# The data attributes of those types, read from the types themselves: a class pattern's keyword
+# is read by the interpreter on whatever the subject is, where no guard looks at its type,
+# so a keyword that is one of these is refused whatever the subject (nested, such a walk
+# binds nothing but what it finds at the end: ``object(gi_frame=object(f_back=...))``).
+INTERPRETER_ATTRIBUTES = frozenset(
+    name
+    for kind in (*INERT_TYPES, *GENERATOR_TYPES)
+    for name, value in vars(kind).items()
+    if type(value) in (types.GetSetDescriptorType, types.MemberDescriptorType)
+    and not name.startswith("_")
+)
 
 # Builtins learner code does not get: they wait for a person or describe the interpreter.
 WITHOUT_BUILTINS = frozenset(

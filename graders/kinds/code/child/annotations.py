@@ -62,3 +62,56 @@ def dotted_last(node: ast.AST) -> str:
 def constants_only(node: ast.AST) -> bool:
     elts = node.elts if isinstance(node, ast.Tuple) else [node]
     return all(isinstance(e, ast.Constant) for e in elts)
+
+
+def plain_text(text: str) -> bool:
+    """Is ``text`` a plain type as written (``plain_type``), or no expression at all?"""
+    tree = parsed_exactly(text)
+    return tree is None or plain_type(tree, True)
+
+
+def compiled_type(text: str, guarded_read: str) -> bool:
+    """Is ``text`` a type as the compiler leaves an annotation it checked: a plain type
+    whose every attribute read is a call of ``guarded_read`` (``__graders_attr__(torch,
+    'Tensor')``), never a bare ``torch.Tensor``? ``typing.ForwardRef`` compiles such text
+    and the real ``eval`` runs it: read through the guards, it reads no more than learner
+    code may (a dotted text, however plain, would read ``torch.sys`` unguarded)."""
+    tree = parsed_exactly(text)
+    if tree is None:
+        return True  # not an expression: typing's own compile fails with a SyntaxError
+    if any(isinstance(n, ast.Attribute) for n in ast.walk(tree)):
+        return False
+    try:
+        unguarded = _Unguard(guarded_read).visit(tree)
+    except ValueError:
+        return False
+    return plain_type(unguarded, True)
+
+
+def parsed_exactly(text: str) -> ast.expr | None:
+    """``text`` parsed as ``compile(text, ..., 'eval')`` parses it, else None."""
+    try:
+        return ast.parse(text, "<annotation>", "eval").body
+    except (SyntaxError, ValueError):
+        return None
+
+
+class _Unguard(ast.NodeTransformer):
+    """``guarded_read(obj, 'name')`` back to ``obj.name``, for ``plain_type`` to judge; any
+    other call is no type."""
+
+    def __init__(self, guarded_read: str) -> None:
+        self.guarded_read = guarded_read
+
+    def visit_Call(self, node: ast.Call) -> ast.AST:
+        if not (
+            isinstance(node.func, ast.Name)
+            and node.func.id == self.guarded_read
+            and len(node.args) == 2
+            and not node.keywords
+            and isinstance(node.args[1], ast.Constant)
+            and isinstance(node.args[1].value, str)
+            and node.args[1].value.isidentifier()
+        ):
+            raise ValueError("not a guarded read")
+        return ast.Attribute(self.visit(node.args[0]), node.args[1].value, ast.Load())

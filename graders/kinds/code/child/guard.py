@@ -37,15 +37,19 @@ import _thread
 import builtins
 import functools
 import importlib
+import os
 import sys
 import threading
 import types
+import typing
 from collections.abc import Callable
 from typing import Any, NamedTuple
 
 import torch
 
+from .annotations import compiled_type, plain_text
 from .learner import (
+    ATTR,
     LEARNER_FILE,
     REFUSALS,
     forget_refusals,
@@ -93,6 +97,29 @@ NOT_AVAILABLE = {
     "socket.bind": "network",
 }
 PRIVATE_FILES = ("/mem", "/fd/", "/environ", "/maps", "/pagemap")
+# The doors from an object into a frame: Python raises ``object.__getattr__`` on each read,
+# whoever reads (a match pattern, ``functools.update_wrapper`` reading the name its caller
+# chose, a template formatted by library code). With learner code on the stack such a read
+# is evidence; a traceback's frame read by code that only turns it into text (``traceback``,
+# which ``logging.exception`` uses, torch's own error reports, and the one place grader
+# code reads a learner's exception, ``sandbox/raised.py``) is not, as those never hand the
+# frame back.
+FRAME_DOORS = {
+    "gi_frame": "a generator's",
+    "cr_frame": "a coroutine's",
+    "ag_frame": "an async generator's",
+    "tb_frame": "a traceback's",
+}
+TRACEBACK_READERS = (
+    importlib.import_module("traceback").__file__ or "?",
+    os.path.dirname(torch.__file__ or "?") + os.sep,
+    importlib.import_module("graders.sandbox.raised").__file__ or "?",
+)
+# Where every string ``typing`` evaluates as a type passes: ``ForwardRef`` compiles it
+# (``get_type_hints``, ``singledispatch``'s ``register``, ``List["..."]``), and the real
+# ``eval`` runs the code later. Taken at import, in the warm process: a code object, not a
+# name learner code could shadow.
+FORWARD_REF = typing.ForwardRef.__init__.__code__
 _C = torch._C
 _module_hooks = importlib.import_module("torch.nn.modules.module")
 _optimizer_hooks = importlib.import_module("torch.optim.optimizer")
@@ -152,6 +179,7 @@ def arm(before: Snapshot) -> Armed:
     _JOB[0] = True
     threads = _thread._count()
     dtype = torch.get_default_dtype()
+    device = _device_context()
     names = tuple(vars(builtins))  # now, not at the snapshot: where the process lives on
     # (the in-process fake), what it added to builtins since is not a job's
 
@@ -160,6 +188,8 @@ def arm(before: Snapshot) -> Armed:
         had: tuple[str, ...] = (),
         restore: Any = restore,
         set_dtype: Any = torch.set_default_dtype,
+        set_device: Any = torch.set_default_device,
+        device_context: Any = _device_context,
         global_state: Any = _global_state,
         added: Any = added_builtins,
     ) -> None:
@@ -168,6 +198,11 @@ def arm(before: Snapshot) -> Armed:
         trace function) is evidence now, even if it is gone by the end. ``had``: the global
         state when the learner code was called (``global_state()``), a checker's own."""
         set_dtype(dtype)  # torch.set_default_dtype is allowed; it also swaps torch.Storage
+        # torch.set_default_device is allowed too (torch's docs call it at the top of a
+        # script): it is a torch function mode of torch's own, put back like the dtype
+        # before the modes left behind are judged.
+        if device_context() is not device:
+            set_device(None if device is None else device.device)
         events.extend(restore(before))
         events.extend(added(names))
         events.extend(
@@ -191,6 +226,14 @@ def arm(before: Snapshot) -> Armed:
         return [*dict.fromkeys(found)]
 
     return Armed(violations, checkpoint, _global_state)
+
+
+def _device_context(
+    local: Any = torch._GLOBAL_DEVICE_CONTEXT,
+    getattr: Any = getattr,
+) -> Any:
+    """The mode ``torch.set_default_device`` keeps for this thread (None: none set)."""
+    return getattr(local, "device_context", None)
 
 
 def job_over() -> None:
@@ -363,6 +406,46 @@ def _private_file(
     )
 
 
+def _forward_reference_typed(
+    frame: Any,
+    source: Any,
+    type: Any = type,
+    str: Any = str,
+    bytes: Any = bytes,
+    learner: str = LEARNER_FILE,
+    compiled: Any = compiled_type,
+    plain: Any = plain_text,
+    guarded_read: str = ATTR,
+) -> bool:
+    """May ``typing.ForwardRef`` (``frame``, its ``__init__``) compile ``source`` while
+    learner code runs? The compiler let the learner's annotations through as plain types
+    whose reads are guarded (``annotations.compiled_type``); a text made at run time (a
+    name bound to a built string, ``__annotations__`` set, ``List[text]``) is held to the
+    same rule here, where every such text passes. Text of a library's own source (a
+    module first imported during the job writing ``Optional["Foo"]``) is that library's,
+    and a plain type as written is enough: the very string object is a constant of a code
+    object running between the learner's frame and typing."""
+    if type(source) is bytes:  # compile() hands the audit hook its text as UTF-8
+        try:
+            source = source.decode()
+        except UnicodeDecodeError:
+            return False
+    if type(source) is not str:
+        return False
+    arg = frame.f_locals.get("arg")
+    caller = frame.f_back
+    while type(arg) is str and caller is not None and caller.f_code.co_filename != learner:
+        if any(c is arg for c in caller.f_code.co_consts):
+            return bool(plain(source))
+        caller = caller.f_back
+    return bool(compiled(source, guarded_read))
+
+
+def _shown(source: Any, type: Any = type, bytes: Any = bytes, str: Any = str) -> str:
+    text = source.decode(errors="replace") if type(source) is bytes else source
+    return text[:80] if type(text) is str else "?"
+
+
 def _hook(events: list[str], busy: set[int]) -> Callable[[str, tuple[Any, ...]], None]:
     # Everything the hook calls is bound here, so replacing a module attribute later cannot
     # switch it off; and it calls nothing learner code may have defined.
@@ -380,6 +463,11 @@ def _hook(events: list[str], busy: set[int]) -> Callable[[str, tuple[Any, ...]],
         rewired: Any = _rewired,
         scan: Any = SCAN_CODE,
         ident: Any = _thread.get_ident,
+        doors: Any = FRAME_DOORS,
+        readers: tuple[str, ...] = TRACEBACK_READERS,
+        forward_ref: Any = FORWARD_REF,
+        typed: Any = _forward_reference_typed,
+        shown: Any = _shown,
     ) -> None:
         me = ident()
         # Each thread's own: a flag of the process's would let one thread's events pass
@@ -398,13 +486,28 @@ def _hook(events: list[str], busy: set[int]) -> Callable[[str, tuple[Any, ...]],
                 refused = on_stack(caller)
             elif event == "object.__setattr__" and rewired(args):
                 refused = on_stack(caller)
+            elif event == "object.__getattr__" and len(args) > 1 and args[1] in doors:
+                refused = on_stack(caller) and not (
+                    args[1] == "tb_frame" and caller.f_code.co_filename.startswith(readers)
+                )
             elif event in not_available and on_stack(caller):
                 refused, refusal = False, refuse(not_available[event], event)
+            elif (
+                event == "compile"
+                and caller.f_code is forward_ref
+                and on_stack(caller)
+                and not typed(caller, args[0])
+            ):
+                refused, refusal = False, refuse("annotation", shown(args[0]))
             else:
                 refused = False
             if refused:
                 events.append(
-                    "opened the process's own files" if event == "open" else f"used {event}"
+                    "opened the process's own files"
+                    if event == "open"
+                    else f"looked inside {doors[args[1]]} frame (`.{args[1]}`)"
+                    if event == "object.__getattr__"
+                    else f"used {event}"
                 )
         finally:
             busy.discard(me)

@@ -50,6 +50,7 @@ from .allowlist import (
     ATTRIBUTE_HOOKS,
     DEFAULT_IMPORTS,
     EVALUATES,
+    INTERPRETER_ATTRIBUTES,
     NAMES_OK,
     RAW_MEMORY,
 )
@@ -65,7 +66,16 @@ RESERVED = "__graders"
 
 MAX_REFUSED = 10
 # What can be not available, and the exception learner code gets for each.
-REFUSED_KINDS = ("import", "name", "process", "network", "pickle", "descriptor", "thread")
+REFUSED_KINDS = (
+    "import",
+    "name",
+    "process",
+    "network",
+    "pickle",
+    "descriptor",
+    "thread",
+    "annotation",
+)
 
 
 class NotAllowed(BaseException):
@@ -92,6 +102,7 @@ _EXCEPTIONS: dict[str, type[Exception]] = {
     "pickle": NotPermitted,
     "descriptor": NotPermitted,
     "thread": NotPermitted,
+    "annotation": NotPermitted,
 }
 _SAID = {
     "import": "the module `{name}` is not available in graded code "
@@ -102,6 +113,8 @@ _SAID = {
     "pickle": "graded code may not load pickled objects ({name})",
     "descriptor": "graded code may not open a file by its descriptor number ({name})",
     "thread": "graded code must not leave a thread running ({name})",
+    "annotation": "a type given as text in graded code must be written in its source, "
+    "not made while it runs ({name})",
 }
 
 
@@ -313,7 +326,7 @@ class _Rewriter(ast.NodeTransformer):
     def visit_MatchClass(self, node: ast.MatchClass) -> ast.AST:
         # The interpreter reads a keyword pattern's attribute from the subject itself.
         for name in node.kwd_attrs:
-            if name.startswith("_"):
+            if name.startswith("_") or name in INTERPRETER_ATTRIBUTES:
                 raise InvalidSource(
                     f"a match pattern in graded code may not read `{name}`", node.lineno
                 )

@@ -11,6 +11,7 @@ would ask a learner's ``__class__`` property).
 
 from __future__ import annotations
 
+import _string  # type: ignore[import-not-found]  # str.format's own field parser
 import ast
 import builtins
 import os
@@ -165,16 +166,26 @@ class Guards:
         return bound
 
     def _formatter(self, obj: Any, name: str) -> Any:
-        """``str.format``/``format_map`` whose template's field names are held to an
-        attribute read's rules (``check_template``)."""
+        """``str.format``/``format_map`` whose template's fields are read through the
+        guards: each attribute a field names (``{0.a.b}``) is an attribute read of learner
+        code, held to the same rules on the object it is read from (a frame, a
+        generator's frame: evidence), not only by its spelling (``check_template``)."""
         real = _real_getattr(obj, name)
-        guards = self
+        formatter = _GuardedFormatter(self)
 
         def formatted(*args: Any, **kwargs: Any) -> Any:
-            template: Any = obj if obj is not str else (args[0] if args else None)
-            if _real_type(template) is str:
-                guards.check_template(template)
-            return real(*args, **kwargs)
+            if obj is str:  # str.format(template, ...)
+                if not args or _real_type(args[0]) is not str:
+                    return real(*args, **kwargs)
+                template, args = args[0], args[1:]
+            else:
+                template = obj
+            if _real_type(template) is not str:
+                return real(*args, **kwargs)
+            self.check_template(template)
+            if name == "format_map":
+                return formatter.vformat(template, (), *args)
+            return formatter.vformat(template, args, kwargs)
 
         return formatted
 
@@ -380,6 +391,20 @@ class Guards:
             }
         )
         return table
+
+
+class _GuardedFormatter(string.Formatter):
+    """``str.format`` with each field's attribute reads made by ``Guards.attr``."""
+
+    def __init__(self, guards: Guards) -> None:
+        self.guards = guards
+
+    def get_field(self, field_name: str, args: Any, kwargs: Any) -> tuple[Any, str]:
+        first, rest = _string.formatter_field_name_split(field_name)
+        obj = self.get_value(first, args, kwargs)
+        for is_attr, key in rest:
+            obj = self.guards.attr(obj, key) if is_attr else obj[key]
+        return obj, first
 
 
 def _label(obj: Any) -> str:
