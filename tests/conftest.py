@@ -11,6 +11,10 @@ import pytest
 from pg_server import PostgresServer, find_bin
 from what_starts import starts
 
+# The built-in kinds registered, as every entry point does before it reads a course (the
+# course layer imports no kind: ``course.kinds``): tests call ``course.load`` directly.
+import graders.kinds.registry  # noqa: F401, E402
+
 pytest_plugins = ("pytester", "warm_sandbox")
 
 REPO = Path(__file__).resolve().parent.parent

@@ -158,12 +158,12 @@ def test_every_module_is_watched_not_only_the_listed_ones() -> None:
 def _where_a_new_thread_runs(start: Callable[[Callable[[], None]], None]) -> bool:
     """Arm the guard as a job does, start a thread with ``start``, and say whether code that
     thread runs (no learner frame on its stack) is judged learner context."""
-    from graders.kinds.code.child import guard, task
+    from graders.kinds.code.child import audit, guard, task
 
     judged: list[bool] = []
     guard.arm(task._BEFORE)
     try:
-        start(lambda: judged.append(guard._learner_on_stack(sys._getframe())))
+        start(lambda: judged.append(audit.learner_on_stack(sys._getframe())))
     finally:
         guard.job_over()
     return judged[0]
@@ -192,12 +192,12 @@ def test_a_thread_learner_code_starts_is_the_learners_whatever_its_stack_shows()
 
 
 def test_one_threads_check_does_not_switch_the_hook_off_for_another() -> None:
-    from graders.kinds.code.child import guard
+    from graders.kinds.code.child import audit
     from graders.kinds.code.child.learner import LEARNER_FILE
 
     events: list[str] = []
     # Another thread is inside the hook (its own event being checked) when this one's comes.
-    hook = guard._hook(events, busy={threading.get_ident() + 1})
+    hook = audit.audit_hook(events, busy={threading.get_ident() + 1})
     with pytest.raises(RuntimeError, match="gc.get_referrers is not allowed"):
         exec(compile("hook('gc.get_referrers', ())", LEARNER_FILE, "exec"), {"hook": hook})
     assert events == ["used gc.get_referrers"]
@@ -222,7 +222,7 @@ def test_where_the_process_lives_on_a_job_is_judged_against_the_state_it_starts_
 
 
 def test_a_type_typing_compiles_while_learner_code_runs_is_one_the_compiler_wrote() -> None:
-    # The audit hook's gate at typing.ForwardRef's compile (guard._forward_reference_typed)
+    # The audit hook's gate at typing.ForwardRef's compile (audit.forward_reference_typed)
     # holds text made at run time to what the compiler leaves of a checked annotation.
     from graders.kinds.code.child.annotations import compiled_type
 

@@ -6,7 +6,7 @@ covers what library code makes on the learner's behalf (a namedtuple's class and
 ``__new__``, a ``dataclass(slots=True)`` rebuild, a class a learner metaclass writes to
 before ``__build_class__`` returns) as well as what learner code makes itself, and it
 keeps out what a learner merely names (a metaclass returning ``nn.BatchNorm1d``). The
-guards (``namespace``) and the audit hook (``guard``) both ask here.
+guards (``namespace``) and the audit hook (``audit``) both ask here.
 """
 
 from __future__ import annotations
@@ -59,7 +59,7 @@ def made_here(obj: Any) -> bool:
 def _scan(
     obj: Any, same: Any = operator.is_, any: Any = any, map: Any = map, repeat: Any = repeat
 ) -> bool:
-    # The audit hook lets this frame's ``gc.get_objects`` pass (``guard``): the grader's own.
+    # The audit hook lets this frame's ``gc.get_objects`` pass (``audit``): the grader's own.
     return bool(any(map(same, _young(), repeat(obj))))
 
 

@@ -25,7 +25,7 @@ page (copy-on-write): comparing ~6000 attributes one by one costs a child 10-30 
 where CPython keeps a mutation counter in each dict (``ma_version_tag``; found to work by
 a probe at import, else not used), a namespace whose dict counter has not moved is
 skipped without touching any of its objects. The counter is read through ``ctypes``
-references bound here at import; learner code cannot reach ``ctypes`` (``guard``).
+references bound here at import; learner code cannot reach ``ctypes`` (``audit``).
 """
 
 from __future__ import annotations
