@@ -13,8 +13,15 @@ or a list (``(True, maybe)``). What a bare name can be, for any question:
   code may raise;
 - a class name as Python writes one, starting with a capital (``MulBackward0``,
   ``CopySlices``): a grad_fn, or torch's own class; the comparison judges it;
-- a dtype's name (``float32``, ``long``);
-- for a question whose answer is a string, any name: it is read as the string's text.
+- a grad_fn's name in any case (``sigmoidbackward0``): its case tells no two nodes apart;
+- a dtype's name, in any case (``float32``, ``long``, ``Int64``);
+- for a question whose answer is a string, any name: it is read as the string's text;
+  so are words an element of a tuple or a list is written in (``[pre B, hook A]``, read
+  by ``parse``), which answer nothing else.
+
+The one item of a one-item list or tuple may be written without its brackets (the
+comparison reads ``tensor([1.])`` as ``[tensor([1.])]``): such an answer is judged against
+that item.
 
 A lowercase word that is none of these is no answer. A name one or two letters away from
 an exception class (``RuntimeErorr``) is a typo of it, not another class: it is no answer
@@ -50,6 +57,7 @@ YES_NO = N_(
     "the code runs, so write the exception class it raises (such as RuntimeError) or no error"
 )
 _CLASS_NAME = re.compile(r"[A-Z]\w*")
+_GRAD_FN = re.compile(r"\w+backward\d*", re.IGNORECASE)
 _EXCEPTION_NAMES = BUILTIN_EXCEPTIONS  # by case-folded name: a typo in any case
 
 
@@ -57,6 +65,8 @@ def not_an_answer(answer: Value, truth: Value, *, outcome: bool = False) -> Told
     """Why ``answer`` (as read) answers no question whose truth is ``truth`` (asking what
     happens, if ``outcome``); None when it is an answer (right or wrong: the comparison
     says which)."""
+    if isinstance(truth, Sequence) and len(truth.items) == 1 and not isinstance(answer, Sequence):
+        truth = truth.items[0]  # the one item, written without its brackets, is read as it
     if isinstance(answer, Sequence):
         items = truth.items if isinstance(truth, Sequence) and truth.items else (truth,)
         for i, item in enumerate(answer.items):
@@ -74,8 +84,13 @@ def not_an_answer(answer: Value, truth: Value, *, outcome: bool = False) -> Told
 def _bare_name(word: str, truth: Value) -> Told | None:
     if isinstance(truth, Scalar) and isinstance(truth.value, str):
         return None  # a string's text, written without its quotes
-    if is_exception_name(word) or word in DTYPES or word in DTYPE_ALIASES:
+    if not word.isidentifier():
+        return say(NOT_A_VALUE, word=word)  # words read as text (pre B): only a string's
+    folded = word.casefold()
+    if is_exception_name(word) or folded in DTYPES or folded in DTYPE_ALIASES:
         return None
+    if _GRAD_FN.fullmatch(word):
+        return None  # a grad_fn's name in another case (sigmoidbackward0): compared as one
     close = difflib.get_close_matches(word.casefold(), _EXCEPTION_NAMES, n=1, cutoff=0.85)
     if close:
         return say(TYPO, word=word, name=_EXCEPTION_NAMES[close[0]])

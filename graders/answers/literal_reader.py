@@ -9,10 +9,12 @@ from __future__ import annotations
 
 import ast
 import math
+from collections.abc import Mapping
 from typing import Any
 
 from ..i18n import N_
 from ..said import Told, say
+from .phrases import Phrase
 from .refusals import REFUSED, AnswerSyntaxError
 from .render import DTYPE_ALIASES, DTYPES, as_kind, dtype_kind, literal_dtype
 from .spelling import CONSTANTS, constant_note, is_no_error
@@ -40,8 +42,9 @@ _TENSOR_KEYWORDS = ("requires_grad", "grad_fn", "dtype", "size")
 class LiteralReader:
     """Walks the allow-listed AST of one answer, with a budget of nodes and depth."""
 
-    def __init__(self, source: str) -> None:
+    def __init__(self, source: str, phrases: Mapping[str, Phrase] | None = None) -> None:
         self.source = source
+        self.phrases = phrases or {}  # the names standing for elements written as phrases
         self.budget = MAX_ELEMENTS
         self.notes: list[Told] = []  # how Python writes what the learner spelled otherwise
 
@@ -55,6 +58,8 @@ class LiteralReader:
             kind = "tuple" if isinstance(node, ast.Tuple) else "list"
             return Sequence(kind, tuple(self.value(e, depth + 1) for e in node.elts))
         if isinstance(node, ast.Name):
+            if node.id in self.phrases:  # [pre B, hook A]: an element written in words
+                return self._phrase(self.phrases[node.id])
             if node.id.casefold() in CONSTANTS:
                 return Scalar(self._spelled(node.id))
             if is_no_error(node.id.replace("_", " ")):  # (True, no error), (1, 没有报错)
@@ -273,6 +278,11 @@ class LiteralReader:
         if note not in self.notes:
             self.notes.append(note)
         return value
+
+    def _phrase(self, phrase: Phrase) -> Value:
+        if phrase.note is not None and phrase.note not in self.notes:
+            self.notes.append(phrase.note)
+        return phrase.value
 
     def _refuse(self, node: ast.expr) -> AnswerSyntaxError:
         what = REFUSED.get(type(node), N_("this kind of expression is not an answer form"))

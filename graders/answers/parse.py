@@ -19,6 +19,10 @@ node kinds; there is no eval, exec or compile of code. Accepted forms:
   ``false``, ``none``; ``read_answer`` returns a note saying how Python writes it.
 - Words (``words``): ``yes``, ``是``, ``two``, ``thirty-five``, ``二十``, ``twice``, the
   whole answer or an element of a tuple or a list, read by the same ``words.word``.
+- An element of a tuple or a list written in words Python does not read as one value
+  (``phrases``): ``[pre B, hook A]``, ``[tensor, post-accumulate]``, ``(True, raises
+  RuntimeError)``: each read as the whole answer would be, else as its text (a bare name).
+  Tried only when Python's own reading fails, and only where commas separate elements.
 - A value with a label or a note: ``grad_fn=<SelectBackward0>`` (the grad_fn), and a note
   in parentheses after any value read (``5 (2 + 3)``, ``False (different id())``): the
   value is graded, the note is not. A parenthesised group is a note only when a value
@@ -59,6 +63,7 @@ from ..said import Told, say
 from .judging import cap
 from .keyboard import Unread, normalised, unread_character
 from .literal_reader import MAX_DEPTH, LiteralReader
+from .phrases import elements_read
 from .refusals import ACCEPTED_FORMS, AnswerSyntaxError
 from .render import render_answer
 from .spelling import exception_answer, is_no_error, no_error_phrases
@@ -153,12 +158,36 @@ def _read_whole(written: str, source: str) -> ReadAnswer:
     if number_in_words(source):  # "one hundred", "thirty-zero", "一百"
         raise AnswerSyntaxError(say(NUMBER_WORDS))
     unread = unread_character(written, _read_word)
-    if unread is not None:
+    if unread is not None and not _phrases_read(source):
         raise AnswerSyntaxError(unread_reason(unread))
-    reader = LiteralReader(_one_word_phrases(_ANGLE_OR_STRING.sub(_angle_or_string, source)))
-    value = reader.value(_parse(reader.source), 0)
+    value, notes = _literal(_one_word_phrases(_ANGLE_OR_STRING.sub(_angle_or_string, source)))
     typed = () if source == _without_full_stop(written) else (say(READ_AS, answer=cap(source)),)
-    return ReadAnswer(value, (*typed, *reader.notes))
+    return ReadAnswer(value, (*typed, *notes))
+
+
+def _phrases_read(source: str) -> bool:
+    """Whether every character Python does not read is in an element written as a phrase
+    that is read (``(是, 抛出 RuntimeError)``): the literal reader then reads them."""
+    elements = elements_read(source)
+    return elements is not None and unread_character(elements.source, _read_word) is None
+
+
+def _literal(source: str) -> tuple[Value, tuple[Told, ...]]:
+    """``source`` read as Python's literal; failing that, with the phrases that are its
+    elements read as words (``phrases``: ``[pre B, hook A]``). When neither reads it, the
+    reason is Python's reading's, as it would be without phrases."""
+    reader = LiteralReader(source)
+    try:
+        return reader.value(_parse(reader.source), 0), tuple(reader.notes)
+    except AnswerSyntaxError as unread:
+        elements = elements_read(source)
+        if elements is None:
+            raise
+        phrased = LiteralReader(elements.source, elements.read)
+        try:
+            return phrased.value(_parse(phrased.source), 0), tuple(phrased.notes)
+        except AnswerSyntaxError:
+            raise unread from None
 
 
 def _angle_or_string(match: re.Match[str]) -> str:
@@ -257,8 +286,16 @@ def unread_reason(unread: Unread) -> Told:
 
 def _without_full_stop(source: str) -> str:
     """The answer without the full stop that ends it as a sentence (``None.``,
-    ``tensor([1., 2.]).``); a number's decimal point (``2.``) is kept."""
-    return re.sub(r"(?<=[^\d.\s])\.$", "", source)
+    ``tensor([1., 2.]).``, ``torch.int64.``, ``SigmoidBackward0.``, ``2.5.``); a number's
+    decimal point (``2.``) is kept. What comes before the dot decides: a number written
+    with digits alone takes it as its point, anything else (a name ending in a digit too)
+    ends there."""
+    before = re.search(r"([\w.]*)\.$", source)
+    if before is None or source[-2:-1].isspace():
+        return source
+    if re.fullmatch(r"\d[\d_]*|\.+", before[1]):  # 2. is a number, ... Python's Ellipsis
+        return source
+    return source[:-1]
 
 
 def is_writable(value: Value) -> bool:

@@ -26,23 +26,33 @@ from graders.kinds.base import ExerciseAnswers
 from graders.kinds.predict.judge import grade_question
 from graders.kinds.predict.model import Question
 from graders.kinds.predict.truth import Truth, Truths
+from graders.results import QuestionResult
 from graders.said import render
 
 RUNTIME = ExceptionValue("RuntimeError", "a leaf Variable that requires grad ...")
 FLAGS = Sequence("tuple", (Scalar(True), Scalar(False)))
 
 
-def graded(text: str, truth: Value, *, run: bool = False) -> str:
-    """The status of ``text`` as the answer to a question whose key is ``truth`` (a
-    question about what happens when a statement runs, if ``run``)."""
+def _result(text: str, truth: Value, run: bool, strict: list[str]) -> QuestionResult:
     code = {"run": "x.backward()"} if run else {"expr": "x"}
-    q = Question(id="q", prompt="What is it?", explain="Because.", **code)
+    q = Question(id="q", prompt="What is it?", explain="Because.", strict=strict, **code)
     truths = Truths(raw={}, questions={"q": Truth(truth, "key")})
-    result = grade_question("ex", q, truths, ExerciseAnswers(answers={"ex/q": text}))
+    return grade_question("ex", q, truths, ExerciseAnswers(answers={"ex/q": text}))
+
+
+def graded(text: str, truth: Value, *, run: bool = False, strict: list[str] | None = None) -> str:
+    """The status of ``text`` as the answer to a question whose key is ``truth`` (a
+    question about what happens when a statement runs, if ``run``; keeping ``strict``)."""
+    result = _result(text, truth, run, strict or [])
     if result.status.value == "invalid":
         said = render(result.feedback, "en")
         assert "Could not read this answer" in said, said  # with a sentence saying why
     return result.status.value
+
+
+def feedback(text: str, truth: Value, lang: str) -> str:
+    """The feedback on ``text`` for the key ``truth``, as a page in ``lang`` shows it."""
+    return render(_result(text, truth, False, []).feedback, lang)
 
 
 # -- 1. A word reads the same as the whole answer and inside a tuple or a list -------------
@@ -219,7 +229,8 @@ GRAD_FNS = [
     ("<MyExpBackward0>", "MyExpBackward", "wrong"),
     ("SelectBackward1", "SelectBackward0", "wrong"),
     ("MulBackward0", "SelectBackward0", "wrong"),
-    ("selectbackward", "SelectBackward0", "invalid"),
+    ("selectbackward", "SelectBackward0", "correct"),  # a class name in another case
+    ("mulbackward0", "SelectBackward0", "wrong"),  # another node, in any case
 ]
 
 
@@ -372,3 +383,177 @@ def test_the_question_s_kind_decides_not_its_key() -> None:
     # A value question whose expression raises takes False as a value: wrong, not invalid.
     assert graded("False", RUNTIME) == "wrong"
     assert graded("no", RUNTIME) == "wrong"
+
+
+# -- 8. Strings written without quotes, as elements of a tuple or a list --------------------
+
+
+def _strings(*texts: str) -> Sequence:
+    return Sequence("list", tuple(Scalar(t) for t in texts))
+
+
+HOOKS = _strings("pre B", "pre A", "hook B", "hook A")
+EVENTS = _strings("tensor", "post-accumulate")
+NODES = _strings("SigmoidBackward0", "MulBackward0")
+MIXED = Sequence("tuple", (Scalar("cpu"), Scalar(2), RUNTIME))
+UNQUOTED = [
+    # right: each element what a TA reads between the commas
+    ("[first, second]", _strings("first", "second"), "correct"),
+    ("[pre B, pre A, hook B, hook A]", HOOKS, "correct"),
+    ("pre B, pre A, hook B, hook A", HOOKS, "correct"),
+    ("['pre B', pre A, hook B, 'hook A']", HOOKS, "correct"),
+    ("【pre B，pre A，hook B，hook A】", HOOKS, "correct"),
+    ("[tensor, post-accumulate]", EVENTS, "correct"),
+    ("(tensor, post-accumulate)", EVENTS, "correct"),
+    ("[SigmoidBackward0, <MulBackward0>]", NODES, "correct"),
+    ("(cpu, two, raises RuntimeError)", MIXED, "correct"),
+    ("（cpu，2，抛出 RuntimeError）", MIXED, "correct"),
+    ("(True, raises RuntimeError)", Sequence("tuple", (Scalar(True), RUNTIME)), "correct"),
+    ("(2 entries, True)", Sequence("tuple", (Scalar(2), Scalar(True))), "correct"),
+    # wrong: another order, another text (a free string's case is its own)
+    ("[pre A, pre B, hook A, hook B]", HOOKS, "wrong"),
+    ("[pre b, pre a, hook b, hook a]", HOOKS, "wrong"),
+    ("[post-accumulate, tensor]", EVENTS, "wrong"),
+    ("[First, second]", _strings("first", "second"), "wrong"),
+    ("(cuda, 2, RuntimeError)", MIXED, "wrong"),
+    # unreadable: words where the key is no string, no comma to say where elements end
+    ("(True, yes RuntimeError)", Sequence("tuple", (Scalar(True), RUNTIME)), "invalid"),
+    ("(pre B, 2)", Sequence("tuple", (Scalar(1), Scalar(2))), "invalid"),
+    ("(x-1, 2)", Sequence("tuple", (Scalar(1), Scalar(2))), "invalid"),
+    ("(one hundred, 2)", Sequence("tuple", (Scalar(100), Scalar(2))), "invalid"),
+    ("[first second]", _strings("first", "second"), "invalid"),
+    ("pre B", Scalar("pre B"), "invalid"),  # a phrase is read as an element only
+]
+
+
+@pytest.mark.parametrize(
+    ("text", "truth", "status"), UNQUOTED, ids=[f"{t}-{s}" for t, _, s in UNQUOTED]
+)
+def test_an_element_written_without_quotes_is_read_as_its_text(
+    text: str, truth: Value, status: str
+) -> None:
+    assert graded(text, truth) == status
+
+
+def test_what_was_read_without_quotes_is_said_in_every_language() -> None:
+    said = {lang: feedback("[pre B, pre A, hook B, hook A]", HOOKS, lang) for lang in ("en", "zh")}
+    assert "['pre B', 'pre A', 'hook B', 'hook A'] (a list)" in said["en"]
+    assert "['pre B', 'pre A', 'hook B', 'hook A']（一个列表）" in said["zh"]
+
+
+def test_a_phrase_that_is_not_read_keeps_python_s_reason() -> None:
+    assert "arithmetic" in render(_reason("(x - y, 2)"), "en")
+    assert "not valid Python syntax" in render(_reason("[first second]"), "en")
+
+
+# -- 9. A class's name in another case; a free string's case is its own ----------------------
+
+CASES = [
+    ("sigmoidbackward0", Scalar("SigmoidBackward0"), "correct"),
+    ("SIGMOIDBACKWARD0", Scalar("SigmoidBackward0"), "correct"),
+    ("'sigmoidbackward0'", Scalar("SigmoidBackward0"), "correct"),
+    ("'SigmoidBackward'", Scalar("SigmoidBackward0"), "correct"),
+    ("<sqrtbackward0>", Scalar("SqrtBackward0"), "correct"),
+    ("selectbackward0", GradFnValue("SelectBackward0"), "correct"),
+    ("copyslices", GradFnValue("CopySlices"), "correct"),
+    ("runtimeerror", Scalar("RuntimeError"), "correct"),
+    ("'runtimeerror'", RUNTIME, "correct"),  # a class named in quotes is the class
+    ("'RuntimeError'", RUNTIME, "correct"),
+    ("long", DtypeValue("int64"), "correct"),
+    ("Int64", DtypeValue("int64"), "correct"),
+    ("FLOAT32", DtypeValue("float32"), "correct"),
+    ("[sigmoidbackward0, mulbackward0]", NODES, "correct"),
+    # wrong: another class in any case, a free string in another case
+    ("mulbackward0", Scalar("SigmoidBackward0"), "wrong"),
+    ("'mulbackward0'", Scalar("SigmoidBackward0"), "wrong"),
+    ("sqrtbackward0", GradFnValue("SigmoidBackward0"), "wrong"),
+    ("'ValueError'", RUNTIME, "wrong"),
+    ("int32", DtypeValue("int64"), "wrong"),
+    ("CPU", Scalar("cpu"), "wrong"),
+    ("'First'", Scalar("first"), "wrong"),
+    ("'hello'", Scalar("Hello"), "wrong"),
+    ("Sigmoidbackward1", Scalar("SigmoidBackward0"), "wrong"),
+]
+
+
+@pytest.mark.parametrize(("text", "truth", "status"), CASES, ids=[f"{t}-{s}" for t, _, s in CASES])
+def test_a_class_name_is_read_in_any_case_a_free_string_is_not(
+    text: str, truth: Value, status: str
+) -> None:
+    assert graded(text, truth) == status
+
+
+@pytest.mark.parametrize(
+    ("text", "truth", "en", "zh"),
+    [
+        (
+            "sigmoidbackward0",
+            Scalar("SigmoidBackward0"),
+            "torch gives it as 'SigmoidBackward0' (a string)",
+            "torch 给出的是 'SigmoidBackward0'（一个字符串）",
+        ),
+        (
+            "selectbackward0",
+            GradFnValue("SelectBackward0"),
+            "written in full: <SelectBackward0>",
+            "完整的写法是：<SelectBackward0>",
+        ),
+        ("long", DtypeValue("int64"), "written in full: torch.int64", "完整的写法是：torch.int64"),
+    ],
+)
+def test_a_name_read_in_another_case_says_how_torch_writes_it(
+    text: str, truth: Value, en: str, zh: str
+) -> None:
+    assert en in feedback(text, truth, "en") and zh in feedback(text, truth, "zh")
+
+
+# -- 10. The one item of a one-item list or tuple, without its brackets -----------------------
+
+PACKED = Sequence("list", (TensorValue([1.0, 2.0], (2,)),))
+GRAD_INPUT = Sequence("tuple", (TensorValue([[1.0, 2.0]], (1, 2)),))
+ALONE = [
+    ("tensor([1., 2.])", PACKED, "correct"),
+    ("[tensor([1., 2.])]", PACKED, "correct"),
+    ("tensor([[1., 2.]])", GRAD_INPUT, "correct"),
+    ("7.", Sequence("list", (Scalar(7.0),)), "correct"),
+    ("first", _strings("first"), "correct"),
+    ("RuntimeError", Sequence("tuple", (RUNTIME,)), "correct"),
+    ("tensor([1., 3.])", PACKED, "wrong"),
+    ("tensor([1., 2.])", Sequence("list", (TensorValue([1.0, 2.0], (2,)),) * 2), "wrong"),
+    ("[1., 2.]", PACKED, "wrong"),  # two floats, not one tensor without its brackets
+    ("second", _strings("first"), "wrong"),
+    ("maybe", _strings("first"), "wrong"),  # a string's text, as it is for 'first'
+    # not the other way: a container torch does not give
+    ("[tensor([1., 2.])]", TensorValue([1.0, 2.0], (2,)), "wrong"),
+    ("(tensor([1., 2.]),)", TensorValue([1.0, 2.0], (2,)), "wrong"),
+]
+
+
+@pytest.mark.parametrize(("text", "truth", "status"), ALONE, ids=[f"{t}-{s}" for t, _, s in ALONE])
+def test_the_item_of_a_one_item_list_may_be_written_alone(
+    text: str, truth: Value, status: str
+) -> None:
+    assert graded(text, truth) == status
+
+
+def test_an_item_alone_is_not_the_container_where_the_type_is_the_lesson() -> None:
+    assert graded("tensor([1., 2.])", PACKED, strict=["type"]) == "wrong"
+    said = feedback("tensor([1., 2.])", PACKED, "zh")
+    assert "torch 给出的是 [tensor([1., 2.])]（一个列表）" in said
+
+
+# -- 11. A full stop ends a sentence after any answer ------------------------------------------
+
+STOPS = [
+    ("torch.int64.", DtypeValue("int64"), "correct"),
+    ("SigmoidBackward0.", Scalar("SigmoidBackward0"), "correct"),
+    ("<SelectBackward0>.", GradFnValue("SelectBackward0"), "correct"),
+    ("2.5.", Scalar(2.5), "correct"),
+    ("2.", Scalar(2.0), "correct"),  # a decimal point, not a full stop
+    ("torch.float32.", DtypeValue("int64"), "wrong"),
+]
+
+
+@pytest.mark.parametrize(("text", "truth", "status"), STOPS, ids=[f"{t}-{s}" for t, _, s in STOPS])
+def test_a_full_stop_after_a_name_ending_in_a_digit(text: str, truth: Value, status: str) -> None:
+    assert graded(text, truth) == status
