@@ -11,6 +11,7 @@ and nothing of the truth the learner did not write.
 
 from __future__ import annotations
 
+from ..i18n import N_
 from ..said import Told, say
 from .judging import (
     Comparison,
@@ -30,6 +31,7 @@ from .values import (
     Nested,
     Scalar,
     Sequence,
+    SizeValue,
     TensorValue,
     Value,
     nested_shape,
@@ -73,8 +75,8 @@ def recast(answer: Value, truth: Value) -> Value:
         return TensorValue(values, t.shape, tensor_dtype(truth), t.requires_grad, None, t.grad_fn)
     if isinstance(truth, Scalar) and isinstance(truth.value, str):
         return _as_text(answer, truth.value)
-    if isinstance(truth, (GradFnValue, DtypeValue, ExceptionValue)):
-        return truth  # a name accepted (only a right one is recast) as torch writes it
+    if isinstance(truth, (GradFnValue, DtypeValue, ExceptionValue, SizeValue)):
+        return truth  # a name or a size accepted (only a right one is recast), as torch writes it
     plain = as_plain(answer) if isinstance(answer, TensorValue) else answer
     if isinstance(truth, Scalar) and isinstance(plain, Scalar):
         kind = number_kind(truth.value)
@@ -102,7 +104,12 @@ def _noun(truth: Value) -> Told:
         return tensor_noun(dtype_kind(tensor_dtype(truth)))
     if isinstance(truth, Sequence):
         return sequence_noun(truth.kind)
+    if isinstance(truth, SizeValue):
+        return say(A_SIZE)
     return scalar_noun(truth.value) if isinstance(truth, Scalar) else ""
+
+
+A_SIZE = N_("a torch.Size")
 
 
 def _numbers(answer: Value) -> Nested | None:

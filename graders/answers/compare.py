@@ -181,6 +181,10 @@ def _alone(answer: Value, truth: Sequence, rules: Rules) -> Comparison | None:
 
 
 def _size(answer: Value, truth: SizeValue, rules: Rules) -> Comparison:
+    if isinstance(answer, Scalar) and not rules.type and len(truth.dims) == 1:
+        # by value, a one-dim size's one number without its brackets (5 for torch.Size([5]))
+        if number_kind(answer.value) == "int" and answer.value == truth.dims[0]:
+            return accepted(truth, truth)
     if isinstance(answer, Sequence):
         ok = all(isinstance(i, Scalar) and number_kind(i.value) == "int" for i in answer.items)
         dims = tuple(i.value for i in answer.items) if ok else None  # type: ignore[union-attr]

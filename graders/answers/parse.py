@@ -129,7 +129,7 @@ def _read_answer(text: str, language: str, known: tuple[Language, ...]) -> ReadA
     try:
         return _read_whole(written, source)
     except AnswerSyntaxError as exc:
-        head = _before_note(source)
+        head = _before_note(source, written.rstrip("。. ").endswith("）"))
         if head is None:
             raise
         unnoted = exc
@@ -231,13 +231,15 @@ _GRAD_FN_LABEL = re.compile(r"(?:[A-Za-z_][\w.]*\.)?grad_fn\s*[=:]\s*(?P<value>\
 _CALLS = frozenset({"tensor", "torch.tensor", "torch.Size"})
 
 
-def _before_note(source: str) -> str | None:
+def _before_note(source: str, full_width: bool = False) -> str | None:
     """What comes before a note in parentheses that ends ``source`` (``5 (2 + 3)``,
     ``False (different id())``), or None when it does not end in one.
 
     A parenthesised group is a note only when a value comes before it and the whole answer
     is not read as Python: alone, ``(1, 2)`` is a tuple, and ``tensor(2.)`` a tensor. A
-    name right before the ``(`` makes it a call (``f(x)``), not a note."""
+    name right before the ``(`` makes it a call (``f(x)``), not a note, unless the learner
+    typed full-width parentheses (``full_width``: ``False（不是同一个对象）``), as a Chinese
+    keyboard does around a note and Python never does around a call's arguments."""
     if not source.endswith(")"):
         return None
     depth = 0
@@ -249,7 +251,7 @@ def _before_note(source: str) -> str | None:
     else:
         return None
     named = head[-1:].isascii() and (head[-1:].isalpha() or head.endswith("_"))
-    if not head.strip() or named or head.strip() in _CALLS:
+    if not head.strip() or (named and not full_width) or head.strip() in _CALLS:
         return None
     return head.strip()
 

@@ -39,6 +39,7 @@ BUILTIN_EXCEPTIONS = {
     if isinstance(obj, type) and issubclass(obj, BaseException)
 }
 _SUFFIXES = ("error", "exception", "warning")
+_ARTICLES = frozenset({"a", "an", "the"})
 _TRACEBACK_LINE = re.compile(r"(?P<cls>[A-Za-z_][\w]*(?:\.[A-Za-z_]\w*)*)[ \t]*:(?P<message>.*)")
 _PHRASE = re.compile(r"[A-Za-z][A-Za-z0-9_]*(?:[ \t]+[A-Za-z0-9_]+){0,5}")
 _TRACEBACK_START = re.compile(r"(?:Traceback \(most recent call last\)|-{10,})")
@@ -83,6 +84,13 @@ def exception_answer(source: str) -> Respelled | None:
         return in_sentence
     line = _last_traceback_line(source)
     match = _TRACEBACK_LINE.fullmatch(line)
+    if match and match["cls"].casefold() in _SUFFIXES:
+        # "error: RuntimeError", "Exception: ValueError": a word for an error, then the class
+        message = match["message"].strip()
+        named = _class_in(message, N_WORDS_AROUND) if message.isidentifier() else None
+        named = named or exception_answer(message)
+        if named is not None:
+            return Respelled(named.text, say(N_WORDS_AROUND, name=named.text))
     if match:
         found = _class_in(match["cls"], N_MESSAGE_AFTER)
         if found is not None:
@@ -90,12 +98,14 @@ def exception_answer(source: str) -> Respelled | None:
     if line != source or not _PHRASE.fullmatch(source):
         return None
     words = source.split()
+    if len(words) > 1 and words[0].casefold() in _ARTICLES:
+        words = words[1:]  # "a runtime error" is RuntimeError; "an error" names no class
     if len(words) > 1 and words[-1].casefold() not in _SUFFIXES:
         return None  # "yes RuntimeError": words before a class, not a class spelled apart
     joined = "".join(words)
     if not is_exception_name(joined):
         return None
-    cls = _canonical(source)
+    cls = _canonical(" ".join(words))
     if cls == source:
         return None  # already Python's spelling: nothing to say
     return Respelled(cls, say("Read as `{name}`, the way Python writes the class name.", name=cls))
@@ -149,9 +159,16 @@ def _last_traceback_line(source: str) -> str:
 
 def is_exception_name(name: str) -> bool:
     """Whether ``name`` names an exception class: a builtin one (in any case), or one
-    whose name ends in Error, Exception or Warning."""
+    whose name ends in Error, Exception or Warning. ``error`` (or ``Error``, ``Warning``)
+    alone is the word for one, not a class: it says something is raised, not what."""
     folded = name.casefold()
+    if folded in GENERIC:
+        return False
     return folded in BUILTIN_EXCEPTIONS or folded.endswith(_SUFFIXES)
+
+
+# The words for "an error" that name no class (Exception is Python's own class, and kept).
+GENERIC = frozenset({"error", "errors", "warning", "warnings", "exceptions"})
 
 
 def _canonical(written: str) -> str:

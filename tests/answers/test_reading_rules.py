@@ -557,3 +557,89 @@ STOPS = [
 @pytest.mark.parametrize(("text", "truth", "status"), STOPS, ids=[f"{t}-{s}" for t, _, s in STOPS])
 def test_a_full_stop_after_a_name_ending_in_a_digit(text: str, truth: Value, status: str) -> None:
     assert graded(text, truth) == status
+
+
+# -- 12. Ways of saying no error, or naming the class after a word for "error" ---------------
+
+SAID_RAISED = [
+    ("no error is raised", NoError(), "correct"),
+    ("raises nothing", NoError(), "correct"),
+    ("It does not raise.", NoError(), "correct"),
+    ("runs without errors", NoError(), "correct"),
+    ("正常运行", NoError(), "correct"),
+    ("不会出错。", NoError(), "correct"),
+    ("no error is raised", RUNTIME, "wrong"),
+    ("error: RuntimeError", RUNTIME, "correct"),
+    ("Error: RuntimeError", RUNTIME, "correct"),
+    ("exception: RuntimeError", RUNTIME, "correct"),
+    ("a runtime error", RUNTIME, "correct"),
+    ("报错：RuntimeError", RUNTIME, "correct"),
+    ("报错 RuntimeError", RUNTIME, "correct"),
+    ("错误：RuntimeError", RUNTIME, "correct"),
+    ("error: ValueError", RUNTIME, "wrong"),
+    ("Exception: a leaf Variable ...", RUNTIME, "wrong"),  # Python's own class, raised
+    ("exception", RUNTIME, "wrong"),
+    # the word for an error names no class: which one?
+    ("error", RUNTIME, "invalid"),
+    ("Error", RUNTIME, "invalid"),
+    ("an error", RUNTIME, "invalid"),
+    ("error", NoError(), "invalid"),
+    ("Warning", NoError(), "invalid"),
+    ("报错", RUNTIME, "invalid"),
+]
+
+
+@pytest.mark.parametrize(
+    ("text", "truth", "status"), SAID_RAISED, ids=[f"{t}-{s}" for t, _, s in SAID_RAISED]
+)
+def test_what_is_raised_said_in_words(text: str, truth: Value, status: str) -> None:
+    assert graded(text, truth, run=True) == status
+
+
+# -- 13. Full-width parentheses after a name hold a note; a single capital is no class ------
+
+LETTERS = [
+    ("False（不是同一个对象）", Scalar(False), "correct"),
+    ("True（同一块内存）。", Scalar(True), "correct"),
+    ("RuntimeError（只能改叶子）", RUNTIME, "correct"),
+    ("True（同一块内存）", Scalar(False), "wrong"),
+    ("f（x）", Scalar(1), "invalid"),
+    ("False(different objects)", Scalar(False), "invalid"),  # an ASCII call stays a call
+    ("(T, F, F, T)", Sequence("tuple", (Scalar(True), Scalar(False)) * 2), "invalid"),
+    ("T", Scalar(True), "invalid"),
+    ("F", Scalar(True), "invalid"),
+]
+
+
+@pytest.mark.parametrize(("text", "truth", "status"), LETTERS, ids=[t for t, *_ in LETTERS])
+def test_full_width_notes_and_single_letters(text: str, truth: Value, status: str) -> None:
+    assert graded(text, truth) == status
+
+
+# -- 14. A one-dim size's one number without its brackets ------------------------------------
+
+ASSIGNED = Sequence("tuple", (Scalar(False), SizeValue((5,)), Scalar(True)))
+SIZES = [
+    ("5", SizeValue((5,)), "correct"),
+    ("[5]", SizeValue((5,)), "correct"),
+    ("(False, 5, True)", ASSIGNED, "correct"),
+    ("(False, 3, True)", ASSIGNED, "wrong"),
+    ("5.", SizeValue((5,)), "wrong"),  # a size is whole numbers
+    ("5", SizeValue((5, 1)), "wrong"),
+    ("15", SizeValue((5, 3)), "wrong"),
+]
+
+
+@pytest.mark.parametrize(("text", "truth", "status"), SIZES, ids=[f"{t}-{s}" for t, _, s in SIZES])
+def test_a_one_dim_size_as_its_number(text: str, truth: Value, status: str) -> None:
+    assert graded(text, truth) == status
+
+
+def test_a_size_as_its_number_says_how_torch_gives_it_and_not_where_the_type_is_the_lesson() -> (
+    None
+):
+    assert "torch gives it as (False, torch.Size([5]), True)" in feedback(
+        "(False, 5, True)", ASSIGNED, "en"
+    )
+    assert "torch 给出的是 torch.Size([5])" in feedback("5", SizeValue((5,)), "zh")
+    assert graded("5", SizeValue((5,)), strict=["type"]) == "wrong"
