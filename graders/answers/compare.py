@@ -51,7 +51,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
-from ..said import decapitalized, say
+from ..said import decapitalized, say, say_n
 from .by_value import accepted, as_plain
 from .judging import (
     NUMBER_KINDS,
@@ -138,8 +138,15 @@ def _scalar(answer: Value, truth: Scalar, rules: Rules) -> Comparison:
 
 def _sequence(answer: Value, truth: Sequence, rules: Rules) -> Comparison:
     alone = _alone(answer, truth, rules)
-    if alone is not None:
+    if alone is not None and alone.correct:
         return alone
+    verdict = _items(answer, truth, rules)
+    if verdict.correct or alone is None or type(answer) is not type(truth.items[0]):
+        return verdict
+    return alone  # a wrong tensor for a one-tensor list: what is wrong with the tensor
+
+
+def _items(answer: Value, truth: Sequence, rules: Rules) -> Comparison:
     written = answer
     if isinstance(answer, SizeValue):
         answer = _size_as_tuple(answer)
@@ -148,7 +155,8 @@ def _sequence(answer: Value, truth: Sequence, rules: Rules) -> Comparison:
     if not isinstance(answer, Sequence):
         return wrong(written, truth, sequence_noun(truth.kind))
     if len(answer.items) != len(truth.items):
-        return wrong(written, truth, say("{count} items", count=len(truth.items)))
+        count = len(truth.items)
+        return wrong(written, truth, say_n("{count} item", "{count} items", count))
     by_value = answer is not written and isinstance(written, TensorValue)
     for i, (a, t) in enumerate(zip(answer.items, truth.items, strict=True)):
         verdict = compare(a, t, rules)
@@ -168,16 +176,16 @@ def _sequence(answer: Value, truth: Sequence, rules: Rules) -> Comparison:
 def _alone(answer: Value, truth: Sequence, rules: Rules) -> Comparison | None:
     """By value, the one item of a one-item list or tuple written without its brackets
     (``tensor([1., 2.])`` for ``[tensor([1., 2.])]``, ``7.`` for ``[7.0]``): right, saying
-    how torch gives it; None when the answer is a list or a tuple itself, or is not that
-    item. A TA reads the item named without its brackets as the item; where the container
-    is the lesson the question is ``strict: [type]`` and it is not read so. Not the other
-    way: ``[tensor([1., 2.])]`` for ``tensor([1., 2.])`` adds a container torch does not
-    give, a claim about what is returned rather than a way of writing it: it stays wrong."""
+    how torch gives it, or the item's own verdict; None when the answer is a list or a
+    tuple itself, or the question keeps the type. A TA reads the item named without its
+    brackets as the item; where the container is the lesson the question is
+    ``strict: [type]`` and it is not read so. Not the other way: ``[tensor([1., 2.])]`` for
+    ``tensor([1., 2.])`` adds a container torch does not give, a claim about what is
+    returned rather than a way of writing it: it stays wrong."""
     if rules.type or len(truth.items) != 1 or isinstance(answer, Sequence):
         return None
-    if not compare(answer, truth.items[0], rules).correct:
-        return None
-    return accepted(Sequence(truth.kind, (answer,)), truth)
+    verdict = compare(answer, truth.items[0], rules)
+    return accepted(Sequence(truth.kind, (answer,)), truth) if verdict.correct else verdict
 
 
 def _size(answer: Value, truth: SizeValue, rules: Rules) -> Comparison:

@@ -643,3 +643,11 @@ def test_a_size_as_its_number_says_how_torch_gives_it_and_not_where_the_type_is_
     )
     assert "torch 给出的是 torch.Size([5])" in feedback("5", SizeValue((5,)), "zh")
     assert graded("5", SizeValue((5,)), strict=["type"]) == "wrong"
+
+
+def test_a_wrong_item_alone_is_told_what_is_wrong_with_it() -> None:
+    said = feedback("tensor([0., 1.])", PACKED, "en")
+    assert "Got tensor([0., 1.]), expected tensor([1., 2.])." in said
+    assert "expected 1 item: [7.0]" in feedback("[3., 4.]", Sequence("list", (Scalar(7.0),)), "en")
+    # an answer of another kind than the item is told the key's kind, the list
+    assert "expected a list" in feedback("None", PACKED, "en")
