@@ -25,7 +25,7 @@ comparison reads ``tensor([1.])`` as ``[tensor([1.])]``): such an answer is judg
 that item.
 
 A lowercase word that is none of these is no answer; nor is the word for an error itself
-(``error``, ``Error``, ``warning``): it says something is raised, not which class. A name
+(``error``, ``Error``, ``exception``): it says something is raised, not which class. A name
 one or two letters away from an exception class (``RuntimeErorr``) is a typo of it, not
 another class: it is no answer either, and the reason says which class it may mean. The
 rule is the same for every question (but a string's), so whether an answer is read tells
@@ -47,7 +47,7 @@ import re
 from ..i18n import N_
 from ..said import Told, say
 from .render import DTYPE_ALIASES, DTYPES
-from .spelling import BUILTIN_EXCEPTIONS, GENERIC, is_exception_name
+from .spelling import BUILTIN_EXCEPTIONS, is_exception_name, is_generic
 from .values import Name, Scalar, Sequence, Value
 
 NOT_A_VALUE = N_(
@@ -92,7 +92,7 @@ def _bare_name(word: str, truth: Value) -> Told | None:
     if not word.isidentifier():
         return say(NOT_A_VALUE, word=word)  # words read as text (pre B): only a string's
     folded = word.casefold()
-    if folded in GENERIC:
+    if is_generic(word):
         return say(NOT_A_VALUE, word=word)  # "error": something is raised, but what?
     if is_exception_name(word) or folded in DTYPES or folded in DTYPE_ALIASES:
         return None

@@ -66,7 +66,7 @@ from .literal_reader import MAX_DEPTH, LiteralReader
 from .phrases import elements_read
 from .refusals import ACCEPTED_FORMS, AnswerSyntaxError
 from .render import render_answer
-from .spelling import exception_answer, is_no_error, no_error_phrases
+from .spelling import exception_answer, is_no_error, no_error_phrases, raised_without_class
 from .values import Name, NoError, Opaque, Scalar, Value
 from .words import in_words, is_word, number_in_words
 
@@ -152,6 +152,8 @@ def _read_whole(written: str, source: str) -> ReadAnswer:
     respelled = exception_answer(source)
     if respelled is not None:
         return ReadAnswer(Name(respelled.text), (respelled.note,))
+    if raised_without_class(source):
+        raise AnswerSyntaxError(say(NO_CLASS, answer=cap(source)))
     worded = in_words(source)
     if worded is not None:
         return ReadAnswer(Scalar(worded.value), (worded.note,))
@@ -222,6 +224,10 @@ READ_AS = N_("Read as `{answer}`, in the ASCII characters Python reads.")
 NUMBER_WORDS = N_(
     "numbers in words are read from zero to ninety-nine (零 to 九十九), as thirty-five or "
     "三十五: write this one in digits"
+)
+NO_CLASS = N_(
+    "`{answer}` says something is raised, but not what: write the exception class (such as "
+    "RuntimeError)"
 )
 NOTE_AFTER = N_("Read as `{answer}`: the note in parentheses after it is not graded.")
 GRAD_FN_LABEL = N_("Read as `{answer}`: the grad_fn is graded, not the `grad_fn=` before it.")

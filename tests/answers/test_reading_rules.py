@@ -578,7 +578,15 @@ SAID_RAISED = [
     ("错误：RuntimeError", RUNTIME, "correct"),
     ("error: ValueError", RUNTIME, "wrong"),
     ("Exception: a leaf Variable ...", RUNTIME, "wrong"),  # Python's own class, raised
-    ("exception", RUNTIME, "wrong"),
+    ("Exception", RUNTIME, "wrong"),  # Python's class, as Python writes it
+    ("raises an exception", RUNTIME, "invalid"),
+    ("exception", RUNTIME, "invalid"),
+    ("it raises an error", RUNTIME, "invalid"),  # was read as a class, ItRaisesAnError
+    ("an error is raised", NoError(), "invalid"),
+    ("raises a runtime error", RUNTIME, "correct"),  # was RaisesARuntimeError, wrong
+    ("a runtime error is raised", RUNTIME, "correct"),
+    ("报错：runtime error", RUNTIME, "correct"),
+    ("throws a value error", RUNTIME, "wrong"),
     # the word for an error names no class: which one?
     ("error", RUNTIME, "invalid"),
     ("Error", RUNTIME, "invalid"),
@@ -651,3 +659,20 @@ def test_a_wrong_item_alone_is_told_what_is_wrong_with_it() -> None:
     assert "expected 1 item: [7.0]" in feedback("[3., 4.]", Sequence("list", (Scalar(7.0),)), "en")
     # an answer of another kind than the item is told the key's kind, the list
     assert "expected a list" in feedback("None", PACKED, "en")
+
+
+def test_a_grad_fn_inside_a_tensor_in_another_case_says_how_torch_writes_it() -> None:
+    truth = TensorValue(2.0, (), requires_grad=True, grad_fn="MulBackward0")
+    assert graded("tensor(2., grad_fn=<mulbackward0>)", truth) == "correct"
+    assert "tensor(2., grad_fn=<MulBackward0>)" in feedback(
+        "tensor(2., grad_fn=<MulBackward>)", truth, "en"
+    )
+    assert graded("tensor(2., grad_fn=<addbackward0>)", truth) == "wrong"
+
+
+def test_a_sentence_naming_no_class_asks_for_one() -> None:
+    said = render(_reason("it raises an error"), "en")
+    assert said == (
+        "`it raises an error` says something is raised, but not what: write the exception "
+        "class (such as RuntimeError)"
+    )
