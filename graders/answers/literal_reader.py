@@ -67,7 +67,9 @@ class LiteralReader:
             worded = word(node.id)
             if worded is not None:
                 return Scalar(self._worded(node.id, worded))
-            return Scalar(_FLOAT_NAMES[node.id]) if node.id in _FLOAT_NAMES else Name(node.id)
+            if node.id.casefold() in _FLOAT_NAMES:
+                return Scalar(self._float_named(node.id))
+            return Name(node.id)
         if isinstance(node, ast.Attribute):
             return DtypeValue(self._dtype(node))
         if isinstance(node, ast.Call):
@@ -112,8 +114,8 @@ class LiteralReader:
                     )
                 )
             return -inner if isinstance(node.op, ast.USub) else inner
-        if isinstance(node, ast.Name) and node.id in _FLOAT_NAMES:
-            return _FLOAT_NAMES[node.id]
+        if isinstance(node, ast.Name) and node.id.casefold() in _FLOAT_NAMES:
+            return self._float_named(node.id)
         if isinstance(node, ast.Name) and node.id.casefold() in ("true", "false"):
             return self._spelled(node.id)  # type: ignore[return-value]
         if isinstance(node, ast.Constant) and isinstance(node.value, (bool, int, float)):
@@ -257,6 +259,20 @@ class LiteralReader:
         if note not in self.notes:
             self.notes.append(note)
         return CONSTANTS[ident.casefold()]
+
+    def _float_named(self, ident: str) -> float:
+        """``nan``, ``inf``; in another case (``NaN``, ``Inf``, as other languages and the
+        IEEE standard write them) with a note on how Python writes it."""
+        python = ident.casefold()
+        if ident != python:
+            note = say(
+                "Read `{written}` as `{python}`, the way Python writes it.",
+                written=ident,
+                python=python,
+            )
+            if note not in self.notes:
+                self.notes.append(note)
+        return _FLOAT_NAMES[python]
 
     def _compound(self, node: ast.expr) -> int | None:
         """``thirty-five`` (which Python parses as a subtraction): the number it names.

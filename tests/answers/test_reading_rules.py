@@ -5,6 +5,8 @@ is decided."""
 
 from __future__ import annotations
 
+import math
+
 import pytest
 
 from graders.answers.judging import same_name
@@ -676,3 +678,20 @@ def test_a_sentence_naming_no_class_asks_for_one() -> None:
         "`it raises an error` says something is raised, but not what: write the exception "
         "class (such as RuntimeError)"
     )
+
+
+@pytest.mark.parametrize(
+    ("text", "status"),
+    [
+        ("NaN", "correct"),
+        ("tensor(NaN)", "correct"),
+        ("[1., NAN]", "correct"),
+        ("Inf", "wrong"),
+        ("infinity", "invalid"),
+    ],
+)
+def test_nan_and_inf_in_another_case(text: str, status: str) -> None:
+    truth = TensorValue(math.nan, ()) if "[" not in text else TensorValue([1.0, math.nan], (2,))
+    assert graded(text, truth) == status
+    if status == "correct":
+        assert "as `nan`, the way Python writes it" in feedback(text, truth, "en")
