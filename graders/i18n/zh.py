@@ -50,7 +50,12 @@ BOOLEANS: dict[str, bool] = {
     "否": False,
     "不是": False,
     "错": False,
+    "错的": False,
     "不对": False,
+    "不是的": False,
+    # 真/假 are how Chinese texts on programming name the booleans
+    "真": True,
+    "假": False,
 }
 DIGITS = {"零": 0, "〇": 0, "一": 1, "二": 2, "两": 2, "三": 3, "四": 4, "五": 5}
 DIGITS |= {"六": 6, "七": 7, "八": 8, "九": 9}

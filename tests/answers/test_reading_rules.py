@@ -695,3 +695,11 @@ def test_nan_and_inf_in_another_case(text: str, status: str) -> None:
     assert graded(text, truth) == status
     if status == "correct":
         assert "as `nan`, the way Python writes it" in feedback(text, truth, "en")
+
+
+@pytest.mark.parametrize(
+    ("text", "status"), [("真", "correct"), ("（真，假）", "wrong"), ("不是的", "wrong")]
+)
+def test_chinese_words_for_the_booleans(text: str, status: str) -> None:
+    truth = Scalar(True) if "，" not in text else Sequence("tuple", (Scalar(True),) * 2)
+    assert graded(text, truth) == status
