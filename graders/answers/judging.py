@@ -111,7 +111,7 @@ def same_text(written: str, text: str) -> bool:
     """Whether ``written`` (a string, or a name written without quotes) says the string
     ``text``: the same text, or, where ``text`` names a class, the same class's name
     (``sigmoidbackward0`` or ``SigmoidBackward`` for ``'SigmoidBackward0'``)."""
-    return written == text or (names_class(text) and same_name(written, text))
+    return written == text or (names_class(text) and same_name(written.strip(), text))
 
 
 def right(answer: Value, truth: Value) -> Comparison:

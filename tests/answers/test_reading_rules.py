@@ -455,6 +455,8 @@ CASES = [
     ("SIGMOIDBACKWARD0", Scalar("SigmoidBackward0"), "correct"),
     ("'sigmoidbackward0'", Scalar("SigmoidBackward0"), "correct"),
     ("'SigmoidBackward'", Scalar("SigmoidBackward0"), "correct"),
+    ("' SigmoidBackward0 '", Scalar("SigmoidBackward0"), "correct"),
+    ("'first '", Scalar("first"), "wrong"),  # a free string as typed
     ("<sqrtbackward0>", Scalar("SqrtBackward0"), "correct"),
     ("selectbackward0", GradFnValue("SelectBackward0"), "correct"),
     ("copyslices", GradFnValue("CopySlices"), "correct"),
