@@ -132,7 +132,7 @@ class LiteralReader:
         func = _dotted(node.func)
         if func in ("tensor", "torch.tensor"):
             return self._tensor(node, depth)
-        if func == "torch.Size":
+        if func in ("torch.Size", "Size"):  # Size([3, 4]), as tensor(...) is without torch.
             return self._size(node, depth)
         raise AnswerSyntaxError(
             say(

@@ -234,7 +234,7 @@ GRAD_FN_LABEL = N_("Read as `{answer}`: the grad_fn is graded, not the `grad_fn=
 # "grad_fn=<SelectBackward0>", "y.grad_fn: <MulBackward0>": the grad_fn after its label.
 _GRAD_FN_LABEL = re.compile(r"(?:[A-Za-z_][\w.]*\.)?grad_fn\s*[=:]\s*(?P<value>\S.*)", re.DOTALL)
 # The calls the grammar reads: what comes before their parentheses is no value with a note.
-_CALLS = frozenset({"tensor", "torch.tensor", "torch.Size"})
+_CALLS = frozenset({"tensor", "torch.tensor", "torch.Size", "Size"})
 
 
 def _before_note(source: str, full_width: bool = False) -> str | None:

@@ -634,6 +634,8 @@ ASSIGNED = Sequence("tuple", (Scalar(False), SizeValue((5,)), Scalar(True)))
 SIZES = [
     ("5", SizeValue((5,)), "correct"),
     ("[5]", SizeValue((5,)), "correct"),
+    ("Size([5])", SizeValue((5,)), "correct"),  # as tensor(...) is written without torch.
+    ("(False, Size([5]), True)", ASSIGNED, "correct"),
     ("(False, 5, True)", ASSIGNED, "correct"),
     ("(False, 3, True)", ASSIGNED, "wrong"),
     ("5.", SizeValue((5,)), "wrong"),  # a size is whole numbers
