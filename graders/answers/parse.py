@@ -8,7 +8,8 @@ node kinds; there is no eval, exec or compile of code. Accepted forms:
 - ``tensor(...)`` / ``torch.tensor(...)`` as torch prints it: nested lists of numbers plus
   the keywords ``requires_grad=True|False``, ``grad_fn=<MulBackward0>``,
   ``dtype=torch.float64`` and ``size=(0, 3)`` (torch's form of an empty tensor).
-- ``torch.Size([3, 4])``, a dtype ``torch.float32`` (aliases such as ``torch.long`` too).
+- ``torch.Size([3, 4])`` (``Size([3, 4])`` too), a dtype ``torch.float32`` (aliases such
+  as ``torch.long`` too).
 - A bare name (``RuntimeError``, ``MulBackward0``), ``<MulBackward0>`` or
   ``<MulBackward0 object at 0x7f...>``: compare decides what the name means.
 - ``no error`` in the words of any language graders knows (``spelling.no_error_phrases``:
