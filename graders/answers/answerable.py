@@ -12,14 +12,24 @@ or a list (``(True, maybe)``). What a bare name can be, for any question:
   Warning (``RuntimeError``, ``runtimeerror``, ``OutOfMemoryError``): every question's
   code may raise;
 - a class name as Python writes one, starting with a capital (``MulBackward0``,
-  ``CopySlices``): a grad_fn, or torch's own class; the comparison judges it;
-- a dtype's name (``float32``, ``long``);
-- for a question whose answer is a string, any name: it is read as the string's text.
+  ``CopySlices``): a grad_fn, or torch's own class; the comparison judges it. A single
+  capital (``T``, ``F``) is a letter, not a class: no answer;
+- a grad_fn's name in any case (``sigmoidbackward0``): its case tells no two nodes apart;
+- a dtype's name, in any case (``float32``, ``long``, ``Int64``);
+- for a question whose answer is a string, any name: it is read as the string's text;
+  so are words an element of a tuple or a list is written in (``[pre B, hook A]``, read
+  by ``parse``), which answer nothing else.
 
-A lowercase word that is none of these is no answer. A name one or two letters away from
-an exception class (``RuntimeErorr``) is a typo of it, not another class: it is no answer
-either, and the reason says which class it may mean. The rule is the same for every
-question (but a string's), so whether an answer is read tells nothing about the key.
+The one item of a one-item list or tuple may be written without its brackets (the
+comparison reads ``tensor([1.])`` as ``[tensor([1.])]``): such an answer is judged against
+that item.
+
+A lowercase word that is none of these is no answer; nor is the word for an error itself
+(``error``, ``Error``, ``exception``): it says something is raised, not which class. A name
+one or two letters away from an exception class (``RuntimeErorr``) is a typo of it, not
+another class: it is no answer either, and the reason says which class it may mean. The
+rule is the same for every question (but a string's), so whether an answer is read tells
+nothing about the key.
 
 Where the question asks what happens when a statement runs (``outcome``: a question's
 ``run``, whose answer is an exception class or ``no error``), a yes/no (``True``, ``no``,
@@ -37,7 +47,7 @@ import re
 from ..i18n import N_
 from ..said import Told, say
 from .render import DTYPE_ALIASES, DTYPES
-from .spelling import BUILTIN_EXCEPTIONS, is_exception_name
+from .spelling import BUILTIN_EXCEPTIONS, is_exception_name, is_generic
 from .values import Name, Scalar, Sequence, Value
 
 NOT_A_VALUE = N_(
@@ -49,7 +59,10 @@ YES_NO = N_(
     "a yes or no (True, False) is not an answer here: the question asks what happens when "
     "the code runs, so write the exception class it raises (such as RuntimeError) or no error"
 )
-_CLASS_NAME = re.compile(r"[A-Z]\w*")
+# A capital and at least one more character: a single capital (T, F) is a letter standing
+# for something (True? a tensor?), not a class of torch's, so it is no answer, not a wrong one.
+_CLASS_NAME = re.compile(r"[A-Z]\w+")
+_GRAD_FN = re.compile(r"\w+backward\d*", re.IGNORECASE)
 _EXCEPTION_NAMES = BUILTIN_EXCEPTIONS  # by case-folded name: a typo in any case
 
 
@@ -57,6 +70,8 @@ def not_an_answer(answer: Value, truth: Value, *, outcome: bool = False) -> Told
     """Why ``answer`` (as read) answers no question whose truth is ``truth`` (asking what
     happens, if ``outcome``); None when it is an answer (right or wrong: the comparison
     says which)."""
+    if isinstance(truth, Sequence) and len(truth.items) == 1 and not isinstance(answer, Sequence):
+        truth = truth.items[0]  # the one item, written without its brackets, is read as it
     if isinstance(answer, Sequence):
         items = truth.items if isinstance(truth, Sequence) and truth.items else (truth,)
         for i, item in enumerate(answer.items):
@@ -74,8 +89,15 @@ def not_an_answer(answer: Value, truth: Value, *, outcome: bool = False) -> Told
 def _bare_name(word: str, truth: Value) -> Told | None:
     if isinstance(truth, Scalar) and isinstance(truth.value, str):
         return None  # a string's text, written without its quotes
-    if is_exception_name(word) or word in DTYPES or word in DTYPE_ALIASES:
+    if not word.isidentifier():
+        return say(NOT_A_VALUE, word=word)  # words read as text (pre B): only a string's
+    folded = word.casefold()
+    if is_generic(word):
+        return say(NOT_A_VALUE, word=word)  # "error": something is raised, but what?
+    if is_exception_name(word) or folded in DTYPES or folded in DTYPE_ALIASES:
         return None
+    if _GRAD_FN.fullmatch(word):
+        return None  # a grad_fn's name in another case (sigmoidbackward0): compared as one
     close = difflib.get_close_matches(word.casefold(), _EXCEPTION_NAMES, n=1, cutoff=0.85)
     if close:
         return say(TYPO, word=word, name=_EXCEPTION_NAMES[close[0]])

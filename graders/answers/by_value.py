@@ -11,10 +11,31 @@ and nothing of the truth the learner did not write.
 
 from __future__ import annotations
 
+from ..i18n import N_
 from ..said import Told, say
-from .judging import Comparison, number_kind, scalar_noun, sequence_noun, show, tensor_noun
+from .judging import (
+    Comparison,
+    number_kind,
+    same_text,
+    scalar_noun,
+    sequence_noun,
+    show,
+    tensor_noun,
+)
 from .render import as_kind, dtype_kind, literal_dtype, tensor_dtype
-from .values import Nested, Scalar, Sequence, TensorValue, Value, nested_shape
+from .values import (
+    DtypeValue,
+    ExceptionValue,
+    GradFnValue,
+    Name,
+    Nested,
+    Scalar,
+    Sequence,
+    SizeValue,
+    TensorValue,
+    Value,
+    nested_shape,
+)
 
 
 def as_tensor(answer: Value) -> TensorValue | None:
@@ -52,6 +73,10 @@ def recast(answer: Value, truth: Value) -> Value:
             return answer
         values = as_kind(t.values, dtype_kind(tensor_dtype(truth)))
         return TensorValue(values, t.shape, tensor_dtype(truth), t.requires_grad, None, t.grad_fn)
+    if isinstance(truth, Scalar) and isinstance(truth.value, str):
+        return _as_text(answer, truth.value)
+    if isinstance(truth, (GradFnValue, DtypeValue, ExceptionValue, SizeValue)):
+        return truth  # a name or a size accepted (only a right one is recast), as torch writes it
     plain = as_plain(answer) if isinstance(answer, TensorValue) else answer
     if isinstance(truth, Scalar) and isinstance(plain, Scalar):
         kind = number_kind(truth.value)
@@ -62,12 +87,29 @@ def recast(answer: Value, truth: Value) -> Value:
     return answer
 
 
+def _as_text(answer: Value, text: str) -> Value:
+    """A name written without quotes, or a string, as the string torch gives: the truth's
+    own text where it names the same class (``sigmoidbackward0`` is ``'SigmoidBackward0'``),
+    else the learner's text in quotes."""
+    written = answer.ident if isinstance(answer, Name) else None
+    if isinstance(answer, Scalar) and isinstance(answer.value, str):
+        written = answer.value
+    if written is None:
+        return answer
+    return Scalar(text if same_text(written, text) else written)
+
+
 def _noun(truth: Value) -> Told:
     if isinstance(truth, TensorValue):
         return tensor_noun(dtype_kind(tensor_dtype(truth)))
     if isinstance(truth, Sequence):
         return sequence_noun(truth.kind)
+    if isinstance(truth, SizeValue):
+        return say(A_SIZE)
     return scalar_noun(truth.value) if isinstance(truth, Scalar) else ""
+
+
+A_SIZE = N_("a torch.Size")
 
 
 def _numbers(answer: Value) -> Nested | None:

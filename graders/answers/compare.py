@@ -19,20 +19,29 @@ rules, by the kind of the truth:
   ``requires_grad`` or ``grad_fn``. NaN equals only NaN; ``inf`` equals only ``inf`` of
   the same sign.
 - Tuples and lists: item by item; a tuple answer for a list truth (or back) is accepted.
-  ``torch.Size([3, 4])``, ``(3, 4)`` and ``[3, 4]`` are interchangeable.
-- Strings: as written; a bare name stands for a string of its text, as torch prints a
-  grad_fn's name (``SigmoidBackward0`` or ``<SigmoidBackward0 object at …>`` for
-  ``'SigmoidBackward0'``), right by value.
-- Exceptions: by class name, in any case (``RuntimeError``, ``runtimeerror``); ``no error``
-  (or ``None``: nothing was raised) only matches no error.
-- grad_fn: by name; the answer may leave out the truth's trailing version number
-  (``MulBackward`` for ``MulBackward0``), but not add one the truth's name does not have
-  (``CopySlices0`` is not ``CopySlices``), nor give a different one.
-- dtypes: by canonical name (``torch.long`` is ``torch.int64``).
+  ``torch.Size([3, 4])``, ``(3, 4)`` and ``[3, 4]`` are interchangeable. By value, the one
+  item of a one-item list or tuple may be written alone (``tensor([1.])`` for
+  ``[tensor([1.])]``), never the other way (``[tensor([1.])]`` is not ``tensor([1.])``).
+- Strings: as written; a bare name (or words an element is written in, ``pre B``) stands
+  for a string of its text, as torch prints a grad_fn's name (``SigmoidBackward0`` or
+  ``<SigmoidBackward0 object at …>`` for ``'SigmoidBackward0'``), right by value. A string
+  that names a class (``judging.names_class``: ``'SigmoidBackward0'``, ``'RuntimeError'``)
+  is compared as the class's name, quoted or not: in any case and without its version
+  digit (``sigmoidbackward0``); a free string's case is its own (``'First'`` is not
+  ``'first'``).
+- Exceptions: by class name, in any case (``RuntimeError``, ``runtimeerror``), named in
+  quotes too (``'RuntimeError'``); ``no error`` (or ``None``: nothing was raised) only
+  matches no error.
+- grad_fn: by name, in any case; the answer may leave out the truth's trailing version
+  number (``MulBackward`` for ``MulBackward0``), but not add one the truth's name does not
+  have (``CopySlices0`` is not ``CopySlices``), nor give a different one.
+- dtypes: by canonical name, in any case (``torch.long``, ``long`` and ``Int64`` are
+  ``torch.int64``).
 - Opaque truths (which no answer form can express) compare the answer's text with the
   truth's repr, so validation shows the course author what went wrong.
 
-An answer right by value only (``Comparison.by_value``) says how torch prints it. A flag
+An answer right by value only (``Comparison.by_value``) says how torch prints it; so does
+a name right in another case, without its version digit or in quotes. A flag
 the truth does not know (``None``, as in answers) is never compared: so ``same_value``
 can compare two answers, which is how misconceptions are matched.
 """
@@ -42,7 +51,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
-from ..said import decapitalized, say
+from ..said import decapitalized, say, say_n
 from .by_value import accepted, as_plain
 from .judging import (
     NUMBER_KINDS,
@@ -53,12 +62,13 @@ from .judging import (
     right,
     same_name,
     same_number,
+    same_text,
     scalar_noun,
     sequence_noun,
     show,
     wrong,
 )
-from .render import render_answer
+from .render import DTYPE_ALIASES, render_answer
 from .tensor_ladder import compare_tensor
 from .values import (
     DtypeValue,
@@ -92,10 +102,15 @@ def _scalar(answer: Value, truth: Scalar, rules: Rules) -> Comparison:
         plain = as_plain(answer)  # a 0-dim tensor for a number
         if isinstance(plain, Scalar) and _scalar(plain, truth, rules).correct:
             return accepted(answer, truth)
-    if isinstance(answer, Name) and isinstance(truth.value, str):
-        if _names(answer.ident, truth.value):  # SigmoidBackward0 for 'SigmoidBackward0'
-            return accepted(Scalar(answer.ident), truth)
-        return wrong(answer, truth)  # another name: the name is wrong, not the type
+    if isinstance(truth.value, str) and isinstance(answer, (Name, Scalar)):
+        written = answer.ident if isinstance(answer, Name) else answer.value
+        if written == truth.value and isinstance(answer, Scalar):
+            return right(answer, truth)
+        if isinstance(written, str) and same_text(written, truth.value):
+            # SigmoidBackward0, 'sigmoidbackward0' for 'SigmoidBackward0': said how torch writes it
+            return accepted(answer, truth)
+        if isinstance(answer, Name):
+            return wrong(answer, truth)  # another name: the name is wrong, not the type
     if not isinstance(answer, Scalar):
         return wrong(answer, truth, noun)
     got, expected = scalar_noun(answer.value), scalar_noun(truth.value)
@@ -121,13 +136,17 @@ def _scalar(answer: Value, truth: Scalar, rules: Rules) -> Comparison:
     return right(answer, truth) if same else wrong(answer, truth)
 
 
-def _names(written: str, text: str) -> bool:
-    """Whether a bare name written without quotes names the string ``text``: the same
-    text, or the same grad_fn (``SigmoidBackward`` for ``'SigmoidBackward0'``)."""
-    return written == text or ("Backward" in text and same_name(written, text))
-
-
 def _sequence(answer: Value, truth: Sequence, rules: Rules) -> Comparison:
+    alone = _alone(answer, truth, rules)
+    if alone is not None and alone.correct:
+        return alone
+    verdict = _items(answer, truth, rules)
+    if verdict.correct or alone is None or type(answer) is not type(truth.items[0]):
+        return verdict
+    return alone  # a wrong tensor for a one-tensor list: what is wrong with the tensor
+
+
+def _items(answer: Value, truth: Sequence, rules: Rules) -> Comparison:
     written = answer
     if isinstance(answer, SizeValue):
         answer = _size_as_tuple(answer)
@@ -136,7 +155,8 @@ def _sequence(answer: Value, truth: Sequence, rules: Rules) -> Comparison:
     if not isinstance(answer, Sequence):
         return wrong(written, truth, sequence_noun(truth.kind))
     if len(answer.items) != len(truth.items):
-        return wrong(written, truth, say("{count} items", count=len(truth.items)))
+        count = len(truth.items)
+        return wrong(written, truth, say_n("{count} item", "{count} items", count))
     by_value = answer is not written and isinstance(written, TensorValue)
     for i, (a, t) in enumerate(zip(answer.items, truth.items, strict=True)):
         verdict = compare(a, t, rules)
@@ -153,7 +173,26 @@ def _sequence(answer: Value, truth: Sequence, rules: Rules) -> Comparison:
     return accepted(written, truth) if by_value else right(written, truth)
 
 
+def _alone(answer: Value, truth: Sequence, rules: Rules) -> Comparison | None:
+    """By value, the one item of a one-item list or tuple written without its brackets
+    (``tensor([1., 2.])`` for ``[tensor([1., 2.])]``, ``7.`` for ``[7.0]``): right, saying
+    how torch gives it, or the item's own verdict; None when the answer is a list or a
+    tuple itself, or the question keeps the type. A TA reads the item named without its
+    brackets as the item; where the container is the lesson the question is
+    ``strict: [type]`` and it is not read so. Not the other way: ``[tensor([1., 2.])]`` for
+    ``tensor([1., 2.])`` adds a container torch does not give, a claim about what is
+    returned rather than a way of writing it: it stays wrong."""
+    if rules.type or len(truth.items) != 1 or isinstance(answer, Sequence):
+        return None
+    verdict = compare(answer, truth.items[0], rules)
+    return accepted(Sequence(truth.kind, (answer,)), truth) if verdict.correct else verdict
+
+
 def _size(answer: Value, truth: SizeValue, rules: Rules) -> Comparison:
+    if isinstance(answer, Scalar) and not rules.type and len(truth.dims) == 1:
+        # by value, a one-dim size's one number without its brackets (5 for torch.Size([5]))
+        if number_kind(answer.value) == "int" and answer.value == truth.dims[0]:
+            return accepted(truth, truth)
     if isinstance(answer, Sequence):
         ok = all(isinstance(i, Scalar) and number_kind(i.value) == "int" for i in answer.items)
         dims = tuple(i.value for i in answer.items) if ok else None  # type: ignore[union-attr]
@@ -171,18 +210,33 @@ def _by_name(
         got, expected = names(answer), names(truth)
         if got is None or expected is None or not match(got, expected):
             return wrong(answer, truth)
-        # <MulBackward0> is read as the name MulBackward0: same name, nothing to add
-        return Comparison(True, say("Correct.")) if got == expected else right(answer, truth)
+        quoted = isinstance(answer, Scalar) and isinstance(answer.value, str)
+        if got == expected and not quoted:
+            # <MulBackward0> is read as the name MulBackward0: same name, nothing to add
+            return Comparison(True, say("Correct."))
+        # in another case, without its version digit or in quotes: said how torch writes it
+        return Comparison(True, right(answer, truth).feedback, by_value=True)
 
     return judge
 
 
 def _name_of(v: Value) -> str | None:
+    """The name a value says: a bare name, a grad_fn's, a dtype's, an exception's class, or
+    a string's text (a class named in quotes, ``'RuntimeError'``, is the class)."""
     if isinstance(v, Name):
         return v.ident
+    if isinstance(v, Scalar) and isinstance(v.value, str):
+        return v.value.strip()
     if isinstance(v, (GradFnValue, DtypeValue)):
         return v.name
     return v.cls if isinstance(v, ExceptionValue) else None
+
+
+def _dtype_named(name: str) -> str:
+    """The dtype a name says, by its canonical name: ``long``, ``Int64`` and ``INT64`` are
+    ``int64`` (torch has no two dtypes told apart by case)."""
+    folded = name.casefold().removeprefix("torch.")
+    return DTYPE_ALIASES.get(folded, folded)
 
 
 def _outcome_of(v: Value) -> str | None:
@@ -206,7 +260,7 @@ _BY_TRUTH: dict[type, Callable[[Value, Any, Rules], Comparison]] = {
     Scalar: _scalar,
     Sequence: _sequence,
     SizeValue: _size,
-    DtypeValue: _by_name(_name_of, str.__eq__),
+    DtypeValue: _by_name(_name_of, lambda a, b: _dtype_named(a) == b),
     GradFnValue: _by_name(_name_of, same_name),
     Name: _by_name(_name_of, same_name),
     # Exception classes without regard to case: `runtimeerror` names RuntimeError.

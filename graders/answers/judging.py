@@ -54,9 +54,10 @@ STRICT = Rules(dtype=True, type=True)  # the type is the lesson: the article's o
 class Comparison:
     """Whether an answer is right, and one short sentence saying why for the learner.
 
-    ``by_value``: right by value but written as another type than torch gives (``1`` for
-    ``1.0``); ``feedback`` then says how torch prints it, for the learner to read even
-    though the answer earned its points.
+    ``by_value``: right by value but written otherwise than torch gives it (another type,
+    ``1`` for ``1.0``; a name in another case or in quotes, ``long`` for ``torch.int64``);
+    ``feedback`` then says how torch prints it, for the learner to read even though the
+    answer earned its points.
     """
 
     correct: bool
@@ -81,10 +82,36 @@ def same_number(a: bool | int | float, b: bool | int | float, *, any_kind: bool 
 
 
 def same_name(answer: str, truth: str) -> bool:
-    """grad_fn names: equal, or the answer leaves out the truth's trailing version number
-    (``MulBackward`` for ``MulBackward0``). Never the other way: a digit the truth's name
-    does not have names no node of torch (``CopySlices0`` is not ``CopySlices``)."""
+    """Class names (a grad_fn's, a class torch prints): equal in any case, or the answer
+    leaves out the truth's trailing version number (``MulBackward`` for ``MulBackward0``).
+    Never the other way: a digit the truth's name does not have names no node of torch
+    (``CopySlices0`` is not ``CopySlices``). Case is forgiven because an identifier's case
+    tells no two of torch's classes apart (``sigmoidbackward0`` can only mean one); the
+    feedback of an answer read so says how torch writes the name."""
+    answer, truth = answer.casefold(), truth.casefold()
     return answer == truth or answer == re.sub(r"\d+$", "", truth) != truth
+
+
+# A class name as Python writes one, words run together in CamelCase: a capital first, and
+# another capital and a lower-case letter in it (SigmoidBackward0, RuntimeError, OSError,
+# CopySlices). A string of this form names a class; any other string ('first', 'pre B',
+# 'cpu', 'Hello') is free text, compared as written.
+_CLASS_NAME = re.compile(r"(?=.*[a-z])[A-Z][A-Za-z0-9]*[A-Z][A-Za-z0-9]*")
+
+
+def names_class(text: str) -> bool:
+    """Whether the string ``text`` names a class (a grad_fn, an exception), so that an
+    answer naming the same class in another case, or without the version digit, is read
+    as it (``sigmoidbackward0`` for ``'SigmoidBackward0'``). A free string's case is its
+    own: ``'First'`` is not ``'first'``, nor ``'CPU'`` ``'cpu'``."""
+    return _CLASS_NAME.fullmatch(text) is not None
+
+
+def same_text(written: str, text: str) -> bool:
+    """Whether ``written`` (a string, or a name written without quotes) says the string
+    ``text``: the same text, or, where ``text`` names a class, the same class's name
+    (``sigmoidbackward0`` or ``SigmoidBackward`` for ``'SigmoidBackward0'``)."""
+    return written == text or (names_class(text) and same_name(written.strip(), text))
 
 
 def right(answer: Value, truth: Value) -> Comparison:

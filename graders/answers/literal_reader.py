@@ -9,10 +9,12 @@ from __future__ import annotations
 
 import ast
 import math
+from collections.abc import Mapping
 from typing import Any
 
 from ..i18n import N_
 from ..said import Told, say
+from .phrases import Phrase
 from .refusals import REFUSED, AnswerSyntaxError
 from .render import DTYPE_ALIASES, DTYPES, as_kind, dtype_kind, literal_dtype
 from .spelling import CONSTANTS, constant_note, is_no_error
@@ -40,8 +42,9 @@ _TENSOR_KEYWORDS = ("requires_grad", "grad_fn", "dtype", "size")
 class LiteralReader:
     """Walks the allow-listed AST of one answer, with a budget of nodes and depth."""
 
-    def __init__(self, source: str) -> None:
+    def __init__(self, source: str, phrases: Mapping[str, Phrase] | None = None) -> None:
         self.source = source
+        self.phrases = phrases or {}  # the names standing for elements written as phrases
         self.budget = MAX_ELEMENTS
         self.notes: list[Told] = []  # how Python writes what the learner spelled otherwise
 
@@ -55,6 +58,8 @@ class LiteralReader:
             kind = "tuple" if isinstance(node, ast.Tuple) else "list"
             return Sequence(kind, tuple(self.value(e, depth + 1) for e in node.elts))
         if isinstance(node, ast.Name):
+            if node.id in self.phrases:  # [pre B, hook A]: an element written in words
+                return self._phrase(self.phrases[node.id])
             if node.id.casefold() in CONSTANTS:
                 return Scalar(self._spelled(node.id))
             if is_no_error(node.id.replace("_", " ")):  # (True, no error), (1, 没有报错)
@@ -62,7 +67,9 @@ class LiteralReader:
             worded = word(node.id)
             if worded is not None:
                 return Scalar(self._worded(node.id, worded))
-            return Scalar(_FLOAT_NAMES[node.id]) if node.id in _FLOAT_NAMES else Name(node.id)
+            if node.id.casefold() in _FLOAT_NAMES:
+                return Scalar(self._float_named(node.id))
+            return Name(node.id)
         if isinstance(node, ast.Attribute):
             return DtypeValue(self._dtype(node))
         if isinstance(node, ast.Call):
@@ -107,8 +114,8 @@ class LiteralReader:
                     )
                 )
             return -inner if isinstance(node.op, ast.USub) else inner
-        if isinstance(node, ast.Name) and node.id in _FLOAT_NAMES:
-            return _FLOAT_NAMES[node.id]
+        if isinstance(node, ast.Name) and node.id.casefold() in _FLOAT_NAMES:
+            return self._float_named(node.id)
         if isinstance(node, ast.Name) and node.id.casefold() in ("true", "false"):
             return self._spelled(node.id)  # type: ignore[return-value]
         if isinstance(node, ast.Constant) and isinstance(node.value, (bool, int, float)):
@@ -125,7 +132,7 @@ class LiteralReader:
         func = _dotted(node.func)
         if func in ("tensor", "torch.tensor"):
             return self._tensor(node, depth)
-        if func == "torch.Size":
+        if func in ("torch.Size", "Size"):  # Size([3, 4]), as tensor(...) is without torch.
             return self._size(node, depth)
         raise AnswerSyntaxError(
             say(
@@ -253,6 +260,20 @@ class LiteralReader:
             self.notes.append(note)
         return CONSTANTS[ident.casefold()]
 
+    def _float_named(self, ident: str) -> float:
+        """``nan``, ``inf``; in another case (``NaN``, ``Inf``, as other languages and the
+        IEEE standard write them) with a note on how Python writes it."""
+        python = ident.casefold()
+        if ident != python:
+            note = say(
+                "Read `{written}` as `{python}`, the way Python writes it.",
+                written=ident,
+                python=python,
+            )
+            if note not in self.notes:
+                self.notes.append(note)
+        return _FLOAT_NAMES[python]
+
     def _compound(self, node: ast.expr) -> int | None:
         """``thirty-five`` (which Python parses as a subtraction): the number it names.
         Written with spaces, ``thirty - five`` is a subtraction, not a number."""
@@ -273,6 +294,11 @@ class LiteralReader:
         if note not in self.notes:
             self.notes.append(note)
         return value
+
+    def _phrase(self, phrase: Phrase) -> Value:
+        if phrase.note is not None and phrase.note not in self.notes:
+            self.notes.append(phrase.note)
+        return phrase.value
 
     def _refuse(self, node: ast.expr) -> AnswerSyntaxError:
         what = REFUSED.get(type(node), N_("this kind of expression is not an answer form"))

@@ -8,7 +8,8 @@ node kinds; there is no eval, exec or compile of code. Accepted forms:
 - ``tensor(...)`` / ``torch.tensor(...)`` as torch prints it: nested lists of numbers plus
   the keywords ``requires_grad=True|False``, ``grad_fn=<MulBackward0>``,
   ``dtype=torch.float64`` and ``size=(0, 3)`` (torch's form of an empty tensor).
-- ``torch.Size([3, 4])``, a dtype ``torch.float32`` (aliases such as ``torch.long`` too).
+- ``torch.Size([3, 4])`` (``Size([3, 4])`` too), a dtype ``torch.float32`` (aliases such
+  as ``torch.long`` too).
 - A bare name (``RuntimeError``, ``MulBackward0``), ``<MulBackward0>`` or
   ``<MulBackward0 object at 0x7f...>``: compare decides what the name means.
 - ``no error`` in the words of any language graders knows (``spelling.no_error_phrases``:
@@ -19,6 +20,10 @@ node kinds; there is no eval, exec or compile of code. Accepted forms:
   ``false``, ``none``; ``read_answer`` returns a note saying how Python writes it.
 - Words (``words``): ``yes``, ``是``, ``two``, ``thirty-five``, ``二十``, ``twice``, the
   whole answer or an element of a tuple or a list, read by the same ``words.word``.
+- An element of a tuple or a list written in words Python does not read as one value
+  (``phrases``): ``[pre B, hook A]``, ``[tensor, post-accumulate]``, ``(True, raises
+  RuntimeError)``: each read as the whole answer would be, else as its text (a bare name).
+  Tried only when Python's own reading fails, and only where commas separate elements.
 - A value with a label or a note: ``grad_fn=<SelectBackward0>`` (the grad_fn), and a note
   in parentheses after any value read (``5 (2 + 3)``, ``False (different id())``): the
   value is graded, the note is not. A parenthesised group is a note only when a value
@@ -59,9 +64,10 @@ from ..said import Told, say
 from .judging import cap
 from .keyboard import Unread, normalised, unread_character
 from .literal_reader import MAX_DEPTH, LiteralReader
+from .phrases import elements_read
 from .refusals import ACCEPTED_FORMS, AnswerSyntaxError
 from .render import render_answer
-from .spelling import exception_answer, is_no_error, no_error_phrases
+from .spelling import exception_answer, is_no_error, no_error_phrases, raised_without_class
 from .values import Name, NoError, Opaque, Scalar, Value
 from .words import in_words, is_word, number_in_words
 
@@ -124,7 +130,7 @@ def _read_answer(text: str, language: str, known: tuple[Language, ...]) -> ReadA
     try:
         return _read_whole(written, source)
     except AnswerSyntaxError as exc:
-        head = _before_note(source)
+        head = _before_note(source, written.rstrip("。. ").endswith("）"))
         if head is None:
             raise
         unnoted = exc
@@ -147,18 +153,44 @@ def _read_whole(written: str, source: str) -> ReadAnswer:
     respelled = exception_answer(source)
     if respelled is not None:
         return ReadAnswer(Name(respelled.text), (respelled.note,))
+    if raised_without_class(source):
+        raise AnswerSyntaxError(say(NO_CLASS, answer=cap(source)))
     worded = in_words(source)
     if worded is not None:
         return ReadAnswer(Scalar(worded.value), (worded.note,))
     if number_in_words(source):  # "one hundred", "thirty-zero", "一百"
         raise AnswerSyntaxError(say(NUMBER_WORDS))
     unread = unread_character(written, _read_word)
-    if unread is not None:
+    if unread is not None and not _phrases_read(source):
         raise AnswerSyntaxError(unread_reason(unread))
-    reader = LiteralReader(_one_word_phrases(_ANGLE_OR_STRING.sub(_angle_or_string, source)))
-    value = reader.value(_parse(reader.source), 0)
+    value, notes = _literal(_one_word_phrases(_ANGLE_OR_STRING.sub(_angle_or_string, source)))
     typed = () if source == _without_full_stop(written) else (say(READ_AS, answer=cap(source)),)
-    return ReadAnswer(value, (*typed, *reader.notes))
+    return ReadAnswer(value, (*typed, *notes))
+
+
+def _phrases_read(source: str) -> bool:
+    """Whether every character Python does not read is in an element written as a phrase
+    that is read (``(是, 抛出 RuntimeError)``): the literal reader then reads them."""
+    elements = elements_read(source)
+    return elements is not None and unread_character(elements.source, _read_word) is None
+
+
+def _literal(source: str) -> tuple[Value, tuple[Told, ...]]:
+    """``source`` read as Python's literal; failing that, with the phrases that are its
+    elements read as words (``phrases``: ``[pre B, hook A]``). When neither reads it, the
+    reason is Python's reading's, as it would be without phrases."""
+    reader = LiteralReader(source)
+    try:
+        return reader.value(_parse(reader.source), 0), tuple(reader.notes)
+    except AnswerSyntaxError as unread:
+        elements = elements_read(source)
+        if elements is None:
+            raise
+        phrased = LiteralReader(elements.source, elements.read)
+        try:
+            return phrased.value(_parse(phrased.source), 0), tuple(phrased.notes)
+        except AnswerSyntaxError:
+            raise unread from None
 
 
 def _angle_or_string(match: re.Match[str]) -> str:
@@ -194,21 +226,27 @@ NUMBER_WORDS = N_(
     "numbers in words are read from zero to ninety-nine (零 to 九十九), as thirty-five or "
     "三十五: write this one in digits"
 )
+NO_CLASS = N_(
+    "`{answer}` says something is raised, but not what: write the exception class (such as "
+    "RuntimeError)"
+)
 NOTE_AFTER = N_("Read as `{answer}`: the note in parentheses after it is not graded.")
 GRAD_FN_LABEL = N_("Read as `{answer}`: the grad_fn is graded, not the `grad_fn=` before it.")
 # "grad_fn=<SelectBackward0>", "y.grad_fn: <MulBackward0>": the grad_fn after its label.
 _GRAD_FN_LABEL = re.compile(r"(?:[A-Za-z_][\w.]*\.)?grad_fn\s*[=:]\s*(?P<value>\S.*)", re.DOTALL)
 # The calls the grammar reads: what comes before their parentheses is no value with a note.
-_CALLS = frozenset({"tensor", "torch.tensor", "torch.Size"})
+_CALLS = frozenset({"tensor", "torch.tensor", "torch.Size", "Size"})
 
 
-def _before_note(source: str) -> str | None:
+def _before_note(source: str, full_width: bool = False) -> str | None:
     """What comes before a note in parentheses that ends ``source`` (``5 (2 + 3)``,
     ``False (different id())``), or None when it does not end in one.
 
     A parenthesised group is a note only when a value comes before it and the whole answer
     is not read as Python: alone, ``(1, 2)`` is a tuple, and ``tensor(2.)`` a tensor. A
-    name right before the ``(`` makes it a call (``f(x)``), not a note."""
+    name right before the ``(`` makes it a call (``f(x)``), not a note, unless the learner
+    typed full-width parentheses (``full_width``: ``False（不是同一个对象）``), as a Chinese
+    keyboard does around a note and Python never does around a call's arguments."""
     if not source.endswith(")"):
         return None
     depth = 0
@@ -220,7 +258,7 @@ def _before_note(source: str) -> str | None:
     else:
         return None
     named = head[-1:].isascii() and (head[-1:].isalpha() or head.endswith("_"))
-    if not head.strip() or named or head.strip() in _CALLS:
+    if not head.strip() or (named and not full_width) or head.strip() in _CALLS:
         return None
     return head.strip()
 
@@ -257,8 +295,16 @@ def unread_reason(unread: Unread) -> Told:
 
 def _without_full_stop(source: str) -> str:
     """The answer without the full stop that ends it as a sentence (``None.``,
-    ``tensor([1., 2.]).``); a number's decimal point (``2.``) is kept."""
-    return re.sub(r"(?<=[^\d.\s])\.$", "", source)
+    ``tensor([1., 2.]).``, ``torch.int64.``, ``SigmoidBackward0.``, ``2.5.``); a number's
+    decimal point (``2.``) is kept. What comes before the dot decides: a number written
+    with digits alone takes it as its point, anything else (a name ending in a digit too)
+    ends there."""
+    before = re.search(r"([\w.]*)\.$", source)
+    if before is None or source[-2:-1].isspace():
+        return source
+    if re.fullmatch(r"\d[\d_]*|\.+", before[1]):  # 2. is a number, ... Python's Ellipsis
+        return source
+    return source[:-1]
 
 
 def is_writable(value: Value) -> bool:

@@ -39,10 +39,13 @@ BUILTIN_EXCEPTIONS = {
     if isinstance(obj, type) and issubclass(obj, BaseException)
 }
 _SUFFIXES = ("error", "exception", "warning")
+_ARTICLES = frozenset({"a", "an", "the"})
 _TRACEBACK_LINE = re.compile(r"(?P<cls>[A-Za-z_][\w]*(?:\.[A-Za-z_]\w*)*)[ \t]*:(?P<message>.*)")
 _PHRASE = re.compile(r"[A-Za-z][A-Za-z0-9_]*(?:[ \t]+[A-Za-z0-9_]+){0,5}")
 _TRACEBACK_START = re.compile(r"(?:Traceback \(most recent call last\)|-{10,})")
-_CLASS = r"(?P<cls>[A-Za-z_][A-Za-z0-9_]*(?:\.[A-Za-z_][A-Za-z0-9_]*)*)"
+# A class, dotted (torch.OutOfMemoryError) or spelled apart in words (runtime error); as
+# few words as the form allows, so "a runtime error is raised" leaves "is raised" to it.
+_CLASS = r"(?P<cls>[A-Za-z_][A-Za-z0-9_]*(?:(?:\.|[ \t]+)[A-Za-z_][A-Za-z0-9_]*)*?)"
 # A class with a note, in any language: "RuntimeError (multiple views)".
 _WITH_NOTE = ("", r"\s*\([^()]*\)")
 CONSTANTS: dict[str, bool | None] = {"true": True, "false": False, "none": None}
@@ -78,37 +81,66 @@ class Respelled:
 
 def exception_answer(source: str) -> Respelled | None:
     """An exception class written the way a person would, or None when it is not one."""
-    in_sentence = _raised_class(source)
-    if in_sentence is not None:
-        return in_sentence
+    sentence, in_sentence = _raised_class(source)
+    if sentence:
+        return in_sentence  # "raises an error": a sentence naming no class, not one class
     line = _last_traceback_line(source)
     match = _TRACEBACK_LINE.fullmatch(line)
+    if match and match["cls"].casefold() in _SUFFIXES:
+        # "error: RuntimeError", "Exception: ValueError": a word for an error, then the class
+        message = match["message"].strip()
+        named = _class_in(message, N_WORDS_AROUND) if message.isidentifier() else None
+        named = named or exception_answer(message)
+        if named is not None:
+            return Respelled(named.text, say(N_WORDS_AROUND, name=named.text))
     if match:
         found = _class_in(match["cls"], N_MESSAGE_AFTER)
         if found is not None:
             return found
     if line != source or not _PHRASE.fullmatch(source):
         return None
-    words = source.split()
-    if len(words) > 1 and words[-1].casefold() not in _SUFFIXES:
-        return None  # "yes RuntimeError": words before a class, not a class spelled apart
-    joined = "".join(words)
-    if not is_exception_name(joined):
-        return None
-    cls = _canonical(source)
-    if cls == source:
-        return None  # already Python's spelling: nothing to say
+    cls = _spelled_apart(source)
+    if cls is None or cls == source:
+        return None  # no class, or already Python's spelling: nothing to say
     return Respelled(cls, say("Read as `{name}`, the way Python writes the class name.", name=cls))
 
 
-def _raised_class(source: str) -> Respelled | None:
-    """The class of "raises RuntimeError", "抛出 RuntimeError", "RuntimeError (a note)"."""
-    for pattern in _raised(languages()):
+def _spelled_apart(text: str) -> str | None:
+    """The class ``text`` names in words (``runtime error``, ``a value error``,
+    ``OutOfMemoryError``) as Python writes it; None when it names none (``an error``,
+    ``yes RuntimeError``: words before a class, not a class spelled apart)."""
+    words = text.split()
+    if len(words) > 1 and words[0].casefold() in _ARTICLES:
+        words = words[1:]  # "a runtime error" is RuntimeError; "an error" names no class
+    if len(words) > 1 and words[-1].casefold() not in _SUFFIXES:
+        return None
+    if not is_exception_name("".join(words)):
+        return None
+    return _canonical(" ".join(words))
+
+
+def _raised_class(source: str) -> tuple[bool, Respelled | None]:
+    """Whether ``source`` is a sentence saying something is raised ("raises RuntimeError",
+    "抛出 RuntimeError", "RuntimeError (a note)", "raises an error"), and the class it
+    names (None when it names none)."""
+    sentence = False
+    patterns = _raised(languages())
+    for pattern in patterns:
         match = pattern.fullmatch(source.strip())
-        found = _class_in(match["cls"], N_WORDS_AROUND) if match else None
+        if match is None:
+            continue
+        sentence = sentence or pattern is not patterns[-1]  # the last: a note, no sentence
+        found = _class_in(match["cls"], N_WORDS_AROUND)
         if found is not None:
-            return found
-    return None
+            return True, found
+    return sentence, None
+
+
+def raised_without_class(source: str) -> bool:
+    """Whether ``source`` says something is raised but names no class (``raises an
+    error``, ``an exception is raised``, ``报错``-style sentences around no class)."""
+    sentence, found = _raised_class(source)
+    return sentence and found is None
 
 
 # What a learner reads when a class is read out of a longer answer.
@@ -117,13 +149,19 @@ N_WORDS_AROUND = N_("Read as `{name}`: the exception class is graded, not the wo
 
 
 def _class_in(dotted: str, note: str) -> Respelled | None:
-    """``dotted``'s last part as Python spells the class, with ``note``; None when it
-    names no exception class."""
+    """``dotted``'s last part (or the class spelled apart in words) as Python spells the
+    class, with ``note``; None when it names no exception class."""
+    if _SPACED.search(dotted):
+        cls = _spelled_apart(dotted)
+        return None if cls is None else Respelled(cls, say(note, name=cls))
     name = dotted.rsplit(".", 1)[-1]
     if not is_exception_name(name):
         return None
     cls = _canonical(name)
     return Respelled(cls, say(note, name=cls))
+
+
+_SPACED = re.compile(r"\s")
 
 
 def is_no_error(source: str) -> bool:
@@ -149,9 +187,21 @@ def _last_traceback_line(source: str) -> str:
 
 def is_exception_name(name: str) -> bool:
     """Whether ``name`` names an exception class: a builtin one (in any case), or one
-    whose name ends in Error, Exception or Warning."""
+    whose name ends in Error, Exception or Warning. ``error`` (or ``Error``, ``Warning``)
+    alone is the word for one, not a class: it says something is raised, not what."""
     folded = name.casefold()
+    if is_generic(name):
+        return False
     return folded in BUILTIN_EXCEPTIONS or folded.endswith(_SUFFIXES)
+
+
+def is_generic(name: str) -> bool:
+    """Whether ``name`` is the word for an error rather than a class: ``error``, ``Error``,
+    ``warning``, ``exception`` (but ``Exception``, written as Python writes its class)."""
+    return name.casefold() in _GENERIC and name != "Exception"
+
+
+_GENERIC = frozenset({"error", "errors", "warning", "warnings", "exception", "exceptions"})
 
 
 def _canonical(written: str) -> str:

@@ -72,7 +72,22 @@ LANGUAGE = Language(
         counted=_COUNTED,
         continues_number=_CONTINUES,
         not_counted=frozenset({"error", "errors", "exception", "raised"}),
-        no_error=("no error", "no errors", "no exception", "no exceptions", "no error raised"),
+        no_error=(
+            "no error",
+            "no errors",
+            "no exception",
+            "no exceptions",
+            "no error raised",
+            "no error is raised",
+            "no exception is raised",
+            "nothing is raised",
+            "raises nothing",
+            "it raises nothing",
+            "does not raise",
+            "it does not raise",
+            "runs without error",
+            "runs without errors",
+        ),
         raises=(
             (
                 r"(?:it\s+|this\s+|that\s+)?(?:raises|raise|raised|throws|throw|gives)\s+"

@@ -5,6 +5,8 @@ is decided."""
 
 from __future__ import annotations
 
+import math
+
 import pytest
 
 from graders.answers.judging import same_name
@@ -26,23 +28,33 @@ from graders.kinds.base import ExerciseAnswers
 from graders.kinds.predict.judge import grade_question
 from graders.kinds.predict.model import Question
 from graders.kinds.predict.truth import Truth, Truths
+from graders.results import QuestionResult
 from graders.said import render
 
 RUNTIME = ExceptionValue("RuntimeError", "a leaf Variable that requires grad ...")
 FLAGS = Sequence("tuple", (Scalar(True), Scalar(False)))
 
 
-def graded(text: str, truth: Value, *, run: bool = False) -> str:
-    """The status of ``text`` as the answer to a question whose key is ``truth`` (a
-    question about what happens when a statement runs, if ``run``)."""
+def _result(text: str, truth: Value, run: bool, strict: list[str]) -> QuestionResult:
     code = {"run": "x.backward()"} if run else {"expr": "x"}
-    q = Question(id="q", prompt="What is it?", explain="Because.", **code)
+    q = Question(id="q", prompt="What is it?", explain="Because.", strict=strict, **code)
     truths = Truths(raw={}, questions={"q": Truth(truth, "key")})
-    result = grade_question("ex", q, truths, ExerciseAnswers(answers={"ex/q": text}))
+    return grade_question("ex", q, truths, ExerciseAnswers(answers={"ex/q": text}))
+
+
+def graded(text: str, truth: Value, *, run: bool = False, strict: list[str] | None = None) -> str:
+    """The status of ``text`` as the answer to a question whose key is ``truth`` (a
+    question about what happens when a statement runs, if ``run``; keeping ``strict``)."""
+    result = _result(text, truth, run, strict or [])
     if result.status.value == "invalid":
         said = render(result.feedback, "en")
         assert "Could not read this answer" in said, said  # with a sentence saying why
     return result.status.value
+
+
+def feedback(text: str, truth: Value, lang: str) -> str:
+    """The feedback on ``text`` for the key ``truth``, as a page in ``lang`` shows it."""
+    return render(_result(text, truth, False, []).feedback, lang)
 
 
 # -- 1. A word reads the same as the whole answer and inside a tuple or a list -------------
@@ -219,7 +231,8 @@ GRAD_FNS = [
     ("<MyExpBackward0>", "MyExpBackward", "wrong"),
     ("SelectBackward1", "SelectBackward0", "wrong"),
     ("MulBackward0", "SelectBackward0", "wrong"),
-    ("selectbackward", "SelectBackward0", "invalid"),
+    ("selectbackward", "SelectBackward0", "correct"),  # a class name in another case
+    ("mulbackward0", "SelectBackward0", "wrong"),  # another node, in any case
 ]
 
 
@@ -372,3 +385,325 @@ def test_the_question_s_kind_decides_not_its_key() -> None:
     # A value question whose expression raises takes False as a value: wrong, not invalid.
     assert graded("False", RUNTIME) == "wrong"
     assert graded("no", RUNTIME) == "wrong"
+
+
+# -- 8. Strings written without quotes, as elements of a tuple or a list --------------------
+
+
+def _strings(*texts: str) -> Sequence:
+    return Sequence("list", tuple(Scalar(t) for t in texts))
+
+
+HOOKS = _strings("pre B", "pre A", "hook B", "hook A")
+EVENTS = _strings("tensor", "post-accumulate")
+NODES = _strings("SigmoidBackward0", "MulBackward0")
+MIXED = Sequence("tuple", (Scalar("cpu"), Scalar(2), RUNTIME))
+UNQUOTED = [
+    # right: each element what a TA reads between the commas
+    ("[first, second]", _strings("first", "second"), "correct"),
+    ("[pre B, pre A, hook B, hook A]", HOOKS, "correct"),
+    ("pre B, pre A, hook B, hook A", HOOKS, "correct"),
+    ("['pre B', pre A, hook B, 'hook A']", HOOKS, "correct"),
+    ("【pre B，pre A，hook B，hook A】", HOOKS, "correct"),
+    ("[tensor, post-accumulate]", EVENTS, "correct"),
+    ("(tensor, post-accumulate)", EVENTS, "correct"),
+    ("[SigmoidBackward0, <MulBackward0>]", NODES, "correct"),
+    ("(cpu, two, raises RuntimeError)", MIXED, "correct"),
+    ("（cpu，2，抛出 RuntimeError）", MIXED, "correct"),
+    ("(True, raises RuntimeError)", Sequence("tuple", (Scalar(True), RUNTIME)), "correct"),
+    ("(2 entries, True)", Sequence("tuple", (Scalar(2), Scalar(True))), "correct"),
+    # wrong: another order, another text (a free string's case is its own)
+    ("[pre A, pre B, hook A, hook B]", HOOKS, "wrong"),
+    ("[pre b, pre a, hook b, hook a]", HOOKS, "wrong"),
+    ("[post-accumulate, tensor]", EVENTS, "wrong"),
+    ("[First, second]", _strings("first", "second"), "wrong"),
+    ("(cuda, 2, RuntimeError)", MIXED, "wrong"),
+    # unreadable: words where the key is no string, no comma to say where elements end
+    ("(True, yes RuntimeError)", Sequence("tuple", (Scalar(True), RUNTIME)), "invalid"),
+    ("(pre B, 2)", Sequence("tuple", (Scalar(1), Scalar(2))), "invalid"),
+    ("(x-1, 2)", Sequence("tuple", (Scalar(1), Scalar(2))), "invalid"),
+    ("(one hundred, 2)", Sequence("tuple", (Scalar(100), Scalar(2))), "invalid"),
+    ("[first second]", _strings("first", "second"), "invalid"),
+    ("pre B", Scalar("pre B"), "invalid"),  # a phrase is read as an element only
+]
+
+
+@pytest.mark.parametrize(
+    ("text", "truth", "status"), UNQUOTED, ids=[f"{t}-{s}" for t, _, s in UNQUOTED]
+)
+def test_an_element_written_without_quotes_is_read_as_its_text(
+    text: str, truth: Value, status: str
+) -> None:
+    assert graded(text, truth) == status
+
+
+def test_what_was_read_without_quotes_is_said_in_every_language() -> None:
+    said = {lang: feedback("[pre B, pre A, hook B, hook A]", HOOKS, lang) for lang in ("en", "zh")}
+    assert "['pre B', 'pre A', 'hook B', 'hook A'] (a list)" in said["en"]
+    assert "['pre B', 'pre A', 'hook B', 'hook A']（一个列表）" in said["zh"]
+
+
+def test_a_phrase_that_is_not_read_keeps_python_s_reason() -> None:
+    assert "arithmetic" in render(_reason("(x - y, 2)"), "en")
+    assert "not valid Python syntax" in render(_reason("[first second]"), "en")
+
+
+# -- 9. A class's name in another case; a free string's case is its own ----------------------
+
+CASES = [
+    ("sigmoidbackward0", Scalar("SigmoidBackward0"), "correct"),
+    ("SIGMOIDBACKWARD0", Scalar("SigmoidBackward0"), "correct"),
+    ("'sigmoidbackward0'", Scalar("SigmoidBackward0"), "correct"),
+    ("'SigmoidBackward'", Scalar("SigmoidBackward0"), "correct"),
+    ("' SigmoidBackward0 '", Scalar("SigmoidBackward0"), "correct"),
+    ("'first '", Scalar("first"), "wrong"),  # a free string as typed
+    ("<sqrtbackward0>", Scalar("SqrtBackward0"), "correct"),
+    ("selectbackward0", GradFnValue("SelectBackward0"), "correct"),
+    ("copyslices", GradFnValue("CopySlices"), "correct"),
+    ("runtimeerror", Scalar("RuntimeError"), "correct"),
+    ("'runtimeerror'", RUNTIME, "correct"),  # a class named in quotes is the class
+    ("'RuntimeError'", RUNTIME, "correct"),
+    ("long", DtypeValue("int64"), "correct"),
+    ("Int64", DtypeValue("int64"), "correct"),
+    ("FLOAT32", DtypeValue("float32"), "correct"),
+    ("[sigmoidbackward0, mulbackward0]", NODES, "correct"),
+    # wrong: another class in any case, a free string in another case
+    ("mulbackward0", Scalar("SigmoidBackward0"), "wrong"),
+    ("'mulbackward0'", Scalar("SigmoidBackward0"), "wrong"),
+    ("sqrtbackward0", GradFnValue("SigmoidBackward0"), "wrong"),
+    ("'ValueError'", RUNTIME, "wrong"),
+    ("int32", DtypeValue("int64"), "wrong"),
+    ("CPU", Scalar("cpu"), "wrong"),
+    ("'First'", Scalar("first"), "wrong"),
+    ("'hello'", Scalar("Hello"), "wrong"),
+    ("Sigmoidbackward1", Scalar("SigmoidBackward0"), "wrong"),
+]
+
+
+@pytest.mark.parametrize(("text", "truth", "status"), CASES, ids=[f"{t}-{s}" for t, _, s in CASES])
+def test_a_class_name_is_read_in_any_case_a_free_string_is_not(
+    text: str, truth: Value, status: str
+) -> None:
+    assert graded(text, truth) == status
+
+
+@pytest.mark.parametrize(
+    ("text", "truth", "en", "zh"),
+    [
+        (
+            "sigmoidbackward0",
+            Scalar("SigmoidBackward0"),
+            "torch gives it as 'SigmoidBackward0' (a string)",
+            "torch 给出的是 'SigmoidBackward0'（一个字符串）",
+        ),
+        (
+            "selectbackward0",
+            GradFnValue("SelectBackward0"),
+            "written in full: <SelectBackward0>",
+            "完整的写法是：<SelectBackward0>",
+        ),
+        ("long", DtypeValue("int64"), "written in full: torch.int64", "完整的写法是：torch.int64"),
+    ],
+)
+def test_a_name_read_in_another_case_says_how_torch_writes_it(
+    text: str, truth: Value, en: str, zh: str
+) -> None:
+    assert en in feedback(text, truth, "en") and zh in feedback(text, truth, "zh")
+
+
+# -- 10. The one item of a one-item list or tuple, without its brackets -----------------------
+
+PACKED = Sequence("list", (TensorValue([1.0, 2.0], (2,)),))
+GRAD_INPUT = Sequence("tuple", (TensorValue([[1.0, 2.0]], (1, 2)),))
+ALONE = [
+    ("tensor([1., 2.])", PACKED, "correct"),
+    ("[tensor([1., 2.])]", PACKED, "correct"),
+    ("tensor([[1., 2.]])", GRAD_INPUT, "correct"),
+    ("7.", Sequence("list", (Scalar(7.0),)), "correct"),
+    ("first", _strings("first"), "correct"),
+    ("RuntimeError", Sequence("tuple", (RUNTIME,)), "correct"),
+    ("tensor([1., 3.])", PACKED, "wrong"),
+    ("tensor([1., 2.])", Sequence("list", (TensorValue([1.0, 2.0], (2,)),) * 2), "wrong"),
+    ("[1., 2.]", PACKED, "wrong"),  # two floats, not one tensor without its brackets
+    ("second", _strings("first"), "wrong"),
+    ("maybe", _strings("first"), "wrong"),  # a string's text, as it is for 'first'
+    # not the other way: a container torch does not give
+    ("[tensor([1., 2.])]", TensorValue([1.0, 2.0], (2,)), "wrong"),
+    ("(tensor([1., 2.]),)", TensorValue([1.0, 2.0], (2,)), "wrong"),
+]
+
+
+@pytest.mark.parametrize(("text", "truth", "status"), ALONE, ids=[f"{t}-{s}" for t, _, s in ALONE])
+def test_the_item_of_a_one_item_list_may_be_written_alone(
+    text: str, truth: Value, status: str
+) -> None:
+    assert graded(text, truth) == status
+
+
+def test_an_item_alone_is_not_the_container_where_the_type_is_the_lesson() -> None:
+    assert graded("tensor([1., 2.])", PACKED, strict=["type"]) == "wrong"
+    said = feedback("tensor([1., 2.])", PACKED, "zh")
+    assert "torch 给出的是 [tensor([1., 2.])]（一个列表）" in said
+
+
+# -- 11. A full stop ends a sentence after any answer ------------------------------------------
+
+STOPS = [
+    ("torch.int64.", DtypeValue("int64"), "correct"),
+    ("SigmoidBackward0.", Scalar("SigmoidBackward0"), "correct"),
+    ("<SelectBackward0>.", GradFnValue("SelectBackward0"), "correct"),
+    ("2.5.", Scalar(2.5), "correct"),
+    ("2.", Scalar(2.0), "correct"),  # a decimal point, not a full stop
+    ("torch.float32.", DtypeValue("int64"), "wrong"),
+]
+
+
+@pytest.mark.parametrize(("text", "truth", "status"), STOPS, ids=[f"{t}-{s}" for t, _, s in STOPS])
+def test_a_full_stop_after_a_name_ending_in_a_digit(text: str, truth: Value, status: str) -> None:
+    assert graded(text, truth) == status
+
+
+# -- 12. Ways of saying no error, or naming the class after a word for "error" ---------------
+
+SAID_RAISED = [
+    ("no error is raised", NoError(), "correct"),
+    ("raises nothing", NoError(), "correct"),
+    ("It does not raise.", NoError(), "correct"),
+    ("runs without errors", NoError(), "correct"),
+    ("正常运行", NoError(), "correct"),
+    ("不会出错。", NoError(), "correct"),
+    ("no error is raised", RUNTIME, "wrong"),
+    ("error: RuntimeError", RUNTIME, "correct"),
+    ("Error: RuntimeError", RUNTIME, "correct"),
+    ("exception: RuntimeError", RUNTIME, "correct"),
+    ("a runtime error", RUNTIME, "correct"),
+    ("报错：RuntimeError", RUNTIME, "correct"),
+    ("报错 RuntimeError", RUNTIME, "correct"),
+    ("错误：RuntimeError", RUNTIME, "correct"),
+    ("error: ValueError", RUNTIME, "wrong"),
+    ("Exception: a leaf Variable ...", RUNTIME, "wrong"),  # Python's own class, raised
+    ("Exception", RUNTIME, "wrong"),  # Python's class, as Python writes it
+    ("raises an exception", RUNTIME, "invalid"),
+    ("exception", RUNTIME, "invalid"),
+    ("it raises an error", RUNTIME, "invalid"),  # was read as a class, ItRaisesAnError
+    ("an error is raised", NoError(), "invalid"),
+    ("raises a runtime error", RUNTIME, "correct"),  # was RaisesARuntimeError, wrong
+    ("a runtime error is raised", RUNTIME, "correct"),
+    ("报错：runtime error", RUNTIME, "correct"),
+    ("throws a value error", RUNTIME, "wrong"),
+    # the word for an error names no class: which one?
+    ("error", RUNTIME, "invalid"),
+    ("Error", RUNTIME, "invalid"),
+    ("an error", RUNTIME, "invalid"),
+    ("error", NoError(), "invalid"),
+    ("Warning", NoError(), "invalid"),
+    ("报错", RUNTIME, "invalid"),
+]
+
+
+@pytest.mark.parametrize(
+    ("text", "truth", "status"), SAID_RAISED, ids=[f"{t}-{s}" for t, _, s in SAID_RAISED]
+)
+def test_what_is_raised_said_in_words(text: str, truth: Value, status: str) -> None:
+    assert graded(text, truth, run=True) == status
+
+
+# -- 13. Full-width parentheses after a name hold a note; a single capital is no class ------
+
+LETTERS = [
+    ("False（不是同一个对象）", Scalar(False), "correct"),
+    ("True（同一块内存）。", Scalar(True), "correct"),
+    ("RuntimeError（只能改叶子）", RUNTIME, "correct"),
+    ("True（同一块内存）", Scalar(False), "wrong"),
+    ("f（x）", Scalar(1), "invalid"),
+    ("False(different objects)", Scalar(False), "invalid"),  # an ASCII call stays a call
+    ("(T, F, F, T)", Sequence("tuple", (Scalar(True), Scalar(False)) * 2), "invalid"),
+    ("T", Scalar(True), "invalid"),
+    ("F", Scalar(True), "invalid"),
+]
+
+
+@pytest.mark.parametrize(("text", "truth", "status"), LETTERS, ids=[t for t, *_ in LETTERS])
+def test_full_width_notes_and_single_letters(text: str, truth: Value, status: str) -> None:
+    assert graded(text, truth) == status
+
+
+# -- 14. A one-dim size's one number without its brackets ------------------------------------
+
+ASSIGNED = Sequence("tuple", (Scalar(False), SizeValue((5,)), Scalar(True)))
+SIZES = [
+    ("5", SizeValue((5,)), "correct"),
+    ("[5]", SizeValue((5,)), "correct"),
+    ("Size([5])", SizeValue((5,)), "correct"),  # as tensor(...) is written without torch.
+    ("(False, Size([5]), True)", ASSIGNED, "correct"),
+    ("(False, 5, True)", ASSIGNED, "correct"),
+    ("(False, 3, True)", ASSIGNED, "wrong"),
+    ("5.", SizeValue((5,)), "wrong"),  # a size is whole numbers
+    ("5", SizeValue((5, 1)), "wrong"),
+    ("15", SizeValue((5, 3)), "wrong"),
+]
+
+
+@pytest.mark.parametrize(("text", "truth", "status"), SIZES, ids=[f"{t}-{s}" for t, _, s in SIZES])
+def test_a_one_dim_size_as_its_number(text: str, truth: Value, status: str) -> None:
+    assert graded(text, truth) == status
+
+
+def test_a_size_as_its_number_says_how_torch_gives_it_and_not_where_the_type_is_the_lesson() -> (
+    None
+):
+    assert "torch gives it as (False, torch.Size([5]), True)" in feedback(
+        "(False, 5, True)", ASSIGNED, "en"
+    )
+    assert "torch 给出的是 torch.Size([5])" in feedback("5", SizeValue((5,)), "zh")
+    assert graded("5", SizeValue((5,)), strict=["type"]) == "wrong"
+
+
+def test_a_wrong_item_alone_is_told_what_is_wrong_with_it() -> None:
+    said = feedback("tensor([0., 1.])", PACKED, "en")
+    assert "Got tensor([0., 1.]), expected tensor([1., 2.])." in said
+    assert "expected 1 item: [7.0]" in feedback("[3., 4.]", Sequence("list", (Scalar(7.0),)), "en")
+    # an answer of another kind than the item is told the key's kind, the list
+    assert "expected a list" in feedback("None", PACKED, "en")
+
+
+def test_a_grad_fn_inside_a_tensor_in_another_case_says_how_torch_writes_it() -> None:
+    truth = TensorValue(2.0, (), requires_grad=True, grad_fn="MulBackward0")
+    assert graded("tensor(2., grad_fn=<mulbackward0>)", truth) == "correct"
+    assert "tensor(2., grad_fn=<MulBackward0>)" in feedback(
+        "tensor(2., grad_fn=<MulBackward>)", truth, "en"
+    )
+    assert graded("tensor(2., grad_fn=<addbackward0>)", truth) == "wrong"
+
+
+def test_a_sentence_naming_no_class_asks_for_one() -> None:
+    said = render(_reason("it raises an error"), "en")
+    assert said == (
+        "`it raises an error` says something is raised, but not what: write the exception "
+        "class (such as RuntimeError)"
+    )
+
+
+@pytest.mark.parametrize(
+    ("text", "status"),
+    [
+        ("NaN", "correct"),
+        ("tensor(NaN)", "correct"),
+        ("[1., NAN]", "correct"),
+        ("Inf", "wrong"),
+        ("infinity", "invalid"),
+    ],
+)
+def test_nan_and_inf_in_another_case(text: str, status: str) -> None:
+    truth = TensorValue(math.nan, ()) if "[" not in text else TensorValue([1.0, math.nan], (2,))
+    assert graded(text, truth) == status
+    if status == "correct":
+        assert "as `nan`, the way Python writes it" in feedback(text, truth, "en")
+
+
+@pytest.mark.parametrize(
+    ("text", "status"), [("真", "correct"), ("（真，假）", "wrong"), ("不是的", "wrong")]
+)
+def test_chinese_words_for_the_booleans(text: str, status: str) -> None:
+    truth = Scalar(True) if "，" not in text else Sequence("tuple", (Scalar(True),) * 2)
+    assert graded(text, truth) == status

@@ -102,7 +102,15 @@ def test_a_grad_fn_name_for_a_string_key_says_how_torch_gives_it() -> None:
 
 @pytest.mark.parametrize(
     "text",
-    ["the answer is two", "raises nothing", "2 True", "twenty-zero", "yes RuntimeError", "True 对"],
+    [
+        "the answer is two",
+        "raises something",
+        "2 True",
+        "twenty-zero",
+        "yes RuntimeError",
+        "True 对",
+        "it raises an error: RuntimeError",
+    ],
 )
 def test_what_is_still_not_read_is_invalid_not_wrong(text: str) -> None:
     with pytest.raises(AnswerSyntaxError):
