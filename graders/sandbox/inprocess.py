@@ -16,7 +16,7 @@ import secrets
 import sys
 import threading
 import time
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from typing import Any
 
 from .child import task_line
@@ -27,7 +27,8 @@ from .verdict import StepOutcome, channel_abuse, checked, from_end
 
 
 class InProcessRunner:
-    """Runs ``task(payload)`` in the calling process; serialised by a lock (stdout is global)."""
+    """Runs ``task(payload)`` in the calling process, one job at a time (a lock); what a job
+    prints is its own (``_captured``), whatever other threads print meanwhile."""
 
     isolation = "inprocess"
     memory = "none"
@@ -49,7 +50,7 @@ class InProcessRunner:
         payload = json.loads(json.dumps(job.payload))  # the task gets a copy, as in a child
         seal = secrets.token_hex(16)
         encode = lambda kind, value: encode_line({"end": 0, "seal": seal, kind: value})  # noqa: E731
-        with self._lock, contextlib.redirect_stdout(stdout), contextlib.redirect_stderr(stderr):
+        with self._lock, _captured("stdout", stdout), _captured("stderr", stderr):
             line = task_line(_function(job.task), payload, encode, job.limits.max_result_bytes)
             verdict = _verdict(line, job, payload, seal)
         cap = job.limits.max_output_bytes
@@ -97,3 +98,49 @@ def _function(task: str) -> Callable[..., Any]:
 
 def _capped(stream: io.StringIO, cap: int) -> str:
     return stream.getvalue().encode()[:cap].decode(errors="replace")
+
+
+class _PerThread:
+    """``sys.stdout`` (or ``stderr``) while in-process jobs run: a job's thread writes to its
+    job's buffer, every other thread to the stream that was there. Swapping the stream for
+    the job's buffer (``contextlib.redirect_stdout``) would take what another thread prints
+    meanwhile (a test's command line, run while a service in the same process prepares),
+    and, put back, undo a swap that thread made in between."""
+
+    def __init__(self, base: Any) -> None:
+        self.base = base
+        self.jobs: dict[int, io.StringIO] = {}
+
+    def _target(self) -> Any:
+        return self.jobs.get(threading.get_ident(), self.base)
+
+    def write(self, text: str) -> int:
+        return int(self._target().write(text))
+
+    def flush(self) -> None:
+        self._target().flush()
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self.base, name)
+
+
+_SWAPPING = threading.Lock()
+
+
+@contextlib.contextmanager
+def _captured(name: str, buffer: io.StringIO) -> Iterator[None]:
+    """What this thread writes to ``sys.<name>`` goes to ``buffer`` until the block ends."""
+    with _SWAPPING:
+        stream = getattr(sys, name)
+        if not isinstance(stream, _PerThread):
+            stream = _PerThread(stream)
+            setattr(sys, name, stream)
+        stream.jobs[threading.get_ident()] = buffer
+    try:
+        yield
+    finally:
+        with _SWAPPING:
+            del stream.jobs[threading.get_ident()]
+            # Put back only what is still ours: a stream another thread set since is theirs.
+            if not stream.jobs and getattr(sys, name) is stream:
+                setattr(sys, name, stream.base)

@@ -8,6 +8,7 @@ import json
 import os
 import signal
 import socket
+import sys
 import time
 from collections.abc import Iterator
 from concurrent.futures import ThreadPoolExecutor
@@ -308,6 +309,41 @@ def test_the_in_process_fake_agrees_with_the_fork_server(
     )
     assert (fake.status, fake.isolation) == (status, "inprocess")
     assert message in fake.message and message in real.message
+
+
+def test_what_another_thread_prints_while_a_fake_job_runs_stays_that_threads(
+    inprocess: InProcessRunner,
+) -> None:
+    # A service in the process (the fake's users) prepares while a test's command line,
+    # its output swapped in, prints: each keeps what it printed.
+    import contextlib
+    import io
+    import threading
+    import types
+
+    sync = types.SimpleNamespace(started=threading.Event(), may_end=threading.Event())
+    sys.modules["_fake_job_sync"] = sync  # type: ignore[assignment]
+    source = (
+        "import _fake_job_sync as sync\nprint('from the job')\nsync.started.set()\n"
+        "sync.may_end.wait(30)\nprint('job again')\nresult = 1"
+    )
+    got: list[Any] = []
+    before = sys.stdout
+    try:
+        with contextlib.redirect_stdout(mine := io.StringIO()):
+            job = threading.Thread(
+                target=lambda: got.append(inprocess.run(Job(TASK, {"source": source}, LIMITS)))
+            )
+            job.start()
+            assert sync.started.wait(30)
+            print("from the test")
+            sync.may_end.set()
+            job.join(30)
+    finally:
+        del sys.modules["_fake_job_sync"]
+    assert mine.getvalue() == "from the test\n"
+    assert got[0].stdout == "from the job\njob again\n"
+    assert sys.stdout is before
 
 
 def test_the_in_process_fake_refuses_an_unknown_task(inprocess: InProcessRunner) -> None:
