@@ -66,6 +66,9 @@ try:
 except ImportError:  # pragma: no cover - without numpy, every container is compared
     numpy = None  # type: ignore[assignment]
 
+# The guard's own bookkeeping (the learner's code objects, the grader's threads, the
+# evidence so far) changes at every job by design and no measurement reads it: not a table.
+GUARD = __name__.rpartition(".")[0] + "."
 DICTS = (dict, OrderedDict, defaultdict)
 CONTAINERS = (*DICTS, list, set)
 _MISSING = object()
@@ -157,9 +160,16 @@ def record(spaces: list[Any], skip: set[int]) -> Contents:
     abcs: dict[int, type] = {}
     for ns in _with_classes(spaces):
         where = _name(ns)
+        if where.startswith(GUARD):
+            continue
         for key, value in list(vars(ns).items()):
             kind = type(value)
-            if kind in CONTAINERS and id(value) not in skip:
+            if type(key) is str and key.startswith("__") and key.endswith("__"):
+                # The interpreter's own names (``__all__``, ``__path__``, ``__slots__``,
+                # ``__annotations__``): a module's or class's description, not a table
+                # library code keeps for its callers (a third of the containers).
+                pass
+            elif kind in CONTAINERS and id(value) not in skip:
                 found.setdefault(id(value), (value, f"{where}.{key}"))
             elif kind is types.FunctionType:
                 for inside in _held_by(value):
@@ -253,7 +263,10 @@ def changed(before: Contents) -> list[str]:
     for i in sorted(set(which)):
         evidence += _judge(before, i)
     if which and words is not None:
-        words.moved_on()
+        if any(type(before.containers[i]) in (list, set) for i in which):
+            words.moved_on()  # an array may have moved: find the items again
+        else:  # only dicts: their counters are the whole of it
+            words.head_bytes = _tobytes(_take(_VIEW, words.head))
     if _abc is not None and _token() != before.token[0]:
         evidence += _judge_abcs(before)
         before.token[0] = _token()
