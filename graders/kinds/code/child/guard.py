@@ -117,12 +117,13 @@ def arm(before: Snapshot) -> Armed:
             set_device(None if device is None else device.device)
         events.extend(restore(before))
         events.extend(added(names))
-        # What the modules' tables hold: a registration the learner made since the last
-        # checkpoint (copy's dispatch table, an ABC's registry ...), put back.
-        events.extend(contents(before.contents))
         events.extend(
             found for found in global_state() if found not in had or found == FROM_GRADED_CODE
         )
+        # What the modules' tables hold: a registration the learner made since the last
+        # checkpoint (copy's dispatch table, an ABC's registry ...), put back. After the
+        # global hooks are judged: they are such tables too, and are named for what they are.
+        events.extend(contents(before.contents))
 
     def violations(
         restore: Any = restore,
