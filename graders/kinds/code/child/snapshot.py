@@ -201,8 +201,10 @@ def _watched_whole(ns: Any) -> bool:
     )
 
 
-def snapshot(spaces: list[Any]) -> Snapshot:
-    """Every namespace with its dict's counter and its value, its keys and values (in tuples).
+def snapshot(spaces: list[Any], contents: _contents.Contents | None = None) -> Snapshot:
+    """Every namespace with its dict's counter and its value, its keys and values (in tuples),
+    and what their containers hold (``contents``, when given: a record whose baseline each
+    check moves on, which a process that lives on keeps from job to job).
 
     The counters' ctypes views are made here, once, in the warm process: a child reads
     each with one attribute access instead of building a view per read (406 namespaces,
@@ -227,7 +229,7 @@ def snapshot(spaces: list[Any]) -> Snapshot:
             tuple(i for i, _, _ in counted),
             tuple(i for i, entry in enumerate(frozen) if entry[2] is None),
         ),
-        _contents.record(spaces, {id(_real_dict(ns)) for ns in spaces}),
+        contents or _contents.record(spaces, {id(_real_dict(ns)) for ns in spaces}),
     )
 
 
