@@ -19,6 +19,7 @@ import time
 from pathlib import Path
 
 from graders.course.load import load_course
+from graders.grading.truth_cache import TruthCache
 from graders.kinds.base import Context, ExerciseAnswers
 from graders.kinds.registry import sandbox_modules, task_modules
 from graders.sandbox import Job, Limits, open_runner
@@ -43,7 +44,7 @@ def main() -> None:
         print(f"{'exercise':20} {'median ms':>10} {'p90 ms':>8} {'child ms':>9}")
         _floor(runner, args.rounds)
         for ex in code:
-            prepared = ex.kind.prepare(ex.exercise, ctx)
+            prepared = ex.kind.prepare(ex.exercise, ctx, TruthCache.of(ctx))
             given = ExerciseAnswers({}, code=prepared.solution)
             ex.kind.grade(
                 ex.exercise, prepared, given, ctx

@@ -7,8 +7,9 @@ and returns the checks of the job against the warm process's snapshot:
 
 - ``checkpoint``, after every return from learner code, before the checker measures: puts
   back torch's global defaults and whatever was replaced in the watched modules
-  (``snapshot``); global state learner code left (a hook, a mode, a trace function) is
-  evidence then, even if it is gone by the end;
+  (``snapshot``) or registered in the tables modules keep (``contents``: a type's entry in
+  copy's dispatch table, an ABC's registry ...); global state learner code left (a hook, a
+  mode, a trace function) is evidence then, even if it is gone by the end;
 - ``violations``, at the end: the evidence so far, the functions whose code was swapped,
   and a thread of the learner's still running (not evidence: an ``error``).
 """
@@ -26,6 +27,7 @@ from typing import Any, NamedTuple
 import torch
 
 from .audit import GRADERS_THREADS, JOB, audit_hook, from_learner
+from .contents import changed as changed_contents
 from .learner import REFUSALS, forget_refusals, tampering
 from .snapshot import Snapshot, added_builtins, changed_functions, restore
 
@@ -101,6 +103,7 @@ def arm(before: Snapshot) -> Armed:
         device_context: Any = _device_context,
         global_state: Any = _global_state,
         added: Any = added_builtins,
+        contents: Any = changed_contents,
     ) -> None:
         """After every return from learner code, before the checker measures anything: what
         was replaced is put back, and global state learner code left (a hook, a mode, a
@@ -117,6 +120,10 @@ def arm(before: Snapshot) -> Armed:
         events.extend(
             found for found in global_state() if found not in had or found == FROM_GRADED_CODE
         )
+        # What the modules' tables hold: a registration the learner made since the last
+        # checkpoint (copy's dispatch table, an ABC's registry ...), put back. After the
+        # global hooks are judged: they are such tables too, and are named for what they are.
+        events.extend(contents(before.contents))
 
     def violations(
         restore: Any = restore,

@@ -26,6 +26,9 @@ where CPython keeps a mutation counter in each dict (``ma_version_tag``; found t
 a probe at import, else not used), a namespace whose dict counter has not moved is
 skipped without touching any of its objects. The counter is read through ``ctypes``
 references bound here at import; learner code cannot reach ``ctypes`` (``audit``).
+
+What the namespaces' containers hold (a dict's entries, a list's items, an ABC's registry)
+is recorded here too and compared by ``contents``.
 """
 
 from __future__ import annotations
@@ -39,6 +42,8 @@ import operator
 import sys
 import types
 from typing import Any, NamedTuple
+
+from . import contents as _contents
 
 WATCHED_MODULES = (
     "builtins",
@@ -114,11 +119,13 @@ class Counted(NamedTuple):
 
 
 class Snapshot(NamedTuple):
-    """What ``snapshot`` took: the namespaces' entries, their counters, the functions."""
+    """What ``snapshot`` took: the namespaces' entries, their counters, the functions, and
+    the content of the containers they hold (``contents``)."""
 
     entries: tuple[Entry, ...]
     functions: Functions
     counted: Counted
+    contents: _contents.Contents
 
 
 # PyFunctionObject (CPython 3.11): the object head, then globals, builtins, name, qualname,
@@ -194,8 +201,10 @@ def _watched_whole(ns: Any) -> bool:
     )
 
 
-def snapshot(spaces: list[Any]) -> Snapshot:
-    """Every namespace with its dict's counter and its value, its keys and values (in tuples).
+def snapshot(spaces: list[Any], contents: _contents.Contents | None = None) -> Snapshot:
+    """Every namespace with its dict's counter and its value, its keys and values (in tuples),
+    and what their containers hold (``contents``, when given: a record whose baseline each
+    check moves on, which a process that lives on keeps from job to job).
 
     The counters' ctypes views are made here, once, in the warm process: a child reads
     each with one attribute access instead of building a view per read (406 namespaces,
@@ -220,6 +229,7 @@ def snapshot(spaces: list[Any]) -> Snapshot:
             tuple(i for i, _, _ in counted),
             tuple(i for i, entry in enumerate(frozen) if entry[2] is None),
         ),
+        contents or _contents.record(spaces, {id(_real_dict(ns)) for ns in spaces}),
     )
 
 
