@@ -28,8 +28,9 @@ import torch
 
 from .audit import GRADERS_THREADS, JOB, audit_hook, from_learner
 from .contents import changed as changed_contents
+from .functions import changed_functions
 from .learner import REFUSALS, forget_refusals, tampering
-from .snapshot import Snapshot, added_builtins, changed_functions, restore
+from .snapshot import Snapshot, added_builtins, restore
 
 _C = torch._C
 _module_hooks = importlib.import_module("torch.nn.modules.module")
@@ -136,7 +137,7 @@ def arm(before: Snapshot) -> Armed:
     ) -> list[str]:
         checkpoint()
         # Functions once, at the end: a swapped code measured wrong, and it is evidence.
-        found = tampering() + events + restore(before) + functions(before)
+        found = tampering() + events + restore(before) + functions(before.functions)
         left_running(threads)
         job[0] = False
         return [*dict.fromkeys(found)]

@@ -2,23 +2,11 @@
 replaced, and put them back.
 
 ``snapshot(namespaces())`` is taken once in the warm process, before any fork: every
-watched module and class with its keys and values. ``restore(before)`` runs in a child
-after learner code: every entry that no longer holds the same object is reported and put
-back, so the rest of the child (the result channel) works with the real objects again.
-
-Replacing a function in its module is one way to change what the judge runs; changing the
-function object itself (its ``__code__``, defaults, closure) is another, and library code
-can do it on learner code's behalf where no rewriting of learner source sees it
-(``functools.update_wrapper(f, g, assigned=("__code__",))``, ``copy``'s ``__reduce__``
-state). So the snapshot also keeps, for every Python function of the watched modules and
-classes (torch's, the grader's, the checkers'), what it runs: code, defaults, keyword
-defaults and the contents of its closure; ``changed_functions`` reports and puts back each
-one that changed (about 2,000 functions), once, after the last learner code. It reads the
-raw memory of the functions' pointer fields and of their closure cells (the few hundred
-page spans that hold them, through ``ctypes`` arrays made in the warm process), so no
-function, code object or cell of the warm process is touched:
-touching 2,000 code objects would copy their pages (huge pages in the warm server) in every
-child, about 70 ms a job; this takes about a millisecond.
+watched module and class with its keys and values, what the watched functions run
+(``functions``) and what the namespaces' containers hold (``contents``). ``restore(before)``
+runs in a child after learner code: every entry that no longer holds the same object is
+reported and put back, so the rest of the child (the result channel) works with the real
+objects again.
 
 Reading an object in a forked child bumps its reference count, which copies its memory
 page (copy-on-write): comparing ~6000 attributes one by one costs a child 10-30 ms. So
@@ -26,14 +14,10 @@ where CPython keeps a mutation counter in each dict (``ma_version_tag``; found t
 a probe at import, else not used), a namespace whose dict counter has not moved is
 skipped without touching any of its objects. The counter is read through ``ctypes``
 references bound here at import; learner code cannot reach ``ctypes`` (``audit``).
-
-What the namespaces' containers hold (a dict's entries, a list's items, an ABC's registry)
-is recorded here too and compared by ``contents``.
 """
 
 from __future__ import annotations
 
-import array
 import builtins
 import ctypes
 import gc
@@ -44,6 +28,7 @@ import types
 from typing import Any, NamedTuple
 
 from . import contents as _contents
+from . import functions as _functions
 
 WATCHED_MODULES = (
     "builtins",
@@ -89,24 +74,6 @@ JUDGE_PREFIXES = ("graders.", "graders_course_checkers")
 Entry = tuple[Any, Any, "int | None", tuple[str, ...], tuple[Any, ...]]
 
 
-class Functions(NamedTuple):
-    """What the watched functions run, as objects (to put back) and as raw memory (to compare)."""
-
-    functions: tuple[Any, ...]
-    objects: tuple[tuple[Any, Any, Any, Any], ...]  # code, defaults, kwdefaults, closure
-    contents: tuple[tuple[Any, ...], ...]  # each closure cell's contents
-    # The memory read: each function's code..closure fields and each closure cell's
-    # reference (``fields``: (owner, address, size), in address order), read as the spans
-    # of memory within a page that hold them (``spans``: ctypes arrays made in the warm
-    # process, read with ``bytes()``, a few hundred reads instead of thousands, raising no
-    # audit event) and cut out of them (``cuts``: span, offset, size per field, end to end,
-    # in an array: a child reads it without touching an object).
-    fields: tuple[tuple[int, int, int], ...]
-    spans: tuple[Any, ...] | None  # None: this interpreter's layout is unknown, no raw reads
-    cuts: Any  # array("Q")
-    memory: bytes  # the fields' bytes, end to end, then
-
-
 class Counted(NamedTuple):
     """The entries' dict counters side by side, read in one pass of C per check: of some
     3,000 namespaces (every module is watched) a job touches a handful, and a loop of
@@ -123,20 +90,11 @@ class Snapshot(NamedTuple):
     the content of the containers they hold (``contents``)."""
 
     entries: tuple[Entry, ...]
-    functions: Functions
+    functions: _functions.Functions
     counted: Counted
     contents: _contents.Contents
 
 
-# PyFunctionObject (CPython 3.11): the object head, then globals, builtins, name, qualname,
-# code, defaults, kwdefaults, closure (checked by a probe at import); PyCellObject: the
-# head, then its reference.
-FUNCTION_FIELDS_OFFSET, FIELDS_BYTES = 48, 32
-# The object head's type pointer: a function whose type was swapped for a class of the
-# learner's (raw memory) runs that class's ``__call__``; compared as the fields are.
-TYPE_OFFSET, TYPE_BYTES = 8, 8
-CELL_REF_OFFSET, CELL_BYTES = 16, 8
-PAGE_BITS = 12  # a span read at once stays within one page of memory (mapped if one field is)
 _counter_value = ctypes._SimpleCData.__dict__["value"].__get__
 
 
@@ -222,7 +180,7 @@ def snapshot(spaces: list[Any], contents: _contents.Contents | None = None) -> S
     counted = [(i, entry[1], entry[2]) for i, entry in enumerate(frozen) if entry[2] is not None]
     return Snapshot(
         tuple(frozen),
-        _functions(_judge_functions(spaces)),
+        _functions.record(_judge_functions(spaces)),
         Counted(
             tuple(c for _, c, _ in counted),
             [v for _, _, v in counted],
@@ -254,95 +212,6 @@ def _judge_functions(spaces: list[Any]) -> list[types.FunctionType]:
                 if type(f) is types.FunctionType:
                     found[id(f)] = f
     return list(found.values())
-
-
-def _functions(functions: list[types.FunctionType]) -> Functions:
-    objects = tuple(
-        (f.__code__, f.__defaults__, f.__kwdefaults__, f.__closure__) for f in functions
-    )
-    contents = tuple(_cells(f.__closure__) for f in functions)
-    if not _RAW_READS_WORK:
-        return Functions(tuple(functions), objects, contents, (), None, array.array("Q"), b"")
-    fields = sorted(
-        [(i, id(f) + FUNCTION_FIELDS_OFFSET, FIELDS_BYTES) for i, f in enumerate(functions)]
-        + [(i, id(f) + TYPE_OFFSET, TYPE_BYTES) for i, f in enumerate(functions)]
-        + [
-            (i, id(cell) + CELL_REF_OFFSET, CELL_BYTES)
-            for i, f in enumerate(functions)
-            for cell in f.__closure__ or ()
-        ],
-        key=lambda field: field[1],
-    )
-    starts: list[int] = []
-    ends: list[int] = []
-    cuts: list[int] = []
-    for _owner, address, size in fields:
-        if not starts or address >> PAGE_BITS != starts[-1] >> PAGE_BITS:
-            starts.append(address)  # a new page: the span ends within it (or in the object)
-            ends.append(address + size)
-        ends[-1] = max(ends[-1], address + size)
-        cuts += (len(starts) - 1, address - starts[-1], size)
-    found = Functions(
-        tuple(functions),
-        objects,
-        contents,
-        tuple(fields),
-        tuple(
-            (ctypes.c_char * (end - start)).from_address(start)
-            for start, end in zip(starts, ends, strict=True)
-        ),
-        array.array("Q", cuts),
-        b"",
-    )
-    return found._replace(memory=_read(found))
-
-
-def _read(
-    fs: Functions,
-    join: Any = b"".join,
-    copy: Any = bytes,
-    list: Any = list,
-    map: Any = map,
-    range: Any = range,
-    len: Any = len,
-) -> bytes:
-    """The watched fields' bytes, end to end (no object at those addresses is touched)."""
-    spans = list(map(copy, fs.spans))
-    c = fs.cuts
-    read: bytes = join([spans[c[k]][c[k + 1] : c[k + 1] + c[k + 2]] for k in range(0, len(c), 3)])
-    return read
-
-
-def _raw_reads_work() -> bool:
-    """Does this interpreter lay out functions and cells where ``_functions`` reads?"""
-    x = object()
-
-    def probe(a: int = 1, *, b: int = 2) -> object:
-        return x
-
-    cells = probe.__closure__ or ()
-    expected = [id(probe.__code__), id(probe.__defaults__), id(probe.__kwdefaults__), id(cells)]
-    fields = ctypes.string_at(id(probe) + FUNCTION_FIELDS_OFFSET, FIELDS_BYTES)
-    cell = ctypes.string_at(id(cells[0]) + CELL_REF_OFFSET, CELL_BYTES)
-    kind = ctypes.string_at(id(probe) + TYPE_OFFSET, TYPE_BYTES)
-    return (
-        list(array.array("Q", fields)) == expected
-        and array.array("Q", cell)[0] == id(x)
-        and array.array("Q", kind)[0] == id(types.FunctionType)
-    )
-
-
-_RAW_READS_WORK = _raw_reads_work()
-
-
-def _cells(closure: Any) -> tuple[Any, ...]:
-    contents = []
-    for cell in closure or ():
-        try:
-            contents.append(cell.cell_contents)
-        except ValueError:  # an empty cell (a name not bound yet)
-            contents.append(_MISSING)
-    return tuple(contents)
 
 
 def _real_dict(ns: Any) -> dict[str, Any]:
@@ -393,60 +262,6 @@ def restore(
             continue
         changed += _changed_keys(ns, now, keys, values)
     return changed
-
-
-def changed_functions(
-    before: Snapshot,
-    read: Any = _read,
-    cells: Any = _cells,
-    same: Any = operator.is_,
-    all: Any = all,
-    map: Any = map,
-) -> list[str]:
-    """The watched functions whose code, defaults or closure changed since ``before``, each
-    put back; their names. Reads only the functions' and cells' own memory (see module)."""
-    fs = before.functions
-    if fs.spans is not None:
-        now = read(fs)
-        if now == fs.memory:
-            return []
-        which, at = set(), 0
-        for owner, _address, size in fs.fields:
-            if now[at : at + size] != fs.memory[at : at + size]:
-                which.add(owner)
-            at += size
-    else:
-        which = {
-            i
-            for i, f in enumerate(fs.functions)
-            if not (
-                type(f) is types.FunctionType
-                and f.__code__ is fs.objects[i][0]
-                and f.__defaults__ is fs.objects[i][1]
-                and f.__kwdefaults__ is fs.objects[i][2]
-                and f.__closure__ is fs.objects[i][3]
-                and all(map(same, cells(fs.objects[i][3]), fs.contents[i]))
-            )
-        }
-    changed = []
-    for i in sorted(which):
-        # Put back first: a function's swapped type would answer its name with its own code.
-        _put_back_function(fs.functions[i], fs.objects[i], fs.contents[i])
-        changed.append(f"changed the function {_label(fs.functions[i])}")
-    return changed
-
-
-def _put_back_function(f: Any, objects: tuple[Any, ...], contents: tuple[Any, ...]) -> None:
-    code, defaults, kwdefaults, closure = objects
-    if type(f) is not types.FunctionType:  # its type pointer was swapped: written back
-        ctypes.c_void_p.from_address(id(f) + TYPE_OFFSET).value = id(types.FunctionType)
-    try:
-        f.__code__, f.__defaults__, f.__kwdefaults__ = code, defaults, kwdefaults
-        for cell, value in zip(closure or (), contents, strict=True):
-            if value is not _MISSING:
-                cell.cell_contents = value
-    except (TypeError, ValueError):
-        pass  # a code of another closure size cannot be put back: it was reported
 
 
 def _changed_keys(
