@@ -11,6 +11,7 @@ from typing import Any
 
 import pytest
 
+from graders.sandbox import SandboxError
 from graders.sandbox import runner as runner_module
 from graders.sandbox.runner import LazyRunner
 
@@ -54,6 +55,50 @@ def test_a_close_during_a_background_start_stops_what_that_start_made(
     closing.join(timeout=30)
     assert not closing.is_alive()
     assert [m.closed for m in made] == [True]  # ... and stops what it made
+
+
+class SlowWarming:
+    """Fork servers that began, warming until killed (``abort_start``) or told to finish."""
+
+    isolation = "plain"
+
+    def __init__(self, warming: threading.Event) -> None:
+        self.warming, self.killed, self.closed = warming, threading.Event(), False
+
+    def finish_start(self, modules: Any) -> SlowWarming:
+        self.warming.set()
+        if self.killed.wait(timeout=30):
+            self.close()  # as ForkServerRunner does when a server does not start
+            raise SandboxError("the sandbox (plain) did not start: killed")
+        return self
+
+    def abort_start(self) -> None:
+        self.killed.set()
+
+    def close(self) -> None:
+        self.closed = True
+
+
+def test_a_close_while_the_servers_warm_kills_them_rather_than_waiting(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    # One notebook that needed no job: its command ends when grading does, not when torch
+    # is warm in a sandbox nobody will use.
+    warming = threading.Event()
+    made: list[SlowWarming] = []
+    monkeypatch.setattr(
+        runner_module, "begin_runner", lambda *a, **k: made.append(SlowWarming(warming)) or made[-1]
+    )
+    lazy = LazyRunner("auto", 1, (), (), modules={})
+    lazy.start_soon()
+    assert warming.wait(timeout=30)
+    closing = threading.Thread(target=lazy.close)
+    closing.start()
+    closing.join(timeout=30)
+    assert not closing.is_alive()
+    assert made[0].killed.is_set() and made[0].closed
+    with pytest.raises(SandboxError):
+        lazy.isolation  # noqa: B018 - a closed runner starts nothing
 
 
 def test_a_start_after_close_starts_nothing(monkeypatch: pytest.MonkeyPatch) -> None:

@@ -88,6 +88,12 @@ class ForkServerRunner:
         )
         return self
 
+    def abort_start(self) -> None:
+        """Kill the servers that are still warming (from any thread): a ``finish_start``
+        waiting for them raises ``SandboxError`` at once and stops the runner."""
+        for worker in self._workers:
+            worker.kill_warming()
+
     def _spawn(self, *args: Any, **kwargs: Any) -> Any:
         import subprocess
 
@@ -307,7 +313,9 @@ class LazyRunner:
         self._starting: ForkServerRunner | None = None  # servers warming, modules not sent
         self._runner: Runner | None = None
         self._closed = False
-        self._lock = threading.Lock()
+        self._lock = threading.Lock()  # held while servers start: one start at a time
+        self._state = threading.Lock()  # held a moment: what ``close`` reads while they do
+        self._finishing: ForkServerRunner | None = None  # servers being waited for
 
     @property
     def started(self) -> bool:
@@ -345,10 +353,16 @@ class LazyRunner:
         return self._get().run_all(jobs)
 
     def close(self) -> None:
-        # Under the lock: a start under way (``start_soon``'s thread) finishes first and is
-        # stopped here, so nothing this runner started outlives its close.
-        with self._lock:
+        # A start under way (``start_soon``'s thread, waiting for the servers to warm) is cut
+        # short: its servers are killed, that thread's wait ends with an error it swallows,
+        # and what is left is stopped here, under the lock that thread held. One notebook
+        # that needed no job then ends at once rather than when torch is warm.
+        with self._state:
             self._closed = True
+            finishing = self._finishing
+        if finishing is not None:
+            finishing.abort_start()
+        with self._lock:
             for runner in (self._runner, self._starting):
                 if runner is not None:
                     runner.close()
@@ -367,7 +381,17 @@ class LazyRunner:
                     raise SandboxError("the runner is closed")
                 starting = self._starting or self._warming()
                 self._starting = None
-                self._runner = starting.finish_start(self._modules or {})
+                with self._state:
+                    self._finishing = starting
+                try:
+                    ready = starting.finish_start(self._modules or {})
+                finally:
+                    with self._state:
+                        self._finishing = None
+                if self._closed:  # closed as it became ready: nobody else would stop it
+                    ready.close()
+                    raise SandboxError("the runner is closed")
+                self._runner = ready
             return self._runner
 
     def _warming(self) -> ForkServerRunner:

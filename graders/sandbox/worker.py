@@ -192,6 +192,13 @@ class Worker:
             record["words"],
         )
 
+    def kill_warming(self) -> None:
+        """Kill the server if it is still warming (no job ran: nothing to clean up), from any
+        thread: the one in ``finish_start`` then reads the end of its channel and stops it."""
+        proc = self.proc
+        if proc is not None and not self.ready:
+            proc.kill()
+
     def stop(self) -> None:
         """Hang up; the server kills its current job and exits. Kill it if it lingers, or at
         once while it still warms up (no job ran: nothing of one to clean up), so a command
