@@ -29,6 +29,9 @@ class SlowStart:
     def finish_start(self, modules: Any) -> SlowStart:
         return self
 
+    def abort_start(self) -> None:
+        pass  # its start is over once made
+
     def close(self) -> None:
         self.closed = True
 

@@ -56,6 +56,9 @@ class _Begun:
     def finish_start(self, modules: Any = None) -> _Shared:
         return self._share(*self._args, **self._kwargs, modules=modules)
 
+    def abort_start(self) -> None:
+        pass  # the shared servers are the module's: a command closing early waits for them
+
     def close(self) -> None:
         pass
 

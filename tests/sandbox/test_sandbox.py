@@ -658,11 +658,16 @@ def _pids() -> list[int]:
 
 
 def _owner(pid: str) -> int | None:
+    """The uid a process runs as; None when it is gone or a zombie (it has exited: only its
+    exit status waits to be read, by whichever process adopted it, on that one's time)."""
     try:
         with open(f"/proc/{pid}/status") as status:
-            return next(int(line.split()[1]) for line in status if line.startswith("Uid:"))
+            fields = dict(line.split(":", 1) for line in status if ":" in line)
     except OSError:
         return None
+    if fields.get("State", "").split()[:1] == ["Z"]:
+        return None
+    return int(fields["Uid"].split()[0])
 
 
 def test_a_jobs_memory_cgroup_counts_the_pages_its_address_space_limit_misses() -> None:

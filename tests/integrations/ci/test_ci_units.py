@@ -208,6 +208,9 @@ def sandbox_events(monkeypatch: pytest.MonkeyPatch) -> list[object]:
             happened.append(("modules", sorted(modules)))
             return Refusing()
 
+        def abort_start(self) -> None:
+            pass
+
         def close(self) -> None:
             pass
 

@@ -363,7 +363,33 @@ def _holds_code(x: Any, classes: bool = False) -> bool:
 def _code(x: Any, classes: bool) -> bool:
     if from_learner(x):
         return True
-    return classes and _is_type(x) and made_here(x)
+    return classes and _is_type(x) and made_here(x) and _learners_class(x)
+
+
+# The module name learner code runs under (``namespace``): a class it defines, or asks a
+# library to make for it (``namedtuple``, ``make_dataclass``, ``Enum('E', ...)`` take the
+# caller's), says so in its ``__module__``.
+LEARNERS_MODULE = "__main__"
+
+
+def _learners_class(cls: Any) -> bool:
+    """A class made during the job that is the learner's: written by learner code, or
+    holding learner code. A class a library module first imported during the job defines
+    (``encodings.cp437``'s codec classes, cached when a learner's program first names that
+    codec) is that library's, as its functions are: registering it is not the learner's
+    doing."""
+    own = _class_dict(cls)
+    if own.get("__module__") == LEARNERS_MODULE:
+        return True
+    for value in own.values():
+        inner = getattr(value, "__func__", value) if type(value) in _WRAPPERS else value
+        if from_learner(inner):
+            return True
+    return False
+
+
+_class_dict = type.__dict__["__dict__"].__get__
+_WRAPPERS = (staticmethod, classmethod)
 
 
 def _key_name(k: Any) -> str:
